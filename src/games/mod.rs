@@ -1,0 +1,198 @@
+//! The rules-engine contract and the registry of game kinds.
+//!
+//! Each game is a pure module (no I/O, no clock, no async) that the platform drives through
+//! the [`Rules`] trait. Randomness is drawn from the [`GameRng`] the platform hands to
+//! `setup` and `decide`, and every drawn outcome is written into the events, so folding a log
+//! with `evolve` never draws anything.
+
+pub mod rng;
+pub mod simulate;
+
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use std::fmt::Debug;
+use utoipa::ToSchema;
+
+pub use rng::GameRng;
+
+/// A seat at the table, 0-based in table (clockwise) order.
+pub type Seat = u8;
+
+/// Who submits a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "seat", rename_all = "snake_case")]
+pub enum Actor {
+    /// The player (or the bot standing in for them) at this seat.
+    Seat(Seat),
+    /// The platform itself, e.g. when a rules deadline such as a negotiation timer expires.
+    System,
+}
+
+/// Who is looking at a state or an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "seat", rename_all = "snake_case")]
+pub enum Viewer {
+    /// A player: sees public information and their own secrets.
+    Seat(Seat),
+    /// Anyone else while the game runs: public information only.
+    Spectator,
+    /// Everything, e.g. anyone after the game has ended, or an internal audit.
+    Omniscient,
+}
+
+/// A refused command: a stable machine-readable code and a message a person understands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct RuleError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl RuleError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Game options that are missing, unknown or out of range.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub struct OptionsError {
+    /// The option at fault (e.g. `edition`), or `seats` for the seat count.
+    pub field: String,
+    pub message: String,
+}
+
+impl OptionsError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The final result of a finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Outcome {
+    /// Final score of each seat, in seat order (the game's own unit: ducats, dollars).
+    /// A seat that left the game early (e.g. bankrupt) has `null`.
+    pub scores: Vec<Option<i64>>,
+    /// Rank of each seat, in seat order: 1 = winner; tied seats share a rank.
+    pub ranks: Vec<u8>,
+    /// The seats that won (several when the win is shared).
+    pub winners: Vec<Seat>,
+}
+
+/// A rules-driven timer the platform must arm, e.g. the negotiation deadline of a tie.
+/// When it expires the platform submits `command` as [`Actor::System`], provided
+/// [`Rules::timer`] still returns a timer with the same `key` (otherwise it is stale).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timer<C> {
+    pub key: String,
+    pub after_secs: u64,
+    pub command: C,
+}
+
+/// How clever a bot is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BotLevel {
+    /// Plays a uniformly random legal action.
+    Random,
+    /// Plays sensibly; also stands in for absent players.
+    Sensible,
+}
+
+/// The contract every game implements. All functions are pure.
+///
+/// Serialisation conventions, relied on by the platform and the API:
+/// * `Event` and `Command` are internally tagged enums: `#[serde(tag = "type",
+///   rename_all = "snake_case")]`; the tag of an event is its stored type.
+/// * `Options` are stored fully explicit (every default filled in), so a later change of a
+///   default never changes a stored game.
+pub trait Rules: Send + Sync + 'static {
+    /// The registered kind, as used in the API (`flying-dutchman`).
+    const KIND: &'static str;
+    /// Version of these rules; recorded with every game created.
+    const RULES_VERSION: u32;
+    const MIN_SEATS: u8;
+    const MAX_SEATS: u8;
+    /// Every `RuleError::code` this game can produce, with a one-line meaning (for the docs).
+    const ERROR_CODES: &'static [(&'static str, &'static str)];
+
+    type Options: Clone + Debug + Serialize + DeserializeOwned + ToSchema + Send + Sync;
+    type State: Clone + Debug + Default + PartialEq + Serialize + DeserializeOwned + Send + Sync;
+    type Event: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema + Send + Sync;
+    type Command: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema + Send + Sync;
+    type View: Debug + Serialize + ToSchema;
+    type Legal: Debug + Serialize + ToSchema;
+
+    /// Validates raw options from a create-game request for this many seats and returns them
+    /// with every default filled in. Unknown options are an error.
+    fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Self::Options, OptionsError>;
+
+    /// The opening events: deal, shuffle, place. Folding them onto `State::default()` gives the
+    /// first position.
+    fn setup(options: &Self::Options, seats: u8, rng: &mut GameRng) -> Vec<Self::Event>;
+
+    /// Validates `command` by `actor` against `state` and returns the events it causes.
+    fn decide(
+        state: &Self::State,
+        actor: Actor,
+        command: &Self::Command,
+        rng: &mut GameRng,
+    ) -> Result<Vec<Self::Event>, RuleError>;
+
+    /// Applies one event. Never random, never fails on an event `decide` or `setup` produced.
+    fn evolve(state: &mut Self::State, event: &Self::Event);
+
+    /// What `viewer` may see of the current position.
+    fn view(state: &Self::State, viewer: Viewer) -> Self::View;
+
+    /// What `viewer` may see of `event`: the event itself, a redacted copy, or nothing.
+    fn redact(event: &Self::Event, viewer: Viewer) -> Option<Self::Event>;
+
+    /// The seats that must (or may) act now; several at once in simultaneous steps.
+    /// Empty once the game is finished.
+    fn pending(state: &Self::State) -> Vec<Seat>;
+
+    /// What `seat` may do now, in a form a client can render.
+    fn legal(state: &Self::State, seat: Seat) -> Self::Legal;
+
+    /// Final scores and ranking once the game is finished; `None` while it runs.
+    fn outcome(state: &Self::State) -> Option<Outcome>;
+
+    /// A rules timer to arm in this position, if any.
+    fn timer(_state: &Self::State) -> Option<Timer<Self::Command>> {
+        None
+    }
+
+    /// The command a seat that ran out of time plays when the rules allow a plain pass;
+    /// `None` when they do not (then the sensible bot plays the seat).
+    fn pass_command(_state: &Self::State, _seat: Seat) -> Option<Self::Command> {
+        None
+    }
+
+    /// A bot's choice for `seat`, which must be pending. Always a legal command.
+    fn bot_command(
+        state: &Self::State,
+        seat: Seat,
+        level: BotLevel,
+        rng: &mut GameRng,
+    ) -> Self::Command;
+
+    /// Folds a whole log onto the empty state.
+    fn fold<'a>(events: impl IntoIterator<Item = &'a Self::Event>) -> Self::State
+    where
+        Self::Event: 'a,
+    {
+        let mut state = Self::State::default();
+        for event in events {
+            Self::evolve(&mut state, event);
+        }
+        state
+    }
+}
