@@ -5,6 +5,7 @@
 //! `setup` and `decide`, and every drawn outcome is written into the events, so folding a log
 //! with `evolve` never draws anything.
 
+pub mod flying_dutchman;
 pub mod rng;
 pub mod simulate;
 

@@ -1,0 +1,229 @@
+//! The Flying Dutchman (Der fliegende Holländer, Klaus Teuber 1992; Japanese edition 2016).
+//!
+//! A pure rules engine behind [`Rules`]: the specification is
+//! `shared/rules/flying-dutchman.md`; the board is data (`board.json`).
+//!
+//! Public API in short:
+//! * [`FlyingDutchman`] implements [`Rules`] (`KIND = "flying-dutchman"`, 3–6 seats).
+//! * [`Options`], [`Command`], [`Event`], [`View`], [`Legal`]: the wire types.
+//! * [`check_invariants`]: the facts of section 9, for tests and audits.
+//! * [`board()`]: the built-in board (also part of every [`View`]).
+
+mod board;
+mod bots;
+mod decide;
+mod evolve;
+mod invariants;
+mod model;
+mod protocol;
+mod view;
+
+#[cfg(test)]
+mod tests;
+
+pub use board::{
+    Board, BoardData, BoardError, BoardRef, Colour, SpaceData, SpaceId, SpaceKind, board,
+};
+pub use decide::ERROR_CODES;
+pub use invariants::check_invariants;
+pub use model::{
+    ALL_HORSESHOES, BoardId, DIE_A, DIE_B, Edition, EndReason, MoveReason, Options, Phase, Player,
+    State, ValueTrack,
+};
+pub use protocol::{
+    ActionTaken, BidHorseshoe, Command, DiceRoll, Event, ExtraChoice, Offer, PaymentTerm,
+    RevealResult, RevealedBid, ShipPayment, Sign, Transfer, bid_value,
+};
+pub use view::{
+    CommandKind, Decision, Declaration, HiddenView, HorseshoeView, IncomeChoice, Legal, MarkerView,
+    PlayerView, PromiseLimit, StepView, View,
+};
+
+use super::{
+    Actor, BotLevel, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Timer, Viewer,
+};
+
+/// The Flying Dutchman rules engine.
+pub struct FlyingDutchman;
+
+impl Rules for FlyingDutchman {
+    const KIND: &'static str = "flying-dutchman";
+    const RULES_VERSION: u32 = 1;
+    const MIN_SEATS: u8 = 3;
+    const MAX_SEATS: u8 = 6;
+    const ERROR_CODES: &'static [(&'static str, &'static str)] = decide::ERROR_CODES;
+
+    type Options = Options;
+    type State = State;
+    type Event = Event;
+    type Command = Command;
+    type View = View;
+    type Legal = Legal;
+
+    fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, OptionsError> {
+        parse_options(raw, seats)
+    }
+
+    fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Vec<Event> {
+        decide::setup(options, seats, rng)
+    }
+
+    fn decide(
+        state: &State,
+        actor: Actor,
+        command: &Command,
+        rng: &mut GameRng,
+    ) -> Result<Vec<Event>, RuleError> {
+        decide::decide(state, actor, command, rng)
+    }
+
+    fn evolve(state: &mut State, event: &Event) {
+        evolve::evolve(state, event);
+    }
+
+    fn view(state: &State, viewer: Viewer) -> View {
+        view::view(state, viewer)
+    }
+
+    fn redact(event: &Event, viewer: Viewer) -> Option<Event> {
+        view::redact(event, viewer)
+    }
+
+    fn pending(state: &State) -> Vec<Seat> {
+        view::pending(state)
+    }
+
+    fn legal(state: &State, seat: Seat) -> Legal {
+        view::legal(state, seat)
+    }
+
+    fn outcome(state: &State) -> Option<Outcome> {
+        view::outcome(state)
+    }
+
+    /// During a negotiation: the deadline, after which the platform submits `no_agreement`.
+    /// The key names the negotiation, so a timer armed for an earlier one is stale.
+    fn timer(state: &State) -> Option<Timer<Command>> {
+        match state.phase {
+            Phase::Negotiation { .. } => Some(Timer {
+                key: format!(
+                    "flying-dutchman/negotiation/{}/{}",
+                    state.round, state.negotiations
+                ),
+                after_secs: u64::from(state.options.negotiation_deadline_secs),
+                command: Command::NoAgreement,
+            }),
+            _ => None,
+        }
+    }
+
+    fn pass_command(state: &State, seat: Seat) -> Option<Command> {
+        view::pass_command(state, seat)
+    }
+
+    fn bot_command(state: &State, seat: Seat, level: BotLevel, rng: &mut GameRng) -> Command {
+        bots::bot_command(state, seat, level, rng)
+    }
+}
+
+const OPTION_FIELDS: [&str; 4] = [
+    "edition",
+    "value_track",
+    "board",
+    "negotiation_deadline_secs",
+];
+
+/// Validates raw options; fills every default in.
+pub fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, OptionsError> {
+    if !(FlyingDutchman::MIN_SEATS..=FlyingDutchman::MAX_SEATS).contains(&seats) {
+        return Err(OptionsError::new(
+            "seats",
+            "The Flying Dutchman is for 3 to 6 players",
+        ));
+    }
+    let empty = serde_json::Map::new();
+    let map = match raw {
+        serde_json::Value::Null => &empty,
+        serde_json::Value::Object(map) => map,
+        _ => {
+            return Err(OptionsError::new(
+                "options",
+                "options must be a JSON object",
+            ));
+        }
+    };
+    if let Some(unknown) = map.keys().find(|k| !OPTION_FIELDS.contains(&k.as_str())) {
+        return Err(OptionsError::new(
+            unknown.as_str(),
+            format!(
+                "unknown option `{unknown}` (known: {})",
+                OPTION_FIELDS.join(", ")
+            ),
+        ));
+    }
+    let mut options = Options::default();
+    let text = |field: &str| -> Result<Option<&str>, OptionsError> {
+        match map.get(field) {
+            None => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.as_str())),
+            Some(_) => Err(OptionsError::new(
+                field,
+                format!("`{field}` must be a string"),
+            )),
+        }
+    };
+    if let Some(edition) = text("edition")? {
+        options.edition = match edition {
+            "1992" => Edition::E1992,
+            "2016" => Edition::E2016,
+            other => {
+                return Err(OptionsError::new(
+                    "edition",
+                    format!("unknown edition `{other}` (\"1992\" or \"2016\")"),
+                ));
+            }
+        };
+    }
+    if let Some(track) = text("value_track")? {
+        options.value_track = match track {
+            "without_one" => ValueTrack::WithoutOne,
+            "with_one" => ValueTrack::WithOne,
+            other => {
+                return Err(OptionsError::new(
+                    "value_track",
+                    format!("unknown value track `{other}` (\"without_one\" or \"with_one\")"),
+                ));
+            }
+        };
+    }
+    if let Some(board_id) = text("board")? {
+        options.board = match board_id {
+            "standard" => BoardId::Standard,
+            other => {
+                return Err(OptionsError::new(
+                    "board",
+                    format!("unknown board `{other}` (only \"standard\")"),
+                ));
+            }
+        };
+    }
+    if let Some(value) = map.get("negotiation_deadline_secs") {
+        let range = model::MIN_NEGOTIATION_DEADLINE_SECS..=model::MAX_NEGOTIATION_DEADLINE_SECS;
+        let secs = value
+            .as_u64()
+            .filter(|s| range.contains(&(u32::try_from(*s).unwrap_or(u32::MAX))))
+            .ok_or_else(|| {
+                OptionsError::new(
+                    "negotiation_deadline_secs",
+                    format!(
+                        "`negotiation_deadline_secs` must be a whole number of seconds from {} \
+                         to {} (14 days)",
+                        range.start(),
+                        range.end()
+                    ),
+                )
+            })?;
+        options.negotiation_deadline_secs = secs as u32;
+    }
+    Ok(options)
+}

@@ -1,0 +1,399 @@
+//! Commands and events: the wire format of the game (both are stored and documented).
+
+use super::board::{Colour, SpaceId};
+use super::model::{EndReason, MoveReason, Options};
+use crate::games::Seat;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Plus or minus, fixed when a silver horseshoe is bid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = FdSign)]
+pub enum Sign {
+    #[default]
+    Plus,
+    Minus,
+}
+
+/// One horseshoe of a bid. A horseshoe is named by its face (`value`): silver 1, 2, 10 or
+/// 20, gold 21..=48; equal faces are interchangeable. Gold always counts plus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FdBidHorseshoe)]
+pub struct BidHorseshoe {
+    pub value: u8,
+    /// Default `plus`.
+    #[serde(default)]
+    pub sign: Sign,
+}
+
+impl BidHorseshoe {
+    pub fn signed(self) -> i32 {
+        match self.sign {
+            Sign::Plus => i32::from(self.value),
+            Sign::Minus => -i32::from(self.value),
+        }
+    }
+}
+
+/// The value of a bid: the gold face (or 0) plus the signed silver faces.
+pub fn bid_value(horseshoes: &[BidHorseshoe]) -> i32 {
+    horseshoes.iter().map(|h| h.signed()).sum()
+}
+
+/// A coin payment promised in an offer: `amount` ducats from the offer's maker to `seat`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FdPaymentTerm)]
+pub struct PaymentTerm {
+    pub seat: Seat,
+    pub amount: i64,
+}
+
+/// A standing offer in a tie's negotiation (public).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FdOffer)]
+pub struct Offer {
+    /// Number of the offer within its negotiation.
+    pub id: u32,
+    /// The member who made it (and who pays).
+    pub by: Seat,
+    /// The destination proposed.
+    pub to: SpaceId,
+    /// Payments the maker makes if this destination is agreed. Each is paid only to a payee
+    /// who accepted this offer.
+    pub payments: Vec<PaymentTerm>,
+    /// Members who accept it (the maker always does).
+    pub accepted_by: Vec<Seat>,
+    /// Members who rejected it.
+    pub rejected_by: Vec<Seat>,
+}
+
+/// The action a player took this round (public; a bid shows only its size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schema(as = FdActionTaken)]
+pub enum ActionTaken {
+    Kontor,
+    Smith,
+    Bid { size: u8 },
+    Pass,
+}
+
+/// A secret choice in an extra round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schema(as = FdExtraChoice)]
+pub enum ExtraChoice {
+    DropOut,
+    Bid { horseshoes: Vec<BidHorseshoe> },
+}
+
+/// A bid as revealed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FdRevealedBid)]
+pub struct RevealedBid {
+    pub seat: Seat,
+    pub horseshoes: Vec<BidHorseshoe>,
+    pub value: i32,
+    /// Valid only if its value is at most the lucky number.
+    pub valid: bool,
+}
+
+/// What a reveal decided.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schema(as = FdRevealResult)]
+pub enum RevealResult {
+    /// One best valid bid: this seat moves the ghost ship.
+    SoleMover { seat: Seat },
+    /// Several seats tied on the best valid value: tie resolution among them.
+    Tie { seats: Vec<Seat> },
+    /// No valid bid: a dice-off decides.
+    NoValidBid,
+}
+
+/// One roll of both dice in a dice-off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FdDiceRoll)]
+pub struct DiceRoll {
+    pub seat: Seat,
+    pub die_a: u8,
+    pub die_b: u8,
+    pub total: u8,
+}
+
+/// Coins moved between two players by an agreement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FdTransfer)]
+pub struct Transfer {
+    pub from: Seat,
+    pub to: Seat,
+    pub amount: i64,
+}
+
+/// What one holder of the hit colour owes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FdShipPayment)]
+pub struct ShipPayment {
+    pub seat: Seat,
+    /// Cards of the colour revealed.
+    pub cards: u8,
+    /// Cards × the colour's value.
+    pub due: i64,
+    /// Could not pay in full: bankrupt (see the `bankrupt` event).
+    pub bankrupt: bool,
+}
+
+/// A command a player (or the platform, for a deadline) submits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[schema(as = FdCommand)]
+pub enum Command {
+    /// Action: spend a Kontor card and draw the top two share cards of the stack.
+    UseKontor,
+    /// Completes a Kontor exchange: put exactly two of the five cards in hand back at the
+    /// bottom of the stack, in the order listed (the last listed becomes the bottom card).
+    ReturnShares {
+        cards: Vec<Colour>,
+    },
+    /// Action: spend a smith card; horseshoes from the pool follow once everyone has acted.
+    UseSmith,
+    /// Action (or an extra-round choice): a sealed bid of one or more horseshoes from hand,
+    /// at most one gold, each silver with a sign.
+    Bid {
+        horseshoes: Vec<BidHorseshoe>,
+    },
+    /// Action: do nothing (only with 4 or fewer horseshoes).
+    Pass,
+    /// The sole mover moves the ghost ship to an adjacent space (by id).
+    Move {
+        to: String,
+    },
+    /// A tied player names the destination they want (by id).
+    Declare {
+        to: String,
+    },
+    /// A tied player offers a destination plus payments to other tied players, payable only if
+    /// that destination is agreed. The maker accepts their own offer.
+    MakeOffer {
+        to: String,
+        #[serde(default)]
+        payments: Vec<PaymentTerm>,
+    },
+    AcceptOffer {
+        offer: u32,
+    },
+    RejectOffer {
+        offer: u32,
+    },
+    /// The maker takes back one of their offers.
+    WithdrawOffer {
+        offer: u32,
+    },
+    /// Ends the negotiation without agreement: an extra round follows. The platform submits it
+    /// when the negotiation deadline passes.
+    NoAgreement,
+    /// In an extra round: give up the contest.
+    DropOut,
+    /// On an island: reveal one share card and take its colour's current value.
+    TakeIncome {
+        colour: Colour,
+    },
+    /// On an island: take no income.
+    DeclineIncome,
+}
+
+/// What happened. Stored in full; `redact` gives each viewer what they may see.
+/// Fields that hold secrets are absent in redacted copies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[schema(as = FdEvent)]
+pub enum Event {
+    /// The table is set: every player gets the starting ducats, 3 smith and 3 Kontor cards;
+    /// the ghost ship is on Holland, every marker on chest 2.
+    GameStarted {
+        options: Options,
+        seats: u8,
+        start_player: Seat,
+        ducats: i64,
+    },
+    /// A player's hidden hand: share cards and horseshoes (contents for that player only).
+    Dealt {
+        seat: Seat,
+        share_count: u8,
+        horseshoe_count: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shares: Option<Vec<Colour>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        horseshoes: Option<Vec<u8>>,
+    },
+    /// The face-down piles: share stack (top first), horseshoe pool and the unused
+    /// horseshoes (contents seen by nobody until the game ends).
+    HiddenPilesFormed {
+        share_stack_size: u8,
+        pool_size: u8,
+        unused_size: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        share_stack: Option<Vec<Colour>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pool: Option<Vec<u8>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unused: Option<Vec<u8>>,
+    },
+    /// A round begins: the start player's dice give the lucky number.
+    RoundStarted {
+        round: u32,
+        start_player: Seat,
+        die_a: u8,
+        die_b: u8,
+        lucky_number: u8,
+    },
+    /// Action: a Kontor card spent; two cards drawn (which: for that player only).
+    KontorUsed {
+        seat: Seat,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        drawn: Option<Vec<Colour>>,
+    },
+    /// Two cards put back at the bottom of the stack (which: for that player only).
+    SharesReturned {
+        seat: Seat,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cards: Option<Vec<Colour>>,
+    },
+    /// Action: a smith card spent.
+    SmithUsed {
+        seat: Seat,
+    },
+    /// Action: a sealed bid of `size` horseshoes (which: for that player only, until revealed).
+    BidPlaced {
+        seat: Seat,
+        size: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        horseshoes: Option<Vec<BidHorseshoe>>,
+    },
+    /// Action: pass.
+    Passed {
+        seat: Seat,
+    },
+    /// The smith players split the pool: `each` horseshoes apiece, `left_in_pool` stay.
+    SmithSplit {
+        seats: Vec<Seat>,
+        each: u8,
+        left_in_pool: u8,
+    },
+    /// Horseshoes from the pool (which: for that player only).
+    HorseshoesDrawn {
+        seat: Seat,
+        count: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        horseshoes: Option<Vec<u8>>,
+    },
+    /// The sealed bids are shown (after the action step, or after an extra round).
+    BidsRevealed {
+        extra_round: bool,
+        bids: Vec<RevealedBid>,
+        /// Extra round only: members who dropped out.
+        dropped_out: Vec<Seat>,
+        result: RevealResult,
+    },
+    /// No valid bid: the players roll both dice; ties re-roll among the tied.
+    DiceOff {
+        seats: Vec<Seat>,
+        /// Each roll-off in turn; the last has one highest total.
+        rolls: Vec<Vec<DiceRoll>>,
+        winner: Seat,
+    },
+    /// A tied player names a destination.
+    Declared {
+        seat: Seat,
+        to: SpaceId,
+    },
+    /// The declarations differ: the tied players negotiate.
+    NegotiationStarted {
+        seats: Vec<Seat>,
+        deadline_secs: u32,
+    },
+    OfferMade {
+        offer: Offer,
+    },
+    OfferAccepted {
+        seat: Seat,
+        offer: u32,
+    },
+    OfferRejected {
+        seat: Seat,
+        offer: u32,
+    },
+    OfferWithdrawn {
+        seat: Seat,
+        offer: u32,
+    },
+    /// Every tied player accepted this destination; the accepted payments are made.
+    AgreementReached {
+        to: SpaceId,
+        transfers: Vec<Transfer>,
+    },
+    /// The negotiation failed: by a player's word, or (`seat` absent) by the deadline.
+    NoAgreement {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Seat>,
+    },
+    /// The tied players each secretly drop out or bid again.
+    ExtraRoundStarted {
+        seats: Vec<Seat>,
+    },
+    /// A tied player made their secret extra-round choice (which: for that player only).
+    ExtraChoiceMade {
+        seat: Seat,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        choice: Option<ExtraChoice>,
+    },
+    GhostShipMoved {
+        from: SpaceId,
+        to: SpaceId,
+        movers: Vec<Seat>,
+        reason: MoveReason,
+    },
+    /// The ghost ship met a ship: holders pay cards × value; the colour drops to chest 0, then
+    /// every marker and the round marker move one chest on.
+    ShipHit {
+        space: SpaceId,
+        colour: Colour,
+        value: i64,
+        payments: Vec<ShipPayment>,
+    },
+    /// A player could not pay and leaves the game; their coins go to the bank, their cards and
+    /// horseshoes are shown and stay out of play.
+    Bankrupt {
+        seat: Seat,
+        coins_lost: i64,
+        shares: Vec<Colour>,
+        horseshoes: Vec<u8>,
+    },
+    /// A mover on an island shows a share card and takes its colour's value.
+    IncomeTaken {
+        seat: Seat,
+        colour: Colour,
+        amount: i64,
+    },
+    IncomeDeclined {
+        seat: Seat,
+    },
+    /// Clean-up: the horseshoes bid this round go into the pool, which is shuffled
+    /// (its order: seen by nobody until the game ends).
+    PoolRefilled {
+        added: u8,
+        size: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pool: Option<Vec<u8>>,
+    },
+    /// The end: every remaining player's shares are shown and scored.
+    GameEnded {
+        reason: EndReason,
+        /// Share cards of each seat (absent for bankrupt seats, whose cards were shown then).
+        hands: Vec<Option<Vec<Colour>>>,
+        /// Wealth of each seat (coins + share values); absent for bankrupt seats.
+        scores: Vec<Option<i64>>,
+        winners: Vec<Seat>,
+    },
+}

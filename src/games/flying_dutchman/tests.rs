@@ -1,0 +1,5 @@
+//! Tests of the Flying Dutchman engine: scenarios per rule, and properties over bot games.
+
+mod properties;
+mod scenarios;
+mod support;
