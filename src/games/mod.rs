@@ -7,6 +7,7 @@
 
 pub mod rng;
 pub mod simulate;
+pub mod steel_driver;
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::fmt::Debug;
