@@ -8,6 +8,7 @@
 pub mod flying_dutchman;
 pub mod rng;
 pub mod simulate;
+pub mod steel_driver;
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::fmt::Debug;

@@ -1,0 +1,153 @@
+//! Steel Driver (Martin Wallace, 2008): 3–6 investors auction the control of six railway
+//! companies, build their networks across the USA for five rounds, and finally deliver goods.
+//!
+//! The rules are `../shared/rules/steel-driver.md` (decisions marked there); the map is the
+//! data in `map.json`. All information is public, so every viewer sees the same view and
+//! events are never redacted.
+//!
+//! Layout: [`map`] (data and validation), [`model`] (options, commands, events), [`state`]
+//! (the position and `evolve`), [`decide`] (validation and the automatic steps),
+//! [`transcontinental`] (the bonus paths), [`view`] (views and legal actions), [`bots`],
+//! [`invariants`].
+
+pub mod bots;
+pub mod decide;
+pub mod invariants;
+pub mod map;
+pub mod model;
+pub mod state;
+pub mod transcontinental;
+pub mod view;
+
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+mod tests;
+
+pub use decide::ERROR_CODES;
+pub use invariants::{check_invariants, check_progress};
+pub use map::{CityId, LinkId, MAP, MAP_ID, Map, MapError};
+pub use model::{Colour, Command, Company, Event, Options};
+pub use state::State;
+pub use view::{Legal, View};
+
+use super::{Actor, BotLevel, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Viewer};
+
+/// The Steel Driver rules engine.
+pub struct SteelDriver;
+
+impl Rules for SteelDriver {
+    const KIND: &'static str = "steel-driver";
+    const RULES_VERSION: u32 = 1;
+    const MIN_SEATS: u8 = 3;
+    const MAX_SEATS: u8 = 6;
+    const ERROR_CODES: &'static [(&'static str, &'static str)] = ERROR_CODES;
+
+    type Options = Options;
+    type State = State;
+    type Event = Event;
+    type Command = Command;
+    type View = View;
+    type Legal = Legal;
+
+    fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, OptionsError> {
+        parse_options(raw, seats)
+    }
+
+    fn setup(options: &Options, seats: u8, rng: &mut GameRng) -> Vec<Event> {
+        let first_player = rng.below(u32::from(seats)) as Seat;
+        vec![
+            Event::GameStarted {
+                seats,
+                options: options.clone(),
+                first_player,
+            },
+            Event::RoundStarted {
+                round: 1,
+                cubes: state::cubes_per_round(seats),
+            },
+        ]
+    }
+
+    fn decide(
+        state: &State,
+        actor: Actor,
+        command: &Command,
+        _rng: &mut GameRng,
+    ) -> Result<Vec<Event>, RuleError> {
+        decide::decide(state, actor, command)
+    }
+
+    fn evolve(state: &mut State, event: &Event) {
+        state.apply(event);
+    }
+
+    fn view(state: &State, _viewer: Viewer) -> View {
+        view::view(state)
+    }
+
+    fn redact(event: &Event, _viewer: Viewer) -> Option<Event> {
+        Some(event.clone())
+    }
+
+    fn pending(state: &State) -> Vec<Seat> {
+        state.to_act().into_iter().collect()
+    }
+
+    fn legal(state: &State, seat: Seat) -> Legal {
+        view::legal(state, seat)
+    }
+
+    fn outcome(state: &State) -> Option<Outcome> {
+        state.outcome.clone()
+    }
+
+    fn pass_command(state: &State, seat: Seat) -> Option<Command> {
+        view::pass_command(state, seat)
+    }
+
+    fn bot_command(state: &State, seat: Seat, level: BotLevel, rng: &mut GameRng) -> Command {
+        bots::bot_command(state, seat, level, rng)
+    }
+}
+
+/// Validates raw options: an object (or `null`) with at most the field `map`.
+pub fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, OptionsError> {
+    if !(SteelDriver::MIN_SEATS..=SteelDriver::MAX_SEATS).contains(&seats) {
+        return Err(OptionsError::new(
+            "seats",
+            "Steel Driver is for 3 to 6 players",
+        ));
+    }
+    let mut options = Options::default();
+    let fields = match raw {
+        serde_json::Value::Null => return Ok(options),
+        serde_json::Value::Object(fields) => fields,
+        _ => {
+            return Err(OptionsError::new(
+                "options",
+                "options must be a JSON object",
+            ));
+        }
+    };
+    for (name, value) in fields {
+        match name.as_str() {
+            "map" => match value.as_str() {
+                Some(MAP_ID) => options.map = MAP_ID.to_string(),
+                _ => {
+                    return Err(OptionsError::new(
+                        "map",
+                        format!("unknown map {value}; the only map is \"{MAP_ID}\""),
+                    ));
+                }
+            },
+            other => {
+                return Err(OptionsError::new(
+                    other,
+                    format!("Steel Driver has no option `{other}`"),
+                ));
+            }
+        }
+    }
+    Ok(options)
+}
