@@ -198,3 +198,45 @@ pub trait Rules: Send + Sync + 'static {
         state
     }
 }
+
+/// The registered game kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameKind {
+    FlyingDutchman,
+    SteelDriver,
+}
+
+impl GameKind {
+    pub const ALL: [GameKind; 2] = [GameKind::FlyingDutchman, GameKind::SteelDriver];
+
+    /// The kind's name in the API.
+    pub fn as_str(self) -> &'static str {
+        crate::with_rules!(self, R => R::KIND)
+    }
+
+    pub fn parse(kind: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+}
+
+/// Runs `$body` with `$rules` bound to the rules type of `$kind`: the one place where the
+/// platform's generic code meets the registered games.
+#[macro_export]
+macro_rules! with_rules {
+    ($kind:expr, $rules:ident => $body:expr) => {
+        match $kind {
+            $crate::games::GameKind::FlyingDutchman => {
+                #[allow(unused_imports)]
+                use $crate::games::Rules as _;
+                type $rules = $crate::games::flying_dutchman::FlyingDutchman;
+                $body
+            }
+            $crate::games::GameKind::SteelDriver => {
+                #[allow(unused_imports)]
+                use $crate::games::Rules as _;
+                type $rules = $crate::games::steel_driver::SteelDriver;
+                $body
+            }
+        }
+    };
+}

@@ -1,0 +1,257 @@
+//! Server configuration: environment variables, optionally preceded by a file of the same
+//! `KEY=value` lines (`KONTOR_CONFIG=/etc/kontor.env`). The environment wins over the file.
+
+use anyhow::{Context, bail};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where the database comes from.
+#[derive(Clone, Debug)]
+pub enum Database {
+    /// A server given by URL (`KONTOR_DATABASE_URL`).
+    Url(String),
+    /// The embedded default: a private cluster in `<data_dir>/postgres`, created and started
+    /// by Kontor itself.
+    Embedded,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub bind: SocketAddr,
+    pub database: Database,
+    pub data_dir: PathBuf,
+    /// HMAC key for access tokens; `None` = generate one and keep it in the data folder.
+    pub jwt_secret: Option<String>,
+    /// The public address of this server, used for links in mails.
+    pub base_url: Option<String>,
+    pub access_token_ttl: Duration,
+    pub refresh_token_ttl: Duration,
+    pub db_pool_size: u32,
+    /// SMTP server URL (`smtp://user:pass@host:port`, `smtps://…`); `None` = write `.eml` files.
+    pub smtp_url: Option<String>,
+    pub mail_from: String,
+    /// Run the background workers (mail delivery, deadlines) in this process.
+    pub workers: bool,
+    /// Failed logins allowed per account or address within `login_window` before 429.
+    pub login_max_failures: u32,
+    pub login_window: Duration,
+}
+
+/// Every setting: (name, default, meaning). The README's configuration reference mirrors it.
+pub const SETTINGS: &[(&str, &str, &str)] = &[
+    (
+        "KONTOR_CONFIG",
+        "(none)",
+        "A file of KEY=value lines read before the environment.",
+    ),
+    (
+        "KONTOR_BIND",
+        "127.0.0.1:8080",
+        "Address and port the HTTP server listens on.",
+    ),
+    (
+        "KONTOR_DATABASE_URL",
+        "(embedded)",
+        "PostgreSQL URL. Unset: a private cluster in the data folder, created and started by Kontor.",
+    ),
+    (
+        "KONTOR_DATA_DIR",
+        "./data",
+        "Data folder: embedded cluster, generated secrets, mail files.",
+    ),
+    (
+        "KONTOR_JWT_SECRET",
+        "(generated)",
+        "HMAC key for access tokens. Unset: generated once and kept in the data folder.",
+    ),
+    (
+        "KONTOR_BASE_URL",
+        "http://<bind>",
+        "Public address of the server, used in links in mails.",
+    ),
+    (
+        "KONTOR_ACCESS_TOKEN_TTL",
+        "900",
+        "Lifetime of access tokens, in seconds.",
+    ),
+    (
+        "KONTOR_REFRESH_TOKEN_TTL",
+        "2592000",
+        "Lifetime of refresh tokens, in seconds.",
+    ),
+    (
+        "KONTOR_DB_POOL_SIZE",
+        "16",
+        "Database connections in the pool.",
+    ),
+    (
+        "KONTOR_SMTP_URL",
+        "(none)",
+        "SMTP server, e.g. smtp://user:pass@host:587. Unset: mails are written as .eml files in <data>/mail.",
+    ),
+    (
+        "KONTOR_MAIL_FROM",
+        "Kontor <kontor@localhost>",
+        "Sender of notification mails.",
+    ),
+    (
+        "KONTOR_WORKERS",
+        "true",
+        "Run the mail and deadline workers in this process.",
+    ),
+    (
+        "KONTOR_LOGIN_MAX_FAILURES",
+        "5",
+        "Failed logins per account within the window before 429 (an address may fail four times as often).",
+    ),
+    (
+        "KONTOR_LOGIN_WINDOW",
+        "900",
+        "Window for counting failed logins, in seconds.",
+    ),
+    (
+        "RUST_LOG",
+        "info",
+        "Log filter (tracing-subscriber syntax).",
+    ),
+];
+
+impl Config {
+    /// Reads the process environment (and the file it may name).
+    pub fn from_env() -> anyhow::Result<Self> {
+        let env: HashMap<String, String> = std::env::vars().collect();
+        let mut values = HashMap::new();
+        if let Some(path) = env.get("KONTOR_CONFIG") {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the configuration file {path}"))?;
+            values.extend(parse_env_file(&text).with_context(|| format!("in {path}"))?);
+        }
+        values.extend(env);
+        Self::from_map(&values)
+    }
+
+    /// Builds a configuration from `KEY -> value` pairs; absent keys take their defaults.
+    pub fn from_map(values: &HashMap<String, String>) -> anyhow::Result<Self> {
+        let get = |key: &str| values.get(key).map(|v| v.trim()).filter(|v| !v.is_empty());
+        let seconds = |key: &str, default: u64| -> anyhow::Result<Duration> {
+            match get(key) {
+                None => Ok(Duration::from_secs(default)),
+                Some(v) => v
+                    .parse::<u64>()
+                    .map(Duration::from_secs)
+                    .with_context(|| format!("{key} must be a whole number of seconds, not {v:?}")),
+            }
+        };
+        let number = |key: &str, default: u32| -> anyhow::Result<u32> {
+            match get(key) {
+                None => Ok(default),
+                Some(v) => v
+                    .parse()
+                    .with_context(|| format!("{key} must be a whole number, not {v:?}")),
+            }
+        };
+        let bind: SocketAddr = get("KONTOR_BIND")
+            .unwrap_or("127.0.0.1:8080")
+            .parse()
+            .context("KONTOR_BIND must be an address and port such as 127.0.0.1:8080")?;
+        let database = match get("KONTOR_DATABASE_URL").or(get("DATABASE_URL")) {
+            Some(url) => Database::Url(url.to_string()),
+            None => Database::Embedded,
+        };
+        let workers = match get("KONTOR_WORKERS").unwrap_or("true") {
+            "true" | "1" | "yes" => true,
+            "false" | "0" | "no" => false,
+            other => bail!("KONTOR_WORKERS must be true or false, not {other:?}"),
+        };
+        let db_pool_size = number("KONTOR_DB_POOL_SIZE", 16)?;
+        if db_pool_size == 0 {
+            bail!("KONTOR_DB_POOL_SIZE must be at least 1");
+        }
+        Ok(Self {
+            bind,
+            database,
+            data_dir: PathBuf::from(get("KONTOR_DATA_DIR").unwrap_or("./data")),
+            jwt_secret: get("KONTOR_JWT_SECRET").map(str::to_string),
+            base_url: get("KONTOR_BASE_URL").map(|u| u.trim_end_matches('/').to_string()),
+            access_token_ttl: seconds("KONTOR_ACCESS_TOKEN_TTL", 900)?,
+            refresh_token_ttl: seconds("KONTOR_REFRESH_TOKEN_TTL", 30 * 24 * 3600)?,
+            db_pool_size,
+            smtp_url: get("KONTOR_SMTP_URL").map(str::to_string),
+            mail_from: get("KONTOR_MAIL_FROM")
+                .unwrap_or("Kontor <kontor@localhost>")
+                .to_string(),
+            workers,
+            login_max_failures: number("KONTOR_LOGIN_MAX_FAILURES", 5)?,
+            login_window: seconds("KONTOR_LOGIN_WINDOW", 900)?,
+        })
+    }
+
+    /// The public base URL, defaulting to the bind address.
+    pub fn public_base_url(&self) -> String {
+        self.base_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.bind))
+    }
+}
+
+/// Parses `KEY=value` lines; `#` starts a comment line; values may be quoted.
+fn parse_env_file(text: &str) -> anyhow::Result<Vec<(String, String)>> {
+    let mut pairs = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let Some((key, value)) = line.split_once('=') else {
+            bail!("line {}: expected KEY=value, found {line:?}", index + 1);
+        };
+        let value = value.trim();
+        let value = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+            .unwrap_or(value);
+        pairs.push((key.trim().to_string(), value.to_string()));
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_use_the_embedded_database() {
+        let config = Config::from_map(&HashMap::new()).unwrap();
+        assert!(matches!(config.database, Database::Embedded));
+        assert_eq!(config.bind.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.access_token_ttl, Duration::from_secs(900));
+        assert_eq!(config.public_base_url(), "http://127.0.0.1:8080");
+    }
+
+    #[test]
+    fn bad_values_are_explained() {
+        let mut map = HashMap::new();
+        map.insert("KONTOR_ACCESS_TOKEN_TTL".to_string(), "soon".to_string());
+        let error = Config::from_map(&map).unwrap_err().to_string();
+        assert!(error.contains("KONTOR_ACCESS_TOKEN_TTL"), "{error}");
+    }
+
+    #[test]
+    fn env_files_allow_comments_quotes_and_export() {
+        let pairs =
+            parse_env_file("# comment\nexport KONTOR_BIND=\"0.0.0.0:80\"\nKONTOR_DATA_DIR='/x'\n")
+                .unwrap();
+        assert_eq!(
+            pairs,
+            vec![
+                ("KONTOR_BIND".to_string(), "0.0.0.0:80".to_string()),
+                ("KONTOR_DATA_DIR".to_string(), "/x".to_string())
+            ]
+        );
+        assert!(parse_env_file("nonsense").is_err());
+    }
+}

@@ -1,0 +1,365 @@
+//! The embedded default database: a private PostgreSQL cluster that Kontor creates, starts and
+//! stops itself with the operating system's PostgreSQL binaries.
+//!
+//! * The cluster lives in `<data>/postgres`. PostgreSQL refuses to run as root, so when Kontor
+//!   runs as root the cluster is owned by and run as the `postgres` user; if that user cannot
+//!   reach the data folder (a checkout under `/root`, mode 0700), the cluster goes to
+//!   `/var/lib/kontor/clusters/<hash of the data folder>` instead, and a note in the data
+//!   folder says where.
+//! * It listens only on a Unix socket in a private folder (no TCP), with local trust auth.
+//! * Kontor connects as the role `kontor`, which is not a superuser and owns the database.
+
+use anyhow::{Context, bail};
+use sha2::{Digest, Sha256};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// How durable commits are. Tests trade durability for speed; the server never does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    Durable,
+    /// `fsync=off`, `synchronous_commit=off`: for throwaway test clusters only.
+    Fast,
+}
+
+const PORT: u16 = 5432;
+const APP_ROLE: &str = "kontor";
+const SUPERUSER: &str = "postgres";
+
+/// A running private cluster. Stopped by [`EmbeddedPostgres::stop`] or on drop.
+pub struct EmbeddedPostgres {
+    bin_dir: PathBuf,
+    cluster_dir: PathBuf,
+    socket_dir: PathBuf,
+    run_as: Option<String>,
+    stopped: AtomicBool,
+}
+
+impl EmbeddedPostgres {
+    /// Creates (on first use) and starts the cluster for this data folder.
+    pub fn start(data_dir: &Path, durability: Durability) -> anyhow::Result<Self> {
+        let bin_dir = find_binaries()?;
+        std::fs::create_dir_all(data_dir)
+            .with_context(|| format!("creating the data folder {}", data_dir.display()))?;
+        let data_dir = data_dir
+            .canonicalize()
+            .with_context(|| format!("resolving {}", data_dir.display()))?;
+        let run_as = running_as_root().then(|| SUPERUSER.to_string());
+        let cluster_dir = choose_cluster_dir(&data_dir, run_as.as_deref())?;
+        let socket_dir = cluster_dir.join("socket");
+        let pg = Self {
+            bin_dir,
+            cluster_dir,
+            socket_dir,
+            run_as,
+            stopped: AtomicBool::new(true),
+        };
+        pg.init_if_needed()?;
+        pg.start_server(durability)?;
+        pg.stopped.store(false, Ordering::SeqCst);
+        Ok(pg)
+    }
+
+    /// Connection options for a database of this cluster as the application role.
+    pub fn connect_options(&self, database: &str) -> PgConnectOptions {
+        PgConnectOptions::new()
+            .socket(&self.socket_dir)
+            .port(PORT)
+            .username(APP_ROLE)
+            .database(database)
+    }
+
+    /// Connection options as the cluster's superuser (for creating databases in tests).
+    pub fn superuser_options(&self, database: &str) -> PgConnectOptions {
+        PgConnectOptions::new()
+            .socket(&self.socket_dir)
+            .port(PORT)
+            .username(SUPERUSER)
+            .database(database)
+    }
+
+    /// A `postgres://` URL for `database` (usable by psql, pgbench and `KONTOR_DATABASE_URL`).
+    pub fn url(&self, database: &str) -> String {
+        format!(
+            "postgres://{APP_ROLE}@localhost:{PORT}/{database}?host={}",
+            self.socket_dir.display()
+        )
+    }
+
+    pub fn socket_dir(&self) -> &Path {
+        &self.socket_dir
+    }
+
+    pub fn bin_dir(&self) -> &Path {
+        &self.bin_dir
+    }
+
+    /// Makes sure the application role and `database` exist (owned by the role).
+    pub async fn ensure_database(&self, database: &str) -> anyhow::Result<()> {
+        let admin = PgPoolOptions::new()
+            .max_connections(1)
+            .connect_with(self.superuser_options("postgres"))
+            .await
+            .context("connecting to the embedded PostgreSQL as its superuser")?;
+        let role_exists: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)")
+                .bind(APP_ROLE)
+                .fetch_one(&admin)
+                .await?;
+        if !role_exists {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER"
+            )))
+            .execute(&admin)
+            .await?;
+        }
+        let db_exists: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+                .bind(database)
+                .fetch_one(&admin)
+                .await?;
+        if !db_exists {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "CREATE DATABASE \"{database}\" OWNER {APP_ROLE} ENCODING 'UTF8' TEMPLATE template0"
+            )))
+            .execute(&admin)
+            .await?;
+        }
+        admin.close().await;
+        Ok(())
+    }
+
+    /// Stops the cluster (fast shutdown: open transactions roll back).
+    pub fn stop(&self) -> anyhow::Result<()> {
+        if self.stopped.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let dir = self.cluster_dir.join("data");
+        let output = self.pg_tool(
+            "pg_ctl",
+            &["-D", path_str(&dir)?, "-m", "fast", "-w", "stop"],
+        )?;
+        check(&output, "pg_ctl stop")
+    }
+
+    fn init_if_needed(&self) -> anyhow::Result<()> {
+        let data = self.cluster_dir.join("data");
+        if data.join("PG_VERSION").exists() {
+            return Ok(());
+        }
+        // initdb into a side folder and rename it when complete, so that an interrupted
+        // first start never leaves a half-made cluster behind.
+        let partial = self.cluster_dir.join("data.partial");
+        if partial.exists() {
+            std::fs::remove_dir_all(&partial)
+                .with_context(|| format!("removing {}", partial.display()))?;
+        }
+        tracing::info!(cluster = %data.display(), "creating the embedded PostgreSQL cluster");
+        self.make_private_dir(&partial)?;
+        let output = self.pg_tool(
+            "initdb",
+            &[
+                "-D",
+                path_str(&partial)?,
+                "-U",
+                SUPERUSER,
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--no-locale",
+                "--no-instructions",
+            ],
+        )?;
+        check(&output, "initdb")?;
+        if data.exists() {
+            std::fs::remove_dir_all(&data)?;
+        }
+        std::fs::rename(&partial, &data)
+            .with_context(|| format!("moving the new cluster to {}", data.display()))
+    }
+
+    fn start_server(&self, durability: Durability) -> anyhow::Result<()> {
+        self.make_private_dir(&self.socket_dir)?;
+        let data = self.cluster_dir.join("data");
+        let log = self.cluster_dir.join("server.log");
+        let status = self.pg_tool("pg_ctl", &["-D", path_str(&data)?, "status"])?;
+        if status.status.success() {
+            tracing::info!("the embedded PostgreSQL is already running; using it");
+            return Ok(());
+        }
+        let mut settings = format!(
+            "-c listen_addresses='' -c unix_socket_directories='{}' -c unix_socket_permissions=0700 -p {PORT} -c max_connections=200",
+            self.socket_dir.display()
+        );
+        if durability == Durability::Fast {
+            settings.push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
+        }
+        let output = self.pg_tool(
+            "pg_ctl",
+            &[
+                "-D",
+                path_str(&data)?,
+                "-l",
+                path_str(&log)?,
+                "-o",
+                &settings,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+        )?;
+        check(&output, "pg_ctl start").with_context(|| {
+            format!(
+                "the embedded PostgreSQL did not start; its log is {}",
+                log.display()
+            )
+        })?;
+        tracing::info!(socket = %self.socket_dir.display(), "embedded PostgreSQL started");
+        Ok(())
+    }
+
+    /// Creates a folder only the cluster's user can enter.
+    fn make_private_dir(&self, dir: &Path) -> anyhow::Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        if let Some(user) = &self.run_as {
+            chown_to(dir, user)?;
+        }
+        Ok(())
+    }
+
+    fn pg_tool(&self, tool: &str, args: &[&str]) -> anyhow::Result<Output> {
+        let program = self.bin_dir.join(tool);
+        let mut command = match &self.run_as {
+            Some(user) => {
+                let mut c = Command::new("runuser");
+                c.args(["-u", user, "--"]).arg(&program);
+                c
+            }
+            None => Command::new(&program),
+        };
+        // The cluster's user may not be allowed into the caller's working directory.
+        command.args(args).current_dir(&self.cluster_dir);
+        command
+            .output()
+            .with_context(|| format!("running {}", program.display()))
+    }
+}
+
+impl Drop for EmbeddedPostgres {
+    fn drop(&mut self) {
+        if let Err(error) = self.stop() {
+            tracing::warn!(%error, "stopping the embedded PostgreSQL failed");
+        }
+    }
+}
+
+/// The newest PostgreSQL server binaries installed: `/usr/lib/postgresql/<v>/bin`, or a
+/// folder given by `KONTOR_PG_BIN`, or `pg_config --bindir`.
+pub fn find_binaries() -> anyhow::Result<PathBuf> {
+    if let Ok(dir) = std::env::var("KONTOR_PG_BIN") {
+        return Ok(PathBuf::from(dir));
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let version = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("initdb").exists().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    if let Some((_, bin)) = versions.pop() {
+        return Ok(bin);
+    }
+    if let Ok(output) = Command::new("pg_config").arg("--bindir").output()
+        && output.status.success()
+    {
+        let bin = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+        if bin.join("initdb").exists() {
+            return Ok(bin);
+        }
+    }
+    bail!(
+        "PostgreSQL server binaries were not found. Install them with `deploy/setup.sh` \
+         (apt-get install postgresql), set KONTOR_PG_BIN to their folder, or point \
+         KONTOR_DATABASE_URL at an existing server"
+    )
+}
+
+fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `<data>/postgres` when the cluster's user can reach it, else a folder under /var/lib.
+fn choose_cluster_dir(data_dir: &Path, run_as: Option<&str>) -> anyhow::Result<PathBuf> {
+    let preferred = data_dir.join("postgres");
+    let Some(user) = run_as else {
+        return Ok(preferred);
+    };
+    if user_can_enter(user, data_dir) {
+        std::fs::create_dir_all(&preferred)?;
+        chown_to(&preferred, user)?;
+        return Ok(preferred);
+    }
+    let hash = hex::encode(&Sha256::digest(data_dir.as_os_str().as_encoded_bytes())[..8]);
+    let fallback = PathBuf::from("/var/lib/kontor/clusters").join(hash);
+    std::fs::create_dir_all(&fallback)?;
+    chown_to(&fallback, user)?;
+    let note = data_dir.join("postgres-location.txt");
+    std::fs::write(
+        &note,
+        format!(
+            "The user {user} cannot enter {}, so the embedded PostgreSQL cluster of this data \
+             folder lives in {}\n",
+            data_dir.display(),
+            fallback.display()
+        ),
+    )?;
+    tracing::info!(cluster = %fallback.display(), "the data folder is private to root; the cluster lives elsewhere");
+    Ok(fallback)
+}
+
+fn user_can_enter(user: &str, dir: &Path) -> bool {
+    Command::new("runuser")
+        .args(["-u", user, "--", "test", "-x"])
+        .arg(dir)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+fn chown_to(dir: &Path, user: &str) -> anyhow::Result<()> {
+    let status = Command::new("chown")
+        .arg(format!("{user}:"))
+        .arg(dir)
+        .status()
+        .context("running chown")?;
+    if !status.success() {
+        bail!("could not give {} to the user {user}", dir.display());
+    }
+    Ok(())
+}
+
+fn path_str(path: &Path) -> anyhow::Result<&str> {
+    path.to_str()
+        .with_context(|| format!("the path {} is not UTF-8", path.display()))
+}
+
+fn check(output: &Output, what: &str) -> anyhow::Result<()> {
+    if output.status.success() {
+        return Ok(());
+    }
+    bail!(
+        "{what} failed ({}): {}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr).trim(),
+        String::from_utf8_lossy(&output.stdout).trim()
+    )
+}

@@ -1,0 +1,132 @@
+//! The append-only event log and the state cache.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::{PgConnection, PgExecutor};
+use uuid::Uuid;
+
+/// Schema version of stored event payloads (of the envelope, not of a game's rules).
+pub const EVENT_SCHEMA_VERSION: i32 = 1;
+
+/// A stored event.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct EventRow {
+    pub seq: i64,
+    #[sqlx(rename = "type")]
+    pub kind: String,
+    pub payload: Value,
+    /// `None`: public; otherwise the seats that see the stored payload unredacted.
+    pub audience: Option<Vec<i16>>,
+    pub actor: Option<i16>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// An event about to be appended.
+pub struct NewEvent {
+    pub kind: String,
+    pub payload: Value,
+    pub audience: Option<Vec<i16>>,
+    pub actor: Option<i16>,
+}
+
+/// Appends `events` with sequence numbers `first_seq..`. The primary key `(game_id, seq)` is
+/// the backstop against two writers; the caller holds the game's row lock.
+pub async fn append(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    first_seq: i64,
+    command_id: Option<Uuid>,
+    events: &[NewEvent],
+) -> Result<(), sqlx::Error> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let seqs: Vec<i64> = (first_seq..first_seq + events.len() as i64).collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+    let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
+    let audiences: Vec<Option<String>> = events
+        .iter()
+        .map(|e| {
+            e.audience.as_ref().map(|seats| {
+                let list: Vec<String> = seats.iter().map(i16::to_string).collect();
+                format!("{{{}}}", list.join(","))
+            })
+        })
+        .collect();
+    let actors: Vec<Option<i16>> = events.iter().map(|e| e.actor).collect();
+    sqlx::query(
+        "INSERT INTO game_events (game_id, seq, type, schema_version, payload, audience, actor, command_id)
+         SELECT $1, e.seq, e.type, $2, e.payload, e.audience::smallint[], e.actor, $3
+           FROM unnest($4::bigint[], $5::text[], $6::jsonb[], $7::text[], $8::smallint[])
+                AS e(seq, type, payload, audience, actor)",
+    )
+    .bind(game_id)
+    .bind(EVENT_SCHEMA_VERSION)
+    .bind(command_id)
+    .bind(&seqs)
+    .bind(&kinds)
+    .bind(&payloads)
+    .bind(&audiences)
+    .bind(&actors)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Events with `from <= seq <= to`, in order.
+pub async fn load<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    from: i64,
+    to: i64,
+) -> Result<Vec<EventRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT seq, type, payload, audience, actor, created_at FROM game_events
+          WHERE game_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq",
+    )
+    .bind(game_id)
+    .bind(from)
+    .bind(to)
+    .fetch_all(executor)
+    .await
+}
+
+/// The cached state, if it is at `version` and was folded by `rules_version`.
+pub async fn cached_state<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    version: i64,
+    rules_version: i32,
+) -> Result<Option<Value>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT state FROM game_state WHERE game_id = $1 AND version = $2 AND rules_version = $3",
+    )
+    .bind(game_id)
+    .bind(version)
+    .bind(rules_version)
+    .fetch_optional(executor)
+    .await
+}
+
+/// Writes the state cache for `version`.
+pub async fn save_state<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    version: i64,
+    rules_version: i32,
+    state: &Value,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO game_state (game_id, version, rules_version, state) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (game_id) DO UPDATE
+            SET version = EXCLUDED.version, rules_version = EXCLUDED.rules_version,
+                state = EXCLUDED.state, updated_at = now()",
+    )
+    .bind(game_id)
+    .bind(version)
+    .bind(rules_version)
+    .bind(state)
+    .execute(executor)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,31 @@
+//! PostgreSQL storage: the connection pool and migrations, game head rows, the append-only
+//! event log and the state cache. Every game query is keyed by `game_id`.
+
+pub mod events;
+pub mod games;
+
+use anyhow::Context;
+use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use std::time::Duration;
+
+/// The migrations in `migrations/`, embedded in the binary.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Opens a pool.
+pub async fn connect(options: PgConnectOptions, size: u32) -> anyhow::Result<PgPool> {
+    PgPoolOptions::new()
+        .max_connections(size)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(options)
+        .await
+        .context("connecting to PostgreSQL")
+}
+
+/// Applies every migration not yet applied.
+pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
+    MIGRATOR
+        .run(pool)
+        .await
+        .context("applying database migrations")
+}
