@@ -1,6 +1,10 @@
 //! Kontor: an open-source server for playing board games asynchronously over the web.
 
+pub mod app;
+pub mod auth;
 pub mod config;
 pub mod embedded_pg;
 pub mod games;
+pub mod http;
+pub mod service;
 pub mod store;

@@ -1,0 +1,269 @@
+//! Credentials: argon2id passwords, JWT access tokens, opaque refresh and API tokens.
+//!
+//! * Access tokens are HS256 JWTs (`typ: "access"`), short-lived, carrying the user id.
+//! * Refresh tokens (`kontor_rt_…`) and API tokens (`kontor_pat_…`) are random opaque strings;
+//!   only their SHA-256 is stored. The prefix tells them apart from each other and from JWTs,
+//!   so a refresh token sent as an access token is refused with a clear reason.
+
+pub mod extract;
+pub mod throttle;
+
+use anyhow::Context;
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::sync::LazyLock;
+use std::time::Duration;
+use uuid::Uuid;
+
+pub const REFRESH_PREFIX: &str = "kontor_rt_";
+pub const API_TOKEN_PREFIX: &str = "kontor_pat_";
+
+/// What an API token may do. Access tokens from a login may do everything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+pub enum Scope {
+    /// Read games: views, legal actions, logs, exports, live streams, lobby lists.
+    #[serde(rename = "game:read")]
+    GameRead,
+    /// Take part: create, join, leave, start, cancel, invite and submit actions.
+    #[serde(rename = "game:play")]
+    GamePlay,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 2] = [Scope::GameRead, Scope::GamePlay];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::GameRead => "game:read",
+            Scope::GamePlay => "game:play",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Passwords
+
+/// Hashes a password with argon2id (default parameters, random salt). CPU-heavy: call it
+/// from a blocking thread.
+pub fn hash_password(password: &str) -> anyhow::Result<String> {
+    let hash = Argon2::default()
+        .hash_password(password.as_bytes())
+        .map_err(|e| anyhow::anyhow!("hashing a password: {e}"))?;
+    Ok(hash.to_string())
+}
+
+/// Checks a password against a stored PHC string. CPU-heavy: call it from a blocking thread.
+pub fn verify_password(hash: &str, password: &str) -> bool {
+    match PasswordHash::new(hash) {
+        Ok(parsed) => Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// A hash to verify against when the user does not exist, so that a failed login takes as
+/// long whether or not the account exists.
+pub static DUMMY_PASSWORD_HASH: LazyLock<String> = LazyLock::new(|| {
+    hash_password("no account has this password").expect("hashing a constant works")
+});
+
+// ---------------------------------------------------------------------------------------
+// Access tokens (JWT)
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AccessClaims {
+    /// The user id.
+    pub sub: Uuid,
+    pub exp: u64,
+    pub iat: u64,
+    /// Always `access`: guards against other JWTs signed with the same key.
+    pub typ: String,
+}
+
+/// Why an access token was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TokenError {
+    Expired,
+    Invalid,
+}
+
+/// The keys that sign and check access tokens.
+#[derive(Clone)]
+pub struct JwtKeys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    ttl: Duration,
+}
+
+impl JwtKeys {
+    pub fn new(secret: &[u8], ttl: Duration) -> anyhow::Result<Self> {
+        anyhow::ensure!(
+            secret.len() >= 32,
+            "the JWT secret must be at least 32 bytes"
+        );
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 5;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        Ok(Self {
+            encoding: EncodingKey::from_secret(secret).context("JWT encoding key")?,
+            decoding: DecodingKey::from_secret(secret).context("JWT decoding key")?,
+            validation,
+            ttl,
+        })
+    }
+
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// Issues an access token for `user`.
+    pub fn issue(&self, user: Uuid) -> anyhow::Result<String> {
+        let now = jsonwebtoken::get_current_timestamp();
+        self.issue_with_times(user, now, now + self.ttl.as_secs())
+    }
+
+    /// Issues a token with explicit times (tests use it to make expired tokens).
+    pub fn issue_with_times(&self, user: Uuid, iat: u64, exp: u64) -> anyhow::Result<String> {
+        let claims = AccessClaims {
+            sub: user,
+            exp,
+            iat,
+            typ: "access".to_string(),
+        };
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .context("signing an access token")
+    }
+
+    /// Checks signature, algorithm (HS256 only; `none` is refused), expiry and type.
+    pub fn verify(&self, token: &str) -> Result<Uuid, TokenError> {
+        match jsonwebtoken::decode::<AccessClaims>(token, &self.decoding, &self.validation) {
+            Ok(data) if data.claims.typ == "access" => Ok(data.claims.sub),
+            Ok(_) => Err(TokenError::Invalid),
+            Err(e) if matches!(e.kind(), ErrorKind::ExpiredSignature) => Err(TokenError::Expired),
+            Err(_) => Err(TokenError::Invalid),
+        }
+    }
+}
+
+/// The JWT secret: from the configuration, else read from (or generated into) the data
+/// folder as `jwt-secret` (mode 0600), so tokens survive restarts.
+pub fn load_or_create_secret(configured: Option<&str>, data_dir: &Path) -> anyhow::Result<Vec<u8>> {
+    if let Some(secret) = configured {
+        return Ok(secret.as_bytes().to_vec());
+    }
+    let path = data_dir.join("jwt-secret");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let secret = text.trim().to_string();
+        anyhow::ensure!(
+            secret.len() >= 32,
+            "{} is too short to be a JWT secret",
+            path.display()
+        );
+        return Ok(secret.into_bytes());
+    }
+    std::fs::create_dir_all(data_dir)?;
+    let secret = random_token("");
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    file.write_all(secret.as_bytes())?;
+    tracing::info!(path = %path.display(), "generated a JWT secret");
+    Ok(secret.into_bytes())
+}
+
+// ---------------------------------------------------------------------------------------
+// Opaque tokens
+
+/// A new random token: `prefix` + 43 characters of base64url (256 bits).
+pub fn random_token(prefix: &str) -> String {
+    let bytes: [u8; 32] = rand::rng().random();
+    format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// What is stored of an opaque token.
+pub fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> JwtKeys {
+        JwtKeys::new(&[42; 32], Duration::from_secs(60)).unwrap()
+    }
+
+    #[test]
+    fn passwords_verify_only_themselves() {
+        let hash = hash_password("correct horse").unwrap();
+        assert!(hash.starts_with("$argon2id$"));
+        assert!(verify_password(&hash, "correct horse"));
+        assert!(!verify_password(&hash, "correct horsf"));
+        assert!(!verify_password("not a hash", "correct horse"));
+    }
+
+    #[test]
+    fn access_tokens_round_trip() {
+        let user = Uuid::new_v4();
+        let token = keys().issue(user).unwrap();
+        assert_eq!(keys().verify(&token), Ok(user));
+    }
+
+    #[test]
+    fn expired_tampered_and_unsigned_tokens_are_refused() {
+        let user = Uuid::new_v4();
+        let now = jsonwebtoken::get_current_timestamp();
+        let expired = keys().issue_with_times(user, now - 600, now - 300).unwrap();
+        assert_eq!(keys().verify(&expired), Err(TokenError::Expired));
+
+        let token = keys().issue(user).unwrap();
+        let mut parts: Vec<&str> = token.split('.').collect();
+        let forged_claims = URL_SAFE_NO_PAD.encode(
+            format!(
+                r#"{{"sub":"{}","exp":{},"iat":{now},"typ":"access"}}"#,
+                Uuid::new_v4(),
+                now + 60
+            )
+            .as_bytes(),
+        );
+        parts[1] = &forged_claims;
+        assert_eq!(keys().verify(&parts.join(".")), Err(TokenError::Invalid));
+
+        let none_header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#);
+        let unsigned = format!("{none_header}.{forged_claims}.");
+        assert_eq!(keys().verify(&unsigned), Err(TokenError::Invalid));
+
+        let other_key = JwtKeys::new(&[7; 32], Duration::from_secs(60)).unwrap();
+        assert_eq!(
+            keys().verify(&other_key.issue(user).unwrap()),
+            Err(TokenError::Invalid)
+        );
+    }
+
+    #[test]
+    fn opaque_tokens_are_random_and_prefixed() {
+        let a = random_token(API_TOKEN_PREFIX);
+        let b = random_token(API_TOKEN_PREFIX);
+        assert!(a.starts_with(API_TOKEN_PREFIX));
+        assert_ne!(a, b);
+        assert_eq!(token_hash(&a).len(), 32);
+    }
+}

@@ -1,0 +1,538 @@
+//! Accounts: register, login, refresh, logout, me, API tokens.
+
+use super::error::ApiError;
+use super::{AppState, Created, Json, client_address};
+use crate::auth::extract::Caller;
+use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, throttle};
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "anna", "email": "anna@example.org", "password": "correct horse battery"}))]
+pub struct RegisterRequest {
+    /// 3–32 characters: letters, digits, `_` and `-`. Unique regardless of case.
+    pub username: String,
+    pub email: String,
+    /// At least 8 characters.
+    pub password: String,
+}
+
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z"}))]
+pub struct UserProfile {
+    pub id: Uuid,
+    pub username: String,
+    pub email: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "anna", "password": "correct horse battery"}))]
+pub struct LoginRequest {
+    /// The username or the email address.
+    pub username: String,
+    pub password: String,
+}
+
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({
+    "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2ln",
+    "token_type": "Bearer",
+    "expires_in": 900,
+    "refresh_token": "kontor_rt_q3V0aGVudGljYXRlZC1yZWZyZXNoLXRva2VuLWV4YW1wbGU",
+    "refresh_expires_in": 2592000
+}))]
+pub struct TokenPair {
+    /// A JWT for `Authorization: Bearer`.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+    /// Seconds until the access token expires.
+    pub expires_in: u64,
+    /// Exchange it at `/auth/refresh` for a new pair; it can be used once.
+    pub refresh_token: String,
+    pub refresh_expires_in: u64,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"refresh_token": "kontor_rt_q3V0aGVudGljYXRlZC1yZWZyZXNoLXRva2VuLWV4YW1wbGU"}))]
+pub struct RefreshRequest {
+    pub refresh_token: String,
+}
+
+fn validate_registration(body: &RegisterRequest) -> Result<(), ApiError> {
+    let invalid = |field: &str, detail: &str| {
+        ApiError::unprocessable("invalid_field", detail.to_string()).with("field", field)
+    };
+    let name = &body.username;
+    if !(3..=32).contains(&name.chars().count())
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(invalid(
+            "username",
+            "a username has 3 to 32 characters: letters, digits, '_' and '-'",
+        ));
+    }
+    let email = body.email.trim();
+    let valid_email = email.len() <= 254
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty() && domain.contains('.') && !domain.starts_with('.')
+        })
+        && !email.chars().any(char::is_whitespace);
+    if !valid_email {
+        return Err(invalid("email", "this is not an email address"));
+    }
+    if body.password.chars().count() < 8 {
+        return Err(invalid("password", "a password has at least 8 characters"));
+    }
+    if body.password.len() > 1024 {
+        return Err(invalid("password", "a password has at most 1024 bytes"));
+    }
+    Ok(())
+}
+
+/// Create an account.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = RegisterRequest,
+    responses(
+        (status = 201, description = "The account was created.", body = UserProfile),
+        (status = 400, description = "Malformed JSON or wrong types.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`username_taken` or `email_taken`.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_field`: the username, email or password is not acceptable.", body = super::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/register")]
+pub async fn register(
+    state: web::Data<AppState>,
+    body: Json<RegisterRequest>,
+) -> Result<Created<UserProfile>, ApiError> {
+    let body = body.into_inner();
+    validate_registration(&body)?;
+    let password = body.password.clone();
+    let hash = web::block(move || auth::hash_password(&password))
+        .await
+        .map_err(ApiError::internal)??;
+    let email = body.email.trim().to_string();
+    let id = Uuid::now_v7();
+    let result: Result<(DateTime<Utc>,), sqlx::Error> = sqlx::query_as(
+        "INSERT INTO users (id, username, username_key, email, email_key, password_hash)
+         VALUES ($1, $2, lower($2), $3, lower($3), $4) RETURNING created_at",
+    )
+    .bind(id)
+    .bind(&body.username)
+    .bind(&email)
+    .bind(&hash)
+    .fetch_one(&state.pool)
+    .await;
+    let (created_at,) = match result {
+        Ok(row) => row,
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_username_key_key") => {
+            return Err(ApiError::conflict(
+                "username_taken",
+                format!("the username {:?} is taken", body.username),
+            ));
+        }
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_email_key_key") => {
+            return Err(ApiError::conflict(
+                "email_taken",
+                "an account with this email address exists already",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(Created(UserProfile {
+        id,
+        username: body.username,
+        email,
+        created_at,
+    }))
+}
+
+/// Log in with a username (or email) and password.
+///
+/// Repeated failures for one account or one client address are answered with 429 and
+/// `Retry-After` for the rest of the window. A failure never says whether the account exists.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = LoginRequest,
+    responses(
+        (status = 200, description = "Logged in.", body = TokenPair),
+        (status = 400, description = "Malformed JSON or wrong types.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "`invalid_credentials`.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many failures; see `Retry-After`.", body = super::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/login")]
+pub async fn login(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Json<LoginRequest>,
+) -> Result<Json<TokenPair>, ApiError> {
+    let body = body.into_inner();
+    let address = client_address(&req);
+    let config = &state.config;
+    let subjects = throttle::subjects(
+        &body.username,
+        address.as_deref(),
+        config.login_max_failures,
+    );
+    if let Err(wait) = throttle::check(&state.pool, &subjects, config.login_window).await? {
+        return Err(ApiError::too_many_requests(
+            wait,
+            format!("too many failed logins; try again in {wait} seconds"),
+        ));
+    }
+    let user: Option<(Uuid, String)> = sqlx::query_as(
+        "SELECT id, password_hash FROM users WHERE username_key = lower($1) OR email_key = lower($1)",
+    )
+    .bind(body.username.trim())
+    .fetch_optional(&state.pool)
+    .await?;
+    let (user_id, hash) = match user {
+        Some((id, hash)) => (Some(id), hash),
+        None => (None, auth::DUMMY_PASSWORD_HASH.clone()),
+    };
+    let password = body.password;
+    let password_ok = web::block(move || auth::verify_password(&hash, &password))
+        .await
+        .map_err(ApiError::internal)?;
+    let Some(user_id) = user_id.filter(|_| password_ok) else {
+        throttle::record_failure(&state.pool, &subjects, config.login_window).await?;
+        return Err(ApiError::unauthorized(
+            "invalid_credentials",
+            "the username or password is wrong",
+        ));
+    };
+    throttle::clear(&state.pool, &subjects[0].0).await?;
+    let pair = issue_pair(&state, user_id, Uuid::now_v7()).await?;
+    Ok(Json(pair))
+}
+
+/// A new access token and a new refresh token in the same family.
+async fn issue_pair(state: &AppState, user_id: Uuid, family: Uuid) -> Result<TokenPair, ApiError> {
+    let refresh_token = auth::random_token(REFRESH_PREFIX);
+    let ttl = state.config.refresh_token_ttl;
+    sqlx::query(
+        "INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at)
+         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))",
+    )
+    .bind(Uuid::now_v7())
+    .bind(user_id)
+    .bind(family)
+    .bind(auth::token_hash(&refresh_token))
+    .bind(ttl.as_secs_f64())
+    .execute(&state.pool)
+    .await?;
+    Ok(TokenPair {
+        access_token: state.jwt.issue(user_id)?,
+        token_type: "Bearer",
+        expires_in: state.jwt.ttl().as_secs(),
+        refresh_token,
+        refresh_expires_in: ttl.as_secs(),
+    })
+}
+
+fn invalid_refresh() -> ApiError {
+    ApiError::unauthorized(
+        "invalid_token",
+        "this refresh token is unknown, expired or already used; log in again",
+    )
+}
+
+/// Exchange a refresh token for a new pair (the old refresh token stops working).
+///
+/// A refresh token used a second time revokes every token of its login: someone else may
+/// hold a copy.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = RefreshRequest,
+    responses(
+        (status = 200, description = "A new token pair.", body = TokenPair),
+        (status = 401, description = "`invalid_token` or `wrong_token_type`.", body = super::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/refresh")]
+pub async fn refresh(
+    state: web::Data<AppState>,
+    body: Json<RefreshRequest>,
+) -> Result<Json<TokenPair>, ApiError> {
+    let token = body.into_inner().refresh_token;
+    if !token.starts_with(REFRESH_PREFIX) {
+        return Err(ApiError::unauthorized(
+            "wrong_token_type",
+            "this is not a refresh token (they start with kontor_rt_)",
+        ));
+    }
+    let mut tx = state.pool.begin().await?;
+    let row: Option<(Uuid, Uuid, Uuid, bool, bool)> = sqlx::query_as(
+        "SELECT id, user_id, family_id, revoked_at IS NOT NULL, expires_at <= now()
+           FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE",
+    )
+    .bind(auth::token_hash(&token))
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((id, user_id, family, revoked, expired)) = row else {
+        return Err(invalid_refresh());
+    };
+    if revoked {
+        // Reuse of a spent token: end the whole login.
+        sqlx::query(
+            "UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(family)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        tracing::warn!(%user_id, "a spent refresh token was reused; its login is revoked");
+        return Err(invalid_refresh());
+    }
+    if expired {
+        return Err(invalid_refresh());
+    }
+    sqlx::query("UPDATE refresh_tokens SET revoked_at = now() WHERE id = $1")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Json(issue_pair(&state, user_id, family).await?))
+}
+
+/// Log out: revoke the refresh token (and every token of the same login).
+#[utoipa::path(
+    tag = "accounts",
+    request_body = RefreshRequest,
+    responses(
+        (status = 204, description = "Logged out. Access tokens already issued stay valid until they expire."),
+        (status = 401, description = "`invalid_token`: unknown refresh token.", body = super::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/logout")]
+pub async fn logout(
+    state: web::Data<AppState>,
+    body: Json<RefreshRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let token = body.into_inner().refresh_token;
+    let family: Option<Uuid> =
+        sqlx::query_scalar("SELECT family_id FROM refresh_tokens WHERE token_hash = $1")
+            .bind(auth::token_hash(&token))
+            .fetch_optional(&state.pool)
+            .await?;
+    let Some(family) = family else {
+        return Err(invalid_refresh());
+    };
+    sqlx::query(
+        "UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL",
+    )
+    .bind(family)
+    .execute(&state.pool)
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The caller's account.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The account.", body = UserProfile),
+        (status = 401, description = "No or bad credentials.", body = super::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me")]
+pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserProfile>, ApiError> {
+    let (id, username, email, created_at) =
+        sqlx::query_as("SELECT id, username, email, created_at FROM users WHERE id = $1")
+            .bind(caller.user_id)
+            .fetch_optional(&state.pool)
+            .await?
+            .ok_or_else(|| {
+                ApiError::unauthorized("invalid_token", "the token's account does not exist")
+            })?;
+    Ok(Json(UserProfile {
+        id,
+        username,
+        email,
+        created_at,
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "my bot", "scopes": ["game:read", "game:play"], "expires_in_days": 90}))]
+pub struct CreateTokenRequest {
+    /// A name to recognise the token by.
+    pub name: String,
+    /// `game:read` and/or `game:play`.
+    pub scopes: Vec<String>,
+    /// Days until the token expires; absent = never.
+    pub expires_in_days: Option<u32>,
+}
+
+#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "name": "my bot", "prefix": "kontor_pat_Ab3d", "scopes": ["game:read", "game:play"], "created_at": "2026-11-29T12:00:00Z", "expires_at": null, "last_used_at": null}))]
+pub struct ApiTokenInfo {
+    pub id: Uuid,
+    pub name: String,
+    /// The first characters of the token.
+    pub prefix: String,
+    pub scopes: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CreatedApiToken {
+    #[serde(flatten)]
+    pub info: ApiTokenInfo,
+    /// The token itself. It is shown this once; only its hash is kept.
+    #[schema(example = "kontor_pat_Ab3dZ0Jv4c2F0ZWQtYXBpLXRva2VuLWV4YW1wbGUtdmFsdWU")]
+    pub token: String,
+}
+
+/// Create an API token for a bot or tool. The token is shown once.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    request_body = CreateTokenRequest,
+    responses(
+        (status = 201, description = "The token, shown this once.", body = CreatedApiToken),
+        (status = 403, description = "`session_required`: API tokens cannot make tokens.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_field`: unknown scope, empty name.", body = super::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/me/tokens")]
+pub async fn create_token(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Json<CreateTokenRequest>,
+) -> Result<Created<CreatedApiToken>, ApiError> {
+    caller.require_session()?;
+    let body = body.into_inner();
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(ApiError::unprocessable(
+            "invalid_field",
+            "a token name has 1 to 100 characters",
+        )
+        .with("field", "name"));
+    }
+    if body.scopes.is_empty() {
+        return Err(ApiError::unprocessable(
+            "invalid_field",
+            "name at least one scope: game:read, game:play",
+        )
+        .with("field", "scopes"));
+    }
+    let mut scopes = Vec::new();
+    for scope in &body.scopes {
+        let Some(scope) = Scope::parse(scope) else {
+            return Err(ApiError::unprocessable(
+                "invalid_field",
+                format!("unknown scope {scope:?}; known scopes: game:read, game:play"),
+            )
+            .with("field", "scopes"));
+        };
+        if !scopes.contains(&scope.as_str().to_string()) {
+            scopes.push(scope.as_str().to_string());
+        }
+    }
+    if body.expires_in_days == Some(0) || body.expires_in_days.is_some_and(|d| d > 3650) {
+        return Err(ApiError::unprocessable(
+            "invalid_field",
+            "expires_in_days is between 1 and 3650",
+        )
+        .with("field", "expires_in_days"));
+    }
+    let token = auth::random_token(API_TOKEN_PREFIX);
+    let prefix: String = token.chars().take(API_TOKEN_PREFIX.len() + 4).collect();
+    let info: ApiTokenInfo = sqlx::query_as(
+        "INSERT INTO api_tokens (id, user_id, name, token_hash, prefix, scopes, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(days => $7))
+         RETURNING id, name, prefix, scopes, created_at, expires_at, last_used_at",
+    )
+    .bind(Uuid::now_v7())
+    .bind(caller.user_id)
+    .bind(name)
+    .bind(auth::token_hash(&token))
+    .bind(&prefix)
+    .bind(&scopes)
+    .bind(body.expires_in_days.map(|d| d as i32))
+    .fetch_one(&state.pool)
+    .await?;
+    Ok(Created(CreatedApiToken { info, token }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ApiTokenList {
+    pub items: Vec<ApiTokenInfo>,
+}
+
+/// The caller's API tokens that are not revoked (the tokens themselves are never shown again).
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The tokens.", body = ApiTokenList),
+        (status = 403, description = "`session_required`.", body = super::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/tokens")]
+pub async fn list_tokens(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<Json<ApiTokenList>, ApiError> {
+    caller.require_session()?;
+    let items = sqlx::query_as(
+        "SELECT id, name, prefix, scopes, created_at, expires_at, last_used_at
+           FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at, id",
+    )
+    .bind(caller.user_id)
+    .fetch_all(&state.pool)
+    .await?;
+    Ok(Json(ApiTokenList { items }))
+}
+
+/// Revoke an API token; it stops working at once.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    params(("token_id" = Uuid, Path, description = "The token's id.")),
+    responses(
+        (status = 204, description = "Revoked."),
+        (status = 403, description = "`session_required`.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`token_not_found`.", body = super::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/me/tokens/{token_id}")]
+pub async fn revoke_token(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_session()?;
+    let done = sqlx::query(
+        "UPDATE api_tokens SET revoked_at = now()
+          WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL",
+    )
+    .bind(path.into_inner())
+    .bind(caller.user_id)
+    .execute(&state.pool)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(ApiError::not_found(
+            "token_not_found",
+            "you have no active API token with this id",
+        ));
+    }
+    Ok(HttpResponse::NoContent().finish())
+}

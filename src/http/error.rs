@@ -1,0 +1,345 @@
+//! Errors as `application/problem+json` (RFC 9457) with a stable `code`.
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use utoipa::ToSchema;
+
+/// The body of every error response.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "urn:kontor:problem:version_conflict",
+    "title": "Conflict",
+    "status": 409,
+    "code": "version_conflict",
+    "detail": "the game is at version 13, not 12: reload it and decide again",
+    "current_version": 13
+}))]
+pub struct Problem {
+    /// `urn:kontor:problem:<code>`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The HTTP status text.
+    pub title: String,
+    pub status: u16,
+    /// Stable machine-readable code; see the list in the API description.
+    pub code: String,
+    /// What went wrong, for a person.
+    pub detail: String,
+    /// Further members depending on the code (`current_version`, `field`, `retry_after`…).
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub extra: Map<String, Value>,
+}
+
+/// An error answered to the client. Internal failures carry their cause for the log only.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: Cow<'static, str>,
+    pub detail: String,
+    pub extra: Map<String, Value>,
+    pub retry_after: Option<u64>,
+    /// Logged, never shown: the cause of a 500.
+    internal: Option<anyhow::Error>,
+}
+
+impl ApiError {
+    pub fn new(
+        status: StatusCode,
+        code: impl Into<Cow<'static, str>>,
+        detail: impl Into<String>,
+    ) -> Self {
+        Self {
+            status,
+            code: code.into(),
+            detail: detail.into(),
+            extra: Map::new(),
+            retry_after: None,
+            internal: None,
+        }
+    }
+
+    /// Adds a member to the problem body.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.extra.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn bad_request(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, code, detail)
+    }
+
+    pub fn unauthorized(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, code, detail)
+    }
+
+    pub fn forbidden(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, code, detail)
+    }
+
+    pub fn not_found(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, code, detail)
+    }
+
+    pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, code, detail)
+    }
+
+    pub fn unprocessable(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail)
+    }
+
+    pub fn too_many_requests(retry_after_secs: u64, detail: impl Into<String>) -> Self {
+        let mut error = Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail)
+            .with("retry_after", retry_after_secs);
+        error.retry_after = Some(retry_after_secs);
+        error
+    }
+
+    pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
+        let mut error = Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "the server failed to handle this request; it has been logged",
+        );
+        error.internal = Some(cause.into());
+        error
+    }
+
+    pub fn problem(&self) -> Problem {
+        Problem {
+            kind: format!("urn:kontor:problem:{}", self.code),
+            title: self
+                .status
+                .canonical_reason()
+                .unwrap_or("Error")
+                .to_string(),
+            status: self.status.as_u16(),
+            code: self.code.to_string(),
+            detail: self.detail.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.detail)
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(error: sqlx::Error) -> Self {
+        Self::internal(error)
+    }
+}
+
+impl From<anyhow::Error> for ApiError {
+    fn from(error: anyhow::Error) -> Self {
+        Self::internal(error)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let Some(cause) = &self.internal {
+            tracing::error!(error = ?cause, "internal error");
+        }
+        let mut response = HttpResponse::build(self.status);
+        response.insert_header((header::CONTENT_TYPE, "application/problem+json"));
+        if let Some(seconds) = self.retry_after {
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        }
+        if self.status == StatusCode::UNAUTHORIZED {
+            response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        response.json(self.problem())
+    }
+}
+
+/// Every platform error code with its status and meaning; game-specific rule codes are
+/// listed by each game. The API description publishes both lists.
+pub const ERROR_CODES: &[(&str, u16, &str)] = &[
+    ("malformed_json", 400, "The body is not valid JSON."),
+    (
+        "invalid_body",
+        400,
+        "The JSON does not have the expected shape or types.",
+    ),
+    (
+        "invalid_parameter",
+        400,
+        "A path or query parameter is malformed.",
+    ),
+    (
+        "idempotency_key_required",
+        400,
+        "POST /actions needs an Idempotency-Key header.",
+    ),
+    (
+        "version_required",
+        400,
+        "POST /actions needs the version the client saw (body `version` or If-Match).",
+    ),
+    (
+        "unauthenticated",
+        401,
+        "No credentials were sent, or they are not a bearer token.",
+    ),
+    (
+        "invalid_token",
+        401,
+        "The token is malformed, forged, revoked or unknown.",
+    ),
+    ("token_expired", 401, "The access token has expired."),
+    (
+        "wrong_token_type",
+        401,
+        "A refresh token was sent where an access token is needed, or the reverse.",
+    ),
+    (
+        "invalid_credentials",
+        401,
+        "The username or password is wrong.",
+    ),
+    (
+        "insufficient_scope",
+        403,
+        "The API token lacks the scope this endpoint needs.",
+    ),
+    (
+        "session_required",
+        403,
+        "Only a logged-in user (not an API token) may do this.",
+    ),
+    (
+        "not_a_player",
+        403,
+        "The caller holds no seat in this game, or not the seat named.",
+    ),
+    (
+        "not_the_creator",
+        403,
+        "Only the game's creator may do this.",
+    ),
+    (
+        "not_invited",
+        403,
+        "The game is private and the caller is not invited.",
+    ),
+    ("not_found", 404, "No such resource."),
+    ("game_not_found", 404, "No game with this id."),
+    ("user_not_found", 404, "No user with this name."),
+    ("token_not_found", 404, "No API token with this id."),
+    (
+        "method_not_allowed",
+        405,
+        "The resource does not support this method.",
+    ),
+    (
+        "version_conflict",
+        409,
+        "The game moved on since the version sent; `current_version` says where it is.",
+    ),
+    ("username_taken", 409, "Another account has this username."),
+    (
+        "email_taken",
+        409,
+        "Another account has this email address.",
+    ),
+    ("seat_taken", 409, "Someone already sits in that seat."),
+    ("game_full", 409, "Every seat is taken."),
+    (
+        "already_seated",
+        409,
+        "The caller already holds a seat in this game.",
+    ),
+    (
+        "wrong_status",
+        409,
+        "The game is not in a state that allows this (e.g. joining a started game).",
+    ),
+    (
+        "idempotency_key_reused",
+        422,
+        "The Idempotency-Key was already used for a different request.",
+    ),
+    ("payload_too_large", 413, "The body is larger than allowed."),
+    (
+        "unsupported_media_type",
+        415,
+        "The body must be application/json.",
+    ),
+    (
+        "invalid_field",
+        422,
+        "A field is well-formed JSON but not acceptable; `field` names it.",
+    ),
+    (
+        "unknown_game_kind",
+        422,
+        "No game of this kind is registered.",
+    ),
+    (
+        "invalid_options",
+        422,
+        "The game options are unknown or out of range; `field` names the culprit.",
+    ),
+    (
+        "invalid_command",
+        422,
+        "The action is not one this game understands.",
+    ),
+    (
+        "game_not_active",
+        409,
+        "The game has not started yet, or has ended.",
+    ),
+    (
+        "not_enough_players",
+        409,
+        "The game cannot start with so few seats taken.",
+    ),
+    (
+        "game_not_finished",
+        409,
+        "The game has not ended, so its seed is still secret.",
+    ),
+    (
+        "invalid_export",
+        422,
+        "The upload is not a readable Kontor export.",
+    ),
+    (
+        "export_incomplete",
+        422,
+        "The export is redacted for one viewer; import needs a complete log.",
+    ),
+    (
+        "unsupported_rules_version",
+        422,
+        "The log was played under rules this server does not fold.",
+    ),
+    (
+        "rate_limited",
+        429,
+        "Too many attempts; retry after `Retry-After` seconds.",
+    ),
+    (
+        "request_rejected",
+        400,
+        "The request was refused before reaching the API (another 4xx status).",
+    ),
+    (
+        "internal_error",
+        500,
+        "The server failed; the request may be retried.",
+    ),
+];

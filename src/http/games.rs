@@ -1,0 +1,375 @@
+//! Lobby and play endpoints.
+
+use super::error::{ApiError, Problem};
+use super::{AppState, Created, Json};
+use crate::auth::Scope;
+use crate::auth::extract::Caller;
+use crate::games::GameKind;
+use crate::service::lobby::{
+    self, CreateGameRequest, GamePage, GameSummary, Invitation, InviteRequest, JoinRequest,
+    ListQuery,
+};
+use crate::service::play::{self, ActionRequest, ActionResult, GameDetail, Submitted};
+use crate::with_rules;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// A registered game kind.
+#[derive(Serialize, ToSchema)]
+pub struct KindInfo {
+    pub kind: &'static str,
+    pub rules_version: u32,
+    pub min_seats: u8,
+    pub max_seats: u8,
+    /// The game's rule error codes with their meaning.
+    pub error_codes: Vec<ErrorCode>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorCode {
+    pub code: &'static str,
+    pub meaning: &'static str,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct KindList {
+    pub items: Vec<KindInfo>,
+}
+
+pub fn kind_info(kind: GameKind) -> KindInfo {
+    with_rules!(kind, R => KindInfo {
+        kind: R::KIND,
+        rules_version: R::RULES_VERSION,
+        min_seats: R::MIN_SEATS,
+        max_seats: R::MAX_SEATS,
+        error_codes: R::ERROR_CODES
+            .iter()
+            .map(|&(code, meaning)| ErrorCode { code, meaning })
+            .collect(),
+    })
+}
+
+/// The game kinds this server plays.
+#[utoipa::path(tag = "lobby", responses((status = 200, description = "The kinds.", body = KindList)))]
+#[get("/kinds")]
+pub async fn list_kinds() -> Json<KindList> {
+    Json(KindList {
+        items: GameKind::ALL.into_iter().map(kind_info).collect(),
+    })
+}
+
+/// List games: open ones to join, the caller's, those waiting for the caller, finished ones.
+#[utoipa::path(
+    tag = "lobby",
+    security(("bearer" = [])),
+    params(ListQuery),
+    responses(
+        (status = 200, description = "One page of games.", body = GamePage),
+        (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/games")]
+pub async fn list_games(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<Json<GamePage>, ApiError> {
+    caller.require(Scope::GameRead)?;
+    Ok(Json(
+        lobby::list(&state.pool, caller.user_id, query.into_inner()).await?,
+    ))
+}
+
+/// Open a new game. The creator takes seat 0.
+#[utoipa::path(
+    tag = "lobby",
+    security(("bearer" = [])),
+    request_body = CreateGameRequest,
+    responses(
+        (status = 201, description = "The game, open for players.", body = GameSummary),
+        (status = 400, description = "Malformed JSON or wrong types.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`, `invalid_options` (with `field`) or `invalid_field`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games")]
+pub async fn create_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Json<CreateGameRequest>,
+) -> Result<Created<GameSummary>, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    Ok(Created(
+        lobby::create(&state.pool, caller.user_id, body.into_inner()).await?,
+    ))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DetailQuery {
+    /// Show the position at this version (0 ≤ at ≤ version) instead of now.
+    pub at: Option<i64>,
+}
+
+/// A game as the caller sees it: their own view (never another seat's secrets), the version,
+/// who must act and the caller's legal actions. A non-player gets the public view; after the
+/// end everyone sees everything.
+#[utoipa::path(
+    tag = "play",
+    security(("bearer" = [])),
+    params(("game_id" = Uuid, Path, description = "The game."), DetailQuery),
+    responses(
+        (status = 200, description = "The game.", body = GameDetail),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/games/{game_id}")]
+pub async fn get_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Uuid>,
+    query: web::Query<DetailQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require(Scope::GameRead)?;
+    let detail = play::detail(&state.pool, caller.user_id, path.into_inner(), query.at).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(header::ETag(header::EntityTag::new_strong(
+            detail.summary.version.to_string(),
+        )))
+        .json(detail))
+}
+
+/// Take a seat. The game starts when the last seat is taken.
+#[utoipa::path(
+    tag = "lobby",
+    security(("bearer" = [])),
+    params(("game_id" = Uuid, Path, description = "The game.")),
+    request_body(content = Option<JoinRequest>, description = "Optional: the seat and a nonce."),
+    responses(
+        (status = 200, description = "Seated (the game may have started).", body = GameSummary),
+        (status = 403, description = "`not_invited`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`wrong_status`, `already_seated`, `seat_taken` or `game_full`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{game_id}/join")]
+pub async fn join_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Uuid>,
+    body: Option<Json<JoinRequest>>,
+) -> Result<Json<GameSummary>, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    let request = body.map(Json::into_inner).unwrap_or_default();
+    Ok(Json(
+        lobby::join(&state.pool, caller.user_id, path.into_inner(), request).await?,
+    ))
+}
+
+/// Give up your seat before the game starts.
+#[utoipa::path(
+    tag = "lobby",
+    security(("bearer" = [])),
+    params(("game_id" = Uuid, Path, description = "The game.")),
+    responses(
+        (status = 200, description = "The seat is free again.", body = GameSummary),
+        (status = 403, description = "`not_a_player`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`wrong_status`: the game has started.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{game_id}/leave")]
+pub async fn leave_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Uuid>,
+) -> Result<Json<GameSummary>, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    Ok(Json(
+        lobby::leave(&state.pool, caller.user_id, path.into_inner()).await?,
+    ))
+}
+
+/// Start the game with the players seated so far (creator only); seats are renumbered
+/// without gaps.
+#[utoipa::path(
+    tag = "lobby",
+    security(("bearer" = [])),
+    params(("game_id" = Uuid, Path, description = "The game.")),
+    responses(
+        (status = 200, description = "Started.", body = GameSummary),
+        (status = 403, description = "`not_the_creator`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`wrong_status` or `not_enough_players`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{game_id}/start")]
+pub async fn start_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Uuid>,
+) -> Result<Json<GameSummary>, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    Ok(Json(
+        lobby::start(&state.pool, caller.user_id, path.into_inner()).await?,
+    ))
+}
+
+/// Cancel a game that has not started (creator only).
+#[utoipa::path(
+    tag = "lobby",
+    security(("bearer" = [])),
+    params(("game_id" = Uuid, Path, description = "The game.")),
+    responses(
+        (status = 200, description = "Cancelled.", body = GameSummary),
+        (status = 403, description = "`not_the_creator`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`wrong_status`: the game has started.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{game_id}/cancel")]
+pub async fn cancel_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Uuid>,
+) -> Result<Json<GameSummary>, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    Ok(Json(
+        lobby::cancel(&state.pool, caller.user_id, path.into_inner()).await?,
+    ))
+}
+
+/// Invite a user to an open game (players only). A private game admits invited users only.
+#[utoipa::path(
+    tag = "lobby",
+    security(("bearer" = [])),
+    params(("game_id" = Uuid, Path, description = "The game.")),
+    request_body = InviteRequest,
+    responses(
+        (status = 201, description = "Invited.", body = Invitation),
+        (status = 200, description = "Was invited already.", body = Invitation),
+        (status = 403, description = "`not_a_player`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found` or `user_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`wrong_status`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{game_id}/invitations")]
+pub async fn invite(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Uuid>,
+    body: Json<InviteRequest>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    let (invitation, new) = lobby::invite(
+        &state.pool,
+        caller.user_id,
+        path.into_inner(),
+        body.into_inner(),
+    )
+    .await?;
+    Ok(if new {
+        HttpResponse::Created().json(invitation)
+    } else {
+        HttpResponse::Ok().json(invitation)
+    })
+}
+
+/// Submit an action.
+///
+/// Send an `Idempotency-Key` (any string up to 255 characters, unique per action) and the
+/// version you saw, in the body or as `If-Match`. A retried request with the same key gets
+/// the stored answer and changes nothing (with `Idempotent-Replayed: true`).
+#[utoipa::path(
+    tag = "play",
+    security(("bearer" = [])),
+    params(
+        ("game_id" = Uuid, Path, description = "The game."),
+        ("Idempotency-Key" = String, Header, description = "Unique per intended action; retries reuse it."),
+        ("If-Match" = Option<String>, Header, description = "The version the client saw, instead of the body's `version`."),
+    ),
+    request_body = ActionRequest,
+    responses(
+        (status = 200, description = "Accepted and appended.", body = ActionResult),
+        (status = 400, description = "Malformed JSON, `idempotency_key_required` or `version_required`.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`: no seat, or not the seat named.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`version_conflict` (with `current_version`) or `game_not_active`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The rules refused it: the game's own code (e.g. `not_your_turn`), `invalid_command`, or `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{game_id}/actions")]
+pub async fn submit_action(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<Uuid>,
+    body: Json<ActionRequest>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    let key = req
+        .headers()
+        .get("Idempotency-Key")
+        .map(|v| v.to_str().unwrap_or_default().trim().to_string())
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "idempotency_key_required",
+                "send an Idempotency-Key header, unique for each action you mean to take",
+            )
+        })?;
+    if key.len() > 255 {
+        return Err(ApiError::bad_request(
+            "idempotency_key_required",
+            "the Idempotency-Key is longer than 255 characters",
+        ));
+    }
+    let if_match = match req.headers().get(header::IF_MATCH) {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .map(|v| v.trim().trim_start_matches("W/").trim_matches('"'))
+                .and_then(|v| v.parse::<i64>().ok())
+                .ok_or_else(|| {
+                    ApiError::bad_request("version_required", "If-Match must hold a version number")
+                })?,
+        ),
+    };
+    let body = body.into_inner();
+    let version = match (body.version, if_match) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(ApiError::bad_request(
+                "version_required",
+                format!("the body says version {a} but If-Match says {b}"),
+            ));
+        }
+        (Some(v), _) | (None, Some(v)) => v,
+        (None, None) => {
+            return Err(ApiError::bad_request(
+                "version_required",
+                "send the version you saw, as the body's `version` or as If-Match",
+            ));
+        }
+    };
+    let submitted = play::submit(
+        &state.pool,
+        caller.user_id,
+        path.into_inner(),
+        &key,
+        version,
+        &body,
+    )
+    .await?;
+    Ok(match submitted {
+        Submitted::Applied(result) => HttpResponse::Ok().json(result),
+        Submitted::Replayed(status, response) => HttpResponse::build(status)
+            .insert_header(("Idempotent-Replayed", "true"))
+            .json(response),
+    })
+}

@@ -1,0 +1,172 @@
+//! The HTTP API under `/api/v1`: handlers per resource, input error handling and the
+//! OpenAPI description assembled from the handlers.
+
+pub mod accounts;
+pub mod error;
+pub mod games;
+pub mod openapi;
+
+use crate::auth::JwtKeys;
+use crate::config::Config;
+use actix_web::ResponseError;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::ServiceResponse;
+use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::middleware::ErrorHandlerResponse;
+use actix_web::{HttpRequest, HttpResponse, Responder, web};
+use error::ApiError;
+use serde::Serialize;
+use sqlx::PgPool;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+pub use actix_web::web::Json;
+
+/// Largest accepted JSON body.
+pub const MAX_JSON_BODY: usize = 64 * 1024;
+
+/// What every handler can reach.
+pub struct AppState {
+    pub pool: PgPool,
+    pub jwt: JwtKeys,
+    pub config: Config,
+    /// The OpenAPI description, built once at start.
+    pub openapi: serde_json::Value,
+}
+
+/// A `201 Created` JSON response.
+pub struct Created<T>(pub T);
+
+impl<T: Serialize> Responder for Created<T> {
+    type Body = BoxBody;
+
+    fn respond_to(self, _: &HttpRequest) -> HttpResponse {
+        HttpResponse::Created().json(self.0)
+    }
+}
+
+/// The client's address as seen by this server (proxies are not trusted).
+pub fn client_address(req: &HttpRequest) -> Option<String> {
+    req.peer_addr().map(|a| a.ip().to_string())
+}
+
+/// Registers every API endpoint (under the `/api/v1` scope given by the caller).
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(accounts::register)
+        .service(accounts::login)
+        .service(accounts::refresh)
+        .service(accounts::logout)
+        .service(accounts::me)
+        .service(accounts::create_token)
+        .service(accounts::list_tokens)
+        .service(accounts::revoke_token)
+        .service(games::list_kinds)
+        .service(games::list_games)
+        .service(games::create_game)
+        .service(games::get_game)
+        .service(games::join_game)
+        .service(games::leave_game)
+        .service(games::start_game)
+        .service(games::cancel_game)
+        .service(games::invite)
+        .service(games::submit_action)
+
+        .service(openapi::serve_spec);
+}
+
+/// JSON bodies: size limit, and client mistakes answered as problem+json.
+pub fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(MAX_JSON_BODY)
+        .error_handler(|error, _req| json_error(&error).into())
+}
+
+fn json_error(error: &JsonPayloadError) -> ApiError {
+    match error {
+        JsonPayloadError::OverflowKnownLength { length, limit } => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("the body has {length} bytes; at most {limit} are accepted"),
+        ),
+        JsonPayloadError::Overflow { limit } => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("the body is larger than the {limit} bytes accepted"),
+        ),
+        JsonPayloadError::ContentType => ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "send the body as Content-Type: application/json",
+        ),
+        JsonPayloadError::Deserialize(e) if e.is_data() => {
+            ApiError::bad_request("invalid_body", format!("the body does not fit: {e}"))
+        }
+        JsonPayloadError::Deserialize(e) => {
+            ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}"))
+        }
+        other => ApiError::bad_request(
+            "malformed_json",
+            format!("the body could not be read: {other}"),
+        ),
+    }
+}
+
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|error: QueryPayloadError, _req| {
+        ApiError::bad_request(
+            "invalid_parameter",
+            format!("bad query parameters: {error}"),
+        )
+        .into()
+    })
+}
+
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|error: PathError, _req| {
+        ApiError::bad_request("invalid_parameter", format!("bad path: {error}")).into()
+    })
+}
+
+/// Turns any error response that is not yet problem+json (actix's own answers to oversized
+/// uploads, unsupported methods and the like) into one, so every error has the same shape.
+pub fn problem_fallback<B: MessageBody + 'static>(
+    response: ServiceResponse<B>,
+) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    let is_problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    if is_problem {
+        return Ok(ErrorHandlerResponse::Response(
+            response.map_into_left_body(),
+        ));
+    }
+    let status = response.status();
+    let detail = match response.response().error() {
+        Some(error) => error.to_string(),
+        None => status.canonical_reason().unwrap_or("error").to_lowercase(),
+    };
+    let code = match status.as_u16() {
+        400 => "invalid_body",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        413 => "payload_too_large",
+        415 => "unsupported_media_type",
+        500..=599 => "internal_error",
+        _ => "request_rejected",
+    };
+    let (request, _) = response.into_parts();
+    let problem = ApiError::new(status, code, detail).error_response();
+    Ok(ErrorHandlerResponse::Response(
+        ServiceResponse::new(request, problem).map_into_right_body(),
+    ))
+}
+
+/// Anything that matches no route.
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::not_found(
+        "not_found",
+        format!("there is nothing at {} {}", req.method(), req.path()),
+    ))
+}

@@ -1,0 +1,737 @@
+//! The lobby: creating, listing, joining, leaving, starting and cancelling games.
+
+use super::{PlatformEvent, SeatInfo, new_event};
+use crate::games::rng::{GameRng, commitment};
+use crate::games::{GameKind, Rules, Seat};
+use crate::http::error::ApiError;
+use crate::store::events;
+use crate::store::games::{self, GameHead, SeatRow, Status};
+use crate::with_rules;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Utc};
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::{PgConnection, PgPool};
+use std::collections::HashMap;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// A seat as listed in the lobby.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SeatSummary {
+    pub seat: i16,
+    pub user_id: Uuid,
+    pub username: String,
+}
+
+/// A game as listed in the lobby and at the top of a game's page.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "kind": "flying-dutchman", "rules_version": 1,
+    "status": "active", "visibility": "public", "seat_count": 4,
+    "options": {"edition": "2016", "value_track": "without_one", "board": "standard", "negotiation_deadline_secs": 86400},
+    "seats": [{"seat": 0, "user_id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna"}],
+    "created_by": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "created_at": "2026-11-29T12:00:00Z",
+    "started_at": "2026-11-29T12:05:00Z", "finished_at": null, "version": 12, "pending": [2],
+    "turn_started_at": "2026-11-29T12:30:00Z", "your_seat": 0, "your_turn": false,
+    "seed_commitment": "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
+    "outcome": null, "sandbox": false
+}))]
+pub struct GameSummary {
+    pub id: Uuid,
+    pub kind: String,
+    pub rules_version: i32,
+    /// `open` (waiting for players), `active`, `finished` or `cancelled`.
+    pub status: String,
+    /// `public` (listed, anyone may join) or `private` (invited players only).
+    pub visibility: String,
+    pub seat_count: i16,
+    /// The options with every default filled in.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    pub seats: Vec<SeatSummary>,
+    pub created_by: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Sequence number of the last event; send it with your next action.
+    pub version: i64,
+    /// Seats that must act now.
+    pub pending: Vec<i16>,
+    pub turn_started_at: Option<DateTime<Utc>>,
+    /// The caller's seat, if they play.
+    pub your_seat: Option<i16>,
+    /// Whether the caller must act now.
+    pub your_turn: bool,
+    /// SHA-256 of the secret seed, published before the game starts.
+    pub seed_commitment: String,
+    #[schema(value_type = Option<Object>)]
+    pub outcome: Option<Value>,
+    /// An imported copy for analysis, not a rated game.
+    pub sandbox: bool,
+    /// For a sandbox: the game its log was exported from.
+    pub imported_from: Option<Uuid>,
+}
+
+impl GameSummary {
+    pub fn new(head: &GameHead, seats: &[SeatRow], caller: Uuid) -> Self {
+        let your_seat = seats.iter().find(|s| s.user_id == caller).map(|s| s.seat);
+        Self {
+            id: head.id,
+            kind: head.kind.clone(),
+            rules_version: head.rules_version,
+            status: head.status().as_str().to_string(),
+            visibility: head.visibility.clone(),
+            seat_count: head.seat_count,
+            options: head.options.clone(),
+            seats: seats
+                .iter()
+                .map(|s| SeatSummary {
+                    seat: s.seat,
+                    user_id: s.user_id,
+                    username: s.username.clone(),
+                })
+                .collect(),
+            created_by: head.created_by,
+            created_at: head.created_at,
+            started_at: head.started_at,
+            finished_at: head.finished_at,
+            version: head.version,
+            pending: head.pending_seats.clone(),
+            turn_started_at: head.turn_started_at,
+            your_seat,
+            your_turn: your_seat.is_some_and(|s| head.pending_seats.contains(&s)),
+            seed_commitment: head.seed_commitment.clone(),
+            outcome: head.outcome.clone(),
+            sandbox: head.sandbox,
+            imported_from: head.imported_from,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"kind": "flying-dutchman", "seats": 4, "options": {"edition": "2016"}, "visibility": "public"}))]
+pub struct CreateGameRequest {
+    /// A registered game kind: `flying-dutchman` or `steel-driver`.
+    pub kind: String,
+    /// Number of seats (Flying Dutchman and Steel Driver: 3–6). The creator takes seat 0.
+    pub seats: u8,
+    /// The game's options; absent ones take their defaults. Unknown options are refused.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub options: Value,
+    /// `public` (default) or `private`.
+    pub visibility: Option<String>,
+    /// The creator's contribution to the game's randomness; random if absent.
+    pub nonce: Option<String>,
+}
+
+fn validate_nonce(nonce: Option<String>) -> Result<String, ApiError> {
+    match nonce {
+        None => Ok(hex::encode(rand::rng().random::<[u8; 16]>())),
+        Some(n)
+            if (1..=64).contains(&n.len())
+                && n.chars().all(|c| c == ' ' || c.is_ascii_graphic()) =>
+        {
+            Ok(n)
+        }
+        Some(_) => Err(ApiError::unprocessable(
+            "invalid_field",
+            "a nonce has 1 to 64 printable ASCII characters",
+        )
+        .with("field", "nonce")),
+    }
+}
+
+fn parse_kind(kind: &str) -> Result<GameKind, ApiError> {
+    GameKind::parse(kind).ok_or_else(|| {
+        let known: Vec<&str> = GameKind::ALL.iter().map(|k| k.as_str()).collect();
+        ApiError::unprocessable(
+            "unknown_game_kind",
+            format!(
+                "there is no game kind {kind:?}; known kinds: {}",
+                known.join(", ")
+            ),
+        )
+        .with("field", "kind")
+    })
+}
+
+/// The options of `R` for `seats`, validated and completed.
+fn options_for<R: Rules>(raw: &Value, seats: u8) -> Result<Value, ApiError> {
+    if !(R::MIN_SEATS..=R::MAX_SEATS).contains(&seats) {
+        return Err(ApiError::unprocessable(
+            "invalid_options",
+            format!(
+                "{} is for {} to {} players, not {seats}",
+                R::KIND,
+                R::MIN_SEATS,
+                R::MAX_SEATS
+            ),
+        )
+        .with("field", "seats"));
+    }
+    let raw = if raw.is_null() {
+        &Value::Object(Default::default())
+    } else {
+        raw
+    };
+    let options = R::parse_options(raw, seats).map_err(|e| {
+        ApiError::unprocessable("invalid_options", e.message.clone()).with("field", e.field)
+    })?;
+    Ok(serde_json::to_value(options).expect("options serialise"))
+}
+
+pub async fn create(
+    pool: &PgPool,
+    caller: Uuid,
+    request: CreateGameRequest,
+) -> Result<GameSummary, ApiError> {
+    let kind = parse_kind(&request.kind)?;
+    let (options, rules_version) = with_rules!(kind, R => {
+        (options_for::<R>(&request.options, request.seats)?, R::RULES_VERSION as i32)
+    });
+    let visibility = match request.visibility.as_deref().unwrap_or("public") {
+        v @ ("public" | "private") => v.to_string(),
+        other => {
+            return Err(ApiError::unprocessable(
+                "invalid_field",
+                format!("visibility is public or private, not {other:?}"),
+            )
+            .with("field", "visibility"));
+        }
+    };
+    let nonce = validate_nonce(request.nonce)?;
+    let seed: [u8; 32] = rand::rng().random();
+    let id = Uuid::now_v7();
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
+                            created_by, seed, seed_commitment)
+         VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9)",
+    )
+    .bind(id)
+    .bind(kind.as_str())
+    .bind(rules_version)
+    .bind(&options)
+    .bind(i16::from(request.seats))
+    .bind(&visibility)
+    .bind(caller)
+    .bind(seed.as_slice())
+    .bind(commitment(&seed))
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, nonce) VALUES ($1, 0, $2, $3)")
+        .bind(id)
+        .bind(caller)
+        .bind(&nonce)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    summary(pool, id, caller).await
+}
+
+/// The summary of one game for `caller`.
+pub async fn summary(pool: &PgPool, game_id: Uuid, caller: Uuid) -> Result<GameSummary, ApiError> {
+    let head = games::head(pool, game_id)
+        .await?
+        .ok_or_else(game_not_found)?;
+    let seats = games::seats(pool, game_id).await?;
+    Ok(GameSummary::new(&head, &seats, caller))
+}
+
+pub fn game_not_found() -> ApiError {
+    ApiError::not_found("game_not_found", "there is no game with this id")
+}
+
+fn wrong_status(head: &GameHead, what: &str) -> ApiError {
+    ApiError::conflict(
+        "wrong_status",
+        format!("cannot {what}: the game is {}", head.status().as_str()),
+    )
+    .with("game_status", head.status().as_str())
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"seat": 2, "nonce": "my lucky nonce"}))]
+pub struct JoinRequest {
+    /// The seat to take; the first free one if absent.
+    pub seat: Option<i16>,
+    /// Your contribution to the game's randomness; random if absent.
+    pub nonce: Option<String>,
+}
+
+/// Takes a seat. When the last seat is taken, the game starts.
+pub async fn join(
+    pool: &PgPool,
+    caller: Uuid,
+    game_id: Uuid,
+    request: JoinRequest,
+) -> Result<GameSummary, ApiError> {
+    let nonce = validate_nonce(request.nonce)?;
+    let mut tx = pool.begin().await?;
+    let head = games::lock_head(&mut tx, game_id)
+        .await?
+        .ok_or_else(game_not_found)?;
+    if head.status() != Status::Open {
+        return Err(wrong_status(&head, "join"));
+    }
+    let seats = games::seats(&mut *tx, game_id).await?;
+    if seats.iter().any(|s| s.user_id == caller) {
+        return Err(ApiError::conflict(
+            "already_seated",
+            "you already have a seat in this game",
+        ));
+    }
+    if head.visibility == "private" && head.created_by != caller {
+        let invited: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM game_invitations WHERE game_id = $1 AND user_id = $2)",
+        )
+        .bind(game_id)
+        .bind(caller)
+        .fetch_one(&mut *tx)
+        .await?;
+        if !invited {
+            return Err(ApiError::forbidden(
+                "not_invited",
+                "this game is private and you are not invited",
+            ));
+        }
+    }
+    let taken: Vec<i16> = seats.iter().map(|s| s.seat).collect();
+    let seat = match request.seat {
+        Some(seat) if !(0..head.seat_count).contains(&seat) => {
+            return Err(ApiError::unprocessable(
+                "invalid_field",
+                format!("seats are numbered 0 to {}", head.seat_count - 1),
+            )
+            .with("field", "seat"));
+        }
+        Some(seat) if taken.contains(&seat) => {
+            return Err(ApiError::conflict(
+                "seat_taken",
+                format!("seat {seat} is taken"),
+            ));
+        }
+        Some(seat) => seat,
+        None => (0..head.seat_count)
+            .find(|s| !taken.contains(s))
+            .ok_or_else(|| ApiError::conflict("game_full", "every seat is taken"))?,
+    };
+    sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, nonce) VALUES ($1, $2, $3, $4)")
+        .bind(game_id)
+        .bind(seat)
+        .bind(caller)
+        .bind(&nonce)
+        .execute(&mut *tx)
+        .await?;
+    if taken.len() + 1 == head.seat_count as usize {
+        start_locked(&mut tx, &head).await?;
+    }
+    tx.commit().await?;
+    summary(pool, game_id, caller).await
+}
+
+/// Gives up a seat before the start.
+pub async fn leave(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
+    let mut tx = pool.begin().await?;
+    let head = games::lock_head(&mut tx, game_id)
+        .await?
+        .ok_or_else(game_not_found)?;
+    if head.status() != Status::Open {
+        return Err(wrong_status(&head, "leave"));
+    }
+    let left = sqlx::query("DELETE FROM game_seats WHERE game_id = $1 AND user_id = $2")
+        .bind(game_id)
+        .bind(caller)
+        .execute(&mut *tx)
+        .await?;
+    if left.rows_affected() == 0 {
+        return Err(ApiError::forbidden(
+            "not_a_player",
+            "you have no seat in this game",
+        ));
+    }
+    tx.commit().await?;
+    summary(pool, game_id, caller).await
+}
+
+/// Starts the game with the seats taken so far (creator only).
+pub async fn start(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
+    let mut tx = pool.begin().await?;
+    let head = games::lock_head(&mut tx, game_id)
+        .await?
+        .ok_or_else(game_not_found)?;
+    if head.created_by != caller {
+        return Err(ApiError::forbidden(
+            "not_the_creator",
+            "only the game's creator may start it",
+        ));
+    }
+    if head.status() != Status::Open {
+        return Err(wrong_status(&head, "start"));
+    }
+    start_locked(&mut tx, &head).await?;
+    tx.commit().await?;
+    summary(pool, game_id, caller).await
+}
+
+/// Cancels an open game (creator only). Nothing was played, so nothing is lost.
+pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
+    let mut tx = pool.begin().await?;
+    let head = games::lock_head(&mut tx, game_id)
+        .await?
+        .ok_or_else(game_not_found)?;
+    if head.created_by != caller {
+        return Err(ApiError::forbidden(
+            "not_the_creator",
+            "only the game's creator may cancel it",
+        ));
+    }
+    if head.status() != Status::Open {
+        return Err(wrong_status(&head, "cancel"));
+    }
+    sqlx::query("UPDATE games SET status = 'cancelled' WHERE id = $1")
+        .bind(game_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    summary(pool, game_id, caller).await
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "bert"}))]
+pub struct InviteRequest {
+    pub username: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Invitation {
+    pub game_id: Uuid,
+    pub user_id: Uuid,
+    pub username: String,
+}
+
+/// Invites a user to an open game (any seated player may invite). Returns whether the
+/// invitation is new.
+pub async fn invite(
+    pool: &PgPool,
+    caller: Uuid,
+    game_id: Uuid,
+    request: InviteRequest,
+) -> Result<(Invitation, bool), ApiError> {
+    let mut tx = pool.begin().await?;
+    let head = games::lock_head(&mut tx, game_id)
+        .await?
+        .ok_or_else(game_not_found)?;
+    if games::seat_of(&mut *tx, game_id, caller).await?.is_none() {
+        return Err(ApiError::forbidden(
+            "not_a_player",
+            "only players of this game may invite",
+        ));
+    }
+    if head.status() != Status::Open {
+        return Err(wrong_status(&head, "invite"));
+    }
+    let user: Option<(Uuid, String)> =
+        sqlx::query_as("SELECT id, username FROM users WHERE username_key = lower($1)")
+            .bind(request.username.trim())
+            .fetch_optional(&mut *tx)
+            .await?;
+    let (user_id, username) = user.ok_or_else(|| {
+        ApiError::not_found(
+            "user_not_found",
+            format!("there is no user {:?}", request.username),
+        )
+    })?;
+    let inserted = sqlx::query(
+        "INSERT INTO game_invitations (game_id, user_id, invited_by) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(game_id)
+    .bind(user_id)
+    .bind(caller)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        == 1;
+    tx.commit().await?;
+    Ok((
+        Invitation {
+            game_id,
+            user_id,
+            username,
+        },
+        inserted,
+    ))
+}
+
+/// Starts a locked open game: seats are renumbered 0.. in seat order, the start event and
+/// the rules engine's setup are appended.
+async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), ApiError> {
+    let kind = parse_kind(&head.kind)?;
+    let seats = games::seats(&mut *conn, head.id).await?;
+    let count = seats.len();
+    with_rules!(kind, R => {
+        if count < usize::from(R::MIN_SEATS) {
+            return Err(ApiError::conflict(
+                "not_enough_players",
+                format!("{} needs at least {} players; {count} have joined", R::KIND, R::MIN_SEATS),
+            ));
+        }
+    });
+    // Renumber the seats 0..count without gaps, keeping their order.
+    sqlx::query("UPDATE game_seats SET seat = -1 - seat WHERE game_id = $1")
+        .bind(head.id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(
+        "UPDATE game_seats s SET seat = r.new_seat
+           FROM (SELECT user_id, (row_number() OVER (ORDER BY seat DESC) - 1)::smallint AS new_seat
+                   FROM game_seats WHERE game_id = $1) r
+          WHERE s.game_id = $1 AND s.user_id = r.user_id",
+    )
+    .bind(head.id)
+    .execute(&mut *conn)
+    .await?;
+    let seats = games::seats(&mut *conn, head.id).await?;
+    let nonces: Vec<String> = seats.iter().map(|s| s.nonce.clone()).collect();
+    let started = PlatformEvent::GameStarted {
+        kind: head.kind.clone(),
+        rules_version: head.rules_version,
+        options: head.options.clone(),
+        seats: seats
+            .iter()
+            .map(|s| SeatInfo {
+                seat: s.seat as Seat,
+                user_id: s.user_id,
+                username: s.username.clone(),
+            })
+            .collect(),
+        seed_commitment: head.seed_commitment.clone(),
+        nonces: nonces.clone(),
+    };
+    let seat_count = count as u8;
+    let (mut new_events, state, pending) = with_rules!(kind, R => {
+        let options: <R as Rules>::Options = serde_json::from_value(head.options.clone())
+            .map_err(|e| ApiError::internal(anyhow::anyhow!("stored options do not decode: {e}")))?;
+        let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, 2);
+        let setup = R::setup(&options, seat_count, &mut rng);
+        let state = R::fold(&setup);
+        let pending: Vec<i16> = R::pending(&state).into_iter().map(i16::from).collect();
+        let new: Vec<_> = setup.iter().map(|e| new_event::<R>(e, None, seat_count)).collect();
+        (new, serde_json::to_value(&state).expect("state serialises"), pending)
+    });
+    new_events.insert(0, started.to_new_event());
+    let version = new_events.len() as i64;
+    events::append(&mut *conn, head.id, 1, None, &new_events).await?;
+    events::save_state(&mut *conn, head.id, version, head.rules_version, &state).await?;
+    sqlx::query(
+        "UPDATE games SET status = 'active', version = $2, seat_count = $3, nonces = $4,
+                          pending_seats = $5, started_at = now(), turn_started_at = now()
+          WHERE id = $1",
+    )
+    .bind(head.id)
+    .bind(version)
+    .bind(count as i16)
+    .bind(&nonces)
+    .bind(&pending)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Which games to list.
+#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ListView {
+    /// Games waiting for players that the caller may join (public ones, and private ones
+    /// the caller is invited to), newest first.
+    #[default]
+    Open,
+    /// The caller's games (not cancelled ones), newest first; narrow with `status`.
+    Mine,
+    /// Active games where the caller must act, the longest-waiting first.
+    MyTurn,
+    /// Finished games (public ones and the caller's), most recently finished first.
+    Finished,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// `open` (default), `mine`, `my_turn` or `finished`.
+    pub view: Option<ListView>,
+    /// Only games of this kind.
+    pub kind: Option<String>,
+    /// With `view=mine`: only games in this status.
+    pub status: Option<String>,
+    /// Page size, 1–100 (default 20).
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GamePage {
+    pub items: Vec<GameSummary>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+fn encode_cursor(at: DateTime<Utc>, id: Uuid) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{}|{id}", at.timestamp_micros()))
+}
+
+fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), ApiError> {
+    let bad = || {
+        ApiError::bad_request(
+            "invalid_parameter",
+            "the cursor is not one this server gave",
+        )
+    };
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad())?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    let (micros, id) = text.split_once('|').ok_or_else(bad)?;
+    let at = DateTime::from_timestamp_micros(micros.parse().map_err(|_| bad())?).ok_or_else(bad)?;
+    Ok((at, id.parse().map_err(|_| bad())?))
+}
+
+/// One page of a lobby list.
+pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GamePage, ApiError> {
+    let view = query.view.unwrap_or_default();
+    let limit = i64::from(query.limit.unwrap_or(20));
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_parameter",
+            "limit is between 1 and 100",
+        ));
+    }
+    if let Some(kind) = &query.kind {
+        parse_kind(kind)?;
+    }
+    let status = match (&query.status, view) {
+        (None, _) => None,
+        (Some(s), ListView::Mine) => Some(
+            Status::parse(s)
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid_parameter",
+                        "status is open, active, finished or cancelled",
+                    )
+                })?
+                .as_str(),
+        ),
+        (Some(_), _) => {
+            return Err(ApiError::bad_request(
+                "invalid_parameter",
+                "status only narrows view=mine",
+            ));
+        }
+    };
+    let cursor = query.cursor.as_deref().map(decode_cursor).transpose()?;
+    // Each view: its filter, its sort key and direction.
+    let (filter, sort_key, ascending) = match view {
+        ListView::Open => (
+            "g.status = 'open' AND (g.visibility = 'public' OR g.created_by = $1
+               OR EXISTS (SELECT 1 FROM game_invitations i WHERE i.game_id = g.id AND i.user_id = $1))",
+            "g.created_at",
+            false,
+        ),
+        ListView::Mine => (
+            "g.status <> 'cancelled' AND ($4::text IS NULL OR g.status = $4)
+               AND (EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1)
+                    OR (g.sandbox AND g.created_by = $1))",
+            "g.created_at",
+            false,
+        ),
+        ListView::MyTurn => (
+            "g.status = 'active' AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
+               AND s.user_id = $1 AND s.seat = ANY(g.pending_seats))",
+            "g.turn_started_at",
+            true,
+        ),
+        ListView::Finished => (
+            "g.status = 'finished' AND (g.visibility = 'public'
+               OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1))",
+            "g.finished_at",
+            false,
+        ),
+    };
+    let (cmp, order) = if ascending {
+        (">", "ASC")
+    } else {
+        ("<", "DESC")
+    };
+    let sql = format!(
+        "SELECT g.id, g.kind, g.rules_version, g.options, g.seat_count, g.visibility, g.status,
+                g.version, g.created_by, g.seed, g.seed_commitment, g.nonces, g.pending_seats,
+                g.outcome, g.sandbox, g.imported_from, g.created_at, g.started_at, g.finished_at, g.turn_started_at,
+                {sort_key} AS sort_at
+           FROM games g
+          WHERE {filter} AND ($2::text IS NULL OR g.kind = $2)
+            AND ($5::timestamptz IS NULL OR ({sort_key}, g.id) {cmp} ($5, $6))
+          ORDER BY {sort_key} {order}, g.id {order}
+          LIMIT $3"
+    );
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        head: GameHead,
+        sort_at: DateTime<Utc>,
+    }
+    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(caller)
+        .bind(query.kind.as_deref())
+        .bind(limit + 1)
+        .bind(status)
+        .bind(cursor.map(|c| c.0))
+        .bind(cursor.map(|c| c.1))
+        .fetch_all(pool)
+        .await?;
+    let more = rows.len() as i64 > limit;
+    let rows = &rows[..rows.len().min(limit as usize)];
+    let ids: Vec<Uuid> = rows.iter().map(|r| r.head.id).collect();
+    let seat_rows: Vec<(Uuid, SeatRow)> = sqlx::query_as::<_, SeatRowWithGame>(
+        "SELECT s.game_id, s.seat, s.user_id, u.username, s.nonce
+           FROM game_seats s JOIN users u ON u.id = s.user_id
+          WHERE s.game_id = ANY($1) ORDER BY s.game_id, s.seat",
+    )
+    .bind(&ids)
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|r| (r.game_id, r.seat))
+    .collect();
+    let mut seats_by_game: HashMap<Uuid, Vec<SeatRow>> = HashMap::new();
+    for (game, seat) in seat_rows {
+        seats_by_game.entry(game).or_default().push(seat);
+    }
+    let items = rows
+        .iter()
+        .map(|r| {
+            let seats = seats_by_game
+                .get(&r.head.id)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            GameSummary::new(&r.head, seats, caller)
+        })
+        .collect();
+    let next_cursor = more
+        .then(|| rows.last().map(|r| encode_cursor(r.sort_at, r.head.id)))
+        .flatten();
+    Ok(GamePage { items, next_cursor })
+}
+
+#[derive(sqlx::FromRow)]
+struct SeatRowWithGame {
+    game_id: Uuid,
+    #[sqlx(flatten)]
+    seat: SeatRow,
+}

@@ -1,0 +1,193 @@
+//! The command service: the one place where games change. Each command runs in one database
+//! transaction under the game's row lock: load the state, let the rules engine decide, append
+//! the events, update the state cache and the head row.
+
+pub mod lobby;
+pub mod play;
+
+use crate::games::{Outcome, Rules, Seat, Viewer};
+use crate::store::events::{self, EventRow, NewEvent};
+use crate::store::games::{GameHead, Status};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// Events the platform itself writes into a game's log, beside the rules engine's events.
+/// Their types start with `kontor.`.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type")]
+pub enum PlatformEvent {
+    /// The first event of every game: who plays, under which rules, and the commitment to
+    /// the secret seed that, with the seat nonces, keys all of the game's randomness.
+    #[serde(rename = "kontor.game_started")]
+    GameStarted {
+        kind: String,
+        rules_version: i32,
+        options: Value,
+        seats: Vec<SeatInfo>,
+        /// Lowercase hex SHA-256 of the 32-byte seed.
+        seed_commitment: String,
+        /// One per seat, in seat order.
+        nonces: Vec<String>,
+    },
+    /// The last event: the result, and the seed, so anyone can verify every random draw.
+    #[serde(rename = "kontor.game_ended")]
+    GameEnded {
+        outcome: Outcome,
+        /// Lowercase hex of the 32-byte seed; its SHA-256 is the commitment.
+        seed: String,
+    },
+}
+
+impl PlatformEvent {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            PlatformEvent::GameStarted { .. } => "kontor.game_started",
+            PlatformEvent::GameEnded { .. } => "kontor.game_ended",
+        }
+    }
+
+    pub fn to_new_event(&self) -> NewEvent {
+        NewEvent {
+            kind: self.type_name().to_string(),
+            payload: serde_json::to_value(self).expect("platform events serialise"),
+            audience: None,
+            actor: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct SeatInfo {
+    pub seat: Seat,
+    pub user_id: Uuid,
+    pub username: String,
+}
+
+pub fn is_platform_event(kind: &str) -> bool {
+    kind.starts_with("kontor.")
+}
+
+/// An event as served to one viewer.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"seq": 7, "type": "bid_placed", "actor": 2, "at": "2026-11-29T12:00:00Z", "data": {"type": "bid_placed", "seat": 2, "horseshoes": 3}}))]
+pub struct EventOut {
+    pub seq: i64,
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The seat whose action caused the event; `null` for the platform and rules timers.
+    pub actor: Option<i16>,
+    pub at: DateTime<Utc>,
+    /// The event as this viewer may see it (redacted by the game's rules).
+    #[schema(value_type = Object)]
+    pub data: Value,
+}
+
+/// Who a caller is to a game: the finished game is open to everyone, and the importer of a
+/// sandbox sees all of it.
+pub fn viewer_for(head: &GameHead, caller: Uuid, seat: Option<i16>) -> Viewer {
+    if head.status() == Status::Finished || (head.sandbox && head.created_by == caller) {
+        return Viewer::Omniscient;
+    }
+    match seat {
+        Some(seat) => Viewer::Seat(seat as Seat),
+        None => Viewer::Spectator,
+    }
+}
+
+/// The stored event rows of `R` as `viewer` may see them; hidden events are left out.
+pub fn present<R: Rules>(rows: &[EventRow], viewer: Viewer) -> anyhow::Result<Vec<EventOut>> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let visible_as_stored = match (&row.audience, viewer) {
+            (None, _) | (_, Viewer::Omniscient) => true,
+            (Some(seats), Viewer::Seat(seat)) => seats.contains(&i16::from(seat)),
+            (Some(_), Viewer::Spectator) => false,
+        };
+        let data = if visible_as_stored || is_platform_event(&row.kind) {
+            row.payload.clone()
+        } else {
+            let event: R::Event = serde_json::from_value(row.payload.clone())?;
+            match R::redact(&event, viewer) {
+                Some(redacted) => serde_json::to_value(redacted)?,
+                None => continue,
+            }
+        };
+        out.push(EventOut {
+            seq: row.seq,
+            kind: row.kind.clone(),
+            actor: row.actor,
+            at: row.created_at,
+            data,
+        });
+    }
+    Ok(out)
+}
+
+/// A rules event ready to append, with the audience that sees it unredacted.
+pub fn new_event<R: Rules>(event: &R::Event, actor: Option<Seat>, seats: u8) -> NewEvent {
+    let payload = serde_json::to_value(event).expect("rules events serialise");
+    let kind = payload
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .to_string();
+    let public = R::redact(event, Viewer::Spectator).as_ref() == Some(event);
+    let audience = (!public).then(|| {
+        (0..seats)
+            .filter(|&s| R::redact(event, Viewer::Seat(s)).as_ref() == Some(event))
+            .map(i16::from)
+            .collect()
+    });
+    NewEvent {
+        kind,
+        payload,
+        audience,
+        actor: actor.map(i16::from),
+    }
+}
+
+/// Decodes the rules events of a log (skipping platform events) up to `version`.
+pub fn decode_rules_events<R: Rules>(rows: &[EventRow]) -> anyhow::Result<Vec<R::Event>> {
+    rows.iter()
+        .filter(|row| !is_platform_event(&row.kind))
+        .map(|row| {
+            serde_json::from_value(row.payload.clone()).map_err(|e| {
+                anyhow::anyhow!("event {} ({}) does not decode: {e}", row.seq, row.kind)
+            })
+        })
+        .collect()
+}
+
+/// The current state of a started game: from the cache when it is up to date, else folded
+/// from the log (and the cache is then repaired by the next write).
+pub async fn load_state<R: Rules>(
+    conn: &mut PgConnection,
+    head: &GameHead,
+) -> anyhow::Result<R::State> {
+    if let Some(cached) =
+        events::cached_state(&mut *conn, head.id, head.version, head.rules_version).await?
+    {
+        match serde_json::from_value(cached) {
+            Ok(state) => return Ok(state),
+            Err(error) => {
+                tracing::warn!(game = %head.id, %error, "state cache does not decode; refolding")
+            }
+        }
+    }
+    fold_to::<R>(conn, head.id, head.version).await
+}
+
+/// Folds the log of a game up to `version`.
+pub async fn fold_to<R: Rules>(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: i64,
+) -> anyhow::Result<R::State> {
+    let rows = events::load(&mut *conn, game_id, 1, version).await?;
+    let decoded = decode_rules_events::<R>(&rows)?;
+    Ok(R::fold(&decoded))
+}
