@@ -68,6 +68,7 @@ impl Application {
                 .app_data(http::json_config())
                 .app_data(http::query_config())
                 .app_data(http::path_config())
+                .app_data(web::PayloadConfig::new(http::audit::MAX_EXPORT_BODY))
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
                 .split_for_parts();
             app.wrap(ErrorHandlers::new().default_handler(http::problem_fallback))

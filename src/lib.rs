@@ -1,6 +1,7 @@
 //! Kontor: an open-source server for playing board games asynchronously over the web.
 
 pub mod app;
+pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod embedded_pg;

@@ -2,6 +2,7 @@
 //! OpenAPI description assembled from the handlers.
 
 pub mod accounts;
+pub mod audit;
 pub mod error;
 pub mod games;
 pub mod openapi;
@@ -71,7 +72,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(games::cancel_game)
         .service(games::invite)
         .service(games::submit_action)
-
+        .service(audit::event_log)
+        .service(audit::export_game)
+        .service(audit::verification)
+        .service(audit::verify_upload)
+        .service(audit::import_game)
         .service(openapi::serve_spec);
 }
 

@@ -1,0 +1,138 @@
+//! Reading a game's log: pages of events for a caller, and the export.
+
+use super::{CommandRecord, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportEvent, ExportHeader};
+use crate::games::{Actor, Seat, Viewer};
+use crate::http::error::ApiError;
+use crate::service::lobby::game_not_found;
+use crate::service::play::kind_of;
+use crate::service::{EventOut, SeatInfo, present, viewer_for};
+use crate::store::events;
+use crate::store::games::{self, Status};
+use crate::with_rules;
+use serde::Serialize;
+use sqlx::PgPool;
+use std::collections::HashMap;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// One page of a game's log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventPage {
+    /// Events after `after`, as the caller may see them (hidden ones are left out).
+    pub items: Vec<EventOut>,
+    /// The game's current version.
+    pub version: i64,
+    /// Pass as `after` for the next page; `null` when the page reached the current version.
+    pub next_after: Option<i64>,
+}
+
+/// Who is reading a log.
+#[derive(Clone, Copy, Debug)]
+pub enum Reader {
+    /// A user: their own view (everything once the game is over).
+    User(Uuid),
+    /// The operator at the command line: the complete log.
+    Operator,
+}
+
+/// Events with `after < seq <= after + limit`, redacted for `reader`.
+pub async fn page(
+    pool: &PgPool,
+    game_id: Uuid,
+    reader: Reader,
+    after: i64,
+    limit: i64,
+) -> Result<EventPage, ApiError> {
+    let head = games::head(pool, game_id)
+        .await?
+        .ok_or_else(game_not_found)?;
+    let viewer = viewer_of(pool, &head, reader).await?;
+    let to = (after + limit).min(head.version);
+    let rows = events::load(pool, game_id, after + 1, to).await?;
+    let kind = kind_of(&head)?;
+    let items = with_rules!(kind, R => present::<R>(&rows, viewer)?);
+    Ok(EventPage {
+        items,
+        version: head.version,
+        next_after: (to < head.version).then_some(to),
+    })
+}
+
+async fn viewer_of(
+    pool: &PgPool,
+    head: &games::GameHead,
+    reader: Reader,
+) -> Result<Viewer, ApiError> {
+    Ok(match reader {
+        Reader::Operator => Viewer::Omniscient,
+        Reader::User(user) => viewer_for(head, user, games::seat_of(pool, head.id, user).await?),
+    })
+}
+
+/// The export of a game for `reader`.
+pub async fn export(
+    pool: &PgPool,
+    game_id: Uuid,
+    reader: Reader,
+) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError> {
+    let head = games::head(pool, game_id)
+        .await?
+        .ok_or_else(game_not_found)?;
+    let viewer = viewer_of(pool, &head, reader).await?;
+    let complete = viewer == Viewer::Omniscient;
+    let rows = events::load(pool, game_id, 1, head.version).await?;
+    let kind = kind_of(&head)?;
+    let visible = with_rules!(kind, R => present::<R>(&rows, viewer)?);
+    let mut commands: HashMap<i64, CommandRecord> = HashMap::new();
+    if complete {
+        let recorded: Vec<(i64, Option<i16>, serde_json::Value)> = sqlx::query_as(
+            "SELECT first_seq, seat, command FROM game_commands WHERE game_id = $1 ORDER BY first_seq",
+        )
+        .bind(game_id)
+        .fetch_all(pool)
+        .await?;
+        for (first_seq, seat, action) in recorded {
+            let actor = match seat {
+                Some(seat) => Actor::Seat(seat as Seat),
+                None => Actor::System,
+            };
+            commands.insert(first_seq, CommandRecord { actor, action });
+        }
+    }
+    let seats = games::seats(pool, game_id)
+        .await?
+        .into_iter()
+        .map(|s| SeatInfo {
+            seat: s.seat as Seat,
+            user_id: s.user_id,
+            username: s.username,
+        })
+        .collect();
+    let finished = head.status() == Status::Finished;
+    let header = ExportHeader {
+        format: EXPORT_FORMAT.to_string(),
+        format_version: EXPORT_FORMAT_VERSION,
+        game_id,
+        kind: head.kind.clone(),
+        rules_version: head.rules_version,
+        status: head.status().as_str().to_string(),
+        seats,
+        options: head.options.clone(),
+        seed_commitment: head.seed_commitment.clone(),
+        nonces: head.nonces.clone(),
+        seed: finished.then(|| hex::encode(&head.seed)),
+        viewer,
+        complete,
+        version: head.version,
+        sandbox: head.sandbox,
+        exported_at: chrono::Utc::now(),
+    };
+    let events = visible
+        .into_iter()
+        .map(|event| ExportEvent {
+            command: commands.remove(&event.seq),
+            event,
+        })
+        .collect();
+    Ok((header, events))
+}
