@@ -3,6 +3,7 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use kontor::app::{Application, open_database};
+use kontor::audit::log::Reader;
 use kontor::config::Config;
 use kontor::games::simulate::simulate;
 use kontor::games::{BotLevel, GameKind};
@@ -42,6 +43,30 @@ enum Command {
     },
     /// Print the OpenAPI description.
     Openapi,
+    /// Write a game's log as ndjson: the complete log, or one user's redacted view with --as.
+    Export {
+        game_id: uuid::Uuid,
+        /// Export what this user may see instead of the complete log.
+        #[arg(long = "as")]
+        as_user: Option<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long, short)]
+        out: Option<std::path::PathBuf>,
+    },
+    /// Verify a finished game's export: re-derive every random draw from the revealed seed.
+    /// Exits with status 1 when verification fails.
+    Verify {
+        /// The export file (ndjson), or - for standard input.
+        export: String,
+    },
+    /// Refold every stored game from its log and compare with the state cache.
+    Replay {
+        /// Compare only (the default and only mode): report mismatches by game id.
+        #[arg(long, default_value_t = true)]
+        check: bool,
+    },
+    /// Drop the state caches and rebuild them from the logs.
+    Rebuild,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -67,6 +92,7 @@ fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::Verify { export } => verify(&export),
         command => actix_web::rt::System::new().block_on(run_async(command)),
     }
 }
@@ -94,8 +120,88 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             println!("migrations applied");
             Ok(())
         }
-        Command::Simulate { .. } | Command::Openapi => unreachable!("handled synchronously"),
+        Command::Export {
+            game_id,
+            as_user,
+            out,
+        } => {
+            let database = open_database(&config).await?;
+            let reader = match as_user {
+                None => Reader::Operator,
+                Some(name) => {
+                    let id: uuid::Uuid =
+                        sqlx::query_scalar("SELECT id FROM users WHERE username_key = lower($1)")
+                            .bind(&name)
+                            .fetch_optional(&database.pool)
+                            .await?
+                            .with_context(|| format!("there is no user {name:?}"))?;
+                    Reader::User(id)
+                }
+            };
+            let (header, events) = kontor::audit::log::export(&database.pool, game_id, reader)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let text = kontor::audit::to_ndjson(&header, &events);
+            match out {
+                Some(path) => std::fs::write(&path, text)
+                    .with_context(|| format!("writing {}", path.display()))?,
+                None => print!("{text}"),
+            }
+            database.pool.close().await;
+            Ok(())
+        }
+        Command::Replay { .. } => {
+            let database = open_database(&config).await?;
+            let mismatches = kontor::audit::replay::check(&database.pool, report_progress).await?;
+            database.pool.close().await;
+            report_mismatches("replay --check", &mismatches)
+        }
+        Command::Rebuild => {
+            let database = open_database(&config).await?;
+            let failures = kontor::audit::replay::rebuild(&database.pool, report_progress).await?;
+            database.pool.close().await;
+            report_mismatches("rebuild", &failures)
+        }
+        Command::Simulate { .. } | Command::Openapi | Command::Verify { .. } => {
+            unreachable!("handled synchronously")
+        }
     }
+}
+
+fn report_progress(done: usize, total: usize) {
+    if done == total || done % 100 == 0 {
+        eprintln!("{done}/{total} games");
+    }
+}
+
+fn report_mismatches(
+    what: &str,
+    mismatches: &[kontor::audit::replay::Mismatch],
+) -> anyhow::Result<()> {
+    for mismatch in mismatches {
+        println!("{}: {}", mismatch.game_id, mismatch.reason);
+    }
+    if mismatches.is_empty() {
+        println!("{what}: every game folds to its cached state");
+        Ok(())
+    } else {
+        anyhow::bail!("{what}: {} game(s) do not match", mismatches.len())
+    }
+}
+
+fn verify(path: &str) -> anyhow::Result<()> {
+    let text = if path == "-" {
+        std::io::read_to_string(std::io::stdin())?
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?
+    };
+    let (header, events) = kontor::audit::parse_ndjson(&text)?;
+    let verification = kontor::audit::verify::verify_export(&header, &events);
+    println!("{}", serde_json::to_string_pretty(&verification)?);
+    if !verification.verified {
+        std::process::exit(1);
+    }
+    Ok(())
 }
 
 fn run_simulation(

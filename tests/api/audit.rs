@@ -1,0 +1,394 @@
+//! Audit and replay: logs, exports, views at past versions, fairness verification, import,
+//! and the refold check.
+
+use crate::bots;
+use crate::support::*;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+async fn table(app: &TestApp) -> Vec<User> {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo", "dora"] {
+        players.push(app.register(name).await);
+    }
+    players
+}
+
+async fn text(app: &TestApp, path: &str, token: &str) -> (u16, String) {
+    let response = app
+        .client
+        .get(app.url(path))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+/// Posts an export to /verify.
+async fn verify(app: &TestApp, token: &str, export: &str) -> Value {
+    let response = app
+        .client
+        .post(app.url("/verify"))
+        .bearer_auth(token)
+        .header("content-type", "application/x-ndjson")
+        .body(export.to_string())
+        .send()
+        .await
+        .unwrap();
+    read(response).await.assert_ok().clone()
+}
+
+fn lines(export: &str) -> Vec<Value> {
+    export
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn join(lines: &[Value]) -> String {
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
+/// Changes the first event of `kind` that `change` accepts; returns the export and its seq.
+fn tamper(export: &str, kind: &str, change: impl Fn(&mut Value) -> bool) -> (String, i64) {
+    let mut lines = lines(export);
+    for line in lines.iter_mut().skip(1) {
+        if line["type"] == kind && change(&mut line["data"]) {
+            let seq = line["seq"].as_i64().unwrap();
+            return (join(&lines), seq);
+        }
+    }
+    panic!("no {kind} event to tamper with");
+}
+
+/// A finished four-player Flying Dutchman game, with what was served while it ran.
+struct Played {
+    game: Uuid,
+    players: Vec<User>,
+    /// Texts served before the end: views, exports, logs, lists.
+    before_the_end: Vec<String>,
+    /// A seat's view recorded at some version during the game: (seat, version, view).
+    recorded_view: (usize, i64, Value),
+}
+
+async fn play_a_game(app: &TestApp) -> Played {
+    let players = table(app).await;
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    let seen = bots::play(app, game, &players, bots::flying_dutchman, 5, 40).await;
+    let (seat, detail) = seen.views.last().unwrap().clone();
+    let recorded_view = (
+        seat,
+        detail["version"].as_i64().unwrap(),
+        detail["view"].clone(),
+    );
+    let mut before_the_end = Vec::new();
+    for player in &players {
+        for path in [
+            format!("/games/{game}"),
+            format!("/games/{game}/export"),
+            format!("/games/{game}/events?limit=1000"),
+            "/games?view=mine".to_string(),
+        ] {
+            let (status, body) = text(app, &path, &player.token).await;
+            assert_eq!(status, 200, "{path}: {body}");
+            before_the_end.push(body);
+        }
+        let early = app
+            .get(&format!("/games/{game}/verification"), &player.token)
+            .await;
+        early.assert_problem(409, "game_not_finished");
+    }
+    bots::play_to_end(app, game, &players, bots::flying_dutchman, 6).await;
+    Played {
+        game,
+        players,
+        before_the_end,
+        recorded_view,
+    }
+}
+
+#[tokio::test]
+async fn a_finished_game_verifies_and_tampering_is_caught_at_the_event() {
+    let app = spawn_app().await;
+    let played = play_a_game(&app).await;
+    let token = &played.players[1].token;
+    let game = played.game;
+
+    // Nothing served before the end revealed the seed.
+    let detail = app.get(&format!("/games/{game}"), token).await;
+    let seed = detail.body["seed"].as_str().unwrap().to_string();
+    assert_eq!(seed.len(), 64);
+    for text in &played.before_the_end {
+        assert!(!text.contains(&seed), "the seed leaked before the end");
+    }
+
+    // The server's own check, and the same on the uploaded export.
+    let verification = app.get(&format!("/games/{game}/verification"), token).await;
+    assert_eq!(
+        verification.assert_ok()["verified"],
+        true,
+        "{}",
+        verification.text
+    );
+    let (_, export) = text(&app, &format!("/games/{game}/export"), token).await;
+    let header = &lines(&export)[0];
+    assert_eq!(header["complete"], true);
+    assert_eq!(header["seed"], seed.as_str());
+    let report = verify(&app, token, &export).await;
+    assert_eq!(report["verified"], true, "{report}");
+    assert!(report["commands_checked"].as_u64().unwrap() > 40);
+
+    // A changed roll.
+    let (rolled, seq) = tamper(&export, "round_started", |data| {
+        let die_a = data["die_a"].as_u64().unwrap();
+        let other = if die_a == 9 { 7 } else { 9 };
+        data["die_a"] = json!(other);
+        data["lucky_number"] = json!(other + data["die_b"].as_u64().unwrap());
+        true
+    });
+    let report = verify(&app, token, &rolled).await;
+    assert_eq!(report["verified"], false);
+    assert_eq!(report["failure"]["seq"], seq, "{report}");
+
+    // A changed deal.
+    let (dealt, seq) = tamper(&export, "dealt", |data| {
+        let first = data["horseshoes"][0].as_u64().unwrap();
+        data["horseshoes"][0] = json!(if first == 48 { 47 } else { 48 });
+        true
+    });
+    let report = verify(&app, token, &dealt).await;
+    assert_eq!(report["failure"]["seq"], seq, "{report}");
+
+    // A changed shuffle.
+    let (shuffled, seq) = tamper(&export, "pool_refilled", |data| {
+        let Some(pool) = data["pool"].as_array_mut() else {
+            return false;
+        };
+        let before = pool.clone();
+        pool.reverse();
+        *pool != before
+    });
+    let report = verify(&app, token, &shuffled).await;
+    assert_eq!(report["failure"]["seq"], seq, "{report}");
+
+    // A seed that does not match the commitment.
+    let mut forged = lines(&export);
+    let fake = "00".repeat(32);
+    forged[0]["seed"] = json!(fake);
+    let last = forged.len() - 1;
+    forged[last]["data"]["seed"] = json!(fake);
+    let report = verify(&app, token, &join(&forged)).await;
+    assert_eq!(report["verified"], false);
+    assert!(
+        report["failure"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("commitment"),
+        "{report}"
+    );
+
+    // The command line says the same, with its exit status.
+    let dir = std::env::temp_dir().join(format!("kontor-verify-{game}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, content, ok) in [("good", &export, true), ("rolled", &rolled, false)] {
+        let path = dir.join(format!("{name}.ndjson"));
+        std::fs::write(&path, content).unwrap();
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
+            .arg("verify")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            status.status.success(),
+            ok,
+            "{}",
+            String::from_utf8_lossy(&status.stdout)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn logs_exports_and_past_views_are_redacted_until_the_end() {
+    let app = spawn_app().await;
+    let players = table(&app).await;
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    let seen = bots::play(&app, game, &players, bots::flying_dutchman, 9, 30).await;
+
+    // A view recorded during the game is what ?at= gives for that version.
+    let (seat, detail) = &seen.views[10];
+    let version = detail["version"].as_i64().unwrap();
+    let past = app
+        .get(
+            &format!("/games/{game}?at={version}"),
+            &players[*seat].token,
+        )
+        .await;
+    assert_eq!(past.assert_ok()["view"], detail["view"]);
+    assert_eq!(past.body["at_version"], version);
+    assert!(past.body["legal"].is_null(), "no legal actions in the past");
+    app.get(&format!("/games/{game}?at=99999"), &players[0].token)
+        .await
+        .assert_problem(400, "invalid_parameter");
+
+    // The log pages by version.
+    let page = app
+        .get(
+            &format!("/games/{game}/events?after=0&limit=5"),
+            &players[0].token,
+        )
+        .await;
+    let page = page.assert_ok();
+    assert_eq!(page["items"].as_array().unwrap().len(), 5);
+    assert_eq!(page["next_after"], 5);
+    let rest = app
+        .get(
+            &format!("/games/{game}/events?after=5&limit=1000"),
+            &players[0].token,
+        )
+        .await;
+    assert_eq!(rest.body["items"][0]["seq"], 6);
+    assert!(rest.body["next_after"].is_null());
+
+    // A player's export is redacted and carries no seed and no commands.
+    let (status, export) = text(&app, &format!("/games/{game}/export"), &players[0].token).await;
+    assert_eq!(status, 200);
+    let exported = lines(&export);
+    assert_eq!(exported[0]["format"], "kontor-game-log");
+    assert_eq!(exported[0]["complete"], false);
+    assert!(exported[0]["seed"].is_null());
+    assert!(exported.iter().skip(1).all(|l| l.get("command").is_none()));
+    assert!(exported[0]["seed_commitment"].as_str().unwrap().len() == 64);
+
+    // Such an export cannot be imported or verified.
+    let response = app
+        .client
+        .post(app.url("/games/import"))
+        .bearer_auth(&players[0].token)
+        .header("content-type", "application/x-ndjson")
+        .body(export.clone())
+        .send()
+        .await
+        .unwrap();
+    read(response)
+        .await
+        .assert_problem(422, "export_incomplete");
+    let report = verify(&app, &players[0].token, &export).await;
+    assert_eq!(report["verified"], false);
+}
+
+#[tokio::test]
+async fn a_complete_export_imports_as_a_sandbox_to_step_through() {
+    let app = spawn_app().await;
+    let played = play_a_game(&app).await;
+    let analyst = app.register("erin").await;
+    let (_, export) = text(
+        &app,
+        &format!("/games/{}/export", played.game),
+        &analyst.token,
+    )
+    .await;
+    let response = app
+        .client
+        .post(app.url("/games/import"))
+        .bearer_auth(&analyst.token)
+        .header("content-type", "application/x-ndjson")
+        .body(export.clone())
+        .send()
+        .await
+        .unwrap();
+    let imported = read(response).await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    let sandbox = imported.body["id"].as_str().unwrap().to_string();
+    assert_eq!(imported.body["sandbox"], true);
+    assert_eq!(imported.body["imported_from"], played.game.to_string());
+    assert_eq!(imported.body["visibility"], "private");
+    assert_eq!(imported.body["status"], "finished");
+    assert_eq!(
+        imported.body["outcome"],
+        app.get(&format!("/games/{}", played.game), &analyst.token)
+            .await
+            .body["outcome"]
+    );
+
+    // Every position can be stepped through, fully visible to the analyst.
+    let (seat, version, _) = &played.recorded_view;
+    let step = app
+        .get(&format!("/games/{sandbox}?at={version}"), &analyst.token)
+        .await;
+    let step = step.assert_ok();
+    assert!(
+        step["view"]["hidden"].is_object(),
+        "the analyst sees everything: {step}"
+    );
+    assert!(step["view"]["players"][*seat]["shares"].is_array());
+    let mine = app.get("/games?view=mine", &analyst.token).await;
+    assert_eq!(mine.body["items"][0]["id"], sandbox.as_str());
+    // Nobody can act in a sandbox.
+    app.act(
+        sandbox.parse().unwrap(),
+        &analyst,
+        *version,
+        &json!({"type": "pass"}),
+    )
+    .await
+    .assert_problem(403, "not_a_player");
+
+    // Garbage is refused with a reason.
+    let response = app
+        .client
+        .post(app.url("/games/import"))
+        .bearer_auth(&analyst.token)
+        .header("content-type", "application/x-ndjson")
+        .body("{\"hello\": 1}\n")
+        .send()
+        .await
+        .unwrap();
+    read(response).await.assert_problem(422, "invalid_export");
+}
+
+#[tokio::test]
+async fn replay_check_finds_a_corrupted_cache_and_rebuild_repairs_it() {
+    let app = spawn_app().await;
+    let players = table(&app).await;
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    bots::play(&app, game, &players, bots::flying_dutchman, 3, 25).await;
+    let other = app
+        .start_game("steel-driver", json!({}), &players[..3])
+        .await;
+    bots::play(&app, other, &players[..3], bots::steel_driver, 4, 25).await;
+
+    let clean = kontor::audit::replay::check(&app.pool, |_, _| {})
+        .await
+        .unwrap();
+    assert!(clean.is_empty(), "{clean:?}");
+
+    sqlx::query(
+        "UPDATE game_state SET state = jsonb_set(state, '{round}', '99') WHERE game_id = $1",
+    )
+    .bind(game)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let mut progress = Vec::new();
+    let found = kontor::audit::replay::check(&app.pool, |done, total| progress.push((done, total)))
+        .await
+        .unwrap();
+    assert_eq!(progress.last(), Some(&(2, 2)));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].game_id, game);
+
+    let failures = kontor::audit::replay::rebuild(&app.pool, |_, _| {})
+        .await
+        .unwrap();
+    assert!(failures.is_empty());
+    assert!(
+        kontor::audit::replay::check(&app.pool, |_, _| {})
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // The game plays on after the rebuild.
+    bots::play(&app, game, &players, bots::flying_dutchman, 8, 5).await;
+}

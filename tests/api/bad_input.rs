@@ -1,0 +1,309 @@
+//! Client mistakes get a 4xx problem+json with a stable code, and change nothing.
+
+use crate::support::*;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use kontor::auth::JwtKeys;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// Sends raw bytes as a body.
+async fn raw(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    token: Option<&str>,
+    content_type: &str,
+    body: Vec<u8>,
+) -> Reply {
+    let mut request = app
+        .client
+        .request(method, app.url(path))
+        .header("content-type", content_type)
+        .body(body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    read(request.send().await.unwrap()).await
+}
+
+#[tokio::test]
+async fn malformed_and_mistyped_bodies_change_nothing() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let game = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 3}),
+        )
+        .await;
+    let game_id = game.assert_ok()["id"].as_str().unwrap().to_string();
+    let before = app.fingerprint().await;
+
+    let cases: Vec<(&str, &str, Vec<u8>, u16, &str)> = vec![
+        (
+            "/games",
+            "application/json",
+            b"{\"kind\": ".to_vec(),
+            400,
+            "malformed_json",
+        ),
+        (
+            "/games",
+            "application/json",
+            b"not json at all".to_vec(),
+            400,
+            "malformed_json",
+        ),
+        (
+            "/games",
+            "application/json",
+            br#"{"kind": 7, "seats": 3}"#.to_vec(),
+            400,
+            "invalid_body",
+        ),
+        (
+            "/games",
+            "application/json",
+            br#"{"kind": "flying-dutchman", "seats": "three"}"#.to_vec(),
+            400,
+            "invalid_body",
+        ),
+        (
+            "/games",
+            "application/json",
+            br#"{"kind": "flying-dutchman", "seats": 3, "colour": "red"}"#.to_vec(),
+            400,
+            "invalid_body",
+        ),
+        (
+            "/games",
+            "application/json",
+            br#"{"kind": "flying-dutchman", "seats": -1}"#.to_vec(),
+            400,
+            "invalid_body",
+        ),
+        (
+            "/games",
+            "text/plain",
+            br#"{"kind": "flying-dutchman", "seats": 3}"#.to_vec(),
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            "/games",
+            "application/json",
+            vec![b' '; 100 * 1024],
+            413,
+            "payload_too_large",
+        ),
+        (
+            "/auth/register",
+            "application/json",
+            br#"{"username": ["anna"]}"#.to_vec(),
+            400,
+            "invalid_body",
+        ),
+        (
+            "/auth/login",
+            "application/json",
+            b"{{{".to_vec(),
+            400,
+            "malformed_json",
+        ),
+    ];
+    for (path, content_type, body, status, code) in cases {
+        let reply = raw(
+            &app,
+            Method::POST,
+            path,
+            Some(&anna.token),
+            content_type,
+            body,
+        )
+        .await;
+        reply.assert_problem(status, code);
+    }
+    let actions = format!("/games/{game_id}/actions");
+    let reply = raw(
+        &app,
+        Method::POST,
+        &actions,
+        Some(&anna.token),
+        "application/json",
+        b"[1,2".to_vec(),
+    )
+    .await;
+    reply.assert_problem(400, "malformed_json");
+    assert_eq!(
+        app.fingerprint().await,
+        before,
+        "bad input changed the database"
+    );
+}
+
+#[tokio::test]
+async fn unknown_game_kinds_and_options_are_refused_with_reasons() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let before = app.fingerprint().await;
+    let cases: Vec<(Value, &str, &str)> = vec![
+        (
+            json!({"kind": "chess", "seats": 2}),
+            "unknown_game_kind",
+            "kind",
+        ),
+        (
+            json!({"kind": "flying-dutchman", "seats": 7}),
+            "invalid_options",
+            "seats",
+        ),
+        (
+            json!({"kind": "flying-dutchman", "seats": 2}),
+            "invalid_options",
+            "seats",
+        ),
+        (
+            json!({"kind": "steel-driver", "seats": 7}),
+            "invalid_options",
+            "seats",
+        ),
+        (
+            json!({"kind": "flying-dutchman", "seats": 4, "options": {"speed": "fast"}}),
+            "invalid_options",
+            "speed",
+        ),
+        (
+            json!({"kind": "flying-dutchman", "seats": 4, "options": {"edition": "1999"}}),
+            "invalid_options",
+            "edition",
+        ),
+        (
+            json!({"kind": "steel-driver", "seats": 4, "options": {"map": "europe"}}),
+            "invalid_options",
+            "map",
+        ),
+        (
+            json!({"kind": "flying-dutchman", "seats": 4, "visibility": "secret"}),
+            "invalid_field",
+            "visibility",
+        ),
+    ];
+    for (body, code, field) in cases {
+        let reply = app.post("/games", Some(&anna.token), &body).await;
+        let problem = reply.assert_problem(422, code);
+        assert_eq!(problem["field"], field, "{}", reply.text);
+    }
+    // Say why: a 7-seat Flying Dutchman names the allowed range.
+    let reply = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 7}),
+        )
+        .await;
+    assert!(
+        reply.body["detail"].as_str().unwrap().contains('6'),
+        "{}",
+        reply.text
+    );
+    assert_eq!(app.fingerprint().await, before);
+}
+
+#[tokio::test]
+async fn bad_credentials_are_401_with_a_reason() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let before = app.fingerprint().await;
+    let keys = JwtKeys::new(JWT_SECRET.as_bytes(), Duration::from_secs(900)).unwrap();
+    let now = jsonwebtoken::get_current_timestamp();
+    let expired = keys
+        .issue_with_times(anna.id, now - 3600, now - 1800)
+        .unwrap();
+
+    // Tampered: claims of another user with anna's signature.
+    let parts: Vec<&str> = anna.token.split('.').collect();
+    let claims = URL_SAFE_NO_PAD.encode(
+        format!(
+            r#"{{"sub":"{}","exp":{},"iat":{now},"typ":"access"}}"#,
+            uuid::Uuid::new_v4(),
+            now + 600
+        )
+        .as_bytes(),
+    );
+    let tampered = format!("{}.{}.{}", parts[0], claims, parts[2]);
+    let unsigned = format!(
+        "{}.{}.",
+        URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#),
+        claims
+    );
+    let other_key = JwtKeys::new(&[9u8; 40], Duration::from_secs(900))
+        .unwrap()
+        .issue(anna.id)
+        .unwrap();
+
+    let cases: Vec<(Option<String>, &str)> = vec![
+        (None, "unauthenticated"),
+        (Some(expired), "token_expired"),
+        (Some(tampered), "invalid_token"),
+        (Some(unsigned), "invalid_token"),
+        (Some(other_key), "invalid_token"),
+        (Some("garbage".into()), "invalid_token"),
+        (Some(anna.refresh.clone()), "wrong_token_type"),
+        (Some("kontor_pat_doesnotexist".into()), "invalid_token"),
+    ];
+    for (token, code) in cases {
+        let reply = app
+            .call(Method::GET, "/me", token.as_deref(), None, &[])
+            .await;
+        reply.assert_problem(401, code);
+        assert_eq!(reply.headers["www-authenticate"], "Bearer");
+        // The same on a write: nothing is created.
+        let reply = app
+            .call(
+                Method::POST,
+                "/games",
+                token.as_deref(),
+                Some(&json!({"kind": "flying-dutchman", "seats": 3})),
+                &[],
+            )
+            .await;
+        reply.assert_problem(401, code);
+    }
+    // A Basic header is not a bearer token.
+    let reply = app
+        .client
+        .get(app.url("/me"))
+        .header("authorization", "Basic YW5uYTpwdw==")
+        .send()
+        .await
+        .unwrap();
+    read(reply).await.assert_problem(401, "unauthenticated");
+    assert_eq!(app.fingerprint().await, before);
+}
+
+#[tokio::test]
+async fn unknown_paths_and_bad_parameters_are_problems_too() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    app.get("/nowhere", &anna.token)
+        .await
+        .assert_problem(404, "not_found");
+    app.get("/games/not-a-uuid", &anna.token)
+        .await
+        .assert_problem(400, "invalid_parameter");
+    app.get(&format!("/games/{}", uuid::Uuid::new_v4()), &anna.token)
+        .await
+        .assert_problem(404, "game_not_found");
+    app.get("/games?view=everything", &anna.token)
+        .await
+        .assert_problem(400, "invalid_parameter");
+    app.get("/games?limit=1000", &anna.token)
+        .await
+        .assert_problem(400, "invalid_parameter");
+    app.get("/games?cursor=bogus", &anna.token)
+        .await
+        .assert_problem(400, "invalid_parameter");
+}

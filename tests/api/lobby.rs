@@ -1,0 +1,296 @@
+//! The lobby: create, list, join, leave, start, cancel, invite.
+
+use crate::support::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn create_join_and_auto_start_when_full() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let cleo = app.register("cleo").await;
+    let created = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 3, "options": {"edition": "1992"}}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    let game = created.body.clone();
+    assert_eq!(game["status"], "open");
+    assert_eq!(game["your_seat"], 0);
+    // Options come back complete, defaults filled in.
+    assert_eq!(game["options"]["edition"], "1992");
+    assert!(game["options"].as_object().unwrap().len() > 1, "{game}");
+    assert_eq!(game["seed_commitment"].as_str().unwrap().len(), 64);
+    let id = game["id"].as_str().unwrap();
+
+    // Bert sees it in the open list and joins.
+    let open = app.get("/games?view=open", &bert.token).await;
+    assert!(
+        open.assert_ok()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == id)
+    );
+    let joined = app
+        .post(&format!("/games/{id}/join"), Some(&bert.token), &json!({}))
+        .await;
+    assert_eq!(joined.assert_ok()["your_seat"], 1);
+    app.post(&format!("/games/{id}/join"), Some(&bert.token), &json!({}))
+        .await
+        .assert_problem(409, "already_seated");
+
+    // The last seat starts the game.
+    let full = app
+        .post(
+            &format!("/games/{id}/join"),
+            Some(&cleo.token),
+            &json!({"nonce": "cleo's luck"}),
+        )
+        .await;
+    assert_eq!(full.assert_ok()["status"], "active");
+    assert!(full.body["version"].as_i64().unwrap() > 1);
+    // Started games are no longer open.
+    let open = app.get("/games?view=open", &bert.token).await;
+    assert!(
+        !open.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == id)
+    );
+    let mine = app.get("/games?view=mine", &cleo.token).await;
+    assert_eq!(mine.assert_ok()["items"][0]["id"], id);
+    // The first event commits to the seed and records the nonces.
+    let (kind, payload): (String, serde_json::Value) = sqlx::query_as(
+        "SELECT type, payload FROM game_events WHERE game_id = $1::uuid AND seq = 1",
+    )
+    .bind(id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(kind, "kontor.game_started");
+    assert_eq!(payload["seed_commitment"], game["seed_commitment"]);
+    assert_eq!(payload["nonces"][2], "cleo's luck");
+}
+
+#[tokio::test]
+async fn leave_start_and_cancel_follow_the_rules() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let cleo = app.register("cleo").await;
+    let dora = app.register("dora").await;
+    let id = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "steel-driver", "seats": 5}),
+        )
+        .await
+        .assert_ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    app.post(
+        &format!("/games/{id}/join"),
+        Some(&bert.token),
+        &json!({"seat": 3}),
+    )
+    .await
+    .assert_ok();
+    app.post(
+        &format!("/games/{id}/join"),
+        Some(&cleo.token),
+        &json!({"seat": 3}),
+    )
+    .await
+    .assert_problem(409, "seat_taken");
+    app.post(
+        &format!("/games/{id}/join"),
+        Some(&cleo.token),
+        &json!({"seat": 9}),
+    )
+    .await
+    .assert_problem(422, "invalid_field");
+    // Too few to start; only the creator may start.
+    app.post(&format!("/games/{id}/start"), Some(&anna.token), &json!({}))
+        .await
+        .assert_problem(409, "not_enough_players");
+    app.post(&format!("/games/{id}/join"), Some(&cleo.token), &json!({}))
+        .await
+        .assert_ok();
+    app.post(&format!("/games/{id}/join"), Some(&dora.token), &json!({}))
+        .await
+        .assert_ok();
+    app.post(&format!("/games/{id}/leave"), Some(&dora.token), &json!({}))
+        .await
+        .assert_ok();
+    app.post(&format!("/games/{id}/start"), Some(&bert.token), &json!({}))
+        .await
+        .assert_problem(403, "not_the_creator");
+    let started = app
+        .post(&format!("/games/{id}/start"), Some(&anna.token), &json!({}))
+        .await;
+    let started = started.assert_ok();
+    assert_eq!(started["status"], "active");
+    // Three players: seats renumbered 0, 1, 2 in their order.
+    assert_eq!(started["seat_count"], 3);
+    let names: Vec<&str> = started["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["username"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["anna", "cleo", "bert"]);
+    app.post(&format!("/games/{id}/leave"), Some(&bert.token), &json!({}))
+        .await
+        .assert_problem(409, "wrong_status");
+    app.post(
+        &format!("/games/{id}/cancel"),
+        Some(&anna.token),
+        &json!({}),
+    )
+    .await
+    .assert_problem(409, "wrong_status");
+
+    // An open game can be cancelled by its creator.
+    let other = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "steel-driver", "seats": 3}),
+        )
+        .await;
+    let other = other.body["id"].as_str().unwrap().to_string();
+    app.post(
+        &format!("/games/{other}/cancel"),
+        Some(&bert.token),
+        &json!({}),
+    )
+    .await
+    .assert_problem(403, "not_the_creator");
+    let cancelled = app
+        .post(
+            &format!("/games/{other}/cancel"),
+            Some(&anna.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(cancelled.assert_ok()["status"], "cancelled");
+    app.post(
+        &format!("/games/{other}/join"),
+        Some(&bert.token),
+        &json!({}),
+    )
+    .await
+    .assert_problem(409, "wrong_status");
+}
+
+#[tokio::test]
+async fn private_games_admit_invited_players_only() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let cleo = app.register("cleo").await;
+    let id = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 3, "visibility": "private"}),
+        )
+        .await
+        .assert_ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Not listed for others, not joinable without an invitation.
+    let open = app.get("/games?view=open", &bert.token).await;
+    assert!(open.body["items"].as_array().unwrap().is_empty());
+    app.post(&format!("/games/{id}/join"), Some(&bert.token), &json!({}))
+        .await
+        .assert_problem(403, "not_invited");
+    // Invited, bert sees it and may join.
+    let invited = app
+        .post(
+            &format!("/games/{id}/invitations"),
+            Some(&anna.token),
+            &json!({"username": "bert"}),
+        )
+        .await;
+    assert_eq!(invited.status, 201, "{}", invited.text);
+    let again = app
+        .post(
+            &format!("/games/{id}/invitations"),
+            Some(&anna.token),
+            &json!({"username": "bert"}),
+        )
+        .await;
+    assert_eq!(again.status, 200);
+    app.post(
+        &format!("/games/{id}/invitations"),
+        Some(&anna.token),
+        &json!({"username": "nobody"}),
+    )
+    .await
+    .assert_problem(404, "user_not_found");
+    app.post(
+        &format!("/games/{id}/invitations"),
+        Some(&cleo.token),
+        &json!({"username": "cleo"}),
+    )
+    .await
+    .assert_problem(403, "not_a_player");
+    let open = app.get("/games?view=open", &bert.token).await;
+    assert_eq!(open.body["items"][0]["id"], id.as_str());
+    app.post(&format!("/games/{id}/join"), Some(&bert.token), &json!({}))
+        .await
+        .assert_ok();
+}
+
+#[tokio::test]
+async fn lists_are_paged_with_cursors() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let game = app
+            .post(
+                "/games",
+                Some(&anna.token),
+                &json!({"kind": "steel-driver", "seats": 3}),
+            )
+            .await;
+        ids.push(game.body["id"].as_str().unwrap().to_string());
+    }
+    ids.reverse(); // newest first
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/games?view=mine&limit=2&cursor={c}"),
+            None => "/games?view=mine&limit=2".to_string(),
+        };
+        let page = app.get(&path, &anna.token).await;
+        let page = page.assert_ok().clone();
+        for item in page["items"].as_array().unwrap() {
+            seen.push(item["id"].as_str().unwrap().to_string());
+        }
+        match page["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ids);
+    let only_steel = app
+        .get("/games?view=open&kind=steel-driver", &anna.token)
+        .await;
+    assert_eq!(only_steel.body["items"].as_array().unwrap().len(), 5);
+    let none = app
+        .get("/games?view=open&kind=flying-dutchman", &anna.token)
+        .await;
+    assert!(none.body["items"].as_array().unwrap().is_empty());
+}

@@ -1,0 +1,10 @@
+//! The integration tests: the real HTTP server against a real PostgreSQL.
+
+mod accounts;
+mod audit;
+mod bad_input;
+mod bots;
+mod games;
+mod lobby;
+mod play;
+mod support;

@@ -1,0 +1,326 @@
+//! Acting in a game: the answers to right and wrong submissions, idempotency, concurrency.
+
+use crate::support::*;
+use futures_util::future::join_all;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use uuid::Uuid;
+
+/// Four players in a started Flying Dutchman game, and the player who must act first.
+async fn flying_dutchman(app: &TestApp) -> (Uuid, Vec<User>, usize) {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo", "dora"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+    let first = detail.assert_ok()["pending"][0].as_u64().unwrap() as usize;
+    (game, players, first)
+}
+
+async fn version(app: &TestApp, game: Uuid, user: &User) -> i64 {
+    app.get(&format!("/games/{game}"), &user.token).await.body["version"]
+        .as_i64()
+        .unwrap()
+}
+
+async fn seqs(app: &TestApp, game: Uuid) -> Vec<i64> {
+    sqlx::query_scalar("SELECT seq FROM game_events WHERE game_id = $1 ORDER BY seq")
+        .bind(game)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_view_shows_version_pending_and_legal_actions() {
+    let app = spawn_app().await;
+    let (game, players, first) = flying_dutchman(&app).await;
+    let mover = app
+        .get(&format!("/games/{game}"), &players[first].token)
+        .await;
+    let mover = mover.assert_ok();
+    assert_eq!(mover["your_turn"], true);
+    assert!(
+        mover["legal"]["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c == "use_smith"),
+        "{mover}"
+    );
+    assert_eq!(mover["view"]["seat"], first, "{mover}");
+    let etag = app
+        .client
+        .get(app.url(&format!("/games/{game}")))
+        .bearer_auth(&players[first].token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(etag.headers()["etag"], format!("\"{}\"", mover["version"]));
+
+    // A logged-in non-player gets the public view and no legal actions.
+    let stranger = app.register("eve").await;
+    let public = app.get(&format!("/games/{game}"), &stranger.token).await;
+    let public = public.assert_ok();
+    assert!(public["legal"].is_null());
+    assert!(public["your_seat"].is_null());
+    assert!(public["view"].get("seat").is_none(), "{public}");
+    assert_eq!(public["version"], mover["version"]);
+}
+
+#[tokio::test]
+async fn wrong_submissions_get_the_right_answer_and_change_nothing() {
+    let app = spawn_app().await;
+    let (game, players, first) = flying_dutchman(&app).await;
+    let other = (first + 1) % 4;
+    let v = version(&app, game, &players[first]).await;
+    let path = format!("/games/{game}/actions");
+    let stranger = app.register("eve").await;
+    let before = app.fingerprint().await;
+
+    // Out of turn: the rules engine's code.
+    let reply = app
+        .act(game, &players[other], v, &json!({"type": "use_smith"}))
+        .await;
+    reply.assert_problem(422, "not_your_turn");
+    // Not an action of this game.
+    let reply = app
+        .act(game, &players[first], v, &json!({"type": "castle"}))
+        .await;
+    reply.assert_problem(422, "invalid_command");
+    // Illegal: passing while holding nine horseshoes.
+    let reply = app
+        .act(game, &players[first], v, &json!({"type": "pass"}))
+        .await;
+    reply.assert_problem(422, "too_many_horseshoes_to_pass");
+    // Stale version.
+    let reply = app
+        .act(game, &players[first], v - 1, &json!({"type": "use_smith"}))
+        .await;
+    assert_eq!(
+        reply.assert_problem(409, "version_conflict")["current_version"],
+        v
+    );
+    // A seat that is not yours.
+    let reply = app
+        .call(
+            Method::POST,
+            &path,
+            Some(&players[first].token),
+            Some(&json!({"version": v, "seat": other, "action": {"type": "use_smith"}})),
+            &[("Idempotency-Key", "k1")],
+        )
+        .await;
+    reply.assert_problem(403, "not_a_player");
+    // Not a player at all.
+    let reply = app
+        .act(game, &stranger, v, &json!({"type": "use_smith"}))
+        .await;
+    reply.assert_problem(403, "not_a_player");
+    // No credentials.
+    let reply = app
+        .call(
+            Method::POST,
+            &path,
+            None,
+            Some(&json!({"version": v, "action": {"type": "use_smith"}})),
+            &[("Idempotency-Key", "k2")],
+        )
+        .await;
+    reply.assert_problem(401, "unauthenticated");
+    // Missing key or version.
+    let reply = app
+        .call(
+            Method::POST,
+            &path,
+            Some(&players[first].token),
+            Some(&json!({"version": v, "action": {"type": "use_smith"}})),
+            &[],
+        )
+        .await;
+    reply.assert_problem(400, "idempotency_key_required");
+    let reply = app
+        .call(
+            Method::POST,
+            &path,
+            Some(&players[first].token),
+            Some(&json!({"action": {"type": "use_smith"}})),
+            &[("Idempotency-Key", "k3")],
+        )
+        .await;
+    reply.assert_problem(400, "version_required");
+    assert_eq!(app.fingerprint().await, before);
+
+    // The right one is accepted; If-Match works as the version.
+    let reply = app
+        .call(
+            Method::POST,
+            &path,
+            Some(&players[first].token),
+            Some(&json!({"action": {"type": "use_smith"}})),
+            &[("Idempotency-Key", "k4"), ("If-Match", &format!("\"{v}\""))],
+        )
+        .await;
+    let accepted = reply.assert_ok();
+    assert!(accepted["version"].as_i64().unwrap() > v);
+    assert!(!accepted["events"].as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_retried_request_is_answered_from_the_store_and_applies_once() {
+    let app = spawn_app().await;
+    let (game, players, first) = flying_dutchman(&app).await;
+    let v = version(&app, game, &players[first]).await;
+    let body = json!({"version": v, "action": {"type": "use_smith"}});
+    let path = format!("/games/{game}/actions");
+    let one = app
+        .call(
+            Method::POST,
+            &path,
+            Some(&players[first].token),
+            Some(&body),
+            &[("Idempotency-Key", "same")],
+        )
+        .await;
+    let two = app
+        .call(
+            Method::POST,
+            &path,
+            Some(&players[first].token),
+            Some(&body),
+            &[("Idempotency-Key", "same")],
+        )
+        .await;
+    assert_eq!(one.status, 200, "{}", one.text);
+    assert_eq!(two.status, 200, "{}", two.text);
+    assert_eq!(one.body, two.body);
+    assert_eq!(two.headers["idempotent-replayed"], "true");
+    assert_eq!(
+        version(&app, game, &players[first]).await,
+        one.body["version"].as_i64().unwrap()
+    );
+    // The same key with a different request is refused.
+    let other = json!({"version": v, "action": {"type": "use_kontor"}});
+    app.call(
+        Method::POST,
+        &path,
+        Some(&players[first].token),
+        Some(&other),
+        &[("Idempotency-Key", "same")],
+    )
+    .await
+    .assert_problem(422, "idempotency_key_reused");
+}
+
+#[tokio::test]
+async fn twenty_clients_at_once_with_the_same_version_one_wins() {
+    let app = spawn_app().await;
+    let (game, players, first) = flying_dutchman(&app).await;
+    let v = version(&app, game, &players[first]).await;
+    let path = format!("/games/{game}/actions");
+    let body = json!({"version": v, "action": {"type": "use_smith"}});
+    let replies = join_all((0..20).map(|i| {
+        let key = format!("client-{i}");
+        let (app, path, body, token) = (&app, &path, &body, &players[first].token);
+        async move {
+            app.call(
+                Method::POST,
+                path,
+                Some(token),
+                Some(body),
+                &[("Idempotency-Key", &key)],
+            )
+            .await
+        }
+    }))
+    .await;
+    let accepted: Vec<&Reply> = replies.iter().filter(|r| r.status == 200).collect();
+    let conflicts = replies.iter().filter(|r| r.status == 409).count();
+    assert_eq!(
+        accepted.len(),
+        1,
+        "{:?}",
+        replies.iter().map(|r| &r.text).collect::<Vec<_>>()
+    );
+    assert_eq!(conflicts, 19);
+    for reply in replies.iter().filter(|r| r.status == 409) {
+        reply.assert_problem(409, "version_conflict");
+    }
+    let seqs = seqs(&app, game).await;
+    let expected: Vec<i64> = (1..=seqs.len() as i64).collect();
+    assert_eq!(seqs, expected, "no gap, no duplicate");
+    assert_eq!(
+        *seqs.last().unwrap(),
+        accepted[0].body["version"].as_i64().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn the_same_key_twenty_times_at_once_applies_once_with_one_answer() {
+    let app = spawn_app().await;
+    let (game, players, first) = flying_dutchman(&app).await;
+    let v = version(&app, game, &players[first]).await;
+    let path = format!("/games/{game}/actions");
+    let body = json!({"version": v, "action": {"type": "use_smith"}});
+    let replies = join_all((0..20).map(|_| {
+        let (app, path, body, token) = (&app, &path, &body, &players[first].token);
+        async move {
+            app.call(
+                Method::POST,
+                path,
+                Some(token),
+                Some(body),
+                &[("Idempotency-Key", "once")],
+            )
+            .await
+        }
+    }))
+    .await;
+    let bodies: HashSet<String> = replies.iter().map(|r| r.body.to_string()).collect();
+    assert!(
+        replies.iter().all(|r| r.status == 200),
+        "{:?}",
+        replies.iter().map(|r| &r.text).collect::<Vec<_>>()
+    );
+    assert_eq!(bodies.len(), 1, "all twenty get the same answer");
+    let commands: i64 = sqlx::query_scalar("SELECT count(*) FROM game_commands WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(commands, 1);
+    let answer: Value = serde_json::from_str(bodies.iter().next().unwrap()).unwrap();
+    assert_eq!(
+        version(&app, game, &players[first]).await,
+        answer["version"].as_i64().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn the_database_refuses_to_rewrite_the_log() {
+    let app = spawn_app().await;
+    let (game, _, _) = flying_dutchman(&app).await;
+    // The application's own role, through its own pool.
+    let update = sqlx::query("UPDATE game_events SET payload = '{}' WHERE game_id = $1")
+        .bind(game)
+        .execute(&app.pool)
+        .await;
+    assert!(update.unwrap_err().to_string().contains("append-only"));
+    let delete = sqlx::query("DELETE FROM game_events WHERE game_id = $1")
+        .bind(game)
+        .execute(&app.pool)
+        .await;
+    assert!(delete.unwrap_err().to_string().contains("append-only"));
+    let truncate = sqlx::query("TRUNCATE game_events CASCADE")
+        .execute(&app.pool)
+        .await;
+    assert!(truncate.is_err());
+    let role_is_superuser: bool =
+        sqlx::query_scalar("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert!(!role_is_superuser);
+}

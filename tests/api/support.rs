@@ -1,0 +1,333 @@
+//! Test support: one private PostgreSQL cluster per test run, a fresh migrated database and a
+//! real HTTP server (on a free port) per test, and a small HTTP client.
+
+use kontor::app::Application;
+use kontor::config::Config;
+use kontor::embedded_pg::{Durability, EmbeddedPostgres};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use tokio::sync::OnceCell;
+use uuid::Uuid;
+
+/// The JWT secret of every test server (tests forge tokens with it).
+pub const JWT_SECRET: &str = "test-secret-test-secret-test-secret-0123456789";
+
+struct Cluster {
+    pg: EmbeddedPostgres,
+    dir: PathBuf,
+}
+
+static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+static TEMPLATE: OnceCell<()> = OnceCell::const_new();
+static NEXT_DB: AtomicU32 = AtomicU32::new(0);
+
+extern "C" fn stop_cluster() {
+    if let Some(cluster) = CLUSTER.get() {
+        let _ = cluster.pg.stop();
+        let _ = std::fs::remove_dir_all(&cluster.dir);
+    }
+}
+
+/// The cluster of this test run, started on first use and stopped when the process exits.
+pub fn pg() -> &'static EmbeddedPostgres {
+    &CLUSTER
+        .get_or_init(|| {
+            let dir = std::env::temp_dir().join(format!("kontor-test-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            let pg = EmbeddedPostgres::start(&dir, Durability::Fast).expect(
+                "starting the test PostgreSQL cluster (is PostgreSQL installed? see deploy/setup.sh)",
+            );
+            // SAFETY: registers a plain extern "C" function to run at process exit.
+            unsafe { libc::atexit(stop_cluster) };
+            Cluster { pg, dir }
+        })
+        .pg
+}
+
+/// A migrated template database; each test database is a copy of it.
+async fn template() {
+    TEMPLATE
+        .get_or_init(|| async {
+            pg().ensure_database("kontor_template").await.unwrap();
+            let pool = kontor::store::connect(pg().connect_options("kontor_template"), 2)
+                .await
+                .unwrap();
+            kontor::store::migrate(&pool).await.unwrap();
+            pool.close().await;
+        })
+        .await;
+}
+
+/// A fresh database copied from the migrated template.
+async fn fresh_database() -> (String, PgPool) {
+    template().await;
+    let name = format!(
+        "test_{}_{}",
+        std::process::id(),
+        NEXT_DB.fetch_add(1, Ordering::SeqCst)
+    );
+    let admin = kontor::store::connect(pg().superuser_options("postgres"), 1)
+        .await
+        .unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "CREATE DATABASE {name} OWNER kontor TEMPLATE kontor_template"
+    )))
+    .execute(&admin)
+    .await
+    .unwrap();
+    admin.close().await;
+    let pool = kontor::store::connect(pg().connect_options(&name), 12)
+        .await
+        .unwrap();
+    (name, pool)
+}
+
+/// A running server on its own database.
+pub struct TestApp {
+    pub address: String,
+    pub pool: PgPool,
+    pub client: reqwest::Client,
+    pub database: String,
+}
+
+/// Options for a test server.
+#[derive(Default)]
+pub struct AppOptions {
+    pub settings: HashMap<String, String>,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(AppOptions::default()).await
+}
+
+pub async fn spawn_app_with(options: AppOptions) -> TestApp {
+    let (database, pool) = fresh_database().await;
+    let mut settings: HashMap<String, String> = [
+        ("KONTOR_BIND", "127.0.0.1:0"),
+        ("KONTOR_JWT_SECRET", JWT_SECRET),
+        ("KONTOR_WORKERS", "false"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    settings.insert(
+        "KONTOR_DATA_DIR".into(),
+        std::env::temp_dir()
+            .join(format!("kontor-test-data-{database}"))
+            .display()
+            .to_string(),
+    );
+    settings.extend(options.settings);
+    let config = Config::from_map(&settings).unwrap();
+    let app = Application::build(config, pool.clone()).expect("building the app");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        address,
+        pool,
+        client: reqwest::Client::new(),
+        database,
+    }
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Reply {
+    /// Asserts a problem+json error with this status and code; returns the body.
+    pub fn assert_problem(&self, status: u16, code: &str) -> &Value {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "expected {status} {code}, got {}: {}",
+            self.status,
+            self.text
+        );
+        assert_eq!(
+            self.headers
+                .get("content-type")
+                .and_then(|v| v.to_str().ok()),
+            Some("application/problem+json"),
+            "errors are problem+json: {}",
+            self.text
+        );
+        assert_eq!(self.body["code"], code, "{}", self.text);
+        assert_eq!(self.body["status"], status);
+        assert!(
+            self.body["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "a person-readable detail: {}",
+            self.text
+        );
+        &self.body
+    }
+
+    pub fn assert_ok(&self) -> &Value {
+        assert!(
+            self.status.is_success(),
+            "expected success, got {}: {}",
+            self.status,
+            self.text
+        );
+        &self.body
+    }
+}
+
+/// A registered, logged-in user.
+#[derive(Clone, Debug)]
+pub struct User {
+    pub id: Uuid,
+    pub name: String,
+    pub token: String,
+    pub refresh: String,
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}/api/v1{path}", self.address)
+    }
+
+    /// Sends a request; `body` is JSON if given.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let mut request = self.client.request(method, self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.expect("the server answers");
+        read(response).await
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> Reply {
+        self.call(Method::GET, path, Some(token), None, &[]).await
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        self.call(Method::POST, path, token, Some(body), &[]).await
+    }
+
+    pub async fn register(&self, name: &str) -> User {
+        let password = format!("{name}-password");
+        self.post(
+            "/auth/register",
+            None,
+            &json!({"username": name, "email": format!("{name}@example.org"), "password": password}),
+        )
+        .await
+        .assert_ok();
+        let login = self
+            .post(
+                "/auth/login",
+                None,
+                &json!({"username": name, "password": password}),
+            )
+            .await;
+        let body = login.assert_ok();
+        let me = self
+            .get("/me", body["access_token"].as_str().unwrap())
+            .await;
+        User {
+            id: me.body["id"].as_str().unwrap().parse().unwrap(),
+            name: name.to_string(),
+            token: body["access_token"].as_str().unwrap().to_string(),
+            refresh: body["refresh_token"].as_str().unwrap().to_string(),
+        }
+    }
+
+    /// Creates a game of `kind` for `players` (the first creates it) and seats them all;
+    /// the game starts when the last one joins. Returns the game id.
+    pub async fn start_game(&self, kind: &str, options: Value, players: &[User]) -> Uuid {
+        let created = self
+            .post(
+                "/games",
+                Some(&players[0].token),
+                &json!({"kind": kind, "seats": players.len(), "options": options}),
+            )
+            .await;
+        let id: Uuid = created.assert_ok()["id"].as_str().unwrap().parse().unwrap();
+        for player in &players[1..] {
+            self.post(
+                &format!("/games/{id}/join"),
+                Some(&player.token),
+                &json!({}),
+            )
+            .await
+            .assert_ok();
+        }
+        id
+    }
+
+    /// Submits an action with a fresh idempotency key.
+    pub async fn act(&self, game: Uuid, user: &User, version: i64, action: &Value) -> Reply {
+        let key = Uuid::new_v4().to_string();
+        self.call(
+            Method::POST,
+            &format!("/games/{game}/actions"),
+            Some(&user.token),
+            Some(&json!({"version": version, "action": action})),
+            &[("Idempotency-Key", &key)],
+        )
+        .await
+    }
+
+    /// A digest of every table: equal digests mean nothing changed.
+    pub async fn fingerprint(&self) -> String {
+        let tables = [
+            "users",
+            "refresh_tokens",
+            "api_tokens",
+            "games",
+            "game_seats",
+            "game_invitations",
+            "game_events",
+            "game_commands",
+            "game_state",
+        ];
+        let mut digest = String::new();
+        for table in tables {
+            let part: Option<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                "SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) FROM {table} t"
+            )))
+            .fetch_one(&self.pool)
+            .await
+            .unwrap();
+            digest.push_str(&format!("{table}:{}\n", part.unwrap_or_default()));
+        }
+        digest
+    }
+}
+
+pub async fn read(response: reqwest::Response) -> Reply {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap_or_default();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Reply {
+        status,
+        headers,
+        body,
+        text,
+    }
+}
