@@ -1332,3 +1332,35 @@ mod map_data {
         ));
     }
 }
+
+#[test]
+fn api_schemas_are_named_for_the_game_and_every_reference_resolves() {
+    use std::collections::BTreeMap;
+    use utoipa::ToSchema;
+    use utoipa::openapi::{RefOr, schema::Schema};
+    fn add<T: ToSchema>(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((T::name().into(), T::schema()));
+        T::schemas(schemas);
+    }
+    let mut schemas = Vec::new();
+    add::<Options>(&mut schemas);
+    add::<Command>(&mut schemas);
+    add::<Event>(&mut schemas);
+    add::<View>(&mut schemas);
+    add::<Legal>(&mut schemas);
+    let schemas: BTreeMap<String, RefOr<Schema>> = schemas.into_iter().collect();
+    // The shared contract's `Outcome` (and the `u8` it brings along) are the platform's.
+    let mut shared = Vec::new();
+    add::<crate::games::Outcome>(&mut shared);
+    for name in schemas.keys() {
+        assert!(
+            name.starts_with("SteelDriver") || shared.iter().any(|(n, _)| n == name),
+            "schema `{name}` could collide with another game's"
+        );
+    }
+    let json = serde_json::to_string(&schemas).unwrap();
+    for reference in json.split("\"$ref\":\"#/components/schemas/").skip(1) {
+        let name = &reference[..reference.find('"').unwrap()];
+        assert!(schemas.contains_key(name), "unresolved reference to {name}");
+    }
+}
