@@ -4,7 +4,7 @@
 //!
 //! Targets on one core: at least 1,000 games a second; a replay under 100 µs.
 
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kontor::games::simulate::play_game;
 use kontor::games::steel_driver::{Event, Options, SteelDriver};
 use kontor::games::{BotLevel, Rules};
@@ -32,11 +32,7 @@ fn games(c: &mut Criterion) {
     assert_eq!(SteelDriver::fold(&events), played.state);
     eprintln!("replayed game: {} events", events.len());
     group.bench_function("replay_4p_game", |b| {
-        b.iter_batched_ref(
-            || (),
-            |_| black_box(SteelDriver::fold(black_box(&events))),
-            BatchSize::SmallInput,
-        )
+        b.iter(|| SteelDriver::fold(black_box(&events)))
     });
     group.finish();
 }
