@@ -622,6 +622,12 @@ fn before_the_connection(east: &[(Company, &[&str])]) -> State {
     state
 }
 
+fn amounts(list: &[(Company, u32)]) -> Vec<CompanyAmount> {
+    list.iter()
+        .map(|&(company, amount)| CompanyAmount { company, amount })
+        .collect()
+}
+
 fn path(companies: &[Company], links: &[&str]) -> TranscontinentalPath {
     TranscontinentalPath {
         companies: companies.to_vec(),
@@ -663,20 +669,7 @@ fn the_transcontinental_bonus_takes_the_path_with_fewest_companies_then_fewest_l
         Event::TranscontinentalBonus {
             company: Blue,
             path: expected,
-            bonuses: vec![
-                CompanyAmount {
-                    company: Blue,
-                    amount: 50,
-                },
-                CompanyAmount {
-                    company: Red,
-                    amount: 30,
-                },
-                CompanyAmount {
-                    company: Yellow,
-                    amount: 30,
-                },
-            ],
+            bonuses: amounts(&[(Blue, 50), (Red, 30), (Yellow, 30)]),
         }
     );
     // Denver ($50) plus the bonus; Green and Grey get nothing.
@@ -743,20 +736,7 @@ fn tied_transcontinental_paths_are_chosen_by_the_completing_companys_controller(
         Event::TranscontinentalBonus {
             company: Blue,
             path: options[1].clone(),
-            bonuses: vec![
-                CompanyAmount {
-                    company: Blue,
-                    amount: 50,
-                },
-                CompanyAmount {
-                    company: Red,
-                    amount: 30,
-                },
-                CompanyAmount {
-                    company: Green,
-                    amount: 30,
-                },
-            ],
+            bonuses: amounts(&[(Blue, 50), (Red, 30), (Green, 30)]),
         }
     );
     assert_eq!(state.company(Green).profit, 30);
@@ -833,16 +813,7 @@ fn after_round_five_boxes_empty_goods_appear_and_delivery_control_is_set() {
                 order: vec![Red, Yellow, Green, Blue, Grey, Brown],
             },
             &Event::BoxesEmptied {
-                cubes: vec![
-                    CompanyAmount {
-                        company: Red,
-                        amount: 1,
-                    },
-                    CompanyAmount {
-                        company: Yellow,
-                        amount: 1,
-                    },
-                ],
+                cubes: amounts(&[(Red, 1), (Yellow, 1)]),
             },
             &Event::GoodsPlaced {
                 cities: ["SFO", "SEA", "POR", "SAC", "LAX"].map(city).to_vec(),
