@@ -4,9 +4,11 @@
 //!   phase, the invariants hold after every event, money never decreases, every event
 //!   survives a serde round trip, folding the events rebuilds the final state, the final
 //!   state survives a serde round trip, and every transcontinental decision agrees with a
-//!   brute-force search of all paths. `GAMES_PER_SEAT_COUNT` games for each of 3, 4, 5 and
-//!   6 players (2,000 in all); at seat `s` of game `g` the bot is sensible when bit `s` of `g`
-//!   is set, so all-random, all-sensible and mixed tables all occur.
+//!   brute-force search of all paths. In every `LEGAL_EVERY`-th game, `legal` and
+//!   `pass_command` are also compared with `decide` after every event, for every seat.
+//!   `GAMES_PER_SEAT_COUNT` games for each of 3, 4, 5 and 6 players (2,000 in all); at seat
+//!   `s` of game `g` the bot is sensible when bit `s` of `g` is set, so all-random,
+//!   all-sensible and mixed tables all occur.
 //! * The two shortcuts of the engine against brute force on random inputs: the goods set
 //!   split, and the transcontinental path choice on random track.
 
@@ -17,10 +19,13 @@ use super::state::{Phase, ROUNDS};
 use super::transcontinental::{best_paths, joined};
 use super::*;
 use crate::games::simulate::play_game;
+use crate::games::{Actor, Seat};
 use proptest::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
 const GAMES_PER_SEAT_COUNT: u64 = 500;
+/// Every this many games, `legal` is compared with `decide` after every event.
+const LEGAL_EVERY: u64 = 20;
 
 fn bots_for(game: u64, seats: u8) -> Vec<BotLevel> {
     (0..seats)
@@ -55,6 +60,95 @@ fn check_event(previous: &State, state: &State, event: &Event) -> Result<(), Str
     }
 }
 
+/// `legal` and `pass_command` agree with `decide` for every seat: what is offered is
+/// accepted, the limits are exact, and what is not offered is refused.
+fn check_legal(state: &State) -> Result<(), String> {
+    let accepts = |seat: Seat, command: Command| {
+        SteelDriver::decide(
+            state,
+            Actor::Seat(seat),
+            &command,
+            &mut GameRng::from_u64(0),
+        )
+        .is_ok()
+    };
+    let pending = SteelDriver::pending(state);
+    for seat in 0..state.seats {
+        let legal = SteelDriver::legal(state, seat);
+        let pass = SteelDriver::pass_command(state, seat);
+        if !pending.contains(&seat) {
+            if !matches!(legal, Legal::Wait) || pass.is_some() {
+                return Err(format!("seat {seat} is not pending but has {legal:?}"));
+            }
+            continue;
+        }
+        if let Some(p) = &pass
+            && !accepts(seat, p.clone())
+        {
+            return Err(format!("pass_command {p:?} is refused"));
+        }
+        let agrees = match legal {
+            Legal::Wait => false,
+            Legal::OpenAuction {
+                companies,
+                min_bid,
+                max_bid,
+                can_pass,
+                ..
+            } => {
+                Company::ALL.into_iter().all(|company| {
+                    let open = |bid| accepts(seat, Command::OpenAuction { company, bid });
+                    if companies.contains(&company) {
+                        open(min_bid) && open(max_bid) && !open(max_bid + 1)
+                    } else {
+                        !open(1)
+                    }
+                }) && can_pass == accepts(seat, Command::PassPawn)
+                    && pass == Some(Command::PassPawn)
+            }
+            Legal::Bid {
+                min_bid,
+                cubes,
+                can_bid,
+                can_pass,
+                ..
+            } => {
+                let bid = |bid| accepts(seat, Command::Bid { bid });
+                can_bid == bid(min_bid)
+                    && !bid(min_bid - 1)
+                    && (!can_bid || (bid(cubes) && !bid(cubes + 1)))
+                    && can_pass == accepts(seat, Command::PassBid)
+            }
+            Legal::Build {
+                links, can_pass, ..
+            } => {
+                (0..MAP.links.len() as u8).all(|l| {
+                    let link = LinkId(l);
+                    links.iter().any(|o| o.link == link) == accepts(seat, Command::Build { link })
+                }) && can_pass == accepts(seat, Command::PassBuild)
+                    && can_pass == pass.is_some()
+            }
+            Legal::ChoosePath { options, .. } => (0..=options.len() as u8).all(|index| {
+                accepts(seat, Command::ChoosePath { index }) == (usize::from(index) < options.len())
+            }),
+            Legal::TakeGoods {
+                goods, can_pass, ..
+            } => {
+                (0..MAP.cities.len() as u8).all(|c| {
+                    let city = CityId(c);
+                    goods.iter().any(|g| g.city == city)
+                        == accepts(seat, Command::TakeGoods { city })
+                }) && can_pass == accepts(seat, Command::PassDelivery)
+                    && can_pass == pass.is_some()
+            }
+        };
+        if !agrees {
+            return Err(format!("legal for seat {seat} disagrees with decide"));
+        }
+    }
+    Ok(())
+}
+
 fn play_many(seats: u8) {
     let options = Options::default();
     let mut transcontinentals = 0;
@@ -66,7 +160,13 @@ fn play_many(seats: u8) {
         let mut failure: Option<String> = None;
         let played = play_game::<SteelDriver>(&options, &bots, seed, |state, event| {
             if failure.is_none()
-                && let Err(e) = check_event(&previous, state, event)
+                && let Err(e) = check_event(&previous, state, event).and_then(|()| {
+                    if game % LEGAL_EVERY == 0 {
+                        check_legal(state)
+                    } else {
+                        Ok(())
+                    }
+                })
             {
                 failure = Some(format!("after {event:?}: {e}"));
             }
