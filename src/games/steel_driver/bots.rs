@@ -1,4 +1,5 @@
-//! The bots. Both only ever return a legal command for the seat to act.
+//! The bots. Both only ever return a legal command for the seat to act (the helpers below
+//! rely on that seat being the one `State::to_act` names).
 //!
 //! * `Random` picks uniformly among the legal choices (pass the pawn or open one of the
 //!   companies; bid or pass; one of the buildable links; one of the goods), with a uniformly
@@ -15,6 +16,11 @@ use super::transcontinental::Sides;
 use crate::games::{BotLevel, GameRng, Seat};
 
 pub fn bot_command(state: &State, seat: Seat, level: BotLevel, rng: &mut GameRng) -> Command {
+    if state.to_act() != Some(seat) {
+        // Asked for a seat that is not to act (a caller bug): answer something `decide`
+        // refuses rather than panic.
+        return Command::PassPawn;
+    }
     match level {
         BotLevel::Random => random(state, seat, rng),
         BotLevel::Sensible => sensible(state, seat, rng),

@@ -1346,3 +1346,14 @@ fn api_schemas_are_named_for_the_game_and_every_reference_resolves() {
         assert!(schemas.contains_key(name), "unresolved reference to {name}");
     }
 }
+
+#[test]
+fn a_bot_asked_for_a_seat_that_is_not_to_act_answers_without_panicking() {
+    let state = red_and_blue(4, 4);
+    for level in [BotLevel::Random, BotLevel::Sensible] {
+        for seat in [1, 3, 9] {
+            let command = SteelDriver::bot_command(&state, seat, level, &mut GameRng::from_u64(1));
+            assert!(try_play(&state, seat, command).is_err());
+        }
+    }
+}
