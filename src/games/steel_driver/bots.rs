@@ -1,4 +1,5 @@
-//! The bots. Both only ever return a legal command for the seat to act.
+//! The bots. Both only ever return a legal command for the seat to act (the helpers below
+//! rely on that seat being the one `State::to_act` names).
 //!
 //! * `Random` picks uniformly among the legal choices (pass the pawn or open one of the
 //!   companies; bid or pass; one of the buildable links; one of the goods), with a uniformly
@@ -15,6 +16,11 @@ use super::transcontinental::Sides;
 use crate::games::{BotLevel, GameRng, Seat};
 
 pub fn bot_command(state: &State, seat: Seat, level: BotLevel, rng: &mut GameRng) -> Command {
+    if state.to_act() != Some(seat) {
+        // Asked for a seat that is not to act (a caller bug): answer something `decide`
+        // refuses rather than panic.
+        return Command::PassPawn;
+    }
     match level {
         BotLevel::Random => random(state, seat, rng),
         BotLevel::Sensible => sensible(state, seat, rng),
@@ -94,7 +100,8 @@ fn random(state: &State, seat: Seat, rng: &mut GameRng) -> Command {
 }
 
 /// What a cube in hand is worth to the sensible bot, in dollars, by round: cubes earn about
-/// $10 each in track profit, less as the game runs out; after round 5 they are worthless.
+/// $10 each in track profit, less as the game runs out; in round 5 they are nearly worthless
+/// (nothing is left to spend them on afterwards).
 fn cube_value(round: u8) -> i64 {
     match round {
         1 => 8,
@@ -155,8 +162,9 @@ fn profit_within(steps: &[(u32, u32)], budget: u32) -> u32 {
         .map_or(0, |&(_, p)| p)
 }
 
-/// The bid range worth paying for `company`: (best bid, highest bid with a positive net),
-/// both at least `min_bid`; `None` when no bid in range is worth it.
+/// What bidding for `company` is worth to `seat`, over bids from `min_bid` to its cubes:
+/// `(the bid with the best net value, the highest bid still worth paying, that best net)`;
+/// `None` when no bid in range is worth it.
 fn worth(state: &State, company: Company, seat: Seat, min_bid: u32) -> Option<(u32, u32, i64)> {
     let cubes = state.players[usize::from(seat)].cubes;
     if min_bid > cubes {

@@ -6,8 +6,8 @@
 //! command, plus a small [`Flow`] overlay tracking what the events decided so far changed in
 //! turn order and control.
 
-use super::map::{CityId, LinkId, MAP, bits};
-use super::model::{Colour, Command, Company, CompanyAmount, Event, FinalProfit, Payment};
+use super::map::{LinkId, MAP};
+use super::model::{Command, Company, CompanyAmount, Event, FinalProfit, Payment};
 use super::state::{CompanyState, Phase, ROUNDS, State, Turns, cubes_per_round};
 use super::transcontinental;
 use crate::games::{Actor, RuleError, Seat};
@@ -180,7 +180,7 @@ pub fn scoring_cities(company: &CompanyState, link: LinkId) -> u64 {
 
 /// Goods cubes `company` may take now.
 pub fn takeable(state: &State, company: Company) -> u64 {
-    state.takeable_goods(company)
+    state.goods & state.company(company).cities
 }
 
 /// Who controls each company for the delivery: most shares; a tie goes to the tied player
@@ -647,14 +647,4 @@ fn bonus_event(company: Company, path: super::model::TranscontinentalPath) -> Ev
         path,
         bonuses,
     }
-}
-
-/// The colour of a city's goods.
-pub fn colour_of(city: CityId) -> Colour {
-    MAP.cities[city.index()].colour
-}
-
-/// Every city in `cities`, as ids.
-pub fn city_ids(cities: u64) -> impl Iterator<Item = CityId> {
-    bits(cities).map(CityId)
 }

@@ -1,6 +1,6 @@
 //! The position and how each event changes it (`evolve`, in place, never random).
 
-use super::map::{CityId, MAP, bits};
+use super::map::{CityId, bits};
 use super::model::{Company, Event, TranscontinentalPath};
 use crate::games::{Outcome, Seat};
 use serde::{Deserialize, Serialize};
@@ -446,27 +446,8 @@ impl State {
         }
     }
 
-    /// Goods cubes on the map that `company` could take.
-    pub fn takeable_goods(&self, company: Company) -> u64 {
-        self.goods & self.company(company).cities
-    }
-
-    /// The total goods cubes of the companies `seat` controls for the delivery.
-    pub fn goods_controlled(&self, seat: Seat) -> u32 {
-        self.companies
-            .iter()
-            .filter(|c| c.delivery_controller == Some(seat))
-            .map(|c| c.goods.iter().map(|&g| u32::from(g)).sum::<u32>())
-            .sum()
-    }
-
     /// The cities of `cities` listed as ids, for events and views.
     pub fn city_list(cities: u64) -> Vec<CityId> {
         bits(cities).map(CityId).collect()
-    }
-
-    /// The map this game is played on.
-    pub fn map(&self) -> &'static super::map::Map {
-        &MAP
     }
 }

@@ -622,6 +622,12 @@ fn before_the_connection(east: &[(Company, &[&str])]) -> State {
     state
 }
 
+fn amounts(list: &[(Company, u32)]) -> Vec<CompanyAmount> {
+    list.iter()
+        .map(|&(company, amount)| CompanyAmount { company, amount })
+        .collect()
+}
+
 fn path(companies: &[Company], links: &[&str]) -> TranscontinentalPath {
     TranscontinentalPath {
         companies: companies.to_vec(),
@@ -663,20 +669,7 @@ fn the_transcontinental_bonus_takes_the_path_with_fewest_companies_then_fewest_l
         Event::TranscontinentalBonus {
             company: Blue,
             path: expected,
-            bonuses: vec![
-                CompanyAmount {
-                    company: Blue,
-                    amount: 50,
-                },
-                CompanyAmount {
-                    company: Red,
-                    amount: 30,
-                },
-                CompanyAmount {
-                    company: Yellow,
-                    amount: 30,
-                },
-            ],
+            bonuses: amounts(&[(Blue, 50), (Red, 30), (Yellow, 30)]),
         }
     );
     // Denver ($50) plus the bonus; Green and Grey get nothing.
@@ -743,20 +736,7 @@ fn tied_transcontinental_paths_are_chosen_by_the_completing_companys_controller(
         Event::TranscontinentalBonus {
             company: Blue,
             path: options[1].clone(),
-            bonuses: vec![
-                CompanyAmount {
-                    company: Blue,
-                    amount: 50,
-                },
-                CompanyAmount {
-                    company: Red,
-                    amount: 30,
-                },
-                CompanyAmount {
-                    company: Green,
-                    amount: 30,
-                },
-            ],
+            bonuses: amounts(&[(Blue, 50), (Red, 30), (Green, 30)]),
         }
     );
     assert_eq!(state.company(Green).profit, 30);
@@ -833,16 +813,7 @@ fn after_round_five_boxes_empty_goods_appear_and_delivery_control_is_set() {
                 order: vec![Red, Yellow, Green, Blue, Grey, Brown],
             },
             &Event::BoxesEmptied {
-                cubes: vec![
-                    CompanyAmount {
-                        company: Red,
-                        amount: 1,
-                    },
-                    CompanyAmount {
-                        company: Yellow,
-                        amount: 1,
-                    },
-                ],
+                cubes: amounts(&[(Red, 1), (Yellow, 1)]),
             },
             &Event::GoodsPlaced {
                 cities: ["SFO", "SEA", "POR", "SAC", "LAX"].map(city).to_vec(),
@@ -1300,11 +1271,18 @@ mod map_data {
     }
 
     #[test]
-    fn duplicate_ids_and_loops_are_refused() {
+    fn a_city_listed_twice_is_refused() {
         let mut v = data();
         let copy = v["cities"][3].clone();
         v["cities"].as_array_mut().unwrap().push(copy);
-        assert!(matches!(parse(&v), Err(MapError::DuplicateCity(id)) if id == "SEA"));
+        assert_eq!(
+            parse(&v).unwrap_err(),
+            MapError::DuplicateCity("SEA".into())
+        );
+    }
+
+    #[test]
+    fn a_link_listed_twice_is_refused() {
         let mut v = data();
         let copy = v["routes"][0].clone();
         v["routes"].as_array_mut().unwrap().push(copy);
@@ -1312,6 +1290,10 @@ mod map_data {
             parse(&v).unwrap_err(),
             MapError::DuplicateLink("SEA-POR".into())
         );
+    }
+
+    #[test]
+    fn a_link_from_a_city_to_itself_is_refused() {
         let mut v = data();
         route_mut(&mut v, "SEA-POR")["to"] = json!("SEA");
         assert_eq!(parse(&v).unwrap_err(), MapError::LinkLoop("SEA-POR".into()));
@@ -1330,5 +1312,48 @@ mod map_data {
             parse(&v),
             Err(MapError::TooLarge { links: 71, .. })
         ));
+    }
+}
+
+#[test]
+fn api_schemas_are_named_for_the_game_and_every_reference_resolves() {
+    use std::collections::BTreeMap;
+    use utoipa::ToSchema;
+    use utoipa::openapi::{RefOr, schema::Schema};
+    fn add<T: ToSchema>(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((T::name().into(), T::schema()));
+        T::schemas(schemas);
+    }
+    let mut schemas = Vec::new();
+    add::<Options>(&mut schemas);
+    add::<Command>(&mut schemas);
+    add::<Event>(&mut schemas);
+    add::<View>(&mut schemas);
+    add::<Legal>(&mut schemas);
+    let schemas: BTreeMap<String, RefOr<Schema>> = schemas.into_iter().collect();
+    // The shared contract's `Outcome` (and the `u8` it brings along) are the platform's.
+    let mut shared = Vec::new();
+    add::<crate::games::Outcome>(&mut shared);
+    for name in schemas.keys() {
+        assert!(
+            name.starts_with("SteelDriver") || shared.iter().any(|(n, _)| n == name),
+            "schema `{name}` could collide with another game's"
+        );
+    }
+    let json = serde_json::to_string(&schemas).unwrap();
+    for reference in json.split("\"$ref\":\"#/components/schemas/").skip(1) {
+        let name = &reference[..reference.find('"').unwrap()];
+        assert!(schemas.contains_key(name), "unresolved reference to {name}");
+    }
+}
+
+#[test]
+fn a_bot_asked_for_a_seat_that_is_not_to_act_answers_without_panicking() {
+    let state = red_and_blue(4, 4);
+    for level in [BotLevel::Random, BotLevel::Sensible] {
+        for seat in [1, 3, 9] {
+            let command = SteelDriver::bot_command(&state, seat, level, &mut GameRng::from_u64(1));
+            assert!(try_play(&state, seat, command).is_err());
+        }
     }
 }
