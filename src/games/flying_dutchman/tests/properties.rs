@@ -680,3 +680,24 @@ mod fuzz {
         }
     }
 }
+
+/// Not a test: prints how the bots fare (`cargo test ... bot_strength -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn bot_strength() {
+    use crate::games::simulate::simulate;
+    let mixes = [
+        vec![
+            BotLevel::Sensible,
+            BotLevel::Random,
+            BotLevel::Sensible,
+            BotLevel::Random,
+        ],
+        vec![BotLevel::Sensible; 4],
+        vec![BotLevel::Random; 4],
+    ];
+    for bots in mixes {
+        let report = simulate::<FlyingDutchman>(&Options::default(), &bots, 300, 1).unwrap();
+        println!("{bots:?}\n{report}\n");
+    }
+}

@@ -734,6 +734,43 @@ fn the_game_ends_when_one_player_is_left() {
 }
 
 #[test]
+fn when_the_last_players_go_bankrupt_together_they_share_the_win() {
+    let mut state = new_game(3);
+    make_bankrupt(&mut state, 2);
+    set_hands(
+        &mut state,
+        &[(0, &[Green, Red, Red]), (1, &[Green, Blue, Blue])],
+    );
+    set_coins(&mut state, 0, 1);
+    set_coins(&mut state, 1, 0);
+    state.phase = Phase::Move {
+        seat: 0,
+        reason: MoveReason::SoleBid,
+    };
+    let events = act(&mut state, 0, move_to("GRN_2"));
+    assert_eq!(
+        tags(&events),
+        [
+            "ghost_ship_moved",
+            "ship_hit",
+            "bankrupt",
+            "bankrupt",
+            "game_ended"
+        ]
+    );
+    assert_eq!(
+        state.phase,
+        Phase::Finished {
+            reason: EndReason::AllBankrupt
+        }
+    );
+    let outcome = FlyingDutchman::outcome(&state).unwrap();
+    assert_eq!(outcome.scores, [None, None, None]);
+    assert_eq!(outcome.winners, [0, 1]);
+    assert_eq!(outcome.ranks, [1, 1, 3]);
+}
+
+#[test]
 fn island_income_goes_to_the_movers_only() {
     let mut state = new_game(3);
     after_landings(&mut state, 3); // chest 5
