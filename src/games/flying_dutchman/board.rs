@@ -387,11 +387,10 @@ impl Serialize for BoardRef {
     }
 }
 
+/// Documented exactly as [`BoardData`] (under the same component name).
 impl utoipa::PartialSchema for BoardRef {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
-            <BoardData as utoipa::ToSchema>::name(),
-        ))
+        <BoardData as utoipa::PartialSchema>::schema()
     }
 }
 
@@ -405,10 +404,6 @@ impl utoipa::ToSchema for BoardRef {
             utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
         )>,
     ) {
-        schemas.push((
-            <BoardData as utoipa::ToSchema>::name().into_owned(),
-            <BoardData as utoipa::PartialSchema>::schema(),
-        ));
         <BoardData as utoipa::ToSchema>::schemas(schemas);
     }
 }

@@ -25,22 +25,23 @@ pub fn check_invariants(state: &State) -> Result<(), String> {
     for &h in &ALL_HORSESHOES {
         counts[usize::from(h)] += 1;
     }
-    let mut take = |h: u8, place: &str| -> Result<(), String> {
+    // `place` is only formatted when something is wrong.
+    let mut take = |h: u8, place: &dyn Fn() -> String| -> Result<(), String> {
         let slot = counts
             .get_mut(usize::from(h))
-            .ok_or_else(|| format!("horseshoe {h} in {place} does not exist"))?;
+            .ok_or_else(|| format!("horseshoe {h} in {} does not exist", place()))?;
         *slot -= 1;
         if *slot < 0 {
-            return Err(format!("one horseshoe {h} too many (found in {place})"));
+            return Err(format!("one horseshoe {h} too many (found in {})", place()));
         }
         Ok(())
     };
     for (i, p) in state.players.iter().enumerate() {
         for &h in &p.horseshoes {
-            take(h, &format!("seat {i}'s hand"))?;
+            take(h, &|| format!("seat {i}'s hand"))?;
         }
         for h in p.bid.iter().flatten() {
-            take(h.value, &format!("seat {i}'s bid"))?;
+            take(h.value, &|| format!("seat {i}'s bid"))?;
         }
         if !p.horseshoes.is_sorted() {
             return Err(format!("seat {i}'s horseshoes are not sorted"));
@@ -50,19 +51,19 @@ pub fn check_invariants(state: &State) -> Result<(), String> {
         for choice in choices.iter().flatten() {
             if let ExtraChoice::Bid { horseshoes } = choice {
                 for h in horseshoes {
-                    take(h.value, "an extra-round bid")?;
+                    take(h.value, &|| "an extra-round bid".into())?;
                 }
             }
         }
     }
     for &h in &state.pool {
-        take(h, "the pool")?;
+        take(h, &|| "the pool".into())?;
     }
     for &h in &state.unused {
-        take(h, "the unused horseshoes")?;
+        take(h, &|| "the unused horseshoes".into())?;
     }
     for &h in &state.spent {
-        take(h, "this round's revealed bids")?;
+        take(h, &|| "this round's revealed bids".into())?;
     }
     if let Some(face) = counts.iter().position(|&c| c != 0) {
         return Err(format!("horseshoe {face} is missing"));

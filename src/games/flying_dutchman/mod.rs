@@ -8,6 +8,45 @@
 //! * [`Options`], [`Command`], [`Event`], [`View`], [`Legal`]: the wire types.
 //! * [`check_invariants`]: the facts of section 9, for tests and audits.
 //! * [`board()`]: the built-in board (also part of every [`View`]).
+//!
+//! # Decisions where the specification is silent
+//! (The spec's own **\[D\]** marks are implemented as written.)
+//! * **Identity without ids.** A horseshoe is named by its face (silver 1/2/10/20, gold
+//!   21–48), a share card by its colour. Equal faces and colours are interchangeable, so no
+//!   identifier can reveal a value or track a tile through the stack or the pool.
+//! * **Pool order.** The pool is shuffled when it is formed and at every clean-up (the order is
+//!   in `hidden_piles_formed`/`pool_refilled`, seen by nobody until the end); the smith
+//!   players take ⌊P/k⌋ each from its top, in action order from the start player. A clean-up
+//!   with nothing bid records no shuffle.
+//! * **Kontor return order.** The two cards go to the bottom in the order listed: the last
+//!   listed becomes the bottom card. A Kontor exchange with fewer than two cards in the stack
+//!   is refused (`share_stack_too_small`; it cannot happen: the stack keeps 3N − 6 cards).
+//! * **Signs.** A silver horseshoe's sign defaults to plus; gold is always plus
+//!   (`negative_gold`). A bid may be negative; it is valid (≤ LN).
+//! * **Order.** Bids are revealed, ties listed and declarations made in seat order from the
+//!   start player. A dice-off is one event holding every re-roll.
+//! * **Negotiation.** Offers are public. The maker accepts their own offer. Agreement on a
+//!   destination D is reached when every member of the tie accepts at least one standing
+//!   offer for D; then, for every standing offer for D, each payment is made to its payee
+//!   if that payee accepted that offer ("the accepted payments"). A maker's promises over all
+//!   their standing offers for one destination may not exceed their coins; offers without
+//!   payments are allowed; at most 5 standing offers per member. A rejection is a public
+//!   "no" that withdraws the member's acceptance of that offer; only the maker withdraws an
+//!   offer. The deadline runs from the start of the negotiation (offers do not reset it);
+//!   its timer key names the round and the negotiation.
+//! * **Extra round.** Whether a member bid or dropped out, and the size of the bid, stay
+//!   secret until all have chosen (the public horseshoe count includes a sealed extra-round
+//!   bid). A dice-off after an extra round is among all members of the tie.
+//! * **Island income.** The movers decide in any order (all pending at once).
+//! * **Bankruptcy.** Horseshoes a bankrupt player bid this round were already spent and go to
+//!   the pool at the clean-up; those in hand stay out of play. The landing completes (markers
+//!   move) before the game ends for a last player standing. If a landing bankrupts every
+//!   remaining player, the game ends (`all_bankrupt`) and they share the win. Bankrupt seats
+//!   rank after all survivors, later bankruptcies first (same landing: same rank).
+//! * **End.** After the 16th ship landing the clean-up still happens, then `game_ended`,
+//!   which shows every remaining hand (hands are public in views from then on).
+//! * **Refusals.** A seat that may not act gets `not_your_turn` before any check of the
+//!   command; the platform (`Actor::System`) may only submit `no_agreement` in a negotiation.
 
 mod board;
 mod bots;

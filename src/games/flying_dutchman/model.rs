@@ -52,7 +52,7 @@ pub const HORSESHOES_DEALT: usize = 9;
 pub const SHARES_DEALT: usize = 3;
 /// A player may pass only with this many horseshoes or fewer.
 pub const PASS_LIMIT: usize = 4;
-/// Standing offers one member of a tie may have at once (a guard against floods) [D].
+/// Standing offers one member of a tie may have at once (a guard against floods; our decision).
 pub const MAX_STANDING_OFFERS: usize = 5;
 
 /// Which rules edition: only the starting money differs.
@@ -182,7 +182,7 @@ pub enum EndReason {
     RoundMarkerAt18,
     /// Everybody else went bankrupt.
     LastPlayerStanding,
-    /// The last players went bankrupt in the same landing [D].
+    /// The last players went bankrupt in the same landing (a decision of ours: they share the win).
     AllBankrupt,
 }
 

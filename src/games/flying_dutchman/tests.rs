@@ -2,4 +2,5 @@
 
 mod properties;
 mod scenarios;
+mod schema;
 mod support;
