@@ -73,6 +73,8 @@ CREATE TABLE games (
     -- when the current pending seats began to be pending
     turn_started_at timestamptz
 );
+-- Every action updates the head row: leave room in each page so updates stay HOT.
+ALTER TABLE games SET (fillfactor = 70);
 CREATE INDEX games_open ON games (created_at DESC, id) WHERE status = 'open';
 CREATE INDEX games_finished ON games (finished_at DESC, id) WHERE status = 'finished';
 
@@ -151,4 +153,4 @@ CREATE TABLE game_state (
     rules_version integer NOT NULL,
     state         jsonb NOT NULL,
     updated_at    timestamptz NOT NULL DEFAULT now()
-);
+) WITH (fillfactor = 50);

@@ -169,7 +169,7 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
 }
 
 fn report_progress(done: usize, total: usize) {
-    if done == total || done % 100 == 0 {
+    if done == total || done.is_multiple_of(100) {
         eprintln!("{done}/{total} games");
     }
 }

@@ -132,7 +132,55 @@ pub enum Submitted {
     Replayed(StatusCode, Value),
 }
 
-/// Applies one action: the whole command service in one transaction.
+/// Everything the command service reads, in one statement (one consistent snapshot).
+#[derive(sqlx::FromRow)]
+struct Context {
+    #[sqlx(flatten)]
+    head: GameHead,
+    caller_seat: Option<i16>,
+    stored_hash: Option<Vec<u8>>,
+    stored_status: Option<i16>,
+    stored_response: Option<Value>,
+    /// The state cache as JSON text, if it is at the head's version.
+    cached_state: Option<String>,
+}
+
+async fn read_context(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    caller: Uuid,
+    idempotency_key: &str,
+) -> Result<Context, ApiError> {
+    let columns = games::HEAD_COLUMNS
+        .split(',')
+        .map(|c| format!("g.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {columns},
+           (SELECT seat FROM game_seats WHERE game_id = g.id AND user_id = $2) AS caller_seat,
+           c.request_hash AS stored_hash, c.response_status AS stored_status,
+           c.response AS stored_response,
+           (SELECT state::text FROM game_state s WHERE s.game_id = g.id
+               AND s.version = g.version AND s.rules_version = g.rules_version) AS cached_state
+         FROM games g
+         LEFT JOIN game_commands c
+           ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3
+         WHERE g.id = $1"
+    )))
+    .bind(game_id)
+    .bind(caller)
+    .bind(idempotency_key)
+    .fetch_optional(conn)
+    .await?
+    .ok_or_else(game_not_found)
+}
+
+/// Applies one action in two statements: one read (head, the caller's seat, a stored answer
+/// for the key, the state cache), then the rules engine decides, then one write that appends
+/// only if the game is still at the version that was read (compare-and-set on the head row).
+/// A write that loses the race writes nothing; the caller then gets the stored answer (same
+/// key) or 409. The primary key `(game_id, seq)` is the backstop.
 pub async fn submit(
     pool: &PgPool,
     caller: Uuid,
@@ -145,34 +193,15 @@ pub async fn submit(
         serde_json::to_vec(&(expected_version, request.seat, &request.action)).expect("json"),
     )
     .to_vec();
-    let mut tx = pool.begin().await?;
-    let head = games::lock_head(&mut tx, game_id)
-        .await?
-        .ok_or_else(game_not_found)?;
-
-    // A retry of an accepted request gets the stored answer and changes nothing.
-    let stored: Option<(Vec<u8>, i16, Value)> = sqlx::query_as(
-        "SELECT request_hash, response_status, response FROM game_commands
-          WHERE game_id = $1 AND user_id = $2 AND idempotency_key = $3",
-    )
-    .bind(game_id)
-    .bind(caller)
-    .bind(idempotency_key)
-    .fetch_optional(&mut *tx)
-    .await?;
-    if let Some((hash, status, response)) = stored {
-        if hash != request_hash {
-            return Err(ApiError::unprocessable(
-                "idempotency_key_reused",
-                "this Idempotency-Key was already used for a different request",
-            ));
-        }
-        let status = StatusCode::from_u16(status as u16).unwrap_or(StatusCode::OK);
-        return Ok(Submitted::Replayed(status, response));
+    // One connection for the whole submission: never hold one while waiting for another.
+    let mut conn = pool.acquire().await?;
+    let context = read_context(&mut conn, game_id, caller, idempotency_key).await?;
+    if let Some(replayed) = stored_answer(&context, &request_hash)? {
+        return Ok(replayed);
     }
-
-    let seat = games::seat_of(&mut *tx, game_id, caller)
-        .await?
+    let head = &context.head;
+    let seat = context
+        .caller_seat
         .ok_or_else(|| ApiError::forbidden("not_a_player", "you have no seat in this game"))?;
     if let Some(requested) = request.seat
         && requested != seat
@@ -193,29 +222,62 @@ pub async fn submit(
         .with("game_status", head.status().as_str()));
     }
     if expected_version != head.version {
-        return Err(ApiError::conflict(
-            "version_conflict",
-            format!(
-                "the game is at version {}, not {expected_version}: reload it and decide again",
-                head.version
-            ),
-        )
-        .with("current_version", head.version));
+        return Err(version_conflict(head.version, expected_version));
     }
-    let kind = kind_of(&head)?;
+    let kind = kind_of(head)?;
     let origin = Origin {
         user_id: Some(caller),
         idempotency_key: Some(idempotency_key),
         request_hash: Some(&request_hash),
     };
-    let result = with_rules!(kind, R => {
+    let applied = with_rules!(kind, R => {
         let command: <R as Rules>::Command = serde_json::from_value(request.action.clone()).map_err(|e| {
             ApiError::unprocessable("invalid_command", format!("this is not a {} action: {e}", R::KIND))
         })?;
-        apply::<R>(&mut tx, &head, Actor::Seat(seat as Seat), &command, origin).await?
+        let state = match context.cached_state.as_deref().map(serde_json::from_str) {
+            Some(Ok(state)) => state,
+            _ => super::fold_to::<R>(&mut conn, game_id, head.version).await?,
+        };
+        apply::<R>(&mut conn, head, state, Actor::Seat(seat as Seat), &command, origin).await?
     });
-    tx.commit().await?;
-    Ok(Submitted::Applied(result))
+    match applied {
+        Some(result) => Ok(Submitted::Applied(result)),
+        // Someone else moved the game on first: perhaps a retry of this very request.
+        None => {
+            let now = read_context(&mut conn, game_id, caller, idempotency_key).await?;
+            match stored_answer(&now, &request_hash)? {
+                Some(replayed) => Ok(replayed),
+                None => Err(version_conflict(now.head.version, expected_version)),
+            }
+        }
+    }
+}
+
+fn version_conflict(current: i64, sent: i64) -> ApiError {
+    ApiError::conflict(
+        "version_conflict",
+        format!("the game is at version {current}, not {sent}: reload it and decide again"),
+    )
+    .with("current_version", current)
+}
+
+/// The stored answer to an earlier request with the same key, if there is one.
+fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submitted>, ApiError> {
+    let (Some(hash), Some(status), Some(response)) = (
+        &context.stored_hash,
+        context.stored_status,
+        &context.stored_response,
+    ) else {
+        return Ok(None);
+    };
+    if hash != request_hash {
+        return Err(ApiError::unprocessable(
+            "idempotency_key_reused",
+            "this Idempotency-Key was already used for a different request",
+        ));
+    }
+    let status = StatusCode::from_u16(status as u16).unwrap_or(StatusCode::OK);
+    Ok(Some(Submitted::Replayed(status, response.clone())))
 }
 
 /// Who submitted a command, for the command record.
@@ -226,17 +288,19 @@ pub struct Origin<'a> {
     pub request_hash: Option<&'a [u8]>,
 }
 
-/// Decides `command` for `actor` on a locked, active game and appends the outcome together
-/// with the command record (which the export and the fairness check read). Used for players'
-/// actions and for the platform's own (timeouts, rules timers).
+/// Decides `command` for `actor` on an active game whose state at `head.version` is `state`,
+/// and writes the outcome in one statement: the head row (only if it is still at
+/// `head.version`), the events, the state cache and the command record (which the export and
+/// the fairness check read). `Ok(None)`: the game moved on meanwhile and nothing was written.
+/// Used for players' actions and for the platform's own (timeouts, rules timers).
 pub async fn apply<R: Rules>(
     conn: &mut PgConnection,
     head: &GameHead,
+    mut state: R::State,
     actor: Actor,
     command: &R::Command,
     origin: Origin<'_>,
-) -> Result<ActionResult, ApiError> {
-    let mut state = load_state::<R>(conn, head).await?;
+) -> Result<Option<ActionResult>, ApiError> {
     let nonces = head.nonces.clone().unwrap_or_default();
     let first_seq = head.version + 1;
     let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, first_seq as u64);
@@ -264,42 +328,11 @@ pub async fn apply<R: Rules>(
     }
     let version = head.version + new_events.len() as i64;
     let pending: Vec<i16> = R::pending(&state).into_iter().map(i16::from).collect();
-    let command_id = Uuid::now_v7();
-    events::append(
-        &mut *conn,
-        head.id,
-        first_seq,
-        Some(command_id),
-        &new_events,
-    )
-    .await?;
-    let state_json = serde_json::to_value(&state).map_err(anyhow::Error::from)?;
-    events::save_state(
-        &mut *conn,
-        head.id,
-        version,
-        head.rules_version,
-        &state_json,
-    )
-    .await?;
     let status = if outcome.is_some() {
         Status::Finished
     } else {
         Status::Active
     };
-    sqlx::query(
-        "UPDATE games SET version = $2, status = $3, pending_seats = $4, outcome = $5,
-                          finished_at = CASE WHEN $3 = 'finished' THEN now() END,
-                          turn_started_at = CASE WHEN pending_seats = $4 THEN turn_started_at ELSE now() END
-          WHERE id = $1",
-    )
-    .bind(head.id)
-    .bind(version)
-    .bind(status.as_str())
-    .bind(&pending)
-    .bind(outcome.as_ref().map(|o| serde_json::to_value(o).expect("outcome serialises")))
-    .execute(&mut *conn)
-    .await?;
     // The answer shows the new events as the acting seat may see them (everything once the
     // game is over).
     let viewer = match (status, actor_seat) {
@@ -307,30 +340,67 @@ pub async fn apply<R: Rules>(
         (_, Some(seat)) => Viewer::Seat(seat),
         (_, None) => Viewer::Spectator,
     };
-    let rows = events::load(&mut *conn, head.id, first_seq, version).await?;
-    let events = present::<R>(&rows, viewer)?;
+    let now = events::now_micros();
+    let rows = events::rows_of(&new_events, first_seq, now);
     let result = ActionResult {
         version,
         status: status.as_str().to_string(),
-        pending,
-        events,
+        pending: pending.clone(),
+        events: present::<R>(&rows, viewer)?,
     };
-    sqlx::query(
-        "INSERT INTO game_commands (id, game_id, user_id, idempotency_key, request_hash, seat,
-                                    command, first_seq, last_seq, response_status, response)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 200, $10)",
+    let command_id = Uuid::now_v7();
+    let batch = events::Batch::new(&new_events, first_seq);
+    let written: i64 = sqlx::query_scalar(
+        "WITH moved AS (
+           UPDATE games SET version = $10, status = $20, pending_seats = $21, outcome = $22,
+                            finished_at = CASE WHEN $20 = 'finished' THEN $4 END,
+                            turn_started_at = CASE WHEN pending_seats = $21 THEN turn_started_at
+                                                   ELSE $4 END
+            WHERE id = $1 AND version = $23
+           RETURNING id
+         ), appended AS (
+           INSERT INTO game_events (game_id, seq, type, schema_version, payload, audience, actor,
+                                    command_id, created_at)
+           SELECT moved.id, e.seq, e.type, $2, e.payload, e.audience::smallint[], e.actor, $3, $4
+             FROM moved, unnest($5::bigint[], $6::text[], $7::jsonb[], $8::text[], $9::smallint[])
+                  AS e(seq, type, payload, audience, actor)
+         ), cached AS (
+           INSERT INTO game_state (game_id, version, rules_version, state)
+           SELECT moved.id, $10, $11, $12 FROM moved
+           ON CONFLICT (game_id) DO UPDATE
+              SET version = EXCLUDED.version, rules_version = EXCLUDED.rules_version,
+                  state = EXCLUDED.state, updated_at = now()
+         ), recorded AS (
+           INSERT INTO game_commands (id, game_id, user_id, idempotency_key, request_hash, seat,
+                                      command, first_seq, last_seq, response_status, response)
+           SELECT $3, moved.id, $13, $14, $15, $16, $17, $18, $10, 200, $19 FROM moved
+         )
+         SELECT count(*) FROM moved",
     )
-    .bind(command_id)
     .bind(head.id)
+    .bind(events::EVENT_SCHEMA_VERSION)
+    .bind(command_id)
+    .bind(now)
+    .bind(&batch.seqs)
+    .bind(&batch.kinds)
+    .bind(&batch.payloads)
+    .bind(&batch.audiences)
+    .bind(&batch.actors)
+    .bind(version)
+    .bind(head.rules_version)
+    .bind(sqlx::types::Json(&state))
     .bind(origin.user_id)
     .bind(origin.idempotency_key)
     .bind(origin.request_hash)
     .bind(actor_seat.map(i16::from))
-    .bind(serde_json::to_value(command).map_err(anyhow::Error::from)?)
+    .bind(sqlx::types::Json(command))
     .bind(first_seq)
-    .bind(version)
-    .bind(serde_json::to_value(&result).map_err(anyhow::Error::from)?)
-    .execute(&mut *conn)
+    .bind(sqlx::types::Json(&result))
+    .bind(status.as_str())
+    .bind(&pending)
+    .bind(outcome.as_ref().map(sqlx::types::Json))
+    .bind(head.version)
+    .fetch_one(&mut *conn)
     .await?;
-    Ok(result)
+    Ok((written == 1).then_some(result))
 }

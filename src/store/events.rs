@@ -29,6 +29,59 @@ pub struct NewEvent {
     pub actor: Option<i16>,
 }
 
+/// The columns of a batch of new events, as arrays for `unnest`.
+pub struct Batch<'a> {
+    pub seqs: Vec<i64>,
+    pub kinds: Vec<&'a str>,
+    pub payloads: Vec<&'a Value>,
+    /// Postgres array literals (`{0,2}`) or NULL for public events.
+    pub audiences: Vec<Option<String>>,
+    pub actors: Vec<Option<i16>>,
+}
+
+impl<'a> Batch<'a> {
+    pub fn new(events: &'a [NewEvent], first_seq: i64) -> Self {
+        Self {
+            seqs: (first_seq..first_seq + events.len() as i64).collect(),
+            kinds: events.iter().map(|e| e.kind.as_str()).collect(),
+            payloads: events.iter().map(|e| &e.payload).collect(),
+            audiences: events
+                .iter()
+                .map(|e| {
+                    e.audience.as_ref().map(|seats| {
+                        let list: Vec<String> = seats.iter().map(i16::to_string).collect();
+                        format!("{{{}}}", list.join(","))
+                    })
+                })
+                .collect(),
+            actors: events.iter().map(|e| e.actor).collect(),
+        }
+    }
+}
+
+/// The current time at the database's precision (microseconds), so that what is answered
+/// equals what is stored.
+pub fn now_micros() -> DateTime<Utc> {
+    let now = Utc::now();
+    DateTime::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
+}
+
+/// New events as the rows they become.
+pub fn rows_of(events: &[NewEvent], first_seq: i64, at: DateTime<Utc>) -> Vec<EventRow> {
+    events
+        .iter()
+        .zip(first_seq..)
+        .map(|(e, seq)| EventRow {
+            seq,
+            kind: e.kind.clone(),
+            payload: e.payload.clone(),
+            audience: e.audience.clone(),
+            actor: e.actor,
+            created_at: at,
+        })
+        .collect()
+}
+
 /// Appends `events` with sequence numbers `first_seq..`. The primary key `(game_id, seq)` is
 /// the backstop against two writers; the caller holds the game's row lock.
 pub async fn append(
@@ -41,19 +94,7 @@ pub async fn append(
     if events.is_empty() {
         return Ok(());
     }
-    let seqs: Vec<i64> = (first_seq..first_seq + events.len() as i64).collect();
-    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
-    let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
-    let audiences: Vec<Option<String>> = events
-        .iter()
-        .map(|e| {
-            e.audience.as_ref().map(|seats| {
-                let list: Vec<String> = seats.iter().map(i16::to_string).collect();
-                format!("{{{}}}", list.join(","))
-            })
-        })
-        .collect();
-    let actors: Vec<Option<i16>> = events.iter().map(|e| e.actor).collect();
+    let batch = Batch::new(events, first_seq);
     sqlx::query(
         "INSERT INTO game_events (game_id, seq, type, schema_version, payload, audience, actor, command_id)
          SELECT $1, e.seq, e.type, $2, e.payload, e.audience::smallint[], e.actor, $3
@@ -63,11 +104,11 @@ pub async fn append(
     .bind(game_id)
     .bind(EVENT_SCHEMA_VERSION)
     .bind(command_id)
-    .bind(&seqs)
-    .bind(&kinds)
-    .bind(&payloads)
-    .bind(&audiences)
-    .bind(&actors)
+    .bind(&batch.seqs)
+    .bind(&batch.kinds)
+    .bind(&batch.payloads)
+    .bind(&batch.audiences)
+    .bind(&batch.actors)
     .execute(conn)
     .await?;
     Ok(())

@@ -84,7 +84,7 @@ impl GameHead {
     }
 }
 
-const HEAD_COLUMNS: &str = "id, kind, rules_version, options, seat_count, visibility, status, version, \
+pub const HEAD_COLUMNS: &str = "id, kind, rules_version, options, seat_count, visibility, status, version, \
      created_by, seed, seed_commitment, nonces, pending_seats, outcome, sandbox, imported_from, created_at, \
      started_at, finished_at, turn_started_at";
 

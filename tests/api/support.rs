@@ -92,7 +92,6 @@ pub struct TestApp {
     pub address: String,
     pub pool: PgPool,
     pub client: reqwest::Client,
-    pub database: String,
 }
 
 /// Options for a test server.
@@ -106,6 +105,13 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(options: AppOptions) -> TestApp {
+    // KONTOR_TEST_LOG=info (or any filter) shows the servers' logs while debugging a test.
+    if let Ok(filter) = std::env::var("KONTOR_TEST_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_test_writer()
+            .try_init();
+    }
     let (database, pool) = fresh_database().await;
     let mut settings: HashMap<String, String> = [
         ("KONTOR_BIND", "127.0.0.1:0"),
@@ -131,7 +137,6 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
         address,
         pool,
         client: reqwest::Client::new(),
-        database,
     }
 }
 
@@ -187,7 +192,6 @@ impl Reply {
 #[derive(Clone, Debug)]
 pub struct User {
     pub id: Uuid,
-    pub name: String,
     pub token: String,
     pub refresh: String,
 }
@@ -250,7 +254,6 @@ impl TestApp {
             .await;
         User {
             id: me.body["id"].as_str().unwrap().parse().unwrap(),
-            name: name.to_string(),
             token: body["access_token"].as_str().unwrap().to_string(),
             refresh: body["refresh_token"].as_str().unwrap().to_string(),
         }
