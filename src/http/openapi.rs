@@ -1,10 +1,10 @@
 //! The OpenAPI 3.1 description, assembled from the handlers and the games' own schemas.
 
 use super::error::ERROR_CODES;
-use crate::games::{GameKind, Rules};
+use crate::games::{Actor, BotLevel, GameKind, GameRng, Rules, Viewer};
 use crate::with_rules;
 use actix_web::{App, get};
-use serde_json::Value;
+use serde_json::{Value, json};
 use utoipa::openapi::OpenApi as Spec;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
@@ -26,7 +26,14 @@ use utoipa_actix_web::AppExt;
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "meta", description = "This description."),
     ),
-    components(schemas(super::error::Problem, crate::service::PlatformEvent, crate::service::EventOut))
+    components(schemas(
+        super::error::Problem,
+        crate::service::PlatformEvent,
+        crate::service::EventOut,
+        crate::service::lobby::ListView,
+        crate::audit::ExportHeader,
+        crate::audit::ExportEvent,
+    ))
 )]
 struct ApiDoc;
 
@@ -83,9 +90,167 @@ pub fn build() -> Value {
     spec.info.description = Some(description);
     let mut value = serde_json::to_value(&spec).expect("the spec serialises");
     for kind in GameKind::ALL {
-        with_rules!(kind, R => add_game_schemas::<R>(&mut value));
+        with_rules!(kind, R => {
+            add_game_schemas::<R>(&mut value);
+            add_examples::<R>(&mut value);
+        });
     }
+    link_game_schemas(&mut value);
+    inline_primitives(&mut value);
     value
+}
+
+/// A reference to each game's schema of one part (`Command`, `View`…).
+fn one_of_games(part: &str, nullable: bool) -> Value {
+    let mut choices: Vec<Value> = GameKind::ALL
+        .iter()
+        .map(|k| json!({"$ref": format!("#/components/schemas/{}.{part}", prefix_of(k.as_str()))}))
+        .collect();
+    if nullable {
+        choices.push(json!({"type": "null"}));
+    }
+    Value::Array(choices)
+}
+
+/// Points the generic fields (an action, a view, legal actions) at the games' own schemas.
+fn link_game_schemas(spec: &mut Value) {
+    let schemas = spec
+        .pointer_mut("/components/schemas")
+        .expect("the spec has component schemas");
+    for (schema, field, part, nullable, description) in [
+        (
+            "ActionRequest",
+            "action",
+            "Command",
+            false,
+            "The action, as its game defines it.",
+        ),
+        (
+            "GameDetail",
+            "view",
+            "View",
+            true,
+            "The position as the caller may see it; `null` before the start.",
+        ),
+        (
+            "GameDetail",
+            "legal",
+            "Legal",
+            true,
+            "What the caller may do now; `null` for non-players and past versions.",
+        ),
+    ] {
+        schemas[schema]["properties"][field] =
+            json!({"description": description, "oneOf": one_of_games(part, nullable)});
+    }
+}
+
+/// Examples from a seeded bot game: one command of each type with the acting seat's view and
+/// legal actions at that moment. The seed is fixed, so the description does not change between
+/// builds.
+fn add_examples<R: Rules>(spec: &mut Value) {
+    let prefix = prefix_of(R::KIND);
+    let options = R::parse_options(&json!({}), R::MIN_SEATS + 1).expect("default options");
+    let seats = R::MIN_SEATS + 1;
+    let mut state = R::State::default();
+    let mut rng = GameRng::from_u64(1);
+    let mut examples: Vec<(String, Value, Value, Value)> = Vec::new();
+    let mut version = 0;
+    for event in R::setup(&options, seats, &mut rng) {
+        R::evolve(&mut state, &event);
+        version += 1;
+    }
+    let mut bot_rng = GameRng::from_u64(2);
+    for _ in 0..5_000 {
+        let Some(&seat) = R::pending(&state).first() else {
+            break;
+        };
+        let command = R::bot_command(&state, seat, BotLevel::Sensible, &mut bot_rng);
+        let as_json = serde_json::to_value(&command).expect("commands serialise");
+        let kind = as_json["type"].as_str().unwrap_or("command").to_string();
+        if !examples.iter().any(|(k, ..)| *k == kind) {
+            examples.push((
+                kind,
+                json!({"version": version, "action": as_json}),
+                serde_json::to_value(R::view(&state, Viewer::Seat(seat))).expect("views serialise"),
+                serde_json::to_value(R::legal(&state, seat)).expect("legal serialises"),
+            ));
+        }
+        let Ok(events) = R::decide(&state, Actor::Seat(seat), &command, &mut rng) else {
+            break;
+        };
+        for event in &events {
+            R::evolve(&mut state, event);
+            version += 1;
+        }
+    }
+    let request_examples = spec
+        .pointer_mut("/paths/~1api~1v1~1games~1{game_id}~1actions/post/requestBody/content/application~1json")
+        .and_then(Value::as_object_mut)
+        .expect("the actions endpoint has a JSON body");
+    let listed = request_examples
+        .entry("examples")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .expect("examples are a map");
+    for (kind, request, ..) in &examples {
+        listed.insert(
+            format!("{}-{kind}", R::KIND),
+            json!({"summary": format!("{}: {kind}", R::KIND), "value": request}),
+        );
+    }
+    let schemas = spec.pointer_mut("/components/schemas").expect("schemas");
+    schemas[format!("{prefix}.Command")]["examples"] = Value::Array(
+        examples
+            .iter()
+            .map(|(_, r, ..)| r["action"].clone())
+            .collect(),
+    );
+    let sample: Vec<&(String, Value, Value, Value)> = examples.iter().take(3).collect();
+    schemas[format!("{prefix}.View")]["examples"] =
+        Value::Array(sample.iter().map(|(_, _, v, _)| v.clone()).collect());
+    schemas[format!("{prefix}.Legal")]["examples"] =
+        Value::Array(examples.iter().map(|(.., l)| l.clone()).collect());
+}
+
+/// utoipa turns a type alias of a primitive (`Seat = u8`) into a reference to a component
+/// named after the primitive; put the primitive's schema in place of such references.
+fn inline_primitives(spec: &mut Value) {
+    const PRIMITIVES: [&str; 8] = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64"];
+    let schemas = spec
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .expect("the spec has component schemas");
+    let primitive_names: Vec<String> = schemas
+        .keys()
+        .filter(|name| PRIMITIVES.contains(&name.rsplit('.').next().unwrap_or(name)))
+        .cloned()
+        .collect();
+    let mut inlined = serde_json::Map::new();
+    for name in primitive_names {
+        if let Some(schema) = schemas.remove(&name) {
+            inlined.insert(format!("#/components/schemas/{name}"), schema);
+        }
+    }
+    replace_refs(spec, &inlined);
+}
+
+fn replace_refs(value: &mut Value, inlined: &serde_json::Map<String, Value>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get("$ref")
+                && let Some(schema) = inlined.get(reference)
+            {
+                *value = schema.clone();
+                return;
+            }
+            for child in map.values_mut() {
+                replace_refs(child, inlined);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_refs(v, inlined)),
+        _ => {}
+    }
 }
 
 /// The schema-name prefix of a game's types (`FlyingDutchman.Command`).

@@ -1,0 +1,176 @@
+//! The API contract: the committed OpenAPI description matches the code, is valid OpenAPI
+//! 3.1, documents every route and every error code, and is served with an offline docs page.
+
+use crate::support::*;
+use reqwest::Method;
+use serde_json::Value;
+use std::path::Path;
+
+const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
+
+#[test]
+fn the_committed_description_matches_the_code() {
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(COMMITTED).expect("openapi/openapi.json exists"),
+    )
+    .expect("openapi/openapi.json is JSON");
+    let built = kontor::http::openapi::build();
+    assert!(
+        committed == built,
+        "openapi/openapi.json differs from what the server generates; \
+         regenerate it with `cargo run -- openapi > openapi/openapi.json` and review the diff"
+    );
+}
+
+#[test]
+fn the_description_is_valid_openapi_3_1() {
+    let venv = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/target/openapi-validator/bin/openapi-spec-validator"
+    );
+    assert!(
+        Path::new(venv).exists(),
+        "the OpenAPI validator is not installed: run deploy/setup.sh (deploy/test.sh does)"
+    );
+    let output = std::process::Command::new(venv)
+        .arg(COMMITTED)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let spec: Value = serde_json::from_str(&std::fs::read_to_string(COMMITTED).unwrap()).unwrap();
+    assert!(spec["openapi"].as_str().unwrap().starts_with("3.1"));
+}
+
+#[test]
+fn every_error_code_in_the_code_is_listed() {
+    let listed: Vec<&str> = kontor::http::error::ERROR_CODES
+        .iter()
+        .map(|(c, ..)| *c)
+        .collect();
+    let mut missing = Vec::new();
+    for file in rust_files(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))) {
+        if file.components().any(|c| c.as_os_str() == "games") {
+            continue; // rule codes are listed by each game and checked below
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for call in [
+            "bad_request(\"",
+            "unauthorized(\"",
+            "forbidden(\"",
+            "not_found(\"",
+            "conflict(\"",
+            "unprocessable(\"",
+        ] {
+            for (at, _) in text.match_indices(call) {
+                let code = text[at + call.len()..].split('"').next().unwrap();
+                if !listed.contains(&code) {
+                    missing.push(format!("{code} ({})", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "error codes not in ERROR_CODES: {missing:?}"
+    );
+    // Each game's rule codes appear in the description.
+    let description = kontor::http::openapi::build()["info"]["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for kind in kontor::games::GameKind::ALL {
+        for code in kontor::http::games::kind_info(kind).error_codes {
+            assert!(
+                description.contains(&format!("`{}`", code.code)),
+                "{} is not documented",
+                code.code
+            );
+        }
+    }
+}
+
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[tokio::test]
+async fn every_documented_route_is_served_and_the_docs_work_offline() {
+    let app = spawn_app().await;
+    let served = app
+        .client
+        .get(app.url("/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    let served: Value = served.json().await.unwrap();
+    assert_eq!(served, kontor::http::openapi::build());
+
+    for (path, operations) in served["paths"].as_object().unwrap() {
+        let concrete = path
+            .replace("{game_id}", &uuid::Uuid::new_v4().to_string())
+            .replace("{token_id}", &uuid::Uuid::new_v4().to_string());
+        let concrete = concrete.strip_prefix("/api/v1").unwrap();
+        for method in operations.as_object().unwrap().keys() {
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let reply = app.call(method.clone(), concrete, None, None, &[]).await;
+            assert!(
+                reply.body["code"] != "not_found",
+                "{method} {path} is documented but not routed: {}",
+                reply.text
+            );
+        }
+    }
+
+    let page = app
+        .client
+        .get(format!("{}/docs/", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    let initializer = app
+        .client
+        .get(format!("{}/docs/swagger-initializer.js", app.address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(initializer.contains("/api/v1/openapi.json"));
+    for attribute in ["src=\"", "href=\""] {
+        for (at, _) in html.match_indices(attribute) {
+            let target = html[at + attribute.len()..].split('"').next().unwrap();
+            assert!(
+                !target.starts_with("http"),
+                "the docs page loads {target} from elsewhere"
+            );
+            let asset = app
+                .client
+                .get(format!(
+                    "{}/docs/{}",
+                    app.address,
+                    target.trim_start_matches("./")
+                ))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(asset.status(), 200, "docs asset {target} is missing");
+        }
+    }
+}
