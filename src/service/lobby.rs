@@ -672,7 +672,7 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
     let sql = format!(
         "SELECT g.id, g.kind, g.rules_version, g.options, g.seat_count, g.visibility, g.status,
                 g.version, g.created_by, g.seed, g.seed_commitment, g.nonces, g.pending_seats,
-                g.outcome, g.sandbox, g.imported_from, g.created_at, g.started_at, g.finished_at, g.turn_started_at,
+                g.outcome, g.sandbox, g.imported_from, g.time_control, g.created_at, g.started_at, g.finished_at, g.turn_started_at,
                 {sort_key} AS sort_at
            FROM games g
           WHERE {filter} AND ($2::text IS NULL OR g.kind = $2)

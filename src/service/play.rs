@@ -1,17 +1,20 @@
 //! Playing: a seat's view of a game and the submission of actions.
 
+use super::clock::{self, SeatClock, TimeControl};
 use super::lobby::{GameSummary, game_not_found};
 use super::{EventOut, PlatformEvent, load_state, new_event, present, viewer_for};
 use crate::games::rng::GameRng;
-use crate::games::{Actor, GameKind, Rules, Seat, Viewer};
+use crate::games::{Actor, GameKind, Outcome, Rules, Seat, Viewer};
 use crate::http::error::ApiError;
+use crate::store::append::{self, Append, CommandRecord, SeatUpdate};
 use crate::store::events::{self, NewEvent};
 use crate::store::games::{self, GameHead, Status};
 use crate::with_rules;
 use actix_web::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -134,18 +137,34 @@ pub enum Submitted {
 
 /// Everything the command service reads, in one statement (one consistent snapshot).
 #[derive(sqlx::FromRow)]
-struct Context {
+pub struct Context {
     #[sqlx(flatten)]
-    head: GameHead,
+    pub head: GameHead,
+    /// The seats with their clocks and states.
+    pub seat_clocks: Json<Vec<SeatClock>>,
+    /// The key of the armed rules timer, if any.
+    pub armed_timer: Option<String>,
+    /// The state cache as JSON text, if it is at the head's version.
+    pub cached_state: Option<String>,
     caller_seat: Option<i16>,
     stored_hash: Option<Vec<u8>>,
     stored_status: Option<i16>,
     stored_response: Option<Value>,
-    /// The state cache as JSON text, if it is at the head's version.
-    cached_state: Option<String>,
 }
 
-async fn read_context(
+impl Context {
+    /// The current state: the cache when it is at the head's version, else the folded log.
+    pub async fn state<R: Rules>(&self, conn: &mut PgConnection) -> anyhow::Result<R::State> {
+        match self.cached_state.as_deref().map(serde_json::from_str) {
+            Some(Ok(state)) => Ok(state),
+            _ => super::fold_to::<R>(conn, self.head.id, self.head.version).await,
+        }
+    }
+}
+
+/// Reads a game for a command of `caller` with `idempotency_key` (`Uuid::nil()` and `""` for
+/// the platform's own commands).
+pub async fn read_context(
     conn: &mut PgConnection,
     game_id: Uuid,
     caller: Uuid,
@@ -162,7 +181,18 @@ async fn read_context(
            c.request_hash AS stored_hash, c.response_status AS stored_status,
            c.response AS stored_response,
            (SELECT state::text FROM game_state s WHERE s.game_id = g.id
-               AND s.version = g.version AND s.rules_version = g.rules_version) AS cached_state
+               AND s.version = g.version AND s.rules_version = g.rules_version) AS cached_state,
+           (SELECT coalesce(json_agg(json_build_object(
+                      'seat', s.seat, 'user_id', s.user_id, 'state', s.state,
+                      'bank_secs', s.bank_secs, 'turn_started_at', d.turn_started_at,
+                      'vacation_until', (SELECT max(v.ends_at) FROM vacations v
+                                          WHERE v.user_id = s.user_id AND v.starts_at <= now()
+                                            AND v.ends_at > now()))
+                    ORDER BY s.seat), '[]')
+              FROM game_seats s
+              LEFT JOIN deadlines d ON d.game_id = s.game_id AND d.seat = s.seat
+             WHERE s.game_id = g.id) AS seat_clocks,
+           (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
          FROM games g
          LEFT JOIN game_commands c
            ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3
@@ -234,11 +264,15 @@ pub async fn submit(
         let command: <R as Rules>::Command = serde_json::from_value(request.action.clone()).map_err(|e| {
             ApiError::unprocessable("invalid_command", format!("this is not a {} action: {e}", R::KIND))
         })?;
-        let state = match context.cached_state.as_deref().map(serde_json::from_str) {
-            Some(Ok(state)) => state,
-            _ => super::fold_to::<R>(&mut conn, game_id, head.version).await?,
+        let state = context.state::<R>(&mut conn).await?;
+        let submission = Submission {
+            actor: Actor::Seat(seat as Seat),
+            command: &command,
+            origin,
+            preface: Vec::new(),
+            seat_updates: vec![SeatUpdate { seat, timeouts: Some(0), ..SeatUpdate::default() }],
         };
-        apply::<R>(&mut conn, head, state, Actor::Seat(seat as Seat), &command, origin).await?
+        apply::<R>(&mut conn, &context, state, submission).await?
     });
     match applied {
         Some(result) => Ok(Submitted::Applied(result)),
@@ -288,19 +322,35 @@ pub struct Origin<'a> {
     pub request_hash: Option<&'a [u8]>,
 }
 
-/// Decides `command` for `actor` on an active game whose state at `head.version` is `state`,
-/// and writes the outcome in one statement: the head row (only if it is still at
-/// `head.version`), the events, the state cache and the command record (which the export and
-/// the fairness check read). `Ok(None)`: the game moved on meanwhile and nothing was written.
-/// Used for players' actions and for the platform's own (timeouts, rules timers).
+/// One command to decide and append.
+pub struct Submission<'a, C> {
+    pub actor: Actor,
+    pub command: &'a C,
+    pub origin: Origin<'a>,
+    /// Platform events recorded before the rules' events (e.g. that a seat timed out).
+    pub preface: Vec<PlatformEvent>,
+    /// Changes to seat rows besides the clocks' (timeouts, abandonment).
+    pub seat_updates: Vec<SeatUpdate>,
+}
+
+/// Decides a submission on an active game read as `context`, whose state is `state`, and
+/// appends the outcome in one statement (see `store::append`): only if the game is still at
+/// the version read. `Ok(None)`: the game moved on meanwhile and nothing was written. Used for
+/// players' actions and for the platform's own (timeouts, bots, rules timers).
 pub async fn apply<R: Rules>(
     conn: &mut PgConnection,
-    head: &GameHead,
+    context: &Context,
     mut state: R::State,
-    actor: Actor,
-    command: &R::Command,
-    origin: Origin<'_>,
+    submission: Submission<'_, R::Command>,
 ) -> Result<Option<ActionResult>, ApiError> {
+    let head = &context.head;
+    let Submission {
+        actor,
+        command,
+        origin,
+        preface,
+        mut seat_updates,
+    } = submission;
     let nonces = head.nonces.clone().unwrap_or_default();
     let first_seq = head.version + 1;
     let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, first_seq as u64);
@@ -311,13 +361,20 @@ pub async fn apply<R: Rules>(
         Actor::Seat(seat) => Some(seat),
         Actor::System => None,
     };
-    let mut new_events: Vec<NewEvent> = Vec::with_capacity(decided.len() + 1);
+    let mut new_events: Vec<NewEvent> = preface.iter().map(PlatformEvent::to_new_event).collect();
     for event in &decided {
         R::evolve(&mut state, event);
         new_events.push(new_event::<R>(event, actor_seat, seats));
     }
-    let outcome = R::outcome(&state);
-    if let Some(outcome) = &outcome {
+    let mut outcome = R::outcome(&state);
+    if let Some(outcome) = &mut outcome {
+        let forfeited: Vec<Seat> = context
+            .seat_clocks
+            .iter()
+            .filter(|s| s.state == "forfeited")
+            .map(|s| s.seat as Seat)
+            .collect();
+        rank_forfeits_last(outcome, &forfeited);
         new_events.push(
             PlatformEvent::GameEnded {
                 outcome: outcome.clone(),
@@ -333,6 +390,32 @@ pub async fn apply<R: Rules>(
     } else {
         Status::Active
     };
+    let now = events::now_micros();
+    let control: Option<TimeControl> = head
+        .time_control
+        .clone()
+        .and_then(|c| serde_json::from_value(c).ok());
+    let timer = R::timer(&state);
+    let plan = clock::plan(
+        control.as_ref(),
+        &context.seat_clocks,
+        &head.pending_seats,
+        &pending,
+        actor_seat.map(i16::from),
+        timer.as_ref().map(|t| (t.key.as_str(), t.after_secs)),
+        context.armed_timer.as_deref(),
+        now,
+    );
+    for &(seat, bank) in &plan.banks {
+        match seat_updates.iter_mut().find(|u| u.seat == seat) {
+            Some(update) => update.bank_secs = Some(bank),
+            None => seat_updates.push(SeatUpdate {
+                seat,
+                bank_secs: Some(bank),
+                ..SeatUpdate::default()
+            }),
+        }
+    }
     // The answer shows the new events as the acting seat may see them (everything once the
     // game is over).
     let viewer = match (status, actor_seat) {
@@ -340,7 +423,6 @@ pub async fn apply<R: Rules>(
         (_, Some(seat)) => Viewer::Seat(seat),
         (_, None) => Viewer::Spectator,
     };
-    let now = events::now_micros();
     let rows = events::rows_of(&new_events, first_seq, now);
     let result = ActionResult {
         version,
@@ -348,59 +430,73 @@ pub async fn apply<R: Rules>(
         pending: pending.clone(),
         events: present::<R>(&rows, viewer)?,
     };
-    let command_id = Uuid::now_v7();
-    let batch = events::Batch::new(&new_events, first_seq);
-    let written: i64 = sqlx::query_scalar(
-        "WITH moved AS (
-           UPDATE games SET version = $10, status = $20, pending_seats = $21, outcome = $22,
-                            finished_at = CASE WHEN $20 = 'finished' THEN $4 END,
-                            turn_started_at = CASE WHEN pending_seats = $21 THEN turn_started_at
-                                                   ELSE $4 END
-            WHERE id = $1 AND version = $23
-           RETURNING id
-         ), appended AS (
-           INSERT INTO game_events (game_id, seq, type, schema_version, payload, audience, actor,
-                                    command_id, created_at)
-           SELECT moved.id, e.seq, e.type, $2, e.payload, e.audience::smallint[], e.actor, $3, $4
-             FROM moved, unnest($5::bigint[], $6::text[], $7::jsonb[], $8::text[], $9::smallint[])
-                  AS e(seq, type, payload, audience, actor)
-         ), cached AS (
-           INSERT INTO game_state (game_id, version, rules_version, state)
-           SELECT moved.id, $10, $11, $12 FROM moved
-           ON CONFLICT (game_id) DO UPDATE
-              SET version = EXCLUDED.version, rules_version = EXCLUDED.rules_version,
-                  state = EXCLUDED.state, updated_at = now()
-         ), recorded AS (
-           INSERT INTO game_commands (id, game_id, user_id, idempotency_key, request_hash, seat,
-                                      command, first_seq, last_seq, response_status, response)
-           SELECT $3, moved.id, $13, $14, $15, $16, $17, $18, $10, 200, $19 FROM moved
-         )
-         SELECT count(*) FROM moved",
+    let user_of = |seat: i16| {
+        context
+            .seat_clocks
+            .iter()
+            .find(|s| s.seat == seat)
+            .map(|s| s.user_id)
+    };
+    let live = json!({
+        "game_id": head.id,
+        "version": version,
+        "status": status.as_str(),
+        "your_turn": plan.new_turns.iter().filter_map(|&s| user_of(s)).collect::<Vec<_>>(),
+        "users": context.seat_clocks.iter().map(|s| s.user_id).collect::<Vec<_>>(),
+    });
+    let written = append::write(
+        conn,
+        &Append {
+            game_id: head.id,
+            expected_version: head.version,
+            version,
+            status: status.as_str(),
+            pending: &pending,
+            outcome: outcome
+                .as_ref()
+                .map(|o| serde_json::to_value(o).expect("outcomes serialise")),
+            at: now,
+            first_seq,
+            events: events::Batch::new(&new_events, first_seq),
+            rules_version: head.rules_version,
+            state: &state,
+            command: CommandRecord {
+                id: Uuid::now_v7(),
+                user_id: origin.user_id,
+                idempotency_key: origin.idempotency_key,
+                request_hash: origin.request_hash,
+                seat: actor_seat.map(i16::from),
+                command: serde_json::to_value(command).map_err(anyhow::Error::from)?,
+                response: serde_json::to_value(&result).map_err(anyhow::Error::from)?,
+            },
+            clocks: plan.clocks(),
+            seats: &seat_updates,
+            live: &live,
+        },
     )
-    .bind(head.id)
-    .bind(events::EVENT_SCHEMA_VERSION)
-    .bind(command_id)
-    .bind(now)
-    .bind(&batch.seqs)
-    .bind(&batch.kinds)
-    .bind(&batch.payloads)
-    .bind(&batch.audiences)
-    .bind(&batch.actors)
-    .bind(version)
-    .bind(head.rules_version)
-    .bind(sqlx::types::Json(&state))
-    .bind(origin.user_id)
-    .bind(origin.idempotency_key)
-    .bind(origin.request_hash)
-    .bind(actor_seat.map(i16::from))
-    .bind(sqlx::types::Json(command))
-    .bind(first_seq)
-    .bind(sqlx::types::Json(&result))
-    .bind(status.as_str())
-    .bind(&pending)
-    .bind(outcome.as_ref().map(sqlx::types::Json))
-    .bind(head.version)
-    .fetch_one(&mut *conn)
     .await?;
-    Ok((written == 1).then_some(result))
+    Ok(written.then_some(result))
+}
+
+/// A forfeited seat ranks after every other and cannot win; the others keep their order.
+pub fn rank_forfeits_last(outcome: &mut Outcome, forfeited: &[Seat]) {
+    if forfeited.is_empty() {
+        return;
+    }
+    let mut order: Vec<usize> = (0..outcome.ranks.len()).collect();
+    let key = |i: usize| (forfeited.contains(&(i as Seat)), outcome.ranks[i]);
+    order.sort_by_key(|&i| key(i));
+    let mut ranks = vec![0u8; outcome.ranks.len()];
+    for (position, &seat) in order.iter().enumerate() {
+        ranks[seat] = if position > 0 && key(order[position - 1]) == key(seat) {
+            ranks[order[position - 1]]
+        } else {
+            position as u8 + 1
+        };
+    }
+    outcome.ranks = ranks;
+    outcome.winners = (0..outcome.ranks.len())
+        .filter(|&i| outcome.ranks[i] == 1)
+        .map(|i| i as Seat)
+        .collect();
 }

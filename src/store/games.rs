@@ -51,6 +51,8 @@ pub struct GameHead {
     pub outcome: Option<Value>,
     pub sandbox: bool,
     pub imported_from: Option<Uuid>,
+    /// The time control (`service::clock::TimeControl`), if the game has one.
+    pub time_control: Option<Value>,
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
@@ -85,7 +87,7 @@ impl GameHead {
 }
 
 pub const HEAD_COLUMNS: &str = "id, kind, rules_version, options, seat_count, visibility, status, version, \
-     created_by, seed, seed_commitment, nonces, pending_seats, outcome, sandbox, imported_from, created_at, \
+     created_by, seed, seed_commitment, nonces, pending_seats, outcome, sandbox, imported_from, time_control, created_at, \
      started_at, finished_at, turn_started_at";
 
 /// Reads a head row without locking.

@@ -1,6 +1,7 @@
 //! PostgreSQL storage: the connection pool and migrations, game head rows, the append-only
 //! event log and the state cache. Every game query is keyed by `game_id`.
 
+pub mod append;
 pub mod events;
 pub mod games;
 
