@@ -6,5 +6,7 @@ mod bad_input;
 mod bots;
 mod games;
 mod lobby;
+mod notify;
 mod play;
+mod smtp;
 mod support;

@@ -93,6 +93,8 @@ pub struct TestApp {
     pub pool: PgPool,
     pub client: reqwest::Client,
     pub database: String,
+    /// The server's configuration (with the port it actually listens on).
+    pub config: Config,
 }
 
 /// Options for a test server.
@@ -126,12 +128,14 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     let config = Config::from_map(&settings).unwrap();
     let app = Application::build(config, pool.clone()).expect("building the app");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let config = app.state.config.clone();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         pool,
         client: reqwest::Client::new(),
         database,
+        config,
     }
 }
 
