@@ -51,8 +51,17 @@ struct Client {
 }
 
 impl Client {
-    async fn post(&self, path: &str, token: Option<&str>, body: &Value, key: Option<&str>) -> (u16, Value) {
-        let mut request = self.http.post(format!("{}/api/v1{path}", self.base)).json(body);
+    async fn post(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+        key: Option<&str>,
+    ) -> (u16, Value) {
+        let mut request = self
+            .http
+            .post(format!("{}/api/v1{path}", self.base))
+            .json(body);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -87,7 +96,12 @@ impl Client {
         )
         .await;
         let (status, body) = self
-            .post("/auth/login", None, &json!({"username": name, "password": password}), None)
+            .post(
+                "/auth/login",
+                None,
+                &json!({"username": name, "password": password}),
+                None,
+            )
             .await;
         assert_eq!(status, 200, "login failed: {body}");
         body["access_token"].as_str().unwrap().to_string()
@@ -95,16 +109,28 @@ impl Client {
 }
 
 /// Starts a 3-seat game among `tokens` and folds its opening from the log.
-async fn new_game(client: &Client, tokens: &[String]) -> (String, i64, <SteelDriver as Rules>::State) {
+async fn new_game(
+    client: &Client,
+    tokens: &[String],
+) -> (String, i64, <SteelDriver as Rules>::State) {
     let (status, game) = client
-        .post("/games", Some(&tokens[0]), &json!({"kind": "steel-driver", "seats": 3}), None)
+        .post(
+            "/games",
+            Some(&tokens[0]),
+            &json!({"kind": "steel-driver", "seats": 3}),
+            None,
+        )
         .await;
     assert_eq!(status, 201, "create failed: {game}");
     let id = game["id"].as_str().unwrap().to_string();
     for token in &tokens[1..] {
-        client.post(&format!("/games/{id}/join"), Some(token), &json!({}), None).await;
+        client
+            .post(&format!("/games/{id}/join"), Some(token), &json!({}), None)
+            .await;
     }
-    let log = client.get(&format!("/games/{id}/events?limit=1000"), &tokens[0]).await;
+    let log = client
+        .get(&format!("/games/{id}/events?limit=1000"), &tokens[0])
+        .await;
     let mut state = <SteelDriver as Rules>::State::default();
     fold_into(&mut state, &log["items"]);
     (id, log["version"].as_i64().unwrap(), state)
@@ -115,7 +141,8 @@ fn fold_into(state: &mut <SteelDriver as Rules>::State, events: &Value) {
         if event["type"].as_str().unwrap().starts_with("kontor.") {
             continue;
         }
-        let event: <SteelDriver as Rules>::Event = serde_json::from_value(event["data"].clone()).unwrap();
+        let event: <SteelDriver as Rules>::Event =
+            serde_json::from_value(event["data"].clone()).unwrap();
         SteelDriver::evolve(state, &event);
     }
 }
@@ -124,10 +151,16 @@ fn fold_into(state: &mut <SteelDriver as Rules>::State, events: &Value) {
 async fn main() {
     let args = parse_args();
     let client = Arc::new(Client {
-        http: reqwest::Client::builder().pool_max_idle_per_host(args.games * 2).build().unwrap(),
+        http: reqwest::Client::builder()
+            .pool_max_idle_per_host(args.games * 2)
+            .build()
+            .unwrap(),
         base: args.url.trim_end_matches('/').to_string(),
     });
-    let run = format!("{:x}", std::process::id() ^ (Instant::now().elapsed().as_nanos() as u32));
+    let run = format!(
+        "{:x}",
+        std::process::id() ^ (Instant::now().elapsed().as_nanos() as u32)
+    );
     eprintln!("registering {} players...", args.games * 3);
     let mut tables = Vec::new();
     for game in 0..args.games {
@@ -154,12 +187,19 @@ async fn main() {
                     continue;
                 };
                 let command = SteelDriver::bot_command(&state, seat, BotLevel::Random, &mut rng);
-                debug_assert!(SteelDriver::decide(&state, Actor::Seat(seat), &command, &mut rng).is_ok());
+                debug_assert!(
+                    SteelDriver::decide(&state, Actor::Seat(seat), &command, &mut rng).is_ok()
+                );
                 let key = format!("{id}-{version}");
                 let body = json!({"version": version, "action": command});
                 let sent = Instant::now();
                 let (status, answer) = client
-                    .post(&format!("/games/{id}/actions"), Some(&tokens[usize::from(seat)]), &body, Some(&key))
+                    .post(
+                        &format!("/games/{id}/actions"),
+                        Some(&tokens[usize::from(seat)]),
+                        &body,
+                        Some(&key),
+                    )
                     .await;
                 let took = sent.elapsed();
                 match status {
