@@ -49,11 +49,16 @@ pub struct Application {
 impl Application {
     /// Binds the configured address (port 0 picks a free one) and builds the server around
     /// an open pool.
-    pub fn build(config: Config, pool: PgPool) -> anyhow::Result<Self> {
+    pub fn build(mut config: Config, pool: PgPool) -> anyhow::Result<Self> {
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
         let listener = TcpListener::bind(config.bind)?;
         let port = listener.local_addr()?.port();
+        // With port 0 the default base URL (links in mails) needs the port actually bound.
+        config.bind.set_port(port);
+        if config.workers {
+            crate::notify::spawn_workers(pool.clone(), config.clone())?;
+        }
         let state = web::Data::new(AppState {
             pool,
             jwt,

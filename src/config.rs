@@ -37,6 +37,10 @@ pub struct Config {
     /// Failed logins allowed per account or address within `login_window` before 429.
     pub login_max_failures: u32,
     pub login_window: Duration,
+    /// Mail delivery: retries, leases, digest hour, game links.
+    pub notify: crate::notify::NotifySettings,
+    /// Usernames (lower-cased) allowed to use the admin endpoints.
+    pub admin_users: Vec<String>,
 }
 
 /// Every setting: (name, default, meaning). The README's configuration reference mirrors it.
@@ -112,6 +116,46 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "Window for counting failed logins, in seconds.",
     ),
     (
+        "KONTOR_MAIL_MAX_ATTEMPTS",
+        "8",
+        "Attempts to deliver a mail before it is marked failed (then `kontor mail retry`).",
+    ),
+    (
+        "KONTOR_MAIL_RETRY_BASE",
+        "60",
+        "Seconds to wait after a mail's first failed attempt; doubled after each further one.",
+    ),
+    (
+        "KONTOR_MAIL_RETRY_MAX",
+        "21600",
+        "Longest wait between two attempts to deliver a mail, in seconds.",
+    ),
+    (
+        "KONTOR_MAIL_LEASE",
+        "300",
+        "Seconds a claimed mail belongs to one worker; after a crash others send it once this expires.",
+    ),
+    (
+        "KONTOR_MAIL_POLL",
+        "5",
+        "Seconds between looks for due mails when no notification arrives.",
+    ),
+    (
+        "KONTOR_DIGEST_HOUR",
+        "7",
+        "Hour of the day (UTC) from which the daily digests are sent.",
+    ),
+    (
+        "KONTOR_GAME_URL",
+        "{base}/api/v1/games/{id}",
+        "Link to a game in mails; {base} is KONTOR_BASE_URL, {id} the game id.",
+    ),
+    (
+        "KONTOR_ADMIN_USERS",
+        "(none)",
+        "Comma-separated usernames that may use the admin endpoints (failed mails).",
+    ),
+    (
         "RUST_LOG",
         "info",
         "Log filter (tracing-subscriber syntax).",
@@ -185,6 +229,13 @@ impl Config {
             workers,
             login_max_failures: number("KONTOR_LOGIN_MAX_FAILURES", 5)?,
             login_window: seconds("KONTOR_LOGIN_WINDOW", 900)?,
+            notify: crate::notify::NotifySettings::from_map(values)?,
+            admin_users: get("KONTOR_ADMIN_USERS")
+                .unwrap_or("")
+                .split(',')
+                .map(|name| name.trim().to_lowercase())
+                .filter(|name| !name.is_empty())
+                .collect(),
         })
     }
 

@@ -7,5 +7,6 @@ pub mod config;
 pub mod embedded_pg;
 pub mod games;
 pub mod http;
+pub mod notify;
 pub mod service;
 pub mod store;

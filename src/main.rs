@@ -67,6 +67,29 @@ enum Command {
     },
     /// Drop the state caches and rebuild them from the logs.
     Rebuild,
+    /// Notification mails that failed for good: list them, send them again.
+    Mail {
+        #[command(subcommand)]
+        command: MailCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum MailCommand {
+    /// List the mails that failed for good, the most recent first.
+    Failed {
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+    /// Make failed mails due again (a running server's worker sends them).
+    Retry {
+        /// The mail's id, as `kontor mail failed` shows it.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<uuid::Uuid>,
+        /// Every failed mail.
+        #[arg(long)]
+        all: bool,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -162,10 +185,52 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             database.pool.close().await;
             report_mismatches("rebuild", &failures)
         }
+        Command::Mail { command } => {
+            let database = open_database(&config).await?;
+            let result = mail_command(&database.pool, command).await;
+            database.pool.close().await;
+            result
+        }
         Command::Simulate { .. } | Command::Openapi | Command::Verify { .. } => {
             unreachable!("handled synchronously")
         }
     }
+}
+
+async fn mail_command(pool: &sqlx::PgPool, command: MailCommand) -> anyhow::Result<()> {
+    use kontor::notify::admin;
+    match command {
+        MailCommand::Failed { limit } => {
+            let failed = admin::list_failed(pool, limit).await?;
+            if failed.is_empty() {
+                println!("no failed mails");
+            }
+            for mail in failed {
+                println!(
+                    "{}\t{}\t{} <{}>\t{} attempts\tfailed {}\t{}",
+                    mail.id,
+                    mail.kind,
+                    mail.username,
+                    mail.email,
+                    mail.attempts,
+                    mail.failed_at.format("%Y-%m-%d %H:%M:%S UTC"),
+                    mail.last_error.unwrap_or_default()
+                );
+            }
+        }
+        MailCommand::Retry { id: Some(id), .. } => {
+            anyhow::ensure!(
+                admin::retry(pool, id).await?,
+                "no failed mail has the id {id}"
+            );
+            println!("1 mail is due again");
+        }
+        MailCommand::Retry { id: None, .. } => {
+            let n = admin::retry_all(pool).await?;
+            println!("{n} mail(s) are due again");
+        }
+    }
+    Ok(())
 }
 
 fn report_progress(done: usize, total: usize) {

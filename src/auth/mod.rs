@@ -106,6 +106,8 @@ pub struct JwtKeys {
     decoding: DecodingKey,
     validation: Validation,
     ttl: Duration,
+    /// The secret itself, for [`JwtKeys::derive_key`].
+    secret: Vec<u8>,
 }
 
 impl JwtKeys {
@@ -122,7 +124,13 @@ impl JwtKeys {
             decoding: DecodingKey::from_secret(secret).context("JWT decoding key")?,
             validation,
             ttl,
+            secret: secret.to_vec(),
         })
+    }
+
+    /// A key for another purpose, derived from the same secret; see [`derive_key`].
+    pub fn derive_key(&self, purpose: &str) -> [u8; 32] {
+        derive_key(&self.secret, purpose)
     }
 
     pub fn ttl(&self) -> Duration {
@@ -187,6 +195,37 @@ pub fn load_or_create_secret(configured: Option<&str>, data_dir: &Path) -> anyho
     file.write_all(secret.as_bytes())?;
     tracing::info!(path = %path.display(), "generated a JWT secret");
     Ok(secret.into_bytes())
+}
+
+/// A key for one purpose (e.g. signing unsubscribe links) derived from the JWT secret:
+/// `HMAC-SHA256(secret, "kontor/" + purpose)`. Keys of different purposes are unrelated, so a
+/// signature made for one can never pass for another, nor for an access token.
+pub fn derive_key(secret: &[u8], purpose: &str) -> [u8; 32] {
+    hmac_sha256(secret, format!("kontor/{purpose}").as_bytes())
+}
+
+/// HMAC-SHA256 (RFC 2104).
+pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut block = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let mut inner = Sha256::new();
+    inner.update(block.map(|b| b ^ 0x36));
+    inner.update(message);
+    let inner = inner.finalize();
+    let mut outer = Sha256::new();
+    outer.update(block.map(|b| b ^ 0x5c));
+    outer.update(inner);
+    outer.finalize().into()
+}
+
+/// Compares two byte strings in time independent of where they differ.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 // ---------------------------------------------------------------------------------------
@@ -256,6 +295,26 @@ mod tests {
             keys().verify(&other_key.issue(user).unwrap()),
             Err(TokenError::Invalid)
         );
+    }
+
+    #[test]
+    fn hmac_matches_rfc_4231() {
+        // Test cases 2 and 6 (a key longer than the block).
+        assert_eq!(
+            hex::encode(hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(
+            hex::encode(hmac_sha256(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            )),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+        assert_ne!(derive_key(b"s", "a"), derive_key(b"s", "b"));
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
     }
 
     #[test]

@@ -328,6 +328,17 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "The log was played under rules this server does not fold.",
     ),
     (
+        "invalid_unsubscribe_token",
+        400,
+        "The unsubscribe link is damaged or was not signed by this server.",
+    ),
+    (
+        "admin_required",
+        403,
+        "Only the administrators named in KONTOR_ADMIN_USERS may do this.",
+    ),
+    ("mail_not_found", 404, "No failed mail with this id."),
+    (
         "rate_limited",
         429,
         "Too many attempts; retry after `Retry-After` seconds.",

@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod audit;
 pub mod error;
 pub mod games;
+pub mod notifications;
 pub mod openapi;
 
 use crate::auth::JwtKeys;
@@ -77,6 +78,13 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(audit::verification)
         .service(audit::verify_upload)
         .service(audit::import_game)
+        .service(notifications::get_preferences)
+        .service(notifications::put_preferences)
+        .service(notifications::unsubscribe_page)
+        .service(notifications::unsubscribe)
+        .service(notifications::failed_mails)
+        .service(notifications::retry_mail)
+        .service(notifications::retry_failed_mails)
         .service(openapi::serve_spec);
 }
 

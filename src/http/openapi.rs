@@ -24,6 +24,7 @@ use utoipa_actix_web::AppExt;
         (name = "lobby", description = "Creating, finding and joining games."),
         (name = "play", description = "Views, legal actions and submitting actions."),
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
+        (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
         (name = "meta", description = "This description."),
     ),
     components(schemas(

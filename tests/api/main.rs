@@ -7,5 +7,7 @@ mod bots;
 mod contract;
 mod games;
 mod lobby;
+mod notify;
 mod play;
+mod smtp;
 mod support;

@@ -92,6 +92,10 @@ pub struct TestApp {
     pub address: String,
     pub pool: PgPool,
     pub client: reqwest::Client,
+    /// The test's own database.
+    pub database: String,
+    /// The server's configuration (with the port it actually listens on).
+    pub config: Config,
 }
 
 /// Options for a test server.
@@ -132,11 +136,14 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     let config = Config::from_map(&settings).unwrap();
     let app = Application::build(config, pool.clone()).expect("building the app");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let config = app.state.config.clone();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         pool,
         client: reqwest::Client::new(),
+        database,
+        config,
     }
 }
 
@@ -192,6 +199,7 @@ impl Reply {
 #[derive(Clone, Debug)]
 pub struct User {
     pub id: Uuid,
+    pub name: String,
     pub token: String,
     pub refresh: String,
 }
@@ -254,6 +262,7 @@ impl TestApp {
             .await;
         User {
             id: me.body["id"].as_str().unwrap().parse().unwrap(),
+            name: name.to_string(),
             token: body["access_token"].as_str().unwrap().to_string(),
             refresh: body["refresh_token"].as_str().unwrap().to_string(),
         }

@@ -1,0 +1,612 @@
+//! The delivery worker.
+//!
+//! 1. **Claim** a batch of due mails in one short transaction (`FOR UPDATE SKIP LOCKED`):
+//!    status `sending`, a fresh claim id, a lease, one more attempt. Mails whose lease has
+//!    expired (their worker died) are due again.
+//! 2. For each claimed mail: **renew the lease** under the same claim id (a mail another
+//!    worker has taken over meanwhile is left alone), check the preference, live presence
+//!    and whether the turn is still the player's, **send** it (bounded by half the lease), and
+//!    **mark** it `sent` at once. A failure goes back to `pending` with exponential backoff,
+//!    or to `failed` after the last attempt or on a permanent refusal.
+//!
+//! So a mail marked `sent` is never sent again, and a mail whose sending started but was not
+//! marked (the worker died in between) is sent again once its lease expires: at least once.
+//! Mails carry `Message-ID: <outbox id@domain>`, the same on every attempt, so a receiver can
+//! recognise such a repeat.
+
+use super::mailer::{Mailer, SendError};
+use super::render::{self, DigestData, GameInfo, Links, NoticeContext, Player};
+use super::settings::NotifySettings;
+use super::token::{self, UnsubscribeScope};
+use super::{CHANNEL, Delivery, MailKind, NoticeKind, prefs};
+use crate::auth;
+use crate::config::Config;
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use lettre::Message;
+use lettre::message::header::{HeaderName, HeaderValue};
+use lettre::message::{Mailbox, MultiPart};
+use serde_json::Value;
+use sqlx::PgPool;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+/// Mails claimed at once by one worker.
+pub const BATCH: usize = 20;
+
+/// What one [`Notifier::deliver_due`] run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeliveryReport {
+    /// Mails claimed.
+    pub claimed: usize,
+    pub sent: usize,
+    /// Not mailed on purpose: preference off, player watching, turn over, no address.
+    pub skipped: usize,
+    /// Moved to the digest because the preference became `digest` after they were queued.
+    pub held: usize,
+    /// Failed this time; will be tried again.
+    pub retrying: usize,
+    /// Failed for good.
+    pub failed: usize,
+    /// Taken over by another worker after our lease expired; left alone.
+    pub lost: usize,
+}
+
+/// Delivers the outbox: the state a worker needs, cheap to share.
+pub struct Notifier {
+    pool: PgPool,
+    mailer: Mailer,
+    settings: NotifySettings,
+    from: Mailbox,
+    base_url: String,
+    unsubscribe_key: [u8; 32],
+    /// Names this worker in `claimed_by`.
+    worker: String,
+}
+
+/// A claimed mail.
+#[derive(sqlx::FromRow)]
+struct Claimed {
+    id: Uuid,
+    user_id: Uuid,
+    kind: String,
+    game_id: Option<Uuid>,
+    data: Value,
+    attempts: i32,
+}
+
+/// The recipient as the worker sees them just before sending.
+#[derive(sqlx::FromRow)]
+struct Recipient {
+    email: String,
+    username: String,
+    your_turn: String,
+    reminder: String,
+    invited: String,
+    game_started: String,
+    game_over: String,
+    always_email: bool,
+    watching: bool,
+}
+
+impl Recipient {
+    fn preferences(&self) -> prefs::Preferences {
+        let parse = |s: &str| Delivery::parse(s).unwrap_or_default();
+        prefs::Preferences {
+            your_turn: parse(&self.your_turn),
+            reminder: parse(&self.reminder),
+            invited: parse(&self.invited),
+            game_started: parse(&self.game_started),
+            game_over: parse(&self.game_over),
+            always_email: self.always_email,
+        }
+    }
+}
+
+/// What became of one claimed mail.
+enum Outcome {
+    Sent,
+    Skipped(&'static str),
+    Held,
+    Failed(SendError),
+    Lost,
+}
+
+impl Notifier {
+    /// A notifier for this configuration: its mailer, sender, links and the unsubscribe key
+    /// (derived from the JWT secret, as the HTTP server derives it).
+    pub fn new(pool: PgPool, config: &Config) -> anyhow::Result<Self> {
+        let settings = config.notify.clone();
+        let smtp_timeout = settings.send_timeout().min(Duration::from_secs(30));
+        let mailer = Mailer::from_config(config, smtp_timeout)?;
+        let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
+        let from: Mailbox = config
+            .mail_from
+            .parse()
+            .with_context(|| format!("KONTOR_MAIL_FROM is not an address: {}", config.mail_from))?;
+        Ok(Self {
+            pool,
+            mailer,
+            settings,
+            from,
+            base_url: config.public_base_url(),
+            unsubscribe_key: auth::derive_key(&secret, token::PURPOSE),
+            worker: format!(
+                "pid {} {}",
+                std::process::id(),
+                &Uuid::new_v4().simple().to_string()[..8]
+            ),
+        })
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    pub fn settings(&self) -> &NotifySettings {
+        &self.settings
+    }
+
+    pub fn mailer(&self) -> &Mailer {
+        &self.mailer
+    }
+
+    /// The one-click unsubscribe link for `user` and `scope`.
+    pub fn unsubscribe_url(&self, user: Uuid, scope: UnsubscribeScope) -> String {
+        format!(
+            "{}/api/v1/unsubscribe?token={}",
+            self.base_url,
+            token::sign(&self.unsubscribe_key, user, scope)
+        )
+    }
+
+    pub fn game_link(&self, game_id: Uuid) -> String {
+        self.settings.game_link(&self.base_url, game_id)
+    }
+
+    /// Claims up to `limit` due mails and delivers them. Safe to run in many workers and
+    /// instances at once.
+    pub async fn deliver_due(&self, limit: usize) -> anyhow::Result<DeliveryReport> {
+        let claim = Uuid::new_v4();
+        let claimed: Vec<Claimed> = sqlx::query_as(
+            "WITH due AS (
+                 SELECT id FROM mail_outbox
+                  WHERE (status = 'pending' AND next_attempt_at <= now())
+                     OR (status = 'sending' AND lease_until <= now())
+                  ORDER BY next_attempt_at, id
+                  LIMIT $1
+                  FOR UPDATE SKIP LOCKED
+             )
+             UPDATE mail_outbox o
+                SET status = 'sending', attempts = o.attempts + 1, claim_id = $2, claimed_by = $3,
+                    lease_until = now() + make_interval(secs => $4), updated_at = now()
+               FROM due WHERE o.id = due.id
+             RETURNING o.id, o.user_id, o.kind, o.game_id, o.data, o.attempts",
+        )
+        .bind(limit as i64)
+        .bind(claim)
+        .bind(&self.worker)
+        .bind(self.settings.lease.as_secs_f64())
+        .fetch_all(&self.pool)
+        .await
+        .context("claiming due mails")?;
+        let mut report = DeliveryReport {
+            claimed: claimed.len(),
+            ..Default::default()
+        };
+        for mail in claimed {
+            let outcome = self.deliver_one(claim, &mail).await?;
+            match self.record(claim, &mail, outcome).await? {
+                Recorded::Sent => report.sent += 1,
+                Recorded::Skipped => report.skipped += 1,
+                Recorded::Held => report.held += 1,
+                Recorded::Retrying => report.retrying += 1,
+                Recorded::Failed => report.failed += 1,
+                Recorded::Lost => report.lost += 1,
+            }
+        }
+        Ok(report)
+    }
+
+    /// Renews the lease, decides whether to send, and sends.
+    async fn deliver_one(&self, claim: Uuid, mail: &Claimed) -> anyhow::Result<Outcome> {
+        let renewed = sqlx::query(
+            "UPDATE mail_outbox SET lease_until = now() + make_interval(secs => $3), updated_at = now()
+              WHERE id = $1 AND claim_id = $2 AND status = 'sending'",
+        )
+        .bind(mail.id)
+        .bind(claim)
+        .bind(self.settings.lease.as_secs_f64())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if renewed == 0 {
+            return Ok(Outcome::Lost);
+        }
+        let recipient: Option<Recipient> = sqlx::query_as(
+            "SELECT u.email, u.username,
+                    coalesce(p.your_turn, 'immediately')::text AS your_turn,
+                    coalesce(p.reminder, 'immediately')::text AS reminder,
+                    coalesce(p.invited, 'immediately')::text AS invited,
+                    coalesce(p.game_started, 'immediately')::text AS game_started,
+                    coalesce(p.game_over, 'immediately')::text AS game_over,
+                    coalesce(p.always_email, false) AS always_email,
+                    EXISTS (SELECT 1 FROM live_presence lp
+                             WHERE lp.user_id = u.id AND lp.game_id = $2
+                               AND lp.seen_at > now() - interval '60 seconds') AS watching
+               FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id
+              WHERE u.id = $1",
+        )
+        .bind(mail.user_id)
+        .bind(mail.game_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(recipient) = recipient else {
+            return Ok(Outcome::Skipped("no_address"));
+        };
+        let address = match recipient.email.trim().parse::<lettre::Address>() {
+            Ok(address) => address,
+            Err(_) if recipient.email.trim().is_empty() => {
+                return Ok(Outcome::Skipped("no_address"));
+            }
+            Err(e) => {
+                return Ok(Outcome::Failed(SendError {
+                    permanent: true,
+                    message: format!("the address {:?} is not usable: {e}", recipient.email),
+                }));
+            }
+        };
+        let now = Utc::now();
+        let links = Links {
+            unsubscribe: self.unsubscribe_url(
+                mail.user_id,
+                match MailKind::parse(&mail.kind) {
+                    Some(MailKind::Notice(kind)) => UnsubscribeScope::Kind(kind),
+                    _ => UnsubscribeScope::Digest,
+                },
+            ),
+            unsubscribe_all: self.unsubscribe_url(mail.user_id, UnsubscribeScope::All),
+        };
+        let rendered = match MailKind::parse(&mail.kind) {
+            Some(MailKind::Notice(kind)) => {
+                match recipient.preferences().of(kind) {
+                    Delivery::Off => return Ok(Outcome::Skipped("off")),
+                    Delivery::Digest => return Ok(Outcome::Held),
+                    Delivery::Immediately => {}
+                }
+                if kind == NoticeKind::YourTurn && recipient.watching && !recipient.always_email {
+                    return Ok(Outcome::Skipped("watching"));
+                }
+                let game = match mail.game_id {
+                    Some(id) => load_games(&self.pool, &[id]).await?.pop(),
+                    None => None,
+                };
+                if matches!(kind, NoticeKind::YourTurn | NoticeKind::Reminder)
+                    && game.as_ref().is_some_and(|g| !g.is_pending(mail.user_id))
+                {
+                    return Ok(Outcome::Skipped("stale"));
+                }
+                render::notice(&NoticeContext {
+                    recipient_id: mail.user_id,
+                    recipient_name: &recipient.username,
+                    kind,
+                    data: &mail.data,
+                    game_id: mail.game_id,
+                    game: game.as_ref(),
+                    game_link: mail.game_id.map(|id| self.game_link(id)),
+                    links: &links,
+                    now,
+                })
+            }
+            Some(MailKind::Digest) => match serde_json::from_value::<DigestData>(mail.data.clone())
+            {
+                Ok(data) => {
+                    render::digest(&recipient.username, &data, &|id| self.game_link(id), &links)
+                }
+                Err(e) => {
+                    return Ok(Outcome::Failed(SendError {
+                        permanent: true,
+                        message: format!("unreadable digest data: {e}"),
+                    }));
+                }
+            },
+            None => {
+                return Ok(Outcome::Failed(SendError {
+                    permanent: true,
+                    message: format!("unknown mail kind {:?}", mail.kind),
+                }));
+            }
+        };
+        let message = match self.message(mail, &recipient.username, address, rendered, &links) {
+            Ok(message) => message,
+            Err(e) => {
+                return Ok(Outcome::Failed(SendError {
+                    permanent: true,
+                    message: format!("building the message: {e}"),
+                }));
+            }
+        };
+        let name = format!("{}-{}", mail.id, mail.kind);
+        let sent = tokio::time::timeout(
+            self.settings.send_timeout(),
+            self.mailer.send(&message, &name),
+        )
+        .await;
+        Ok(match sent {
+            Ok(Ok(())) => Outcome::Sent,
+            Ok(Err(e)) => Outcome::Failed(e),
+            Err(_) => Outcome::Failed(SendError {
+                permanent: false,
+                message: format!(
+                    "sending took longer than {:?} (half the lease)",
+                    self.settings.send_timeout()
+                ),
+            }),
+        })
+    }
+
+    fn message(
+        &self,
+        mail: &Claimed,
+        username: &str,
+        address: lettre::Address,
+        rendered: render::Rendered,
+        links: &Links,
+    ) -> anyhow::Result<Message> {
+        let domain = self.from.email.domain().to_string();
+        let mut message = Message::builder()
+            .from(self.from.clone())
+            .to(Mailbox::new(Some(username.to_string()), address))
+            .subject(rendered.subject)
+            .message_id(Some(format!("<{}@{domain}>", mail.id)))
+            .multipart(MultiPart::alternative_plain_html(
+                rendered.text,
+                rendered.html,
+            ))?;
+        let headers = message.headers_mut();
+        let mut raw = |name: &'static str, value: String| {
+            headers.insert_raw(HeaderValue::new(
+                HeaderName::new_from_ascii_str(name),
+                value,
+            ));
+        };
+        // RFC 2369 and RFC 8058: mail clients show an unsubscribe button that POSTs here.
+        raw("List-Unsubscribe", format!("<{}>", links.unsubscribe));
+        raw(
+            "List-Unsubscribe-Post",
+            "List-Unsubscribe=One-Click".to_string(),
+        );
+        // RFC 3834: a machine wrote this; no vacation replies, please.
+        raw("Auto-Submitted", "auto-generated".to_string());
+        raw("X-Kontor-Notice", mail.kind.clone());
+        Ok(message)
+    }
+
+    /// Stores what became of a mail.
+    async fn record(
+        &self,
+        claim: Uuid,
+        mail: &Claimed,
+        outcome: Outcome,
+    ) -> anyhow::Result<Recorded> {
+        let mine = "id = $1 AND claim_id = $2 AND status = 'sending'";
+        let done = match outcome {
+            Outcome::Lost => return Ok(Recorded::Lost),
+            Outcome::Sent => {
+                // Whoever holds the claim now: this mail has been sent.
+                sqlx::query(
+                    "UPDATE mail_outbox SET status = 'sent', sent_at = now(), lease_until = NULL,
+                            last_error = NULL, updated_at = now()
+                      WHERE id = $1 AND status <> 'sent'",
+                )
+                .bind(mail.id)
+                .execute(&self.pool)
+                .await?;
+                tracing::debug!(mail = %mail.id, kind = %mail.kind, "mail sent");
+                return Ok(Recorded::Sent);
+            }
+            Outcome::Skipped(reason) => {
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "UPDATE mail_outbox SET status = 'skipped', skip_reason = $3, lease_until = NULL,
+                            updated_at = now() WHERE {mine}"
+                )))
+                .bind(mail.id)
+                .bind(claim)
+                .bind(reason)
+                .execute(&self.pool)
+                .await?;
+                Recorded::Skipped
+            }
+            Outcome::Held => {
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "UPDATE mail_outbox SET status = 'held', lease_until = NULL, updated_at = now()
+                      WHERE {mine}"
+                )))
+                .bind(mail.id)
+                .bind(claim)
+                .execute(&self.pool)
+                .await?;
+                Recorded::Held
+            }
+            Outcome::Failed(error) => {
+                let attempts = u32::try_from(mail.attempts).unwrap_or(u32::MAX);
+                let give_up = error.permanent || attempts >= self.settings.max_attempts;
+                let wait = self.settings.backoff(attempts);
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "UPDATE mail_outbox
+                        SET status = CASE WHEN $3 THEN 'failed' ELSE 'pending' END,
+                            next_attempt_at = now() + make_interval(secs => $4),
+                            last_error = $5, lease_until = NULL, updated_at = now()
+                      WHERE {mine}"
+                )))
+                .bind(mail.id)
+                .bind(claim)
+                .bind(give_up)
+                .bind(wait.as_secs_f64())
+                .bind(&error.message)
+                .execute(&self.pool)
+                .await?;
+                if give_up {
+                    tracing::warn!(mail = %mail.id, kind = %mail.kind, attempts, error = %error,
+                        "mail failed for good; `kontor mail retry` sends it again");
+                    Recorded::Failed
+                } else {
+                    tracing::info!(mail = %mail.id, kind = %mail.kind, attempts, error = %error,
+                        retry_in = ?wait, "mail not delivered; will retry");
+                    Recorded::Retrying
+                }
+            }
+        };
+        Ok(done)
+    }
+
+    /// Queues today's digests (see [`super::digest`]).
+    pub async fn queue_digests(&self, now: DateTime<Utc>) -> anyhow::Result<usize> {
+        super::digest::queue(self, now).await
+    }
+
+    /// Runs the worker until the task is dropped: delivers due mails (woken by NOTIFY, or
+    /// every poll interval), and queues the daily digests once a minute.
+    pub async fn run(self) {
+        let mut listener = self.listen().await;
+        let mut last_digest: Option<Instant> = None;
+        loop {
+            if self.pool.is_closed() {
+                tracing::info!("mail delivery worker stopped: the database pool is closed");
+                return;
+            }
+            loop {
+                match self.deliver_due(BATCH).await {
+                    Ok(report) if report.claimed == BATCH => continue,
+                    Ok(_) => break,
+                    Err(_) if self.pool.is_closed() => break,
+                    Err(e) => {
+                        tracing::warn!(error = %format!("{e:#}"), "mail delivery failed; retrying later");
+                        break;
+                    }
+                }
+            }
+            if last_digest.is_none_or(|at| at.elapsed() >= Duration::from_secs(60)) {
+                last_digest = Some(Instant::now());
+                match self.queue_digests(Utc::now()).await {
+                    Ok(0) => {}
+                    Ok(n) => {
+                        tracing::info!(digests = n, "daily digests queued");
+                        continue;
+                    }
+                    Err(_) if self.pool.is_closed() => {}
+                    Err(e) => tracing::warn!(error = %format!("{e:#}"), "queueing digests failed"),
+                }
+            }
+            let poll = self.settings.poll_interval;
+            match listener.as_mut() {
+                Some(l) => {
+                    tokio::select! {
+                        received = l.recv() => if let Err(e) = received {
+                            if !self.pool.is_closed() {
+                                tracing::warn!(error = %e, "lost the mail channel; polling instead");
+                            }
+                            listener = None;
+                        },
+                        _ = tokio::time::sleep(poll) => {}
+                    }
+                }
+                None => {
+                    tokio::time::sleep(poll).await;
+                    listener = self.listen().await;
+                }
+            }
+        }
+    }
+
+    async fn listen(&self) -> Option<sqlx::postgres::PgListener> {
+        if self.pool.is_closed() {
+            return None;
+        }
+        let mut listener = match sqlx::postgres::PgListener::connect_with(&self.pool).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for new mail; polling");
+                return None;
+            }
+        };
+        match listener.listen(CHANNEL).await {
+            Ok(()) => Some(listener),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for new mail; polling");
+                None
+            }
+        }
+    }
+}
+
+enum Recorded {
+    Sent,
+    Skipped,
+    Held,
+    Retrying,
+    Failed,
+    Lost,
+}
+
+/// Starts the delivery worker of this process (see [`Notifier::run`]). Several processes may
+/// run one each against the same database.
+pub fn spawn_workers(pool: PgPool, config: Config) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let notifier = Notifier::new(pool, &config)?;
+    tracing::info!(mailer = ?notifier.mailer, "mail delivery worker started");
+    Ok(tokio::spawn(notifier.run()))
+}
+
+/// Games with their players, as the templates need them.
+pub(crate) async fn load_games(pool: &PgPool, ids: &[Uuid]) -> sqlx::Result<Vec<GameInfo>> {
+    #[allow(clippy::type_complexity)]
+    let rows: Vec<(
+        Uuid,
+        String,
+        String,
+        Vec<i16>,
+        Option<Value>,
+        Option<DateTime<Utc>>,
+        Vec<i16>,
+        Vec<Uuid>,
+        Vec<String>,
+    )> = sqlx::query_as(
+        "SELECT g.id, g.kind, g.status, g.pending_seats, g.outcome, g.turn_started_at,
+                coalesce(array_agg(s.seat ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}'),
+                coalesce(array_agg(s.user_id ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}'),
+                coalesce(array_agg(u.username ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}')
+           FROM games g
+           LEFT JOIN game_seats s ON s.game_id = g.id
+           LEFT JOIN users u ON u.id = s.user_id
+          WHERE g.id = ANY($1)
+          GROUP BY g.id",
+    )
+    .bind(ids)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(id, kind, status, pending_seats, outcome, turn_started_at, seats, users, names)| {
+                GameInfo {
+                    id,
+                    kind,
+                    status,
+                    pending_seats,
+                    outcome,
+                    turn_started_at,
+                    players: seats
+                        .into_iter()
+                        .zip(users)
+                        .zip(names)
+                        .map(|((seat, user_id), name)| Player {
+                            seat,
+                            user_id,
+                            name,
+                        })
+                        .collect(),
+                }
+            },
+        )
+        .collect())
+}

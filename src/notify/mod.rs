@@ -1,0 +1,290 @@
+//! Email notifications: an outbox written in the caller's transaction, delivery workers that
+//! share it through `FOR UPDATE SKIP LOCKED`, per-kind preferences with a daily digest, and
+//! one-click unsubscribe links.
+//!
+//! The game code calls [`enqueue`] inside its command transaction; nothing else is needed.
+//! The workers ([`spawn_workers`], or [`Notifier::deliver_due`] driven by hand) do the rest:
+//!
+//! * a notice whose preference is `immediately` becomes a `pending` mail; `digest` holds it
+//!   for the daily digest; `off` writes nothing;
+//! * delivery claims due mails with a lease, sends each (SMTP, or `.eml` files when no SMTP
+//!   server is configured) and marks it `sent`; a mail whose lease expires before it was
+//!   marked is sent again (at least once), a mail marked `sent` never is;
+//! * failures are retried with exponential backoff and end as `failed` after
+//!   `KONTOR_MAIL_MAX_ATTEMPTS`; an admin can retry them ([`admin`]);
+//! * just before sending, the preference is checked again (an unsubscribe applies to mails
+//!   already queued), "your turn" mails are skipped while the player watches the game live
+//!   (unless `always_email`), and "your turn" and reminders are skipped once the player no
+//!   longer has to act in that game.
+
+pub mod admin;
+pub mod deliver;
+pub mod digest;
+pub mod mailer;
+pub mod prefs;
+pub mod render;
+pub mod settings;
+pub mod token;
+
+pub use deliver::{DeliveryReport, Notifier, spawn_workers};
+pub use mailer::Mailer;
+pub use prefs::{Delivery, Preferences};
+pub use settings::NotifySettings;
+pub use token::UnsubscribeScope;
+
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// The channel delivery workers listen on; [`enqueue`] notifies it when a mail is due now.
+pub const CHANNEL: &str = "kontor_mail";
+
+/// What a notice is about. Each kind has its own preference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeKind {
+    /// The player must act in a game.
+    YourTurn,
+    /// The player's deadline in a game is near.
+    Reminder,
+    /// Someone invited the user to a game.
+    Invited,
+    /// A game the user sits in has started.
+    GameStarted,
+    /// A game the user played has ended.
+    GameOver,
+}
+
+impl NoticeKind {
+    pub const ALL: [NoticeKind; 5] = [
+        NoticeKind::YourTurn,
+        NoticeKind::Reminder,
+        NoticeKind::Invited,
+        NoticeKind::GameStarted,
+        NoticeKind::GameOver,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeKind::YourTurn => "your_turn",
+            NoticeKind::Reminder => "reminder",
+            NoticeKind::Invited => "invited",
+            NoticeKind::GameStarted => "game_started",
+            NoticeKind::GameOver => "game_over",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+
+    /// How a person calls these mails ("your-turn mails").
+    pub fn label(self) -> &'static str {
+        match self {
+            NoticeKind::YourTurn => "\"your turn\" mails",
+            NoticeKind::Reminder => "deadline reminders",
+            NoticeKind::Invited => "invitations",
+            NoticeKind::GameStarted => "\"game started\" mails",
+            NoticeKind::GameOver => "game results",
+        }
+    }
+}
+
+/// What a row of the outbox is: a notice, or the daily digest built from held notices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MailKind {
+    Notice(NoticeKind),
+    Digest,
+}
+
+impl MailKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MailKind::Notice(kind) => kind.as_str(),
+            MailKind::Digest => "digest",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "digest" => Some(MailKind::Digest),
+            other => NoticeKind::parse(other).map(MailKind::Notice),
+        }
+    }
+}
+
+/// One notice to one user.
+///
+/// `data` is free-form JSON for the template. Every field is optional; the delivery worker
+/// fills in the game's kind and players from the database when `game_id` is set, so an
+/// empty object still gives a good mail. Fields the templates use:
+///
+/// | field | kinds | meaning |
+/// |---|---|---|
+/// | `game_kind` | all | e.g. `flying-dutchman` (looked up when absent) |
+/// | `opponents` | all | the other players' names (looked up when absent) |
+/// | `deadline` | your_turn, reminder | RFC 3339 time by which the player must act |
+/// | `inviter` | invited | the name of who invited |
+/// | `result` | game_over | a one-line result, e.g. "anna won with 41 ducats" |
+/// | `standings` | game_over | `[{"name", "score", "rank"}]` (built from the game's outcome when absent) |
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Notice {
+    pub user_id: Uuid,
+    pub kind: NoticeKind,
+    pub game_id: Option<Uuid>,
+    /// One mail per key (and recipient): e.g.
+    /// `your_turn:{game}:{seat}:{version-at-which-turn-began}`. A second enqueue with the same
+    /// key is a no-op.
+    pub dedupe_key: String,
+    /// What the template needs: game kind, opponents' names, deadline, result, inviter…
+    pub data: serde_json::Value,
+}
+
+impl Notice {
+    /// "It is your turn": one per seat and turn (`turn_version` = the game version at which
+    /// the seat became pending).
+    pub fn your_turn(
+        user_id: Uuid,
+        game_id: Uuid,
+        seat: i16,
+        turn_version: i64,
+        data: serde_json::Value,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::YourTurn,
+            game_id: Some(game_id),
+            dedupe_key: format!("your_turn:{game_id}:{seat}:{turn_version}"),
+            data,
+        }
+    }
+
+    /// "Your deadline is near": one per seat and turn. `data` should carry `deadline`.
+    pub fn reminder(
+        user_id: Uuid,
+        game_id: Uuid,
+        seat: i16,
+        turn_version: i64,
+        data: serde_json::Value,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::Reminder,
+            game_id: Some(game_id),
+            dedupe_key: format!("reminder:{game_id}:{seat}:{turn_version}"),
+            data,
+        }
+    }
+
+    /// "You are invited": one per game and invitee. `data` should carry `inviter`.
+    pub fn invited(user_id: Uuid, game_id: Uuid, data: serde_json::Value) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::Invited,
+            game_id: Some(game_id),
+            dedupe_key: format!("invited:{game_id}"),
+            data,
+        }
+    }
+
+    /// "The game has started": one per game and player.
+    pub fn game_started(user_id: Uuid, game_id: Uuid, data: serde_json::Value) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::GameStarted,
+            game_id: Some(game_id),
+            dedupe_key: format!("game_started:{game_id}"),
+            data,
+        }
+    }
+
+    /// "The game is over": one per game and player.
+    pub fn game_over(user_id: Uuid, game_id: Uuid, data: serde_json::Value) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::GameOver,
+            game_id: Some(game_id),
+            dedupe_key: format!("game_over:{game_id}"),
+            data,
+        }
+    }
+}
+
+/// Writes notices into the outbox inside the caller's transaction, so a committed move always
+/// notifies and a rolled-back one never does. Applies the recipient's preferences (off →
+/// nothing, digest → held for the daily digest, immediately → queued).
+///
+/// Dedupe keys are scoped per recipient: the same key for two users gives two mails. A key
+/// seen before (in this call or an earlier committed one) is skipped without error; a
+/// concurrent transaction inserting the same key makes this one wait for it, as any unique
+/// index does.
+pub async fn enqueue(conn: &mut PgConnection, notices: &[Notice]) -> sqlx::Result<()> {
+    if notices.is_empty() {
+        return Ok(());
+    }
+    let mut users: Vec<Uuid> = notices.iter().map(|n| n.user_id).collect();
+    users.sort_unstable();
+    users.dedup();
+    let preferences = prefs::load_many(&mut *conn, &users).await?;
+    let mut ids = Vec::with_capacity(notices.len());
+    let mut user_ids = Vec::with_capacity(notices.len());
+    let mut kinds = Vec::with_capacity(notices.len());
+    let mut game_ids: Vec<Option<Uuid>> = Vec::with_capacity(notices.len());
+    let mut keys = Vec::with_capacity(notices.len());
+    let mut data = Vec::with_capacity(notices.len());
+    let mut statuses = Vec::with_capacity(notices.len());
+    let mut seen = std::collections::HashSet::new();
+    let mut any_due = false;
+    for notice in notices {
+        if !seen.insert((notice.user_id, notice.dedupe_key.as_str())) {
+            continue;
+        }
+        let status = match preferences
+            .get(&notice.user_id)
+            .copied()
+            .unwrap_or_default()
+            .of(notice.kind)
+        {
+            Delivery::Off => continue,
+            Delivery::Digest => "held",
+            Delivery::Immediately => {
+                any_due = true;
+                "pending"
+            }
+        };
+        ids.push(Uuid::now_v7());
+        user_ids.push(notice.user_id);
+        kinds.push(notice.kind.as_str());
+        game_ids.push(notice.game_id);
+        keys.push(notice.dedupe_key.as_str());
+        data.push(notice.data.clone());
+        statuses.push(status);
+    }
+    if ids.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(
+        "INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
+         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[],
+                              $6::jsonb[], $7::text[])
+         ON CONFLICT (user_id, dedupe_key) DO NOTHING",
+    )
+    .bind(&ids)
+    .bind(&user_ids)
+    .bind(&kinds)
+    .bind(&game_ids)
+    .bind(&keys)
+    .bind(&data)
+    .bind(&statuses)
+    .execute(&mut *conn)
+    .await?;
+    if any_due {
+        // Delivered on commit only, and not at all on rollback.
+        sqlx::query("SELECT pg_notify($1, '')")
+            .bind(CHANNEL)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,804 @@
+//! The content of the mails: a subject, and one document rendered both as plain text and as
+//! HTML (sent together as multipart/alternative). Rendering never fails: a field missing from
+//! a notice's data gives a plainer sentence, not an error.
+
+use super::NoticeKind;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use std::fmt::Write;
+use uuid::Uuid;
+
+/// A player of a game, as the templates need them.
+#[derive(Clone, Debug)]
+pub struct Player {
+    pub seat: i16,
+    pub user_id: Uuid,
+    pub name: String,
+}
+
+/// What the database says about a game a notice is about.
+#[derive(Clone, Debug)]
+pub struct GameInfo {
+    pub id: Uuid,
+    pub kind: String,
+    pub status: String,
+    pub players: Vec<Player>,
+    pub pending_seats: Vec<i16>,
+    pub outcome: Option<Value>,
+    pub turn_started_at: Option<DateTime<Utc>>,
+}
+
+impl GameInfo {
+    pub fn seat_of(&self, user: Uuid) -> Option<i16> {
+        self.players
+            .iter()
+            .find(|p| p.user_id == user)
+            .map(|p| p.seat)
+    }
+
+    /// Whether `user` must act in this game now.
+    pub fn is_pending(&self, user: Uuid) -> bool {
+        self.status == "active"
+            && self
+                .seat_of(user)
+                .is_some_and(|seat| self.pending_seats.contains(&seat))
+    }
+
+    /// The names of everyone seated except `user`, in seat order.
+    pub fn others(&self, user: Uuid) -> Vec<String> {
+        self.players
+            .iter()
+            .filter(|p| p.user_id != user)
+            .map(|p| p.name.clone())
+            .collect()
+    }
+}
+
+/// A finished mail body.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+/// The links every mail carries.
+#[derive(Clone, Debug)]
+pub struct Links {
+    /// Unsubscribes from this kind of mail (also in the `List-Unsubscribe` header).
+    pub unsubscribe: String,
+    /// Unsubscribes from all mail.
+    pub unsubscribe_all: String,
+}
+
+/// Everything a notice mail is made from.
+pub struct NoticeContext<'a> {
+    pub recipient_id: Uuid,
+    pub recipient_name: &'a str,
+    pub kind: NoticeKind,
+    pub data: &'a Value,
+    pub game_id: Option<Uuid>,
+    pub game: Option<&'a GameInfo>,
+    pub game_link: Option<String>,
+    pub links: &'a Links,
+    pub now: DateTime<Utc>,
+}
+
+/// A game waiting for the user, as listed in the digest.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct WaitingGame {
+    pub game_id: Uuid,
+    pub game_kind: String,
+    pub opponents: Vec<String>,
+    pub since: Option<DateTime<Utc>>,
+}
+
+/// A held notice, summarised for the digest.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct NewsItem {
+    pub headline: String,
+    pub game_id: Option<Uuid>,
+}
+
+/// The stored content of a digest mail.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct DigestData {
+    pub date: chrono::NaiveDate,
+    pub waiting: Vec<WaitingGame>,
+    pub news: Vec<NewsItem>,
+}
+
+// ---------------------------------------------------------------------------------------
+// A tiny document model, rendered twice.
+
+enum Span {
+    Text(String),
+    Strong(String),
+    Link { label: String, url: String },
+}
+
+enum Block {
+    Para(Vec<Span>),
+    List(Vec<Vec<Span>>),
+    /// A prominent link ("Open the game").
+    Action {
+        label: String,
+        url: String,
+    },
+    /// The small print at the end.
+    Footer(Vec<Span>),
+}
+
+fn t(text: impl Into<String>) -> Span {
+    Span::Text(text.into())
+}
+
+fn b(text: impl Into<String>) -> Span {
+    Span::Strong(text.into())
+}
+
+fn link(label: impl Into<String>, url: impl Into<String>) -> Span {
+    Span::Link {
+        label: label.into(),
+        url: url.into(),
+    }
+}
+
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn spans_text(spans: &[Span]) -> String {
+    let mut out = String::new();
+    for span in spans {
+        match span {
+            Span::Text(s) | Span::Strong(s) => out.push_str(s),
+            Span::Link { label, url } if label == url => out.push_str(url),
+            Span::Link { label, url } => {
+                let _ = write!(out, "{label} <{url}>");
+            }
+        }
+    }
+    out
+}
+
+fn spans_html(spans: &[Span]) -> String {
+    let mut out = String::new();
+    for span in spans {
+        match span {
+            Span::Text(s) => out.push_str(&escape_html(s)),
+            Span::Strong(s) => {
+                let _ = write!(out, "<strong>{}</strong>", escape_html(s));
+            }
+            Span::Link { label, url } => {
+                let _ = write!(
+                    out,
+                    "<a href=\"{}\">{}</a>",
+                    escape_html(url),
+                    escape_html(label)
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Wraps words at 76 columns; a word longer than that (a link) keeps its own line.
+fn wrap(text: &str, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.len() + 1 + word.len() > 76 - indent.len() {
+            let _ = writeln!(out, "{indent}{line}");
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        let _ = writeln!(out, "{indent}{line}");
+    }
+    out
+}
+
+fn to_text(blocks: &[Block]) -> String {
+    let mut out = String::new();
+    for block in blocks {
+        match block {
+            Block::Para(spans) => out.push_str(&wrap(&spans_text(spans), "")),
+            Block::List(items) => {
+                for item in items {
+                    let wrapped = wrap(&spans_text(item), "    ");
+                    out.push_str("  - ");
+                    out.push_str(wrapped.trim_start());
+                }
+            }
+            Block::Action { label, url } => {
+                let _ = writeln!(out, "{label}:\n{url}");
+            }
+            Block::Footer(spans) => {
+                out.push_str("-- \n");
+                out.push_str(&wrap(&spans_text(spans), ""));
+            }
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_string() + "\n"
+}
+
+fn to_html(title: &str, blocks: &[Block]) -> String {
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
+         <body style=\"font-family: sans-serif; line-height: 1.5; max-width: 40em; margin: 1em auto; color: #222;\">\n",
+        escape_html(title)
+    );
+    for block in blocks {
+        match block {
+            Block::Para(spans) => {
+                let _ = writeln!(out, "<p>{}</p>", spans_html(spans));
+            }
+            Block::List(items) => {
+                out.push_str("<ul>\n");
+                for item in items {
+                    let _ = writeln!(out, "<li>{}</li>", spans_html(item));
+                }
+                out.push_str("</ul>\n");
+            }
+            Block::Action { label, url } => {
+                let _ = writeln!(
+                    out,
+                    "<p><a href=\"{}\" style=\"display: inline-block; padding: 0.5em 1em; background: #2b5797; color: #fff; text-decoration: none; border-radius: 4px;\">{}</a></p>",
+                    escape_html(url),
+                    escape_html(label)
+                );
+            }
+            Block::Footer(spans) => {
+                let _ = writeln!(
+                    out,
+                    "<hr><p style=\"font-size: small; color: #666;\">{}</p>",
+                    spans_html(spans)
+                );
+            }
+        }
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Wording helpers
+
+/// `flying-dutchman` → `Flying Dutchman`.
+pub fn game_title(kind: &str) -> String {
+    let title = kind
+        .split(['-', '_'])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut chars = w.chars();
+            chars
+                .next()
+                .map(|f| f.to_uppercase().collect::<String>() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    if title.is_empty() {
+        "your game".to_string()
+    } else {
+        title
+    }
+}
+
+/// `["a", "b", "c"]` → `a, b and c`.
+pub fn names(list: &[String]) -> String {
+    match list {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+fn when(at: DateTime<Utc>) -> String {
+    at.format("%a, %-d %b %Y %H:%M UTC").to_string()
+}
+
+/// "in 5 hours", "in 3 days", "now".
+fn from_now(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let minutes = (at - now).num_minutes();
+    match minutes {
+        i64::MIN..=0 => "now".to_string(),
+        1..=89 => format!("in {minutes} minute{}", if minutes == 1 { "" } else { "s" }),
+        90..=2159 => format!("in {} hours", (minutes + 30) / 60),
+        _ => format!("in {} days", (minutes + 720) / 1440),
+    }
+}
+
+fn str_field<'a>(data: &'a Value, key: &str) -> Option<&'a str> {
+    data.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+fn string_list(data: &Value, key: &str) -> Option<Vec<String>> {
+    data.get(key).and_then(Value::as_array).map(|items| {
+        items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    })
+}
+
+fn deadline(data: &Value) -> Option<DateTime<Utc>> {
+    str_field(data, "deadline")
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .map(|d| d.with_timezone(&Utc))
+}
+
+/// One row of a game's final standings.
+struct Standing {
+    name: String,
+    score: Option<i64>,
+    rank: Option<u64>,
+    is_you: bool,
+}
+
+fn standings(ctx: &NoticeContext) -> Vec<Standing> {
+    if let Some(rows) = ctx.data.get("standings").and_then(Value::as_array) {
+        return rows
+            .iter()
+            .map(|row| {
+                let name = str_field(row, "name")
+                    .or(str_field(row, "username"))
+                    .unwrap_or("?")
+                    .to_string();
+                Standing {
+                    is_you: name == ctx.recipient_name,
+                    name,
+                    score: row.get("score").and_then(Value::as_i64),
+                    rank: row.get("rank").and_then(Value::as_u64),
+                }
+            })
+            .collect();
+    }
+    let Some(game) = ctx.game else {
+        return Vec::new();
+    };
+    let Some(outcome) = &game.outcome else {
+        return Vec::new();
+    };
+    let scores = outcome.get("scores").and_then(Value::as_array);
+    let ranks = outcome.get("ranks").and_then(Value::as_array);
+    let mut rows: Vec<Standing> = game
+        .players
+        .iter()
+        .map(|p| {
+            let at = |list: Option<&Vec<Value>>| list.and_then(|l| l.get(p.seat as usize)).cloned();
+            Standing {
+                name: p.name.clone(),
+                score: at(scores).and_then(|v| v.as_i64()),
+                rank: at(ranks).and_then(|v| v.as_u64()),
+                is_you: p.user_id == ctx.recipient_id,
+            }
+        })
+        .collect();
+    rows.sort_by_key(|s| s.rank.unwrap_or(u64::MAX));
+    rows
+}
+
+fn result_line(ctx: &NoticeContext, table: &[Standing]) -> Option<String> {
+    if let Some(result) = str_field(ctx.data, "result") {
+        return Some(result.to_string());
+    }
+    let you = table.iter().find(|s| s.is_you)?;
+    let rank = you.rank?;
+    let winners: Vec<String> = table
+        .iter()
+        .filter(|s| s.rank == Some(1))
+        .map(|s| s.name.clone())
+        .collect();
+    Some(match rank {
+        1 if winners.len() > 1 => format!("you share the win with {}", {
+            let others: Vec<String> = winners
+                .into_iter()
+                .filter(|w| w != ctx.recipient_name)
+                .collect();
+            names(&others)
+        }),
+        1 => "you won".to_string(),
+        n => format!(
+            "{} won; you finished {} of {}",
+            names(&winners),
+            ordinal(n),
+            table.len()
+        ),
+    })
+}
+
+fn opponents(ctx: &NoticeContext) -> Vec<String> {
+    string_list(ctx.data, "opponents")
+        .or_else(|| ctx.game.map(|g| g.others(ctx.recipient_id)))
+        .unwrap_or_default()
+}
+
+fn game_name(ctx: &NoticeContext) -> String {
+    game_title(
+        str_field(ctx.data, "game_kind")
+            .or(ctx.game.map(|g| g.kind.as_str()))
+            .unwrap_or(""),
+    )
+}
+
+/// The subject of a notice; also its one-line summary in the digest.
+pub fn headline(ctx: &NoticeContext) -> String {
+    let game = game_name(ctx);
+    let with = {
+        let others = opponents(ctx);
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", names(&others))
+        }
+    };
+    match ctx.kind {
+        NoticeKind::YourTurn => format!("Your turn in {game}{with}"),
+        NoticeKind::Reminder => match deadline(ctx.data) {
+            Some(at) => format!(
+                "Reminder: your move in {game} is due {}",
+                from_now(at, ctx.now)
+            ),
+            None => format!("Reminder: {game} is waiting for your move"),
+        },
+        NoticeKind::Invited => match str_field(ctx.data, "inviter") {
+            Some(inviter) => format!("{inviter} invited you to play {game}"),
+            None => format!("You are invited to play {game}"),
+        },
+        NoticeKind::GameStarted => format!("{game}{with} has started"),
+        NoticeKind::GameOver => match result_line(ctx, &standings(ctx)) {
+            Some(result) => format!("{game} is over: {result}"),
+            None => format!("{game}{with} is over"),
+        },
+    }
+}
+
+fn footer(reason: String, links: &Links, what: &str) -> Block {
+    Block::Footer(vec![
+        t(format!("{reason} ")),
+        link(format!("Unsubscribe from {what}"), &links.unsubscribe),
+        t(" (one click, no login needed) or "),
+        link("from all mail from Kontor", &links.unsubscribe_all),
+        t(". Your preferences: GET/PUT /api/v1/me/notifications."),
+    ])
+}
+
+/// A notice mail.
+pub fn notice(ctx: &NoticeContext) -> Rendered {
+    let subject = headline(ctx);
+    let game = game_name(ctx);
+    let others = opponents(ctx);
+    let with = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", names(&others))
+    };
+    let mut blocks = vec![Block::Para(vec![t(format!(
+        "Hello {},",
+        ctx.recipient_name
+    ))])];
+    match ctx.kind {
+        NoticeKind::YourTurn => {
+            blocks.push(Block::Para(vec![
+                t("it is your turn in "),
+                b(&game),
+                t(format!("{with}.")),
+            ]));
+            if let Some(at) = deadline(ctx.data) {
+                blocks.push(Block::Para(vec![
+                    t("Please move by "),
+                    b(when(at)),
+                    t(format!(" ({}).", from_now(at, ctx.now))),
+                ]));
+            }
+        }
+        NoticeKind::Reminder => {
+            let mut spans = vec![t("your move in "), b(&game), t(format!("{with} "))];
+            match deadline(ctx.data) {
+                Some(at) => {
+                    spans.push(t("is due by "));
+                    spans.push(b(when(at)));
+                    spans.push(t(format!(
+                        " ({}). After that the game's time-out rule applies.",
+                        from_now(at, ctx.now)
+                    )));
+                }
+                None => spans.push(t("is still waiting.")),
+            }
+            blocks.push(Block::Para(spans));
+        }
+        NoticeKind::Invited => {
+            let inviter = str_field(ctx.data, "inviter").unwrap_or("another player");
+            blocks.push(Block::Para(vec![
+                b(inviter),
+                t(" invited you to play "),
+                b(&game),
+                t("."),
+            ]));
+            let seated = ctx
+                .game
+                .map(|g| g.others(ctx.recipient_id))
+                .unwrap_or_default();
+            if !seated.is_empty() {
+                blocks.push(Block::Para(vec![t(format!(
+                    "Seated so far: {}.",
+                    names(&seated)
+                ))]));
+            }
+            if let Some(id) = ctx.game_id {
+                blocks.push(Block::Para(vec![t(format!(
+                    "Join it while seats are free, from your client or with POST /api/v1/games/{id}/join."
+                ))]));
+            }
+        }
+        NoticeKind::GameStarted => {
+            blocks.push(Block::Para(vec![
+                t("your game of "),
+                b(&game),
+                t(format!("{with} has started.")),
+            ]));
+        }
+        NoticeKind::GameOver => {
+            let table = standings(ctx);
+            let mut spans = vec![t("the game of "), b(&game), t(format!("{with} is over"))];
+            match result_line(ctx, &table) {
+                Some(result) => spans.push(t(format!(": {result}."))),
+                None => spans.push(t(".")),
+            }
+            blocks.push(Block::Para(spans));
+            if !table.is_empty() {
+                blocks.push(Block::Para(vec![t("Final standings:")]));
+                blocks.push(Block::List(
+                    table
+                        .iter()
+                        .map(|s| {
+                            let mut line = String::new();
+                            if let Some(rank) = s.rank {
+                                let _ = write!(line, "{}. ", rank);
+                            }
+                            line.push_str(&s.name);
+                            if s.is_you {
+                                line.push_str(" (you)");
+                            }
+                            if let Some(score) = s.score {
+                                let _ = write!(line, ": {score}");
+                            }
+                            vec![t(line)]
+                        })
+                        .collect(),
+                ));
+            }
+            if let Some(id) = ctx.game_id {
+                blocks.push(Block::Para(vec![t(format!(
+                    "The game's seed is now revealed: anyone can verify every shuffle and roll \
+                     (GET /api/v1/games/{id}/verification)."
+                ))]));
+            }
+        }
+    }
+    if let Some(url) = &ctx.game_link {
+        blocks.push(Block::Action {
+            label: "Open the game".to_string(),
+            url: url.clone(),
+        });
+    }
+    blocks.push(footer(
+        format!(
+            "You get this mail because your Kontor preference for {} is \"immediately\".",
+            ctx.kind.label()
+        ),
+        ctx.links,
+        ctx.kind.label(),
+    ));
+    Rendered {
+        text: to_text(&blocks),
+        html: to_html(&subject, &blocks),
+        subject,
+    }
+}
+
+/// The daily digest.
+pub fn digest(
+    recipient_name: &str,
+    data: &DigestData,
+    game_link: &dyn Fn(Uuid) -> String,
+    links: &Links,
+) -> Rendered {
+    let waiting = data.waiting.len();
+    let subject = match waiting {
+        0 => format!("Your Kontor digest for {}", data.date),
+        1 => "Kontor: 1 game is waiting for you".to_string(),
+        n => format!("Kontor: {n} games are waiting for you"),
+    };
+    let mut blocks = vec![Block::Para(vec![t(format!("Hello {recipient_name},"))])];
+    if waiting > 0 {
+        blocks.push(Block::Para(vec![t(match waiting {
+            1 => "this game is waiting for your move:".to_string(),
+            n => format!("these {n} games are waiting for your move:"),
+        })]));
+        blocks.push(Block::List(
+            data.waiting
+                .iter()
+                .map(|g| {
+                    let mut spans = vec![b(game_title(&g.game_kind))];
+                    if !g.opponents.is_empty() {
+                        spans.push(t(format!(" with {}", names(&g.opponents))));
+                    }
+                    if let Some(since) = g.since {
+                        spans.push(t(format!(", your turn since {}", when(since))));
+                    }
+                    spans.push(t(": "));
+                    let url = game_link(g.game_id);
+                    spans.push(link(url.clone(), url));
+                    spans
+                })
+                .collect(),
+        ));
+    } else {
+        blocks.push(Block::Para(vec![t("no game is waiting for your move.")]));
+    }
+    if !data.news.is_empty() {
+        blocks.push(Block::Para(vec![t("Since the last digest:")]));
+        blocks.push(Block::List(
+            data.news
+                .iter()
+                .map(|item| {
+                    let mut spans = vec![t(&item.headline)];
+                    if let Some(id) = item.game_id {
+                        let url = game_link(id);
+                        spans.push(t(": "));
+                        spans.push(link(url.clone(), url));
+                    }
+                    spans
+                })
+                .collect(),
+        ));
+    }
+    blocks.push(footer(
+        "You get this digest because some of your Kontor notification preferences are \"digest\"."
+            .to_string(),
+        links,
+        "the daily digest",
+    ));
+    Rendered {
+        text: to_text(&blocks),
+        html: to_html(&subject, &blocks),
+        subject,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn links() -> Links {
+        Links {
+            unsubscribe: "https://k.example/api/v1/unsubscribe?token=a.b.c".into(),
+            unsubscribe_all: "https://k.example/api/v1/unsubscribe?token=a.all.c".into(),
+        }
+    }
+
+    fn game(me: Uuid) -> GameInfo {
+        GameInfo {
+            id: Uuid::nil(),
+            kind: "flying-dutchman".into(),
+            status: "finished".into(),
+            players: vec![
+                Player {
+                    seat: 0,
+                    user_id: Uuid::now_v7(),
+                    name: "anna".into(),
+                },
+                Player {
+                    seat: 1,
+                    user_id: me,
+                    name: "bert".into(),
+                },
+                Player {
+                    seat: 2,
+                    user_id: Uuid::now_v7(),
+                    name: "carla".into(),
+                },
+            ],
+            pending_seats: vec![],
+            outcome: Some(json!({"scores": [40, 31, 12], "ranks": [1, 2, 3], "winners": [0]})),
+            turn_started_at: None,
+        }
+    }
+
+    #[test]
+    fn game_over_is_built_from_the_outcome_and_escaped() {
+        let me = Uuid::now_v7();
+        let info = game(me);
+        let data = json!({});
+        let links = links();
+        let ctx = NoticeContext {
+            recipient_id: me,
+            recipient_name: "bert",
+            kind: NoticeKind::GameOver,
+            data: &data,
+            game_id: Some(info.id),
+            game: Some(&info),
+            game_link: Some("https://k.example/games/1?a=1&b=2".into()),
+            links: &links,
+            now: Utc::now(),
+        };
+        let mail = notice(&ctx);
+        assert_eq!(
+            mail.subject,
+            "Flying Dutchman is over: anna won; you finished 2nd of 3"
+        );
+        assert!(mail.text.contains("2. bert (you): 31"), "{}", mail.text);
+        assert!(
+            mail.html
+                .contains("href=\"https://k.example/games/1?a=1&amp;b=2\"")
+        );
+        assert!(mail.text.contains("https://k.example/games/1?a=1&b=2"));
+        assert!(
+            mail.text
+                .contains("/api/v1/games/00000000-0000-0000-0000-000000000000/verification")
+        );
+
+        let hostile = json!({"inviter": "<script>alert(1)</script>"});
+        let ctx = NoticeContext {
+            kind: NoticeKind::Invited,
+            data: &hostile,
+            ..ctx
+        };
+        let mail = notice(&ctx);
+        assert!(!mail.html.contains("<script>"));
+        assert!(mail.html.contains("&lt;script&gt;"));
+    }
+
+    #[test]
+    fn wording_helpers() {
+        assert_eq!(game_title("steel-driver"), "Steel Driver");
+        assert_eq!(game_title(""), "your game");
+        assert_eq!(names(&["a".into(), "b".into(), "c".into()]), "a, b and c");
+        assert_eq!(ordinal(2), "2nd");
+        assert_eq!(ordinal(11), "11th");
+        assert_eq!(ordinal(23), "23rd");
+        let now = Utc::now();
+        assert_eq!(
+            from_now(now + chrono::Duration::hours(5), now),
+            "in 5 hours"
+        );
+        assert_eq!(from_now(now + chrono::Duration::days(3), now), "in 3 days");
+        assert_eq!(from_now(now - chrono::Duration::hours(1), now), "now");
+        let wrapped = wrap(&"word ".repeat(40), "");
+        assert!(wrapped.lines().all(|l| l.len() <= 76));
+    }
+}

@@ -1,0 +1,199 @@
+//! The mail settings (`KONTOR_MAIL_*`, `KONTOR_DIGEST_HOUR`, `KONTOR_GAME_URL`), read with the
+//! rest of the configuration. `KONTOR_SMTP_URL` and `KONTOR_MAIL_FROM` live in [`Config`]
+//! itself but are checked here, so a typo stops the server at start and not at the first mail.
+//!
+//! [`Config`]: crate::config::Config
+
+use anyhow::{Context, bail};
+use lettre::message::Mailbox;
+use std::collections::HashMap;
+use std::time::Duration;
+
+#[derive(Clone, Debug)]
+pub struct NotifySettings {
+    /// Attempts before a mail is marked `failed`.
+    pub max_attempts: u32,
+    /// The wait after the first failed attempt; it doubles with each further failure.
+    pub retry_base: Duration,
+    /// The longest wait between two attempts.
+    pub retry_max: Duration,
+    /// How long a claimed mail belongs to one worker. A worker that dies leaves its claimed
+    /// mails to others once the lease has expired; one send is given at most half of it.
+    pub lease: Duration,
+    /// How often an idle worker looks for due mails (it is also woken by NOTIFY).
+    pub poll_interval: Duration,
+    /// Hour of the day (UTC) from which the daily digests are sent.
+    pub digest_hour: u32,
+    /// The link to a game in mails; `{base}` and `{id}` are replaced.
+    pub game_url: String,
+}
+
+impl Default for NotifySettings {
+    fn default() -> Self {
+        Self {
+            max_attempts: 8,
+            retry_base: Duration::from_secs(60),
+            retry_max: Duration::from_secs(6 * 3600),
+            lease: Duration::from_secs(300),
+            poll_interval: Duration::from_secs(5),
+            digest_hour: 7,
+            game_url: DEFAULT_GAME_URL.to_string(),
+        }
+    }
+}
+
+pub const DEFAULT_GAME_URL: &str = "{base}/api/v1/games/{id}";
+
+impl NotifySettings {
+    /// Reads the settings from `KEY -> value` pairs (absent or empty keys take their defaults).
+    pub fn from_map(values: &HashMap<String, String>) -> anyhow::Result<Self> {
+        let get = |key: &str| values.get(key).map(|v| v.trim()).filter(|v| !v.is_empty());
+        let seconds = |key: &str, default: Duration| -> anyhow::Result<Duration> {
+            match get(key) {
+                None => Ok(default),
+                Some(v) => v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 1e9)
+                    .map(Duration::from_secs_f64)
+                    .with_context(|| {
+                        format!("{key} must be a number of seconds (fractions allowed), not {v:?}")
+                    }),
+            }
+        };
+        let defaults = Self::default();
+        let max_attempts = match get("KONTOR_MAIL_MAX_ATTEMPTS") {
+            None => defaults.max_attempts,
+            Some(v) => v
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=100).contains(n))
+                .with_context(|| {
+                    format!(
+                        "KONTOR_MAIL_MAX_ATTEMPTS must be a whole number from 1 to 100, not {v:?}"
+                    )
+                })?,
+        };
+        let digest_hour = match get("KONTOR_DIGEST_HOUR") {
+            None => defaults.digest_hour,
+            Some(v) => v.parse::<u32>().ok().filter(|h| *h < 24).with_context(|| {
+                format!("KONTOR_DIGEST_HOUR must be an hour from 0 to 23, not {v:?}")
+            })?,
+        };
+        let lease = seconds("KONTOR_MAIL_LEASE", defaults.lease)?;
+        if lease < Duration::from_millis(200) {
+            bail!("KONTOR_MAIL_LEASE must be at least 0.2 seconds");
+        }
+        let poll_interval = seconds("KONTOR_MAIL_POLL", defaults.poll_interval)?;
+        if poll_interval < Duration::from_millis(10) {
+            bail!("KONTOR_MAIL_POLL must be at least 0.01 seconds");
+        }
+        let game_url = get("KONTOR_GAME_URL")
+            .unwrap_or(DEFAULT_GAME_URL)
+            .to_string();
+        if !game_url.contains("{id}") {
+            bail!(
+                "KONTOR_GAME_URL must contain {{id}}, e.g. https://play.example.org/games/{{id}}"
+            );
+        }
+        let from = get("KONTOR_MAIL_FROM").unwrap_or("Kontor <kontor@localhost>");
+        from.parse::<Mailbox>()
+            .with_context(|| format!("KONTOR_MAIL_FROM is not a mail address: {from:?}"))?;
+        if let Some(url) = get("KONTOR_SMTP_URL") {
+            lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(url).with_context(
+                || "KONTOR_SMTP_URL must look like smtp://user:pass@host:587, smtp://host:587?tls=required or smtps://user:pass@host",
+            )?;
+        }
+        Ok(Self {
+            max_attempts,
+            retry_base: seconds("KONTOR_MAIL_RETRY_BASE", defaults.retry_base)?,
+            retry_max: seconds("KONTOR_MAIL_RETRY_MAX", defaults.retry_max)?,
+            lease,
+            poll_interval,
+            digest_hour,
+            game_url,
+        })
+    }
+
+    /// The wait before the next attempt after `attempts` failed ones (1, 2, …):
+    /// `retry_base · 2^(attempts-1)`, at most `retry_max`.
+    pub fn backoff(&self, attempts: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempts.saturating_sub(1).min(30));
+        self.retry_base
+            .checked_mul(factor)
+            .unwrap_or(self.retry_max)
+            .min(self.retry_max)
+    }
+
+    /// The longest one send may take before it counts as failed: half the lease, so that no
+    /// other worker takes the mail over while it is still being sent.
+    pub fn send_timeout(&self) -> Duration {
+        self.lease / 2
+    }
+
+    /// The link to a game.
+    pub fn game_link(&self, base: &str, game_id: uuid::Uuid) -> String {
+        self.game_url
+            .replace("{base}", base)
+            .replace("{id}", &game_id.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let settings = NotifySettings {
+            retry_base: Duration::from_secs(60),
+            retry_max: Duration::from_secs(600),
+            ..Default::default()
+        };
+        let waits: Vec<u64> = (1..=6).map(|n| settings.backoff(n).as_secs()).collect();
+        assert_eq!(waits, [60, 120, 240, 480, 600, 600]);
+        assert_eq!(settings.backoff(1000).as_secs(), 600);
+    }
+
+    #[test]
+    fn settings_are_checked() {
+        let parsed = NotifySettings::from_map(&map(&[
+            ("KONTOR_MAIL_RETRY_BASE", "0.25"),
+            ("KONTOR_MAIL_MAX_ATTEMPTS", "3"),
+        ]))
+        .unwrap();
+        assert_eq!(parsed.retry_base, Duration::from_millis(250));
+        assert_eq!(parsed.max_attempts, 3);
+        for (key, value) in [
+            ("KONTOR_MAIL_MAX_ATTEMPTS", "0"),
+            ("KONTOR_MAIL_RETRY_BASE", "soon"),
+            ("KONTOR_MAIL_RETRY_BASE", "-1"),
+            ("KONTOR_DIGEST_HOUR", "24"),
+            ("KONTOR_MAIL_FROM", "not an address"),
+            ("KONTOR_SMTP_URL", "http://example.org"),
+            ("KONTOR_GAME_URL", "https://example.org/games"),
+        ] {
+            let error = NotifySettings::from_map(&map(&[(key, value)]))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(key), "{key}={value}: {error}");
+        }
+    }
+
+    #[test]
+    fn game_links_fill_in_base_and_id() {
+        let settings = NotifySettings::default();
+        let id = uuid::Uuid::nil();
+        assert_eq!(
+            settings.game_link("https://k.example", id),
+            format!("https://k.example/api/v1/games/{id}")
+        );
+    }
+}

@@ -1,0 +1,1136 @@
+//! Email notifications against a real SMTP receiver, the real server and PostgreSQL: the
+//! outbox and its transaction, delivery, retries and leases, preferences, presence, the
+//! digest, one-click unsubscribe, the admin tools and the `.eml` fallback.
+
+use crate::smtp::{Received, SmtpSink, Verdict, links};
+use crate::support::*;
+use chrono::{TimeZone, Utc};
+use kontor::notify::{self, Notice, NoticeKind, Notifier, UnsubscribeScope};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::Duration;
+use uuid::Uuid;
+
+const FROM: &str = "Kontor <kontor@kontor.test>";
+
+struct Fixture {
+    app: TestApp,
+    sink: SmtpSink,
+    notifier: Notifier,
+}
+
+fn settings(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A server whose mail goes to a fresh SMTP sink, and a notifier to drive delivery by hand.
+async fn fixture(extra: &[(&str, &str)]) -> Fixture {
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let mut all = settings(&[
+        ("KONTOR_SMTP_URL", &url),
+        ("KONTOR_MAIL_FROM", FROM),
+        ("KONTOR_MAIL_RETRY_BASE", "0.2"),
+        ("KONTOR_MAIL_LEASE", "30"),
+    ]);
+    all.extend(settings(extra));
+    let app = spawn_app_with(AppOptions { settings: all }).await;
+    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
+    Fixture {
+        app,
+        sink,
+        notifier,
+    }
+}
+
+/// Enqueues in a transaction of its own and commits.
+async fn enqueue(app: &TestApp, notices: &[Notice]) {
+    let mut tx = app.pool.begin().await.unwrap();
+    notify::enqueue(&mut tx, notices).await.unwrap();
+    tx.commit().await.unwrap();
+}
+
+fn notice(user: &User, kind: NoticeKind, key: &str, data: Value) -> Notice {
+    Notice {
+        user_id: user.id,
+        kind,
+        game_id: None,
+        dedupe_key: key.to_string(),
+        data,
+    }
+}
+
+/// A started three-player Flying Dutchman game, its players and the index of the one to act.
+async fn game(app: &TestApp, names: [&str; 3]) -> (Uuid, Vec<User>, usize) {
+    let mut players = Vec::new();
+    for name in names {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    let pending: Vec<Uuid> = sqlx::query_scalar(
+        "SELECT s.user_id FROM games g JOIN game_seats s ON s.game_id = g.id
+          WHERE g.id = $1 AND s.seat = ANY(g.pending_seats)",
+    )
+    .bind(game)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(pending.len(), 1, "one player acts first");
+    let first = players.iter().position(|p| p.id == pending[0]).unwrap();
+    (game, players, first)
+}
+
+async fn seat_of(app: &TestApp, game: Uuid, user: &User) -> i16 {
+    sqlx::query_scalar("SELECT seat FROM game_seats WHERE game_id = $1 AND user_id = $2")
+        .bind(game)
+        .bind(user.id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+/// (kind, status, skip_reason) of every outbox row of a user, oldest first.
+async fn outbox(app: &TestApp, user: &User) -> Vec<(String, String, Option<String>)> {
+    sqlx::query_as(
+        "SELECT kind, status, skip_reason FROM mail_outbox WHERE user_id = $1 ORDER BY id",
+    )
+    .bind(user.id)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+}
+
+async fn preferences(app: &TestApp, user: &User) -> Value {
+    app.get("/me/notifications", &user.token)
+        .await
+        .assert_ok()
+        .clone()
+}
+
+fn message_id(received: &Received) -> String {
+    received
+        .mail()
+        .header("Message-ID")
+        .expect("every mail has a Message-ID")
+        .to_string()
+}
+
+/// The URL of the List-Unsubscribe header.
+fn unsubscribe_url(received: &Received) -> String {
+    let mail = received.mail();
+    let header = mail.header("List-Unsubscribe").expect("List-Unsubscribe");
+    header
+        .trim()
+        .strip_prefix('<')
+        .and_then(|h| h.strip_suffix('>'))
+        .expect("List-Unsubscribe is <url>")
+        .to_string()
+}
+
+async fn one_click(app: &TestApp, url: &str) -> Reply {
+    let response = app
+        .client
+        .post(url)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .await
+        .unwrap();
+    read(response).await
+}
+
+async fn plain_get(app: &TestApp, url: &str) -> Reply {
+    read(app.client.get(url).send().await.unwrap()).await
+}
+
+#[tokio::test]
+async fn a_committed_notice_is_mailed_once_with_text_html_game_link_and_working_unsubscribe() {
+    let f = fixture(&[]).await;
+    let (game, players, first) = game(&f.app, ["anna", "bert", "cleo"]).await;
+    let player = &players[first];
+    let seat = seat_of(&f.app, game, player).await;
+    let deadline = Utc::now() + chrono::Duration::days(2);
+    enqueue(
+        &f.app,
+        &[Notice::your_turn(
+            player.id,
+            game,
+            seat,
+            1,
+            json!({"deadline": deadline.to_rfc3339()}),
+        )],
+    )
+    .await;
+
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!((report.claimed, report.sent), (1, 1), "{report:?}");
+    let received = f.sink.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].to, [format!("{}@example.org", player.name)]);
+    assert_eq!(received[0].from, "kontor@kontor.test");
+    let mail = received[0].mail();
+    assert!(
+        mail.content_type.starts_with("multipart/alternative"),
+        "{}",
+        mail.content_type
+    );
+    let subject = mail.header("Subject").unwrap();
+    assert!(
+        subject.starts_with("Your turn in Flying Dutchman with "),
+        "{subject}"
+    );
+    for other in players.iter().filter(|p| p.id != player.id) {
+        assert!(subject.contains(&other.name), "{subject}");
+        assert!(mail.text().contains(&other.name));
+        assert!(mail.html().contains(&other.name));
+    }
+    assert!(mail.text().contains(&format!("Hello {},", player.name)));
+    assert!(mail.text().contains("in 2 days"), "{}", mail.text());
+    assert_eq!(mail.header("Auto-Submitted"), Some("auto-generated"));
+    assert_eq!(
+        mail.header("List-Unsubscribe-Post"),
+        Some("List-Unsubscribe=One-Click")
+    );
+
+    // The link to the game works (for the player, with their token).
+    let game_link = f.notifier.game_link(game);
+    assert!(game_link.starts_with(&f.app.address), "{game_link}");
+    assert!(links(mail.text()).contains(&game_link), "{}", mail.text());
+    assert!(links(mail.html()).contains(&game_link), "{}", mail.html());
+    let opened = f
+        .app
+        .client
+        .get(&game_link)
+        .bearer_auth(&player.token)
+        .send()
+        .await
+        .unwrap();
+    let opened = read(opened).await;
+    assert_eq!(opened.assert_ok()["id"], game.to_string());
+
+    // The unsubscribe link: in the header and in both bodies, without a login.
+    let url = unsubscribe_url(&received[0]);
+    assert!(
+        url.starts_with(&format!("{}/api/v1/unsubscribe?token=", f.app.address)),
+        "{url}"
+    );
+    assert!(links(mail.text()).contains(&url));
+    assert!(links(mail.html()).contains(&url));
+    let page = plain_get(&f.app, &url).await;
+    assert_eq!(page.status, 200, "{}", page.text);
+    assert!(
+        page.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert!(page.text.contains("<form method=\"post\""), "{}", page.text);
+    assert!(
+        page.text.contains("&quot;your turn&quot; mails"),
+        "{}",
+        page.text
+    );
+    // Opening the page changed nothing.
+    assert_eq!(
+        preferences(&f.app, player).await["your_turn"],
+        "immediately"
+    );
+
+    let done = one_click(&f.app, &url).await;
+    assert_eq!(done.status, 200, "{}", done.text);
+    assert!(done.text.contains("gets no more"), "{}", done.text);
+    let after = preferences(&f.app, player).await;
+    assert_eq!(after["your_turn"], "off");
+    for kind in ["reminder", "invited", "game_started", "game_over"] {
+        assert_eq!(after[kind], "immediately", "only your_turn changed");
+    }
+    // Unsubscribing twice is harmless.
+    assert_eq!(one_click(&f.app, &url).await.status, 200);
+
+    // The next turn sends nothing; the first mail is never sent again.
+    enqueue(
+        &f.app,
+        &[Notice::your_turn(player.id, game, seat, 7, json!({}))],
+    )
+    .await;
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!(report.claimed, 0, "{report:?}");
+    assert_eq!(f.sink.received().len(), 1);
+    assert_eq!(
+        outbox(&f.app, player).await,
+        [("your_turn".to_string(), "sent".to_string(), None)]
+    );
+    // Other kinds still arrive.
+    enqueue(
+        &f.app,
+        &[Notice::game_over(
+            player.id,
+            game,
+            json!({"result": "anna won"}),
+        )],
+    )
+    .await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+    assert_eq!(f.sink.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_rolled_back_transaction_sends_nothing() {
+    let f = fixture(&[]).await;
+    let anna = f.app.register("anna").await;
+    let mut tx = f.app.pool.begin().await.unwrap();
+    notify::enqueue(
+        &mut tx,
+        &[notice(
+            &anna,
+            NoticeKind::Invited,
+            "invited:x",
+            json!({"inviter": "bert"}),
+        )],
+    )
+    .await
+    .unwrap();
+    tx.rollback().await.unwrap();
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!(report.claimed, 0);
+    assert!(outbox(&f.app, &anna).await.is_empty());
+    assert!(f.sink.received().is_empty());
+    assert_eq!(f.sink.attempts(), 0);
+}
+
+#[tokio::test]
+async fn one_dedupe_key_sends_one_mail() {
+    let f = fixture(&[]).await;
+    let anna = f.app.register("anna").await;
+    let bert = f.app.register("bert").await;
+    let key = "your_turn:game:2:17";
+    // Twice in one call, again in another transaction, and once for another recipient.
+    enqueue(
+        &f.app,
+        &[
+            notice(&anna, NoticeKind::GameStarted, key, json!({"n": 1})),
+            notice(&anna, NoticeKind::GameStarted, key, json!({"n": 2})),
+        ],
+    )
+    .await;
+    enqueue(
+        &f.app,
+        &[notice(&anna, NoticeKind::GameStarted, key, json!({"n": 3}))],
+    )
+    .await;
+    enqueue(
+        &f.app,
+        &[notice(&bert, NoticeKind::GameStarted, key, json!({}))],
+    )
+    .await;
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!(report.sent, 2, "{report:?}");
+    // And once more after it was sent.
+    enqueue(
+        &f.app,
+        &[notice(&anna, NoticeKind::GameStarted, key, json!({"n": 4}))],
+    )
+    .await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().claimed, 0);
+    let received = f.sink.received();
+    let mut to: Vec<String> = received.iter().map(|r| r.to[0].clone()).collect();
+    to.sort();
+    assert_eq!(to, ["anna@example.org", "bert@example.org"]);
+    let data: Value = sqlx::query_scalar("SELECT data FROM mail_outbox WHERE user_id = $1")
+        .bind(anna.id)
+        .fetch_one(&f.app.pool)
+        .await
+        .unwrap();
+    assert_eq!(data, json!({"n": 1}), "the first enqueue wins");
+}
+
+#[tokio::test]
+async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
+    let f = fixture(&[]).await;
+    let anna = f.app.register("anna").await;
+    let defaults = preferences(&f.app, &anna).await;
+    assert_eq!(
+        defaults,
+        json!({"your_turn": "immediately", "reminder": "immediately", "invited": "immediately",
+               "game_started": "immediately", "game_over": "immediately", "always_email": false})
+    );
+
+    // Bad input changes nothing.
+    for (body, code) in [
+        (json!({"invited": "sometimes"}), "invalid_body"),
+        (json!({"invited": "off", "colour": "blue"}), "invalid_body"),
+        (json!({"always_email": "yes"}), "invalid_body"),
+        (json!("off"), "invalid_body"),
+    ] {
+        let reply = f
+            .app
+            .call(
+                Method::PUT,
+                "/me/notifications",
+                Some(&anna.token),
+                Some(&body),
+                &[],
+            )
+            .await;
+        reply.assert_problem(400, code);
+    }
+    let malformed = f
+        .app
+        .client
+        .put(f.app.url("/me/notifications"))
+        .bearer_auth(&anna.token)
+        .header("Content-Type", "application/json")
+        .body("{\"invited\": ")
+        .send()
+        .await
+        .unwrap();
+    read(malformed).await.assert_problem(400, "malformed_json");
+    f.app
+        .call(
+            Method::PUT,
+            "/me/notifications",
+            None,
+            Some(&json!({})),
+            &[],
+        )
+        .await
+        .assert_problem(401, "unauthenticated");
+    let token = f
+        .app
+        .post(
+            "/me/tokens",
+            Some(&anna.token),
+            &json!({"name": "bot", "scopes": ["game:read", "game:play"]}),
+        )
+        .await;
+    let api_token = token.assert_ok()["token"].as_str().unwrap().to_string();
+    f.app
+        .get("/me/notifications", &api_token)
+        .await
+        .assert_problem(403, "session_required");
+    assert_eq!(preferences(&f.app, &anna).await, defaults);
+
+    // A partial update keeps the rest.
+    let changed = f
+        .app
+        .call(
+            Method::PUT,
+            "/me/notifications",
+            Some(&anna.token),
+            Some(&json!({"invited": "off", "game_over": "digest"})),
+            &[],
+        )
+        .await;
+    assert_eq!(changed.assert_ok()["invited"], "off");
+    let now = preferences(&f.app, &anna).await;
+    assert_eq!(now["invited"], "off");
+    assert_eq!(now["game_over"], "digest");
+    assert_eq!(now["game_started"], "immediately");
+
+    enqueue(
+        &f.app,
+        &[
+            notice(&anna, NoticeKind::Invited, "i", json!({"inviter": "bert"})),
+            notice(
+                &anna,
+                NoticeKind::GameOver,
+                "o",
+                json!({"result": "bert won by 3 ducats", "game_kind": "flying-dutchman"}),
+            ),
+            notice(
+                &anna,
+                NoticeKind::GameStarted,
+                "s",
+                json!({"game_kind": "steel-driver"}),
+            ),
+        ],
+    )
+    .await;
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!((report.claimed, report.sent), (1, 1), "{report:?}");
+    let received = f.sink.received();
+    assert_eq!(
+        received[0].mail().header("Subject"),
+        Some("Steel Driver has started")
+    );
+    // off → nothing at all; digest → held.
+    assert_eq!(
+        outbox(&f.app, &anna).await,
+        [
+            ("game_over".to_string(), "held".to_string(), None),
+            ("game_started".to_string(), "sent".to_string(), None),
+        ]
+    );
+
+    // The digest: not before the hour, then once that day.
+    let early = Utc.with_ymd_and_hms(2026, 11, 30, 6, 59, 0).unwrap();
+    assert_eq!(f.notifier.queue_digests(early).await.unwrap(), 0);
+    let morning = Utc.with_ymd_and_hms(2026, 11, 30, 7, 0, 0).unwrap();
+    assert_eq!(f.notifier.queue_digests(morning).await.unwrap(), 1);
+    assert_eq!(f.notifier.queue_digests(morning).await.unwrap(), 0);
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!(report.sent, 1, "{report:?}");
+    let digest = f.sink.received()[1].mail();
+    assert_eq!(
+        digest.header("Subject"),
+        Some("Your Kontor digest for 2026-11-30")
+    );
+    assert!(
+        digest
+            .text()
+            .contains("Flying Dutchman is over: bert won by 3 ducats"),
+        "{}",
+        digest.text()
+    );
+    assert!(digest.text().contains("no game is waiting for your move"));
+    assert!(unsubscribe_url(&f.sink.received()[1]).contains(".digest."));
+    assert_eq!(
+        outbox(&f.app, &anna).await[0],
+        ("game_over".to_string(), "digested".to_string(), None)
+    );
+    // Nothing more to tell the next day: no mail.
+    let next_day = Utc.with_ymd_and_hms(2026, 12, 1, 9, 0, 0).unwrap();
+    assert_eq!(f.notifier.queue_digests(next_day).await.unwrap(), 0);
+
+    // Back to immediately: mailed at once again.
+    f.app
+        .call(
+            Method::PUT,
+            "/me/notifications",
+            Some(&anna.token),
+            Some(&json!({"game_over": "immediately"})),
+            &[],
+        )
+        .await
+        .assert_ok();
+    enqueue(
+        &f.app,
+        &[notice(&anna, NoticeKind::GameOver, "o2", json!({}))],
+    )
+    .await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+}
+
+#[tokio::test]
+async fn the_daily_digest_lists_the_games_waiting_once_a_day() {
+    let f = fixture(&[]).await;
+    let (game, players, first) = game(&f.app, ["anna", "bert", "cleo"]).await;
+    let player = &players[first];
+    let seat = seat_of(&f.app, game, player).await;
+    f.app
+        .call(
+            Method::PUT,
+            "/me/notifications",
+            Some(&player.token),
+            Some(&json!({"your_turn": "digest"})),
+            &[],
+        )
+        .await
+        .assert_ok();
+    enqueue(
+        &f.app,
+        &[Notice::your_turn(player.id, game, seat, 1, json!({}))],
+    )
+    .await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().claimed, 0);
+    assert_eq!(outbox(&f.app, player).await[0].1, "held");
+
+    let day = Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0).unwrap();
+    assert_eq!(f.notifier.queue_digests(day).await.unwrap(), 1);
+    assert_eq!(f.notifier.queue_digests(day).await.unwrap(), 0);
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+    let received = f.sink.received();
+    assert_eq!(received.len(), 1);
+    let mail = received[0].mail();
+    assert_eq!(
+        mail.header("Subject"),
+        Some("Kontor: 1 game is waiting for you")
+    );
+    assert!(links(mail.text()).contains(&f.notifier.game_link(game)));
+    assert!(links(mail.html()).contains(&f.notifier.game_link(game)));
+    assert!(
+        mail.text().contains("Flying Dutchman with"),
+        "{}",
+        mail.text()
+    );
+
+    // Still waiting the next day: one more digest, then none until the day after.
+    let next = Utc.with_ymd_and_hms(2026, 12, 1, 10, 0, 0).unwrap();
+    assert_eq!(f.notifier.queue_digests(next).await.unwrap(), 1);
+    assert_eq!(f.notifier.queue_digests(next).await.unwrap(), 0);
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+    // The other players chose no digest: none for them.
+    for other in players.iter().filter(|p| p.id != player.id) {
+        assert!(outbox(&f.app, other).await.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_player_watching_live_gets_no_your_turn_mail_unless_always_email() {
+    let f = fixture(&[]).await;
+    let (game, players, first) = game(&f.app, ["anna", "bert", "cleo"]).await;
+    let player = &players[first];
+    let seat = seat_of(&f.app, game, player).await;
+    let watch = |seen: &'static str| {
+        let pool = f.app.pool.clone();
+        let user = player.id;
+        async move {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "INSERT INTO live_presence (user_id, game_id, instance_id, seen_at)
+                 VALUES ($1, $2, 'instance-1', {seen})
+                 ON CONFLICT (user_id, game_id, instance_id) DO UPDATE SET seen_at = EXCLUDED.seen_at"
+            )))
+            .bind(user)
+            .bind(game)
+            .execute(&pool)
+            .await
+            .unwrap();
+        }
+    };
+
+    watch("now()").await;
+    enqueue(
+        &f.app,
+        &[Notice::your_turn(player.id, game, seat, 1, json!({}))],
+    )
+    .await;
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!((report.skipped, report.sent), (1, 0), "{report:?}");
+    assert_eq!(
+        outbox(&f.app, player).await[0],
+        (
+            "your_turn".to_string(),
+            "skipped".to_string(),
+            Some("watching".to_string())
+        )
+    );
+    // Other kinds are mailed while watching.
+    enqueue(&f.app, &[Notice::game_started(player.id, game, json!({}))]).await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+
+    // Seen more than 60 s ago: not watching any more.
+    watch("now() - interval '61 seconds'").await;
+    enqueue(
+        &f.app,
+        &[Notice::your_turn(player.id, game, seat, 2, json!({}))],
+    )
+    .await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+
+    // always_email: mailed even while watching.
+    f.app
+        .call(
+            Method::PUT,
+            "/me/notifications",
+            Some(&player.token),
+            Some(&json!({"always_email": true})),
+            &[],
+        )
+        .await
+        .assert_ok();
+    watch("now()").await;
+    enqueue(
+        &f.app,
+        &[Notice::your_turn(player.id, game, seat, 3, json!({}))],
+    )
+    .await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+    assert_eq!(f.sink.received().len(), 3);
+
+    // A your-turn notice for a player who no longer has to act is outdated: skipped.
+    let other = players.iter().find(|p| p.id != player.id).unwrap();
+    let other_seat = seat_of(&f.app, game, other).await;
+    enqueue(
+        &f.app,
+        &[Notice::your_turn(other.id, game, other_seat, 1, json!({}))],
+    )
+    .await;
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!(report.skipped, 1, "{report:?}");
+    assert_eq!(outbox(&f.app, other).await[0].2.as_deref(), Some("stale"));
+    assert_eq!(f.sink.received().len(), 3);
+}
+
+/// The (status, attempts, seconds between the last failure and the next attempt,
+/// last_error) of one mail.
+async fn attempt_state(app: &TestApp, user: &User) -> (String, i32, f64, Option<String>) {
+    sqlx::query_as(
+        "SELECT status, attempts,
+                EXTRACT(EPOCH FROM next_attempt_at - updated_at)::float8, last_error
+           FROM mail_outbox WHERE user_id = $1 ORDER BY id DESC LIMIT 1",
+    )
+    .bind(user.id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap()
+}
+
+/// `kontor` itself, pointed at the test's database.
+async fn kontor(app: &TestApp, args: &[&str]) -> (bool, String) {
+    let options = pg().connect_options(&app.database);
+    let socket = options
+        .get_socket()
+        .expect("the test cluster listens on a socket");
+    let url = format!(
+        "postgres://kontor@localhost:{}/{}?host={}",
+        options.get_port(),
+        app.database,
+        socket.display()
+    );
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
+        .args(args)
+        .env("KONTOR_DATABASE_URL", url)
+        .env("KONTOR_DATA_DIR", &app.config.data_dir)
+        .env("RUST_LOG", "warn")
+        .env_remove("KONTOR_CONFIG")
+        .output()
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+#[tokio::test]
+async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
+    let f = fixture(&[
+        ("KONTOR_MAIL_MAX_ATTEMPTS", "3"),
+        ("KONTOR_MAIL_RETRY_BASE", "0.3"),
+        ("KONTOR_ADMIN_USERS", "Root, other"),
+    ])
+    .await;
+    let anna = f.app.register("anna").await;
+    let root = f.app.register("root").await;
+    f.sink.script([Verdict::Reject(451); 3]);
+    enqueue(
+        &f.app,
+        &[notice(
+            &anna,
+            NoticeKind::Invited,
+            "inv-1",
+            json!({"inviter": "root"}),
+        )],
+    )
+    .await;
+
+    // Deliver as a worker would, polling every 20 ms: an attempt, then nothing while the
+    // backoff lasts (0.3 s, then 0.6 s), then the next attempt; failed after the third.
+    let mut waits = Vec::new();
+    let mut last_attempt: Option<std::time::Instant> = None;
+    loop {
+        let started = std::time::Instant::now();
+        let report = f.notifier.deliver_due(10).await.unwrap();
+        if report.claimed == 0 {
+            assert!(last_attempt.is_some(), "the first attempt is due at once");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        }
+        if let (Some(previous), Some(wait)) = (last_attempt, waits.last()) {
+            assert!(
+                previous.elapsed() + Duration::from_millis(5) >= Duration::from_secs_f64(*wait),
+                "an attempt came before its backoff had passed"
+            );
+        }
+        last_attempt = Some(started);
+        let (status, attempts, wait, error) = attempt_state(&f.app, &anna).await;
+        assert!(error.unwrap().contains("451"));
+        assert_eq!(attempts as usize, waits.len() + 1);
+        if status == "failed" {
+            assert_eq!(report.failed, 1, "{report:?}");
+            break;
+        }
+        assert_eq!((status.as_str(), report.retrying), ("pending", 1));
+        waits.push(wait);
+    }
+    assert_eq!(waits.len(), 2);
+    assert!((waits[0] - 0.3).abs() < 0.01, "first wait {}", waits[0]);
+    assert!((waits[1] - 0.6).abs() < 0.01, "second wait {}", waits[1]);
+    assert_eq!(f.sink.attempts(), 3);
+    assert!(f.sink.received().is_empty());
+    // Failed stays failed.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().claimed, 0);
+
+    // The admin endpoints: admins only (names from KONTOR_ADMIN_USERS, any case).
+    f.app
+        .get("/admin/mail/failed", &anna.token)
+        .await
+        .assert_problem(403, "admin_required");
+    f.app
+        .post("/admin/mail/retry-failed", Some(&anna.token), &json!({}))
+        .await
+        .assert_problem(403, "admin_required");
+    f.app
+        .get("/admin/mail/failed?limit=0", &root.token)
+        .await
+        .assert_problem(400, "invalid_parameter");
+    let failed = f.app.get("/admin/mail/failed", &root.token).await;
+    let items = failed.assert_ok()["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["email"], "anna@example.org");
+    assert_eq!(items[0]["attempts"], 3);
+    assert_eq!(items[0]["kind"], "invited");
+    let id = items[0]["id"].as_str().unwrap().to_string();
+    f.app
+        .post(
+            &format!("/admin/mail/{}/retry", Uuid::new_v4()),
+            Some(&root.token),
+            &json!({}),
+        )
+        .await
+        .assert_problem(404, "mail_not_found");
+    let retried = f
+        .app
+        .post(
+            &format!("/admin/mail/{id}/retry"),
+            Some(&root.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(retried.assert_ok()["retried"], 1);
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+    let received = f.sink.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].to, ["anna@example.org"]);
+    assert!(message_id(&received[0]).contains(&id));
+
+    // A permanent refusal fails at once; the command line lists it and retries it.
+    f.sink.script([Verdict::Reject(550)]);
+    enqueue(
+        &f.app,
+        &[notice(&anna, NoticeKind::GameOver, "over-1", json!({}))],
+    )
+    .await;
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().failed, 1);
+    let (status, attempts, _, error) = attempt_state(&f.app, &anna).await;
+    assert_eq!((status.as_str(), attempts), ("failed", 1));
+    assert!(error.unwrap().contains("550"));
+    let failed_id: Uuid = sqlx::query_scalar("SELECT id FROM mail_outbox WHERE status = 'failed'")
+        .fetch_one(&f.app.pool)
+        .await
+        .unwrap();
+    let (ok, listing) = kontor(&f.app, &["mail", "failed"]).await;
+    assert!(ok, "{listing}");
+    assert!(listing.contains(&failed_id.to_string()), "{listing}");
+    assert!(listing.contains("anna@example.org"), "{listing}");
+    let (ok, output) = kontor(&f.app, &["mail", "retry", &Uuid::new_v4().to_string()]).await;
+    assert!(!ok, "an unknown id is an error: {output}");
+    let (ok, output) = kontor(&f.app, &["mail", "retry", "--all"]).await;
+    assert!(ok && output.contains("1 mail(s) are due again"), "{output}");
+    assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
+    assert_eq!(f.sink.received().len(), 2);
+    let (ok, listing) = kontor(&f.app, &["mail", "failed"]).await;
+    assert!(ok && listing.contains("no failed mails"), "{listing}");
+}
+
+#[tokio::test]
+async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_nothing_marked_sent()
+{
+    // A send may take half the lease (1.5 s) before it counts as failed: time enough to
+    // kill the worker while it waits.
+    let f = fixture(&[("KONTOR_MAIL_LEASE", "3")]).await;
+    let anna = f.app.register("anna").await;
+    let notices: Vec<Notice> = (0..6)
+        .map(|i| {
+            notice(
+                &anna,
+                NoticeKind::GameStarted,
+                &format!("start-{i}"),
+                json!({}),
+            )
+        })
+        .collect();
+    enqueue(&f.app, &notices).await;
+    // The third message arrives, but the worker never hears so: it dies waiting.
+    f.sink
+        .script([Verdict::Accept, Verdict::Accept, Verdict::AcceptThenHang]);
+    let worker = Notifier::new(f.app.pool.clone(), &f.app.config).unwrap();
+    let task = tokio::spawn(async move { worker.deliver_due(10).await });
+    f.sink.wait_for(3, Duration::from_secs(5)).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    f.sink.release_hangs();
+
+    let marked: Vec<(Uuid, String)> =
+        sqlx::query_as("SELECT id, status FROM mail_outbox WHERE user_id = $1 ORDER BY id")
+            .bind(anna.id)
+            .fetch_all(&f.app.pool)
+            .await
+            .unwrap();
+    let sent: Vec<Uuid> = marked
+        .iter()
+        .filter(|(_, s)| s == "sent")
+        .map(|(id, _)| *id)
+        .collect();
+    assert_eq!(sent.len(), 2, "{marked:?}");
+    assert_eq!(
+        marked.iter().filter(|(_, s)| s == "sending").count(),
+        4,
+        "{marked:?}"
+    );
+    let before = f.sink.received();
+    let unmarked = before
+        .iter()
+        .map(message_id)
+        .find(|m| !sent.iter().any(|id| m.contains(&id.to_string())))
+        .expect("one message arrived that is not marked sent");
+
+    // A fresh worker: nothing while the dead worker's leases last, then the rest.
+    let fresh = Notifier::new(f.app.pool.clone(), &f.app.config).unwrap();
+    assert_eq!(fresh.deliver_due(10).await.unwrap().claimed, 0);
+    tokio::time::sleep(Duration::from_millis(3100)).await;
+    let report = fresh.deliver_due(10).await.unwrap();
+    assert_eq!((report.claimed, report.sent), (4, 4), "{report:?}");
+    assert_eq!(fresh.deliver_due(10).await.unwrap().claimed, 0);
+
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for received in f.sink.received() {
+        *count.entry(message_id(&received)).or_default() += 1;
+    }
+    assert_eq!(count.len(), 6, "every mail arrived: {count:?}");
+    for (message, n) in &count {
+        if sent.iter().any(|id| message.contains(&id.to_string())) {
+            assert_eq!(*n, 1, "{message} was marked sent and must not come again");
+        } else if *message == unmarked {
+            assert_eq!(*n, 2, "sent but not marked: sent again (at least once)");
+        } else {
+            assert_eq!(*n, 1, "{message}");
+        }
+    }
+    let statuses: Vec<String> =
+        sqlx::query_scalar("SELECT status FROM mail_outbox WHERE user_id = $1")
+            .bind(anna.id)
+            .fetch_all(&f.app.pool)
+            .await
+            .unwrap();
+    assert!(statuses.iter().all(|s| s == "sent"), "{statuses:?}");
+}
+
+#[tokio::test]
+async fn two_workers_at_once_never_send_a_mail_twice() {
+    let f = fixture(&[]).await;
+    let mut users = Vec::new();
+    for name in ["anna", "bert", "cleo", "dora"] {
+        users.push(f.app.register(name).await);
+    }
+    let notices: Vec<Notice> = (0..40)
+        .map(|i| {
+            notice(
+                &users[i % 4],
+                NoticeKind::Invited,
+                &format!("invite-{i}"),
+                json!({"inviter": "eve"}),
+            )
+        })
+        .collect();
+    enqueue(&f.app, &notices).await;
+    let one = Notifier::new(f.app.pool.clone(), &f.app.config).unwrap();
+    let two = Notifier::new(f.app.pool.clone(), &f.app.config).unwrap();
+    let drain = |worker: Notifier| async move {
+        let mut sent = 0;
+        loop {
+            let report = worker.deliver_due(3).await.unwrap();
+            if report.claimed == 0 {
+                return sent;
+            }
+            sent += report.sent;
+        }
+    };
+    let (a, b) = tokio::join!(tokio::spawn(drain(one)), tokio::spawn(drain(two)));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a + b, 40);
+    assert!(a > 0 && b > 0, "both workers took part: {a} and {b}");
+    let received = f.sink.received();
+    assert_eq!(received.len(), 40);
+    let mut ids: Vec<String> = received.iter().map(message_id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 40, "no mail twice");
+}
+
+#[tokio::test]
+async fn background_workers_of_two_instances_deliver_each_mail_once() {
+    // This server runs the worker itself; a second "instance" runs another one.
+    let f = fixture(&[("KONTOR_WORKERS", "true"), ("KONTOR_MAIL_POLL", "0.2")]).await;
+    let second = notify::spawn_workers(f.app.pool.clone(), f.app.config.clone()).unwrap();
+    let anna = f.app.register("anna").await;
+    let notices: Vec<Notice> = (0..25)
+        .map(|i| notice(&anna, NoticeKind::GameOver, &format!("over-{i}"), json!({})))
+        .collect();
+    enqueue(&f.app, &notices).await;
+    f.sink.wait_for(25, Duration::from_secs(10)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let received = f.sink.received();
+    assert_eq!(received.len(), 25);
+    let mut ids: Vec<String> = received.iter().map(message_id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 25);
+    second.abort();
+}
+
+#[tokio::test]
+async fn without_smtp_mails_are_written_as_readable_eml_files() {
+    let app = spawn_app_with(AppOptions {
+        settings: settings(&[("KONTOR_MAIL_FROM", FROM)]),
+    })
+    .await;
+    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
+    assert!(matches!(notifier.mailer(), notify::Mailer::Folder(_)));
+    let (game, players, _) = game(&app, ["anna", "bert", "cleo"]).await;
+    enqueue(
+        &app,
+        &[Notice::invited(
+            players[1].id,
+            game,
+            json!({"inviter": "anna"}),
+        )],
+    )
+    .await;
+    assert_eq!(notifier.deliver_due(10).await.unwrap().sent, 1);
+    let folder = app.config.data_dir.join("mail");
+    let files: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files[0].extension().unwrap(), "eml");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let mail = crate::smtp::parse(&text.replace("\r\n", "\n").replace('\n', "\r\n"));
+    assert_eq!(
+        mail.header("Subject"),
+        Some("anna invited you to play Flying Dutchman")
+    );
+    assert_eq!(mail.header("To"), Some("bert <bert@example.org>"));
+    assert!(mail.header("List-Unsubscribe").is_some());
+    assert!(mail.text().contains(&notifier.game_link(game)));
+    assert!(mail.html().contains("<strong>anna</strong> invited you"));
+}
+
+#[tokio::test]
+async fn tampered_or_incomplete_unsubscribe_requests_change_nothing() {
+    let f = fixture(&[]).await;
+    let anna = f.app.register("anna").await;
+    let bert = f.app.register("bert").await;
+    let url = f
+        .notifier
+        .unsubscribe_url(anna.id, UnsubscribeScope::Kind(NoticeKind::GameOver));
+    let token = url.split_once("token=").unwrap().1.to_string();
+    let (head, mac) = token.rsplit_once('.').unwrap();
+    let flipped = {
+        let mut bytes = mac.as_bytes().to_vec();
+        bytes[5] = if bytes[5] == b'A' { b'B' } else { b'A' };
+        format!("{head}.{}", String::from_utf8(bytes).unwrap())
+    };
+    let base = format!("{}/api/v1/unsubscribe", f.app.address);
+    let tampered = [
+        flipped,
+        token.replace(".game_over.", ".all."),
+        token.replace(&anna.id.simple().to_string(), &bert.id.simple().to_string()),
+        "garbage".to_string(),
+        format!("{token}x"),
+        String::new(),
+    ];
+    for bad in &tampered {
+        let target = format!("{base}?token={bad}");
+        plain_get(&f.app, &target)
+            .await
+            .assert_problem(400, "invalid_unsubscribe_token");
+        one_click(&f.app, &target)
+            .await
+            .assert_problem(400, "invalid_unsubscribe_token");
+    }
+    plain_get(&f.app, &base)
+        .await
+        .assert_problem(400, "invalid_parameter");
+    one_click(&f.app, &base)
+        .await
+        .assert_problem(400, "invalid_parameter");
+    // A genuine token, but not the RFC 8058 body.
+    for body in ["", "List-Unsubscribe=Please", "hello"] {
+        let reply = read(
+            f.app
+                .client
+                .post(&url)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .body(body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        reply.assert_problem(400, "invalid_body");
+    }
+    for user in [&anna, &bert] {
+        assert_eq!(preferences(&f.app, user).await["game_over"], "immediately");
+    }
+
+    // A mail queued before the unsubscribe is not sent after it.
+    enqueue(
+        &f.app,
+        &[notice(&anna, NoticeKind::GameOver, "over", json!({}))],
+    )
+    .await;
+    // The multipart form of the one-click POST, with the "all" link from the mail body.
+    let all = f.notifier.unsubscribe_url(anna.id, UnsubscribeScope::All);
+    let body = "--b0undary\r\nContent-Disposition: form-data; name=\"List-Unsubscribe\"\r\n\r\nOne-Click\r\n--b0undary--\r\n";
+    let reply = read(
+        f.app
+            .client
+            .post(&all)
+            .header("Content-Type", "multipart/form-data; boundary=b0undary")
+            .body(body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let prefs = preferences(&f.app, &anna).await;
+    for kind in [
+        "your_turn",
+        "reminder",
+        "invited",
+        "game_started",
+        "game_over",
+    ] {
+        assert_eq!(prefs[kind], "off", "{kind}");
+    }
+    assert_eq!(preferences(&f.app, &bert).await["game_over"], "immediately");
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!(report.skipped, 1, "{report:?}");
+    assert_eq!(outbox(&f.app, &anna).await[0].2.as_deref(), Some("off"));
+    assert!(f.sink.received().is_empty());
+}
+
+#[tokio::test]
+async fn smtp_credentials_from_the_url_are_used() {
+    let sink = SmtpSink::start().await;
+    let url = format!("smtp://mailer:s%3Acret@127.0.0.1:{}", sink.port);
+    let app = spawn_app_with(AppOptions {
+        settings: settings(&[("KONTOR_SMTP_URL", &url), ("KONTOR_MAIL_FROM", FROM)]),
+    })
+    .await;
+    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
+    let anna = app.register("anna").await;
+    enqueue(
+        &app,
+        &[notice(
+            &anna,
+            NoticeKind::Reminder,
+            "r",
+            json!({"deadline": "2030-01-01T00:00:00Z"}),
+        )],
+    )
+    .await;
+    assert_eq!(notifier.deliver_due(10).await.unwrap().sent, 1);
+    let received = sink.received();
+    assert_eq!(received[0].auth.as_deref(), Some("mailer:s:cret"));
+    let subject = received[0].mail().header("Subject").unwrap().to_string();
+    assert!(subject.starts_with("Reminder: your move in "), "{subject}");
+}
