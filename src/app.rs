@@ -58,6 +58,10 @@ impl Application {
         config.bind.set_port(port);
         if config.workers {
             crate::notify::spawn_workers(pool.clone(), config.clone())?;
+            tokio::spawn(crate::service::deadlines::run(
+                pool.clone(),
+                config.deadline_poll,
+            ));
         }
         let state = web::Data::new(AppState {
             pool,

@@ -37,6 +37,12 @@ pub struct Config {
     /// Failed logins allowed per account or address within `login_window` before 429.
     pub login_max_failures: u32,
     pub login_window: Duration,
+    /// The shortest time per move a game may have (seconds).
+    pub min_seconds_per_move: i64,
+    /// How often the deadline worker looks for due clocks when nothing wakes it.
+    pub deadline_poll: Duration,
+    /// Days of vacation a user may take per calendar year.
+    pub vacation_days_per_year: i64,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
     /// Usernames (lower-cased) allowed to use the admin endpoints.
@@ -89,6 +95,21 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "KONTOR_DB_POOL_SIZE",
         "16",
         "Database connections in the pool.",
+    ),
+    (
+        "KONTOR_MIN_SECONDS_PER_MOVE",
+        "60",
+        "The shortest time per move a game may be created with, in seconds.",
+    ),
+    (
+        "KONTOR_DEADLINE_POLL_MS",
+        "1000",
+        "How often the deadline worker looks for due clocks, in milliseconds.",
+    ),
+    (
+        "KONTOR_VACATION_DAYS",
+        "30",
+        "Days of vacation a user may take per calendar year (clocks stand still meanwhile).",
     ),
     (
         "KONTOR_SMTP_URL",
@@ -229,6 +250,12 @@ impl Config {
             workers,
             login_max_failures: number("KONTOR_LOGIN_MAX_FAILURES", 5)?,
             login_window: seconds("KONTOR_LOGIN_WINDOW", 900)?,
+            min_seconds_per_move: i64::from(number("KONTOR_MIN_SECONDS_PER_MOVE", 60)?),
+            deadline_poll: Duration::from_millis(u64::from(number(
+                "KONTOR_DEADLINE_POLL_MS",
+                1000,
+            )?)),
+            vacation_days_per_year: i64::from(number("KONTOR_VACATION_DAYS", 30)?),
             notify: crate::notify::NotifySettings::from_map(values)?,
             admin_users: get("KONTOR_ADMIN_USERS")
                 .unwrap_or("")

@@ -10,7 +10,8 @@
 
 use super::{ExportEvent, ExportHeader};
 use crate::games::rng::{GameRng, commitment};
-use crate::games::{GameKind, Rules};
+use crate::games::{GameKind, Rules, Seat};
+use crate::service::play::rank_forfeits_last;
 use crate::service::{PlatformEvent, is_platform_event};
 use crate::with_rules;
 use serde::Serialize;
@@ -191,74 +192,98 @@ fn verify<R: Rules>(
         progress.events += 1;
     }
 
-    // Every command, re-decided with the generator of its step.
+    // Every command, re-decided with the generator of its step. A command's batch may begin
+    // with platform events (a timeout, an abandonment) before the rules' events.
     let mut ended = false;
+    let mut forfeited: Vec<Seat> = Vec::new();
+    let platform = |line: &ExportEvent| -> Result<Option<PlatformEvent>, Failure> {
+        if !is_platform_event(&line.event.kind) {
+            return Ok(None);
+        }
+        serde_json::from_value::<PlatformEvent>(line.event.data.clone())
+            .map(Some)
+            .map_err(|_| Failure::at(line.event.seq, "a platform event does not decode"))
+    };
     while index < events.len() {
         let line = &events[index];
         let seq = line.event.seq;
-        if is_platform_event(&line.event.kind) {
-            let Ok(PlatformEvent::GameEnded {
-                outcome,
-                seed: revealed,
-            }) = serde_json::from_value::<PlatformEvent>(line.event.data.clone())
-            else {
-                return Err(Failure::at(seq, "an unexpected platform event"));
-            };
-            if Some(revealed.as_str()) != header.seed.as_deref() {
-                return Err(Failure::at(seq, "the final event reveals a different seed"));
+        if let Some(record) = &line.command {
+            let command: R::Command =
+                serde_json::from_value(record.action.clone()).map_err(|e| {
+                    Failure::at(seq, format!("the recorded command does not decode: {e}"))
+                })?;
+            let mut rng = GameRng::for_step(&seed, &nonces, seq as u64);
+            let decided = R::decide(&state, record.actor, &command, &mut rng).map_err(|e| {
+                Failure::at(seq, format!("the rules refuse the recorded command: {e}"))
+            })?;
+            let mut at = index;
+            while let Some(next) = events.get(at)
+                && let Some(event) = platform(next)?
+                && !matches!(event, PlatformEvent::GameEnded { .. })
+            {
+                if let PlatformEvent::SeatAbandoned { seat, policy } = &event
+                    && policy == "forfeit"
+                {
+                    forfeited.push(*seat);
+                }
+                at += 1;
+                progress.events += 1;
             }
-            if R::outcome(&state).as_ref() != Some(&outcome) {
-                return Err(Failure::at(
-                    seq,
-                    "the recorded result is not the result of the game",
-                ));
+            for event in &decided {
+                let recorded = events
+                    .get(at)
+                    .filter(|r| at == index || r.command.is_none())
+                    .filter(|r| !is_platform_event(&r.event.kind))
+                    .ok_or_else(|| {
+                        Failure::at(seq, "the log lacks events this command produces")
+                    })?;
+                let expected = serde_json::to_value(event).expect("events serialise");
+                if expected != recorded.event.data {
+                    return Err(mismatch(
+                        recorded.event.seq,
+                        &expected,
+                        &recorded.event.data,
+                    ));
+                }
+                R::evolve(&mut state, event);
+                progress.events += 1;
+                at += 1;
             }
-            ended = true;
-            index += 1;
-            progress.events += 1;
+            index = at;
+            progress.commands += 1;
             continue;
         }
-        let record = line
-            .command
-            .as_ref()
-            .ok_or_else(|| Failure::at(seq, "no recorded command explains this event"))?;
-        let command: R::Command = serde_json::from_value(record.action.clone())
-            .map_err(|e| Failure::at(seq, format!("the recorded command does not decode: {e}")))?;
-        let mut rng = GameRng::for_step(&seed, &nonces, seq as u64);
-        let decided = R::decide(&state, record.actor, &command, &mut rng)
-            .map_err(|e| Failure::at(seq, format!("the rules refuse the recorded command: {e}")))?;
-        for (offset, event) in decided.iter().enumerate() {
-            let recorded = events.get(index + offset).ok_or_else(|| {
-                Failure::at(seq, "the log ends before all events of this command")
-            })?;
-            if offset > 0 && recorded.command.is_some() {
-                return Err(Failure::at(
-                    recorded.event.seq,
-                    "the command produced fewer events",
-                ));
+        match platform(line)? {
+            Some(PlatformEvent::GameEnded {
+                outcome,
+                seed: revealed,
+            }) => {
+                if Some(revealed.as_str()) != header.seed.as_deref() {
+                    return Err(Failure::at(seq, "the final event reveals a different seed"));
+                }
+                let mut expected = R::outcome(&state);
+                if let Some(expected) = &mut expected {
+                    rank_forfeits_last(expected, &forfeited);
+                }
+                if expected.as_ref() != Some(&outcome) {
+                    return Err(Failure::at(
+                        seq,
+                        "the recorded result is not the result of the game",
+                    ));
+                }
+                ended = true;
             }
-            let expected = serde_json::to_value(event).expect("events serialise");
-            if expected != recorded.event.data {
-                return Err(mismatch(
-                    recorded.event.seq,
-                    &expected,
-                    &recorded.event.data,
-                ));
+            Some(PlatformEvent::GameStarted { .. }) => {
+                return Err(Failure::at(seq, "a second kontor.game_started event"));
             }
-            R::evolve(&mut state, event);
-            progress.events += 1;
+            // Seat changes outside a command (a player returning) draw nothing.
+            Some(_) => {}
+            None => {
+                return Err(Failure::at(seq, "no recorded command explains this event"));
+            }
         }
-        index += decided.len();
-        progress.commands += 1;
-        if let Some(next) = events.get(index)
-            && next.command.is_none()
-            && !is_platform_event(&next.event.kind)
-        {
-            return Err(Failure::at(
-                next.event.seq,
-                "no recorded command explains this event",
-            ));
-        }
+        index += 1;
+        progress.events += 1;
     }
     if !ended {
         return Err(Failure::general("the log has no kontor.game_ended event"));

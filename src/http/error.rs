@@ -339,6 +339,27 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
     ),
     ("mail_not_found", 404, "No failed mail with this id."),
     (
+        "seat_not_abandoned",
+        409,
+        "The seat is being played by its player; there is nothing to take back.",
+    ),
+    (
+        "seat_abandoned",
+        409,
+        "The bot plays this seat after its timeouts; take it back first.",
+    ),
+    (
+        "seat_forfeited",
+        409,
+        "The seat was forfeited under the game's time control.",
+    ),
+    (
+        "already_on_vacation",
+        409,
+        "A vacation is running; end it before starting another.",
+    ),
+    ("not_on_vacation", 409, "There is no vacation to end."),
+    (
         "rate_limited",
         429,
         "Too many attempts; retry after `Retry-After` seconds.",

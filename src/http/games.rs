@@ -104,7 +104,13 @@ pub async fn create_game(
 ) -> Result<Created<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
     Ok(Created(
-        lobby::create(&state.pool, caller.user_id, body.into_inner()).await?,
+        lobby::create(
+            &state.pool,
+            caller.user_id,
+            body.into_inner(),
+            state.config.min_seconds_per_move,
+        )
+        .await?,
     ))
 }
 

@@ -1,6 +1,7 @@
 //! The HTTP API under `/api/v1`: handlers per resource, input error handling and the
 //! OpenAPI description assembled from the handlers.
 
+pub mod absence;
 pub mod accounts;
 pub mod audit;
 pub mod error;
@@ -73,6 +74,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(games::cancel_game)
         .service(games::invite)
         .service(games::submit_action)
+        .service(absence::return_to_seat)
+        .service(absence::get_vacation)
+        .service(absence::start_vacation)
+        .service(absence::end_vacation)
         .service(audit::event_log)
         .service(audit::export_game)
         .service(audit::verification)

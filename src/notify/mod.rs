@@ -219,6 +219,19 @@ impl Notice {
 /// seen before (in this call or an earlier committed one) is skipped without error; a
 /// concurrent transaction inserting the same key makes this one wait for it, as any unique
 /// index does.
+impl Notice {
+    /// The notice as an outbox row queued by the append statement (`store::append`), where
+    /// delivery applies the recipient's preferences.
+    pub fn as_mail(&self) -> crate::store::append::Mail<'_> {
+        crate::store::append::Mail {
+            user_id: self.user_id,
+            kind: self.kind.as_str(),
+            dedupe_key: &self.dedupe_key,
+            data: &self.data,
+        }
+    }
+}
+
 pub async fn enqueue(conn: &mut PgConnection, notices: &[Notice]) -> sqlx::Result<()> {
     if notices.is_empty() {
         return Ok(());

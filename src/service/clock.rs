@@ -175,6 +175,9 @@ pub struct SeatClock {
     pub user_id: Uuid,
     pub state: String,
     pub bank_secs: Option<i64>,
+    /// Consecutive timeouts.
+    #[serde(default)]
+    pub timeouts: i32,
     /// The end of the user's current vacation, if they are on one.
     pub vacation_until: Option<DateTime<Utc>>,
     /// When the seat's current turn began, if it has an armed clock.
@@ -319,6 +322,7 @@ mod tests {
             user_id: Uuid::nil(),
             state: "active".into(),
             bank_secs: None,
+            timeouts: 0,
             vacation_until: None,
             turn_started_at: None,
         }

@@ -1,9 +1,12 @@
 //! The lobby: creating, listing, joining, leaving, starting and cancelling games.
 
+use super::clock::{self, SeatClock, TimeControl, TimeControlRequest};
 use super::{PlatformEvent, SeatInfo, new_event};
 use crate::games::rng::{GameRng, commitment};
 use crate::games::{GameKind, Rules, Seat};
 use crate::http::error::ApiError;
+use crate::notify::{self, Notice};
+use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, GameHead, SeatRow, Status};
 use crate::with_rules;
@@ -12,7 +15,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use sqlx::{PgConnection, PgPool};
 use std::collections::HashMap;
 use utoipa::ToSchema;
@@ -24,6 +27,9 @@ pub struct SeatSummary {
     pub seat: i16,
     pub user_id: Uuid,
     pub username: String,
+    /// `active`; `abandoned` after too many timeouts (the bot plays it until the player
+    /// returns); `forfeited` (the bot plays it out, it ranks last).
+    pub state: String,
 }
 
 /// A game as listed in the lobby and at the top of a game's page.
@@ -73,6 +79,9 @@ pub struct GameSummary {
     pub sandbox: bool,
     /// For a sandbox: the game its log was exported from.
     pub imported_from: Option<Uuid>,
+    /// The time control; `null` = no time limit.
+    #[schema(value_type = Option<TimeControl>)]
+    pub time_control: Option<Value>,
 }
 
 impl GameSummary {
@@ -92,6 +101,7 @@ impl GameSummary {
                     seat: s.seat,
                     user_id: s.user_id,
                     username: s.username.clone(),
+                    state: s.state.clone(),
                 })
                 .collect(),
             created_by: head.created_by,
@@ -107,6 +117,7 @@ impl GameSummary {
             outcome: head.outcome.clone(),
             sandbox: head.sandbox,
             imported_from: head.imported_from,
+            time_control: head.time_control.clone(),
         }
     }
 }
@@ -127,6 +138,8 @@ pub struct CreateGameRequest {
     pub visibility: Option<String>,
     /// The creator's contribution to the game's randomness; random if absent.
     pub nonce: Option<String>,
+    /// A time control; absent = no time limit.
+    pub time_control: Option<TimeControlRequest>,
 }
 
 fn validate_nonce(nonce: Option<String>) -> Result<String, ApiError> {
@@ -189,7 +202,13 @@ pub async fn create(
     pool: &PgPool,
     caller: Uuid,
     request: CreateGameRequest,
+    min_seconds_per_move: i64,
 ) -> Result<GameSummary, ApiError> {
+    let time_control = request
+        .time_control
+        .clone()
+        .map(|tc| tc.validate(min_seconds_per_move))
+        .transpose()?;
     let kind = parse_kind(&request.kind)?;
     let (options, rules_version) = with_rules!(kind, R => {
         (options_for::<R>(&request.options, request.seats)?, R::RULES_VERSION as i32)
@@ -210,8 +229,8 @@ pub async fn create(
     let mut tx = pool.begin().await?;
     sqlx::query(
         "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
-                            created_by, seed, seed_commitment)
-         VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9)",
+                            created_by, seed, seed_commitment, time_control)
+         VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9, $10)",
     )
     .bind(id)
     .bind(kind.as_str())
@@ -222,6 +241,7 @@ pub async fn create(
     .bind(caller)
     .bind(seed.as_slice())
     .bind(commitment(&seed))
+    .bind(time_control.as_ref().map(sqlx::types::Json))
     .execute(&mut *tx)
     .await?;
     sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, nonce) VALUES ($1, 0, $2, $3)")
@@ -460,6 +480,21 @@ pub async fn invite(
     .await?
     .rows_affected()
         == 1;
+    if inserted {
+        let inviter: String = sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
+            .bind(caller)
+            .fetch_one(&mut *tx)
+            .await?;
+        notify::enqueue(
+            &mut tx,
+            &[Notice::invited(
+                user_id,
+                game_id,
+                json!({"inviter": inviter}),
+            )],
+        )
+        .await?;
+    }
     tx.commit().await?;
     Ok((
         Invitation {
@@ -517,7 +552,7 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
         nonces: nonces.clone(),
     };
     let seat_count = count as u8;
-    let (mut new_events, state, pending) = with_rules!(kind, R => {
+    let (mut new_events, state, pending, timer) = with_rules!(kind, R => {
         let options: <R as Rules>::Options = serde_json::from_value(head.options.clone())
             .map_err(|e| ApiError::internal(anyhow::anyhow!("stored options do not decode: {e}")))?;
         let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, 2);
@@ -525,7 +560,8 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
         let state = R::fold(&setup);
         let pending: Vec<i16> = R::pending(&state).into_iter().map(i16::from).collect();
         let new: Vec<_> = setup.iter().map(|e| new_event::<R>(e, None, seat_count)).collect();
-        (new, serde_json::to_value(&state).expect("state serialises"), pending)
+        let timer = R::timer(&state).map(|t| (t.key, t.after_secs));
+        (new, serde_json::to_value(&state).expect("state serialises"), pending, timer)
     });
     new_events.insert(0, started.to_new_event());
     let version = new_events.len() as i64;
@@ -543,7 +579,67 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
     .bind(&pending)
     .execute(&mut *conn)
     .await?;
+
+    // Clocks: every seat starts with the whole time bank; the first seats to act get theirs.
+    let control: Option<TimeControl> = head
+        .time_control
+        .clone()
+        .and_then(|c| serde_json::from_value(c).ok());
+    if let Some(control) = &control
+        && control.bank_seconds > 0
+    {
+        sqlx::query("UPDATE game_seats SET bank_secs = $2 WHERE game_id = $1")
+            .bind(head.id)
+            .bind(control.bank_seconds)
+            .execute(&mut *conn)
+            .await?;
+    }
+    let clocks = seat_clocks(&mut *conn, head.id).await?;
+    let plan = clock::plan(
+        control.as_ref(),
+        &clocks,
+        &[],
+        &pending,
+        None,
+        timer.as_ref().map(|(key, secs)| (key.as_str(), *secs)),
+        None,
+        chrono::Utc::now(),
+    );
+    append::arm(&mut *conn, head.id, plan.clocks()).await?;
+
+    // Mail: the game has started, and whose turn it is.
+    let mut notices: Vec<Notice> = seats
+        .iter()
+        .map(|s| Notice::game_started(s.user_id, head.id, json!({})))
+        .collect();
+    for seat in &plan.new_turns {
+        if let Some(clock) = clocks.iter().find(|c| c.seat == *seat) {
+            let deadline = plan.arm.iter().find(|d| d.seat == *seat).map(|d| d.due_at);
+            notices.push(Notice::your_turn(
+                clock.user_id,
+                head.id,
+                *seat,
+                version,
+                json!({"deadline": deadline}),
+            ));
+        }
+    }
+    notify::enqueue(&mut *conn, &notices).await?;
     Ok(())
+}
+
+/// The seats of a game as the clock sees them (state, bank, vacation, running turn).
+pub async fn seat_clocks(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+) -> Result<Vec<SeatClock>, sqlx::Error> {
+    let clocks: sqlx::types::Json<Vec<SeatClock>> = sqlx::query_scalar(sqlx::AssertSqlSafe(
+        format!("SELECT {}", games::seat_clocks_sql("$1")),
+    ))
+    .bind(game_id)
+    .fetch_one(conn)
+    .await?;
+    Ok(clocks.0)
 }
 
 /// Which games to list.
@@ -699,7 +795,7 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
     let rows = &rows[..rows.len().min(limit as usize)];
     let ids: Vec<Uuid> = rows.iter().map(|r| r.head.id).collect();
     let seat_rows: Vec<(Uuid, SeatRow)> = sqlx::query_as::<_, SeatRowWithGame>(
-        "SELECT s.game_id, s.seat, s.user_id, u.username, s.nonce
+        "SELECT s.game_id, s.seat, s.user_id, u.username, s.nonce, s.state
            FROM game_seats s JOIN users u ON u.id = s.user_id
           WHERE s.game_id = ANY($1) ORDER BY s.game_id, s.seat",
     )

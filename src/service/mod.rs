@@ -3,8 +3,10 @@
 //! the events, update the state cache and the head row.
 
 pub mod clock;
+pub mod deadlines;
 pub mod lobby;
 pub mod play;
+pub mod seats;
 
 use crate::games::{Outcome, Rules, Seat, Viewer};
 use crate::store::events::{self, EventRow, NewEvent};
@@ -41,6 +43,22 @@ pub enum PlatformEvent {
         /// Lowercase hex of the 32-byte seed; its SHA-256 is the commitment.
         seed: String,
     },
+    /// A seat's time ran out; the events that follow are what the game's policy played for it.
+    #[serde(rename = "kontor.turn_timed_out")]
+    TurnTimedOut {
+        seat: Seat,
+        /// Consecutive timeouts of this seat, this one included.
+        consecutive: i32,
+        /// `pass` (the rules allowed a plain pass) or `bot` (the sensible bot moved).
+        played: String,
+    },
+    /// After too many timeouts the seat is played by the bot: until its player returns
+    /// (`bot`), or to the end with the seat ranked last (`forfeit`).
+    #[serde(rename = "kontor.seat_abandoned")]
+    SeatAbandoned { seat: Seat, policy: String },
+    /// The player of an abandoned seat took it back.
+    #[serde(rename = "kontor.seat_returned")]
+    SeatReturned { seat: Seat },
 }
 
 impl PlatformEvent {
@@ -48,6 +66,9 @@ impl PlatformEvent {
         match self {
             PlatformEvent::GameStarted { .. } => "kontor.game_started",
             PlatformEvent::GameEnded { .. } => "kontor.game_ended",
+            PlatformEvent::TurnTimedOut { .. } => "kontor.turn_timed_out",
+            PlatformEvent::SeatAbandoned { .. } => "kontor.seat_abandoned",
+            PlatformEvent::SeatReturned { .. } => "kontor.seat_returned",
         }
     }
 

@@ -6,7 +6,8 @@ use super::{EventOut, PlatformEvent, load_state, new_event, present, viewer_for}
 use crate::games::rng::GameRng;
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat, Viewer};
 use crate::http::error::ApiError;
-use crate::store::append::{self, Append, CommandRecord, SeatUpdate};
+use crate::notify::Notice;
+use crate::store::append::{self, Append, CommandRecord, Mail, SeatUpdate};
 use crate::store::events::{self, NewEvent};
 use crate::store::games::{self, GameHead, Status};
 use crate::with_rules;
@@ -175,6 +176,7 @@ pub async fn read_context(
         .map(|c| format!("g.{}", c.trim()))
         .collect::<Vec<_>>()
         .join(", ");
+    let seat_clocks = games::seat_clocks_sql("g.id");
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {columns},
            (SELECT seat FROM game_seats WHERE game_id = g.id AND user_id = $2) AS caller_seat,
@@ -182,16 +184,7 @@ pub async fn read_context(
            c.response AS stored_response,
            (SELECT state::text FROM game_state s WHERE s.game_id = g.id
                AND s.version = g.version AND s.rules_version = g.rules_version) AS cached_state,
-           (SELECT coalesce(json_agg(json_build_object(
-                      'seat', s.seat, 'user_id', s.user_id, 'state', s.state,
-                      'bank_secs', s.bank_secs, 'turn_started_at', d.turn_started_at,
-                      'vacation_until', (SELECT max(v.ends_at) FROM vacations v
-                                          WHERE v.user_id = s.user_id AND v.starts_at <= now()
-                                            AND v.ends_at > now()))
-                    ORDER BY s.seat), '[]')
-              FROM game_seats s
-              LEFT JOIN deadlines d ON d.game_id = s.game_id AND d.seat = s.seat
-             WHERE s.game_id = g.id) AS seat_clocks,
+           {seat_clocks} AS seat_clocks,
            (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
          FROM games g
          LEFT JOIN game_commands c
@@ -240,6 +233,20 @@ pub async fn submit(
             "not_a_player",
             format!("you hold seat {seat}, not seat {requested}"),
         ));
+    }
+    if let Some(clock) = context.seat_clocks.iter().find(|c| c.seat == seat)
+        && clock.played_by_bot()
+    {
+        return Err(match clock.state.as_str() {
+            "forfeited" => ApiError::conflict(
+                "seat_forfeited",
+                "your seat was forfeited under the game's time control; the bot plays it out",
+            ),
+            _ => ApiError::conflict(
+                "seat_abandoned",
+                "the bot plays your seat after your timeouts; take it back with POST /games/{id}/return",
+            ),
+        });
     }
     if head.status() != Status::Active {
         return Err(ApiError::conflict(
@@ -444,6 +451,27 @@ pub async fn apply<R: Rules>(
         "your_turn": plan.new_turns.iter().filter_map(|&s| user_of(s)).collect::<Vec<_>>(),
         "users": context.seat_clocks.iter().map(|s| s.user_id).collect::<Vec<_>>(),
     });
+    // Mail: "your turn" to the seats whose turn begins (with their deadline), the result to
+    // everyone once the game is over.
+    let mut notices: Vec<Notice> = Vec::new();
+    for &seat in &plan.new_turns {
+        if let Some(user) = user_of(seat) {
+            let deadline = plan.arm.iter().find(|d| d.seat == seat).map(|d| d.due_at);
+            notices.push(Notice::your_turn(
+                user,
+                head.id,
+                seat,
+                version,
+                json!({"deadline": deadline}),
+            ));
+        }
+    }
+    if status == Status::Finished {
+        for clock in context.seat_clocks.iter() {
+            notices.push(Notice::game_over(clock.user_id, head.id, json!({})));
+        }
+    }
+    let mail: Vec<Mail> = notices.iter().map(Notice::as_mail).collect();
     let written = append::write(
         conn,
         &Append {
@@ -472,6 +500,7 @@ pub async fn apply<R: Rules>(
             clocks: plan.clocks(),
             seats: &seat_updates,
             live: &live,
+            mail: &mail,
         },
     )
     .await?;

@@ -69,6 +69,16 @@ pub struct Append<'a, S: Serialize> {
     pub seats: &'a [SeatUpdate],
     /// Sent with `pg_notify` on the live channel when the write commits.
     pub live: &'a Value,
+    /// Mail to queue in the outbox (`mail_outbox`); delivery applies the preferences.
+    pub mail: &'a [Mail<'a>],
+}
+
+/// A notice for the outbox, queued with the events that cause it.
+pub struct Mail<'a> {
+    pub user_id: Uuid,
+    pub kind: &'a str,
+    pub dedupe_key: &'a str,
+    pub data: &'a Value,
 }
 
 /// The channel live streams listen on.
@@ -92,6 +102,11 @@ pub async fn write<S: Serialize + Sync>(
     let seat_timeouts: Vec<Option<i32>> = append.seats.iter().map(|s| s.timeouts).collect();
     let seat_states: Vec<Option<&str>> = append.seats.iter().map(|s| s.state).collect();
     let command = &append.command;
+    let mail_ids: Vec<Uuid> = append.mail.iter().map(|_| Uuid::now_v7()).collect();
+    let mail_users: Vec<Uuid> = append.mail.iter().map(|m| m.user_id).collect();
+    let mail_kinds: Vec<&str> = append.mail.iter().map(|m| m.kind).collect();
+    let mail_keys: Vec<&str> = append.mail.iter().map(|m| m.dedupe_key).collect();
+    let mail_data: Vec<&Value> = append.mail.iter().map(|m| m.data).collect();
     let written: i64 = sqlx::query_scalar(
         "WITH moved AS (
            UPDATE games SET version = $3, status = $4, pending_seats = $5, outcome = $6,
@@ -136,8 +151,16 @@ pub async fn write<S: Serialize + Sync>(
              FROM moved, unnest($31::smallint[], $32::bigint[], $33::int[], $34::text[])
                   AS u(seat, bank, timeouts, state)
             WHERE s.game_id = moved.id AND s.seat = u.seat
+         ), mailed AS (
+           INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
+           SELECT m.id, m.user_id, m.kind, moved.id, m.key, m.data, 'pending'
+             FROM moved, unnest($37::uuid[], $38::uuid[], $39::text[], $40::text[], $41::jsonb[])
+                  AS m(id, user_id, kind, key, data)
+           ON CONFLICT (user_id, dedupe_key) DO NOTHING
          )
-         SELECT count(pg_notify($35, $36)) FROM moved",
+         SELECT count(pg_notify($35, $36))
+                + (SELECT count(pg_notify($42, '')) FROM moved WHERE cardinality($37::uuid[]) > 0)
+           FROM moved",
     )
     .bind(append.game_id)
     .bind(append.expected_version)
@@ -175,9 +198,15 @@ pub async fn write<S: Serialize + Sync>(
     .bind(&seat_states)
     .bind(LIVE_CHANNEL)
     .bind(append.live.to_string())
+    .bind(&mail_ids)
+    .bind(&mail_users)
+    .bind(&mail_kinds)
+    .bind(&mail_keys)
+    .bind(&mail_data)
+    .bind(crate::notify::CHANNEL)
     .fetch_one(conn)
     .await?;
-    Ok(written == 1)
+    Ok(written >= 1)
 }
 
 /// Arms and disarms clocks outside an append (at the start of a game, when a player returns,

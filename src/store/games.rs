@@ -123,6 +123,8 @@ pub struct SeatRow {
     pub user_id: Uuid,
     pub username: String,
     pub nonce: String,
+    /// `active`, `abandoned` (the bot plays it) or `forfeited`.
+    pub state: String,
 }
 
 /// The taken seats of a game, in seat order.
@@ -131,7 +133,7 @@ pub async fn seats<'e>(
     game_id: Uuid,
 ) -> Result<Vec<SeatRow>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT s.seat, s.user_id, u.username, s.nonce
+        "SELECT s.seat, s.user_id, u.username, s.nonce, s.state
            FROM game_seats s JOIN users u ON u.id = s.user_id
           WHERE s.game_id = $1 ORDER BY s.seat",
     )
@@ -151,4 +153,22 @@ pub async fn seat_of<'e>(
         .bind(user_id)
         .fetch_optional(executor)
         .await
+}
+
+/// SQL for the seats of the game `game` (an SQL expression) as the clock sees them, as a JSON
+/// array of `service::clock::SeatClock`.
+pub fn seat_clocks_sql(game: &str) -> String {
+    format!(
+        "(SELECT coalesce(json_agg(json_build_object(
+                    'seat', s.seat, 'user_id', s.user_id, 'state', s.state,
+                    'bank_secs', s.bank_secs, 'timeouts', s.timeouts,
+                    'turn_started_at', d.turn_started_at,
+                    'vacation_until', (SELECT max(v.ends_at) FROM vacations v
+                                        WHERE v.user_id = s.user_id AND v.starts_at <= now()
+                                          AND v.ends_at > now()))
+                  ORDER BY s.seat), '[]')
+            FROM game_seats s
+            LEFT JOIN deadlines d ON d.game_id = s.game_id AND d.seat = s.seat
+           WHERE s.game_id = {game})"
+    )
 }

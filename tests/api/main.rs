@@ -4,6 +4,7 @@ mod accounts;
 mod audit;
 mod bad_input;
 mod bots;
+mod clocks;
 mod contract;
 mod games;
 mod lobby;

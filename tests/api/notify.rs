@@ -71,6 +71,13 @@ async fn game(app: &TestApp, names: [&str; 3]) -> (Uuid, Vec<User>, usize) {
         players.push(app.register(name).await);
     }
     let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    // These tests look at the notices they queue themselves; the start's own mail (game
+    // started, your turn) is tested with the game flow in tests/api/clocks.rs.
+    sqlx::query("DELETE FROM mail_outbox WHERE game_id = $1")
+        .bind(game)
+        .execute(&app.pool)
+        .await
+        .unwrap();
     let pending: Vec<Uuid> = sqlx::query_scalar(
         "SELECT s.user_id FROM games g JOIN game_seats s ON s.game_id = g.id
           WHERE g.id = $1 AND s.seat = ANY(g.pending_seats)",

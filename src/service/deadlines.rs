@@ -1,0 +1,238 @@
+//! The deadline worker: reminders before deadlines, timeouts, the bot playing abandoned seats,
+//! and rules timers (such as a negotiation deadline).
+//!
+//! Every instance may run it. A due row is leased (`leased_until`) with `SKIP LOCKED`, so two
+//! workers never act on one clock at once; what a worker then plays goes through the same
+//! compare-and-set append as a player's move, so a timeout that races a real move never applies
+//! both: whichever is written first wins, and the other writes nothing.
+
+use super::PlatformEvent;
+use super::clock::{AbandonPolicy, TimeControl};
+use super::play::{self, Origin, Submission, kind_of, read_context};
+use crate::games::{Actor, BotLevel, GameRng, Seat};
+use crate::notify::{self, Notice};
+use crate::store::append::SeatUpdate;
+use crate::store::games::Status;
+use crate::with_rules;
+use rand::RngExt;
+use serde_json::json;
+use sqlx::{PgConnection, PgPool};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// How long a worker may take over one clock before another may try again.
+const LEASE_SECS: f64 = 60.0;
+
+/// What one pass of the worker did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Pass {
+    pub reminders: usize,
+    pub timeouts: usize,
+    pub bot_moves: usize,
+    pub timers: usize,
+    /// Clocks that were no longer current (the game moved on first).
+    pub stale: usize,
+}
+
+/// Runs the worker until the pool closes.
+pub async fn run(pool: PgPool, poll: Duration) {
+    loop {
+        if pool.is_closed() {
+            return;
+        }
+        match process_due(&pool, 50).await {
+            // Work found: look again at once, there may be more.
+            Ok(pass) if pass != Pass::default() => continue,
+            Ok(_) => {}
+            Err(error) if pool.is_closed() => {
+                tracing::debug!(%error, "deadline worker stops with its pool");
+                return;
+            }
+            Err(error) => tracing::error!(error = ?error, "deadline worker"),
+        }
+        tokio::time::sleep(poll).await;
+    }
+}
+
+/// Handles up to `limit` due reminders and up to `limit` due clocks.
+pub async fn process_due(pool: &PgPool, limit: i64) -> anyhow::Result<Pass> {
+    let mut pass = Pass {
+        reminders: send_reminders(pool, limit).await?,
+        ..Pass::default()
+    };
+    let due: Vec<(Uuid, i16, String, Option<String>)> = sqlx::query_as(
+        "UPDATE deadlines d SET leased_until = now() + make_interval(secs => $2)
+           FROM (SELECT game_id, seat FROM deadlines
+                  WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
+                  ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
+          WHERE d.game_id = due.game_id AND d.seat = due.seat
+         RETURNING d.game_id, d.seat, d.kind, d.timer_key",
+    )
+    .bind(limit)
+    .bind(LEASE_SECS)
+    .fetch_all(pool)
+    .await?;
+    for (game_id, seat, kind, timer_key) in due {
+        let mut conn = pool.acquire().await?;
+        match handle(&mut conn, game_id, seat, &kind, timer_key.as_deref()).await {
+            Ok(Outcome::Played) => match kind.as_str() {
+                "turn" => pass.timeouts += 1,
+                "bot" => pass.bot_moves += 1,
+                _ => pass.timers += 1,
+            },
+            Ok(Outcome::Stale) => {
+                pass.stale += 1;
+                // Whatever moved the game on re-armed or removed the clock; if it did not
+                // (another seat moved), let it be looked at afresh.
+                sqlx::query(
+                    "UPDATE deadlines SET leased_until = NULL WHERE game_id = $1 AND seat = $2",
+                )
+                .bind(game_id)
+                .bind(seat)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Ok(Outcome::Gone) => {
+                pass.stale += 1;
+                sqlx::query("DELETE FROM deadlines WHERE game_id = $1 AND seat = $2")
+                    .bind(game_id)
+                    .bind(seat)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            // Keep the lease: the clock is tried again when it expires, not in a hot loop.
+            Err(error) => tracing::error!(%game_id, seat, error = ?error, "a due clock failed"),
+        }
+    }
+    Ok(pass)
+}
+
+enum Outcome {
+    /// The policy's move (or the timer's command) was appended.
+    Played,
+    /// The game moved on between reading and writing; nothing was written.
+    Stale,
+    /// The clock no longer applies (the seat is not pending, the game is over, the timer is
+    /// gone): it is removed.
+    Gone,
+}
+
+async fn handle(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    seat: i16,
+    kind: &str,
+    timer_key: Option<&str>,
+) -> anyhow::Result<Outcome> {
+    let mut context = read_context(conn, game_id, Uuid::nil(), "")
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if context.head.status() != Status::Active {
+        return Ok(Outcome::Gone);
+    }
+    let game_kind = kind_of(&context.head).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let control: Option<TimeControl> = context
+        .head
+        .time_control
+        .clone()
+        .and_then(|c| serde_json::from_value(c).ok());
+    // Bots choose with their own randomness, not the game's: their choice is recorded as a
+    // command, so verification never needs it.
+    let mut bot_rng = GameRng::from_u64(rand::rng().random());
+    let applied = with_rules!(game_kind, R => {
+        let state = context.state::<R>(conn).await?;
+        let submission = if kind == "timer" {
+            match R::timer(&state) {
+                Some(timer) if Some(timer.key.as_str()) == timer_key => Some((
+                    Actor::System,
+                    timer.command,
+                    Vec::new(),
+                    Vec::new(),
+                )),
+                _ => None,
+            }
+        } else if !R::pending(&state).contains(&(seat as Seat)) {
+            None
+        } else {
+            let clock = context.seat_clocks.iter().find(|c| c.seat == seat).cloned();
+            let by_bot = kind == "bot" || clock.as_ref().is_some_and(|c| c.played_by_bot());
+            if by_bot {
+                let command = R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng);
+                Some((Actor::Seat(seat as Seat), command, Vec::new(), Vec::new()))
+            } else {
+                let consecutive = clock.as_ref().map(|c| c.timeouts).unwrap_or(0) + 1;
+                let (command, played) = match R::pass_command(&state, seat as Seat) {
+                    Some(pass) => (pass, "pass"),
+                    None => (R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng), "bot"),
+                };
+                let mut preface = vec![PlatformEvent::TurnTimedOut {
+                    seat: seat as Seat,
+                    consecutive,
+                    played: played.to_string(),
+                }];
+                let mut update = SeatUpdate { seat, timeouts: Some(consecutive), ..SeatUpdate::default() };
+                if let Some(control) = &control
+                    && consecutive >= control.abandon_after
+                {
+                    let (state_name, policy) = match control.on_abandon {
+                        AbandonPolicy::Bot => ("abandoned", "bot"),
+                        AbandonPolicy::Forfeit => ("forfeited", "forfeit"),
+                    };
+                    preface.push(PlatformEvent::SeatAbandoned { seat: seat as Seat, policy: policy.to_string() });
+                    update.state = Some(state_name);
+                    // From now on the bot plays this seat: plan its next turns that way.
+                    for c in context.seat_clocks.0.iter_mut().filter(|c| c.seat == seat) {
+                        c.state = state_name.to_string();
+                    }
+                }
+                Some((Actor::Seat(seat as Seat), command, preface, vec![update]))
+            }
+        };
+        match submission {
+            None => None,
+            Some((actor, command, preface, seat_updates)) => Some(
+                play::apply::<R>(
+                    conn,
+                    &context,
+                    state,
+                    Submission { actor, command: &command, origin: Origin::default(), preface, seat_updates },
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .is_some(),
+            ),
+        }
+    });
+    Ok(match applied {
+        None => Outcome::Gone,
+        Some(true) => Outcome::Played,
+        Some(false) => Outcome::Stale,
+    })
+}
+
+/// Queues a reminder for every clock 80% used, once per turn.
+async fn send_reminders(pool: &PgPool, limit: i64) -> anyhow::Result<usize> {
+    let mut tx = pool.begin().await?;
+    let due: Vec<(Uuid, i16, Uuid, i64, chrono::DateTime<chrono::Utc>)> = sqlx::query_as(
+        "UPDATE deadlines d SET reminded = true
+           FROM (SELECT game_id, seat FROM deadlines
+                  WHERE kind = 'turn' AND NOT reminded AND remind_at <= now()
+                  ORDER BY remind_at LIMIT $1 FOR UPDATE SKIP LOCKED) due,
+                game_seats s, games g
+          WHERE d.game_id = due.game_id AND d.seat = due.seat
+            AND s.game_id = d.game_id AND s.seat = d.seat AND g.id = d.game_id
+         RETURNING d.game_id, d.seat, s.user_id, g.version, d.due_at",
+    )
+    .bind(limit)
+    .fetch_all(&mut *tx)
+    .await?;
+    let notices: Vec<Notice> = due
+        .iter()
+        .map(|(game, seat, user, version, due_at)| {
+            Notice::reminder(*user, *game, *seat, *version, json!({"deadline": due_at}))
+        })
+        .collect();
+    notify::enqueue(&mut tx, &notices).await?;
+    tx.commit().await?;
+    Ok(due.len())
+}

@@ -1,0 +1,557 @@
+//! Asynchronous play: turn mail, time controls, reminders, timeouts, absent players, vacations.
+
+use crate::bots;
+use crate::smtp::SmtpSink;
+use crate::support::*;
+use futures_util::future::join;
+use kontor::notify::Notifier;
+use kontor::service::deadlines::process_due;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// A server with a real SMTP receiver, clocks short enough for tests, and its notifier to
+/// deliver mail on demand.
+struct World {
+    app: TestApp,
+    sink: SmtpSink,
+    notifier: Notifier,
+}
+
+async fn world() -> World {
+    let sink = SmtpSink::start().await;
+    let settings = [
+        ("KONTOR_SMTP_URL", sink.url()),
+        ("KONTOR_MAIL_FROM", "kontor@kontor.test".to_string()),
+        ("KONTOR_MIN_SECONDS_PER_MOVE", "1".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let app = spawn_app_with(AppOptions { settings }).await;
+    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
+    World {
+        app,
+        sink,
+        notifier,
+    }
+}
+
+async fn players(app: &TestApp, names: &[&str]) -> Vec<User> {
+    let mut players = Vec::new();
+    for name in names {
+        players.push(app.register(name).await);
+    }
+    players
+}
+
+/// Creates a game with a time control and seats everyone (it starts).
+async fn timed_game(app: &TestApp, kind: &str, time_control: Value, players: &[User]) -> Uuid {
+    let created = app
+        .post(
+            "/games",
+            Some(&players[0].token),
+            &json!({"kind": kind, "seats": players.len(), "time_control": time_control}),
+        )
+        .await;
+    let id: Uuid = created.assert_ok()["id"].as_str().unwrap().parse().unwrap();
+    for player in &players[1..] {
+        app.post(
+            &format!("/games/{id}/join"),
+            Some(&player.token),
+            &json!({}),
+        )
+        .await
+        .assert_ok();
+    }
+    id
+}
+
+async fn detail(app: &TestApp, game: Uuid, user: &User) -> Value {
+    app.get(&format!("/games/{game}"), &user.token)
+        .await
+        .assert_ok()
+        .clone()
+}
+
+/// The player who must act first.
+async fn first_to_act<'a>(app: &TestApp, game: Uuid, players: &'a [User]) -> &'a User {
+    let seat = detail(app, game, &players[0]).await["pending"][0]
+        .as_u64()
+        .unwrap();
+    &players[seat as usize]
+}
+
+/// Event types after `version`.
+async fn types_after(app: &TestApp, game: Uuid, version: i64) -> Vec<String> {
+    sqlx::query_scalar("SELECT type FROM game_events WHERE game_id = $1 AND seq > $2 ORDER BY seq")
+        .bind(game)
+        .bind(version)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap()
+}
+
+/// (recipient, subject) of every mail received so far.
+fn mails(sink: &SmtpSink) -> Vec<(String, String)> {
+    sink.received()
+        .iter()
+        .map(|r| {
+            let mail = r.mail();
+            (
+                r.to[0].clone(),
+                mail.header("Subject").unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn turn_mails_to(sink: &SmtpSink, user: &User) -> usize {
+    mails(sink)
+        .iter()
+        .filter(|(to, subject)| {
+            to.starts_with(&format!("{}@", user.name))
+                && subject.to_lowercase().contains("your turn")
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn one_mail_per_turn_to_the_right_player_with_a_working_unsubscribe_link() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let game = w.app.start_game("flying-dutchman", json!({}), &table).await;
+    w.notifier.deliver_due(50).await.unwrap();
+    let first = first_to_act(&w.app, game, &table).await;
+    // The start: "game started" to all three, "your turn" to the first player only.
+    let started: Vec<(String, String)> = mails(&w.sink);
+    assert_eq!(started.len(), 4, "{started:?}");
+    for player in &table {
+        assert_eq!(
+            turn_mails_to(&w.sink, player),
+            usize::from(player.id == first.id),
+            "{started:?}"
+        );
+    }
+
+    // The first player acts (a retry too): the next player gets one mail, nobody else.
+    let version = detail(&w.app, game, first).await["version"]
+        .as_i64()
+        .unwrap();
+    let body = json!({"version": version, "action": {"type": "use_smith"}});
+    let path = format!("/games/{game}/actions");
+    for _ in 0..2 {
+        w.app
+            .call(
+                Method::POST,
+                &path,
+                Some(&first.token),
+                Some(&body),
+                &[("Idempotency-Key", "move-1")],
+            )
+            .await
+            .assert_ok();
+    }
+    w.notifier.deliver_due(50).await.unwrap();
+    let next = first_to_act(&w.app, game, &table).await;
+    assert_ne!(next.id, first.id);
+    assert_eq!(turn_mails_to(&w.sink, next), 1);
+    assert_eq!(
+        turn_mails_to(&w.sink, first),
+        1,
+        "no mail to the player who moved"
+    );
+    assert_eq!(mails(&w.sink).len(), 5);
+
+    // The unsubscribe link of that mail works without logging in.
+    let received = w.sink.received();
+    let mail = received.last().unwrap().mail();
+    let header = mail.header("List-Unsubscribe").unwrap();
+    let link = header.trim_start_matches('<').trim_end_matches('>');
+    assert_eq!(
+        mail.header("List-Unsubscribe-Post"),
+        Some("List-Unsubscribe=One-Click")
+    );
+    let reply = w
+        .app
+        .client
+        .post(link)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        reply.status().is_success(),
+        "{}",
+        reply.text().await.unwrap()
+    );
+    let prefs = w.app.get("/me/notifications", &next.token).await;
+    assert_eq!(prefs.assert_ok()["your_turn"], "off", "{}", prefs.text);
+}
+
+#[tokio::test]
+async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
+    let w = world().await;
+    // Flying Dutchman: a first player with nine horseshoes may not pass, so the bot moves.
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let game = timed_game(
+        &w.app,
+        "flying-dutchman",
+        json!({"seconds_per_move": 1}),
+        &table,
+    )
+    .await;
+    let late = first_to_act(&w.app, game, &table).await.clone();
+    let before = detail(&w.app, game, &late).await;
+    let version = before["version"].as_i64().unwrap();
+    assert_eq!(
+        process_due(&w.app.pool, 10).await.unwrap().timeouts,
+        0,
+        "not due yet"
+    );
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    let pass = process_due(&w.app.pool, 10).await.unwrap();
+    assert_eq!(pass.timeouts, 1, "{pass:?}");
+    let types = types_after(&w.app, game, version).await;
+    assert_eq!(types[0], "kontor.turn_timed_out", "{types:?}");
+    let (payload,): (Value,) =
+        sqlx::query_as("SELECT payload FROM game_events WHERE game_id = $1 AND seq = $2")
+            .bind(game)
+            .bind(version + 1)
+            .fetch_one(&w.app.pool)
+            .await
+            .unwrap();
+    assert_eq!(payload["played"], "bot");
+    assert_eq!(payload["consecutive"], 1);
+    assert!(types.len() >= 2, "the bot's move follows: {types:?}");
+    let after = detail(&w.app, game, &late).await;
+    assert!(after["version"].as_i64().unwrap() > version);
+    assert_ne!(after["pending"], before["pending"]);
+    // The next player is told; the game log verifies later with the bot's recorded command.
+    w.notifier.deliver_due(50).await.unwrap();
+    let next = first_to_act(&w.app, game, &table).await;
+    assert_eq!(turn_mails_to(&w.sink, next), 1);
+
+    // Steel Driver: the pawn holder may pass, so the policy passes.
+    let table = players(&w.app, &["dora", "emil", "fritz"]).await;
+    let game = timed_game(
+        &w.app,
+        "steel-driver",
+        json!({"seconds_per_move": 1}),
+        &table,
+    )
+    .await;
+    let version = detail(&w.app, game, &table[0]).await["version"]
+        .as_i64()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    // (The Flying Dutchman game above may time out again meanwhile.)
+    assert!(process_due(&w.app.pool, 10).await.unwrap().timeouts >= 1);
+    let types = types_after(&w.app, game, version).await;
+    assert_eq!(types, ["kontor.turn_timed_out", "pawn_passed"]);
+}
+
+#[tokio::test]
+async fn a_reminder_goes_out_when_four_fifths_of_the_time_are_used() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let game = timed_game(
+        &w.app,
+        "steel-driver",
+        json!({"seconds_per_move": 3}),
+        &table,
+    )
+    .await;
+    let first = first_to_act(&w.app, game, &table).await;
+    w.notifier.deliver_due(50).await.unwrap();
+    assert_eq!(process_due(&w.app.pool, 10).await.unwrap().reminders, 0);
+    tokio::time::sleep(Duration::from_millis(2600)).await;
+    let pass = process_due(&w.app.pool, 10).await.unwrap();
+    assert_eq!((pass.reminders, pass.timeouts), (1, 0), "{pass:?}");
+    assert_eq!(
+        process_due(&w.app.pool, 10).await.unwrap().reminders,
+        0,
+        "once per turn"
+    );
+    w.notifier.deliver_due(50).await.unwrap();
+    let reminders: Vec<(String, String)> = mails(&w.sink)
+        .into_iter()
+        .filter(|(_, subject)| {
+            subject.to_lowercase().contains("remind") || subject.to_lowercase().contains("left")
+        })
+        .collect();
+    assert_eq!(reminders.len(), 1, "{:?}", mails(&w.sink));
+    assert!(reminders[0].0.starts_with(&format!("{}@", first.name)));
+}
+
+#[tokio::test]
+async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let control = json!({"seconds_per_move": 1, "abandon_after": 1, "on_abandon": "bot"});
+    let game = timed_game(&w.app, "steel-driver", control, &table).await;
+    let gone = first_to_act(&w.app, game, &table).await.clone();
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert_eq!(process_due(&w.app.pool, 10).await.unwrap().timeouts, 1);
+    let now = detail(&w.app, game, &gone).await;
+    let seat = now["your_seat"].as_u64().unwrap() as usize;
+    assert_eq!(now["seats"][seat]["state"], "abandoned");
+    let types = types_after(&w.app, game, 0).await;
+    assert!(
+        types.contains(&"kontor.seat_abandoned".to_string()),
+        "{types:?}"
+    );
+
+    // While abandoned, the player cannot act, and the bot plays the seat's turns at once.
+    let mut bot_moves = 0;
+    for _ in 0..200 {
+        let state = detail(&w.app, game, &table[0]).await;
+        let pending = state["pending"][0].as_u64().unwrap() as usize;
+        if pending == seat {
+            let version = state["version"].as_i64().unwrap();
+            w.app
+                .act(game, &gone, version, &json!({"type": "pass_pawn"}))
+                .await
+                .assert_problem(409, "seat_abandoned");
+            bot_moves += process_due(&w.app.pool, 10).await.unwrap().bot_moves;
+            if bot_moves >= 2 {
+                break;
+            }
+        } else {
+            bots::play(
+                &w.app,
+                game,
+                &table,
+                bots::steel_driver,
+                bot_moves as u64,
+                1,
+            )
+            .await;
+        }
+    }
+    assert!(bot_moves >= 2, "the bot played the abandoned seat");
+
+    // The player returns: the seat is theirs again, with their own clock.
+    let back = w
+        .app
+        .post(
+            &format!("/games/{game}/return"),
+            Some(&gone.token),
+            &json!({}),
+        )
+        .await;
+    back.assert_ok();
+    let now = detail(&w.app, game, &gone).await;
+    assert_eq!(now["seats"][seat]["state"], "active");
+    let types = types_after(&w.app, game, 0).await;
+    assert_eq!(types.last().unwrap(), "kontor.seat_returned");
+    w.app
+        .post(
+            &format!("/games/{game}/return"),
+            Some(&gone.token),
+            &json!({}),
+        )
+        .await
+        .assert_problem(409, "seat_not_abandoned");
+}
+
+#[tokio::test]
+async fn a_timeout_racing_a_move_never_applies_both() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let mut outcomes = (0, 0);
+    for round in 0..8 {
+        let game = timed_game(
+            &w.app,
+            "steel-driver",
+            json!({"seconds_per_move": 1}),
+            &table,
+        )
+        .await;
+        let mover = first_to_act(&w.app, game, &table).await;
+        let version = detail(&w.app, game, mover).await["version"]
+            .as_i64()
+            .unwrap();
+        // Wait until the clock is about due, then move and time out at the same moment.
+        tokio::time::sleep(Duration::from_millis(950 + 20 * round)).await;
+        let (reply, pass) = join(
+            w.app
+                .act(game, mover, version, &json!({"type": "pass_pawn"})),
+            async {
+                tokio::time::sleep(Duration::from_millis(60)).await;
+                process_due(&w.app.pool, 10).await.unwrap()
+            },
+        )
+        .await;
+        let types = types_after(&w.app, game, version).await;
+        let timed_out = types.first().is_some_and(|t| t == "kontor.turn_timed_out");
+        if reply.status == 200 {
+            assert!(
+                !timed_out,
+                "the move won, the timeout must not apply too: {types:?}"
+            );
+            assert_eq!(types, ["pawn_passed"]);
+            outcomes.0 += 1;
+        } else {
+            reply.assert_problem(409, "version_conflict");
+            assert!(timed_out, "{types:?}");
+            assert_eq!(pass.timeouts, 1);
+            assert_eq!(types, ["kontor.turn_timed_out", "pawn_passed"]);
+            outcomes.1 += 1;
+        }
+        let seqs: Vec<i64> =
+            sqlx::query_scalar("SELECT seq FROM game_events WHERE game_id = $1 ORDER BY seq")
+                .bind(game)
+                .fetch_all(&w.app.pool)
+                .await
+                .unwrap();
+        assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+    }
+    assert_eq!(outcomes.0 + outcomes.1, 8);
+}
+
+#[tokio::test]
+async fn a_vacation_stops_the_clocks_within_the_yearly_allowance() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let game = timed_game(&w.app, "steel-driver", json!({"days_per_move": 1}), &table).await;
+    let away = first_to_act(&w.app, game, &table).await;
+    let due = || async {
+        let due: chrono::DateTime<chrono::Utc> = sqlx::query_scalar(
+            "SELECT due_at FROM deadlines d JOIN game_seats s ON s.game_id = d.game_id AND s.seat = d.seat
+              WHERE d.game_id = $1 AND s.user_id = $2",
+        )
+        .bind(game)
+        .bind(away.id)
+        .fetch_one(&w.app.pool)
+        .await
+        .unwrap();
+        due
+    };
+    let before = due().await;
+    let vacation = w
+        .app
+        .post("/me/vacation", Some(&away.token), &json!({"days": 2}))
+        .await;
+    let vacation = vacation.assert_ok().clone();
+    assert_eq!(vacation["on_vacation"], true);
+    assert!(
+        (vacation["days_left"].as_f64().unwrap() - 28.0).abs() < 0.01,
+        "{vacation}"
+    );
+    let during = due().await;
+    assert_eq!((during - before).num_hours(), 48);
+    w.app
+        .post("/me/vacation", Some(&away.token), &json!({"days": 1}))
+        .await
+        .assert_problem(409, "already_on_vacation");
+    // Ending early gives the unused days back and restarts the clock.
+    let back = w
+        .app
+        .call(Method::DELETE, "/me/vacation", Some(&away.token), None, &[])
+        .await;
+    assert!(back.assert_ok()["days_left"].as_f64().unwrap() > 29.9);
+    assert!((due().await - before).num_seconds().abs() < 5);
+    w.app
+        .post("/me/vacation", Some(&away.token), &json!({"days": 31}))
+        .await
+        .assert_problem(422, "invalid_field");
+    w.app
+        .call(Method::DELETE, "/me/vacation", Some(&away.token), None, &[])
+        .await
+        .assert_problem(409, "not_on_vacation");
+
+    // A turn that comes to a player on vacation starts when the vacation ends.
+    let other = table.iter().find(|p| p.id != away.id).unwrap();
+    w.app
+        .post("/me/vacation", Some(&other.token), &json!({"days": 3}))
+        .await
+        .assert_ok();
+    let until: chrono::DateTime<chrono::Utc> =
+        w.app.get("/me/vacation", &other.token).await.body["until"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+    for _ in 0..20 {
+        let state = detail(&w.app, game, &table[0]).await;
+        let pending = state["pending"][0].as_u64().unwrap() as usize;
+        if table[pending].id == other.id {
+            break;
+        }
+        bots::play(&w.app, game, &table, bots::steel_driver, 1, 1).await;
+    }
+    let started: chrono::DateTime<chrono::Utc> = sqlx::query_scalar(
+        "SELECT turn_started_at FROM deadlines d JOIN game_seats s ON s.game_id = d.game_id AND s.seat = d.seat
+          WHERE d.game_id = $1 AND s.user_id = $2",
+    )
+    .bind(game)
+    .bind(other.id)
+    .fetch_one(&w.app.pool)
+    .await
+    .unwrap();
+    assert!(
+        (started - until).num_seconds().abs() < 2,
+        "{started} vs {until}"
+    );
+}
+
+#[tokio::test]
+async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let control = json!({"seconds_per_move": 1, "abandon_after": 1, "on_abandon": "forfeit"});
+    let game = timed_game(&w.app, "steel-driver", control, &table).await;
+    let gone = first_to_act(&w.app, game, &table).await.clone();
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert_eq!(process_due(&w.app.pool, 10).await.unwrap().timeouts, 1);
+    let seat = detail(&w.app, game, &gone).await["your_seat"]
+        .as_u64()
+        .unwrap() as usize;
+    w.app
+        .post(
+            &format!("/games/{game}/return"),
+            Some(&gone.token),
+            &json!({}),
+        )
+        .await
+        .assert_problem(409, "seat_forfeited");
+    // Everyone else plays on (through the API); the bot plays the forfeited seat.
+    for step in 0..5000 {
+        let state = detail(&w.app, game, &table[0]).await;
+        if state["status"] == "finished" {
+            break;
+        }
+        let pending = state["pending"][0].as_u64().unwrap() as usize;
+        if pending == seat {
+            process_due(&w.app.pool, 10).await.unwrap();
+        } else {
+            bots::play(&w.app, game, &table, bots::steel_driver, step, 1).await;
+        }
+    }
+    let end = detail(&w.app, game, &table[0]).await;
+    assert_eq!(end["status"], "finished");
+    let ranks = end["outcome"]["ranks"].as_array().unwrap();
+    let worst = ranks.iter().map(|r| r.as_u64().unwrap()).max().unwrap();
+    assert_eq!(ranks[seat].as_u64().unwrap(), worst);
+    assert!(
+        !end["outcome"]["winners"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_u64() == Some(seat as u64))
+    );
+    // And the game still verifies, bot moves and forfeit included.
+    let verification = w
+        .app
+        .get(&format!("/games/{game}/verification"), &table[0].token)
+        .await;
+    assert_eq!(
+        verification.assert_ok()["verified"],
+        true,
+        "{}",
+        verification.text
+    );
+}
