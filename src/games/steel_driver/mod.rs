@@ -42,6 +42,8 @@ pub mod view;
 #[cfg(test)]
 mod props;
 #[cfg(test)]
+mod referee;
+#[cfg(test)]
 mod tests;
 
 pub use decide::ERROR_CODES;
