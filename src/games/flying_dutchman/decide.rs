@@ -657,13 +657,14 @@ fn negotiate(
                     format!("You already have {mine} standing offers; withdraw one first."),
                 ));
             }
+            // Saturating: amounts come from the client, and a wrapped sum must never pass
+            // for a small one (coins are never negative, so a saturated sum is refused).
             let promised: i64 = offers
                 .iter()
                 .filter(|o| o.by == seat && o.to == to)
                 .flat_map(|o| o.payments.iter())
                 .chain(payments.iter())
-                .map(|p| p.amount)
-                .sum();
+                .fold(0i64, |sum, p| sum.saturating_add(p.amount));
             let coins = state.players[usize::from(seat)].coins;
             if promised > coins {
                 return Err(err(

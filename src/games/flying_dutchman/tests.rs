@@ -1,6 +1,7 @@
 //! Tests of the Flying Dutchman engine: scenarios per rule, and properties over bot games.
 
 mod properties;
+mod referee;
 mod scenarios;
 mod schema;
 mod support;

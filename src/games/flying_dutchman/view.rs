@@ -623,8 +623,7 @@ pub(super) fn promised(offers: &[Offer], seat: Seat, to: SpaceId) -> i64 {
         .iter()
         .filter(|o| o.by == seat && o.to == to)
         .flat_map(|o| o.payments.iter())
-        .map(|p| p.amount)
-        .sum()
+        .fold(0i64, |sum, p| sum.saturating_add(p.amount))
 }
 
 /// The plain pass where the rules allow one.

@@ -3,7 +3,7 @@
 //! phase, the final scoring).
 //!
 //! `decide` never clones the state: the automatic steps read the state as it was before the
-//! command, plus a small [`Flow`] overlay tracking what the events decided so far changed in
+//! command, plus a small `Flow` overlay tracking what the events decided so far changed in
 //! turn order and control.
 
 use super::map::{LinkId, MAP};

@@ -4,7 +4,7 @@
 
 use super::map::{MAP, bits};
 use super::model::Company;
-use super::state::{Phase, SHARES, State, TRACK_PIECES};
+use super::state::{Phase, ROUNDS, SHARES, State, TRACK_PIECES};
 
 /// Checks the invariants of one state; the error says which fact fails.
 pub fn check_invariants(state: &State) -> Result<(), String> {
@@ -152,10 +152,33 @@ pub fn check_invariants(state: &State) -> Result<(), String> {
     Ok(())
 }
 
-/// Facts between a state and the next: money never decreases, the bonus is never taken back.
+/// Facts between a state and the next: money never decreases, the bonus is never taken back,
+/// and at most one share of each company is sold per round (a share is sold only with the
+/// control marker as it leaves its box, and a marker goes back only at the end of a round).
 pub fn check_progress(before: &State, after: &State) -> Result<(), String> {
     if before.phase == Phase::Setup {
         return Ok(());
+    }
+    for company in Company::ALL {
+        let (b, a) = (before.company(company), after.company(company));
+        if a.shares_sold > b.shares_sold
+            && (a.shares_sold != b.shares_sold + 1
+                || b.controller.is_some()
+                || a.controller.is_none())
+        {
+            return Err(format!(
+                "{company:?}: a share sold without its control marker leaving the box"
+            ));
+        }
+        let round_ended = before.phase == Phase::Building
+            && after.turns.active.is_none()
+            && after.round == before.round
+            && before.round < ROUNDS;
+        if b.controller.is_some() && a.controller.is_none() && !round_ended {
+            return Err(format!(
+                "{company:?}: the control marker went back before the end of the round"
+            ));
+        }
     }
     for (seat, (a, b)) in before.players.iter().zip(&after.players).enumerate() {
         if b.money < a.money {

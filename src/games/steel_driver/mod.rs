@@ -9,6 +9,26 @@
 //! (the position and `evolve`), [`decide`] (validation and the automatic steps),
 //! [`transcontinental`] (the bonus paths), [`view`] (views and legal actions), [`bots`],
 //! [`invariants`].
+//!
+//! # Decisions where the specification is silent
+//! (The spec's own **\[D\]** marks are implemented as written.)
+//! * **First link between two start cities** (five links of the map): the company starts from
+//!   the one of lower value (equal values: the link's first end), so the other one scores.
+//!   That is the choice a controller would always make: round profit only ever pays them.
+//! * **Forced passes are commands.** A pawn holder without cubes, a bidder who cannot outbid,
+//!   a company that cannot build and a company that cannot take goods pass by their player's
+//!   command (`pass_command` names it); only companies nobody controls pass on their own.
+//! * **Auction turn order.** The high bidder is skipped while others are still in; the
+//!   opener, once outbid, may bid again in turn. When all six markers are sold the pawn goes
+//!   to the opener's left as after any auction, and stays there for the next round.
+//! * **Transcontinental ties.** Paths over the same set of companies pay the same bonuses, so
+//!   the completing company's controller chooses between company sets (one shortest path
+//!   each, in a fixed order). Every path that joins the two cities
+//!   uses the completing link, so the completing company is on each. A bonus earned by a
+//!   company nobody controls this round goes to its round profit, which nobody receives.
+//! * **Round dividends** of $0 are not listed in `dividends_paid`.
+//! * **Delivery order** is the company order after round 5, i.e. round 5's pass order.
+//! * **Ranks** are competition ranks (1, 1, 3) by money, then goods cubes controlled.
 
 pub mod bots;
 pub mod decide;
@@ -21,6 +41,8 @@ pub mod view;
 
 #[cfg(test)]
 mod props;
+#[cfg(test)]
+mod referee;
 #[cfg(test)]
 mod tests;
 

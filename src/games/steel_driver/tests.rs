@@ -1000,6 +1000,44 @@ fn a_company_with_no_shares_sold_takes_no_goods() {
     assert!(state.company(Green).goods.iter().all(|&g| g == 0));
 }
 
+/// Section 5: at most one share of each company is sold per round. `check_progress` (run
+/// after every event of the bot games) refuses a second sale in the same round and a control
+/// marker that goes back to its box before the round ends.
+#[test]
+fn a_second_share_sold_in_one_round_breaks_the_progress_check() {
+    // Round 2: two shares sold so far would be fine for one state on its own.
+    let mut state = game_in_round(3, 0, 2);
+    win(&mut state, 0, Red, 1);
+    let sold_once = state.clone();
+    // The marker cannot go back to its box in the middle of a round...
+    let mut back = sold_once.clone();
+    back.companies[Red.index()].controller = None;
+    assert!(check_invariants(&back).is_ok(), "one state cannot tell");
+    assert!(check_progress(&sold_once, &back).is_err());
+    // ...and no share is sold while the marker is out of the box.
+    let mut again = sold_once.clone();
+    again.companies[Red.index()].controller = Some(1);
+    again.companies[Red.index()].shares_sold += 1;
+    again.players[1].shares[Red.index()] += 1;
+    assert!(check_invariants(&again).is_ok(), "one state cannot tell");
+    assert!(check_progress(&sold_once, &again).is_err());
+    // Two shares in one step.
+    let mut two = game_in_round(3, 0, 2);
+    let before = two.clone();
+    two.companies[Red.index()].controller = Some(0);
+    two.companies[Red.index()].shares_sold = 2;
+    two.players[0].shares[Red.index()] = 2;
+    assert!(check_progress(&before, &two).is_err());
+    // The real end of a round returns the markers: fine, event by event.
+    close_auctions(&mut state);
+    for event in try_play(&state, 0, Command::PassBuild).unwrap() {
+        let before = state.clone();
+        state.apply(&event);
+        check_progress(&before, &state).unwrap_or_else(|e| panic!("{event:?}: {e}"));
+    }
+    assert!(state.round == 3 && state.company(Red).controller.is_none());
+}
+
 // ---------------------------------------------------------------------------------------
 // Views, options, the map.
 

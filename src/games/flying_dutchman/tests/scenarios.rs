@@ -1205,6 +1205,47 @@ fn negotiation_commands_are_checked() {
     assert_eq!(FlyingDutchman::pending(&state), [1, 0]);
 }
 
+/// Section 4.2: nobody may promise more than they hold, however large the numbers sent. The
+/// promises for one destination must not wrap around when added up.
+#[test]
+fn huge_promises_cannot_wrap_past_the_coin_check() {
+    let mut state = tie_of_two();
+    act(&mut state, 0, declare("BLU_2"));
+    act(&mut state, 1, declare("GRN_2"));
+    let offer = |amount| Command::MakeOffer {
+        to: "BLU_2".into(),
+        payments: vec![PaymentTerm { seat: 1, amount }],
+    };
+    act(&mut state, 0, offer(1));
+    // 1 + i64::MAX wraps to a negative sum in a release build.
+    assert_eq!(
+        refuse(&state, 0, offer(i64::MAX)).code,
+        "offer_exceeds_coins"
+    );
+    // In a larger tie, two huge payments in one offer are refused too.
+    let mut state = new_game(3);
+    state.phase = Phase::Negotiation {
+        tie: vec![0, 1, 2],
+        declared: vec![space("BLU_2"), space("GRN_2"), space("ORA_1")],
+        offers: vec![],
+        next_offer: 1,
+    };
+    let two_huge = Command::MakeOffer {
+        to: "BLU_2".into(),
+        payments: vec![
+            PaymentTerm {
+                seat: 1,
+                amount: i64::MAX,
+            },
+            PaymentTerm {
+                seat: 2,
+                amount: i64::MAX,
+            },
+        ],
+    };
+    assert_eq!(refuse(&state, 0, two_huge).code, "offer_exceeds_coins");
+}
+
 #[test]
 fn no_agreement_by_the_deadline_starts_an_extra_round() {
     let mut state = tie_of_two();
