@@ -63,11 +63,14 @@ impl Application {
                 config.deadline_poll,
             ));
         }
+        let hub = std::sync::Arc::new(crate::live::Hub::new());
+        tokio::spawn(hub.clone().listen(pool.clone()));
         let state = web::Data::new(AppState {
             pool,
             jwt,
             config,
             openapi: crate::http::openapi::build(),
+            hub,
         });
         let server_state = state.clone();
         let server = HttpServer::new(move || {

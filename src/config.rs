@@ -43,6 +43,9 @@ pub struct Config {
     pub deadline_poll: Duration,
     /// Days of vacation a user may take per calendar year.
     pub vacation_days_per_year: i64,
+    /// How often an idle live stream sends a keep-alive comment (a closed connection is
+    /// noticed then at the latest).
+    pub live_keep_alive: Duration,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
     /// Usernames (lower-cased) allowed to use the admin endpoints.
@@ -110,6 +113,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "KONTOR_VACATION_DAYS",
         "30",
         "Days of vacation a user may take per calendar year (clocks stand still meanwhile).",
+    ),
+    (
+        "KONTOR_LIVE_KEEP_ALIVE",
+        "15",
+        "Seconds between keep-alive comments on idle live streams.",
     ),
     (
         "KONTOR_SMTP_URL",
@@ -256,6 +264,7 @@ impl Config {
                 1000,
             )?)),
             vacation_days_per_year: i64::from(number("KONTOR_VACATION_DAYS", 30)?),
+            live_keep_alive: seconds("KONTOR_LIVE_KEEP_ALIVE", 15)?,
             notify: crate::notify::NotifySettings::from_map(values)?,
             admin_users: get("KONTOR_ADMIN_USERS")
                 .unwrap_or("")

@@ -7,6 +7,7 @@ pub mod config;
 pub mod embedded_pg;
 pub mod games;
 pub mod http;
+pub mod live;
 pub mod notify;
 pub mod service;
 pub mod store;

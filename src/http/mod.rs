@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod audit;
 pub mod error;
 pub mod games;
+pub mod live;
 pub mod notifications;
 pub mod openapi;
 
@@ -36,6 +37,8 @@ pub struct AppState {
     pub config: Config,
     /// The OpenAPI description, built once at start.
     pub openapi: serde_json::Value,
+    /// Live notes from every instance, fanned out to this one's streams.
+    pub hub: std::sync::Arc<crate::live::Hub>,
 }
 
 /// A `201 Created` JSON response.
@@ -78,6 +81,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(absence::get_vacation)
         .service(absence::start_vacation)
         .service(absence::end_vacation)
+        .service(live::game_stream)
+        .service(live::user_stream)
         .service(audit::event_log)
         .service(audit::export_game)
         .service(audit::verification)

@@ -23,6 +23,7 @@ use utoipa_actix_web::AppExt;
         (name = "accounts", description = "Registration, login, tokens."),
         (name = "lobby", description = "Creating, finding and joining games."),
         (name = "play", description = "Views, legal actions and submitting actions."),
+        (name = "live", description = "Server-Sent Events: a game as it happens, your notices."),
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
         (name = "meta", description = "This description."),

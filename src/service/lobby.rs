@@ -494,6 +494,9 @@ pub async fn invite(
             )],
         )
         .await?;
+        let note =
+            json!({"game_id": game_id, "status": "open", "invited": [user_id], "by": inviter});
+        live_note(&mut tx, &note).await?;
     }
     tx.commit().await?;
     Ok((
@@ -625,6 +628,23 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
         }
     }
     notify::enqueue(&mut *conn, &notices).await?;
+    let user_of = |seat: &i16| clocks.iter().find(|c| c.seat == *seat).map(|c| c.user_id);
+    let note = json!({
+        "game_id": head.id, "version": version, "status": "active", "started": true,
+        "your_turn": plan.new_turns.iter().filter_map(user_of).collect::<Vec<_>>(),
+        "users": clocks.iter().map(|c| c.user_id).collect::<Vec<_>>(),
+    });
+    live_note(&mut *conn, &note).await?;
+    Ok(())
+}
+
+/// Sends a live note when the transaction commits (see `live`).
+pub async fn live_note(conn: &mut PgConnection, note: &Value) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(append::LIVE_CHANNEL)
+        .bind(note.to_string())
+        .execute(conn)
+        .await?;
     Ok(())
 }
 

@@ -2,9 +2,9 @@
 
 use super::PlatformEvent;
 use super::clock::{self, TimeControl};
-use super::lobby::{game_not_found, seat_clocks};
+use super::lobby::{game_not_found, live_note, seat_clocks};
 use crate::http::error::ApiError;
-use crate::store::append::{self, LIVE_CHANNEL};
+use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, Status};
 use chrono::{DateTime, Datelike, TimeZone, Utc};
@@ -91,11 +91,8 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
         }
         append::arm(&mut tx, game_id, plan.clocks()).await?;
     }
-    sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(LIVE_CHANNEL)
-        .bind(json!({"game_id": game_id, "version": version, "status": "active", "your_turn": [], "users": []}).to_string())
-        .execute(&mut *tx)
-        .await?;
+    let note = json!({"game_id": game_id, "version": version, "status": "active"});
+    live_note(&mut tx, &note).await?;
     tx.commit().await?;
     Ok(version)
 }

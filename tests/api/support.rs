@@ -121,6 +121,7 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
         ("KONTOR_BIND", "127.0.0.1:0"),
         ("KONTOR_JWT_SECRET", JWT_SECRET),
         ("KONTOR_WORKERS", "false"),
+        ("KONTOR_LIVE_KEEP_ALIVE", "1"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -1,0 +1,292 @@
+//! Server-Sent Events: a stream per game and one per user.
+
+use super::AppState;
+use super::error::{ApiError, Problem};
+use crate::auth::Scope;
+use crate::auth::extract::{Caller, authenticate, bearer_token};
+use crate::live::Signal;
+use crate::service::lobby::{self, ListQuery, ListView, game_not_found};
+use crate::service::play::{self, kind_of};
+use crate::service::{present, viewer_for};
+use crate::store::events;
+use crate::store::games::{self, Status};
+use crate::with_rules;
+use actix_web::{HttpRequest, Responder, get, web};
+use actix_web_lab::sse::{self, Sse};
+use serde::Deserialize;
+use serde_json::json;
+use sqlx::PgPool;
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc};
+use uuid::Uuid;
+
+/// How often a watcher's presence is refreshed (it counts for 60 s).
+const PRESENCE_EVERY: Duration = Duration::from_secs(30);
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// The access token, for clients that cannot set headers (browsers' EventSource).
+    pub access_token: Option<String>,
+    /// Resume after this version, like the `Last-Event-ID` header.
+    pub last_event_id: Option<i64>,
+}
+
+/// The caller of a stream: a bearer token in the header, or `access_token` in the query.
+async fn stream_caller(
+    state: &AppState,
+    req: &HttpRequest,
+    query: &StreamQuery,
+) -> Result<Caller, ApiError> {
+    let token = match (bearer_token(req), &query.access_token) {
+        (Ok(token), _) => token.to_string(),
+        (Err(_), Some(token)) => token.clone(),
+        (Err(error), None) => return Err(error),
+    };
+    let caller = authenticate(state, &token).await?;
+    caller.require(Scope::GameRead)?;
+    Ok(caller)
+}
+
+fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
+    match req.headers().get("Last-Event-ID") {
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .filter(|v| *v >= 0)
+            .map(Some)
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "invalid_parameter",
+                    "Last-Event-ID must be a version number",
+                )
+            }),
+        None => Ok(query.last_event_id),
+    }
+}
+
+/// A game as it happens: first the caller's snapshot (`event: snapshot`, the same document as
+/// `GET /games/{id}`), then every event as the caller may see it (`event: event`), each with
+/// `id` = its version. Reconnect with `Last-Event-ID` (or `?last_event_id=`) to receive what
+/// was missed, without a snapshot. Keep-alive comments every 15 s (configurable). While a player watches,
+/// no "your turn" mail is sent to them for this game (unless they chose always_email).
+#[utoipa::path(
+    tag = "live",
+    security(("bearer" = [])),
+    params(
+        ("game_id" = Uuid, Path, description = "The game."),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this version."),
+        StreamQuery,
+    ),
+    responses(
+        (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/games/{game_id}/stream")]
+pub async fn game_stream(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<Uuid>,
+    query: web::Query<StreamQuery>,
+) -> Result<impl Responder, ApiError> {
+    let caller = stream_caller(&state, &req, &query).await?;
+    let game_id = path.into_inner();
+    let resume = last_event_id(&req, &query)?;
+    // Subscribe before reading, so nothing between the read and the first note is missed.
+    let signals = state.hub.subscribe();
+    let (sender, receiver) = mpsc::channel(64);
+    let last = match resume {
+        Some(version) => version,
+        None => {
+            let detail = play::detail(&state.pool, caller.user_id, game_id, None).await?;
+            let version = detail.summary.version;
+            let snapshot = sse::Data::new_json(&detail)
+                .map_err(anyhow::Error::from)?
+                .event("snapshot")
+                .id(version.to_string());
+            let _ = sender.send(snapshot.into()).await;
+            version
+        }
+    };
+    if games::head(&state.pool, game_id).await?.is_none() {
+        return Err(game_not_found());
+    }
+    let watcher = Watcher {
+        pool: state.pool.clone(),
+        game_id,
+        user: caller.user_id,
+        instance: state.hub.instance_id.clone(),
+    };
+    // Watching counts from the moment the stream is answered.
+    watcher.present(true).await?;
+    actix_web::rt::spawn(watcher.run(signals, sender, last));
+    Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
+}
+
+struct Watcher {
+    pool: PgPool,
+    game_id: Uuid,
+    user: Uuid,
+    instance: String,
+}
+
+impl Watcher {
+    async fn run(
+        self,
+        mut signals: broadcast::Receiver<Signal>,
+        sender: mpsc::Sender<sse::Event>,
+        mut last: i64,
+    ) {
+        let mut presence = tokio::time::interval(PRESENCE_EVERY);
+        presence.tick().await; // the first tick is immediate; presence was just recorded
+        let mut look = true;
+        loop {
+            if look {
+                match self.catch_up(&sender, last).await {
+                    Ok(seen) => last = seen,
+                    Err(error) => {
+                        tracing::warn!(game = %self.game_id, %error, "a live stream could not read the log")
+                    }
+                }
+            }
+            tokio::select! {
+                signal = signals.recv() => {
+                    look = match signal {
+                        Ok(Signal::Changed(note)) => note.game_id == self.game_id,
+                        Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => true,
+                        Err(broadcast::error::RecvError::Closed) => break,
+                    };
+                }
+                _ = presence.tick() => {
+                    let _ = self.present(true).await;
+                    look = false;
+                }
+                _ = sender.closed() => break,
+            }
+        }
+        let _ = self.present(false).await;
+    }
+
+    /// Sends the events after `last` as this user may see them; returns the version reached.
+    async fn catch_up(&self, sender: &mpsc::Sender<sse::Event>, last: i64) -> anyhow::Result<i64> {
+        let Some(head) = games::head(&self.pool, self.game_id).await? else {
+            return Ok(last);
+        };
+        if head.version <= last {
+            return Ok(last);
+        }
+        let seat = games::seat_of(&self.pool, self.game_id, self.user).await?;
+        let viewer = viewer_for(&head, self.user, seat);
+        let rows = events::load(&self.pool, self.game_id, last + 1, head.version).await?;
+        let kind = kind_of(&head).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let visible = with_rules!(kind, R => present::<R>(&rows, viewer)?);
+        for event in visible {
+            let data = sse::Data::new_json(&event)?
+                .event("event")
+                .id(event.seq.to_string());
+            if sender.send(data.into()).await.is_err() {
+                break;
+            }
+        }
+        Ok(head.version)
+    }
+
+    /// Marks (or unmarks) the user as watching this game from this instance.
+    async fn present(&self, watching: bool) -> Result<(), sqlx::Error> {
+        let query = if watching {
+            "INSERT INTO live_presence (user_id, game_id, instance_id, seen_at)
+             VALUES ($1, $2, $3, now())
+             ON CONFLICT (user_id, game_id, instance_id) DO UPDATE SET seen_at = now()"
+        } else {
+            "DELETE FROM live_presence WHERE user_id = $1 AND game_id = $2 AND instance_id = $3"
+        };
+        sqlx::query(query)
+            .bind(self.user)
+            .bind(self.game_id)
+            .bind(&self.instance)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+/// The caller's notices as they happen: first `event: snapshot` with the games waiting for
+/// them, then `your_turn`, `game_started`, `game_over` and `invited` events, each with the
+/// game's id. Keep-alive comments every 15 s.
+#[utoipa::path(
+    tag = "live",
+    security(("bearer" = [])),
+    params(StreamQuery),
+    responses(
+        (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/stream")]
+pub async fn user_stream(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    query: web::Query<StreamQuery>,
+) -> Result<impl Responder, ApiError> {
+    let caller = stream_caller(&state, &req, &query).await?;
+    let me = caller.user_id;
+    let mut signals = state.hub.subscribe();
+    let waiting = lobby::list(
+        &state.pool,
+        me,
+        ListQuery {
+            view: Some(ListView::MyTurn),
+            kind: None,
+            status: None,
+            limit: Some(100),
+            cursor: None,
+        },
+    )
+    .await?;
+    let (sender, receiver) = mpsc::channel(64);
+    let snapshot = json!({"your_turn": waiting.items.iter().map(|g| json!({"game_id": g.id, "kind": g.kind, "version": g.version})).collect::<Vec<_>>()});
+    let _ = sender
+        .send(
+            sse::Data::new(snapshot.to_string())
+                .event("snapshot")
+                .into(),
+        )
+        .await;
+    actix_web::rt::spawn(async move {
+        loop {
+            tokio::select! {
+                signal = signals.recv() => match signal {
+                    Ok(Signal::Changed(note)) => {
+                        let mut out = Vec::new();
+                        if note.started && note.users.contains(&me) {
+                            out.push(("game_started", json!({"game_id": note.game_id, "version": note.version})));
+                        }
+                        if note.your_turn.contains(&me) {
+                            out.push(("your_turn", json!({"game_id": note.game_id, "version": note.version})));
+                        }
+                        if note.invited.contains(&me) {
+                            out.push(("invited", json!({"game_id": note.game_id, "by": note.by})));
+                        }
+                        if note.users.contains(&me) && note.status == Status::Finished.as_str() {
+                            out.push(("game_over", json!({"game_id": note.game_id, "version": note.version})));
+                        }
+
+                        for (event, data) in out {
+                            if sender.send(sse::Data::new(data.to_string()).event(event).into()).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+                _ = sender.closed() => return,
+            }
+        }
+    });
+    Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
+}

@@ -1,0 +1,411 @@
+//! Live updates: Server-Sent Events per game and per user, across server processes.
+
+use crate::support::*;
+use serde_json::{Value, json};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+struct Sse {
+    event: String,
+    id: Option<i64>,
+    data: Value,
+}
+
+/// An open event stream, read as it arrives.
+struct Stream {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Stream {
+    async fn open(base: &str, path: &str, token: &str, last_event_id: Option<i64>) -> Stream {
+        let client = reqwest::Client::new();
+        let mut request = client
+            .get(format!("{base}/api/v1{path}"))
+            .bearer_auth(token);
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id.to_string());
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/event-stream")
+        );
+        Stream {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event (comments skipped), or `None` if nothing comes within `wait`.
+    async fn next(&mut self, wait: Duration) -> Option<Sse> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut event = Sse {
+                    event: "message".into(),
+                    id: None,
+                    data: Value::Null,
+                };
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("event:") {
+                        event.event = v.trim().to_string();
+                    } else if let Some(v) = line.strip_prefix("id:") {
+                        event.id = v.trim().parse().ok();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue; // a comment (keep-alive)
+                }
+                event.data = serde_json::from_str(&data).unwrap();
+                return Some(event);
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
+                .await
+                .ok()?;
+            self.buffer
+                .push_str(&String::from_utf8_lossy(&chunk.unwrap()?));
+        }
+    }
+
+    /// Events until nothing more comes for `quiet`.
+    async fn drain(&mut self, quiet: Duration) -> Vec<Sse> {
+        let mut events = Vec::new();
+        while let Some(event) = self.next(quiet).await {
+            events.push(event);
+        }
+        events
+    }
+}
+
+const WAIT: Duration = Duration::from_secs(10);
+
+async fn three(app: &TestApp) -> (Uuid, Vec<User>) {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    (game, players)
+}
+
+async fn pending_seat(app: &TestApp, game: Uuid, user: &User) -> (usize, i64) {
+    let detail = app.get(&format!("/games/{game}"), &user.token).await;
+    (
+        detail.body["pending"][0].as_u64().unwrap() as usize,
+        detail.body["version"].as_i64().unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn a_game_stream_sends_the_snapshot_then_the_events_redacted_for_the_watcher() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let (mover, version) = pending_seat(&app, game, &players[0]).await;
+    let watcher = &players[(mover + 1) % 3];
+    let mut stream = Stream::open(
+        &app.address,
+        &format!("/games/{game}/stream"),
+        &watcher.token,
+        None,
+    )
+    .await;
+    let snapshot = stream.next(WAIT).await.unwrap();
+    assert_eq!(snapshot.event, "snapshot");
+    assert_eq!(snapshot.id, Some(version));
+    assert_eq!(snapshot.data["version"], version);
+    assert_eq!(
+        snapshot.data["your_seat"].as_u64().unwrap() as usize,
+        (mover + 1) % 3
+    );
+
+    // The mover draws two share cards: the mover sees which, the watcher only that they drew.
+    let reply = app
+        .act(
+            game,
+            &players[mover],
+            version,
+            &json!({"type": "use_kontor"}),
+        )
+        .await;
+    let own = reply.assert_ok()["events"][0].clone();
+    assert!(own["data"]["drawn"].is_array(), "{own}");
+    let seen = stream.next(WAIT).await.expect("the event arrives live");
+    assert_eq!(seen.event, "event");
+    assert_eq!(seen.id, Some(version + 1));
+    assert_eq!(seen.data["type"], "kontor_used");
+    assert!(
+        seen.data["data"].get("drawn").is_none(),
+        "the watcher must not see the cards: {:?}",
+        seen.data
+    );
+}
+
+#[tokio::test]
+async fn a_reconnect_with_last_event_id_misses_nothing() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let watcher = &players[0];
+    let mut stream = Stream::open(
+        &app.address,
+        &format!("/games/{game}/stream"),
+        &watcher.token,
+        None,
+    )
+    .await;
+    let since = stream.next(WAIT).await.unwrap().id.unwrap();
+    drop(stream);
+    // The game goes on while the watcher is away.
+    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 3, 6).await;
+    let mut stream = Stream::open(
+        &app.address,
+        &format!("/games/{game}/stream"),
+        &watcher.token,
+        Some(since),
+    )
+    .await;
+    let missed = stream.drain(Duration::from_millis(1500)).await;
+    assert!(
+        missed.iter().all(|e| e.event == "event"),
+        "no snapshot on resume: {missed:?}"
+    );
+    let ids: Vec<i64> = missed.iter().map(|e| e.id.unwrap()).collect();
+    let log = app
+        .get(
+            &format!("/games/{game}/events?after={since}&limit=1000"),
+            &watcher.token,
+        )
+        .await;
+    let expected: Vec<i64> = log.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(ids, expected, "every event after {since}, in order, once");
+    for (sent, logged) in missed.iter().zip(log.body["items"].as_array().unwrap()) {
+        assert_eq!(&sent.data, logged);
+    }
+    // And it goes on live from there.
+    let (mover, version) = pending_seat(&app, game, watcher).await;
+    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 4, 1).await;
+    let next = stream.next(WAIT).await.unwrap();
+    assert_eq!(next.id, Some(version + 1), "after seat {mover} moved");
+}
+
+#[tokio::test]
+async fn the_user_stream_tells_of_invitations_starts_turns_and_results() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let cleo = app.register("cleo").await;
+    let mut stream = Stream::open(&app.address, "/me/stream", &bert.token, None).await;
+    let snapshot = stream.next(WAIT).await.unwrap();
+    assert_eq!(snapshot.event, "snapshot");
+    assert!(snapshot.data["your_turn"].as_array().unwrap().is_empty());
+
+    let created = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "steel-driver", "seats": 3}),
+        )
+        .await;
+    let game = created.body["id"].as_str().unwrap().to_string();
+    app.post(
+        &format!("/games/{game}/invitations"),
+        Some(&anna.token),
+        &json!({"username": "bert"}),
+    )
+    .await;
+    let invited = stream.next(WAIT).await.unwrap();
+    assert_eq!(invited.event, "invited");
+    assert_eq!(invited.data["game_id"], game.as_str());
+    assert_eq!(invited.data["by"], "anna");
+
+    app.post(
+        &format!("/games/{game}/join"),
+        Some(&bert.token),
+        &json!({}),
+    )
+    .await
+    .assert_ok();
+    app.post(
+        &format!("/games/{game}/join"),
+        Some(&cleo.token),
+        &json!({}),
+    )
+    .await
+    .assert_ok();
+    let started = stream.next(WAIT).await.unwrap();
+    assert_eq!(started.event, "game_started");
+    // Play until it is bert's turn: the stream says so.
+    let players = [anna, bert.clone(), cleo];
+    let game: Uuid = game.parse().unwrap();
+    let mut told = false;
+    for step in 0..30 {
+        let (seat, _) = pending_seat(&app, game, &players[0]).await;
+        if seat == 1 {
+            let events = stream.drain(Duration::from_millis(800)).await;
+            told = events
+                .iter()
+                .any(|e| e.event == "your_turn" && e.data["game_id"] == game.to_string());
+            break;
+        }
+        crate::bots::play(&app, game, &players, crate::bots::steel_driver, step, 1).await;
+    }
+    assert!(told, "bert heard it was his turn");
+}
+
+#[tokio::test]
+async fn watching_a_game_holds_back_its_turn_mail() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let (mover, version) = pending_seat(&app, game, &players[0]).await;
+    let next = (mover + 1) % 3;
+    let mut stream = Stream::open(
+        &app.address,
+        &format!("/games/{game}/stream"),
+        &players[next].token,
+        None,
+    )
+    .await;
+    stream.next(WAIT).await.unwrap();
+    let watching: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM live_presence WHERE user_id = $1 AND game_id = $2",
+    )
+    .bind(players[next].id)
+    .bind(game)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(watching, 1);
+    app.act(
+        game,
+        &players[mover],
+        version,
+        &json!({"type": "use_smith"}),
+    )
+    .await
+    .assert_ok();
+    let notifier = kontor::notify::Notifier::new(app.pool.clone(), &app.config).unwrap();
+    notifier.deliver_due(50).await.unwrap();
+    let (status, reason): (String, Option<String>) = sqlx::query_as(
+        "SELECT status, skip_reason FROM mail_outbox WHERE user_id = $1 AND kind = 'your_turn'",
+    )
+    .bind(players[next].id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        (status.as_str(), reason.as_deref()),
+        ("skipped", Some("watching"))
+    );
+    // Closing the stream ends the presence.
+    drop(stream);
+    for _ in 0..50 {
+        let left: i64 = sqlx::query_scalar("SELECT count(*) FROM live_presence WHERE user_id = $1")
+            .bind(players[next].id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        if left == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the presence outlived the stream");
+}
+
+/// A `kontor serve` process on the test database; killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// The child is owned by `Server` at once, and its `Drop` kills and reaps it; clippy cannot
+// see through the `Drop`.
+#[allow(clippy::zombie_processes)]
+async fn serve(database: &str) -> Server {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let data = std::env::temp_dir().join(format!("kontor-live-{database}-{port}"));
+    let child = Command::new(env!("CARGO_BIN_EXE_kontor"))
+        .arg("serve")
+        .env("KONTOR_DATABASE_URL", pg().url(database))
+        .env("KONTOR_BIND", format!("127.0.0.1:{port}"))
+        .env("KONTOR_JWT_SECRET", JWT_SECRET)
+        .env("KONTOR_WORKERS", "false")
+        .env("KONTOR_DATA_DIR", &data)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    for _ in 0..200 {
+        if reqwest::get(format!("{base}/api/v1/kinds"))
+            .await
+            .is_ok_and(|r| r.status() == 200)
+        {
+            return Server { child, base };
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("kontor serve did not come up on {base}");
+}
+
+#[tokio::test]
+async fn an_action_through_one_server_process_reaches_a_stream_on_another() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let one = serve(&app.database).await;
+    let two = serve(&app.database).await;
+    let (mover, version) = pending_seat(&app, game, &players[0]).await;
+    let watcher = &players[(mover + 2) % 3];
+    let mut stream = Stream::open(
+        &two.base,
+        &format!("/games/{game}/stream"),
+        &watcher.token,
+        None,
+    )
+    .await;
+    assert_eq!(stream.next(WAIT).await.unwrap().id, Some(version));
+    let reply = app
+        .client
+        .post(format!("{}/api/v1/games/{game}/actions", one.base))
+        .bearer_auth(&players[mover].token)
+        .header("Idempotency-Key", "across")
+        .json(&json!({"version": version, "action": {"type": "use_smith"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 200);
+    let seen = stream
+        .next(WAIT)
+        .await
+        .expect("the other process's stream hears of it");
+    assert_eq!(seen.id, Some(version + 1));
+    assert_eq!(seen.data["type"], "smith_used");
+}
