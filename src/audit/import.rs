@@ -74,7 +74,7 @@ pub async fn import(pool: &PgPool, caller: Uuid, text: &str) -> Result<GameSumma
         id,
         lines.len() as i64,
         header.rules_version,
-        &prepared.state,
+        &prepared.state.to_string(),
     )
     .await?;
     tx.commit().await?;

@@ -53,7 +53,7 @@ pub async fn check(
     let mut mismatches = Vec::new();
     for (done, game_id) in ids.iter().enumerate() {
         let cached: Option<(i64, i32, Value)> = sqlx::query_as(
-            "SELECT version, rules_version, state FROM game_state WHERE game_id = $1",
+            "SELECT version, rules_version, state::jsonb FROM game_state WHERE game_id = $1",
         )
         .bind(game_id)
         .fetch_optional(pool)
@@ -97,7 +97,14 @@ pub async fn rebuild(
         games::lock_head(&mut tx, *game_id).await?;
         match refold(&mut tx, *game_id).await {
             Ok((version, rules_version, state)) => {
-                events::save_state(&mut *tx, *game_id, version, rules_version, &state).await?;
+                events::save_state(
+                    &mut *tx,
+                    *game_id,
+                    version,
+                    rules_version,
+                    &state.to_string(),
+                )
+                .await?;
                 tx.commit().await?;
             }
             Err(e) => failures.push(Mismatch {

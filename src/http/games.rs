@@ -376,6 +376,7 @@ pub async fn submit_action(
         Submitted::Applied(result) => HttpResponse::Ok().json(result),
         Submitted::Replayed(status, response) => HttpResponse::build(status)
             .insert_header(("Idempotent-Replayed", "true"))
-            .json(response),
+            .content_type("application/json")
+            .body(response),
     })
 }

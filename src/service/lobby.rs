@@ -569,7 +569,14 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
     new_events.insert(0, started.to_new_event());
     let version = new_events.len() as i64;
     events::append(&mut *conn, head.id, 1, None, &new_events).await?;
-    events::save_state(&mut *conn, head.id, version, head.rules_version, &state).await?;
+    events::save_state(
+        &mut *conn,
+        head.id,
+        version,
+        head.rules_version,
+        &state.to_string(),
+    )
+    .await?;
     sqlx::query(
         "UPDATE games SET status = 'active', version = $2, seat_count = $3, nonces = $4,
                           pending_seats = $5, started_at = now(), turn_started_at = now()

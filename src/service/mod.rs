@@ -193,7 +193,7 @@ pub async fn load_state<R: Rules>(
     if let Some(cached) =
         events::cached_state(&mut *conn, head.id, head.version, head.rules_version).await?
     {
-        match serde_json::from_value(cached) {
+        match serde_json::from_str(&cached) {
             Ok(state) => return Ok(state),
             Err(error) => {
                 tracing::warn!(game = %head.id, %error, "state cache does not decode; refolding")

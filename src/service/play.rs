@@ -133,7 +133,8 @@ pub struct ActionResult {
 /// Why an action submission was answered from the store rather than decided.
 pub enum Submitted {
     Applied(ActionResult),
-    Replayed(StatusCode, Value),
+    /// The stored answer, as the JSON text first sent.
+    Replayed(StatusCode, String),
 }
 
 /// Everything the command service reads, in one statement (one consistent snapshot).
@@ -150,7 +151,7 @@ pub struct Context {
     caller_seat: Option<i16>,
     stored_hash: Option<Vec<u8>>,
     stored_status: Option<i16>,
-    stored_response: Option<Value>,
+    stored_response: Option<String>,
 }
 
 impl Context {
@@ -182,7 +183,7 @@ pub async fn read_context(
            (SELECT seat FROM game_seats WHERE game_id = g.id AND user_id = $2) AS caller_seat,
            c.request_hash AS stored_hash, c.response_status AS stored_status,
            c.response AS stored_response,
-           (SELECT state::text FROM game_state s WHERE s.game_id = g.id
+           (SELECT state FROM game_state s WHERE s.game_id = g.id
                AND s.version = g.version AND s.rules_version = g.rules_version) AS cached_state,
            {seat_clocks} AS seat_clocks,
            (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
@@ -277,7 +278,13 @@ pub async fn submit(
             command: &command,
             origin,
             preface: Vec::new(),
-            seat_updates: vec![SeatUpdate { seat, timeouts: Some(0), ..SeatUpdate::default() }],
+            // A player who moves is no longer timing out.
+            seat_updates: context
+                .seat_clocks
+                .iter()
+                .filter(|c| c.seat == seat && c.timeouts > 0)
+                .map(|_| SeatUpdate { seat, timeouts: Some(0), ..SeatUpdate::default() })
+                .collect(),
         };
         apply::<R>(&mut conn, &context, state, submission).await?
     });
@@ -495,7 +502,7 @@ pub async fn apply<R: Rules>(
                 request_hash: origin.request_hash,
                 seat: actor_seat.map(i16::from),
                 command: serde_json::to_value(command).map_err(anyhow::Error::from)?,
-                response: serde_json::to_value(&result).map_err(anyhow::Error::from)?,
+                response: serde_json::to_string(&result).map_err(anyhow::Error::from)?,
             },
             clocks: plan.clocks(),
             seats: &seat_updates,

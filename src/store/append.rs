@@ -8,7 +8,6 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::PgConnection;
-use sqlx::types::Json;
 use uuid::Uuid;
 
 /// A deadline to arm (or re-arm) for a seat (`seat` -1: a rules timer).
@@ -38,7 +37,8 @@ pub struct CommandRecord<'a> {
     pub request_hash: Option<&'a [u8]>,
     pub seat: Option<i16>,
     pub command: Value,
-    pub response: Value,
+    /// The answer, as JSON text (replayed as is to a retry).
+    pub response: String,
 }
 
 /// A change to a seat's row; `None` leaves a column as it is.
@@ -84,6 +84,65 @@ pub struct Mail<'a> {
 /// The channel live streams listen on.
 pub const LIVE_CHANNEL: &str = "kontor_live";
 
+/// The head row, the events, the state cache and the command record: every append has them.
+const CORE: &str = "moved AS (
+       UPDATE games SET version = $3, status = $4, pending_seats = $5, outcome = $6,
+                        finished_at = CASE WHEN $4 = 'finished' THEN $7 END,
+                        turn_started_at = CASE WHEN pending_seats = $5 THEN turn_started_at
+                                               ELSE $7 END
+        WHERE id = $1 AND version = $2
+       RETURNING id
+     ), appended AS (
+       INSERT INTO game_events (game_id, seq, type, schema_version, payload, audience, actor,
+                                command_id, created_at)
+       SELECT moved.id, e.seq, e.type, $8, e.payload, e.audience::smallint[], e.actor, $9, $7
+         FROM moved, unnest($10::bigint[], $11::text[], $12::jsonb[], $13::text[], $14::smallint[])
+              AS e(seq, type, payload, audience, actor)
+     ), cached AS (
+       -- The start writes the cache row. Were it missing (a rebuild under way), the state is
+       -- folded from the log when next read, and the rebuild writes it anew.
+       UPDATE game_state c SET version = $3, rules_version = $15, state = $16, updated_at = $7
+         FROM moved WHERE c.game_id = moved.id
+     ), recorded AS (
+       INSERT INTO game_commands (id, game_id, user_id, idempotency_key, request_hash, seat,
+                                  command, first_seq, last_seq, response_status, response)
+       SELECT $9, moved.id, $17, $18, $19, $20, $21, $22, $3, 200, $23 FROM moved
+     )";
+
+const DISARM: &str = "disarmed AS (
+       DELETE FROM deadlines d USING moved WHERE d.game_id = moved.id AND d.seat = ANY($24)
+     )";
+
+const ARM: &str = "armed AS (
+       INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
+       SELECT moved.id, a.seat, a.kind, a.started, a.due, a.remind, a.key
+         FROM moved, unnest($25::smallint[], $26::text[], $27::timestamptz[],
+                            $28::timestamptz[], $29::timestamptz[], $30::text[])
+              AS a(seat, kind, started, due, remind, key)
+       ON CONFLICT (game_id, seat) DO UPDATE
+          SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
+              due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
+              timer_key = EXCLUDED.timer_key, leased_until = NULL
+     )";
+
+const SEATS: &str = "seated AS (
+       UPDATE game_seats s
+          SET bank_secs = COALESCE(u.bank, s.bank_secs),
+              timeouts = COALESCE(u.timeouts, s.timeouts),
+              state = COALESCE(u.state, s.state)
+         FROM moved, unnest($31::smallint[], $32::bigint[], $33::int[], $34::text[])
+              AS u(seat, bank, timeouts, state)
+        WHERE s.game_id = moved.id AND s.seat = u.seat
+     )";
+
+const MAIL: &str = "mailed AS (
+       INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
+       SELECT m.id, m.user_id, m.kind, moved.id, m.key, m.data, 'pending'
+         FROM moved, unnest($37::uuid[], $38::uuid[], $39::text[], $40::text[], $41::jsonb[])
+              AS m(id, user_id, kind, key, data)
+       ON CONFLICT (user_id, dedupe_key) DO NOTHING
+     )";
+
 /// Writes an append; `Ok(false)` if the game was no longer at `expected_version` (nothing
 /// was written).
 pub async fn write<S: Serialize + Sync>(
@@ -107,105 +166,69 @@ pub async fn write<S: Serialize + Sync>(
     let mail_kinds: Vec<&str> = append.mail.iter().map(|m| m.kind).collect();
     let mail_keys: Vec<&str> = append.mail.iter().map(|m| m.dedupe_key).collect();
     let mail_data: Vec<&Value> = append.mail.iter().map(|m| m.data).collect();
-    let written: i64 = sqlx::query_scalar(
-        "WITH moved AS (
-           UPDATE games SET version = $3, status = $4, pending_seats = $5, outcome = $6,
-                            finished_at = CASE WHEN $4 = 'finished' THEN $7 END,
-                            turn_started_at = CASE WHEN pending_seats = $5 THEN turn_started_at
-                                                   ELSE $7 END
-            WHERE id = $1 AND version = $2
-           RETURNING id
-         ), appended AS (
-           INSERT INTO game_events (game_id, seq, type, schema_version, payload, audience, actor,
-                                    command_id, created_at)
-           SELECT moved.id, e.seq, e.type, $8, e.payload, e.audience::smallint[], e.actor, $9, $7
-             FROM moved, unnest($10::bigint[], $11::text[], $12::jsonb[], $13::text[], $14::smallint[])
-                  AS e(seq, type, payload, audience, actor)
-         ), cached AS (
-           INSERT INTO game_state (game_id, version, rules_version, state)
-           SELECT moved.id, $3, $15, $16 FROM moved
-           ON CONFLICT (game_id) DO UPDATE
-              SET version = EXCLUDED.version, rules_version = EXCLUDED.rules_version,
-                  state = EXCLUDED.state, updated_at = now()
-         ), recorded AS (
-           INSERT INTO game_commands (id, game_id, user_id, idempotency_key, request_hash, seat,
-                                      command, first_seq, last_seq, response_status, response)
-           SELECT $9, moved.id, $17, $18, $19, $20, $21, $22, $3, 200, $23 FROM moved
-         ), disarmed AS (
-           DELETE FROM deadlines d USING moved WHERE d.game_id = moved.id AND d.seat = ANY($24)
-         ), armed AS (
-           INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
-           SELECT moved.id, a.seat, a.kind, a.started, a.due, a.remind, a.key
-             FROM moved, unnest($25::smallint[], $26::text[], $27::timestamptz[],
-                                $28::timestamptz[], $29::timestamptz[], $30::text[])
-                  AS a(seat, kind, started, due, remind, key)
-           ON CONFLICT (game_id, seat) DO UPDATE
-              SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
-                  due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
-                  timer_key = EXCLUDED.timer_key, leased_until = NULL
-         ), seated AS (
-           UPDATE game_seats s
-              SET bank_secs = COALESCE(u.bank, s.bank_secs),
-                  timeouts = COALESCE(u.timeouts, s.timeouts),
-                  state = COALESCE(u.state, s.state)
-             FROM moved, unnest($31::smallint[], $32::bigint[], $33::int[], $34::text[])
-                  AS u(seat, bank, timeouts, state)
-            WHERE s.game_id = moved.id AND s.seat = u.seat
-         ), mailed AS (
-           INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
-           SELECT m.id, m.user_id, m.kind, moved.id, m.key, m.data, 'pending'
-             FROM moved, unnest($37::uuid[], $38::uuid[], $39::text[], $40::text[], $41::jsonb[])
-                  AS m(id, user_id, kind, key, data)
-           ON CONFLICT (user_id, dedupe_key) DO NOTHING
-         )
-         SELECT count(pg_notify($35, $36))
-                + (SELECT count(pg_notify($42, '')) FROM moved WHERE cardinality($37::uuid[]) > 0)
-           FROM moved",
-    )
-    .bind(append.game_id)
-    .bind(append.expected_version)
-    .bind(append.version)
-    .bind(append.status)
-    .bind(append.pending)
-    .bind(&append.outcome)
-    .bind(append.at)
-    .bind(EVENT_SCHEMA_VERSION)
-    .bind(command.id)
-    .bind(&append.events.seqs)
-    .bind(&append.events.kinds)
-    .bind(&append.events.payloads)
-    .bind(&append.events.audiences)
-    .bind(&append.events.actors)
-    .bind(append.rules_version)
-    .bind(Json(append.state))
-    .bind(command.user_id)
-    .bind(command.idempotency_key)
-    .bind(command.request_hash)
-    .bind(command.seat)
-    .bind(&command.command)
-    .bind(append.first_seq)
-    .bind(&command.response)
-    .bind(append.clocks.disarm)
-    .bind(&arm_seats)
-    .bind(&arm_kinds)
-    .bind(&arm_started)
-    .bind(&arm_due)
-    .bind(&arm_remind)
-    .bind(&arm_keys)
-    .bind(&seat_numbers)
-    .bind(&seat_banks)
-    .bind(&seat_timeouts)
-    .bind(&seat_states)
-    .bind(LIVE_CHANNEL)
-    .bind(append.live.to_string())
-    .bind(&mail_ids)
-    .bind(&mail_users)
-    .bind(&mail_kinds)
-    .bind(&mail_keys)
-    .bind(&mail_data)
-    .bind(crate::notify::CHANNEL)
-    .fetch_one(conn)
-    .await?;
+    // Only the parts that have something to write are in the statement: every table a
+    // statement touches costs locks and executor set-up, whether it writes a row or not.
+    let mut parts = vec![CORE];
+    if !append.clocks.disarm.is_empty() {
+        parts.push(DISARM);
+    }
+    if !arm.is_empty() {
+        parts.push(ARM);
+    }
+    if !append.seats.is_empty() {
+        parts.push(SEATS);
+    }
+    if !append.mail.is_empty() {
+        parts.push(MAIL);
+    }
+    let sql = format!(
+        "WITH {} SELECT count(pg_notify($35, $36)) FROM moved",
+        parts.join(", ")
+    );
+    let written: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .bind(append.game_id)
+        .bind(append.expected_version)
+        .bind(append.version)
+        .bind(append.status)
+        .bind(append.pending)
+        .bind(&append.outcome)
+        .bind(append.at)
+        .bind(EVENT_SCHEMA_VERSION)
+        .bind(command.id)
+        .bind(&append.events.seqs)
+        .bind(&append.events.kinds)
+        .bind(&append.events.payloads)
+        .bind(&append.events.audiences)
+        .bind(&append.events.actors)
+        .bind(append.rules_version)
+        .bind(serde_json::to_string(append.state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?)
+        .bind(command.user_id)
+        .bind(command.idempotency_key)
+        .bind(command.request_hash)
+        .bind(command.seat)
+        .bind(&command.command)
+        .bind(append.first_seq)
+        .bind(&command.response)
+        .bind(append.clocks.disarm)
+        .bind(&arm_seats)
+        .bind(&arm_kinds)
+        .bind(&arm_started)
+        .bind(&arm_due)
+        .bind(&arm_remind)
+        .bind(&arm_keys)
+        .bind(&seat_numbers)
+        .bind(&seat_banks)
+        .bind(&seat_timeouts)
+        .bind(&seat_states)
+        .bind(LIVE_CHANNEL)
+        .bind(append.live.to_string())
+        .bind(&mail_ids)
+        .bind(&mail_users)
+        .bind(&mail_kinds)
+        .bind(&mail_keys)
+        .bind(&mail_data)
+        .fetch_one(conn)
+        .await?;
     Ok(written >= 1)
 }
 

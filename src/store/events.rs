@@ -132,13 +132,13 @@ pub async fn load<'e>(
     .await
 }
 
-/// The cached state, if it is at `version` and was folded by `rules_version`.
+/// The cached state (JSON text), if it is at `version` and was folded by `rules_version`.
 pub async fn cached_state<'e>(
     executor: impl PgExecutor<'e>,
     game_id: Uuid,
     version: i64,
     rules_version: i32,
-) -> Result<Option<Value>, sqlx::Error> {
+) -> Result<Option<String>, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT state FROM game_state WHERE game_id = $1 AND version = $2 AND rules_version = $3",
     )
@@ -155,7 +155,7 @@ pub async fn save_state<'e>(
     game_id: Uuid,
     version: i64,
     rules_version: i32,
-    state: &Value,
+    state: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO game_state (game_id, version, rules_version, state) VALUES ($1, $2, $3, $4)

@@ -365,7 +365,7 @@ async fn replay_check_finds_a_corrupted_cache_and_rebuild_repairs_it() {
     assert!(clean.is_empty(), "{clean:?}");
 
     sqlx::query(
-        "UPDATE game_state SET state = jsonb_set(state, '{round}', '99') WHERE game_id = $1",
+        "UPDATE game_state SET state = jsonb_set(state::jsonb, '{round}', '99')::text WHERE game_id = $1",
     )
     .bind(game)
     .execute(&app.pool)
