@@ -7,6 +7,7 @@ mod bots;
 mod clocks;
 mod contract;
 mod games;
+mod golden;
 mod live;
 mod lobby;
 mod notify;
