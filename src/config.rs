@@ -75,6 +75,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "Data folder: embedded cluster, generated secrets, mail files.",
     ),
     (
+        "KONTOR_PG_BIN",
+        "(found)",
+        "Folder of PostgreSQL's server binaries for the embedded cluster (default: the newest in /usr/lib/postgresql).",
+    ),
+    (
         "KONTOR_JWT_SECRET",
         "(generated)",
         "HMAC key for access tokens. Unset: generated once and kept in the data folder.",

@@ -174,3 +174,27 @@ async fn every_documented_route_is_served_and_the_docs_work_offline() {
         }
     }
 }
+
+#[test]
+fn the_readme_documents_every_setting_and_command() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for (name, default, _) in kontor::config::SETTINGS {
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap_or_else(|| panic!("the README's configuration table lacks {name}"));
+        assert!(
+            row.contains(&format!("`{default}`")) || row.contains(default),
+            "{name}: the README gives another default than {default}: {row}"
+        );
+    }
+    for command in [
+        "serve", "migrate", "simulate", "export", "verify", "replay", "rebuild", "openapi", "mail",
+    ] {
+        assert!(
+            readme.contains(&format!("`kontor {command}")),
+            "the README does not describe kontor {command}"
+        );
+    }
+}
