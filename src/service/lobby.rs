@@ -679,7 +679,8 @@ pub enum ListView {
     Open,
     /// The caller's games (not cancelled ones), newest first; narrow with `status`.
     Mine,
-    /// Active games where the caller must act, the longest-waiting first.
+    /// Active games where the caller must act, the most urgent first: the nearest deadline,
+    /// then (games without a time limit) the longest-waiting.
     MyTurn,
     /// Finished games (public ones and the caller's), most recently finished first.
     Finished,
@@ -777,7 +778,12 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
         ListView::MyTurn => (
             "g.status = 'active' AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
                AND s.user_id = $1 AND s.seat = ANY(g.pending_seats))",
-            "g.turn_started_at",
+            // Most urgent first: the nearest deadline of the caller's seat; games without a
+            // clock after those with one, the longest-waiting first.
+            "coalesce((SELECT d.due_at FROM deadlines d JOIN game_seats s
+                          ON s.game_id = d.game_id AND s.seat = d.seat
+                        WHERE d.game_id = g.id AND s.user_id = $1),
+                      g.turn_started_at + interval '1000 years')",
             true,
         ),
         ListView::Finished => (

@@ -555,3 +555,39 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
         verification.text
     );
 }
+
+#[tokio::test]
+async fn games_waiting_for_a_player_are_listed_most_urgent_first() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let mut ids = Vec::new();
+    for control in [
+        json!({"days_per_move": 3}),
+        json!(null),
+        json!({"days_per_move": 1}),
+    ] {
+        let game = if control.is_null() {
+            w.app.start_game("steel-driver", json!({}), &table).await
+        } else {
+            timed_game(&w.app, "steel-driver", control, &table).await
+        };
+        // Play until it is anna's turn.
+        for step in 0..30 {
+            if first_to_act(&w.app, game, &table).await.id == table[0].id {
+                break;
+            }
+            bots::play(&w.app, game, &table, bots::steel_driver, step, 1).await;
+        }
+        assert_eq!(first_to_act(&w.app, game, &table).await.id, table[0].id);
+        ids.push(game.to_string());
+    }
+    let listed = w.app.get("/games?view=my_turn", &table[0].token).await;
+    let order: Vec<&str> = listed.assert_ok()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    // One day to go, then three days, then the game without a clock.
+    assert_eq!(order, [ids[2].as_str(), ids[0].as_str(), ids[1].as_str()]);
+}
