@@ -380,21 +380,32 @@ pub async fn leave(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSum
     summary(pool, game_id, caller).await
 }
 
-/// Starts the game with the seats taken so far (creator only).
-pub async fn start(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
-    let mut tx = pool.begin().await?;
-    let head = games::lock_head(&mut tx, game_id)
+/// Locks an open game for its creator, who wants to `what` it.
+async fn lock_own_open_game(
+    conn: &mut PgConnection,
+    caller: Uuid,
+    game_id: Uuid,
+    what: &str,
+) -> Result<GameHead, ApiError> {
+    let head = games::lock_head(conn, game_id)
         .await?
         .ok_or_else(game_not_found)?;
     if head.created_by != caller {
         return Err(ApiError::forbidden(
             "not_the_creator",
-            "only the game's creator may start it",
+            format!("only the game's creator may {what} it"),
         ));
     }
     if head.status() != Status::Open {
-        return Err(wrong_status(&head, "start"));
+        return Err(wrong_status(&head, what));
     }
+    Ok(head)
+}
+
+/// Starts the game with the seats taken so far (creator only).
+pub async fn start(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
+    let mut tx = pool.begin().await?;
+    let head = lock_own_open_game(&mut tx, caller, game_id, "start").await?;
     start_locked(&mut tx, &head).await?;
     tx.commit().await?;
     summary(pool, game_id, caller).await
@@ -403,18 +414,7 @@ pub async fn start(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSum
 /// Cancels an open game (creator only). Nothing was played, so nothing is lost.
 pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
     let mut tx = pool.begin().await?;
-    let head = games::lock_head(&mut tx, game_id)
-        .await?
-        .ok_or_else(game_not_found)?;
-    if head.created_by != caller {
-        return Err(ApiError::forbidden(
-            "not_the_creator",
-            "only the game's creator may cancel it",
-        ));
-    }
-    if head.status() != Status::Open {
-        return Err(wrong_status(&head, "cancel"));
-    }
+    lock_own_open_game(&mut tx, caller, game_id, "cancel").await?;
     sqlx::query("UPDATE games SET status = 'cancelled' WHERE id = $1")
         .bind(game_id)
         .execute(&mut *tx)

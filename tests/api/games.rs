@@ -161,16 +161,7 @@ async fn hidden_information_never_reaches_another_seat() {
         // While the game runs, each seat's log is its redaction too.
         let seen =
             bots::play_to_end(&app, game, table, bots::flying_dutchman, 100 + round as u64).await;
-        let export = app
-            .client
-            .get(app.url(&format!("/games/{game}/export")))
-            .bearer_auth(&table[0].token)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let export = app.export(game, &table[0]).await;
         let log: Vec<Value> = export
             .lines()
             .skip(1)

@@ -141,16 +141,7 @@ async fn write_golden_logs() {
         let table = &everyone[..seats];
         let game = app.start_game(kind, options, table).await;
         bots::play_to_end(&app, game, table, chooser, 1000 + index as u64).await;
-        let export = app
-            .client
-            .get(app.url(&format!("/games/{game}/export")))
-            .bearer_auth(&table[0].token)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let export = app.export(game, &table[0]).await;
         let expected = match kind {
             "flying-dutchman" => fold::<FlyingDutchman>(&export),
             _ => fold::<SteelDriver>(&export),

@@ -292,6 +292,19 @@ impl TestApp {
         id
     }
 
+    /// A game's ndjson export as `user` may see it.
+    pub async fn export(&self, game: Uuid, user: &User) -> String {
+        let response = self
+            .client
+            .get(self.url(&format!("/games/{game}/export")))
+            .bearer_auth(&user.token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        response.text().await.unwrap()
+    }
+
     /// Submits an action with a fresh idempotency key.
     pub async fn act(&self, game: Uuid, user: &User, version: i64, action: &Value) -> Reply {
         let key = Uuid::new_v4().to_string();
