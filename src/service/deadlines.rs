@@ -80,6 +80,7 @@ pub async fn process_due(pool: &PgPool, limit: i64) -> anyhow::Result<Pass> {
                 "bot" => pass.bot_moves += 1,
                 _ => pass.timers += 1,
             },
+            Ok(Outcome::Postponed) => pass.stale += 1,
             Ok(Outcome::Stale) => {
                 pass.stale += 1;
                 // Whatever moved the game on re-armed or removed the clock; if it did not
@@ -110,6 +111,8 @@ pub async fn process_due(pool: &PgPool, limit: i64) -> anyhow::Result<Pass> {
 enum Outcome {
     /// The policy's move (or the timer's command) was appended.
     Played,
+    /// The seat's player is on vacation: the clock starts again when they are back.
+    Postponed,
     /// The game moved on between reading and writing; nothing was written.
     Stale,
     /// The clock no longer applies (the seat is not pending, the game is over, the timer is
@@ -129,6 +132,18 @@ async fn handle(
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     if context.head.status() != Status::Active {
         return Ok(Outcome::Gone);
+    }
+    // Nobody times out on vacation. Starting a vacation moves the clocks that run then; a
+    // turn armed in the same instant from an older read is caught here instead.
+    if kind == "turn"
+        && let Some(until) = context
+            .seat_clocks
+            .iter()
+            .find(|c| c.seat == seat)
+            .and_then(|c| c.vacation_until)
+    {
+        postpone(conn, game_id, seat, until).await?;
+        return Ok(Outcome::Postponed);
     }
     let game_kind = kind_of(&context.head).map_err(|e| anyhow::anyhow!("{e}"))?;
     let control: Option<TimeControl> = context
@@ -208,6 +223,28 @@ async fn handle(
         Some(true) => Outcome::Played,
         Some(false) => Outcome::Stale,
     })
+}
+
+/// Restarts a seat's turn clock when its player's vacation ends, with the whole allowance.
+async fn postpone(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    seat: i16,
+    until: chrono::DateTime<chrono::Utc>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE deadlines
+            SET due_at = $3 + (due_at - turn_started_at),
+                remind_at = $3 + (remind_at - turn_started_at),
+                turn_started_at = $3, reminded = false, leased_until = NULL
+          WHERE game_id = $1 AND seat = $2",
+    )
+    .bind(game_id)
+    .bind(seat)
+    .bind(until)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// Queues a reminder for every clock 80% used, once per turn.

@@ -591,3 +591,47 @@ async fn games_waiting_for_a_player_are_listed_most_urgent_first() {
     // One day to go, then three days, then the game without a clock.
     assert_eq!(order, [ids[2].as_str(), ids[0].as_str(), ids[1].as_str()]);
 }
+
+#[tokio::test]
+async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let game = timed_game(
+        &w.app,
+        "steel-driver",
+        json!({"seconds_per_move": 1}),
+        &table,
+    )
+    .await;
+    let away = first_to_act(&w.app, game, &table).await;
+    // A vacation that began as this turn was armed: its clock was not moved.
+    sqlx::query("INSERT INTO vacations (user_id, starts_at, ends_at) VALUES ($1, now(), now() + interval '2 days')")
+        .bind(away.id)
+        .execute(&w.app.pool)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    let pass = process_due(&w.app.pool, 10).await.unwrap();
+    assert_eq!(pass.timeouts, 0, "{pass:?}");
+    let types = types_after(&w.app, game, 0).await;
+    assert!(
+        !types.iter().any(|t| t == "kontor.turn_timed_out"),
+        "{types:?}"
+    );
+    let (started, due): (chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>) =
+        sqlx::query_as(
+            "SELECT turn_started_at, due_at FROM deadlines d JOIN game_seats s
+             ON s.game_id = d.game_id AND s.seat = d.seat
+          WHERE d.game_id = $1 AND s.user_id = $2",
+        )
+        .bind(game)
+        .bind(away.id)
+        .fetch_one(&w.app.pool)
+        .await
+        .unwrap();
+    assert!(
+        (started - chrono::Utc::now()).num_hours() >= 47,
+        "the clock waits for the vacation's end"
+    );
+    assert_eq!((due - started).num_seconds(), 1);
+}
