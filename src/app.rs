@@ -70,6 +70,7 @@ impl Application {
             jwt,
             config,
             openapi: crate::http::openapi::build(),
+            cache: Default::default(),
             hub,
         });
         let server_state = state.clone();

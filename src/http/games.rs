@@ -365,6 +365,7 @@ pub async fn submit_action(
     };
     let submitted = play::submit(
         &state.pool,
+        &state.cache,
         caller.user_id,
         path.into_inner(),
         &key,

@@ -37,6 +37,8 @@ pub struct AppState {
     pub config: Config,
     /// The OpenAPI description, built once at start.
     pub openapi: serde_json::Value,
+    /// What the command service last knew of each game (see `service::cache`).
+    pub cache: crate::service::cache::ContextCache,
     /// Live notes from every instance, fanned out to this one's streams.
     pub hub: std::sync::Arc<crate::live::Hub>,
 }

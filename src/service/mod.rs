@@ -2,6 +2,7 @@
 //! transaction under the game's row lock: load the state, let the rules engine decide, append
 //! the events, update the state cache and the head row.
 
+pub mod cache;
 pub mod clock;
 pub mod deadlines;
 pub mod lobby;

@@ -1,5 +1,6 @@
 //! Playing: a seat's view of a game and the submission of actions.
 
+use super::cache::ContextCache;
 use super::clock::{self, SeatClock, TimeControl};
 use super::lobby::{GameSummary, game_not_found};
 use super::{EventOut, PlatformEvent, load_state, new_event, present, viewer_for};
@@ -17,6 +18,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
+use std::sync::Arc;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -138,7 +140,7 @@ pub enum Submitted {
 }
 
 /// Everything the command service reads, in one statement (one consistent snapshot).
-#[derive(sqlx::FromRow)]
+#[derive(Clone, sqlx::FromRow)]
 pub struct Context {
     #[sqlx(flatten)]
     pub head: GameHead,
@@ -148,13 +150,63 @@ pub struct Context {
     pub armed_timer: Option<String>,
     /// The state cache as JSON text, if it is at the head's version.
     pub cached_state: Option<String>,
-    caller_seat: Option<i16>,
     stored_hash: Option<Vec<u8>>,
     stored_status: Option<i16>,
     stored_response: Option<String>,
 }
 
 impl Context {
+    /// The seat `user` holds, if any.
+    pub fn seat_of(&self, user: Uuid) -> Option<i16> {
+        self.seat_clocks
+            .iter()
+            .find(|c| c.user_id == user)
+            .map(|c| c.seat)
+    }
+
+    /// The context after an append this instance wrote: what the next command on the game
+    /// would read (see `service::cache`).
+    fn after(
+        &self,
+        version: i64,
+        pending: &[i16],
+        plan: &clock::Plan,
+        seats: &[SeatUpdate],
+    ) -> Self {
+        let mut next = self.clone();
+        next.head.version = version;
+        if next.head.pending_seats != pending {
+            next.head.turn_started_at = Some(chrono::Utc::now());
+        }
+        next.head.pending_seats = pending.to_vec();
+        next.cached_state = None;
+        next.stored_hash = None;
+        next.stored_status = None;
+        next.stored_response = None;
+        for clock in next.seat_clocks.0.iter_mut() {
+            if plan.disarm.contains(&clock.seat) {
+                clock.turn_started_at = None;
+            }
+            if let Some(armed) = plan.arm.iter().find(|d| d.seat == clock.seat) {
+                clock.turn_started_at = Some(armed.turn_started_at);
+            }
+            if let Some(update) = seats.iter().find(|u| u.seat == clock.seat) {
+                clock.bank_secs = update.bank_secs.or(clock.bank_secs);
+                clock.timeouts = update.timeouts.unwrap_or(clock.timeouts);
+                if let Some(state) = update.state {
+                    clock.state = state.to_string();
+                }
+            }
+        }
+        if plan.disarm.contains(&clock::TIMER_SEAT) {
+            next.armed_timer = None;
+        }
+        if let Some(timer) = plan.arm.iter().find(|d| d.seat == clock::TIMER_SEAT) {
+            next.armed_timer = timer.timer_key.clone();
+        }
+        next
+    }
+
     /// The current state: the cache when it is at the head's version, else the folded log.
     pub async fn state<R: Rules>(&self, conn: &mut PgConnection) -> anyhow::Result<R::State> {
         match self.cached_state.as_deref().map(serde_json::from_str) {
@@ -180,7 +232,6 @@ pub async fn read_context(
     let seat_clocks = games::seat_clocks_sql("g.id");
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {columns},
-           (SELECT seat FROM game_seats WHERE game_id = g.id AND user_id = $2) AS caller_seat,
            c.request_hash AS stored_hash, c.response_status AS stored_status,
            c.response AS stored_response,
            (SELECT state FROM game_state s WHERE s.game_id = g.id
@@ -200,13 +251,16 @@ pub async fn read_context(
     .ok_or_else(game_not_found)
 }
 
-/// Applies one action in two statements: one read (head, the caller's seat, a stored answer
-/// for the key, the state cache), then the rules engine decides, then one write that appends
-/// only if the game is still at the version that was read (compare-and-set on the head row).
-/// A write that loses the race writes nothing; the caller then gets the stored answer (same
-/// key) or 409. The primary key `(game_id, seq)` is the backstop.
+/// Applies one action in at most two statements: one read (head, seats and clocks, a stored
+/// answer for the key, the state cache) — skipped when this instance's own last write left the
+/// game at the version the client sent (see `service::cache`) — then the rules engine decides,
+/// then one write that appends only if the game is still at the version decided on
+/// (compare-and-set on the head row). A write that loses the race writes nothing; the caller
+/// then gets the stored answer (same key) or 409. The primary key `(game_id, seq)` is the
+/// backstop.
 pub async fn submit(
     pool: &PgPool,
+    cache: &ContextCache,
     caller: Uuid,
     game_id: Uuid,
     idempotency_key: &str,
@@ -219,13 +273,19 @@ pub async fn submit(
     .to_vec();
     // One connection for the whole submission: never hold one while waiting for another.
     let mut conn = pool.acquire().await?;
-    let context = read_context(&mut conn, game_id, caller, idempotency_key).await?;
-    if let Some(replayed) = stored_answer(&context, &request_hash)? {
-        return Ok(replayed);
-    }
+    let (context, cached_state) = match cache.get(game_id, expected_version) {
+        Some((context, state)) => (context, Some(state)),
+        None => {
+            let context = read_context(&mut conn, game_id, caller, idempotency_key).await?;
+            if let Some(replayed) = stored_answer(&context, &request_hash)? {
+                return Ok(replayed);
+            }
+            (Arc::new(context), None)
+        }
+    };
     let head = &context.head;
     let seat = context
-        .caller_seat
+        .seat_of(caller)
         .ok_or_else(|| ApiError::forbidden("not_a_player", "you have no seat in this game"))?;
     if let Some(requested) = request.seat
         && requested != seat
@@ -272,7 +332,10 @@ pub async fn submit(
         let command: <R as Rules>::Command = serde_json::from_value(request.action.clone()).map_err(|e| {
             ApiError::unprocessable("invalid_command", format!("this is not a {} action: {e}", R::KIND))
         })?;
-        let state = context.state::<R>(&mut conn).await?;
+        let state = match cached_state.as_ref().and_then(|s| s.downcast_ref::<<R as Rules>::State>()) {
+            Some(state) => state.clone(),
+            None => context.state::<R>(&mut conn).await?,
+        };
         let submission = Submission {
             actor: Actor::Seat(seat as Seat),
             command: &command,
@@ -286,12 +349,21 @@ pub async fn submit(
                 .map(|_| SeatUpdate { seat, timeouts: Some(0), ..SeatUpdate::default() })
                 .collect(),
         };
-        apply::<R>(&mut conn, &context, state, submission).await?
+        apply::<R>(&mut conn, &context, state, submission).await?.map(|applied| {
+            if applied.result.status == Status::Active.as_str() {
+                cache.put(game_id, applied.context, applied.state);
+            } else {
+                cache.forget(game_id);
+            }
+            applied.result
+        })
     });
     match applied {
         Some(result) => Ok(Submitted::Applied(result)),
-        // Someone else moved the game on first: perhaps a retry of this very request.
+        // Someone else moved the game on first: perhaps a retry of this very request (or the
+        // cached copy was old).
         None => {
+            cache.forget(game_id);
             let now = read_context(&mut conn, game_id, caller, idempotency_key).await?;
             match stored_answer(&now, &request_hash)? {
                 Some(replayed) => Ok(replayed),
@@ -336,6 +408,13 @@ pub struct Origin<'a> {
     pub request_hash: Option<&'a [u8]>,
 }
 
+/// What an append wrote: the answer, and what the game now is.
+pub struct Applied<S> {
+    pub result: ActionResult,
+    pub context: Context,
+    pub state: S,
+}
+
 /// One command to decide and append.
 pub struct Submission<'a, C> {
     pub actor: Actor,
@@ -356,7 +435,7 @@ pub async fn apply<R: Rules>(
     context: &Context,
     mut state: R::State,
     submission: Submission<'_, R::Command>,
-) -> Result<Option<ActionResult>, ApiError> {
+) -> Result<Option<Applied<R::State>>, ApiError> {
     let head = &context.head;
     let Submission {
         actor,
@@ -511,7 +590,14 @@ pub async fn apply<R: Rules>(
         },
     )
     .await?;
-    Ok(written.then_some(result))
+    if !written {
+        return Ok(None);
+    }
+    Ok(Some(Applied {
+        context: context.after(version, &pending, &plan, &seat_updates),
+        result,
+        state,
+    }))
 }
 
 /// A forfeited seat ranks after every other and cannot win; the others keep their order.

@@ -185,7 +185,7 @@ pub async fn write<S: Serialize + Sync>(
         "WITH {} SELECT count(pg_notify($35, $36)) FROM moved",
         parts.join(", ")
     );
-    let written: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+    let written: Result<i64, sqlx::Error> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
         .bind(append.game_id)
         .bind(append.expected_version)
         .bind(append.version)
@@ -228,8 +228,17 @@ pub async fn write<S: Serialize + Sync>(
         .bind(&mail_keys)
         .bind(&mail_data)
         .fetch_one(conn)
-        .await?;
-    Ok(written >= 1)
+        .await;
+    match written {
+        Ok(written) => Ok(written >= 1),
+        // The key was used before: nothing was written; the caller reads the stored answer.
+        Err(sqlx::Error::Database(e))
+            if e.constraint() == Some("game_commands_game_id_user_id_idempotency_key_key") =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Arms and disarms clocks outside an append (at the start of a game, when a player returns,

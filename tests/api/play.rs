@@ -215,6 +215,70 @@ async fn a_retried_request_is_answered_from_the_store_and_applies_once() {
 }
 
 #[tokio::test]
+async fn a_key_used_before_is_never_applied_again_even_at_the_current_version() {
+    let app = spawn_app().await;
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("steel-driver", json!({}), &players).await;
+    let path = format!("/games/{game}/actions");
+    let mut used = Vec::new();
+    // Each player passes the pawn once with their own key; the third pass ends the auctions,
+    // so the first player may act again.
+    for round in 0..2 {
+        let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+        let seat = detail.body["pending"][0].as_u64().unwrap() as usize;
+        let v = detail.body["version"].as_i64().unwrap();
+        let key = format!("key-{seat}");
+        let body = json!({"version": v, "action": {"type": "pass_pawn"}});
+        let reply = app
+            .call(
+                Method::POST,
+                &path,
+                Some(&players[seat].token),
+                Some(&body),
+                &[("Idempotency-Key", &key)],
+            )
+            .await;
+        if round == 0 {
+            reply.assert_ok();
+            used.push((seat, key));
+        } else {
+            // A different player: their own key is fresh.
+            reply.assert_ok();
+        }
+    }
+    // The first player's key again, with a different request at the version now current:
+    // refused, and nothing is appended.
+    let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+    let v = detail.body["version"].as_i64().unwrap();
+    let (seat, key) = &used[0];
+    let body =
+        json!({"version": v, "action": {"type": "open_auction", "company": "red", "bid": 1}});
+    let reply = app
+        .call(
+            Method::POST,
+            &path,
+            Some(&players[*seat].token),
+            Some(&body),
+            &[("Idempotency-Key", key)],
+        )
+        .await;
+    assert_eq!(reply.status, 422, "{}", reply.text);
+    assert!(
+        ["idempotency_key_reused", "not_your_turn"].contains(&reply.body["code"].as_str().unwrap()),
+        "{}",
+        reply.text
+    );
+    assert_eq!(
+        version(&app, game, &players[0]).await,
+        v,
+        "nothing was appended"
+    );
+}
+
+#[tokio::test]
 async fn twenty_clients_at_once_with_the_same_version_one_wins() {
     let app = spawn_app().await;
     let (game, players, first) = flying_dutchman(&app).await;
