@@ -350,7 +350,7 @@ async fn serve(database: &str) -> Server {
         .local_addr()
         .unwrap()
         .port();
-    let data = std::env::temp_dir().join(format!("kontor-live-{database}-{port}"));
+    let data = scratch_dir(&format!("live-{database}-{port}"));
     let child = Command::new(env!("CARGO_BIN_EXE_kontor"))
         .arg("serve")
         .env("KONTOR_DATABASE_URL", pg().url(database))

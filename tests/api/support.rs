@@ -49,6 +49,16 @@ pub fn pg() -> &'static EmbeddedPostgres {
         .pg
 }
 
+/// A folder for one server's data (secrets, mail files), removed with the cluster at exit.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    pg();
+    CLUSTER
+        .get()
+        .expect("the cluster is running")
+        .dir
+        .join(name)
+}
+
 /// A migrated template database; each test database is a copy of it.
 async fn template() {
     TEMPLATE
@@ -128,8 +138,7 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     .collect();
     settings.insert(
         "KONTOR_DATA_DIR".into(),
-        std::env::temp_dir()
-            .join(format!("kontor-test-data-{database}"))
+        scratch_dir(&format!("app-{database}"))
             .display()
             .to_string(),
     );
