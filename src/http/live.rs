@@ -2,15 +2,13 @@
 
 use super::AppState;
 use super::error::{ApiError, Problem};
+use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
 use crate::auth::extract::{Caller, authenticate, bearer_token};
 use crate::live::Signal;
 use crate::service::lobby::{self, ListQuery, ListView, game_not_found};
-use crate::service::play::{self, kind_of};
-use crate::service::{present, viewer_for};
-use crate::store::events;
+use crate::service::play;
 use crate::store::games::{self, Status};
-use crate::with_rules;
 use actix_web::{HttpRequest, Responder, get, web};
 use actix_web_lab::sse::{self, Sse};
 use serde::Deserialize;
@@ -172,27 +170,35 @@ impl Watcher {
     }
 
     /// Sends the events after `last` as this user may see them; returns the version reached.
-    async fn catch_up(&self, sender: &mpsc::Sender<sse::Event>, last: i64) -> anyhow::Result<i64> {
-        let Some(head) = games::head(&self.pool, self.game_id).await? else {
-            return Ok(last);
-        };
-        if head.version <= last {
-            return Ok(last);
-        }
-        let seat = games::seat_of(&self.pool, self.game_id, self.user).await?;
-        let viewer = viewer_for(&head, self.user, seat);
-        let rows = events::load(&self.pool, self.game_id, last + 1, head.version).await?;
-        let kind = kind_of(&head).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let visible = with_rules!(kind, R => present::<R>(&rows, viewer)?);
-        for event in visible {
-            let data = sse::Data::new_json(&event)?
-                .event("event")
-                .id(event.seq.to_string());
-            if sender.send(data.into()).await.is_err() {
-                break;
+    async fn catch_up(
+        &self,
+        sender: &mpsc::Sender<sse::Event>,
+        mut last: i64,
+    ) -> anyhow::Result<i64> {
+        // The same pages as GET /games/{id}/events, a page at a time after a long absence.
+        loop {
+            let page = log::page(
+                &self.pool,
+                self.game_id,
+                Reader::User(self.user),
+                last,
+                1000,
+            )
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            for event in page.items {
+                let data = sse::Data::new_json(&event)?
+                    .event("event")
+                    .id(event.seq.to_string());
+                if sender.send(data.into()).await.is_err() {
+                    return Ok(last);
+                }
+            }
+            match page.next_after {
+                Some(next) => last = next,
+                None => return Ok(page.version.max(last)),
             }
         }
-        Ok(head.version)
     }
 
     /// Marks (or unmarks) the user as watching this game from this instance.

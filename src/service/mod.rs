@@ -191,17 +191,28 @@ pub async fn load_state<R: Rules>(
     conn: &mut PgConnection,
     head: &GameHead,
 ) -> anyhow::Result<R::State> {
-    if let Some(cached) =
-        events::cached_state(&mut *conn, head.id, head.version, head.rules_version).await?
-    {
-        match serde_json::from_str(&cached) {
+    let cached =
+        events::cached_state(&mut *conn, head.id, head.version, head.rules_version).await?;
+    state_from::<R>(conn, head.id, head.version, cached.as_deref()).await
+}
+
+/// The state at `version` from its cached JSON when there is one that decodes, else folded
+/// from the log.
+pub async fn state_from<R: Rules>(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: i64,
+    cached: Option<&str>,
+) -> anyhow::Result<R::State> {
+    if let Some(cached) = cached {
+        match serde_json::from_str(cached) {
             Ok(state) => return Ok(state),
             Err(error) => {
-                tracing::warn!(game = %head.id, %error, "state cache does not decode; refolding")
+                tracing::warn!(game = %game_id, %error, "state cache does not decode; refolding")
             }
         }
     }
-    fold_to::<R>(conn, head.id, head.version).await
+    fold_to::<R>(conn, game_id, version).await
 }
 
 /// Folds the log of a game up to `version`.

@@ -169,6 +169,7 @@ impl Context {
     fn after(
         &self,
         version: i64,
+        at: chrono::DateTime<chrono::Utc>,
         pending: &[i16],
         plan: &clock::Plan,
         seats: &[SeatUpdate],
@@ -176,7 +177,7 @@ impl Context {
         let mut next = self.clone();
         next.head.version = version;
         if next.head.pending_seats != pending {
-            next.head.turn_started_at = Some(chrono::Utc::now());
+            next.head.turn_started_at = Some(at);
         }
         next.head.pending_seats = pending.to_vec();
         next.cached_state = None;
@@ -209,10 +210,8 @@ impl Context {
 
     /// The current state: the cache when it is at the head's version, else the folded log.
     pub async fn state<R: Rules>(&self, conn: &mut PgConnection) -> anyhow::Result<R::State> {
-        match self.cached_state.as_deref().map(serde_json::from_str) {
-            Some(Ok(state)) => Ok(state),
-            _ => super::fold_to::<R>(conn, self.head.id, self.head.version).await,
-        }
+        let cached = self.cached_state.as_deref();
+        super::state_from::<R>(conn, self.head.id, self.head.version, cached).await
     }
 }
 
@@ -594,7 +593,7 @@ pub async fn apply<R: Rules>(
         return Ok(None);
     }
     Ok(Some(Applied {
-        context: context.after(version, &pending, &plan, &seat_updates),
+        context: context.after(version, now, &pending, &plan, &seat_updates),
         result,
         state,
     }))
