@@ -15,14 +15,25 @@ async fn started_games(pool: &PgPool) -> Result<Vec<Uuid>, sqlx::Error> {
         .await
 }
 
-/// Folds a game's whole log with the rules it was created with.
-async fn refold(conn: &mut PgConnection, game_id: Uuid) -> anyhow::Result<(i64, i32, Value)> {
+/// Folds a game's log up to `version` (its whole log if `None`) with the rules it was created
+/// with; returns the version reached, the rules version and the state.
+async fn refold(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: Option<i64>,
+) -> anyhow::Result<(i64, i32, Value)> {
     let head = games::head(&mut *conn, game_id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("the game vanished"))?;
+    let version = version.unwrap_or(head.version);
+    anyhow::ensure!(
+        version <= head.version,
+        "the cache is at version {version}, beyond the log's {}",
+        head.version
+    );
     let kind = GameKind::parse(&head.kind)
         .ok_or_else(|| anyhow::anyhow!("unknown game kind {}", head.kind))?;
-    let rows = events::load(&mut *conn, game_id, 1, head.version).await?;
+    let rows = events::load(&mut *conn, game_id, 1, version).await?;
     let state = with_rules!(kind, R => {
         anyhow::ensure!(
             head.rules_version as u32 == R::RULES_VERSION,
@@ -33,7 +44,7 @@ async fn refold(conn: &mut PgConnection, game_id: Uuid) -> anyhow::Result<(i64, 
         let decoded = decode_rules_events::<R>(&rows)?;
         serde_json::to_value(R::fold(&decoded))?
     });
-    Ok((head.version, head.rules_version, state))
+    Ok((version, head.rules_version, state))
 }
 
 /// A game whose cache disagrees with its log, or whose log does not fold.
@@ -43,7 +54,7 @@ pub struct Mismatch {
     pub reason: String,
 }
 
-/// Refolds every started game and compares the result with its state cache.
+/// Refolds every started game up to its state cache's version and compares the two.
 /// `progress(done, total)` is called after each game.
 pub async fn check(
     pool: &PgPool,
@@ -59,18 +70,15 @@ pub async fn check(
         .fetch_optional(pool)
         .await?;
         let mut conn = pool.acquire().await?;
-        let reason = match (refold(&mut conn, *game_id).await, cached) {
-            (Err(e), _) => Some(format!("the log does not fold: {e:#}")),
-            (Ok(_), None) => Some("no cached state".to_string()),
-            (Ok((version, _, _)), Some((cached_version, _, _))) if version != cached_version => {
-                Some(format!(
-                    "the cache is at version {cached_version}, the log at {version}"
-                ))
-            }
-            (Ok((_, _, state)), Some((_, _, cached))) if state != cached => {
-                Some("the cached state differs from the folded log".to_string())
-            }
-            _ => None,
+        let reason = match cached {
+            None => Some("no cached state".to_string()),
+            Some((version, _, cached)) => match refold(&mut conn, *game_id, Some(version)).await {
+                Err(e) => Some(format!("the log does not fold: {e:#}")),
+                Ok((_, _, state)) if state != cached => Some(format!(
+                    "the cached state differs from the log folded to version {version}"
+                )),
+                Ok(_) => None,
+            },
         };
         if let Some(reason) = reason {
             mismatches.push(Mismatch {
@@ -95,7 +103,7 @@ pub async fn rebuild(
     for (done, game_id) in ids.iter().enumerate() {
         let mut tx = pool.begin().await?;
         games::lock_head(&mut tx, *game_id).await?;
-        match refold(&mut tx, *game_id).await {
+        match refold(&mut tx, *game_id, None).await {
             Ok((version, rules_version, state)) => {
                 events::save_state(
                     &mut *tx,

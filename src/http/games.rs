@@ -366,11 +366,14 @@ pub async fn submit_action(
     let submitted = play::submit(
         &state.pool,
         &state.cache,
-        caller.user_id,
-        path.into_inner(),
-        &key,
-        version,
-        &body,
+        &state.publisher,
+        play::Attempt {
+            caller: caller.user_id,
+            game_id: path.into_inner(),
+            idempotency_key: &key,
+            expected_version: version,
+            request: &body,
+        },
     )
     .await?;
     Ok(match submitted {

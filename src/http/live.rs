@@ -161,7 +161,8 @@ impl Watcher {
                 }
                 _ = presence.tick() => {
                     let _ = self.present(true).await;
-                    look = false;
+                    // A note can be lost (see `live`): now and then, look without one.
+                    look = true;
                 }
                 _ = sender.closed() => break,
             }

@@ -41,6 +41,8 @@ pub struct AppState {
     pub cache: crate::service::cache::ContextCache,
     /// Live notes from every instance, fanned out to this one's streams.
     pub hub: std::sync::Arc<crate::live::Hub>,
+    /// Announces this instance's appends once they commit.
+    pub publisher: crate::live::Publisher,
 }
 
 /// A `201 Created` JSON response.

@@ -1,18 +1,21 @@
-//! Live updates. Every append (and invitation, and return to a seat) sends a small note with
-//! `pg_notify` on the `kontor_live` channel, in the transaction that writes it. Each instance
-//! keeps one LISTEN connection and fans the notes out to its open streams in process, so an
-//! action through one instance reaches streams held by another. A note only says that
-//! something changed; streams read what changed from the log, so a lost or coalesced note
-//! costs nothing but a resync.
+//! Live updates. Every change a stream may care about is announced by a small note on the
+//! `kontor_live` channel: an append's note by the `Publisher` once the append has committed,
+//! the lobby's (invitations, starts, returns to a seat) by `pg_notify` in their own rarer
+//! transactions. Each instance keeps one LISTEN connection and fans the notes out to its open
+//! streams in process, so an action through one instance reaches streams held by another. A
+//! note only says that something changed; streams read what changed from the log, and look
+//! again now and then on their own, so a lost or coalesced note costs nothing but a resync.
 
-use crate::store::append::LIVE_CHANNEL;
 use serde::Deserialize;
-use sqlx::PgPool;
 use sqlx::postgres::PgListener;
+use sqlx::{ConnectOptions, PgConnection, PgPool};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 use uuid::Uuid;
+
+/// The channel live notes travel on.
+pub const LIVE_CHANNEL: &str = "kontor_live";
 
 /// What a note says; see `service::play::apply` and `service::lobby::invite`.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -112,4 +115,75 @@ impl Hub {
             }
         }
     }
+}
+
+/// Sends appends' live notes after they commit, in batches, from one connection of its own.
+///
+/// Why not `pg_notify` in the append itself: PostgreSQL serialises committing transactions
+/// that notify (a global lock held until the commit is on disk), so every action's commit
+/// would wait for the one before it. Here a batch of notes is one statement, and its commit
+/// need not wait for the disk (`synchronous_commit = off`): a note lost to a crash is no worse
+/// than a crash just before publishing, and streams recover from either by looking again.
+#[derive(Clone)]
+pub struct Publisher {
+    notes: mpsc::UnboundedSender<String>,
+}
+
+/// The most notes sent in one statement.
+const MAX_BATCH: usize = 512;
+
+impl Publisher {
+    /// Starts the publishing task; it ends when the pool closes or every handle is dropped.
+    pub fn start(pool: PgPool) -> Self {
+        let (notes, receiver) = mpsc::unbounded_channel();
+        tokio::spawn(publish(pool, receiver));
+        Self { notes }
+    }
+
+    /// Queues a note; call it once the change it announces has committed.
+    pub fn publish(&self, note: &serde_json::Value) {
+        let _ = self.notes.send(note.to_string());
+    }
+}
+
+async fn publish(pool: PgPool, mut notes: mpsc::UnboundedReceiver<String>) {
+    let mut connection: Option<PgConnection> = None;
+    let mut batch = Vec::new();
+    while notes.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        for attempt in 0..3u32 {
+            if pool.is_closed() {
+                return;
+            }
+            match send(&pool, &mut connection, &batch).await {
+                Ok(()) => break,
+                Err(error) => {
+                    tracing::warn!(%error, attempt, notes = batch.len(), "live notes not sent");
+                    connection = None;
+                    tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+                }
+            }
+        }
+        batch.clear();
+    }
+}
+
+async fn send(
+    pool: &PgPool,
+    connection: &mut Option<PgConnection>,
+    batch: &[String],
+) -> Result<(), sqlx::Error> {
+    if connection.is_none() {
+        let mut fresh = pool.connect_options().connect().await?;
+        sqlx::query("SET synchronous_commit = off")
+            .execute(&mut fresh)
+            .await?;
+        *connection = Some(fresh);
+    }
+    let connection = connection.as_mut().expect("connected above");
+    sqlx::query("SELECT count(pg_notify($1, note)) FROM unnest($2::text[]) AS note")
+        .bind(LIVE_CHANNEL)
+        .bind(batch)
+        .execute(connection)
+        .await?;
+    Ok(())
 }

@@ -10,6 +10,7 @@ use super::PlatformEvent;
 use super::clock::{AbandonPolicy, TimeControl};
 use super::play::{self, Origin, Submission, kind_of, read_context};
 use crate::games::{Actor, BotLevel, GameRng, Seat};
+use crate::live::Publisher;
 use crate::notify::{self, Notice};
 use crate::store::append::SeatUpdate;
 use crate::store::games::Status;
@@ -35,12 +36,12 @@ pub struct Pass {
 }
 
 /// Runs the worker until the pool closes.
-pub async fn run(pool: PgPool, poll: Duration) {
+pub async fn run(pool: PgPool, publisher: Publisher, poll: Duration) {
     loop {
         if pool.is_closed() {
             return;
         }
-        match process_due(&pool, 50).await {
+        match process_due(&pool, &publisher, 50).await {
             // Work found: look again at once, there may be more.
             Ok(pass) if pass != Pass::default() => continue,
             Ok(_) => {}
@@ -54,8 +55,9 @@ pub async fn run(pool: PgPool, poll: Duration) {
     }
 }
 
-/// Handles up to `limit` due reminders and up to `limit` due clocks.
-pub async fn process_due(pool: &PgPool, limit: i64) -> anyhow::Result<Pass> {
+/// Handles up to `limit` due reminders and up to `limit` due clocks; `publisher` announces
+/// the moves made.
+pub async fn process_due(pool: &PgPool, publisher: &Publisher, limit: i64) -> anyhow::Result<Pass> {
     let mut pass = Pass {
         reminders: send_reminders(pool, limit).await?,
         ..Pass::default()
@@ -74,7 +76,16 @@ pub async fn process_due(pool: &PgPool, limit: i64) -> anyhow::Result<Pass> {
     .await?;
     for (game_id, seat, kind, timer_key) in due {
         let mut conn = pool.acquire().await?;
-        match handle(&mut conn, game_id, seat, &kind, timer_key.as_deref()).await {
+        match handle(
+            &mut conn,
+            publisher,
+            game_id,
+            seat,
+            &kind,
+            timer_key.as_deref(),
+        )
+        .await
+        {
             Ok(Outcome::Played) => match kind.as_str() {
                 "turn" => pass.timeouts += 1,
                 "bot" => pass.bot_moves += 1,
@@ -122,6 +133,7 @@ enum Outcome {
 
 async fn handle(
     conn: &mut PgConnection,
+    publisher: &Publisher,
     game_id: Uuid,
     seat: i16,
     kind: &str,
@@ -208,6 +220,7 @@ async fn handle(
             Some((actor, command, preface, seat_updates)) => Some(
                 play::apply::<R>(
                     conn,
+                    publisher,
                     &context,
                     state,
                     Submission { actor, command: &command, origin: Origin::default(), preface, seat_updates },

@@ -648,7 +648,7 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
 /// Sends a live note when the transaction commits (see `live`).
 pub async fn live_note(conn: &mut PgConnection, note: &Value) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(append::LIVE_CHANNEL)
+        .bind(crate::live::LIVE_CHANNEL)
         .bind(note.to_string())
         .execute(conn)
         .await?;

@@ -185,28 +185,38 @@ pub fn decode_rules_events<R: Rules>(rows: &[EventRow]) -> anyhow::Result<Vec<R:
         .collect()
 }
 
-/// The current state of a started game: from the cache when it is up to date, else folded
-/// from the log (and the cache is then repaired by the next write).
-pub async fn load_state<R: Rules>(
+/// The state of a started game at `version`: from the cache when it is at that version or
+/// before, else folded from the whole log.
+pub async fn state_at<R: Rules>(
     conn: &mut PgConnection,
     head: &GameHead,
+    version: i64,
 ) -> anyhow::Result<R::State> {
-    let cached =
-        events::cached_state(&mut *conn, head.id, head.version, head.rules_version).await?;
-    state_from::<R>(conn, head.id, head.version, cached.as_deref()).await
+    let cached = events::cached_state(&mut *conn, head.id, version, head.rules_version).await?;
+    let cached = cached.as_ref().map(|c| (c.version, c.state.as_str()));
+    state_from::<R>(conn, head.id, version, cached).await
 }
 
-/// The state at `version` from its cached JSON when there is one that decodes, else folded
-/// from the log.
+/// The state at `version`: a cached state (its version and JSON text) when there is one at
+/// `version` or before that decodes, with the events after it; else the whole log folded.
 pub async fn state_from<R: Rules>(
     conn: &mut PgConnection,
     game_id: Uuid,
     version: i64,
-    cached: Option<&str>,
+    cached: Option<(i64, &str)>,
 ) -> anyhow::Result<R::State> {
-    if let Some(cached) = cached {
-        match serde_json::from_str(cached) {
-            Ok(state) => return Ok(state),
+    if let Some((cached_version, cached)) = cached.filter(|&(v, _)| v <= version) {
+        match serde_json::from_str::<R::State>(cached) {
+            Ok(mut state) => {
+                if cached_version < version {
+                    let rows =
+                        events::load(&mut *conn, game_id, cached_version + 1, version).await?;
+                    for event in &decode_rules_events::<R>(&rows)? {
+                        R::evolve(&mut state, event);
+                    }
+                }
+                return Ok(state);
+            }
             Err(error) => {
                 tracing::warn!(game = %game_id, %error, "state cache does not decode; refolding")
             }

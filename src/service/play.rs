@@ -3,10 +3,11 @@
 use super::cache::ContextCache;
 use super::clock::{self, SeatClock, TimeControl};
 use super::lobby::{GameSummary, game_not_found};
-use super::{EventOut, PlatformEvent, load_state, new_event, present, viewer_for};
+use super::{EventOut, PlatformEvent, new_event, present, state_at, viewer_for};
 use crate::games::rng::GameRng;
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat, Viewer};
 use crate::http::error::ApiError;
+use crate::live::Publisher;
 use crate::notify::Notice;
 use crate::store::append::{self, Append, CommandRecord, Mail, SeatUpdate};
 use crate::store::events::{self, NewEvent};
@@ -78,11 +79,7 @@ pub async fn detail(
         (None, None)
     } else {
         with_rules!(kind, R => {
-            let state = if at_version == head.version {
-                load_state::<R>(&mut conn, &head).await?
-            } else {
-                super::fold_to::<R>(&mut conn, game_id, at_version).await?
-            };
+            let state = state_at::<R>(&mut conn, &head, at_version).await?;
             let view = serde_json::to_value(R::view(&state, viewer)).map_err(anyhow::Error::from)?;
             let legal = match (summary.your_seat, at_version == head.version) {
                 (Some(seat), true) if head.status() == Status::Active => Some(
@@ -148,7 +145,8 @@ pub struct Context {
     pub seat_clocks: Json<Vec<SeatClock>>,
     /// The key of the armed rules timer, if any.
     pub armed_timer: Option<String>,
-    /// The state cache as JSON text, if it is at the head's version.
+    /// The state cache's version and JSON text, if it is at the head's version or before.
+    pub cached_version: Option<i64>,
     pub cached_state: Option<String>,
     stored_hash: Option<Vec<u8>>,
     stored_status: Option<i16>,
@@ -180,6 +178,7 @@ impl Context {
             next.head.turn_started_at = Some(at);
         }
         next.head.pending_seats = pending.to_vec();
+        next.cached_version = None;
         next.cached_state = None;
         next.stored_hash = None;
         next.stored_status = None;
@@ -208,9 +207,9 @@ impl Context {
         next
     }
 
-    /// The current state: the cache when it is at the head's version, else the folded log.
+    /// The current state: the cache and the events after it, else the folded log.
     pub async fn state<R: Rules>(&self, conn: &mut PgConnection) -> anyhow::Result<R::State> {
-        let cached = self.cached_state.as_deref();
+        let cached = self.cached_version.zip(self.cached_state.as_deref());
         super::state_from::<R>(conn, self.head.id, self.head.version, cached).await
     }
 }
@@ -233,13 +232,14 @@ pub async fn read_context(
         "SELECT {columns},
            c.request_hash AS stored_hash, c.response_status AS stored_status,
            c.response AS stored_response,
-           (SELECT state FROM game_state s WHERE s.game_id = g.id
-               AND s.version = g.version AND s.rules_version = g.rules_version) AS cached_state,
+           s.version AS cached_version, s.state AS cached_state,
            {seat_clocks} AS seat_clocks,
            (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
          FROM games g
          LEFT JOIN game_commands c
            ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3
+         LEFT JOIN game_state s
+           ON s.game_id = g.id AND s.version <= g.version AND s.rules_version = g.rules_version
          WHERE g.id = $1"
     )))
     .bind(game_id)
@@ -248,6 +248,16 @@ pub async fn read_context(
     .fetch_optional(conn)
     .await?
     .ok_or_else(game_not_found)
+}
+
+/// An action as a client submitted it.
+pub struct Attempt<'a> {
+    pub caller: Uuid,
+    pub game_id: Uuid,
+    pub idempotency_key: &'a str,
+    /// The version the client saw.
+    pub expected_version: i64,
+    pub request: &'a ActionRequest,
 }
 
 /// Applies one action in at most two statements: one read (head, seats and clocks, a stored
@@ -260,12 +270,16 @@ pub async fn read_context(
 pub async fn submit(
     pool: &PgPool,
     cache: &ContextCache,
-    caller: Uuid,
-    game_id: Uuid,
-    idempotency_key: &str,
-    expected_version: i64,
-    request: &ActionRequest,
+    publisher: &Publisher,
+    attempt: Attempt<'_>,
 ) -> Result<Submitted, ApiError> {
+    let Attempt {
+        caller,
+        game_id,
+        idempotency_key,
+        expected_version,
+        request,
+    } = attempt;
     let request_hash = Sha256::digest(
         serde_json::to_vec(&(expected_version, request.seat, &request.action)).expect("json"),
     )
@@ -348,7 +362,7 @@ pub async fn submit(
                 .map(|_| SeatUpdate { seat, timeouts: Some(0), ..SeatUpdate::default() })
                 .collect(),
         };
-        apply::<R>(&mut conn, &context, state, submission).await?.map(|applied| {
+        apply::<R>(&mut conn, publisher, &context, state, submission).await?.map(|applied| {
             if applied.result.status == Status::Active.as_str() {
                 cache.put(game_id, applied.context, applied.state);
             } else {
@@ -427,10 +441,11 @@ pub struct Submission<'a, C> {
 
 /// Decides a submission on an active game read as `context`, whose state is `state`, and
 /// appends the outcome in one statement (see `store::append`): only if the game is still at
-/// the version read. `Ok(None)`: the game moved on meanwhile and nothing was written. Used for
+/// the version read. Once it is written, `publisher` announces it to live streams. `Ok(None)`: the game moved on meanwhile and nothing was written. Used for
 /// players' actions and for the platform's own (timeouts, bots, rules timers).
 pub async fn apply<R: Rules>(
     conn: &mut PgConnection,
+    publisher: &Publisher,
     context: &Context,
     mut state: R::State,
     submission: Submission<'_, R::Command>,
@@ -572,7 +587,9 @@ pub async fn apply<R: Rules>(
             first_seq,
             events: events::Batch::new(&new_events, first_seq),
             rules_version: head.rules_version,
-            state: &state,
+            snapshot: (status == Status::Finished
+                || version / events::SNAPSHOT_EVERY > head.version / events::SNAPSHOT_EVERY)
+                .then_some(&state),
             command: CommandRecord {
                 id: Uuid::now_v7(),
                 user_id: origin.user_id,
@@ -584,7 +601,6 @@ pub async fn apply<R: Rules>(
             },
             clocks: plan.clocks(),
             seats: &seat_updates,
-            live: &live,
             mail: &mail,
         },
     )
@@ -592,6 +608,7 @@ pub async fn apply<R: Rules>(
     if !written {
         return Ok(None);
     }
+    publisher.publish(&live);
     Ok(Some(Applied {
         context: context.after(version, now, &pending, &plan, &seat_updates),
         result,

@@ -1,6 +1,7 @@
 //! Appending a command's outcome: one statement that moves the head row on only if the game
 //! is still at the version the command was decided on, and with it appends the events and
-//! writes the state cache, the command record, the clocks and the seats. A statement is
+//! writes the command record, the clocks, the seats, the mail and, now and then, the state
+//! cache. A statement is
 //! atomic, so either all of it happens or none; `write` says which.
 
 use super::events::{Batch, EVENT_SCHEMA_VERSION};
@@ -63,12 +64,11 @@ pub struct Append<'a, S: Serialize> {
     pub first_seq: i64,
     pub events: Batch<'a>,
     pub rules_version: i32,
-    pub state: &'a S,
+    /// The state after the events, to cache (see `events::SNAPSHOT_EVERY`).
+    pub snapshot: Option<&'a S>,
     pub command: CommandRecord<'a>,
     pub clocks: Clocks<'a>,
     pub seats: &'a [SeatUpdate],
-    /// Sent with `pg_notify` on the live channel when the write commits.
-    pub live: &'a Value,
     /// Mail to queue in the outbox (`mail_outbox`); delivery applies the preferences.
     pub mail: &'a [Mail<'a>],
 }
@@ -81,10 +81,7 @@ pub struct Mail<'a> {
     pub data: &'a Value,
 }
 
-/// The channel live streams listen on.
-pub const LIVE_CHANNEL: &str = "kontor_live";
-
-/// The head row, the events, the state cache and the command record: every append has them.
+/// The head row, the events and the command record: every append has them.
 const CORE: &str = "moved AS (
        UPDATE games SET version = $3, status = $4, pending_seats = $5, outcome = $6,
                         finished_at = CASE WHEN $4 = 'finished' THEN $7 END,
@@ -98,15 +95,17 @@ const CORE: &str = "moved AS (
        SELECT moved.id, e.seq, e.type, $8, e.payload, e.audience::smallint[], e.actor, $9, $7
          FROM moved, unnest($10::bigint[], $11::text[], $12::jsonb[], $13::text[], $14::smallint[])
               AS e(seq, type, payload, audience, actor)
-     ), cached AS (
-       -- The start writes the cache row. Were it missing (a rebuild under way), the state is
-       -- folded from the log when next read, and the rebuild writes it anew.
-       UPDATE game_state c SET version = $3, rules_version = $15, state = $16, updated_at = $7
-         FROM moved WHERE c.game_id = moved.id
      ), recorded AS (
        INSERT INTO game_commands (id, game_id, user_id, idempotency_key, request_hash, seat,
                                   command, first_seq, last_seq, response_status, response)
        SELECT $9, moved.id, $17, $18, $19, $20, $21, $22, $3, 200, $23 FROM moved
+     )";
+
+const SNAPSHOT: &str = "cached AS (
+       -- The start writes the cache row. Were it missing (a rebuild under way), the state is
+       -- folded from the log when next read, and the rebuild writes it anew.
+       UPDATE game_state c SET version = $3, rules_version = $15, state = $16, updated_at = $7
+         FROM moved WHERE c.game_id = moved.id
      )";
 
 const DISARM: &str = "disarmed AS (
@@ -138,7 +137,7 @@ const SEATS: &str = "seated AS (
 const MAIL: &str = "mailed AS (
        INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
        SELECT m.id, m.user_id, m.kind, moved.id, m.key, m.data, 'pending'
-         FROM moved, unnest($37::uuid[], $38::uuid[], $39::text[], $40::text[], $41::jsonb[])
+         FROM moved, unnest($35::uuid[], $36::uuid[], $37::text[], $38::text[], $39::jsonb[])
               AS m(id, user_id, kind, key, data)
        ON CONFLICT (user_id, dedupe_key) DO NOTHING
      )";
@@ -169,6 +168,13 @@ pub async fn write<S: Serialize + Sync>(
     // Only the parts that have something to write are in the statement: every table a
     // statement touches costs locks and executor set-up, whether it writes a row or not.
     let mut parts = vec![CORE];
+    let snapshot = match append.snapshot {
+        Some(state) => {
+            parts.push(SNAPSHOT);
+            Some(serde_json::to_string(state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?)
+        }
+        None => None,
+    };
     if !append.clocks.disarm.is_empty() {
         parts.push(DISARM);
     }
@@ -181,10 +187,7 @@ pub async fn write<S: Serialize + Sync>(
     if !append.mail.is_empty() {
         parts.push(MAIL);
     }
-    let sql = format!(
-        "WITH {} SELECT count(pg_notify($35, $36)) FROM moved",
-        parts.join(", ")
-    );
+    let sql = format!("WITH {} SELECT count(*) FROM moved", parts.join(", "));
     let written: Result<i64, sqlx::Error> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
         .bind(append.game_id)
         .bind(append.expected_version)
@@ -201,7 +204,7 @@ pub async fn write<S: Serialize + Sync>(
         .bind(&append.events.audiences)
         .bind(&append.events.actors)
         .bind(append.rules_version)
-        .bind(serde_json::to_string(append.state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?)
+        .bind(snapshot)
         .bind(command.user_id)
         .bind(command.idempotency_key)
         .bind(command.request_hash)
@@ -220,8 +223,6 @@ pub async fn write<S: Serialize + Sync>(
         .bind(&seat_banks)
         .bind(&seat_timeouts)
         .bind(&seat_states)
-        .bind(LIVE_CHANNEL)
-        .bind(append.live.to_string())
         .bind(&mail_ids)
         .bind(&mail_users)
         .bind(&mail_kinds)

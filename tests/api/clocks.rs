@@ -207,12 +207,17 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
     let before = detail(&w.app, game, &late).await;
     let version = before["version"].as_i64().unwrap();
     assert_eq!(
-        process_due(&w.app.pool, 10).await.unwrap().timeouts,
+        process_due(&w.app.pool, &w.app.publisher, 10)
+            .await
+            .unwrap()
+            .timeouts,
         0,
         "not due yet"
     );
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    let pass = process_due(&w.app.pool, 10).await.unwrap();
+    let pass = process_due(&w.app.pool, &w.app.publisher, 10)
+        .await
+        .unwrap();
     assert_eq!(pass.timeouts, 1, "{pass:?}");
     let types = types_after(&w.app, game, version).await;
     assert_eq!(types[0], "kontor.turn_timed_out", "{types:?}");
@@ -248,7 +253,13 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(1300)).await;
     // (The Flying Dutchman game above may time out again meanwhile.)
-    assert!(process_due(&w.app.pool, 10).await.unwrap().timeouts >= 1);
+    assert!(
+        process_due(&w.app.pool, &w.app.publisher, 10)
+            .await
+            .unwrap()
+            .timeouts
+            >= 1
+    );
     let types = types_after(&w.app, game, version).await;
     assert_eq!(types, ["kontor.turn_timed_out", "pawn_passed"]);
 }
@@ -266,12 +277,23 @@ async fn a_reminder_goes_out_when_four_fifths_of_the_time_are_used() {
     .await;
     let first = first_to_act(&w.app, game, &table).await;
     w.notifier.deliver_due(50).await.unwrap();
-    assert_eq!(process_due(&w.app.pool, 10).await.unwrap().reminders, 0);
+    assert_eq!(
+        process_due(&w.app.pool, &w.app.publisher, 10)
+            .await
+            .unwrap()
+            .reminders,
+        0
+    );
     tokio::time::sleep(Duration::from_millis(2600)).await;
-    let pass = process_due(&w.app.pool, 10).await.unwrap();
+    let pass = process_due(&w.app.pool, &w.app.publisher, 10)
+        .await
+        .unwrap();
     assert_eq!((pass.reminders, pass.timeouts), (1, 0), "{pass:?}");
     assert_eq!(
-        process_due(&w.app.pool, 10).await.unwrap().reminders,
+        process_due(&w.app.pool, &w.app.publisher, 10)
+            .await
+            .unwrap()
+            .reminders,
         0,
         "once per turn"
     );
@@ -294,7 +316,13 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     let game = timed_game(&w.app, "steel-driver", control, &table).await;
     let gone = first_to_act(&w.app, game, &table).await.clone();
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    assert_eq!(process_due(&w.app.pool, 10).await.unwrap().timeouts, 1);
+    assert_eq!(
+        process_due(&w.app.pool, &w.app.publisher, 10)
+            .await
+            .unwrap()
+            .timeouts,
+        1
+    );
     let now = detail(&w.app, game, &gone).await;
     let seat = now["your_seat"].as_u64().unwrap() as usize;
     assert_eq!(now["seats"][seat]["state"], "abandoned");
@@ -315,7 +343,10 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
                 .act(game, &gone, version, &json!({"type": "pass_pawn"}))
                 .await
                 .assert_problem(409, "seat_abandoned");
-            bot_moves += process_due(&w.app.pool, 10).await.unwrap().bot_moves;
+            bot_moves += process_due(&w.app.pool, &w.app.publisher, 10)
+                .await
+                .unwrap()
+                .bot_moves;
             if bot_moves >= 2 {
                 break;
             }
@@ -381,7 +412,9 @@ async fn a_timeout_racing_a_move_never_applies_both() {
                 .act(game, mover, version, &json!({"type": "pass_pawn"})),
             async {
                 tokio::time::sleep(Duration::from_millis(60)).await;
-                process_due(&w.app.pool, 10).await.unwrap()
+                process_due(&w.app.pool, &w.app.publisher, 10)
+                    .await
+                    .unwrap()
             },
         )
         .await;
@@ -506,7 +539,13 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
     let game = timed_game(&w.app, "steel-driver", control, &table).await;
     let gone = first_to_act(&w.app, game, &table).await.clone();
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    assert_eq!(process_due(&w.app.pool, 10).await.unwrap().timeouts, 1);
+    assert_eq!(
+        process_due(&w.app.pool, &w.app.publisher, 10)
+            .await
+            .unwrap()
+            .timeouts,
+        1
+    );
     let seat = detail(&w.app, game, &gone).await["your_seat"]
         .as_u64()
         .unwrap() as usize;
@@ -526,7 +565,9 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
         }
         let pending = state["pending"][0].as_u64().unwrap() as usize;
         if pending == seat {
-            process_due(&w.app.pool, 10).await.unwrap();
+            process_due(&w.app.pool, &w.app.publisher, 10)
+                .await
+                .unwrap();
         } else {
             bots::play(&w.app, game, &table, bots::steel_driver, step, 1).await;
         }
@@ -611,7 +652,9 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    let pass = process_due(&w.app.pool, 10).await.unwrap();
+    let pass = process_due(&w.app.pool, &w.app.publisher, 10)
+        .await
+        .unwrap();
     assert_eq!(pass.timeouts, 0, "{pass:?}");
     let types = types_after(&w.app, game, 0).await;
     assert!(
