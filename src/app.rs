@@ -56,12 +56,15 @@ impl Application {
         let port = listener.local_addr()?.port();
         // With port 0 the default base URL (links in mails) needs the port actually bound.
         config.bind.set_port(port);
-        let publisher = crate::live::Publisher::start(pool.clone());
+        let committer = crate::service::committer::Committer::start(
+            pool.clone(),
+            crate::live::Publisher::start(pool.clone()),
+        );
         if config.workers {
             crate::notify::spawn_workers(pool.clone(), config.clone())?;
             tokio::spawn(crate::service::deadlines::run(
                 pool.clone(),
-                publisher.clone(),
+                committer.clone(),
                 config.deadline_poll,
             ));
         }
@@ -74,7 +77,7 @@ impl Application {
             openapi: crate::http::openapi::build(),
             cache: Default::default(),
             hub,
-            publisher,
+            committer,
         });
         let server_state = state.clone();
         let server = HttpServer::new(move || {

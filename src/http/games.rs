@@ -366,7 +366,7 @@ pub async fn submit_action(
     let submitted = play::submit(
         &state.pool,
         &state.cache,
-        &state.publisher,
+        &state.committer,
         play::Attempt {
             caller: caller.user_id,
             game_id: path.into_inner(),

@@ -41,8 +41,8 @@ pub struct AppState {
     pub cache: crate::service::cache::ContextCache,
     /// Live notes from every instance, fanned out to this one's streams.
     pub hub: std::sync::Arc<crate::live::Hub>,
-    /// Announces this instance's appends once they commit.
-    pub publisher: crate::live::Publisher,
+    /// Writes this instance's appends (in batches) and announces them.
+    pub committer: crate::service::committer::Committer,
 }
 
 /// A `201 Created` JSON response.

@@ -140,9 +140,9 @@ impl Publisher {
         Self { notes }
     }
 
-    /// Queues a note; call it once the change it announces has committed.
-    pub fn publish(&self, note: &serde_json::Value) {
-        let _ = self.notes.send(note.to_string());
+    /// Queues a note (JSON text); call it once the change it announces has committed.
+    pub fn publish_text(&self, note: String) {
+        let _ = self.notes.send(note);
     }
 }
 

@@ -8,9 +8,9 @@
 
 use super::PlatformEvent;
 use super::clock::{AbandonPolicy, TimeControl};
+use super::committer::Committer;
 use super::play::{self, Origin, Submission, kind_of, read_context};
 use crate::games::{Actor, BotLevel, GameRng, Seat};
-use crate::live::Publisher;
 use crate::notify::{self, Notice};
 use crate::store::append::SeatUpdate;
 use crate::store::games::Status;
@@ -36,12 +36,12 @@ pub struct Pass {
 }
 
 /// Runs the worker until the pool closes.
-pub async fn run(pool: PgPool, publisher: Publisher, poll: Duration) {
+pub async fn run(pool: PgPool, committer: Committer, poll: Duration) {
     loop {
         if pool.is_closed() {
             return;
         }
-        match process_due(&pool, &publisher, 50).await {
+        match process_due(&pool, &committer, 50).await {
             // Work found: look again at once, there may be more.
             Ok(pass) if pass != Pass::default() => continue,
             Ok(_) => {}
@@ -55,9 +55,9 @@ pub async fn run(pool: PgPool, publisher: Publisher, poll: Duration) {
     }
 }
 
-/// Handles up to `limit` due reminders and up to `limit` due clocks; `publisher` announces
+/// Handles up to `limit` due reminders and up to `limit` due clocks; `committer` writes
 /// the moves made.
-pub async fn process_due(pool: &PgPool, publisher: &Publisher, limit: i64) -> anyhow::Result<Pass> {
+pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> anyhow::Result<Pass> {
     let mut pass = Pass {
         reminders: send_reminders(pool, limit).await?,
         ..Pass::default()
@@ -78,7 +78,7 @@ pub async fn process_due(pool: &PgPool, publisher: &Publisher, limit: i64) -> an
         let mut conn = pool.acquire().await?;
         match handle(
             &mut conn,
-            publisher,
+            committer,
             game_id,
             seat,
             &kind,
@@ -133,7 +133,7 @@ enum Outcome {
 
 async fn handle(
     conn: &mut PgConnection,
-    publisher: &Publisher,
+    committer: &Committer,
     game_id: Uuid,
     seat: i16,
     kind: &str,
@@ -219,8 +219,7 @@ async fn handle(
             None => None,
             Some((actor, command, preface, seat_updates)) => Some(
                 play::apply::<R>(
-                    conn,
-                    publisher,
+                    committer,
                     &context,
                     state,
                     Submission { actor, command: &command, origin: Origin::default(), preface, seat_updates },

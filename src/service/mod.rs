@@ -1,9 +1,10 @@
-//! The command service: the one place where games change. Each command runs in one database
-//! transaction under the game's row lock: load the state, let the rules engine decide, append
-//! the events, update the state cache and the head row.
+//! The command service: the one place where games change. A command reads the game, lets the
+//! rules engine decide, and appends the events with the head row's compare-and-set (see
+//! `play::submit`); the lobby's changes run under the game's row lock.
 
 pub mod cache;
 pub mod clock;
+pub mod committer;
 pub mod deadlines;
 pub mod lobby;
 pub mod play;

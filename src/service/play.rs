@@ -2,14 +2,14 @@
 
 use super::cache::ContextCache;
 use super::clock::{self, SeatClock, TimeControl};
+use super::committer::Committer;
 use super::lobby::{GameSummary, game_not_found};
 use super::{EventOut, PlatformEvent, new_event, present, state_at, viewer_for};
 use crate::games::rng::GameRng;
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat, Viewer};
 use crate::http::error::ApiError;
-use crate::live::Publisher;
 use crate::notify::Notice;
-use crate::store::append::{self, Append, CommandRecord, Mail, SeatUpdate};
+use crate::store::append::{Append, CommandRecord, Mail, SeatUpdate};
 use crate::store::events::{self, NewEvent};
 use crate::store::games::{self, GameHead, Status};
 use crate::with_rules;
@@ -17,8 +17,9 @@ use actix_web::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use sqlx::pool::PoolConnection;
 use sqlx::types::Json;
-use sqlx::{PgConnection, PgPool};
+use sqlx::{PgConnection, PgPool, Postgres};
 use std::sync::Arc;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -270,7 +271,7 @@ pub struct Attempt<'a> {
 pub async fn submit(
     pool: &PgPool,
     cache: &ContextCache,
-    publisher: &Publisher,
+    committer: &Committer,
     attempt: Attempt<'_>,
 ) -> Result<Submitted, ApiError> {
     let Attempt {
@@ -284,12 +285,19 @@ pub async fn submit(
         serde_json::to_vec(&(expected_version, request.seat, &request.action)).expect("json"),
     )
     .to_vec();
-    // One connection for the whole submission: never hold one while waiting for another.
-    let mut conn = pool.acquire().await?;
+    // A connection for reading, held until the end (never wait for one while holding one);
+    // the append is written by the committer's own connections.
+    let mut conn = None;
     let (context, cached_state) = match cache.get(game_id, expected_version) {
         Some((context, state)) => (context, Some(state)),
         None => {
-            let context = read_context(&mut conn, game_id, caller, idempotency_key).await?;
+            let context = read_context(
+                connection(pool, &mut conn).await?,
+                game_id,
+                caller,
+                idempotency_key,
+            )
+            .await?;
             if let Some(replayed) = stored_answer(&context, &request_hash)? {
                 return Ok(replayed);
             }
@@ -347,7 +355,7 @@ pub async fn submit(
         })?;
         let state = match cached_state.as_ref().and_then(|s| s.downcast_ref::<<R as Rules>::State>()) {
             Some(state) => state.clone(),
-            None => context.state::<R>(&mut conn).await?,
+            None => context.state::<R>(connection(pool, &mut conn).await?).await?,
         };
         let submission = Submission {
             actor: Actor::Seat(seat as Seat),
@@ -362,7 +370,9 @@ pub async fn submit(
                 .map(|_| SeatUpdate { seat, timeouts: Some(0), ..SeatUpdate::default() })
                 .collect(),
         };
-        apply::<R>(&mut conn, publisher, &context, state, submission).await?.map(|applied| {
+        // The committer writes with its own connections: give this one back first.
+        drop(conn.take());
+        apply::<R>(committer, &context, state, submission).await?.map(|applied| {
             if applied.result.status == Status::Active.as_str() {
                 cache.put(game_id, applied.context, applied.state);
             } else {
@@ -377,13 +387,30 @@ pub async fn submit(
         // cached copy was old).
         None => {
             cache.forget(game_id);
-            let now = read_context(&mut conn, game_id, caller, idempotency_key).await?;
+            let now = read_context(
+                connection(pool, &mut conn).await?,
+                game_id,
+                caller,
+                idempotency_key,
+            )
+            .await?;
             match stored_answer(&now, &request_hash)? {
                 Some(replayed) => Ok(replayed),
                 None => Err(version_conflict(now.head.version, expected_version)),
             }
         }
     }
+}
+
+/// The submission's reading connection, acquired when first needed.
+async fn connection<'c>(
+    pool: &PgPool,
+    slot: &'c mut Option<PoolConnection<Postgres>>,
+) -> Result<&'c mut PgConnection, ApiError> {
+    if slot.is_none() {
+        *slot = Some(pool.acquire().await?);
+    }
+    Ok(slot.as_mut().expect("acquired above"))
 }
 
 fn version_conflict(current: i64, sent: i64) -> ApiError {
@@ -441,11 +468,10 @@ pub struct Submission<'a, C> {
 
 /// Decides a submission on an active game read as `context`, whose state is `state`, and
 /// appends the outcome in one statement (see `store::append`): only if the game is still at
-/// the version read. Once it is written, `publisher` announces it to live streams. `Ok(None)`: the game moved on meanwhile and nothing was written. Used for
+/// the version read, by `committer`, which also announces it to live streams. `Ok(None)`: the game moved on meanwhile and nothing was written. Used for
 /// players' actions and for the platform's own (timeouts, bots, rules timers).
 pub async fn apply<R: Rules>(
-    conn: &mut PgConnection,
-    publisher: &Publisher,
+    committer: &Committer,
     context: &Context,
     mut state: R::State,
     submission: Submission<'_, R::Command>,
@@ -572,43 +598,43 @@ pub async fn apply<R: Rules>(
         }
     }
     let mail: Vec<Mail> = notices.iter().map(Notice::as_mail).collect();
-    let written = append::write(
-        conn,
-        &Append {
-            game_id: head.id,
-            expected_version: head.version,
-            version,
-            status: status.as_str(),
-            pending: &pending,
-            outcome: outcome
-                .as_ref()
-                .map(|o| serde_json::to_value(o).expect("outcomes serialise")),
-            at: now,
-            first_seq,
-            events: events::Batch::new(&new_events, first_seq),
-            rules_version: head.rules_version,
-            snapshot: (status == Status::Finished
-                || version / events::SNAPSHOT_EVERY > head.version / events::SNAPSHOT_EVERY)
-                .then_some(&state),
-            command: CommandRecord {
-                id: Uuid::now_v7(),
-                user_id: origin.user_id,
-                idempotency_key: origin.idempotency_key,
-                request_hash: origin.request_hash,
-                seat: actor_seat.map(i16::from),
-                command: serde_json::to_value(command).map_err(anyhow::Error::from)?,
-                response: serde_json::to_string(&result).map_err(anyhow::Error::from)?,
+    let written = committer
+        .append(
+            &Append {
+                game_id: head.id,
+                expected_version: head.version,
+                version,
+                status: status.as_str(),
+                pending: &pending,
+                outcome: outcome
+                    .as_ref()
+                    .map(|o| serde_json::to_value(o).expect("outcomes serialise")),
+                at: now,
+                first_seq,
+                events: events::Batch::new(&new_events, first_seq),
+                rules_version: head.rules_version,
+                snapshot: (status == Status::Finished
+                    || version / events::SNAPSHOT_EVERY > head.version / events::SNAPSHOT_EVERY)
+                    .then_some(&state),
+                command: CommandRecord {
+                    id: Uuid::now_v7(),
+                    user_id: origin.user_id,
+                    idempotency_key: origin.idempotency_key,
+                    request_hash: origin.request_hash,
+                    seat: actor_seat.map(i16::from),
+                    command: serde_json::to_value(command).map_err(anyhow::Error::from)?,
+                    response: serde_json::to_string(&result).map_err(anyhow::Error::from)?,
+                },
+                clocks: plan.clocks(),
+                seats: &seat_updates,
+                mail: &mail,
             },
-            clocks: plan.clocks(),
-            seats: &seat_updates,
-            mail: &mail,
-        },
-    )
-    .await?;
+            &live,
+        )
+        .await?;
     if !written {
         return Ok(None);
     }
-    publisher.publish(&live);
     Ok(Some(Applied {
         context: context.after(version, now, &pending, &plan, &seat_updates),
         result,

@@ -81,43 +81,258 @@ pub struct Mail<'a> {
     pub data: &'a Value,
 }
 
-/// The head row, the events and the command record: every append has them.
+/// The rows of one or more appends (of different games), as the columns the statement
+/// `unnest`s: each row carries its game's id, and each part joins the head rows that moved, so
+/// every game's append is written or not on its own compare-and-set.
+#[derive(Default)]
+pub struct Rows {
+    // One per game.
+    game_ids: Vec<Uuid>,
+    expected_versions: Vec<i64>,
+    versions: Vec<i64>,
+    statuses: Vec<String>,
+    /// Postgres array literals (`{0,2}`): arrays of arrays must be rectangular.
+    pendings: Vec<String>,
+    outcomes: Vec<Option<Value>>,
+    ats: Vec<DateTime<Utc>>,
+    // One per event.
+    event_games: Vec<Uuid>,
+    event_seqs: Vec<i64>,
+    event_kinds: Vec<String>,
+    event_payloads: Vec<Value>,
+    event_audiences: Vec<Option<String>>,
+    event_actors: Vec<Option<i16>>,
+    event_commands: Vec<Uuid>,
+    event_ats: Vec<DateTime<Utc>>,
+    // One per command (one per game).
+    command_ids: Vec<Uuid>,
+    command_users: Vec<Option<Uuid>>,
+    command_keys: Vec<Option<String>>,
+    command_hashes: Vec<Option<Vec<u8>>>,
+    command_seats: Vec<Option<i16>>,
+    commands: Vec<Value>,
+    command_first_seqs: Vec<i64>,
+    command_responses: Vec<String>,
+    // One per state snapshot.
+    snapshot_games: Vec<Uuid>,
+    snapshot_rules_versions: Vec<i32>,
+    snapshot_states: Vec<String>,
+    // One per clock to disarm, and per clock to arm.
+    disarm_games: Vec<Uuid>,
+    disarm_seats: Vec<i16>,
+    arm_games: Vec<Uuid>,
+    arm_seats: Vec<i16>,
+    arm_kinds: Vec<&'static str>,
+    arm_started: Vec<DateTime<Utc>>,
+    arm_due: Vec<DateTime<Utc>>,
+    arm_remind: Vec<Option<DateTime<Utc>>>,
+    arm_keys: Vec<Option<String>>,
+    // One per seat update.
+    seat_games: Vec<Uuid>,
+    seat_numbers: Vec<i16>,
+    seat_banks: Vec<Option<i64>>,
+    seat_timeouts: Vec<Option<i32>>,
+    seat_states: Vec<Option<&'static str>>,
+    // One per mail.
+    mail_ids: Vec<Uuid>,
+    mail_games: Vec<Uuid>,
+    mail_users: Vec<Uuid>,
+    mail_kinds: Vec<String>,
+    mail_keys: Vec<String>,
+    mail_data: Vec<Value>,
+}
+
+impl Rows {
+    /// The rows of one append.
+    pub fn of<S: Serialize>(append: &Append<'_, S>) -> Result<Self, sqlx::Error> {
+        let mut rows = Self::default();
+        let game = append.game_id;
+        rows.game_ids.push(game);
+        rows.expected_versions.push(append.expected_version);
+        rows.versions.push(append.version);
+        rows.statuses.push(append.status.to_string());
+        let pending: Vec<String> = append.pending.iter().map(i16::to_string).collect();
+        rows.pendings.push(format!("{{{}}}", pending.join(",")));
+        rows.outcomes.push(append.outcome.clone());
+        rows.ats.push(append.at);
+        let events = &append.events;
+        let command = &append.command;
+        for i in 0..events.seqs.len() {
+            rows.event_games.push(game);
+            rows.event_seqs.push(events.seqs[i]);
+            rows.event_kinds.push(events.kinds[i].to_string());
+            rows.event_payloads.push(events.payloads[i].clone());
+            rows.event_audiences.push(events.audiences[i].clone());
+            rows.event_actors.push(events.actors[i]);
+            rows.event_commands.push(command.id);
+            rows.event_ats.push(append.at);
+        }
+        rows.command_ids.push(command.id);
+        rows.command_users.push(command.user_id);
+        rows.command_keys
+            .push(command.idempotency_key.map(str::to_string));
+        rows.command_hashes
+            .push(command.request_hash.map(<[u8]>::to_vec));
+        rows.command_seats.push(command.seat);
+        rows.commands.push(command.command.clone());
+        rows.command_first_seqs.push(append.first_seq);
+        rows.command_responses.push(command.response.clone());
+        if let Some(state) = append.snapshot {
+            rows.snapshot_games.push(game);
+            rows.snapshot_rules_versions.push(append.rules_version);
+            rows.snapshot_states
+                .push(serde_json::to_string(state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?);
+        }
+        for &seat in append.clocks.disarm {
+            rows.disarm_games.push(game);
+            rows.disarm_seats.push(seat);
+        }
+        for deadline in append.clocks.arm {
+            rows.arm_games.push(game);
+            rows.arm_seats.push(deadline.seat);
+            rows.arm_kinds.push(deadline.kind);
+            rows.arm_started.push(deadline.turn_started_at);
+            rows.arm_due.push(deadline.due_at);
+            rows.arm_remind.push(deadline.remind_at);
+            rows.arm_keys.push(deadline.timer_key.clone());
+        }
+        for update in append.seats {
+            rows.seat_games.push(game);
+            rows.seat_numbers.push(update.seat);
+            rows.seat_banks.push(update.bank_secs);
+            rows.seat_timeouts.push(update.timeouts);
+            rows.seat_states.push(update.state);
+        }
+        for mail in append.mail {
+            rows.mail_ids.push(Uuid::now_v7());
+            rows.mail_games.push(game);
+            rows.mail_users.push(mail.user_id);
+            rows.mail_kinds.push(mail.kind.to_string());
+            rows.mail_keys.push(mail.dedupe_key.to_string());
+            rows.mail_data.push(mail.data.clone());
+        }
+        Ok(rows)
+    }
+
+    /// The games these rows append to, one per append.
+    pub fn game_ids(&self) -> &[Uuid] {
+        &self.game_ids
+    }
+
+    /// Adds (a copy of) another append's rows, of another game: a batch holds each game once.
+    pub fn extend(&mut self, other: &Rows) {
+        macro_rules! extend {
+            ($($field:ident),*) => { $(self.$field.extend_from_slice(&other.$field);)* };
+        }
+        extend!(
+            game_ids,
+            expected_versions,
+            versions,
+            statuses,
+            pendings,
+            outcomes,
+            ats,
+            event_games,
+            event_seqs,
+            event_kinds,
+            event_payloads,
+            event_audiences,
+            event_actors,
+            event_commands,
+            event_ats,
+            command_ids,
+            command_users,
+            command_keys,
+            command_hashes,
+            command_seats,
+            commands,
+            command_first_seqs,
+            command_responses,
+            snapshot_games,
+            snapshot_rules_versions,
+            snapshot_states,
+            disarm_games,
+            disarm_seats,
+            arm_games,
+            arm_seats,
+            arm_kinds,
+            arm_started,
+            arm_due,
+            arm_remind,
+            arm_keys,
+            seat_games,
+            seat_numbers,
+            seat_banks,
+            seat_timeouts,
+            seat_states,
+            mail_ids,
+            mail_games,
+            mail_users,
+            mail_kinds,
+            mail_keys,
+            mail_data
+        );
+    }
+}
+
+/// The head rows, the events and the command records: every append has them.
 const CORE: &str = "moved AS (
-       UPDATE games SET version = $3, status = $4, pending_seats = $5, outcome = $6,
-                        finished_at = CASE WHEN $4 = 'finished' THEN $7 END,
-                        turn_started_at = CASE WHEN pending_seats = $5 THEN turn_started_at
-                                               ELSE $7 END
-        WHERE id = $1 AND version = $2
-       RETURNING id
+       UPDATE games g
+          SET version = i.version, status = i.status, pending_seats = i.pending::smallint[],
+              outcome = i.outcome,
+              finished_at = CASE WHEN i.status = 'finished' THEN i.at END,
+              turn_started_at = CASE WHEN g.pending_seats = i.pending::smallint[]
+                                     THEN g.turn_started_at ELSE i.at END
+         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
+                     $6::jsonb[], $7::timestamptz[])
+              AS i(id, expected, version, status, pending, outcome, at)
+        WHERE g.id = i.id AND g.version = i.expected
+       RETURNING g.id, i.version
      ), appended AS (
        INSERT INTO game_events (game_id, seq, type, schema_version, payload, audience, actor,
                                 command_id, created_at)
-       SELECT moved.id, e.seq, e.type, $8, e.payload, e.audience::smallint[], e.actor, $9, $7
-         FROM moved, unnest($10::bigint[], $11::text[], $12::jsonb[], $13::text[], $14::smallint[])
-              AS e(seq, type, payload, audience, actor)
+       SELECT e.game_id, e.seq, e.type, $8, e.payload, e.audience::smallint[], e.actor,
+              e.command_id, e.at
+         FROM unnest($9::uuid[], $10::bigint[], $11::text[], $12::jsonb[], $13::text[],
+                     $14::smallint[], $15::uuid[], $16::timestamptz[])
+              AS e(game_id, seq, type, payload, audience, actor, command_id, at)
+         JOIN moved ON moved.id = e.game_id
      ), recorded AS (
        INSERT INTO game_commands (id, game_id, user_id, idempotency_key, request_hash, seat,
                                   command, first_seq, last_seq, response_status, response)
-       SELECT $9, moved.id, $17, $18, $19, $20, $21, $22, $3, 200, $23 FROM moved
+       SELECT c.id, c.game_id, c.user_id, c.key, c.hash, c.seat, c.command, c.first_seq,
+              moved.version, 200, c.response
+         FROM unnest($17::uuid[], $18::uuid[], $19::uuid[], $20::text[], $21::bytea[],
+                     $22::smallint[], $23::jsonb[], $24::bigint[], $25::text[])
+              AS c(id, game_id, user_id, key, hash, seat, command, first_seq, response)
+         JOIN moved ON moved.id = c.game_id
      )";
 
 const SNAPSHOT: &str = "cached AS (
        -- The start writes the cache row. Were it missing (a rebuild under way), the state is
        -- folded from the log when next read, and the rebuild writes it anew.
-       UPDATE game_state c SET version = $3, rules_version = $15, state = $16, updated_at = $7
-         FROM moved WHERE c.game_id = moved.id
+       UPDATE game_state c
+          SET version = moved.version, rules_version = s.rules_version, state = s.state,
+              updated_at = now()
+         FROM unnest($26::uuid[], $27::int[], $28::text[]) AS s(game_id, rules_version, state)
+         JOIN moved ON moved.id = s.game_id
+        WHERE c.game_id = s.game_id
      )";
 
 const DISARM: &str = "disarmed AS (
-       DELETE FROM deadlines d USING moved WHERE d.game_id = moved.id AND d.seat = ANY($24)
+       DELETE FROM deadlines d
+        USING unnest($29::uuid[], $30::smallint[]) AS x(game_id, seat)
+         JOIN moved ON moved.id = x.game_id
+        WHERE d.game_id = x.game_id AND d.seat = x.seat
      )";
 
 const ARM: &str = "armed AS (
        INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
-       SELECT moved.id, a.seat, a.kind, a.started, a.due, a.remind, a.key
-         FROM moved, unnest($25::smallint[], $26::text[], $27::timestamptz[],
-                            $28::timestamptz[], $29::timestamptz[], $30::text[])
-              AS a(seat, kind, started, due, remind, key)
+       SELECT a.game_id, a.seat, a.kind, a.started, a.due, a.remind, a.key
+         FROM unnest($31::uuid[], $32::smallint[], $33::text[], $34::timestamptz[],
+                     $35::timestamptz[], $36::timestamptz[], $37::text[])
+              AS a(game_id, seat, kind, started, due, remind, key)
+         JOIN moved ON moved.id = a.game_id
        ON CONFLICT (game_id, seat) DO UPDATE
           SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
               due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
@@ -129,117 +344,100 @@ const SEATS: &str = "seated AS (
           SET bank_secs = COALESCE(u.bank, s.bank_secs),
               timeouts = COALESCE(u.timeouts, s.timeouts),
               state = COALESCE(u.state, s.state)
-         FROM moved, unnest($31::smallint[], $32::bigint[], $33::int[], $34::text[])
-              AS u(seat, bank, timeouts, state)
-        WHERE s.game_id = moved.id AND s.seat = u.seat
+         FROM unnest($38::uuid[], $39::smallint[], $40::bigint[], $41::int[], $42::text[])
+              AS u(game_id, seat, bank, timeouts, state)
+         JOIN moved ON moved.id = u.game_id
+        WHERE s.game_id = u.game_id AND s.seat = u.seat
      )";
 
 const MAIL: &str = "mailed AS (
        INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
-       SELECT m.id, m.user_id, m.kind, moved.id, m.key, m.data, 'pending'
-         FROM moved, unnest($35::uuid[], $36::uuid[], $37::text[], $38::text[], $39::jsonb[])
-              AS m(id, user_id, kind, key, data)
+       SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, 'pending'
+         FROM unnest($43::uuid[], $44::uuid[], $45::uuid[], $46::text[], $47::text[],
+                     $48::jsonb[])
+              AS m(id, game_id, user_id, kind, key, data)
+         JOIN moved ON moved.id = m.game_id
        ON CONFLICT (user_id, dedupe_key) DO NOTHING
      )";
 
-/// Writes an append; `Ok(false)` if the game was no longer at `expected_version` (nothing
-/// was written).
-pub async fn write<S: Serialize + Sync>(
-    conn: &mut PgConnection,
-    append: &Append<'_, S>,
-) -> Result<bool, sqlx::Error> {
-    let arm = append.clocks.arm;
-    let arm_seats: Vec<i16> = arm.iter().map(|d| d.seat).collect();
-    let arm_kinds: Vec<&str> = arm.iter().map(|d| d.kind).collect();
-    let arm_started: Vec<DateTime<Utc>> = arm.iter().map(|d| d.turn_started_at).collect();
-    let arm_due: Vec<DateTime<Utc>> = arm.iter().map(|d| d.due_at).collect();
-    let arm_remind: Vec<Option<DateTime<Utc>>> = arm.iter().map(|d| d.remind_at).collect();
-    let arm_keys: Vec<Option<&str>> = arm.iter().map(|d| d.timer_key.as_deref()).collect();
-    let seat_numbers: Vec<i16> = append.seats.iter().map(|s| s.seat).collect();
-    let seat_banks: Vec<Option<i64>> = append.seats.iter().map(|s| s.bank_secs).collect();
-    let seat_timeouts: Vec<Option<i32>> = append.seats.iter().map(|s| s.timeouts).collect();
-    let seat_states: Vec<Option<&str>> = append.seats.iter().map(|s| s.state).collect();
-    let command = &append.command;
-    let mail_ids: Vec<Uuid> = append.mail.iter().map(|_| Uuid::now_v7()).collect();
-    let mail_users: Vec<Uuid> = append.mail.iter().map(|m| m.user_id).collect();
-    let mail_kinds: Vec<&str> = append.mail.iter().map(|m| m.kind).collect();
-    let mail_keys: Vec<&str> = append.mail.iter().map(|m| m.dedupe_key).collect();
-    let mail_data: Vec<&Value> = append.mail.iter().map(|m| m.data).collect();
+/// The constraint a reused idempotency key violates.
+const IDEMPOTENCY_KEY: &str = "game_commands_game_id_user_id_idempotency_key_key";
+
+/// Whether an error is a reused idempotency key: the append lost to the first use of it.
+pub fn is_reused_key(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(e) if e.constraint() == Some(IDEMPOTENCY_KEY))
+}
+
+/// Writes the rows of one or more appends in one statement; returns the games whose appends
+/// were written (their head was still at the expected version). A statement is atomic: an
+/// error (a reused idempotency key among them) writes none of them.
+pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid>, sqlx::Error> {
     // Only the parts that have something to write are in the statement: every table a
     // statement touches costs locks and executor set-up, whether it writes a row or not.
     let mut parts = vec![CORE];
-    let snapshot = match append.snapshot {
-        Some(state) => {
-            parts.push(SNAPSHOT);
-            Some(serde_json::to_string(state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?)
+    for (part, needed) in [
+        (SNAPSHOT, !rows.snapshot_games.is_empty()),
+        (DISARM, !rows.disarm_games.is_empty()),
+        (ARM, !rows.arm_games.is_empty()),
+        (SEATS, !rows.seat_games.is_empty()),
+        (MAIL, !rows.mail_games.is_empty()),
+    ] {
+        if needed {
+            parts.push(part);
         }
-        None => None,
-    };
-    if !append.clocks.disarm.is_empty() {
-        parts.push(DISARM);
     }
-    if !arm.is_empty() {
-        parts.push(ARM);
-    }
-    if !append.seats.is_empty() {
-        parts.push(SEATS);
-    }
-    if !append.mail.is_empty() {
-        parts.push(MAIL);
-    }
-    let sql = format!("WITH {} SELECT count(*) FROM moved", parts.join(", "));
-    let written: Result<i64, sqlx::Error> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
-        .bind(append.game_id)
-        .bind(append.expected_version)
-        .bind(append.version)
-        .bind(append.status)
-        .bind(append.pending)
-        .bind(&append.outcome)
-        .bind(append.at)
+    let sql = format!("WITH {} SELECT id FROM moved", parts.join(", "));
+    sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .bind(&rows.game_ids)
+        .bind(&rows.expected_versions)
+        .bind(&rows.versions)
+        .bind(&rows.statuses)
+        .bind(&rows.pendings)
+        .bind(&rows.outcomes)
+        .bind(&rows.ats)
         .bind(EVENT_SCHEMA_VERSION)
-        .bind(command.id)
-        .bind(&append.events.seqs)
-        .bind(&append.events.kinds)
-        .bind(&append.events.payloads)
-        .bind(&append.events.audiences)
-        .bind(&append.events.actors)
-        .bind(append.rules_version)
-        .bind(snapshot)
-        .bind(command.user_id)
-        .bind(command.idempotency_key)
-        .bind(command.request_hash)
-        .bind(command.seat)
-        .bind(&command.command)
-        .bind(append.first_seq)
-        .bind(&command.response)
-        .bind(append.clocks.disarm)
-        .bind(&arm_seats)
-        .bind(&arm_kinds)
-        .bind(&arm_started)
-        .bind(&arm_due)
-        .bind(&arm_remind)
-        .bind(&arm_keys)
-        .bind(&seat_numbers)
-        .bind(&seat_banks)
-        .bind(&seat_timeouts)
-        .bind(&seat_states)
-        .bind(&mail_ids)
-        .bind(&mail_users)
-        .bind(&mail_kinds)
-        .bind(&mail_keys)
-        .bind(&mail_data)
-        .fetch_one(conn)
-        .await;
-    match written {
-        Ok(written) => Ok(written >= 1),
-        // The key was used before: nothing was written; the caller reads the stored answer.
-        Err(sqlx::Error::Database(e))
-            if e.constraint() == Some("game_commands_game_id_user_id_idempotency_key_key") =>
-        {
-            Ok(false)
-        }
-        Err(e) => Err(e),
-    }
+        .bind(&rows.event_games)
+        .bind(&rows.event_seqs)
+        .bind(&rows.event_kinds)
+        .bind(&rows.event_payloads)
+        .bind(&rows.event_audiences)
+        .bind(&rows.event_actors)
+        .bind(&rows.event_commands)
+        .bind(&rows.event_ats)
+        .bind(&rows.command_ids)
+        .bind(&rows.game_ids)
+        .bind(&rows.command_users)
+        .bind(&rows.command_keys)
+        .bind(&rows.command_hashes)
+        .bind(&rows.command_seats)
+        .bind(&rows.commands)
+        .bind(&rows.command_first_seqs)
+        .bind(&rows.command_responses)
+        .bind(&rows.snapshot_games)
+        .bind(&rows.snapshot_rules_versions)
+        .bind(&rows.snapshot_states)
+        .bind(&rows.disarm_games)
+        .bind(&rows.disarm_seats)
+        .bind(&rows.arm_games)
+        .bind(&rows.arm_seats)
+        .bind(&rows.arm_kinds)
+        .bind(&rows.arm_started)
+        .bind(&rows.arm_due)
+        .bind(&rows.arm_remind)
+        .bind(&rows.arm_keys)
+        .bind(&rows.seat_games)
+        .bind(&rows.seat_numbers)
+        .bind(&rows.seat_banks)
+        .bind(&rows.seat_timeouts)
+        .bind(&rows.seat_states)
+        .bind(&rows.mail_ids)
+        .bind(&rows.mail_games)
+        .bind(&rows.mail_users)
+        .bind(&rows.mail_kinds)
+        .bind(&rows.mail_keys)
+        .bind(&rows.mail_data)
+        .fetch_all(conn)
+        .await
 }
 
 /// Arms and disarms clocks outside an append (at the start of a game, when a player returns,

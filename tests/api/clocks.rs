@@ -207,7 +207,7 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
     let before = detail(&w.app, game, &late).await;
     let version = before["version"].as_i64().unwrap();
     assert_eq!(
-        process_due(&w.app.pool, &w.app.publisher, 10)
+        process_due(&w.app.pool, &w.app.committer, 10)
             .await
             .unwrap()
             .timeouts,
@@ -215,7 +215,7 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
         "not due yet"
     );
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    let pass = process_due(&w.app.pool, &w.app.publisher, 10)
+    let pass = process_due(&w.app.pool, &w.app.committer, 10)
         .await
         .unwrap();
     assert_eq!(pass.timeouts, 1, "{pass:?}");
@@ -254,7 +254,7 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
     tokio::time::sleep(Duration::from_millis(1300)).await;
     // (The Flying Dutchman game above may time out again meanwhile.)
     assert!(
-        process_due(&w.app.pool, &w.app.publisher, 10)
+        process_due(&w.app.pool, &w.app.committer, 10)
             .await
             .unwrap()
             .timeouts
@@ -278,19 +278,19 @@ async fn a_reminder_goes_out_when_four_fifths_of_the_time_are_used() {
     let first = first_to_act(&w.app, game, &table).await;
     w.notifier.deliver_due(50).await.unwrap();
     assert_eq!(
-        process_due(&w.app.pool, &w.app.publisher, 10)
+        process_due(&w.app.pool, &w.app.committer, 10)
             .await
             .unwrap()
             .reminders,
         0
     );
     tokio::time::sleep(Duration::from_millis(2600)).await;
-    let pass = process_due(&w.app.pool, &w.app.publisher, 10)
+    let pass = process_due(&w.app.pool, &w.app.committer, 10)
         .await
         .unwrap();
     assert_eq!((pass.reminders, pass.timeouts), (1, 0), "{pass:?}");
     assert_eq!(
-        process_due(&w.app.pool, &w.app.publisher, 10)
+        process_due(&w.app.pool, &w.app.committer, 10)
             .await
             .unwrap()
             .reminders,
@@ -317,7 +317,7 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     let gone = first_to_act(&w.app, game, &table).await.clone();
     tokio::time::sleep(Duration::from_millis(1300)).await;
     assert_eq!(
-        process_due(&w.app.pool, &w.app.publisher, 10)
+        process_due(&w.app.pool, &w.app.committer, 10)
             .await
             .unwrap()
             .timeouts,
@@ -343,7 +343,7 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
                 .act(game, &gone, version, &json!({"type": "pass_pawn"}))
                 .await
                 .assert_problem(409, "seat_abandoned");
-            bot_moves += process_due(&w.app.pool, &w.app.publisher, 10)
+            bot_moves += process_due(&w.app.pool, &w.app.committer, 10)
                 .await
                 .unwrap()
                 .bot_moves;
@@ -412,7 +412,7 @@ async fn a_timeout_racing_a_move_never_applies_both() {
                 .act(game, mover, version, &json!({"type": "pass_pawn"})),
             async {
                 tokio::time::sleep(Duration::from_millis(60)).await;
-                process_due(&w.app.pool, &w.app.publisher, 10)
+                process_due(&w.app.pool, &w.app.committer, 10)
                     .await
                     .unwrap()
             },
@@ -540,7 +540,7 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
     let gone = first_to_act(&w.app, game, &table).await.clone();
     tokio::time::sleep(Duration::from_millis(1300)).await;
     assert_eq!(
-        process_due(&w.app.pool, &w.app.publisher, 10)
+        process_due(&w.app.pool, &w.app.committer, 10)
             .await
             .unwrap()
             .timeouts,
@@ -565,7 +565,7 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
         }
         let pending = state["pending"][0].as_u64().unwrap() as usize;
         if pending == seat {
-            process_due(&w.app.pool, &w.app.publisher, 10)
+            process_due(&w.app.pool, &w.app.committer, 10)
                 .await
                 .unwrap();
         } else {
@@ -652,7 +652,7 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    let pass = process_due(&w.app.pool, &w.app.publisher, 10)
+    let pass = process_due(&w.app.pool, &w.app.committer, 10)
         .await
         .unwrap();
     assert_eq!(pass.timeouts, 0, "{pass:?}");

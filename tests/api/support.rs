@@ -4,7 +4,7 @@
 use kontor::app::Application;
 use kontor::config::Config;
 use kontor::embedded_pg::{Durability, EmbeddedPostgres};
-use kontor::live::Publisher;
+use kontor::service::committer::Committer;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::PgPool;
@@ -107,8 +107,8 @@ pub struct TestApp {
     pub database: String,
     /// The server's configuration (with the port it actually listens on).
     pub config: Config,
-    /// The server's live publisher, for workers a test runs by hand.
-    pub publisher: Publisher,
+    /// The server's committer, for workers a test runs by hand.
+    pub committer: Committer,
 }
 
 /// Options for a test server.
@@ -150,7 +150,7 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     let app = Application::build(config, pool.clone()).expect("building the app");
     let address = format!("http://127.0.0.1:{}", app.port());
     let config = app.state.config.clone();
-    let publisher = app.state.publisher.clone();
+    let committer = app.state.committer.clone();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
@@ -158,7 +158,7 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
         client: reqwest::Client::new(),
         database,
         config,
-        publisher,
+        committer,
     }
 }
 

@@ -1,0 +1,183 @@
+//! Group commit: the appends of concurrent commands on different games are written together,
+//! in one statement and one transaction, and announced to live streams once they commit.
+//!
+//! Why: with durable commits, most of what PostgreSQL spends on an action is per statement and
+//! per transaction (executor set-up for each table the append writes, the commit record and
+//! waiting for its flush, waking the backend), not per row. While some batches are being
+//! written, the appends that arrive queue up and go together in the next one, so under load a
+//! statement carries many actions, and an action alone is written at once.
+//!
+//! Each game's append still stands on its own compare-and-set (see `store::append`): a batch
+//! holds a game at most once, and a game is never in two batches at the same time, so two
+//! batches never wait on each other's head rows. A batch that fails as a whole (a reused
+//! idempotency key among its appends) is written again one append at a time, so each gets its
+//! own answer.
+
+use crate::live::Publisher;
+use crate::store::append::{self, Append, Rows};
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::PgPool;
+use std::collections::{HashSet, VecDeque};
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+/// Batches written at the same time; while all are busy, appends queue for the next ones.
+const IN_FLIGHT: usize = 3;
+/// The most appends in one statement.
+const MAX_BATCH: usize = 64;
+
+/// A handle on the instance's group committer.
+#[derive(Clone)]
+pub struct Committer {
+    jobs: mpsc::UnboundedSender<Job>,
+}
+
+struct Job {
+    game_id: Uuid,
+    rows: Rows,
+    note: String,
+    written: oneshot::Sender<Result<bool, sqlx::Error>>,
+}
+
+impl Committer {
+    /// Starts the committer; it ends when every handle is dropped.
+    pub fn start(pool: PgPool, publisher: Publisher) -> Self {
+        let (jobs, receiver) = mpsc::unbounded_channel();
+        tokio::spawn(dispatch(pool, publisher, receiver));
+        Self { jobs }
+    }
+
+    /// Writes an append (in a batch with others); `Ok(false)` if the game had moved on or the
+    /// idempotency key was used meanwhile, and nothing was written. Once written, `note` goes
+    /// to live streams.
+    pub async fn append<S: Serialize>(
+        &self,
+        append: &Append<'_, S>,
+        note: &Value,
+    ) -> Result<bool, sqlx::Error> {
+        let (written, answer) = oneshot::channel();
+        let job = Job {
+            game_id: append.game_id,
+            rows: Rows::of(append)?,
+            note: note.to_string(),
+            written,
+        };
+        self.jobs.send(job).map_err(|_| sqlx::Error::PoolClosed)?;
+        answer.await.map_err(|_| sqlx::Error::PoolClosed)?
+    }
+}
+
+async fn dispatch(pool: PgPool, publisher: Publisher, mut jobs: mpsc::UnboundedReceiver<Job>) {
+    let (done_sender, mut done) = mpsc::unbounded_channel::<Vec<Uuid>>();
+    let mut queued: VecDeque<Job> = VecDeque::new();
+    let mut busy: HashSet<Uuid> = HashSet::new();
+    let mut batches_in_flight = 0;
+    let mut open = true;
+    loop {
+        while let Ok(job) = jobs.try_recv() {
+            queued.push_back(job);
+        }
+        if batches_in_flight < IN_FLIGHT {
+            let batch = take_batch(&mut queued, &mut busy);
+            if !batch.is_empty() {
+                batches_in_flight += 1;
+                let (pool, publisher, done) =
+                    (pool.clone(), publisher.clone(), done_sender.clone());
+                tokio::spawn(async move {
+                    let games = batch.iter().map(|job| job.game_id).collect();
+                    commit(&pool, &publisher, batch).await;
+                    let _ = done.send(games);
+                });
+                continue;
+            }
+        }
+        if !open && queued.is_empty() && batches_in_flight == 0 {
+            return;
+        }
+        tokio::select! {
+            job = jobs.recv(), if open => match job {
+                Some(job) => queued.push_back(job),
+                None => open = false,
+            },
+            Some(games) = done.recv() => {
+                batches_in_flight -= 1;
+                for game in games {
+                    busy.remove(&game);
+                }
+            }
+        }
+    }
+}
+
+/// The next batch: queued appends in arrival order, each game once and none that is being
+/// written; the rest stay queued. Sorted by game, so batches lock head rows in one order.
+fn take_batch(queued: &mut VecDeque<Job>, busy: &mut HashSet<Uuid>) -> Vec<Job> {
+    let mut batch = Vec::new();
+    let mut rest = VecDeque::new();
+    while let Some(job) = queued.pop_front() {
+        if batch.len() < MAX_BATCH && busy.insert(job.game_id) {
+            batch.push(job);
+        } else {
+            rest.push_back(job);
+        }
+    }
+    *queued = rest;
+    batch.sort_by_key(|job| job.game_id);
+    batch
+}
+
+async fn commit(pool: &PgPool, publisher: &Publisher, batch: Vec<Job>) {
+    let mut conn = match pool.acquire().await {
+        Ok(conn) => conn,
+        Err(error) => {
+            let message = error.to_string();
+            for job in batch {
+                let _ = job
+                    .written
+                    .send(Err(sqlx::Error::Protocol(message.clone())));
+            }
+            return;
+        }
+    };
+    let together = match batch.as_slice() {
+        [job] => append::write_rows(&mut conn, &job.rows).await,
+        _ => {
+            let mut rows = Rows::default();
+            for job in &batch {
+                rows.extend(&job.rows);
+            }
+            append::write_rows(&mut conn, &rows).await
+        }
+    };
+    let answers: Vec<Result<bool, sqlx::Error>> = match together {
+        Ok(moved) => batch
+            .iter()
+            .map(|job| Ok(moved.contains(&job.game_id)))
+            .collect(),
+        Err(error) if batch.len() > 1 => {
+            tracing::debug!(%error, appends = batch.len(), "a batch failed; writing it one by one");
+            let mut answers = Vec::with_capacity(batch.len());
+            for job in &batch {
+                answers.push(written(append::write_rows(&mut conn, &job.rows).await));
+            }
+            answers
+        }
+        Err(error) => vec![written(Err(error))],
+    };
+    for (job, answer) in batch.into_iter().zip(answers) {
+        if matches!(answer, Ok(true)) {
+            publisher.publish_text(job.note);
+        }
+        let _ = job.written.send(answer);
+    }
+}
+
+/// Whether one append was written: a reused idempotency key means it lost to the first use.
+fn written(result: Result<Vec<Uuid>, sqlx::Error>) -> Result<bool, sqlx::Error> {
+    match result {
+        Ok(moved) => Ok(!moved.is_empty()),
+        Err(e) if append::is_reused_key(&e) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
