@@ -5,6 +5,7 @@ mod audit;
 mod bad_input;
 mod bots;
 mod clocks;
+mod committer;
 mod contract;
 mod games;
 mod golden;
