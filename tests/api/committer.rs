@@ -21,14 +21,6 @@ async fn head_version(app: &TestApp, game: Uuid) -> i64 {
         .unwrap()
 }
 
-async fn seqs(app: &TestApp, game: Uuid) -> Vec<i64> {
-    sqlx::query_scalar("SELECT seq FROM game_events WHERE game_id = $1 ORDER BY seq")
-        .bind(game)
-        .fetch_all(&app.pool)
-        .await
-        .unwrap()
-}
-
 /// One marker event for `game`, decided on version `at`, under `key`.
 struct Marker {
     game: Uuid,
@@ -135,7 +127,7 @@ async fn appends_to_many_games_go_together_and_each_stands_on_its_own_version() 
         );
         let expected: Vec<i64> = (1..=expected_heads[i]).collect();
         assert_eq!(
-            seqs(&app, game).await,
+            app.event_seqs(game).await,
             expected,
             "game {i}: no gap, no duplicate"
         );
@@ -186,7 +178,7 @@ async fn actions_on_many_games_at_once_each_get_their_own_answer() {
         assert!(new_version > *version);
         assert_eq!(head_version(&app, *game).await, new_version);
         let expected: Vec<i64> = (1..=new_version).collect();
-        assert_eq!(seqs(&app, *game).await, expected);
+        assert_eq!(app.event_seqs(*game).await, expected);
     }
 }
 

@@ -25,14 +25,6 @@ async fn version(app: &TestApp, game: Uuid, user: &User) -> i64 {
         .unwrap()
 }
 
-async fn seqs(app: &TestApp, game: Uuid) -> Vec<i64> {
-    sqlx::query_scalar("SELECT seq FROM game_events WHERE game_id = $1 ORDER BY seq")
-        .bind(game)
-        .fetch_all(&app.pool)
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn the_view_shows_version_pending_and_legal_actions() {
     let app = spawn_app().await;
@@ -312,7 +304,7 @@ async fn twenty_clients_at_once_with_the_same_version_one_wins() {
     for reply in replies.iter().filter(|r| r.status == 409) {
         reply.assert_problem(409, "version_conflict");
     }
-    let seqs = seqs(&app, game).await;
+    let seqs = app.event_seqs(game).await;
     let expected: Vec<i64> = (1..=seqs.len() as i64).collect();
     assert_eq!(seqs, expected, "no gap, no duplicate");
     assert_eq!(

@@ -320,6 +320,15 @@ impl TestApp {
     }
 
     /// Submits an action with a fresh idempotency key.
+    /// The sequence numbers in a game's log, in order.
+    pub async fn event_seqs(&self, game: Uuid) -> Vec<i64> {
+        sqlx::query_scalar("SELECT seq FROM game_events WHERE game_id = $1 ORDER BY seq")
+            .bind(game)
+            .fetch_all(&self.pool)
+            .await
+            .unwrap()
+    }
+
     pub async fn act(&self, game: Uuid, user: &User, version: i64, action: &Value) -> Reply {
         let key = Uuid::new_v4().to_string();
         self.call(
