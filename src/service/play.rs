@@ -264,10 +264,10 @@ pub struct Attempt<'a> {
 /// Applies one action in at most two statements: one read (head, seats and clocks, a stored
 /// answer for the key, the state cache) — skipped when this instance's own last write left the
 /// game at the version the client sent (see `service::cache`) — then the rules engine decides,
-/// then one write that appends only if the game is still at the version decided on
-/// (compare-and-set on the head row). A write that loses the race writes nothing; the caller
-/// then gets the stored answer (same key) or 409. The primary key `(game_id, seq)` is the
-/// backstop.
+/// then one write (shared with other games' appends, see `service::committer`) that appends
+/// only if the game is still at the version decided on (compare-and-set on the head row). A
+/// write that loses the race writes nothing; the caller then gets the stored answer (same key)
+/// or 409. The primary key `(game_id, seq)` is the backstop.
 pub async fn submit(
     pool: &PgPool,
     cache: &ContextCache,
@@ -285,8 +285,8 @@ pub async fn submit(
         serde_json::to_vec(&(expected_version, request.seat, &request.action)).expect("json"),
     )
     .to_vec();
-    // A connection for reading, held until the end (never wait for one while holding one);
-    // the append is written by the committer's own connections.
+    // A connection for reading, acquired when first needed and given back before the append,
+    // which the committer writes with its own (never wait for a connection while holding one).
     let mut conn = None;
     let (context, cached_state) = match cache.get(game_id, expected_version) {
         Some((context, state)) => (context, Some(state)),
