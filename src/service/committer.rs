@@ -85,9 +85,11 @@ async fn dispatch(pool: PgPool, publisher: Publisher, mut jobs: mpsc::UnboundedR
                 let (pool, publisher, done) =
                     (pool.clone(), publisher.clone(), done_sender.clone());
                 tokio::spawn(async move {
-                    let games = batch.iter().map(|job| job.game_id).collect();
+                    let _finished = Finished {
+                        games: batch.iter().map(|job| job.game_id).collect(),
+                        done,
+                    };
                     commit(&pool, &publisher, batch).await;
-                    let _ = done.send(games);
                 });
                 continue;
             }
@@ -107,6 +109,19 @@ async fn dispatch(pool: PgPool, publisher: Publisher, mut jobs: mpsc::UnboundedR
                 }
             }
         }
+    }
+}
+
+/// Tells the dispatcher that a batch is over when dropped: after it was written, and also if
+/// writing it panicked, so its games are never left marked busy.
+struct Finished {
+    games: Vec<Uuid>,
+    done: mpsc::UnboundedSender<Vec<Uuid>>,
+}
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        let _ = self.done.send(std::mem::take(&mut self.games));
     }
 }
 
