@@ -101,6 +101,24 @@ fn seed_of(header: &ExportHeader) -> Result<[u8; 32], Failure> {
     Ok(seed)
 }
 
+/// Checks that the recorded event is the one the seed and the command give, then applies it.
+fn apply_recorded<R: Rules>(
+    state: &mut R::State,
+    event: &R::Event,
+    recorded: &ExportEvent,
+) -> Result<(), Failure> {
+    let expected = serde_json::to_value(event).expect("events serialise");
+    if expected != recorded.event.data {
+        return Err(mismatch(
+            recorded.event.seq,
+            &expected,
+            &recorded.event.data,
+        ));
+    }
+    R::evolve(state, event);
+    Ok(())
+}
+
 fn mismatch(seq: i64, expected: &Value, recorded: &Value) -> Failure {
     Failure::at(
         seq,
@@ -179,15 +197,7 @@ fn verify<R: Rules>(
         let recorded = events
             .get(index)
             .ok_or_else(|| Failure::general("the log ends inside the setup"))?;
-        let expected = serde_json::to_value(event).expect("events serialise");
-        if expected != recorded.event.data {
-            return Err(mismatch(
-                recorded.event.seq,
-                &expected,
-                &recorded.event.data,
-            ));
-        }
-        R::evolve(&mut state, event);
+        apply_recorded::<R>(&mut state, event, recorded)?;
         index += 1;
         progress.events += 1;
     }
@@ -237,15 +247,7 @@ fn verify<R: Rules>(
                     .ok_or_else(|| {
                         Failure::at(seq, "the log lacks events this command produces")
                     })?;
-                let expected = serde_json::to_value(event).expect("events serialise");
-                if expected != recorded.event.data {
-                    return Err(mismatch(
-                        recorded.event.seq,
-                        &expected,
-                        &recorded.event.data,
-                    ));
-                }
-                R::evolve(&mut state, event);
+                apply_recorded::<R>(&mut state, event, recorded)?;
                 progress.events += 1;
                 at += 1;
             }
