@@ -5,7 +5,6 @@ use crate::smtp::SmtpSink;
 use crate::support::*;
 use futures_util::future::join;
 use kontor::notify::Notifier;
-use kontor::service::deadlines::process_due;
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -76,6 +75,19 @@ async fn detail(app: &TestApp, game: Uuid, user: &User) -> Value {
 }
 
 /// The player who must act first.
+/// A three-player Steel Driver game with one second per move, `abandon_after: 1` and
+/// `on_abandon`, whose first player to act has just timed out: the players, the game and that
+/// player.
+async fn timed_out_once(w: &World, on_abandon: &str) -> (Vec<User>, Uuid, User) {
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let control = json!({"seconds_per_move": 1, "abandon_after": 1, "on_abandon": on_abandon});
+    let game = timed_game(&w.app, "steel-driver", control, &table).await;
+    let gone = first_to_act(&w.app, game, &table).await.clone();
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert_eq!(w.app.run_deadlines().await.timeouts, 1);
+    (table, game, gone)
+}
+
 async fn first_to_act<'a>(app: &TestApp, game: Uuid, players: &'a [User]) -> &'a User {
     let seat = detail(app, game, &players[0]).await["pending"][0]
         .as_u64()
@@ -206,18 +218,9 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
     let late = first_to_act(&w.app, game, &table).await.clone();
     let before = detail(&w.app, game, &late).await;
     let version = before["version"].as_i64().unwrap();
-    assert_eq!(
-        process_due(&w.app.pool, &w.app.committer, 10)
-            .await
-            .unwrap()
-            .timeouts,
-        0,
-        "not due yet"
-    );
+    assert_eq!(w.app.run_deadlines().await.timeouts, 0, "not due yet");
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    let pass = process_due(&w.app.pool, &w.app.committer, 10)
-        .await
-        .unwrap();
+    let pass = w.app.run_deadlines().await;
     assert_eq!(pass.timeouts, 1, "{pass:?}");
     let types = types_after(&w.app, game, version).await;
     assert_eq!(types[0], "kontor.turn_timed_out", "{types:?}");
@@ -253,13 +256,7 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(1300)).await;
     // (The Flying Dutchman game above may time out again meanwhile.)
-    assert!(
-        process_due(&w.app.pool, &w.app.committer, 10)
-            .await
-            .unwrap()
-            .timeouts
-            >= 1
-    );
+    assert!(w.app.run_deadlines().await.timeouts >= 1);
     let types = types_after(&w.app, game, version).await;
     assert_eq!(types, ["kontor.turn_timed_out", "pawn_passed"]);
 }
@@ -277,26 +274,11 @@ async fn a_reminder_goes_out_when_four_fifths_of_the_time_are_used() {
     .await;
     let first = first_to_act(&w.app, game, &table).await;
     w.notifier.deliver_due(50).await.unwrap();
-    assert_eq!(
-        process_due(&w.app.pool, &w.app.committer, 10)
-            .await
-            .unwrap()
-            .reminders,
-        0
-    );
+    assert_eq!(w.app.run_deadlines().await.reminders, 0);
     tokio::time::sleep(Duration::from_millis(2600)).await;
-    let pass = process_due(&w.app.pool, &w.app.committer, 10)
-        .await
-        .unwrap();
+    let pass = w.app.run_deadlines().await;
     assert_eq!((pass.reminders, pass.timeouts), (1, 0), "{pass:?}");
-    assert_eq!(
-        process_due(&w.app.pool, &w.app.committer, 10)
-            .await
-            .unwrap()
-            .reminders,
-        0,
-        "once per turn"
-    );
+    assert_eq!(w.app.run_deadlines().await.reminders, 0, "once per turn");
     w.notifier.deliver_due(50).await.unwrap();
     let reminders: Vec<(String, String)> = mails(&w.sink)
         .into_iter()
@@ -311,18 +293,7 @@ async fn a_reminder_goes_out_when_four_fifths_of_the_time_are_used() {
 #[tokio::test]
 async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     let w = world().await;
-    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
-    let control = json!({"seconds_per_move": 1, "abandon_after": 1, "on_abandon": "bot"});
-    let game = timed_game(&w.app, "steel-driver", control, &table).await;
-    let gone = first_to_act(&w.app, game, &table).await.clone();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
-    assert_eq!(
-        process_due(&w.app.pool, &w.app.committer, 10)
-            .await
-            .unwrap()
-            .timeouts,
-        1
-    );
+    let (table, game, gone) = timed_out_once(&w, "bot").await;
     let now = detail(&w.app, game, &gone).await;
     let seat = now["your_seat"].as_u64().unwrap() as usize;
     assert_eq!(now["seats"][seat]["state"], "abandoned");
@@ -343,10 +314,7 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
                 .act(game, &gone, version, &json!({"type": "pass_pawn"}))
                 .await
                 .assert_problem(409, "seat_abandoned");
-            bot_moves += process_due(&w.app.pool, &w.app.committer, 10)
-                .await
-                .unwrap()
-                .bot_moves;
+            bot_moves += w.app.run_deadlines().await.bot_moves;
             if bot_moves >= 2 {
                 break;
             }
@@ -412,9 +380,7 @@ async fn a_timeout_racing_a_move_never_applies_both() {
                 .act(game, mover, version, &json!({"type": "pass_pawn"})),
             async {
                 tokio::time::sleep(Duration::from_millis(60)).await;
-                process_due(&w.app.pool, &w.app.committer, 10)
-                    .await
-                    .unwrap()
+                w.app.run_deadlines().await
             },
         )
         .await;
@@ -534,18 +500,7 @@ async fn a_vacation_stops_the_clocks_within_the_yearly_allowance() {
 #[tokio::test]
 async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
     let w = world().await;
-    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
-    let control = json!({"seconds_per_move": 1, "abandon_after": 1, "on_abandon": "forfeit"});
-    let game = timed_game(&w.app, "steel-driver", control, &table).await;
-    let gone = first_to_act(&w.app, game, &table).await.clone();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
-    assert_eq!(
-        process_due(&w.app.pool, &w.app.committer, 10)
-            .await
-            .unwrap()
-            .timeouts,
-        1
-    );
+    let (table, game, gone) = timed_out_once(&w, "forfeit").await;
     let seat = detail(&w.app, game, &gone).await["your_seat"]
         .as_u64()
         .unwrap() as usize;
@@ -565,9 +520,7 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
         }
         let pending = state["pending"][0].as_u64().unwrap() as usize;
         if pending == seat {
-            process_due(&w.app.pool, &w.app.committer, 10)
-                .await
-                .unwrap();
+            w.app.run_deadlines().await;
         } else {
             bots::play(&w.app, game, &table, bots::steel_driver, step, 1).await;
         }
@@ -652,9 +605,7 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    let pass = process_due(&w.app.pool, &w.app.committer, 10)
-        .await
-        .unwrap();
+    let pass = w.app.run_deadlines().await;
     assert_eq!(pass.timeouts, 0, "{pass:?}");
     let types = types_after(&w.app, game, 0).await;
     assert!(

@@ -5,6 +5,7 @@ use kontor::app::Application;
 use kontor::config::Config;
 use kontor::embedded_pg::{Durability, EmbeddedPostgres};
 use kontor::service::committer::Committer;
+use kontor::service::deadlines::{Pass, process_due};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::PgPool;
@@ -320,6 +321,11 @@ impl TestApp {
     }
 
     /// Submits an action with a fresh idempotency key.
+    /// Runs the deadline worker's pass by hand (test servers run no workers).
+    pub async fn run_deadlines(&self) -> Pass {
+        process_due(&self.pool, &self.committer, 10).await.unwrap()
+    }
+
     /// The sequence numbers in a game's log, in order.
     pub async fn event_seqs(&self, game: Uuid) -> Vec<i64> {
         sqlx::query_scalar("SELECT seq FROM game_events WHERE game_id = $1 ORDER BY seq")
