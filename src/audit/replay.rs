@@ -1,7 +1,7 @@
 //! Refolding stored games: `kontor replay --check` and `kontor rebuild`.
 
 use crate::games::GameKind;
-use crate::service::decode_rules_events;
+use crate::service::fold_to;
 use crate::store::{events, games};
 use crate::with_rules;
 use serde_json::Value;
@@ -33,7 +33,6 @@ async fn refold(
     );
     let kind = GameKind::parse(&head.kind)
         .ok_or_else(|| anyhow::anyhow!("unknown game kind {}", head.kind))?;
-    let rows = events::load(&mut *conn, game_id, 1, version).await?;
     let state = with_rules!(kind, R => {
         anyhow::ensure!(
             head.rules_version as u32 == R::RULES_VERSION,
@@ -41,8 +40,7 @@ async fn refold(
             head.rules_version,
             R::RULES_VERSION
         );
-        let decoded = decode_rules_events::<R>(&rows)?;
-        serde_json::to_value(R::fold(&decoded))?
+        serde_json::to_value(fold_to::<R>(conn, game_id, version).await?)?
     });
     Ok((version, head.rules_version, state))
 }

@@ -208,15 +208,8 @@ pub async fn state_from<R: Rules>(
 ) -> anyhow::Result<R::State> {
     if let Some((cached_version, cached)) = cached.filter(|&(v, _)| v <= version) {
         match serde_json::from_str::<R::State>(cached) {
-            Ok(mut state) => {
-                if cached_version < version {
-                    let rows =
-                        events::load(&mut *conn, game_id, cached_version + 1, version).await?;
-                    for event in &decode_rules_events::<R>(&rows)? {
-                        R::evolve(&mut state, event);
-                    }
-                }
-                return Ok(state);
+            Ok(state) => {
+                return fold_onto::<R>(conn, game_id, state, cached_version, version).await;
             }
             Err(error) => {
                 tracing::warn!(game = %game_id, %error, "state cache does not decode; refolding")
@@ -232,7 +225,22 @@ pub async fn fold_to<R: Rules>(
     game_id: Uuid,
     version: i64,
 ) -> anyhow::Result<R::State> {
-    let rows = events::load(&mut *conn, game_id, 1, version).await?;
-    let decoded = decode_rules_events::<R>(&rows)?;
-    Ok(R::fold(&decoded))
+    fold_onto::<R>(conn, game_id, R::State::default(), 0, version).await
+}
+
+/// Folds the events after version `from` up to version `to` onto `state` (the state at `from`).
+async fn fold_onto<R: Rules>(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    mut state: R::State,
+    from: i64,
+    to: i64,
+) -> anyhow::Result<R::State> {
+    if from < to {
+        let rows = events::load(&mut *conn, game_id, from + 1, to).await?;
+        for event in &decode_rules_events::<R>(&rows)? {
+            R::evolve(&mut state, event);
+        }
+    }
+    Ok(state)
 }
