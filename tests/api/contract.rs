@@ -209,3 +209,39 @@ fn the_readme_documents_every_setting_and_command() {
         );
     }
 }
+
+/// The repository is self-contained: each game's rules specification lives beside its code,
+/// and no document points outside the repository.
+#[test]
+fn each_game_keeps_its_rules_beside_its_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for kind in kontor::games::GameKind::ALL {
+        let folder = root.join("src/games").join(kind.as_str().replace('-', "_"));
+        let rules = std::fs::read_to_string(folder.join("RULES.md"))
+            .unwrap_or_else(|_| panic!("{} has no RULES.md", folder.display()));
+        assert!(
+            rules.starts_with("# "),
+            "{}: RULES.md has no title",
+            kind.as_str()
+        );
+    }
+    let mut documents = vec![root.join("README.md")];
+    documents.extend(
+        rust_files(&root.join("src"))
+            .into_iter()
+            .chain(rust_files(&root.join("tests"))),
+    );
+    for rules in ["flying_dutchman", "steel_driver"] {
+        documents.push(root.join("src/games").join(rules).join("RULES.md"));
+    }
+    for document in documents {
+        let text = std::fs::read_to_string(&document).unwrap();
+        // Split so that this file does not match itself.
+        let outside = [concat!("..", "/shared"), concat!("shared", "/rules")];
+        assert!(
+            !outside.iter().any(|needle| text.contains(needle)),
+            "{} points outside the repository",
+            document.display()
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! The Flying Dutchman (Der fliegende Holländer, Klaus Teuber 1992; Japanese edition 2016).
 //!
 //! A pure rules engine behind [`Rules`]: the specification is
-//! `shared/rules/flying-dutchman.md`; the board is data (`board.json`).
+//! `RULES.md` beside this file; the board is data (`board.json`).
 //!
 //! Public API in short:
 //! * [`FlyingDutchman`] implements [`Rules`] (`KIND = "flying-dutchman"`, 3–6 seats).

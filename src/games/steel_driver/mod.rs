@@ -1,7 +1,7 @@
 //! Steel Driver (Martin Wallace, 2008): 3–6 investors auction the control of six railway
 //! companies, build their networks across the USA for five rounds, and finally deliver goods.
 //!
-//! The rules are `../shared/rules/steel-driver.md` (decisions marked there); the map is the
+//! The rules are `RULES.md` beside this file (decisions marked there); the map is the
 //! data in `map.json`. All information is public, so every viewer sees the same view and
 //! events are never redacted.
 //!
