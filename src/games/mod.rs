@@ -9,6 +9,8 @@ pub mod flying_dutchman;
 pub mod rng;
 pub mod simulate;
 pub mod steel_driver;
+#[cfg(test)]
+pub mod testing;
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::fmt::Debug;

@@ -2,8 +2,8 @@
 //! from the ghost ship. Both only read what their seat may know (own hand, public state).
 
 use super::board::{Colour, SpaceId, SpaceKind, board};
-use super::model::{MAX_STANDING_OFFERS, PASS_LIMIT, Phase, State, is_gold};
 use super::protocol::{BidHorseshoe, Command, PaymentTerm, Sign, bid_value};
+use super::state::{MAX_STANDING_OFFERS, PASS_LIMIT, Phase, State, is_gold};
 use super::view::promised;
 use crate::games::{BotLevel, GameRng, Seat};
 

@@ -6,13 +6,13 @@
 //! state plus a small [`Proj`] of the few numbers the earlier events of the same command change.
 
 use super::board::{Colour, SpaceId, SpaceKind, board};
-use super::model::{
-    ALL_HORSESHOES, DIE_A, DIE_B, EndReason, HORSESHOES_DEALT, MAX_STANDING_OFFERS, MoveReason,
-    Options, PASS_LIMIT, Phase, SHARES_DEALT, State, is_gold, is_horseshoe,
-};
 use super::protocol::{
-    ActionTaken, BidHorseshoe, Command, DiceRoll, Event, ExtraChoice, Offer, PaymentTerm,
-    RevealResult, RevealedBid, ShipPayment, Sign, Transfer, bid_value,
+    ActionTaken, BidHorseshoe, Command, DiceRoll, EndReason, Event, ExtraChoice, MoveReason, Offer,
+    Options, PaymentTerm, RevealResult, RevealedBid, ShipPayment, Sign, Transfer, bid_value,
+};
+use super::state::{
+    ALL_HORSESHOES, DIE_A, DIE_B, HORSESHOES_DEALT, MAX_STANDING_OFFERS, PASS_LIMIT, Phase,
+    SHARES_DEALT, State, is_gold, is_horseshoe,
 };
 use crate::games::{Actor, GameRng, RuleError, Seat};
 

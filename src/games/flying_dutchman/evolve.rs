@@ -1,8 +1,8 @@
 //! `evolve`: applies one event to the state, in place. Never random, never fails.
 
 use super::board::{SpaceKind, board};
-use super::model::{Phase, Player, START_KONTOR_CARDS, START_SMITH_CARDS, State};
 use super::protocol::{ActionTaken, Event, ExtraChoice, RevealResult};
+use super::state::{Phase, Player, START_KONTOR_CARDS, START_SMITH_CARDS, State};
 use crate::games::Seat;
 
 pub(super) fn evolve(state: &mut State, event: &Event) {
@@ -145,7 +145,7 @@ pub(super) fn evolve(state: &mut State, event: &Event) {
             state.phase = match result {
                 RevealResult::SoleMover { seat } => Phase::Move {
                     seat: *seat,
-                    reason: super::model::MoveReason::SoleBid,
+                    reason: super::protocol::MoveReason::SoleBid,
                 },
                 RevealResult::Tie { seats } => Phase::Declaration {
                     tie: seats.clone(),
@@ -157,7 +157,7 @@ pub(super) fn evolve(state: &mut State, event: &Event) {
         Event::DiceOff { winner, .. } => {
             state.phase = Phase::Move {
                 seat: *winner,
-                reason: super::model::MoveReason::DiceOff,
+                reason: super::protocol::MoveReason::DiceOff,
             };
         }
         Event::Declared { to, .. } => {

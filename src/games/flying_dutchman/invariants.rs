@@ -1,8 +1,8 @@
 //! The facts of section 9 of the rules, checked on any state.
 
 use super::board::{Colour, board};
-use super::model::{ALL_HORSESHOES, Phase, START_KONTOR_CARDS, START_SMITH_CARDS, State};
 use super::protocol::ExtraChoice;
+use super::state::{ALL_HORSESHOES, Phase, START_KONTOR_CARDS, START_SMITH_CARDS, State};
 use super::view::{pending, promised};
 
 /// Checks the invariants of a state once the first round has started (the setup events
@@ -180,7 +180,7 @@ pub fn check_invariants(state: &State) -> Result<(), String> {
     // The step.
     match &state.phase {
         Phase::Finished { reason } => {
-            use super::model::EndReason;
+            use super::protocol::EndReason;
             let left = state.active_count();
             let ok = match reason {
                 EndReason::RoundMarkerAt18 => state.round_marker == last && left >= 2,

@@ -53,8 +53,8 @@ mod bots;
 mod decide;
 mod evolve;
 mod invariants;
-mod model;
 mod protocol;
+mod state;
 mod view;
 
 #[cfg(test)]
@@ -65,14 +65,12 @@ pub use board::{
 };
 pub use decide::ERROR_CODES;
 pub use invariants::check_invariants;
-pub use model::{
-    ALL_HORSESHOES, BoardId, DIE_A, DIE_B, Edition, EndReason, MoveReason, Options, Phase, Player,
-    State, ValueTrack,
-};
 pub use protocol::{
-    ActionTaken, BidHorseshoe, Command, DiceRoll, Event, ExtraChoice, Offer, PaymentTerm,
-    RevealResult, RevealedBid, ShipPayment, Sign, Transfer, bid_value,
+    ActionTaken, BidHorseshoe, BoardId, Command, DiceRoll, Edition, EndReason, Event, ExtraChoice,
+    MoveReason, Offer, Options, PaymentTerm, RevealResult, RevealedBid, ShipPayment, Sign,
+    Transfer, ValueTrack, bid_value,
 };
+pub use state::{ALL_HORSESHOES, DIE_A, DIE_B, Phase, Player, State};
 pub use view::{
     CommandKind, Decision, Declaration, HiddenView, HorseshoeView, IncomeChoice, Legal, MarkerView,
     PlayerView, PromiseLimit, StepView, View,
@@ -247,7 +245,8 @@ pub fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, Opti
         };
     }
     if let Some(value) = map.get("negotiation_deadline_secs") {
-        let range = model::MIN_NEGOTIATION_DEADLINE_SECS..=model::MAX_NEGOTIATION_DEADLINE_SECS;
+        let range =
+            protocol::MIN_NEGOTIATION_DEADLINE_SECS..=protocol::MAX_NEGOTIATION_DEADLINE_SECS;
         let secs = value
             .as_u64()
             .filter(|s| range.contains(&(u32::try_from(*s).unwrap_or(u32::MAX))))

@@ -1,10 +1,140 @@
-//! Commands and events: the wire format of the game (both are stored and documented).
+//! The wire format of the game: options, commands and events (all stored and documented).
 
 use super::board::{Colour, SpaceId};
-use super::model::{EndReason, MoveReason, Options};
 use crate::games::Seat;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+/// Which rules edition: only the starting money differs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FdEdition)]
+pub enum Edition {
+    /// The 1992 rules: 25 ducats each.
+    #[serde(rename = "1992")]
+    E1992,
+    /// The 2016 Japanese edition: 35 ducats each (the default).
+    #[default]
+    #[serde(rename = "2016")]
+    E2016,
+}
+
+impl Edition {
+    pub fn starting_ducats(self) -> i64 {
+        match self {
+            Edition::E1992 => 25,
+            Edition::E2016 => 35,
+        }
+    }
+}
+
+/// The chests of the value track: `[0, 2, 3, …, 18]` (default) or `[0, 1, 2, …, 18]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = FdValueTrack)]
+pub enum ValueTrack {
+    #[default]
+    WithoutOne,
+    WithOne,
+}
+
+const TRACK_WITHOUT_ONE: [u8; 18] = [
+    0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+];
+const TRACK_WITH_ONE: [u8; 19] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+];
+
+impl ValueTrack {
+    /// The chest values, index = chest position.
+    pub fn chests(self) -> &'static [u8] {
+        match self {
+            ValueTrack::WithoutOne => &TRACK_WITHOUT_ONE,
+            ValueTrack::WithOne => &TRACK_WITH_ONE,
+        }
+    }
+
+    /// The position of chest 2, where every marker starts.
+    pub fn start(self) -> u8 {
+        match self {
+            ValueTrack::WithoutOne => 1,
+            ValueTrack::WithOne => 2,
+        }
+    }
+
+    /// The position of chest 18: the round marker there ends the game.
+    pub fn last(self) -> u8 {
+        (self.chests().len() - 1) as u8
+    }
+}
+
+/// The board to play on; only the built-in one exists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = FdBoardId)]
+pub enum BoardId {
+    /// The proposed stand-in for the printed board (24 spaces, 40 lines).
+    #[default]
+    Standard,
+}
+
+pub const DEFAULT_NEGOTIATION_DEADLINE_SECS: u32 = 86_400;
+pub const MIN_NEGOTIATION_DEADLINE_SECS: u32 = 60;
+pub const MAX_NEGOTIATION_DEADLINE_SECS: u32 = 1_209_600;
+
+/// Game options, stored with every default filled in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = FdOptions)]
+pub struct Options {
+    /// `"1992"` (25 ducats) or `"2016"` (35 ducats, the default).
+    pub edition: Edition,
+    /// `"without_one"` (default) or `"with_one"`: whether the value track has a "1" chest.
+    pub value_track: ValueTrack,
+    /// The board: only `"standard"`.
+    pub board: BoardId,
+    /// Seconds a tie's negotiation may last before it counts as "no agreement"
+    /// (60..=1209600; default 86400).
+    pub negotiation_deadline_secs: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            edition: Edition::E2016,
+            value_track: ValueTrack::WithoutOne,
+            board: BoardId::Standard,
+            negotiation_deadline_secs: DEFAULT_NEGOTIATION_DEADLINE_SECS,
+        }
+    }
+}
+
+/// Why a ghost-ship move was made by these movers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = FdMoveReason)]
+pub enum MoveReason {
+    /// The one best valid bid.
+    SoleBid,
+    /// No valid bid: the highest dice roll.
+    DiceOff,
+    /// All tied players declared the same destination.
+    Declaration,
+    /// The tied players agreed in a negotiation.
+    Agreement,
+}
+
+/// Why the game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = FdEndReason)]
+pub enum EndReason {
+    /// The round marker reached chest 18 (the 16th ship landing).
+    RoundMarkerAt18,
+    /// Everybody else went bankrupt.
+    LastPlayerStanding,
+    /// The last players went bankrupt in the same landing (a decision of ours: they share the win).
+    AllBankrupt,
+}
 
 /// Plus or minus, fixed when a silver horseshoe is bid.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

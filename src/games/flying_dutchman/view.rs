@@ -3,8 +3,9 @@
 
 use super::board::{BoardRef, Colour, SpaceId, board};
 use super::decide::{Proj, is_pending, scores};
-use super::model::{EndReason, MoveReason, Options, Phase, State, is_gold};
 use super::protocol::{ActionTaken, BidHorseshoe, Command, Event, ExtraChoice, Offer, RevealedBid};
+use super::protocol::{EndReason, MoveReason, Options};
+use super::state::{Phase, State, is_gold};
 use crate::games::{Outcome, Seat, Viewer};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -523,7 +524,7 @@ pub(super) fn legal(state: &State, seat: Seat) -> Legal {
             if !p.horseshoes.is_empty() {
                 legal.commands.push(CommandKind::Bid);
             }
-            if p.horseshoes.len() <= super::model::PASS_LIMIT {
+            if p.horseshoes.len() <= super::state::PASS_LIMIT {
                 legal.commands.push(CommandKind::Pass);
             }
             legal.lucky_number = Some(state.lucky_number);
@@ -547,7 +548,7 @@ pub(super) fn legal(state: &State, seat: Seat) -> Legal {
         Phase::Negotiation { tie, offers, .. } => {
             legal.decision = Decision::Negotiate;
             let mine = offers.iter().filter(|o| o.by == seat).count();
-            if mine < super::model::MAX_STANDING_OFFERS {
+            if mine < super::state::MAX_STANDING_OFFERS {
                 legal.commands.push(CommandKind::MakeOffer);
             }
             if offers
@@ -633,7 +634,7 @@ pub(super) fn pass_command(state: &State, seat: Seat) -> Option<Command> {
     }
     match &state.phase {
         Phase::Action { .. } => (state.players[usize::from(seat)].horseshoes.len()
-            <= super::model::PASS_LIMIT)
+            <= super::state::PASS_LIMIT)
             .then_some(Command::Pass),
         Phase::Negotiation { .. } => Some(Command::NoAgreement),
         Phase::ExtraRound { .. } => Some(Command::DropOut),

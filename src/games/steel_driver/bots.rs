@@ -10,7 +10,7 @@
 
 use super::decide::{buildable, markers_in_boxes, score_goods, scoring_cities, takeable};
 use super::map::{CityId, LinkId, MAP, bits};
-use super::model::{Command, Company};
+use super::protocol::{Command, Company};
 use super::state::{Phase, ROUNDS, State};
 use super::transcontinental::Sides;
 use crate::games::{BotLevel, GameRng, Seat};

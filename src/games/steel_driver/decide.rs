@@ -7,7 +7,7 @@
 //! turn order and control.
 
 use super::map::{LinkId, MAP};
-use super::model::{Command, Company, CompanyAmount, Event, FinalProfit, Payment};
+use super::protocol::{Command, Company, CompanyAmount, Event, FinalProfit, Payment};
 use super::state::{CompanyState, Phase, ROUNDS, State, Turns, cubes_per_round};
 use super::transcontinental;
 use crate::games::{Actor, RuleError, Seat};
@@ -628,7 +628,7 @@ fn delivering_company(state: &State) -> Result<Company, RuleError> {
 }
 
 /// The bonus for `path`, completed by `company`: $50 to it, $30 to each other company on it.
-fn bonus_event(company: Company, path: super::model::TranscontinentalPath) -> Event {
+fn bonus_event(company: Company, path: super::protocol::TranscontinentalPath) -> Event {
     let mut bonuses = vec![CompanyAmount {
         company,
         amount: 50,

@@ -3,7 +3,7 @@
 //! [`check_progress`].
 
 use super::map::{MAP, bits};
-use super::model::Company;
+use super::protocol::Company;
 use super::state::{Phase, ROUNDS, SHARES, State, TRACK_PIECES};
 
 /// Checks the invariants of one state; the error says which fact fails.

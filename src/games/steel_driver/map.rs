@@ -5,7 +5,7 @@
 //! engine, so a company's network is a pair of `u64` bitsets. On the wire (commands, events,
 //! views) they are written as the map's string ids (`"SEA"`, `"SEA-POR"`).
 
-use super::model::Colour;
+use super::protocol::Colour;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;

@@ -5,10 +5,11 @@
 //! data in `map.json`. All information is public, so every viewer sees the same view and
 //! events are never redacted.
 //!
-//! Layout: [`map`] (data and validation), [`model`] (options, commands, events), [`state`]
-//! (the position and `evolve`), [`decide`] (validation and the automatic steps),
-//! [`transcontinental`] (the bonus paths), [`view`] (views and legal actions), [`bots`],
-//! [`invariants`].
+//! Layout (the template of `src/games/README.md`): [`protocol`] (options, commands, events),
+//! [`state`] (the position), [`decide`] (validation and the automatic steps), [`evolve`]
+//! (how events change the position), [`view`] (views and legal actions), [`bots`],
+//! [`invariants`], [`map`] (the map data and its validation); beside them
+//! [`transcontinental`] (the bonus paths).
 //!
 //! # Decisions where the specification is silent
 //! (The spec's own **\[D\]** marks are implemented as written.)
@@ -32,24 +33,21 @@
 
 pub mod bots;
 pub mod decide;
+pub mod evolve;
 pub mod invariants;
 pub mod map;
-pub mod model;
+pub mod protocol;
 pub mod state;
 pub mod transcontinental;
 pub mod view;
 
-#[cfg(test)]
-mod props;
-#[cfg(test)]
-mod referee;
 #[cfg(test)]
 mod tests;
 
 pub use decide::ERROR_CODES;
 pub use invariants::{check_invariants, check_progress};
 pub use map::{CityId, LinkId, MAP, MAP_ID, Map, MapError};
-pub use model::{Colour, Command, Company, Event, Options};
+pub use protocol::{Colour, Command, Company, Event, Options};
 pub use state::State;
 pub use view::{Legal, View};
 

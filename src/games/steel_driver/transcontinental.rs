@@ -5,7 +5,7 @@
 //! the completing company is between company sets: one shortest representative path each.
 
 use super::map::{CityId, LinkId, MAX_CITIES, Map};
-use super::model::{Company, TranscontinentalPath};
+use super::protocol::{Company, TranscontinentalPath};
 
 /// Whether New York and San Francisco are joined by the track of `links`.
 pub fn joined(map: &Map, links: u64) -> bool {

@@ -2,7 +2,7 @@
 
 use super::decide::{buildable, markers_in_boxes, scoring_cities, takeable};
 use super::map::{CityId, LinkId, MAP, MAP_ID, bits};
-use super::model::{Colour, Command, Company, TranscontinentalPath};
+use super::protocol::{Colour, Command, Company, TranscontinentalPath};
 use super::state::{Phase, ROUNDS, SHARES, State};
 use super::transcontinental::Sides;
 use crate::games::{Outcome, Seat};

@@ -6,8 +6,8 @@
 //! It also checks that `legal` offers exactly what `decide` accepts, argument by argument.
 
 use super::super::*;
-use crate::games::simulate::play_game;
-use crate::games::{Actor, BotLevel, GameRng, Rules, Seat};
+use crate::games::testing::{bot_mix, judge_bot_games};
+use crate::games::{Actor, GameRng, Rules, Seat};
 
 /// Active seats in table order, starting at `start`.
 fn active_from(state: &State, start: Seat) -> Vec<Seat> {
@@ -398,56 +398,39 @@ fn check(notes: &mut Notes, before: &State, after: &State, event: &Event) -> Res
 
 #[test]
 fn every_event_follows_its_rule_in_bot_games() {
-    for seats in 3..=6u8 {
-        for game in 0..150u64 {
-            let bots: Vec<BotLevel> = (0..seats)
-                .map(|i| {
-                    if (game >> i) & 1 == 1 {
-                        BotLevel::Sensible
-                    } else {
-                        BotLevel::Random
-                    }
-                })
-                .collect();
-            let options = Options {
-                edition: if game % 4 < 2 {
-                    Edition::E1992
-                } else {
-                    Edition::E2016
-                },
-                value_track: if game % 2 == 0 {
-                    ValueTrack::WithoutOne
-                } else {
-                    ValueTrack::WithOne
-                },
-                ..Options::default()
-            };
-            let seed = 7_000_000 + u64::from(seats) * 10_000 + game;
-            let mut notes = Notes::default();
-            let mut before = State::default();
-            let mut failure = None;
-            play_game::<FlyingDutchman>(&options, &bots, seed, |state, event| {
-                if failure.is_none() && before.round > 0 {
-                    if let Err(e) = check(&mut notes, &before, state, event) {
-                        failure = Some(format!("{e} at {event:?}"));
-                    }
-                } else if let Event::RoundStarted {
-                    start_player,
-                    round,
-                    ..
-                } = event
-                {
-                    notes.previous_start = Some(*start_player);
-                    notes.round = *round;
-                }
-                before.clone_from(state);
-            })
-            .unwrap_or_else(|e| panic!("seats {seats} seed {seed}: {e}"));
-            if let Some(f) = failure {
-                panic!("seats {seats} seed {seed}: {f}");
+    let options = |game: u64| Options {
+        edition: if game % 4 < 2 {
+            Edition::E1992
+        } else {
+            Edition::E2016
+        },
+        value_track: if game.is_multiple_of(2) {
+            ValueTrack::WithoutOne
+        } else {
+            ValueTrack::WithOne
+        },
+        ..Options::default()
+    };
+    judge_bot_games::<FlyingDutchman, Notes>(
+        7_000_000,
+        150,
+        options,
+        |notes, before, after, event| {
+            if before.round > 0 {
+                return check(notes, before, after, event);
             }
-        }
-    }
+            if let Event::RoundStarted {
+                start_player,
+                round,
+                ..
+            } = event
+            {
+                notes.previous_start = Some(*start_player);
+                notes.round = *round;
+            }
+            Ok(())
+        },
+    );
 }
 
 // ---------------------------------------------------------------- legal = decide
@@ -554,21 +537,13 @@ fn legal_is_exact(state: &State, seat: Seat) -> Result<(), String> {
 }
 
 /// At most this many standing offers per member.
-use super::super::model::MAX_STANDING_OFFERS as MAX_OFFERS;
+use super::super::state::MAX_STANDING_OFFERS as MAX_OFFERS;
 
 #[test]
 fn legal_offers_exactly_what_decide_accepts() {
     for game in 0..24u64 {
         let seats = 3 + (game % 4) as u8;
-        let bots: Vec<BotLevel> = (0..seats)
-            .map(|i| {
-                if (game >> i) & 1 == 1 {
-                    BotLevel::Sensible
-                } else {
-                    BotLevel::Random
-                }
-            })
-            .collect();
+        let bots = bot_mix(game, seats);
         let mut rng = GameRng::from_u64(game);
         let mut bot_rng = GameRng::from_u64(game + 99);
         let options = Options::default();

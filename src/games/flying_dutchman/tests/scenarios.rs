@@ -46,8 +46,7 @@ fn event_of<'a>(events: &'a [Event], tag: &str) -> &'a Event {
 fn a_pass_with_five_horseshoes_is_refused_and_with_four_allowed() {
     let mut state = new_game(3);
     set_horseshoes(&mut state, 0, &[1, 1, 10, 10, 30]);
-    let error = refuse(&state, 0, Command::Pass);
-    assert_eq!(error.code, "too_many_horseshoes_to_pass");
+    when(&state, 0, Command::Pass).then_refused("too_many_horseshoes_to_pass");
     assert_eq!(FlyingDutchman::pass_command(&state, 0), None);
 
     set_horseshoes(&mut state, 0, &[1, 1, 10, 30]);
@@ -61,14 +60,8 @@ fn a_pass_with_five_horseshoes_is_refused_and_with_four_allowed() {
 fn a_bid_with_two_gold_horseshoes_is_refused() {
     let mut state = new_game(3);
     set_horseshoes(&mut state, 0, &[1, 10, 30, 31]);
-    assert_eq!(
-        refuse(&state, 0, bid(&[30, 31])).code,
-        "two_gold_horseshoes"
-    );
-    assert_eq!(
-        refuse(&state, 0, bid(&[30, 31, 1])).code,
-        "two_gold_horseshoes"
-    );
+    when(&state, 0, bid(&[30, 31])).then_refused("two_gold_horseshoes");
+    when(&state, 0, bid(&[30, 31, 1])).then_refused("two_gold_horseshoes");
     // One gold and signed silver is fine.
     act(&mut state, 0, bid(&[30, -1, 10]));
     assert_eq!(state.players[0].action, Some(ActionTaken::Bid { size: 3 }));
@@ -78,12 +71,12 @@ fn a_bid_with_two_gold_horseshoes_is_refused() {
 fn malformed_bids_are_refused() {
     let mut state = new_game(3);
     set_horseshoes(&mut state, 0, &[1, 10, 30]);
-    assert_eq!(refuse(&state, 0, bid(&[])).code, "empty_bid");
-    assert_eq!(refuse(&state, 0, bid(&[-30])).code, "negative_gold");
-    assert_eq!(refuse(&state, 0, bid(&[20])).code, "unknown_horseshoe");
-    assert_eq!(refuse(&state, 0, bid(&[1, 1])).code, "unknown_horseshoe");
-    assert_eq!(refuse(&state, 0, bid(&[5])).code, "unknown_horseshoe");
-    assert_eq!(refuse(&state, 0, bid(&[49])).code, "unknown_horseshoe");
+    when(&state, 0, bid(&[])).then_refused("empty_bid");
+    when(&state, 0, bid(&[-30])).then_refused("negative_gold");
+    when(&state, 0, bid(&[20])).then_refused("unknown_horseshoe");
+    when(&state, 0, bid(&[1, 1])).then_refused("unknown_horseshoe");
+    when(&state, 0, bid(&[5])).then_refused("unknown_horseshoe");
+    when(&state, 0, bid(&[49])).then_refused("unknown_horseshoe");
 }
 
 #[test]
@@ -117,14 +110,11 @@ fn a_bid_shows_its_size_to_others_and_its_horseshoes_to_the_bidder_only() {
 #[test]
 fn the_wrong_seat_and_the_wrong_step_are_refused() {
     let mut state = new_game(4);
-    assert_eq!(refuse(&state, 2, Command::UseSmith).code, "not_your_turn");
-    assert_eq!(refuse(&state, 9, Command::UseSmith).code, "unknown_seat");
-    assert_eq!(refuse(&state, 0, move_to("BLU_2")).code, "wrong_step");
-    assert_eq!(refuse(&state, 0, Command::DropOut).code, "wrong_step");
-    assert_eq!(
-        refuse(&state, 0, Command::ReturnShares { cards: vec![] }).code,
-        "wrong_step"
-    );
+    when(&state, 2, Command::UseSmith).then_refused("not_your_turn");
+    when(&state, 9, Command::UseSmith).then_refused("unknown_seat");
+    when(&state, 0, move_to("BLU_2")).then_refused("wrong_step");
+    when(&state, 0, Command::DropOut).then_refused("wrong_step");
+    when(&state, 0, Command::ReturnShares { cards: vec![] }).then_refused("wrong_step");
     let mut rng = GameRng::from_u64(1);
     let system = FlyingDutchman::decide(&state, Actor::System, &Command::NoAgreement, &mut rng);
     assert_eq!(system.unwrap_err().code, "not_your_turn");
@@ -139,9 +129,9 @@ fn the_wrong_seat_and_the_wrong_step_are_refused() {
     assert_eq!(legal.decision, Decision::None);
     assert!(legal.commands.is_empty());
     state.players[0].smith_cards = 0;
-    assert_eq!(refuse(&state, 0, Command::UseSmith).code, "no_smith_card");
+    when(&state, 0, Command::UseSmith).then_refused("no_smith_card");
     state.players[0].kontor_cards = 0;
-    assert_eq!(refuse(&state, 0, Command::UseKontor).code, "no_kontor_card");
+    when(&state, 0, Command::UseKontor).then_refused("no_kontor_card");
     let legal = FlyingDutchman::legal(&state, 0);
     assert_eq!(legal.commands, [CommandKind::Bid]);
 }
@@ -156,7 +146,7 @@ fn actions_go_clockwise_from_the_start_player_skipping_the_bankrupt() {
     assert_eq!(FlyingDutchman::pending(&state), [0]);
     act(&mut state, 0, Command::UseSmith);
     assert_eq!(FlyingDutchman::pending(&state), [1]);
-    assert_eq!(refuse(&state, 3, Command::UseSmith).code, "not_your_turn");
+    when(&state, 3, Command::UseSmith).then_refused("not_your_turn");
 }
 
 // ---------------------------------------------------------------- Kontor exchange
@@ -188,38 +178,29 @@ fn a_kontor_exchange_draws_two_then_returns_two_to_the_bottom_in_order() {
             drawn: None
         })
     );
-    assert_eq!(refuse(&state, 1, Command::Pass).code, "not_your_turn");
-    assert_eq!(refuse(&state, 0, Command::Pass).code, "wrong_step");
-    assert_eq!(
-        refuse(&state, 0, Command::ReturnShares { cards: vec![Red] }).code,
-        "must_return_two"
-    );
-    assert_eq!(
-        refuse(
-            &state,
-            0,
-            Command::ReturnShares {
-                cards: vec![Red, Red, Green]
-            }
-        )
-        .code,
-        "must_return_two"
-    );
+    when(&state, 1, Command::Pass).then_refused("not_your_turn");
+    when(&state, 0, Command::Pass).then_refused("wrong_step");
+    when(&state, 0, Command::ReturnShares { cards: vec![Red] }).then_refused("must_return_two");
+    when(
+        &state,
+        0,
+        Command::ReturnShares {
+            cards: vec![Red, Red, Green],
+        },
+    )
+    .then_refused("must_return_two");
     let absent = Colour::ALL
         .into_iter()
         .find(|c| !state.players[0].shares.contains(c))
         .unwrap();
-    assert_eq!(
-        refuse(
-            &state,
-            0,
-            Command::ReturnShares {
-                cards: vec![absent, Red]
-            }
-        )
-        .code,
-        "unknown_share_card"
-    );
+    when(
+        &state,
+        0,
+        Command::ReturnShares {
+            cards: vec![absent, Red],
+        },
+    )
+    .then_refused("unknown_share_card");
     let events = act(
         &mut state,
         0,
@@ -529,13 +510,10 @@ fn the_ghost_ship_never_returns_to_the_previous_space() {
     let legal = FlyingDutchman::legal(&state, 0);
     let names: Vec<&str> = legal.destinations.iter().map(|s| s.name()).collect();
     assert_eq!(names, ["ORA_1", "VIO_2", "GRN_2"]);
-    assert_eq!(
-        refuse(&state, 0, move_to("HOLLAND")).code,
-        "backtrack_not_allowed"
-    );
-    assert_eq!(refuse(&state, 0, move_to("RED_1")).code, "not_adjacent");
-    assert_eq!(refuse(&state, 0, move_to("ATLANTIS")).code, "unknown_space");
-    assert_eq!(refuse(&state, 1, move_to("VIO_2")).code, "not_your_turn");
+    when(&state, 0, move_to("HOLLAND")).then_refused("backtrack_not_allowed");
+    when(&state, 0, move_to("RED_1")).then_refused("not_adjacent");
+    when(&state, 0, move_to("ATLANTIS")).then_refused("unknown_space");
+    when(&state, 1, move_to("VIO_2")).then_refused("not_your_turn");
     let events = act(&mut state, 0, move_to("VIO_2"));
     assert_eq!(
         events[0],
@@ -700,7 +678,7 @@ fn a_payment_that_cannot_be_made_bankrupts_the_player() {
             lucky_number: state.lucky_number,
         }
     );
-    assert_eq!(refuse(&state, 1, Command::Pass).code, "not_your_turn");
+    when(&state, 1, Command::Pass).then_refused("not_your_turn");
     assert!(FlyingDutchman::legal(&state, 1).commands.is_empty());
 }
 
@@ -729,7 +707,7 @@ fn the_game_ends_when_one_player_is_left() {
     assert_eq!(outcome.scores, [Some(44), None, None]);
     // Seat 1 lasted longer than seat 2.
     assert_eq!(outcome.ranks, [1, 2, 3]);
-    assert_eq!(refuse(&state, 0, Command::Pass).code, "game_over");
+    when(&state, 0, Command::Pass).then_refused("game_over");
     assert!(FlyingDutchman::pending(&state).is_empty());
 }
 
@@ -794,14 +772,8 @@ fn island_income_goes_to_the_movers_only() {
         }
     );
     assert_eq!(FlyingDutchman::pending(&state), [0]);
-    assert_eq!(
-        refuse(&state, 1, Command::TakeIncome { colour: Red }).code,
-        "not_your_turn"
-    );
-    assert_eq!(
-        refuse(&state, 0, Command::TakeIncome { colour: Blue }).code,
-        "unknown_share_card"
-    );
+    when(&state, 1, Command::TakeIncome { colour: Red }).then_refused("not_your_turn");
+    when(&state, 0, Command::TakeIncome { colour: Blue }).then_refused("unknown_share_card");
     let legal = FlyingDutchman::legal(&state, 0);
     assert_eq!(legal.decision, Decision::IslandIncome);
     assert_eq!(
@@ -845,10 +817,7 @@ fn tied_movers_who_declare_the_same_island_each_may_take_income() {
         declared: vec![],
     };
     assert_eq!(FlyingDutchman::pending(&state), [1]);
-    assert_eq!(
-        refuse(&state, 2, declare("ISLAND_C2")).code,
-        "not_your_turn"
-    );
+    when(&state, 2, declare("ISLAND_C2")).then_refused("not_your_turn");
     act(&mut state, 1, declare("ISLAND_C2"));
     let events = act(&mut state, 2, declare("ISLAND_C2"));
     assert_eq!(
@@ -1024,21 +993,18 @@ fn a_tie_settled_by_agreement_with_coin_payments() {
     );
     act(&mut state, 0, Command::RejectOffer { offer: 1 });
     // Seat 0 offers blue and 4 ducats to seat 1.
-    assert_eq!(
-        refuse(
-            &state,
-            0,
-            Command::MakeOffer {
-                to: "BLU_2".into(),
-                payments: vec![PaymentTerm {
-                    seat: 1,
-                    amount: 36
-                }],
-            }
-        )
-        .code,
-        "offer_exceeds_coins"
-    );
+    when(
+        &state,
+        0,
+        Command::MakeOffer {
+            to: "BLU_2".into(),
+            payments: vec![PaymentTerm {
+                seat: 1,
+                amount: 36,
+            }],
+        },
+    )
+    .then_refused("offer_exceeds_coins");
     act(
         &mut state,
         0,
@@ -1144,63 +1110,27 @@ fn negotiation_commands_are_checked() {
         payments,
     };
     let pay = |seat, amount| PaymentTerm { seat, amount };
-    assert_eq!(
-        refuse(&state, 0, offer("RED_1", vec![])).code,
-        "not_adjacent"
-    );
-    assert_eq!(
-        refuse(&state, 0, offer("BLU_2", vec![pay(0, 1)])).code,
-        "payment_to_self"
-    );
-    assert_eq!(
-        refuse(&state, 0, offer("BLU_2", vec![pay(2, 1)])).code,
-        "payee_not_in_tie"
-    );
-    assert_eq!(
-        refuse(&state, 0, offer("BLU_2", vec![pay(1, 0)])).code,
-        "invalid_amount"
-    );
-    assert_eq!(
-        refuse(&state, 0, offer("BLU_2", vec![pay(1, 1), pay(1, 2)])).code,
-        "duplicate_payee"
-    );
-    assert_eq!(
-        refuse(&state, 0, Command::AcceptOffer { offer: 1 }).code,
-        "unknown_offer"
-    );
+    when(&state, 0, offer("RED_1", vec![])).then_refused("not_adjacent");
+    when(&state, 0, offer("BLU_2", vec![pay(0, 1)])).then_refused("payment_to_self");
+    when(&state, 0, offer("BLU_2", vec![pay(2, 1)])).then_refused("payee_not_in_tie");
+    when(&state, 0, offer("BLU_2", vec![pay(1, 0)])).then_refused("invalid_amount");
+    when(&state, 0, offer("BLU_2", vec![pay(1, 1), pay(1, 2)])).then_refused("duplicate_payee");
+    when(&state, 0, Command::AcceptOffer { offer: 1 }).then_refused("unknown_offer");
     act(&mut state, 0, offer("BLU_2", vec![pay(1, 30)]));
     // Promises for one destination add up.
-    assert_eq!(
-        refuse(&state, 0, offer("BLU_2", vec![pay(1, 6)])).code,
-        "offer_exceeds_coins"
-    );
+    when(&state, 0, offer("BLU_2", vec![pay(1, 6)])).then_refused("offer_exceeds_coins");
     act(&mut state, 0, offer("ORA_1", vec![pay(1, 35)]));
-    assert_eq!(
-        refuse(&state, 0, Command::AcceptOffer { offer: 1 }).code,
-        "own_offer"
-    );
-    assert_eq!(
-        refuse(&state, 1, Command::WithdrawOffer { offer: 1 }).code,
-        "not_your_offer"
-    );
+    when(&state, 0, Command::AcceptOffer { offer: 1 }).then_refused("own_offer");
+    when(&state, 1, Command::WithdrawOffer { offer: 1 }).then_refused("not_your_offer");
     act(&mut state, 1, Command::RejectOffer { offer: 1 });
-    assert_eq!(
-        refuse(&state, 1, Command::RejectOffer { offer: 1 }).code,
-        "already_rejected"
-    );
+    when(&state, 1, Command::RejectOffer { offer: 1 }).then_refused("already_rejected");
     act(&mut state, 0, Command::WithdrawOffer { offer: 1 });
-    assert_eq!(
-        refuse(&state, 1, Command::AcceptOffer { offer: 1 }).code,
-        "unknown_offer"
-    );
+    when(&state, 1, Command::AcceptOffer { offer: 1 }).then_refused("unknown_offer");
     for _ in 0..4 {
         act(&mut state, 0, offer("GRN_2", vec![]));
     }
-    assert_eq!(
-        refuse(&state, 0, offer("GRN_2", vec![])).code,
-        "too_many_offers"
-    );
-    assert_eq!(refuse(&state, 0, Command::Pass).code, "wrong_step");
+    when(&state, 0, offer("GRN_2", vec![])).then_refused("too_many_offers");
+    when(&state, 0, Command::Pass).then_refused("wrong_step");
     // Seat 1 has accepted nothing: the negotiation waits for it first.
     assert_eq!(FlyingDutchman::pending(&state), [1, 0]);
 }
@@ -1218,10 +1148,7 @@ fn huge_promises_cannot_wrap_past_the_coin_check() {
     };
     act(&mut state, 0, offer(1));
     // 1 + i64::MAX wraps to a negative sum in a release build.
-    assert_eq!(
-        refuse(&state, 0, offer(i64::MAX)).code,
-        "offer_exceeds_coins"
-    );
+    when(&state, 0, offer(i64::MAX)).then_refused("offer_exceeds_coins");
     // In a larger tie, two huge payments in one offer are refused too.
     let mut state = new_game(3);
     state.phase = Phase::Negotiation {
@@ -1243,7 +1170,7 @@ fn huge_promises_cannot_wrap_past_the_coin_check() {
             },
         ],
     };
-    assert_eq!(refuse(&state, 0, two_huge).code, "offer_exceeds_coins");
+    when(&state, 0, two_huge).then_refused("offer_exceeds_coins");
 }
 
 #[test]

@@ -1,7 +1,14 @@
 //! Small helpers to build positions and play commands in scenario tests.
 
 use super::super::*;
-use crate::games::{Actor, GameRng, RuleError, Rules, Seat};
+use crate::games::testing::{Checked, When, given};
+use crate::games::{GameRng, Rules, Seat};
+
+impl Checked for FlyingDutchman {
+    fn check(state: &State) -> Result<(), String> {
+        check_invariants(state)
+    }
+}
 
 /// A freshly set-up game (default options) with seat 0 as start player, on its first action.
 pub fn new_game(seats: u8) -> State {
@@ -17,31 +24,23 @@ pub fn new_game_with(options: Options, seats: u8) -> State {
     state
 }
 
+/// `seat` submits `command` in `state` (the shared given/when/then harness).
+pub fn when(state: &State, seat: Seat, command: Command) -> When<FlyingDutchman> {
+    given::<FlyingDutchman>(state).when(seat, command)
+}
+
 /// Applies `command` by `seat` with a fixed generator; panics if it is refused.
 pub fn act(state: &mut State, seat: Seat, command: Command) -> Vec<Event> {
     act_with(state, seat, command, 1)
 }
 
 pub fn act_with(state: &mut State, seat: Seat, command: Command, rng_seed: u64) -> Vec<Event> {
-    let mut rng = GameRng::from_u64(rng_seed);
-    let events = FlyingDutchman::decide(state, Actor::Seat(seat), &command, &mut rng)
-        .unwrap_or_else(|e| panic!("seat {seat} {command:?} was refused: {e}"));
-    for event in &events {
-        FlyingDutchman::evolve(state, event);
-    }
-    if let Err(e) = check_invariants(state) {
-        panic!("invariant broken after {command:?}: {e}");
-    }
+    let (next, events) = given::<FlyingDutchman>(state)
+        .rng(rng_seed)
+        .when(seat, command)
+        .then_accepted();
+    *state = next;
     events
-}
-
-/// The error `command` by `seat` gets.
-pub fn refuse(state: &State, seat: Seat, command: Command) -> RuleError {
-    let mut rng = GameRng::from_u64(1);
-    match FlyingDutchman::decide(state, Actor::Seat(seat), &command, &mut rng) {
-        Ok(events) => panic!("seat {seat} {command:?} was accepted: {events:?}"),
-        Err(e) => e,
-    }
 }
 
 /// A bid from signed faces: `bid(&[35, -1, 2])` = gold 35, minus silver 1, plus silver 2.

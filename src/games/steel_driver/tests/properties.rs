@@ -12,12 +12,12 @@
 //! * The two shortcuts of the engine against brute force on random inputs: the goods set
 //!   split, and the transcontinental path choice on random track.
 
-use super::decide::{SET_VALUES, score_goods};
-use super::map::{CityId, LinkId, MAP, bits};
-use super::model::TranscontinentalPath;
-use super::state::{Phase, ROUNDS};
-use super::transcontinental::{best_paths, joined};
-use super::*;
+use super::super::decide::{SET_VALUES, score_goods};
+use super::super::map::{CityId, LinkId, MAP, bits};
+use super::super::protocol::TranscontinentalPath;
+use super::super::state::{Phase, ROUNDS};
+use super::super::transcontinental::{best_paths, joined};
+use super::super::*;
 use crate::games::simulate::play_game;
 use crate::games::{Actor, Seat};
 use proptest::prelude::*;

@@ -4,13 +4,13 @@
 //! and forced passes, dividends, the end of a round, the goods phase and the result).
 //! `props` covers `legal` against `decide` and the bonus paths by brute force.
 
-use super::decide::buildable;
-use super::map::MAP;
-use super::model::{Company, Event};
-use super::state::{Phase, ROUNDS, State, cubes_per_round};
-use super::*;
-use crate::games::simulate::play_game;
-use crate::games::{BotLevel, Seat};
+use super::super::decide::buildable;
+use super::super::map::MAP;
+use super::super::protocol::{Company, Event};
+use super::super::state::{Phase, ROUNDS, State, cubes_per_round};
+use super::super::*;
+use crate::games::Seat;
+use crate::games::testing::judge_bot_games;
 
 fn ensure(ok: bool, rule: &str) -> Result<(), String> {
     if ok { Ok(()) } else { Err(rule.to_string()) }
@@ -340,34 +340,15 @@ fn check(notes: &mut Notes, before: &State, after: &State, event: &Event) -> Res
 
 #[test]
 fn every_event_follows_its_rule_in_bot_games() {
-    for seats in 3..=6u8 {
-        for game in 0..150u64 {
-            let bots: Vec<BotLevel> = (0..seats)
-                .map(|s| {
-                    if (game >> s) & 1 == 1 {
-                        BotLevel::Sensible
-                    } else {
-                        BotLevel::Random
-                    }
-                })
-                .collect();
-            let seed = 9_000_000 + u64::from(seats) * 10_000 + game;
-            let mut notes = Notes::default();
-            let mut before = State::default();
-            let mut failure = None;
-            play_game::<SteelDriver>(&Options::default(), &bots, seed, |state, event| {
-                if failure.is_none()
-                    && before.phase != Phase::Setup
-                    && let Err(e) = check(&mut notes, &before, state, event)
-                {
-                    failure = Some(format!("{e} at {event:?}"));
-                }
-                before.clone_from(state);
-            })
-            .unwrap_or_else(|e| panic!("seats {seats} seed {seed}: {e}"));
-            if let Some(f) = failure {
-                panic!("seats {seats} seed {seed}: {f}");
+    judge_bot_games::<SteelDriver, Notes>(
+        9_000_000,
+        150,
+        |_| Options::default(),
+        |notes, before, after, event| {
+            if before.phase == Phase::Setup {
+                return Ok(());
             }
-        }
-    }
+            check(notes, before, after, event)
+        },
+    );
 }
