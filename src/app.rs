@@ -26,12 +26,23 @@ pub async fn open_database(config: &Config) -> anyhow::Result<DatabaseHandle> {
     let (pool, embedded) = match &config.database {
         Database::Url(url) => {
             let options: sqlx::postgres::PgConnectOptions = url.parse()?;
-            (store::connect(options, config.db_pool_size).await?, None)
+            let pool = store::connect_with_timeout(
+                options,
+                config.db_pool_size,
+                config.db_acquire_timeout,
+            )
+            .await?;
+            (pool, None)
         }
         Database::Embedded => {
             let pg = EmbeddedPostgres::start(&config.data_dir, Durability::Durable)?;
             pg.ensure_database("kontor").await?;
-            let pool = store::connect(pg.connect_options("kontor"), config.db_pool_size).await?;
+            let pool = store::connect_with_timeout(
+                pg.connect_options("kontor"),
+                config.db_pool_size,
+                config.db_acquire_timeout,
+            )
+            .await?;
             (pool, Some(pg))
         }
     };

@@ -2,8 +2,11 @@
 //! goes away and comes back, and what the deploy scripts install.
 
 use crate::support::*;
+use kontor::app::Application;
+use kontor::config::Config;
 use kontor::embedded_pg::{Durability, EmbeddedPostgres};
 use serde_json::json;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -283,6 +286,98 @@ async fn only_the_starter_stops_the_cluster_and_not_while_another_uses_it() {
     assert!(fourth.started_here());
     drop(fourth);
     assert!(!scratch.cluster_running());
+}
+
+#[tokio::test]
+async fn an_unreachable_database_is_answered_503_and_recovers() {
+    let scratch = Scratch::new("database-down");
+    let pg = EmbeddedPostgres::start(&scratch.dir, Durability::Fast).unwrap();
+    pg.ensure_database("kontor").await.unwrap();
+    let settings: HashMap<String, String> = [
+        ("KONTOR_BIND", "127.0.0.1:0"),
+        ("KONTOR_JWT_SECRET", JWT_SECRET),
+        ("KONTOR_WORKERS", "false"),
+        ("KONTOR_DB_ACQUIRE_TIMEOUT_MS", "300"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .chain([(
+        "KONTOR_DATA_DIR".to_string(),
+        scratch.dir.join("app").display().to_string(),
+    )])
+    .collect();
+    let config = Config::from_map(&settings).unwrap();
+    let pool = kontor::store::connect_with_timeout(
+        pg.connect_options("kontor"),
+        4,
+        config.db_acquire_timeout,
+    )
+    .await
+    .unwrap();
+    kontor::store::migrate(&pool).await.unwrap();
+    let server = Application::build(config, pool.clone()).unwrap();
+    let app = TestApp {
+        address: format!("http://127.0.0.1:{}", server.port()),
+        pool,
+        client: reqwest::Client::new(),
+        database: "kontor".into(),
+        config: server.state.config.clone(),
+        committer: server.state.committer.clone(),
+    };
+    tokio::spawn(server.run_until_stopped());
+    let anna = app.register("anna").await;
+    app.get("/games?view=mine", &anna.token).await.assert_ok();
+
+    pg.stop().unwrap();
+    assert!(!scratch.cluster_running());
+    let down = [
+        app.get("/games?view=mine", &anna.token).await,
+        app.post(
+            "/auth/login",
+            None,
+            &json!({"username": "anna", "password": "anna-password"}),
+        )
+        .await,
+        app.post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "steel-driver", "seats": 3}),
+        )
+        .await,
+    ];
+    for reply in &down {
+        reply.assert_problem(503, "database_unavailable");
+        let retry_after: u64 = reply.headers["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(retry_after >= 1, "{reply:?}");
+        assert_eq!(reply.body["retry_after"], retry_after);
+    }
+
+    // Back up: the same server answers again without a restart.
+    let pg = EmbeddedPostgres::start(&scratch.dir, Durability::Fast).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let reply = app.get("/games?view=mine", &anna.token).await;
+        if reply.status.is_success() {
+            break;
+        }
+        reply.assert_problem(503, "database_unavailable");
+        assert!(Instant::now() < deadline, "the server did not recover");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    app.register("bert").await;
+    app.post(
+        "/games",
+        Some(&anna.token),
+        &json!({"kind": "steel-driver", "seats": 3}),
+    )
+    .await
+    .assert_ok();
+    app.pool.close().await;
+    drop(pg);
 }
 
 #[test]
