@@ -4,5 +4,5 @@
 # and the real HTTP server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-deploy/setup.sh
+deploy/setup-tests.sh
 exec cargo test --locked "$@"

@@ -9,7 +9,7 @@ use actix_web::dev::Server;
 use actix_web::middleware::ErrorHandlers;
 use actix_web::{App, HttpServer, web};
 use sqlx::PgPool;
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
@@ -26,12 +26,23 @@ pub async fn open_database(config: &Config) -> anyhow::Result<DatabaseHandle> {
     let (pool, embedded) = match &config.database {
         Database::Url(url) => {
             let options: sqlx::postgres::PgConnectOptions = url.parse()?;
-            (store::connect(options, config.db_pool_size).await?, None)
+            let pool = store::connect_with_timeout(
+                options,
+                config.db_pool_size,
+                config.db_acquire_timeout,
+            )
+            .await?;
+            (pool, None)
         }
         Database::Embedded => {
             let pg = EmbeddedPostgres::start(&config.data_dir, Durability::Durable)?;
             pg.ensure_database("kontor").await?;
-            let pool = store::connect(pg.connect_options("kontor"), config.db_pool_size).await?;
+            let pool = store::connect_with_timeout(
+                pg.connect_options("kontor"),
+                config.db_pool_size,
+                config.db_acquire_timeout,
+            )
+            .await?;
             (pool, Some(pg))
         }
     };
@@ -46,13 +57,37 @@ pub struct Application {
     pub state: web::Data<AppState>,
 }
 
+/// Binds the HTTP address (port 0 picks a free one), with an error that names it.
+/// `kontor serve` binds before it opens the database, so a second server that cannot listen
+/// fails before it touches the database at all.
+pub fn bind(address: SocketAddr) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(address).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::AddrInUse {
+            anyhow::anyhow!(
+                "cannot listen on {address}: address already in use (is another kontor running?)"
+            )
+        } else {
+            anyhow::anyhow!("cannot listen on {address}: {error}")
+        }
+    })
+}
+
 impl Application {
     /// Binds the configured address (port 0 picks a free one) and builds the server around
     /// an open pool.
-    pub fn build(mut config: Config, pool: PgPool) -> anyhow::Result<Self> {
+    pub fn build(config: Config, pool: PgPool) -> anyhow::Result<Self> {
+        let listener = bind(config.bind)?;
+        Self::build_on(config, pool, listener)
+    }
+
+    /// Builds the server around an open pool on a listener bound with [`bind`].
+    pub fn build_on(
+        mut config: Config,
+        pool: PgPool,
+        listener: TcpListener,
+    ) -> anyhow::Result<Self> {
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
-        let listener = TcpListener::bind(config.bind)?;
         let port = listener.local_addr()?.port();
         // With port 0 the default base URL (links in mails) needs the port actually bound.
         config.bind.set_port(port);

@@ -29,6 +29,9 @@ pub struct Config {
     pub access_token_ttl: Duration,
     pub refresh_token_ttl: Duration,
     pub db_pool_size: u32,
+    /// How long a request waits for a database connection before it is answered 503
+    /// `database_unavailable` (the database is down or every connection is busy).
+    pub db_acquire_timeout: Duration,
     /// SMTP server URL (`smtp://user:pass@host:port`, `smtps://…`); `None` = write `.eml` files.
     pub smtp_url: Option<String>,
     pub mail_from: String,
@@ -103,6 +106,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "KONTOR_DB_POOL_SIZE",
         "16",
         "Database connections in the pool.",
+    ),
+    (
+        "KONTOR_DB_ACQUIRE_TIMEOUT_MS",
+        "2000",
+        "How long a request waits for a database connection before it is answered 503 database_unavailable, in milliseconds.",
     ),
     (
         "KONTOR_MIN_SECONDS_PER_MOVE",
@@ -247,6 +255,10 @@ impl Config {
         if db_pool_size == 0 {
             bail!("KONTOR_DB_POOL_SIZE must be at least 1");
         }
+        let db_acquire_timeout_ms = number("KONTOR_DB_ACQUIRE_TIMEOUT_MS", 2000)?;
+        if db_acquire_timeout_ms == 0 {
+            bail!("KONTOR_DB_ACQUIRE_TIMEOUT_MS must be at least 1");
+        }
         Ok(Self {
             bind,
             database,
@@ -256,6 +268,7 @@ impl Config {
             access_token_ttl: seconds("KONTOR_ACCESS_TOKEN_TTL", 900)?,
             refresh_token_ttl: seconds("KONTOR_REFRESH_TOKEN_TTL", 30 * 24 * 3600)?,
             db_pool_size,
+            db_acquire_timeout: Duration::from_millis(u64::from(db_acquire_timeout_ms)),
             smtp_url: get("KONTOR_SMTP_URL").map(str::to_string),
             mail_from: get("KONTOR_MAIL_FROM")
                 .unwrap_or("Kontor <kontor@localhost>")

@@ -8,10 +8,17 @@
 //!   folder says where.
 //! * It listens only on a Unix socket in a private folder (no TCP), with local trust auth.
 //! * Kontor connects as the role `kontor`, which is not a superuser and owns the database.
+//! * Several Kontor processes may share the cluster (a server and `kontor replay --check`, a
+//!   second server that fails to bind). Only the process that started the cluster ever stops
+//!   it, and not while another Kontor process still uses it: each one holds a shared lock on
+//!   `<cluster>/kontor-users.lock` for as long as it uses the cluster, and the starter stops
+//!   the cluster only if it can take that lock exclusively.
 
 use anyhow::{Context, bail};
 use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,13 +35,18 @@ const PORT: u16 = 5432;
 const APP_ROLE: &str = "kontor";
 const SUPERUSER: &str = "postgres";
 
-/// A running private cluster. Stopped by [`EmbeddedPostgres::stop`] or on drop.
+/// A running private cluster. Stopped by [`EmbeddedPostgres::stop`] or on drop, but only if
+/// this value started it (see the module documentation).
 pub struct EmbeddedPostgres {
     bin_dir: PathBuf,
     cluster_dir: PathBuf,
     socket_dir: PathBuf,
     run_as: Option<String>,
     stopped: AtomicBool,
+    /// Whether this value started the server (`pg_ctl start`), rather than finding it running.
+    started_here: bool,
+    /// Holds a shared `flock` while this value uses the cluster; closing it releases the lock.
+    users_lock: Option<File>,
 }
 
 impl EmbeddedPostgres {
@@ -49,17 +61,34 @@ impl EmbeddedPostgres {
         let run_as = running_as_root().then(|| SUPERUSER.to_string());
         let cluster_dir = choose_cluster_dir(&data_dir, run_as.as_deref())?;
         let socket_dir = cluster_dir.join("socket");
-        let pg = Self {
+        let mut pg = Self {
             bin_dir,
             cluster_dir,
             socket_dir,
             run_as,
             stopped: AtomicBool::new(true),
+            started_here: false,
+            users_lock: None,
         };
         pg.init_if_needed()?;
-        pg.start_server(durability)?;
+        // Take the shared lock before looking whether the server runs: a starter that is
+        // stopping it holds the lock exclusively, so this waits until it is down and then
+        // starts it anew instead of finding a server that is about to go away.
+        pg.users_lock = Some(lock_shared(&pg.cluster_dir.join("kontor-users.lock"))?);
+        pg.started_here = pg.start_server(durability)?;
         pg.stopped.store(false, Ordering::SeqCst);
         Ok(pg)
+    }
+
+    /// Whether this value started the server (and so will stop it), rather than finding it
+    /// already running.
+    pub fn started_here(&self) -> bool {
+        self.started_here
+    }
+
+    /// The cluster's PostgreSQL data folder (what `pg_ctl -D` takes).
+    pub fn data_dir(&self) -> PathBuf {
+        self.cluster_dir.join("data")
     }
 
     /// Connection options for a database of this cluster as the application role.
@@ -131,17 +160,45 @@ impl EmbeddedPostgres {
         Ok(())
     }
 
-    /// Stops the cluster (fast shutdown: open transactions roll back).
+    /// Stops the cluster (fast shutdown: open transactions roll back) if this value started
+    /// it and no other Kontor process uses it; otherwise leaves it running. Stopping a server
+    /// that another process started would pull the database from under it (a running
+    /// `kontor serve` would answer every request with an error).
     pub fn stop(&self) -> anyhow::Result<()> {
         if self.stopped.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        if !self.started_here {
+            tracing::debug!("leaving the embedded PostgreSQL running: another process started it");
+            self.unlock();
+            return Ok(());
+        }
+        if let Some(lock) = &self.users_lock
+            && !try_lock_exclusive(lock)
+        {
+            tracing::warn!(
+                cluster = %self.data_dir().display(),
+                "another Kontor process still uses the embedded PostgreSQL; leaving it running"
+            );
+            self.unlock();
             return Ok(());
         }
         let dir = self.cluster_dir.join("data");
         let output = self.pg_tool(
             "pg_ctl",
             &["-D", path_str(&dir)?, "-m", "fast", "-w", "stop"],
-        )?;
-        check(&output, "pg_ctl stop")
+        );
+        // Let a process waiting to use the cluster go on now (it will start it anew).
+        self.unlock();
+        check(&output?, "pg_ctl stop")
+    }
+
+    /// Gives up this value's lock on the cluster: it no longer uses it.
+    fn unlock(&self) {
+        if let Some(lock) = &self.users_lock {
+            // SAFETY: flock on a file descriptor that `lock` keeps open.
+            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_UN) };
+        }
     }
 
     fn init_if_needed(&self) -> anyhow::Result<()> {
@@ -179,14 +236,22 @@ impl EmbeddedPostgres {
             .with_context(|| format!("moving the new cluster to {}", data.display()))
     }
 
-    fn start_server(&self, durability: Durability) -> anyhow::Result<()> {
+    fn is_running(&self) -> anyhow::Result<bool> {
+        let data = self.data_dir();
+        let status = self.pg_tool("pg_ctl", &["-D", path_str(&data)?, "status"])?;
+        Ok(status.status.success())
+    }
+
+    /// Starts the server unless it is running; true if this call started it.
+    fn start_server(&self, durability: Durability) -> anyhow::Result<bool> {
         self.make_private_dir(&self.socket_dir)?;
         let data = self.cluster_dir.join("data");
         let log = self.cluster_dir.join("server.log");
-        let status = self.pg_tool("pg_ctl", &["-D", path_str(&data)?, "status"])?;
-        if status.status.success() {
-            tracing::info!("the embedded PostgreSQL is already running; using it");
-            return Ok(());
+        if self.is_running()? {
+            tracing::info!(
+                "the embedded PostgreSQL is already running; using it (and leaving it running)"
+            );
+            return Ok(false);
         }
         let mut settings = format!(
             "-c listen_addresses='' -c unix_socket_directories='{}' -c unix_socket_permissions=0700 -p {PORT} -c max_connections=200",
@@ -210,14 +275,19 @@ impl EmbeddedPostgres {
                 "start",
             ],
         )?;
-        check(&output, "pg_ctl start").with_context(|| {
-            format!(
+        if let Err(error) = check(&output, "pg_ctl start") {
+            // Another process may have started it between our look and our start.
+            if self.is_running()? {
+                tracing::info!("the embedded PostgreSQL was started by another process; using it");
+                return Ok(false);
+            }
+            return Err(error.context(format!(
                 "the embedded PostgreSQL did not start; its log is {}",
                 log.display()
-            )
-        })?;
+            )));
+        }
         tracing::info!(socket = %self.socket_dir.display(), "embedded PostgreSQL started");
-        Ok(())
+        Ok(true)
     }
 
     /// Creates a folder only the cluster's user can enter.
@@ -250,6 +320,7 @@ impl EmbeddedPostgres {
 }
 
 impl Drop for EmbeddedPostgres {
+    /// Stops the cluster only if this value started it (see [`EmbeddedPostgres::stop`]).
     fn drop(&mut self) {
         if let Err(error) = self.stop() {
             tracing::warn!(%error, "stopping the embedded PostgreSQL failed");
@@ -290,6 +361,34 @@ pub fn find_binaries() -> anyhow::Result<PathBuf> {
          (apt-get install postgresql), set KONTOR_PG_BIN to their folder, or point \
          KONTOR_DATABASE_URL at an existing server"
     )
+}
+
+/// Opens (creating it) the users' lock file and takes a shared lock on it, waiting while a
+/// starter holds it exclusively to stop the cluster.
+fn lock_shared(path: &Path) -> anyhow::Result<File> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    loop {
+        // SAFETY: flock on a file descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH) } == 0 {
+            return Ok(file);
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error).with_context(|| format!("locking {}", path.display()));
+        }
+    }
+}
+
+/// Turns the shared lock into an exclusive one if no other process holds it; true on success.
+fn try_lock_exclusive(file: &File) -> bool {
+    // SAFETY: flock on a file descriptor that `file` keeps open.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
 fn running_as_root() -> bool {

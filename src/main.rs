@@ -124,8 +124,10 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
     let config = Config::from_env()?;
     match command {
         Command::Serve => {
+            // Bind first: a server that cannot listen must not touch the database.
+            let listener = kontor::app::bind(config.bind)?;
             let database = open_database(&config).await?;
-            let app = Application::build(config.clone(), database.pool.clone())?;
+            let app = Application::build_on(config.clone(), database.pool.clone(), listener)?;
             tracing::info!(
                 address = %config.bind, port = app.port(),
                 "Kontor is listening; API docs at http://{}:{}/docs/", config.bind.ip(), app.port()

@@ -99,13 +99,28 @@ impl ApiError {
         error
     }
 
+    /// A failure of the server: 500, or 503 `database_unavailable` with `Retry-After` when
+    /// the cause is that the database cannot be reached (so clients and load balancers back
+    /// off and retry instead of treating it as a bug).
     pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
+        let cause = cause.into();
+        if database_unreachable(&cause) {
+            let mut error = Self::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "database_unavailable",
+                "the database cannot be reached right now; retry after `Retry-After` seconds",
+            )
+            .with("retry_after", DATABASE_RETRY_AFTER_SECS);
+            error.retry_after = Some(DATABASE_RETRY_AFTER_SECS);
+            error.internal = Some(cause);
+            return error;
+        }
         let mut error = Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal_error",
             "the server failed to handle this request; it has been logged",
         );
-        error.internal = Some(cause.into());
+        error.internal = Some(cause);
         error
     }
 
@@ -150,7 +165,11 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         if let Some(cause) = &self.internal {
-            tracing::error!(error = ?cause, "internal error");
+            if self.status == StatusCode::SERVICE_UNAVAILABLE {
+                tracing::warn!(error = %cause, "the database is unavailable");
+            } else {
+                tracing::error!(error = ?cause, "internal error");
+            }
         }
         let mut response = HttpResponse::build(self.status);
         response.insert_header((header::CONTENT_TYPE, "application/problem+json"));
@@ -162,6 +181,31 @@ impl ResponseError for ApiError {
         }
         response.json(self.problem())
     }
+}
+
+/// The `Retry-After` of a 503 `database_unavailable`: long enough not to hammer a database
+/// that is restarting, short enough that clients come back soon after it is up.
+pub const DATABASE_RETRY_AFTER_SECS: u64 = 2;
+
+/// Whether an error (or any error it wraps) says the database cannot be reached: no
+/// connection within the acquire timeout, a broken or refused connection, or a server that
+/// is shutting down or starting up. Such failures are transient, unlike a failing query.
+pub fn database_unreachable(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
+        .any(|error| match error {
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_) => true,
+            // Class 08: connection exceptions; 57P01-57P03: the server is shutting down,
+            // crashed, or not accepting connections yet.
+            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03")
+            }),
+            _ => false,
+        })
 }
 
 /// Every platform error code with its status and meaning; game-specific rule codes are
@@ -370,8 +414,56 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "The request was refused before reaching the API (another 4xx status).",
     ),
     (
+        "database_unavailable",
+        503,
+        "The database cannot be reached right now; retry after `Retry-After` seconds.",
+    ),
+    (
         "internal_error",
         500,
         "The server failed; the request may be retried.",
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    #[test]
+    fn an_unreachable_database_is_503_with_retry_after() {
+        let refused = sqlx::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        for cause in [
+            anyhow::Error::from(sqlx::Error::PoolTimedOut),
+            anyhow::Error::from(refused),
+            // Wrapped in context on the way up, it is still recognised.
+            Err::<(), _>(sqlx::Error::PoolTimedOut)
+                .context("loading the game")
+                .unwrap_err(),
+        ] {
+            let error = ApiError::internal(cause);
+            assert_eq!(error.status, StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(error.code, "database_unavailable");
+            assert_eq!(error.retry_after, Some(DATABASE_RETRY_AFTER_SECS));
+            let response = error.error_response();
+            assert_eq!(
+                response.headers().get(header::RETRY_AFTER).unwrap(),
+                &DATABASE_RETRY_AFTER_SECS.to_string()
+            );
+        }
+    }
+
+    #[test]
+    fn other_failures_stay_500() {
+        for cause in [
+            anyhow::Error::from(sqlx::Error::Protocol("garbled".into())),
+            anyhow::Error::from(sqlx::Error::RowNotFound),
+            anyhow::anyhow!("a bug"),
+        ] {
+            let error = ApiError::internal(cause);
+            assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
+            assert_eq!(error.code, "internal_error");
+            assert_eq!(error.retry_after, None);
+        }
+    }
+}

@@ -146,11 +146,8 @@ async fn commit(pool: &PgPool, publisher: &Publisher, batch: Vec<Job>) {
     let mut conn = match pool.acquire().await {
         Ok(conn) => conn,
         Err(error) => {
-            let message = error.to_string();
             for job in batch {
-                let _ = job
-                    .written
-                    .send(Err(sqlx::Error::Protocol(message.clone())));
+                let _ = job.written.send(Err(copy_error(&error)));
             }
             return;
         }
@@ -188,11 +185,44 @@ async fn commit(pool: &PgPool, publisher: &Publisher, batch: Vec<Job>) {
     }
 }
 
+/// The same failure to get a connection for each append of a batch (`sqlx::Error` is not
+/// `Clone`), keeping its kind: the HTTP layer answers an unreachable database with 503.
+fn copy_error(error: &sqlx::Error) -> sqlx::Error {
+    match error {
+        sqlx::Error::PoolTimedOut => sqlx::Error::PoolTimedOut,
+        sqlx::Error::PoolClosed => sqlx::Error::PoolClosed,
+        sqlx::Error::Io(io) => sqlx::Error::Io(std::io::Error::new(io.kind(), io.to_string())),
+        other => sqlx::Error::Protocol(other.to_string()),
+    }
+}
+
 /// Whether one append was written: a reused idempotency key means it lost to the first use.
 fn written(result: Result<Vec<Uuid>, sqlx::Error>) -> Result<bool, sqlx::Error> {
     match result {
         Ok(moved) => Ok(!moved.is_empty()),
         Err(e) if append::is_reused_key(&e) => Ok(false),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_error;
+
+    #[test]
+    fn a_lost_connection_keeps_its_kind_for_every_append_of_a_batch() {
+        assert!(matches!(
+            copy_error(&sqlx::Error::PoolTimedOut),
+            sqlx::Error::PoolTimedOut
+        ));
+        let refused = sqlx::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert!(matches!(
+            copy_error(&refused),
+            sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused
+        ));
+        assert!(matches!(
+            copy_error(&sqlx::Error::RowNotFound),
+            sqlx::Error::Protocol(_)
+        ));
     }
 }

@@ -13,11 +13,22 @@ use std::time::Duration;
 /// The migrations in `migrations/`, embedded in the binary.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
-/// Opens a pool.
+/// Opens a pool for tools and tests, which rather wait long (10 s) for a connection than
+/// fail; the server's pool uses `KONTOR_DB_ACQUIRE_TIMEOUT_MS` ([`connect_with_timeout`]).
 pub async fn connect(options: PgConnectOptions, size: u32) -> anyhow::Result<PgPool> {
+    connect_with_timeout(options, size, Duration::from_secs(10)).await
+}
+
+/// Opens a pool. `acquire_timeout` bounds how long a request waits for a connection: when the
+/// database is down, a request fails after it (and is answered 503) instead of hanging.
+pub async fn connect_with_timeout(
+    options: PgConnectOptions,
+    size: u32,
+    acquire_timeout: Duration,
+) -> anyhow::Result<PgPool> {
     PgPoolOptions::new()
         .max_connections(size)
-        .acquire_timeout(Duration::from_secs(10))
+        .acquire_timeout(acquire_timeout)
         .connect_with(options)
         .await
         .context("connecting to PostgreSQL")

@@ -30,7 +30,7 @@ fn the_description_is_valid_openapi_3_1() {
     );
     assert!(
         Path::new(venv).exists(),
-        "the OpenAPI validator is not installed: run deploy/setup.sh (deploy/test.sh does)"
+        "the OpenAPI validator is not installed: run deploy/setup-tests.sh (deploy/test.sh does)"
     );
     let output = std::process::Command::new(venv)
         .arg(COMMITTED)

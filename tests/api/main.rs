@@ -12,6 +12,7 @@ mod golden;
 mod live;
 mod lobby;
 mod notify;
+mod operations;
 mod play;
 mod smtp;
 mod support;

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Prepares a machine for running the test suite: everything deploy/setup.sh installs, and the
+# test tools (the OpenAPI 3.1 validator the contract test runs, from PyPI).
+# Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+deploy/setup.sh
+
+# The OpenAPI 3.1 validator the contract test runs, in its own virtual environment.
+VALIDATOR=target/openapi-validator
+if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ]; then
+  if ! command -v python3 > /dev/null; then
+    if [ "$(id -u)" -eq 0 ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv > /dev/null
+    else
+      echo "python3 is needed for the OpenAPI validator: run 'sudo apt-get install -y python3 python3-venv'" >&2
+      exit 1
+    fi
+  fi
+  echo "Installing the OpenAPI validator into $VALIDATOR..."
+  python3 -m venv "$VALIDATOR" 2> /dev/null || {
+    [ "$(id -u)" -eq 0 ] && apt-get install -y -qq python3-venv > /dev/null && python3 -m venv "$VALIDATOR"
+  }
+  "$VALIDATOR/bin/pip" install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0
+fi
