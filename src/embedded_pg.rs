@@ -18,7 +18,6 @@ use anyhow::{Context, bail};
 use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -196,8 +195,7 @@ impl EmbeddedPostgres {
     /// Gives up this value's lock on the cluster: it no longer uses it.
     fn unlock(&self) {
         if let Some(lock) = &self.users_lock {
-            // SAFETY: flock on a file descriptor that `lock` keeps open.
-            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_UN) };
+            let _ = lock.unlock();
         }
     }
 
@@ -373,22 +371,14 @@ fn lock_shared(path: &Path) -> anyhow::Result<File> {
         .write(true)
         .open(path)
         .with_context(|| format!("opening {}", path.display()))?;
-    loop {
-        // SAFETY: flock on a file descriptor this function owns.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH) } == 0 {
-            return Ok(file);
-        }
-        let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::Interrupted {
-            return Err(error).with_context(|| format!("locking {}", path.display()));
-        }
-    }
+    file.lock_shared()
+        .with_context(|| format!("locking {}", path.display()))?;
+    Ok(file)
 }
 
 /// Turns the shared lock into an exclusive one if no other process holds it; true on success.
 fn try_lock_exclusive(file: &File) -> bool {
-    // SAFETY: flock on a file descriptor that `file` keeps open.
-    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    file.try_lock().is_ok()
 }
 
 fn running_as_root() -> bool {
