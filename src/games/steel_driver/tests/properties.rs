@@ -19,6 +19,7 @@ use super::super::state::{Phase, ROUNDS};
 use super::super::transcontinental::{best_paths, joined};
 use super::super::*;
 use crate::games::simulate::play_game;
+use crate::games::testing::bot_mix;
 use crate::games::{Actor, Seat};
 use proptest::prelude::*;
 use std::collections::{BTreeSet, HashMap};
@@ -26,18 +27,6 @@ use std::collections::{BTreeSet, HashMap};
 const GAMES_PER_SEAT_COUNT: u64 = 500;
 /// Every this many games, `legal` is compared with `decide` after every event.
 const LEGAL_EVERY: u64 = 20;
-
-fn bots_for(game: u64, seats: u8) -> Vec<BotLevel> {
-    (0..seats)
-        .map(|s| {
-            if (game >> s) & 1 == 1 {
-                BotLevel::Sensible
-            } else {
-                BotLevel::Random
-            }
-        })
-        .collect()
-}
 
 /// Checks one event of a bot game; `previous` is the state before it, `state` after.
 fn check_event(previous: &State, state: &State, event: &Event) -> Result<(), String> {
@@ -155,7 +144,7 @@ fn play_many(seats: u8) {
     let mut ties = 0;
     for game in 0..GAMES_PER_SEAT_COUNT {
         let seed = u64::from(seats) * 1_000_000 + game;
-        let bots = bots_for(game, seats);
+        let bots = bot_mix(game, seats);
         let mut previous = State::default();
         let mut failure: Option<String> = None;
         let played = play_game::<SteelDriver>(&options, &bots, seed, |state, event| {
