@@ -50,6 +50,7 @@ impl Application {
     /// Binds the configured address (port 0 picks a free one) and builds the server around
     /// an open pool.
     pub fn build(mut config: Config, pool: PgPool) -> anyhow::Result<Self> {
+        config.refuse_retired_settings()?;
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
         let listener = TcpListener::bind(config.bind)?;

@@ -48,9 +48,14 @@ pub struct Config {
     pub live_keep_alive: Duration,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
-    /// Usernames (lower-cased) allowed to use the admin endpoints.
-    pub admin_users: Vec<String>,
+    /// The names in the retired `KONTOR_ADMIN_USERS`, if an operator still sets it: the
+    /// server refuses to start with them (see [`Config::refuse_retired_settings`]) rather than
+    /// silently dropping or keeping anyone's admin rights. Not a setting any more.
+    pub retired_admin_users: Vec<String>,
 }
+
+/// Named admin usernames until admin became a stored role; refused when still set.
+const RETIRED_ADMIN_USERS: &str = "KONTOR_ADMIN_USERS";
 
 /// Every setting: (name, default, meaning). The README's configuration reference mirrors it.
 pub const SETTINGS: &[(&str, &str, &str)] = &[
@@ -185,11 +190,6 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "Link to a game in mails; {base} is KONTOR_BASE_URL, {id} the game id.",
     ),
     (
-        "KONTOR_ADMIN_USERS",
-        "(none)",
-        "Comma-separated usernames that may use the admin endpoints (failed mails).",
-    ),
-    (
         "RUST_LOG",
         "info",
         "Log filter (tracing-subscriber syntax).",
@@ -271,13 +271,34 @@ impl Config {
             vacation_days_per_year: i64::from(number("KONTOR_VACATION_DAYS", 30)?),
             live_keep_alive: seconds("KONTOR_LIVE_KEEP_ALIVE", 15)?,
             notify: crate::notify::NotifySettings::from_map(values)?,
-            admin_users: get("KONTOR_ADMIN_USERS")
+            retired_admin_users: get(RETIRED_ADMIN_USERS)
                 .unwrap_or("")
                 .split(',')
-                .map(|name| name.trim().to_lowercase())
+                .map(|name| name.trim().to_string())
                 .filter(|name| !name.is_empty())
                 .collect(),
         })
+    }
+
+    /// Fails, saying what to do instead, when a retired setting is still given. The server
+    /// calls it before it starts; the command line's other tools (`kontor admin grant` above
+    /// all) still run, so the operator can follow the advice with the old file in place.
+    pub fn refuse_retired_settings(&self) -> anyhow::Result<()> {
+        if self.retired_admin_users.is_empty() {
+            return Ok(());
+        }
+        let grants: Vec<String> = self
+            .retired_admin_users
+            .iter()
+            .map(|name| format!("`kontor admin grant {name}`"))
+            .collect();
+        bail!(
+            "{RETIRED_ADMIN_USERS} is no longer supported: admin rights are now a role stored \
+             with the account, so that registering a listed name can make nobody an admin. \
+             Grant the role with {} (check with `kontor admin list`), then remove \
+             {RETIRED_ADMIN_USERS} from the configuration",
+            grants.join(", ")
+        )
     }
 
     /// The public base URL, defaulting to the bind address.

@@ -335,7 +335,7 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
     (
         "admin_required",
         403,
-        "Only the administrators named in KONTOR_ADMIN_USERS may do this.",
+        "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.",
     ),
     ("mail_not_found", 404, "No failed mail with this id."),
     (
