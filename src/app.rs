@@ -79,6 +79,7 @@ impl Application {
             cache: Default::default(),
             hub,
             committer,
+            known_users: Default::default(),
         });
         let server_state = state.clone();
         let server = HttpServer::new(move || {

@@ -196,7 +196,7 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
     (
         "invalid_token",
         401,
-        "The token is malformed, forged, revoked or unknown.",
+        "The token is malformed, forged, revoked or unknown, or its account no longer exists.",
     ),
     ("token_expired", 401, "The access token has expired."),
     (

@@ -349,16 +349,7 @@ impl TestApp {
 
     /// A URL of the test's database for another process (the `kontor` binary).
     pub fn database_url(&self) -> String {
-        let options = pg().connect_options(&self.database);
-        let socket = options
-            .get_socket()
-            .expect("the test cluster listens on a socket");
-        format!(
-            "postgres://kontor@localhost:{}/{}?host={}",
-            options.get_port(),
-            self.database,
-            socket.display()
-        )
+        pg().url(&self.database)
     }
 
     /// Runs the `kontor` binary on the test's database and data folder, with these extra
