@@ -93,7 +93,7 @@ impl Application {
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
                 .split_for_parts();
             app.wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
-                .wrap(TracingLogger::default())
+                .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")
                         .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Where the database comes from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Database {
     /// A server given by URL (`KONTOR_DATABASE_URL`).
     Url(String),
@@ -17,7 +17,8 @@ pub enum Database {
     Embedded,
 }
 
-#[derive(Clone, Debug)]
+/// `Debug` is written by hand below: it never shows the JWT secret or a password in a URL.
+#[derive(Clone)]
 pub struct Config {
     pub bind: SocketAddr,
     pub database: Database,
@@ -52,6 +53,75 @@ pub struct Config {
     /// server refuses to start with them (see [`Config::refuse_retired_settings`]) rather than
     /// silently dropping or keeping anyone's admin rights. Not a setting any more.
     pub retired_admin_users: Vec<String>,
+}
+
+/// Shows the URL without its password.
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Url(url) => f
+                .debug_tuple("Url")
+                .field(&crate::redact::mask_url(url))
+                .finish(),
+            Database::Embedded => f.write_str("Embedded"),
+        }
+    }
+}
+
+/// Redacts the JWT secret and the SMTP URL's password, so that a configuration can be logged
+/// or shown in an error. The fields are listed exhaustively on purpose: a new field does not
+/// compile until someone has decided whether it is a secret.
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Config {
+            bind,
+            database,
+            data_dir,
+            jwt_secret,
+            base_url,
+            access_token_ttl,
+            refresh_token_ttl,
+            db_pool_size,
+            smtp_url,
+            mail_from,
+            workers,
+            login_max_failures,
+            login_window,
+            min_seconds_per_move,
+            deadline_poll,
+            vacation_days_per_year,
+            live_keep_alive,
+            notify,
+            retired_admin_users,
+        } = self;
+        f.debug_struct("Config")
+            .field("bind", bind)
+            .field("database", database)
+            .field("data_dir", data_dir)
+            .field(
+                "jwt_secret",
+                &jwt_secret.as_ref().map(|_| crate::redact::MASK),
+            )
+            .field("base_url", base_url)
+            .field("access_token_ttl", access_token_ttl)
+            .field("refresh_token_ttl", refresh_token_ttl)
+            .field("db_pool_size", db_pool_size)
+            .field(
+                "smtp_url",
+                &smtp_url.as_deref().map(crate::redact::mask_url),
+            )
+            .field("mail_from", mail_from)
+            .field("workers", workers)
+            .field("login_max_failures", login_max_failures)
+            .field("login_window", login_window)
+            .field("min_seconds_per_move", min_seconds_per_move)
+            .field("deadline_poll", deadline_poll)
+            .field("vacation_days_per_year", vacation_days_per_year)
+            .field("live_keep_alive", live_keep_alive)
+            .field("notify", notify)
+            .field("retired_admin_users", retired_admin_users)
+            .finish()
+    }
 }
 
 /// Named admin usernames until admin became a stored role; refused when still set.
@@ -351,6 +421,36 @@ mod tests {
         map.insert("KONTOR_ACCESS_TOKEN_TTL".to_string(), "soon".to_string());
         let error = Config::from_map(&map).unwrap_err().to_string();
         assert!(error.contains("KONTOR_ACCESS_TOKEN_TTL"), "{error}");
+    }
+
+    #[test]
+    fn debug_output_shows_no_secret() {
+        let map: HashMap<String, String> = [
+            ("KONTOR_JWT_SECRET", "jwt-secret-jwt-secret-jwt-secret-0123"),
+            (
+                "KONTOR_SMTP_URL",
+                "smtps://mailer:smtp-pass@mail.example:465",
+            ),
+            (
+                "KONTOR_DATABASE_URL",
+                "postgres://kontor:db-pass@db.example/kontor?password=db-pass2",
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let config = Config::from_map(&map).unwrap();
+        for text in [format!("{config:?}"), format!("{config:#?}")] {
+            for secret in ["jwt-secret", "smtp-pass", "db-pass"] {
+                assert!(!text.contains(secret), "{secret} in {text}");
+            }
+            assert!(
+                text.contains("smtps://mailer:***@mail.example:465"),
+                "{text}"
+            );
+            assert!(text.contains("db.example/kontor"), "{text}");
+            assert!(text.contains("mail_from"), "{text}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod games;
 pub mod live;
 pub mod notifications;
 pub mod openapi;
+pub mod request_log;
 
 use crate::auth::JwtKeys;
 use crate::config::Config;

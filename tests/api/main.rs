@@ -14,5 +14,6 @@ mod live;
 mod lobby;
 mod notify;
 mod play;
+mod secrets;
 mod smtp;
 mod support;
