@@ -86,6 +86,7 @@ impl Application {
         pool: PgPool,
         listener: TcpListener,
     ) -> anyhow::Result<Self> {
+        config.refuse_retired_settings()?;
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
         let port = listener.local_addr()?.port();
@@ -113,6 +114,7 @@ impl Application {
             cache: Default::default(),
             hub,
             committer,
+            known_users: Default::default(),
         });
         let server_state = state.clone();
         let server = HttpServer::new(move || {
@@ -126,7 +128,7 @@ impl Application {
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
                 .split_for_parts();
             app.wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
-                .wrap(TracingLogger::default())
+                .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")
                         .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Where the database comes from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Database {
     /// A server given by URL (`KONTOR_DATABASE_URL`).
     Url(String),
@@ -17,7 +17,8 @@ pub enum Database {
     Embedded,
 }
 
-#[derive(Clone, Debug)]
+/// `Debug` is written by hand below: it never shows the JWT secret or a password in a URL.
+#[derive(Clone)]
 pub struct Config {
     pub bind: SocketAddr,
     pub database: Database,
@@ -51,9 +52,85 @@ pub struct Config {
     pub live_keep_alive: Duration,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
-    /// Usernames (lower-cased) allowed to use the admin endpoints.
-    pub admin_users: Vec<String>,
+    /// The names in the retired `KONTOR_ADMIN_USERS`, if an operator still sets it: the
+    /// server refuses to start with them (see [`Config::refuse_retired_settings`]) rather than
+    /// silently dropping or keeping anyone's admin rights. Not a setting any more.
+    pub retired_admin_users: Vec<String>,
 }
+
+/// Shows the URL without its password.
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Url(url) => f
+                .debug_tuple("Url")
+                .field(&crate::redact::mask_url(url))
+                .finish(),
+            Database::Embedded => f.write_str("Embedded"),
+        }
+    }
+}
+
+/// Redacts the JWT secret and the SMTP URL's password, so that a configuration can be logged
+/// or shown in an error. The fields are listed exhaustively on purpose: a new field does not
+/// compile until someone has decided whether it is a secret.
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Config {
+            bind,
+            database,
+            data_dir,
+            jwt_secret,
+            base_url,
+            access_token_ttl,
+            refresh_token_ttl,
+            db_pool_size,
+            db_acquire_timeout,
+            smtp_url,
+            mail_from,
+            workers,
+            login_max_failures,
+            login_window,
+            min_seconds_per_move,
+            deadline_poll,
+            vacation_days_per_year,
+            live_keep_alive,
+            notify,
+            retired_admin_users,
+        } = self;
+        f.debug_struct("Config")
+            .field("bind", bind)
+            .field("database", database)
+            .field("data_dir", data_dir)
+            .field(
+                "jwt_secret",
+                &jwt_secret.as_ref().map(|_| crate::redact::MASK),
+            )
+            .field("base_url", base_url)
+            .field("access_token_ttl", access_token_ttl)
+            .field("refresh_token_ttl", refresh_token_ttl)
+            .field("db_pool_size", db_pool_size)
+            .field("db_acquire_timeout", db_acquire_timeout)
+            .field(
+                "smtp_url",
+                &smtp_url.as_deref().map(crate::redact::mask_url),
+            )
+            .field("mail_from", mail_from)
+            .field("workers", workers)
+            .field("login_max_failures", login_max_failures)
+            .field("login_window", login_window)
+            .field("min_seconds_per_move", min_seconds_per_move)
+            .field("deadline_poll", deadline_poll)
+            .field("vacation_days_per_year", vacation_days_per_year)
+            .field("live_keep_alive", live_keep_alive)
+            .field("notify", notify)
+            .field("retired_admin_users", retired_admin_users)
+            .finish()
+    }
+}
+
+/// Named admin usernames until admin became a stored role; refused when still set.
+const RETIRED_ADMIN_USERS: &str = "KONTOR_ADMIN_USERS";
 
 /// Every setting: (name, default, meaning). The README's configuration reference mirrors it.
 pub const SETTINGS: &[(&str, &str, &str)] = &[
@@ -193,11 +270,6 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "Link to a game in mails; {base} is KONTOR_BASE_URL, {id} the game id.",
     ),
     (
-        "KONTOR_ADMIN_USERS",
-        "(none)",
-        "Comma-separated usernames that may use the admin endpoints (failed mails).",
-    ),
-    (
         "RUST_LOG",
         "info",
         "Log filter (tracing-subscriber syntax).",
@@ -284,13 +356,34 @@ impl Config {
             vacation_days_per_year: i64::from(number("KONTOR_VACATION_DAYS", 30)?),
             live_keep_alive: seconds("KONTOR_LIVE_KEEP_ALIVE", 15)?,
             notify: crate::notify::NotifySettings::from_map(values)?,
-            admin_users: get("KONTOR_ADMIN_USERS")
+            retired_admin_users: get(RETIRED_ADMIN_USERS)
                 .unwrap_or("")
                 .split(',')
-                .map(|name| name.trim().to_lowercase())
+                .map(|name| name.trim().to_string())
                 .filter(|name| !name.is_empty())
                 .collect(),
         })
+    }
+
+    /// Fails, saying what to do instead, when a retired setting is still given. The server
+    /// calls it before it starts; the command line's other tools (`kontor admin grant` above
+    /// all) still run, so the operator can follow the advice with the old file in place.
+    pub fn refuse_retired_settings(&self) -> anyhow::Result<()> {
+        if self.retired_admin_users.is_empty() {
+            return Ok(());
+        }
+        let grants: Vec<String> = self
+            .retired_admin_users
+            .iter()
+            .map(|name| format!("`kontor admin grant {name}`"))
+            .collect();
+        bail!(
+            "{RETIRED_ADMIN_USERS} is no longer supported: admin rights are now a role stored \
+             with the account, so that registering a listed name can make nobody an admin. \
+             Grant the role with {} (check with `kontor admin list`), then remove \
+             {RETIRED_ADMIN_USERS} from the configuration",
+            grants.join(", ")
+        )
     }
 
     /// The public base URL, defaulting to the bind address.
@@ -343,6 +436,36 @@ mod tests {
         map.insert("KONTOR_ACCESS_TOKEN_TTL".to_string(), "soon".to_string());
         let error = Config::from_map(&map).unwrap_err().to_string();
         assert!(error.contains("KONTOR_ACCESS_TOKEN_TTL"), "{error}");
+    }
+
+    #[test]
+    fn debug_output_shows_no_secret() {
+        let map: HashMap<String, String> = [
+            ("KONTOR_JWT_SECRET", "jwt-secret-jwt-secret-jwt-secret-0123"),
+            (
+                "KONTOR_SMTP_URL",
+                "smtps://mailer:smtp-pass@mail.example:465",
+            ),
+            (
+                "KONTOR_DATABASE_URL",
+                "postgres://kontor:db-pass@db.example/kontor?password=db-pass2",
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let config = Config::from_map(&map).unwrap();
+        for text in [format!("{config:?}"), format!("{config:#?}")] {
+            for secret in ["jwt-secret", "smtp-pass", "db-pass"] {
+                assert!(!text.contains(secret), "{secret} in {text}");
+            }
+            assert!(
+                text.contains("smtps://mailer:***@mail.example:465"),
+                "{text}"
+            );
+            assert!(text.contains("db.example/kontor"), "{text}");
+            assert!(text.contains("mail_from"), "{text}");
+        }
     }
 
     #[test]

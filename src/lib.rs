@@ -9,5 +9,6 @@ pub mod games;
 pub mod http;
 pub mod live;
 pub mod notify;
+pub mod redact;
 pub mod service;
 pub mod store;

@@ -72,6 +72,27 @@ enum Command {
         #[command(subcommand)]
         command: MailCommand,
     },
+    /// The admin role (the admin endpoints): grant it, revoke it, list who holds it.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Make an existing account an admin.
+    Grant {
+        /// The account's username (any letter case).
+        user: String,
+    },
+    /// Take the admin role away from an account.
+    Revoke {
+        /// The account's username (any letter case).
+        user: String,
+    },
+    /// List the accounts with the admin role.
+    List,
 }
 
 #[derive(Subcommand)]
@@ -124,6 +145,7 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
     let config = Config::from_env()?;
     match command {
         Command::Serve => {
+            config.refuse_retired_settings()?;
             // Bind first: a server that cannot listen must not touch the database.
             let listener = kontor::app::bind(config.bind)?;
             let database = open_database(&config).await?;
@@ -193,6 +215,12 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             database.pool.close().await;
             result
         }
+        Command::Admin { command } => {
+            let database = open_database(&config).await?;
+            let result = admin_command(&database.pool, command).await;
+            database.pool.close().await;
+            result
+        }
         Command::Simulate { .. } | Command::Openapi | Command::Verify { .. } => {
             unreachable!("handled synchronously")
         }
@@ -230,6 +258,48 @@ async fn mail_command(pool: &sqlx::PgPool, command: MailCommand) -> anyhow::Resu
         MailCommand::Retry { id: None, .. } => {
             let n = admin::retry_all(pool).await?;
             println!("{n} mail(s) are due again");
+        }
+    }
+    Ok(())
+}
+
+async fn admin_command(pool: &sqlx::PgPool, command: AdminCommand) -> anyhow::Result<()> {
+    use kontor::store::users;
+    match command {
+        AdminCommand::Grant { user } => {
+            let change = users::set_admin(pool, &user, true)
+                .await?
+                .with_context(|| format!("there is no user {user:?}; nothing was granted"))?;
+            if change.was_admin {
+                println!("{} was an admin already", change.username);
+            } else {
+                println!("{} is an admin now", change.username);
+            }
+        }
+        AdminCommand::Revoke { user } => {
+            let change = users::set_admin(pool, &user, false)
+                .await?
+                .with_context(|| format!("there is no user {user:?}; nothing was revoked"))?;
+            if change.was_admin {
+                println!("{} is no longer an admin", change.username);
+            } else {
+                println!("{} was not an admin", change.username);
+            }
+        }
+        AdminCommand::List => {
+            let admins = users::admins(pool).await?;
+            if admins.is_empty() {
+                println!("no admins (grant the role with `kontor admin grant <user>`)");
+            }
+            for admin in admins {
+                println!(
+                    "{}\t{}\t{}\tregistered {}",
+                    admin.username,
+                    admin.email,
+                    admin.id,
+                    admin.created_at.format("%Y-%m-%d %H:%M:%S UTC")
+                );
+            }
         }
     }
     Ok(())

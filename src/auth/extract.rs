@@ -5,6 +5,9 @@ use crate::http::AppState;
 use crate::http::error::ApiError;
 use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
 use futures_util::future::LocalBoxFuture;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use uuid::Uuid;
 
 /// How the caller authenticated.
@@ -85,10 +88,13 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Caller, ApiEr
         return authenticate_api_token(state, token).await;
     }
     match state.jwt.verify(token) {
-        Ok(user_id) => Ok(Caller {
-            user_id,
-            credential: Credential::Session,
-        }),
+        Ok(user_id) => {
+            ensure_user_exists(state, user_id).await?;
+            Ok(Caller {
+                user_id,
+                credential: Credential::Session,
+            })
+        }
         Err(TokenError::Expired) => Err(ApiError::unauthorized(
             "token_expired",
             "the access token has expired; get a new one with your refresh token",
@@ -100,6 +106,69 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Caller, ApiEr
     }
 }
 
+/// How many user ids an instance remembers as existing.
+const KNOWN_USERS_CAPACITY: usize = 100_000;
+/// How long a user once found is trusted to exist without looking again.
+const KNOWN_USER_TTL: Duration = Duration::from_secs(60);
+
+/// Users this instance has recently found in the database.
+///
+/// A validly signed access token only proves that its user existed when it was issued: the
+/// account may be gone since (removed by hand, or a database restored from an older backup
+/// under the same JWT secret). Every handler takes the caller's id on trust, and those that
+/// write rows keyed by it would fail on a foreign key with a 500, so the extractor checks that
+/// the user exists, for every endpoint at once. Kontor itself never deletes users, so a user
+/// found once is remembered for a while and a steady player costs one primary-key lookup a
+/// minute instead of one per request (an action is otherwise often no read at all). The time
+/// bound keeps a removed account's tokens from passing for more than a minute.
+#[derive(Default)]
+pub struct KnownUsers {
+    seen: Mutex<HashMap<Uuid, Instant>>,
+}
+
+impl KnownUsers {
+    fn contains(&self, user: Uuid) -> bool {
+        let seen = self
+            .seen
+            .lock()
+            .expect("the known-users lock is never poisoned");
+        seen.get(&user)
+            .is_some_and(|found| found.elapsed() < KNOWN_USER_TTL)
+    }
+
+    fn insert(&self, user: Uuid) {
+        let mut seen = self
+            .seen
+            .lock()
+            .expect("the known-users lock is never poisoned");
+        if seen.len() >= KNOWN_USERS_CAPACITY && !seen.contains_key(&user) {
+            seen.retain(|_, found| found.elapsed() < KNOWN_USER_TTL);
+            if seen.len() >= KNOWN_USERS_CAPACITY {
+                // Bounded memory: forgetting only costs a lookup each.
+                seen.clear();
+            }
+        }
+        seen.insert(user, Instant::now());
+    }
+}
+
+/// Refuses an access token whose user no longer exists (see [`KnownUsers`]).
+async fn ensure_user_exists(state: &AppState, user: Uuid) -> Result<(), ApiError> {
+    if state.known_users.contains(user) {
+        return Ok(());
+    }
+    if !crate::store::users::exists(&state.pool, user).await? {
+        return Err(ApiError::unauthorized(
+            "invalid_token",
+            "the account of this access token no longer exists",
+        ));
+    }
+    state.known_users.insert(user);
+    Ok(())
+}
+
+/// API tokens need no such check: the token's row is read anyway, and it references its user
+/// by a foreign key, so a token row always has its user.
 async fn authenticate_api_token(state: &AppState, token: &str) -> Result<Caller, ApiError> {
     let row: Option<(Uuid, Uuid, Vec<String>)> = sqlx::query_as(
         "UPDATE api_tokens SET last_used_at = now()

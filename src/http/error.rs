@@ -240,7 +240,7 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
     (
         "invalid_token",
         401,
-        "The token is malformed, forged, revoked or unknown.",
+        "The token is malformed, forged, revoked or unknown, or its account no longer exists.",
     ),
     ("token_expired", 401, "The access token has expired."),
     (
@@ -379,7 +379,7 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
     (
         "admin_required",
         403,
-        "Only the administrators named in KONTOR_ADMIN_USERS may do this.",
+        "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.",
     ),
     ("mail_not_found", 404, "No failed mail with this id."),
     (

@@ -9,6 +9,7 @@ pub mod games;
 pub mod live;
 pub mod notifications;
 pub mod openapi;
+pub mod request_log;
 
 use crate::auth::JwtKeys;
 use crate::config::Config;
@@ -43,6 +44,8 @@ pub struct AppState {
     pub hub: std::sync::Arc<crate::live::Hub>,
     /// Writes this instance's appends (in batches) and announces them.
     pub committer: crate::service::committer::Committer,
+    /// Users recently found to exist, so access tokens of vanished users are refused cheaply.
+    pub known_users: crate::auth::extract::KnownUsers,
 }
 
 /// A `201 Created` JSON response.

@@ -304,19 +304,17 @@ fn form_decode(text: &str) -> String {
 // ---------------------------------------------------------------------------------------
 // Admin
 
+/// Admin rights are the role stored with the account (`kontor admin grant <user>`), never a
+/// username: a name alone proves nothing, since anyone may register a name nobody holds yet.
 async fn require_admin(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
     caller.require_session()?;
-    let username: Option<String> =
-        sqlx::query_scalar("SELECT username_key FROM users WHERE id = $1")
-            .bind(caller.user_id)
-            .fetch_optional(&state.pool)
-            .await?;
-    match username {
-        Some(name) if state.config.admin_users.contains(&name) => Ok(()),
-        _ => Err(ApiError::forbidden(
+    if crate::store::users::is_admin(&state.pool, caller.user_id).await? {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(
             "admin_required",
-            "only the administrators named in KONTOR_ADMIN_USERS may do this",
-        )),
+            "only administrators may do this (the operator grants the role with `kontor admin grant <user>`)",
+        ))
     }
 }
 

@@ -285,6 +285,70 @@ async fn bad_credentials_are_401_with_a_reason() {
 }
 
 #[tokio::test]
+async fn a_signed_token_of_a_user_who_does_not_exist_is_401_and_stores_nothing() {
+    // Signed with the server's own key, so only the missing account gives it away: the
+    // writes keyed by the user used to fail on a foreign key (500).
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let before = app.fingerprint().await;
+    let keys = JwtKeys::new(JWT_SECRET.as_bytes(), Duration::from_secs(900)).unwrap();
+    let ghost = keys.issue(uuid::Uuid::new_v4()).unwrap();
+    let writes = [
+        ("/games", json!({"kind": "steel-driver", "seats": 3})),
+        (
+            "/me/tokens",
+            json!({"name": "bot", "scopes": ["game:read", "game:play"]}),
+        ),
+        ("/me/vacation", json!({"days": 3})),
+    ];
+    for (path, body) in &writes {
+        let reply = app.post(path, Some(&ghost), body).await;
+        let problem = reply.assert_problem(401, "invalid_token");
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .contains("no longer exists"),
+            "{path}: {}",
+            reply.text
+        );
+        assert_eq!(reply.headers["www-authenticate"], "Bearer");
+    }
+    for path in ["/me", "/me/tokens", "/me/notifications", "/games?view=mine"] {
+        app.get(path, &ghost)
+            .await
+            .assert_problem(401, "invalid_token");
+    }
+    // Also through a query token (the live streams' way for browsers).
+    let reply = app
+        .client
+        .get(app.url(&format!("/me/stream?access_token={ghost}")))
+        .send()
+        .await
+        .unwrap();
+    read(reply).await.assert_problem(401, "invalid_token");
+    assert_eq!(app.fingerprint().await, before);
+    for table in [
+        "api_tokens",
+        "vacations",
+        "notification_prefs",
+        "live_presence",
+    ] {
+        let rows: i64 =
+            sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}")))
+                .fetch_one(&app.pool)
+                .await
+                .unwrap();
+        assert_eq!(rows, 0, "{table}");
+    }
+    // A real user's token of the same kind still works, on reads and writes.
+    app.get("/me", &anna.token).await.assert_ok();
+    app.post("/games", Some(&anna.token), &writes[0].1)
+        .await
+        .assert_ok();
+}
+
+#[tokio::test]
 async fn unknown_paths_and_bad_parameters_are_problems_too() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;

@@ -202,6 +202,7 @@ fn the_readme_documents_every_setting_and_command() {
     }
     for command in [
         "serve", "migrate", "simulate", "export", "verify", "replay", "rebuild", "openapi", "mail",
+        "admin",
     ] {
         assert!(
             readme.contains(&format!("`kontor {command}")),

@@ -1,6 +1,7 @@
 //! The integration tests: the real HTTP server against a real PostgreSQL.
 
 mod accounts;
+mod admin;
 mod audit;
 mod bad_input;
 mod bots;
@@ -14,5 +15,6 @@ mod lobby;
 mod notify;
 mod operations;
 mod play;
+mod secrets;
 mod smtp;
 mod support;

@@ -347,6 +347,40 @@ impl TestApp {
         .await
     }
 
+    /// A URL of the test's database for another process (the `kontor` binary).
+    pub fn database_url(&self) -> String {
+        pg().url(&self.database)
+    }
+
+    /// Runs the `kontor` binary on the test's database and data folder, with these extra
+    /// environment variables; returns whether it succeeded and its stdout and stderr.
+    pub async fn kontor_with(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+        let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
+            .args(args)
+            .env("KONTOR_DATABASE_URL", self.database_url())
+            .env("KONTOR_DATA_DIR", &self.config.data_dir)
+            .env("KONTOR_BIND", "127.0.0.1:0")
+            .env("RUST_LOG", "warn")
+            .env_remove("KONTOR_CONFIG")
+            .envs(env.iter().copied())
+            .kill_on_drop(true)
+            .output();
+        // A bound, not a timing check: a command that should have ended (say, a server that
+        // ought to refuse to start) fails the test instead of hanging it.
+        let output = tokio::time::timeout(std::time::Duration::from_secs(120), run)
+            .await
+            .unwrap_or_else(|_| panic!("kontor {args:?} did not finish"))
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        (output.status.success(), text)
+    }
+
+    /// Runs the `kontor` binary on the test's database.
+    pub async fn kontor(&self, args: &[&str]) -> (bool, String) {
+        self.kontor_with(args, &[]).await
+    }
+
     /// A digest of every table: equal digests mean nothing changed.
     pub async fn fingerprint(&self) -> String {
         let tables = [
