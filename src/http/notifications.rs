@@ -1,7 +1,7 @@
 //! Notification preferences, one-click unsubscribe, and the admin view of failed mails.
 
 use super::error::{ApiError, Problem};
-use super::{AppState, Json};
+use super::{AppState, Json, Query};
 use crate::auth::extract::Caller;
 use crate::notify::admin::{self, FailedMail};
 use crate::notify::render::escape_html;
@@ -155,7 +155,7 @@ fn page(title: &str, body: &str) -> HttpResponse {
 #[get("/unsubscribe")]
 pub async fn unsubscribe_page(
     state: web::Data<AppState>,
-    query: web::Query<UnsubscribeQuery>,
+    query: Query<UnsubscribeQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (_, username, scope) = check_token(&state, &query.token).await?;
     let action = format!("?token={}", query.token.trim());
@@ -195,7 +195,7 @@ pub async fn unsubscribe_page(
 pub async fn unsubscribe(
     state: web::Data<AppState>,
     req: HttpRequest,
-    query: web::Query<UnsubscribeQuery>,
+    query: Query<UnsubscribeQuery>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let (user, username, scope) = check_token(&state, &query.token).await?;
@@ -306,11 +306,7 @@ fn form_decode(text: &str) -> String {
 
 async fn require_admin(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
     caller.require_session()?;
-    let username: Option<String> =
-        sqlx::query_scalar("SELECT username_key FROM users WHERE id = $1")
-            .bind(caller.user_id)
-            .fetch_optional(&state.pool)
-            .await?;
+    let username = crate::store::users::username_key(&state.pool, caller.user_id).await?;
     match username {
         Some(name) if state.config.admin_users.contains(&name) => Ok(()),
         _ => Err(ApiError::forbidden(
@@ -357,7 +353,7 @@ pub struct Retried {
 pub async fn failed_mails(
     state: web::Data<AppState>,
     caller: Caller,
-    query: web::Query<FailedQuery>,
+    query: Query<FailedQuery>,
 ) -> Result<Json<FailedMailList>, ApiError> {
     require_admin(&state, &caller).await?;
     let limit = query.limit.unwrap_or(100);
