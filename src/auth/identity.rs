@@ -107,10 +107,10 @@ pub fn username(raw: &str) -> Result<String, Refusal> {
         c == '_'
             || c == '-'
             || c.is_alphabetic()
-            || c.is_numeric()
             || matches!(
                 c.general_category(),
-                GeneralCategory::NonspacingMark
+                GeneralCategory::DecimalNumber
+                    | GeneralCategory::NonspacingMark
                     | GeneralCategory::SpacingMark
                     | GeneralCategory::EnclosingMark
             )
@@ -237,6 +237,9 @@ mod tests {
         assert!(username("a").is_err());
         assert!(username(&"a".repeat(33)).is_err());
         assert!(username("anna!").is_err());
+        // Digits, not other numbers that pass for them.
+        assert!(username("anna²").is_err());
+        assert!(username("anna٣").is_ok());
         assert!(username("\u{308}anna").is_err());
     }
 

@@ -510,6 +510,23 @@ async fn nul_characters_in_any_text_field_are_refused_with_the_field_and_change_
         .await;
     assert_eq!(reply.assert_problem(422, "invalid_field")["field"], "name");
 
+    // Text that is not UTF-8 (a raw byte, a lone surrogate) is not JSON.
+    for body in [
+        b"{\"username\": \"\xff\", \"password\": \"x\"}".to_vec(),
+        br#"{"username": "\ud800", "password": "x"}"#.to_vec(),
+    ] {
+        raw(
+            &app,
+            Method::POST,
+            "/auth/login",
+            None,
+            "application/json",
+            body,
+        )
+        .await
+        .assert_problem(400, "malformed_json");
+    }
+
     // Query strings.
     let query_cases: Vec<(String, &str)> = vec![
         ("/games?kind=x%00y".to_string(), "kind"),
@@ -553,4 +570,59 @@ async fn nul_characters_in_any_text_field_are_refused_with_the_field_and_change_
         "a NUL changed the database"
     );
     assert_eq!(login_failures().await, failures_before);
+}
+
+/// Joining takes an optional body: none at all means the defaults, but a body that cannot be
+/// read is refused (it used to be ignored, so a typo silently joined with defaults).
+#[tokio::test]
+async fn a_join_without_a_body_takes_defaults_and_an_unreadable_one_is_refused() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let game = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 3}),
+        )
+        .await;
+    let game = game.assert_ok()["id"].as_str().unwrap().to_string();
+    let join = format!("/games/{game}/join");
+    let before = app.fingerprint().await;
+    for (content_type, body, status, code) in [
+        (
+            "application/json",
+            b"{\"seat\": ".to_vec(),
+            400,
+            "malformed_json",
+        ),
+        (
+            "application/json",
+            b"{\"sit\": 1}".to_vec(),
+            400,
+            "invalid_body",
+        ),
+        (
+            "text/plain",
+            b"{\"seat\": 1}".to_vec(),
+            415,
+            "unsupported_media_type",
+        ),
+    ] {
+        raw(
+            &app,
+            Method::POST,
+            &join,
+            Some(&bert.token),
+            content_type,
+            body,
+        )
+        .await
+        .assert_problem(status, code);
+    }
+    assert_eq!(app.fingerprint().await, before);
+    let joined = app
+        .call(Method::POST, &join, Some(&bert.token), None, &[])
+        .await;
+    assert_eq!(joined.assert_ok()["seats"].as_array().unwrap().len(), 2);
 }
