@@ -58,11 +58,6 @@ fn is_default_ignorable(c: char) -> bool {
         | 0xE0000..=0xE0FFF)
 }
 
-/// Whether `c` is one of the characters that cannot be seen (see [`username`]).
-pub fn is_invisible(c: char) -> bool {
-    invisible(c).is_some()
-}
-
 /// Characters no identity may hold: controls, format characters, invisible ones, private-use,
 /// surrogates and unassigned code points.
 fn invisible(c: char) -> Option<&'static str> {

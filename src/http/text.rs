@@ -186,8 +186,14 @@ pub fn check_ndjson(text: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// A short one-line field (a name): trimmed; `chars` characters; no tabs or line breaks, and
-/// no characters that cannot be seen. Returns the trimmed text.
+/// Bidirectional formatting characters: in a name they can make it display as another text.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c as u32, 0x061C | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069)
+}
+
+/// A short one-line field (a name): trimmed; `chars` characters; no tabs, line breaks or
+/// bidirectional controls. (Zero-width joiners and variation selectors are allowed here, as
+/// emoji need them; usernames are stricter, see `auth::identity`.) Returns the trimmed text.
 pub fn line<'a>(
     field: &str,
     text: &'a str,
@@ -199,7 +205,7 @@ pub fn line<'a>(
     let text = text.trim();
     if let Some(c) = text
         .chars()
-        .find(|&c| c.is_control() || crate::auth::identity::is_invisible(c))
+        .find(|&c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || is_bidi_control(c))
     {
         return Err(invalid(format!(
             "{field} is one line of visible text; U+{:04X} is not allowed",
@@ -398,7 +404,10 @@ mod tests {
         assert_eq!(line("name", "  my bot ", 1..=100).unwrap(), "my bot");
         assert!(line("name", "   ", 1..=100).is_err());
         assert!(line("name", "a\nb", 1..=100).is_err());
-        assert!(line("name", "a\u{200B}b", 1..=100).is_err());
+        assert!(line("name", "a\u{202E}b", 1..=100).is_err());
+        assert!(line("name", "a\u{2028}b", 1..=100).is_err());
+        // An emoji sequence with a zero-width joiner is a fine name.
+        assert!(line("name", "bot \u{1F468}\u{200D}\u{1F4BB}", 1..=100).is_ok());
         assert!(line("name", "a\u{0}b", 1..=100).is_err());
         assert!(line("name", &"x".repeat(101), 1..=100).is_err());
     }
