@@ -76,14 +76,13 @@ struct Registration {
     email: String,
 }
 
+fn invalid(field: &str, detail: String) -> ApiError {
+    ApiError::unprocessable("invalid_field", detail).with("field", field)
+}
+
 fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiError> {
-    let invalid = |field: &str, detail: String| {
-        ApiError::unprocessable("invalid_field", detail).with("field", field)
-    };
     let username = identity::username(&body.username).map_err(|e| invalid("username", e.0))?;
     let email = identity::email(&body.email).map_err(|e| invalid("email", e.0))?;
-    password::check_new(&body.password, &[&username, &email])
-        .map_err(|reason| invalid("password", reason))?;
     Ok(Registration { username, email })
 }
 
@@ -106,9 +105,15 @@ pub async fn register(
     let body = body.into_inner();
     let registration = validate_registration(&body)?;
     let password = body.password;
-    let hash = web::block(move || auth::hash_password(&password))
-        .await
-        .map_err(ApiError::internal)??;
+    let user_inputs = [registration.username.clone(), registration.email.clone()];
+    // Judging the password and hashing it both take CPU time: off the async threads.
+    let hash = web::block(move || -> Result<String, ApiError> {
+        password::check_new(&password, &[&user_inputs[0], &user_inputs[1]])
+            .map_err(|reason| invalid("password", reason))?;
+        auth::hash_password(&password).map_err(ApiError::internal)
+    })
+    .await
+    .map_err(ApiError::internal)??;
     let id = Uuid::now_v7();
     let new_user = users::NewUser {
         id,
