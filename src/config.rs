@@ -38,8 +38,10 @@ pub struct Config {
     pub mail_from: String,
     /// Run the background workers (mail delivery, deadlines) in this process.
     pub workers: bool,
-    /// Failed logins allowed per account or address within `login_window` before 429.
+    /// Failed logins allowed per account within `login_window` before 429.
     pub login_max_failures: u32,
+    /// Failed logins allowed per client address within `login_window` before 429.
+    pub login_max_failures_per_address: u32,
     pub login_window: Duration,
     /// The shortest time per move a game may have (seconds).
     pub min_seconds_per_move: i64,
@@ -90,6 +92,7 @@ impl std::fmt::Debug for Config {
             mail_from,
             workers,
             login_max_failures,
+            login_max_failures_per_address,
             login_window,
             min_seconds_per_move,
             deadline_poll,
@@ -118,6 +121,10 @@ impl std::fmt::Debug for Config {
             .field("mail_from", mail_from)
             .field("workers", workers)
             .field("login_max_failures", login_max_failures)
+            .field(
+                "login_max_failures_per_address",
+                login_max_failures_per_address,
+            )
             .field("login_window", login_window)
             .field("min_seconds_per_move", min_seconds_per_move)
             .field("deadline_poll", deadline_poll)
@@ -227,7 +234,12 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
     (
         "KONTOR_LOGIN_MAX_FAILURES",
         "5",
-        "Failed logins per account within the window before 429 (an address may fail four times as often).",
+        "Failed logins per account (by username and email address together) within the window before 429.",
+    ),
+    (
+        "KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS",
+        "20",
+        "Failed logins per client address within the window before 429; unset: 4 × KONTOR_LOGIN_MAX_FAILURES. Everyone behind one NAT or proxy shares it.",
     ),
     (
         "KONTOR_LOGIN_WINDOW",
@@ -324,6 +336,7 @@ impl Config {
             other => bail!("KONTOR_WORKERS must be true or false, not {other:?}"),
         };
         let db_pool_size = number("KONTOR_DB_POOL_SIZE", 16)?;
+        let login_max_failures = number("KONTOR_LOGIN_MAX_FAILURES", 5)?;
         if db_pool_size == 0 {
             bail!("KONTOR_DB_POOL_SIZE must be at least 1");
         }
@@ -346,7 +359,11 @@ impl Config {
                 .unwrap_or("Kontor <kontor@localhost>")
                 .to_string(),
             workers,
-            login_max_failures: number("KONTOR_LOGIN_MAX_FAILURES", 5)?,
+            login_max_failures,
+            login_max_failures_per_address: number(
+                "KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS",
+                login_max_failures.saturating_mul(4),
+            )?,
             login_window: seconds("KONTOR_LOGIN_WINDOW", 900)?,
             min_seconds_per_move: i64::from(number("KONTOR_MIN_SECONDS_PER_MOVE", 60)?),
             deadline_poll: Duration::from_millis(u64::from(number(
@@ -428,6 +445,26 @@ mod tests {
         assert_eq!(config.bind.to_string(), "127.0.0.1:8080");
         assert_eq!(config.access_token_ttl, Duration::from_secs(900));
         assert_eq!(config.public_base_url(), "http://127.0.0.1:8080");
+        assert_eq!(config.login_max_failures, 5);
+        assert_eq!(config.login_max_failures_per_address, 20);
+    }
+
+    #[test]
+    fn the_address_limit_follows_the_account_limit_unless_set() {
+        let map = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let config = Config::from_map(&map(&[("KONTOR_LOGIN_MAX_FAILURES", "10")])).unwrap();
+        assert_eq!(config.login_max_failures_per_address, 40);
+        let config = Config::from_map(&map(&[
+            ("KONTOR_LOGIN_MAX_FAILURES", "10"),
+            ("KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS", "3"),
+        ]))
+        .unwrap();
+        assert_eq!(config.login_max_failures_per_address, 3);
     }
 
     #[test]

@@ -176,12 +176,9 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             let reader = match as_user {
                 None => Reader::Operator,
                 Some(name) => {
-                    let id: uuid::Uuid =
-                        sqlx::query_scalar("SELECT id FROM users WHERE username_key = lower($1)")
-                            .bind(&name)
-                            .fetch_optional(&database.pool)
-                            .await?
-                            .with_context(|| format!("there is no user {name:?}"))?;
+                    let (id, _) = kontor::store::users::find_by_username(&database.pool, &name)
+                        .await?
+                        .with_context(|| format!("there is no user {name:?}"))?;
                     Reader::User(id)
                 }
             };

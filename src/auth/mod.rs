@@ -6,6 +6,8 @@
 //!   so a refresh token sent as an access token is refused with a clear reason.
 
 pub mod extract;
+pub mod identity;
+pub mod password;
 pub mod throttle;
 
 use anyhow::Context;

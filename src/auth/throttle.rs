@@ -1,21 +1,40 @@
 //! Throttling of failed logins per account and per client address, kept in the database so
 //! that several server instances share the count.
+//!
+//! An account's failures count together whichever identifier was typed (username or email
+//! address, in any case): the login resolves the account first. The address limit is its own
+//! setting (`KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS`): many people can share one address behind
+//! a NAT or proxy, and one client's failures lock them all out for the rest of the window.
 
+use super::identity;
 use sqlx::PgPool;
 use std::time::Duration;
+use uuid::Uuid;
 
-/// An address may fail this many times more often than one account: many people can share
-/// one address behind a NAT.
-pub const ADDRESS_FACTOR: u32 = 4;
+/// Whom a login attempt names.
+pub enum Account<'a> {
+    /// An existing account, however it was named (username or email address, any case).
+    Known(Uuid),
+    /// No account has this identifier. Failures still count against it, as typed (folded),
+    /// so that throttling looks the same whether or not an account exists.
+    Unknown(&'a str),
+}
 
-/// The subjects a login attempt counts against, with the failures each is allowed.
-pub fn subjects(username: &str, address: Option<&str>, max_failures: u32) -> Vec<(String, u32)> {
-    let mut subjects = vec![(
-        format!("user:{}", username.trim().to_lowercase()),
-        max_failures,
-    )];
+/// The subjects a login attempt counts against, with the failures each is allowed: the
+/// account (or the unknown identifier), and the client's address.
+pub fn subjects(
+    account: &Account<'_>,
+    address: Option<&str>,
+    per_account: u32,
+    per_address: u32,
+) -> Vec<(String, u32)> {
+    let first = match account {
+        Account::Known(id) => format!("account:{id}"),
+        Account::Unknown(identifier) => format!("name:{}", identity::key(identifier)),
+    };
+    let mut subjects = vec![(first, per_account)];
     if let Some(address) = address {
-        subjects.push((format!("ip:{address}"), max_failures * ADDRESS_FACTOR));
+        subjects.push((format!("ip:{address}"), per_address));
     }
     subjects
 }

@@ -1,9 +1,10 @@
 //! Accounts: register, login, refresh, logout, me, API tokens.
 
 use super::error::ApiError;
-use super::{AppState, Created, Json, client_address};
+use super::{AppState, Created, Json, client_address, text};
 use crate::auth::extract::Caller;
-use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, throttle};
+use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
+use crate::store::users;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -14,10 +15,13 @@ use uuid::Uuid;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "anna", "email": "anna@example.org", "password": "correct horse battery"}))]
 pub struct RegisterRequest {
-    /// 3–32 characters: letters, digits, `_` and `-`. Unique regardless of case.
+    /// 3–32 characters: letters (any script), digits, `_` and `-`; no spaces or invisible
+    /// characters. Unique regardless of letter case and Unicode form (`straße` = `STRASSE`).
     pub username: String,
+    /// Unique regardless of letter case and Unicode form.
     pub email: String,
-    /// At least 8 characters.
+    /// 8–128 characters, and not easy to guess: common passwords, keyboard patterns,
+    /// repeats and the username or email address are refused (zxcvbn score ≥ 3 of 4).
     pub password: String,
 }
 
@@ -66,37 +70,20 @@ pub struct RefreshRequest {
     pub refresh_token: String,
 }
 
-fn validate_registration(body: &RegisterRequest) -> Result<(), ApiError> {
-    let invalid = |field: &str, detail: &str| {
-        ApiError::unprocessable("invalid_field", detail.to_string()).with("field", field)
-    };
-    let name = &body.username;
-    if !(3..=32).contains(&name.chars().count())
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(invalid(
-            "username",
-            "a username has 3 to 32 characters: letters, digits, '_' and '-'",
-        ));
-    }
-    let email = body.email.trim();
-    let valid_email = email.len() <= 254
-        && email.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty() && domain.contains('.') && !domain.starts_with('.')
-        })
-        && !email.chars().any(char::is_whitespace);
-    if !valid_email {
-        return Err(invalid("email", "this is not an email address"));
-    }
-    if body.password.chars().count() < 8 {
-        return Err(invalid("password", "a password has at least 8 characters"));
-    }
-    if body.password.len() > 1024 {
-        return Err(invalid("password", "a password has at most 1024 bytes"));
-    }
-    Ok(())
+/// The checked registration: username and email in display form.
+struct Registration {
+    username: String,
+    email: String,
+}
+
+fn invalid(field: &str, detail: String) -> ApiError {
+    ApiError::unprocessable("invalid_field", detail).with("field", field)
+}
+
+fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiError> {
+    let username = identity::username(&body.username).map_err(|e| invalid("username", e.0))?;
+    let email = identity::email(&body.email).map_err(|e| invalid("email", e.0))?;
+    Ok(Registration { username, email })
 }
 
 /// Create an account.
@@ -116,51 +103,60 @@ pub async fn register(
     body: Json<RegisterRequest>,
 ) -> Result<Created<UserProfile>, ApiError> {
     let body = body.into_inner();
-    validate_registration(&body)?;
-    let password = body.password.clone();
-    let hash = web::block(move || auth::hash_password(&password))
-        .await
-        .map_err(ApiError::internal)??;
-    let email = body.email.trim().to_string();
+    let registration = validate_registration(&body)?;
+    let password = body.password;
+    let user_inputs = [registration.username.clone(), registration.email.clone()];
+    // Judging the password and hashing it both take CPU time: off the async threads.
+    let hash = web::block(move || -> Result<String, ApiError> {
+        password::check_new(&password, &[&user_inputs[0], &user_inputs[1]])
+            .map_err(|reason| invalid("password", reason))?;
+        auth::hash_password(&password).map_err(ApiError::internal)
+    })
+    .await
+    .map_err(ApiError::internal)??;
     let id = Uuid::now_v7();
-    let result: Result<(DateTime<Utc>,), sqlx::Error> = sqlx::query_as(
-        "INSERT INTO users (id, username, username_key, email, email_key, password_hash)
-         VALUES ($1, $2, lower($2), $3, lower($3), $4) RETURNING created_at",
-    )
-    .bind(id)
-    .bind(&body.username)
-    .bind(&email)
-    .bind(&hash)
-    .fetch_one(&state.pool)
-    .await;
-    let (created_at,) = match result {
-        Ok(row) => row,
-        Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_username_key_key") => {
+    let new_user = users::NewUser {
+        id,
+        username: &registration.username,
+        email: &registration.email,
+        password_hash: &hash,
+    };
+    let created_at = match users::insert(&state.pool, &new_user).await {
+        Ok(created_at) => created_at,
+        Err(users::InsertError::UsernameTaken) => {
             return Err(ApiError::conflict(
                 "username_taken",
-                format!("the username {:?} is taken", body.username),
+                format!(
+                    "the username {:?} is taken (names are compared regardless of letter case)",
+                    registration.username
+                ),
             ));
         }
-        Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_email_key_key") => {
+        Err(users::InsertError::EmailTaken) => {
             return Err(ApiError::conflict(
                 "email_taken",
                 "an account with this email address exists already",
             ));
         }
-        Err(e) => return Err(e.into()),
+        Err(users::InsertError::Database(e)) => return Err(e.into()),
     };
     Ok(Created(UserProfile {
         id,
-        username: body.username,
-        email,
+        username: registration.username,
+        email: registration.email,
         created_at,
     }))
 }
 
+/// The longest identifier a login accepts (an email address has at most 254 bytes).
+const LOGIN_IDENTIFIER_CHARS: usize = 254;
+
 /// Log in with a username (or email) and password.
 ///
-/// Repeated failures for one account or one client address are answered with 429 and
-/// `Retry-After` for the rest of the window. A failure never says whether the account exists.
+/// The username and email address are compared regardless of letter case and Unicode form.
+/// Repeated failures for one account (by username and email address together) or one client
+/// address are answered with 429 and `Retry-After` for the rest of the window. A failure never
+/// says whether the account exists.
 #[utoipa::path(
     tag = "accounts",
     request_body = LoginRequest,
@@ -168,6 +164,7 @@ pub async fn register(
         (status = 200, description = "Logged in.", body = TokenPair),
         (status = 400, description = "Malformed JSON or wrong types.", body = super::error::Problem, content_type = "application/problem+json"),
         (status = 401, description = "`invalid_credentials`.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_field`: a control character, or an over-long username or password.", body = super::error::Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: too many failures; see `Retry-After`.", body = super::error::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -178,12 +175,31 @@ pub async fn login(
     body: Json<LoginRequest>,
 ) -> Result<Json<TokenPair>, ApiError> {
     let body = body.into_inner();
+    let identifier = text::line("username", &body.username, 1..=LOGIN_IDENTIFIER_CHARS)?;
+    if body.password.len() > password::MAX_PASSWORD_BYTES {
+        return Err(ApiError::unprocessable(
+            "invalid_field",
+            format!(
+                "a password has at most {} bytes",
+                password::MAX_PASSWORD_BYTES
+            ),
+        )
+        .with("field", "password"));
+    }
     let address = client_address(&req);
     let config = &state.config;
+    // The account first, so that its failures count together whether it was named by
+    // username or by email address.
+    let user = users::find_for_login(&state.pool, identifier).await?;
+    let account = match &user {
+        Some((id, _)) => throttle::Account::Known(*id),
+        None => throttle::Account::Unknown(identifier),
+    };
     let subjects = throttle::subjects(
-        &body.username,
+        &account,
         address.as_deref(),
         config.login_max_failures,
+        config.login_max_failures_per_address,
     );
     if let Err(wait) = throttle::check(&state.pool, &subjects, config.login_window).await? {
         return Err(ApiError::too_many_requests(
@@ -191,12 +207,6 @@ pub async fn login(
             format!("too many failed logins; try again in {wait} seconds"),
         ));
     }
-    let user: Option<(Uuid, String)> = sqlx::query_as(
-        "SELECT id, password_hash FROM users WHERE username_key = lower($1) OR email_key = lower($1)",
-    )
-    .bind(body.username.trim())
-    .fetch_optional(&state.pool)
-    .await?;
     let (user_id, hash) = match user {
         Some((id, hash)) => (Some(id), hash),
         None => (None, auth::DUMMY_PASSWORD_HASH.clone()),
@@ -418,14 +428,7 @@ pub async fn create_token(
 ) -> Result<Created<CreatedApiToken>, ApiError> {
     caller.require_session()?;
     let body = body.into_inner();
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(ApiError::unprocessable(
-            "invalid_field",
-            "a token name has 1 to 100 characters",
-        )
-        .with("field", "name"));
-    }
+    let name = text::line("name", &body.name, 1..=100)?;
     if body.scopes.is_empty() {
         return Err(ApiError::unprocessable(
             "invalid_field",

@@ -1,7 +1,7 @@
 //! Audit endpoints: the event log, the export, fairness verification and import.
 
 use super::error::{ApiError, Problem};
-use super::{AppState, Json};
+use super::{AppState, Json, Query};
 use crate::audit::log::{self, EventPage, Reader};
 use crate::audit::verify::{Verification, verify_export};
 use crate::audit::{import, parse_ndjson, to_ndjson};
@@ -44,7 +44,7 @@ pub async fn event_log(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<Uuid>,
-    query: web::Query<LogQuery>,
+    query: Query<LogQuery>,
 ) -> Result<Json<EventPage>, ApiError> {
     caller.require(Scope::GameRead)?;
     let after = query.after.unwrap_or(0);
@@ -141,6 +141,7 @@ pub async fn verification(
 #[post("/verify")]
 pub async fn verify_upload(caller: Caller, body: String) -> Result<Json<Verification>, ApiError> {
     caller.require(Scope::GameRead)?;
+    super::text::check_ndjson(&body)?;
     let (header, events) = parse_ndjson(&body)
         .map_err(|e| ApiError::unprocessable("invalid_export", e.to_string()))?;
     Ok(Json(verify_export(&header, &events)))
@@ -164,6 +165,7 @@ pub async fn import_game(
     body: String,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GamePlay)?;
+    super::text::check_ndjson(&body)?;
     let game = import::import(&state.pool, caller.user_id, &body).await?;
     Ok(HttpResponse::Created().json(game))
 }

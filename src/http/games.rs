@@ -1,7 +1,7 @@
 //! Lobby and play endpoints.
 
 use super::error::{ApiError, Problem};
-use super::{AppState, Created, Json};
+use super::{AppState, Created, Json, OptionalJson, Query};
 use crate::auth::Scope;
 use crate::auth::extract::Caller;
 use crate::games::GameKind;
@@ -76,7 +76,7 @@ pub async fn list_kinds() -> Json<KindList> {
 pub async fn list_games(
     state: web::Data<AppState>,
     caller: Caller,
-    query: web::Query<ListQuery>,
+    query: Query<ListQuery>,
 ) -> Result<Json<GamePage>, ApiError> {
     caller.require(Scope::GameRead)?;
     Ok(Json(
@@ -140,7 +140,7 @@ pub async fn get_game(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<Uuid>,
-    query: web::Query<DetailQuery>,
+    query: Query<DetailQuery>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
     let detail = play::detail(&state.pool, caller.user_id, path.into_inner(), query.at).await?;
@@ -169,10 +169,10 @@ pub async fn join_game(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<Uuid>,
-    body: Option<Json<JoinRequest>>,
+    body: OptionalJson<JoinRequest>,
 ) -> Result<Json<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
-    let request = body.map(Json::into_inner).unwrap_or_default();
+    let request = body.0.unwrap_or_default();
     Ok(Json(
         lobby::join(&state.pool, caller.user_id, path.into_inner(), request).await?,
     ))

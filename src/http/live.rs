@@ -1,7 +1,7 @@
 //! Server-Sent Events: a stream per game and one per user.
 
-use super::AppState;
 use super::error::{ApiError, Problem};
+use super::{AppState, Query};
 use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
 use crate::auth::extract::{Caller, authenticate, bearer_token};
@@ -89,7 +89,7 @@ pub async fn game_stream(
     state: web::Data<AppState>,
     req: HttpRequest,
     path: web::Path<Uuid>,
-    query: web::Query<StreamQuery>,
+    query: Query<StreamQuery>,
 ) -> Result<impl Responder, ApiError> {
     let caller = stream_caller(&state, &req, &query).await?;
     let game_id = path.into_inner();
@@ -237,7 +237,7 @@ impl Watcher {
 pub async fn user_stream(
     state: web::Data<AppState>,
     req: HttpRequest,
-    query: web::Query<StreamQuery>,
+    query: Query<StreamQuery>,
 ) -> Result<impl Responder, ApiError> {
     let caller = stream_caller(&state, &req, &query).await?;
     let me = caller.user_id;

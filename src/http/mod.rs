@@ -10,6 +10,7 @@ pub mod live;
 pub mod notifications;
 pub mod openapi;
 pub mod request_log;
+pub mod text;
 
 use crate::auth::JwtKeys;
 use crate::config::Config;
@@ -26,7 +27,7 @@ use serde::Serialize;
 use sqlx::PgPool;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-pub use actix_web::web::Json;
+pub use text::{Json, OptionalJson, Query};
 
 /// Largest accepted JSON body.
 pub const MAX_JSON_BODY: usize = 64 * 1024;
@@ -143,13 +144,15 @@ fn json_error(error: &JsonPayloadError) -> ApiError {
 }
 
 pub fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default().error_handler(|error: QueryPayloadError, _req| {
-        ApiError::bad_request(
-            "invalid_parameter",
-            format!("bad query parameters: {error}"),
-        )
-        .into()
-    })
+    web::QueryConfig::default()
+        .error_handler(|error: QueryPayloadError, _req| query_error(&error).into())
+}
+
+fn query_error(error: &QueryPayloadError) -> ApiError {
+    ApiError::bad_request(
+        "invalid_parameter",
+        format!("bad query parameters: {error}"),
+    )
 }
 
 pub fn path_config() -> web::PathConfig {

@@ -1,7 +1,7 @@
 //! Notification preferences, one-click unsubscribe, and the admin view of failed mails.
 
 use super::error::{ApiError, Problem};
-use super::{AppState, Json};
+use super::{AppState, Json, Query};
 use crate::auth::extract::Caller;
 use crate::notify::admin::{self, FailedMail};
 use crate::notify::render::escape_html;
@@ -155,7 +155,7 @@ fn page(title: &str, body: &str) -> HttpResponse {
 #[get("/unsubscribe")]
 pub async fn unsubscribe_page(
     state: web::Data<AppState>,
-    query: web::Query<UnsubscribeQuery>,
+    query: Query<UnsubscribeQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (_, username, scope) = check_token(&state, &query.token).await?;
     let action = format!("?token={}", query.token.trim());
@@ -195,7 +195,7 @@ pub async fn unsubscribe_page(
 pub async fn unsubscribe(
     state: web::Data<AppState>,
     req: HttpRequest,
-    query: web::Query<UnsubscribeQuery>,
+    query: Query<UnsubscribeQuery>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let (user, username, scope) = check_token(&state, &query.token).await?;
@@ -355,7 +355,7 @@ pub struct Retried {
 pub async fn failed_mails(
     state: web::Data<AppState>,
     caller: Caller,
-    query: web::Query<FailedQuery>,
+    query: Query<FailedQuery>,
 ) -> Result<Json<FailedMailList>, ApiError> {
     require_admin(&state, &caller).await?;
     let limit = query.limit.unwrap_or(100);

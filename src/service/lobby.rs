@@ -458,11 +458,8 @@ pub async fn invite(
     if head.status() != Status::Open {
         return Err(wrong_status(&head, "invite"));
     }
-    let user: Option<(Uuid, String)> =
-        sqlx::query_as("SELECT id, username FROM users WHERE username_key = lower($1)")
-            .bind(request.username.trim())
-            .fetch_optional(&mut *tx)
-            .await?;
+    let name = crate::http::text::line("username", &request.username, 1..=254)?;
+    let user = crate::store::users::find_by_username(&mut *tx, name).await?;
     let (user_id, username) = user.ok_or_else(|| {
         ApiError::not_found(
             "user_not_found",

@@ -35,10 +35,22 @@ pub async fn connect_with_timeout(
         .context("connecting to PostgreSQL")
 }
 
-/// Applies every migration not yet applied.
+/// Applies every migration not yet applied, then recomputes the identity keys of accounts
+/// made before the current folding (see `users::backfill_identity_keys`).
 pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
     MIGRATOR
         .run(pool)
         .await
-        .context("applying database migrations")
+        .context("applying database migrations")?;
+    let backfill = users::backfill_identity_keys(pool)
+        .await
+        .context("recomputing the identity keys of older accounts")?;
+    if backfill.updated > 0 {
+        tracing::info!(
+            accounts = backfill.updated,
+            conflicts = backfill.conflicts.len(),
+            "recomputed the identity keys of older accounts"
+        );
+    }
+    Ok(())
 }

@@ -1,9 +1,184 @@
-//! Accounts as the authentication and the operator's tools see them: whether a user still
-//! exists, and the admin role (granted and revoked only through `kontor admin`).
+//! Accounts: inserting them, finding them by username or email address, the identity keys
+//! they are compared by (see `auth::identity`), whether a user still exists, and the admin
+//! role (granted and revoked only through `kontor admin`).
 
+use crate::auth::identity::{self, KEYS_VERSION};
 use chrono::{DateTime, Utc};
-use sqlx::PgPool;
+use sqlx::{PgExecutor, PgPool};
+use std::collections::HashMap;
 use uuid::Uuid;
+
+/// A new account, its identities already checked and in display form.
+pub struct NewUser<'a> {
+    pub id: Uuid,
+    pub username: &'a str,
+    pub email: &'a str,
+    pub password_hash: &'a str,
+}
+
+/// Why an account could not be created.
+#[derive(Debug)]
+pub enum InsertError {
+    UsernameTaken,
+    EmailTaken,
+    Database(sqlx::Error),
+}
+
+/// Creates an account; returns its creation time.
+pub async fn insert(pool: &PgPool, user: &NewUser<'_>) -> Result<DateTime<Utc>, InsertError> {
+    let result = sqlx::query_scalar(
+        "INSERT INTO users
+           (id, username, username_key, email, email_key, password_hash, identity_keys_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at",
+    )
+    .bind(user.id)
+    .bind(user.username)
+    .bind(identity::key(user.username))
+    .bind(user.email)
+    .bind(identity::key(user.email))
+    .bind(user.password_hash)
+    .bind(KEYS_VERSION)
+    .fetch_one(pool)
+    .await;
+    match result {
+        Ok(created_at) => Ok(created_at),
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_username_key_key") => {
+            Err(InsertError::UsernameTaken)
+        }
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_email_key_key") => {
+            Err(InsertError::EmailTaken)
+        }
+        Err(e) => Err(InsertError::Database(e)),
+    }
+}
+
+/// The account a login names, by username or email address in any case or normal form:
+/// its id and password hash.
+pub async fn find_for_login(
+    pool: &PgPool,
+    identifier: &str,
+) -> Result<Option<(Uuid, String)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, password_hash FROM users WHERE username_key = $1 OR email_key = $1
+          ORDER BY created_at, id LIMIT 1",
+    )
+    .bind(identity::key(identifier))
+    .fetch_optional(pool)
+    .await
+}
+
+/// The account with this username (in any case or normal form): its id and username.
+pub async fn find_by_username<'e>(
+    executor: impl PgExecutor<'e>,
+    name: &str,
+) -> Result<Option<(Uuid, String)>, sqlx::Error> {
+    sqlx::query_as("SELECT id, username FROM users WHERE username_key = $1")
+        .bind(identity::key(name))
+        .fetch_optional(executor)
+        .await
+}
+
+/// What [`backfill_identity_keys`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Backfill {
+    /// Accounts whose keys were recomputed.
+    pub updated: usize,
+    /// Identities that now equal an older account's (`username` or `email`, the younger
+    /// account, the older one). The younger keeps a key no one can type: it cannot log in by
+    /// that identity until an operator changes it.
+    pub conflicts: Vec<(&'static str, Uuid, Uuid)>,
+}
+
+/// The key given to an identity that collides with an older account's: unique, and never
+/// equal to a real key (those hold no control characters).
+fn unreachable_key(id: Uuid, kind: &str) -> String {
+    format!("\u{1}{kind}-conflict:{id}")
+}
+
+/// Recomputes the identity keys of every account made by an older version of the folding
+/// (before migration 0007 PostgreSQL's `lower()` made them). Runs after each migration; does
+/// nothing when every account is current.
+///
+/// Accounts that the exact folding makes equal (`Ünal@x` and `ünal@x` could both be
+/// registered before) cannot both keep the key: the older account keeps it, the younger
+/// gets an unreachable key for that identity, and each such case is logged.
+pub async fn backfill_identity_keys(pool: &PgPool) -> Result<Backfill, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let pending: Vec<(Uuid, String, String)> = sqlx::query_as(
+        "SELECT id, username, email FROM users WHERE identity_keys_version < $1
+          ORDER BY created_at, id FOR UPDATE",
+    )
+    .bind(KEYS_VERSION)
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut report = Backfill::default();
+    if pending.is_empty() {
+        return Ok(report);
+    }
+    let username_keys: Vec<String> = pending.iter().map(|(_, u, _)| identity::key(u)).collect();
+    let email_keys: Vec<String> = pending.iter().map(|(_, _, e)| identity::key(e)).collect();
+    // Who holds each key once this is done: current accounts keep theirs; among the pending
+    // ones, the oldest wins.
+    let mut owners: [HashMap<String, Uuid>; 2] = Default::default();
+    let current: Vec<(Uuid, String, String)> = sqlx::query_as(
+        "SELECT id, username_key, email_key FROM users
+          WHERE identity_keys_version >= $1
+            AND (username_key = ANY($2) OR email_key = ANY($3))",
+    )
+    .bind(KEYS_VERSION)
+    .bind(&username_keys)
+    .bind(&email_keys)
+    .fetch_all(&mut *tx)
+    .await?;
+    for (id, username_key, email_key) in current {
+        owners[0].insert(username_key, id);
+        owners[1].insert(email_key, id);
+    }
+    let mut finals = Vec::with_capacity(pending.len());
+    for (index, (id, _, _)) in pending.iter().enumerate() {
+        let mut keys = [username_keys[index].clone(), email_keys[index].clone()];
+        for (slot, kind) in [(0, "username"), (1, "email")] {
+            let owner = *owners[slot].entry(keys[slot].clone()).or_insert(*id);
+            if owner != *id {
+                tracing::warn!(
+                    account = %id, older_account = %owner, identity = kind,
+                    "two accounts' {kind}s differ only in letter case or Unicode form; the older account keeps it, the younger cannot log in by its {kind} until it is changed"
+                );
+                report.conflicts.push((kind, *id, owner));
+                keys[slot] = unreachable_key(*id, kind);
+            }
+        }
+        finals.push((*id, keys));
+    }
+    // Park the pending keys first, so that no update meets a key another pending row is about
+    // to give up.
+    let ids: Vec<Uuid> = pending.iter().map(|(id, _, _)| *id).collect();
+    sqlx::query(
+        "UPDATE users SET username_key = chr(1) || 'pending-u:' || id::text,
+                          email_key = chr(1) || 'pending-e:' || id::text
+          WHERE id = ANY($1)",
+    )
+    .bind(&ids)
+    .execute(&mut *tx)
+    .await?;
+    let new_usernames: Vec<&str> = finals.iter().map(|(_, k)| k[0].as_str()).collect();
+    let new_emails: Vec<&str> = finals.iter().map(|(_, k)| k[1].as_str()).collect();
+    sqlx::query(
+        "UPDATE users u SET username_key = k.username_key, email_key = k.email_key,
+                            identity_keys_version = $4
+           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS k(id, username_key, email_key)
+          WHERE u.id = k.id",
+    )
+    .bind(&ids)
+    .bind(&new_usernames)
+    .bind(&new_emails)
+    .bind(KEYS_VERSION)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    report.updated = pending.len();
+    Ok(report)
+}
 
 /// Whether an account with this id exists (one primary-key lookup).
 pub async fn exists(pool: &PgPool, id: Uuid) -> sqlx::Result<bool> {
@@ -32,7 +207,7 @@ pub struct RoleChange {
 }
 
 /// Grants (`admin = true`) or revokes the admin role of the account named `username` (in any
-/// letter case). `None` if there is no such account.
+/// letter case or normal form). `None` if there is no such account.
 pub async fn set_admin(
     pool: &PgPool,
     username: &str,
@@ -42,11 +217,11 @@ pub async fn set_admin(
     // update), so the report says truthfully whether anything changed.
     let row: Option<(String, bool)> = sqlx::query_as(
         "UPDATE users u SET is_admin = $2
-           FROM (SELECT id, is_admin FROM users WHERE username_key = lower($1) FOR UPDATE) old
+           FROM (SELECT id, is_admin FROM users WHERE username_key = $1 FOR UPDATE) old
           WHERE u.id = old.id
         RETURNING u.username, old.is_admin",
     )
-    .bind(username.trim())
+    .bind(identity::key(username.trim()))
     .bind(admin)
     .fetch_optional(pool)
     .await?;

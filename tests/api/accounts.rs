@@ -18,7 +18,7 @@ async fn register_login_and_me() {
         .post(
             "/auth/register",
             None,
-            &json!({"username": "ANNA", "email": "other@example.org", "password": "long enough"}),
+            &json!({"username": "ANNA", "email": "other@example.org", "password": "tall ship sails at midnight"}),
         )
         .await;
     again.assert_problem(409, "username_taken");
@@ -26,7 +26,7 @@ async fn register_login_and_me() {
         .post(
             "/auth/register",
             None,
-            &json!({"username": "anna2", "email": "Anna@Example.org", "password": "long enough"}),
+            &json!({"username": "anna2", "email": "Anna@Example.org", "password": "tall ship sails at midnight"}),
         )
         .await;
     same_mail.assert_problem(409, "email_taken");
@@ -36,7 +36,7 @@ async fn register_login_and_me() {
         .post(
             "/auth/login",
             None,
-            &json!({"username": "anna@example.org", "password": "anna-password"}),
+            &json!({"username": "anna@example.org", "password": password_of("anna")}),
         )
         .await;
     by_mail.assert_ok();
@@ -53,15 +53,15 @@ async fn registration_is_validated() {
     let app = spawn_app().await;
     for (body, field) in [
         (
-            json!({"username": "a", "email": "a@example.org", "password": "long enough"}),
+            json!({"username": "a", "email": "a@example.org", "password": "tall ship sails at midnight"}),
             "username",
         ),
         (
-            json!({"username": "has space", "email": "a@example.org", "password": "long enough"}),
+            json!({"username": "has space", "email": "a@example.org", "password": "tall ship sails at midnight"}),
             "username",
         ),
         (
-            json!({"username": "anna", "email": "not-an-email", "password": "long enough"}),
+            json!({"username": "anna", "email": "not-an-email", "password": "tall ship sails at midnight"}),
             "email",
         ),
         (
@@ -115,7 +115,7 @@ async fn repeated_failures_are_throttled_per_account() {
         .post(
             "/auth/login",
             None,
-            &json!({"username": "anna", "password": "anna-password"}),
+            &json!({"username": "anna", "password": password_of("anna")}),
         )
         .await;
     blocked.assert_problem(429, "rate_limited");
@@ -147,7 +147,7 @@ async fn repeated_failures_are_throttled_per_address() {
     app.post(
         "/auth/login",
         None,
-        &json!({"username": "anna", "password": "anna-password"}),
+        &json!({"username": "anna", "password": password_of("anna")}),
     )
     .await
     .assert_problem(429, "rate_limited");
@@ -280,4 +280,328 @@ async fn api_tokens_are_scoped_shown_once_stored_hashed_and_revocable() {
     )
     .await
     .assert_problem(404, "token_not_found");
+}
+
+/// Registers `username` with `email` and a strong password; returns the reply.
+async fn register_as(app: &TestApp, username: &str, email: &str) -> Reply {
+    app.post(
+        "/auth/register",
+        None,
+        &json!({"username": username, "email": email, "password": "tall ship sails at midnight"}),
+    )
+    .await
+}
+
+async fn login_as(app: &TestApp, identifier: &str, password: &str) -> Reply {
+    app.post(
+        "/auth/login",
+        None,
+        &json!({"username": identifier, "password": password}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn identities_are_compared_with_full_case_folding_and_normalisation() {
+    let app = spawn_app().await;
+    // Emails that differ only in non-ASCII letter case are one address.
+    assert_eq!(
+        register_as(&app, "uebel", "übel@example.org").await.status,
+        201
+    );
+    register_as(&app, "uebel2", "ÜBEL@example.org")
+        .await
+        .assert_problem(409, "email_taken");
+    // Full folding: ß is "ss".
+    assert_eq!(
+        register_as(&app, "straße", "strasse@example.org")
+            .await
+            .status,
+        201
+    );
+    register_as(&app, "STRASSE", "other@example.org")
+        .await
+        .assert_problem(409, "username_taken");
+    // NFC and NFD spellings of one name are one name, for usernames and emails alike.
+    let created = register_as(&app, "Zoe\u{308}", "zoe\u{308}@example.org").await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    assert_eq!(
+        created.body["username"], "Zo\u{eb}",
+        "stored composed (NFC)"
+    );
+    register_as(&app, "zo\u{eb}", "zoe2@example.org")
+        .await
+        .assert_problem(409, "username_taken");
+    register_as(&app, "zoe3", "ZO\u{cb}@EXAMPLE.ORG")
+        .await
+        .assert_problem(409, "email_taken");
+
+    // Login works with any case and form of the username or the address.
+    let password = "tall ship sails at midnight";
+    for identifier in [
+        "STRASSE",
+        "Straße",
+        "strasse@EXAMPLE.org",
+        "ÜBEL@EXAMPLE.ORG",
+        "U\u{308}bel@example.org",
+        "ZOË",
+        "zoe\u{308}",
+        " Uebel ",
+    ] {
+        let reply = login_as(&app, identifier, password).await;
+        assert_eq!(reply.status, 200, "{identifier:?}: {}", reply.text);
+    }
+    // The display form is kept as typed.
+    let token = login_as(&app, "STRASSE", password).await.body["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(app.get("/me", &token).await.body["username"], "straße");
+    // Invitations find a user the same way.
+    let anna = app.register("anna").await;
+    let game = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 3}),
+        )
+        .await;
+    let game = game.assert_ok()["id"].as_str().unwrap().to_string();
+    let invited = app
+        .post(
+            &format!("/games/{game}/invitations"),
+            Some(&anna.token),
+            &json!({"username": "STRASSE"}),
+        )
+        .await;
+    assert_eq!(invited.assert_ok()["username"], "straße");
+}
+
+#[tokio::test]
+async fn usernames_with_invisible_characters_are_refused_with_a_reason() {
+    let app = spawn_app().await;
+    let before = app.fingerprint().await;
+    for (name, why) in [
+        ("an\u{200D}na", "invisible"),
+        ("an\u{200B}na", "invisible"),
+        ("anna\u{202E}", "invisible"),
+        ("an\u{2066}na", "invisible"),
+        ("\u{3164}anna", "invisible"),
+        ("an na", "spaces"),
+        ("an\u{a0}na", "spaces"),
+        ("an\tna", "control"),
+    ] {
+        let reply = register_as(&app, name, "anna@example.org").await;
+        let problem = reply.assert_problem(422, "invalid_field");
+        assert_eq!(problem["field"], "username", "{name:?}");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(detail.contains(why), "{name:?}: {detail}");
+    }
+    assert_eq!(app.fingerprint().await, before);
+}
+
+#[tokio::test]
+async fn easily_guessed_passwords_are_refused_with_zxcvbn_feedback() {
+    let app = spawn_app().await;
+    let before = app.fingerprint().await;
+    for password in [
+        "aaaaaaaa",
+        "password",
+        "        ",
+        "12345678",
+        "qwertyuiop",
+        "anna-password",
+        "annasmith@example.org",
+    ] {
+        let reply = app
+            .post(
+                "/auth/register",
+                None,
+                &json!({"username": "anna", "email": "annasmith@example.org", "password": password}),
+            )
+            .await;
+        let problem = reply.assert_problem(422, "invalid_field");
+        assert_eq!(problem["field"], "password", "{password:?}");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(detail.contains("easy to guess"), "{password:?}: {detail}");
+    }
+    // zxcvbn's warning is passed on.
+    let reply = app
+        .post(
+            "/auth/register",
+            None,
+            &json!({"username": "anna", "email": "anna@example.org", "password": "password"}),
+        )
+        .await;
+    let detail = reply.body["detail"].as_str().unwrap();
+    assert!(detail.contains("common"), "{detail}");
+    // The length is bounded before the estimate.
+    let long = "x7!Qz".repeat(26);
+    let reply = app
+        .post(
+            "/auth/register",
+            None,
+            &json!({"username": "anna", "email": "anna@example.org", "password": long}),
+        )
+        .await;
+    let detail = reply.assert_problem(422, "invalid_field")["detail"]
+        .as_str()
+        .unwrap();
+    assert!(detail.contains("at most 128"), "{detail}");
+    assert_eq!(app.fingerprint().await, before);
+    // The README's walkthrough passwords pass the bar.
+    for name in ["anna", "bert", "cleo"] {
+        let reply = app
+            .post(
+                "/auth/register",
+                None,
+                &json!({"username": name, "email": format!("{name}@example.org"), "password": format!("secret-{name}-123")}),
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.text);
+    }
+}
+
+async fn fail_login(app: &TestApp, identifier: &str) {
+    login_as(app, identifier, "guess guess")
+        .await
+        .assert_problem(401, "invalid_credentials");
+}
+
+#[tokio::test]
+async fn failures_count_per_account_whichever_identifier_was_typed() {
+    let app = spawn_app().await;
+    app.register("anna").await;
+    app.register("bert").await;
+    // Five failures by username: the email address gets no fresh tries.
+    for _ in 0..5 {
+        fail_login(&app, "anna").await;
+    }
+    login_as(&app, "anna@example.org", &password_of("anna"))
+        .await
+        .assert_problem(429, "rate_limited");
+    login_as(&app, "ANNA@Example.org", "guess guess")
+        .await
+        .assert_problem(429, "rate_limited");
+    // And the other way round, mixing the cases of the username.
+    for _ in 0..5 {
+        fail_login(&app, "bert@example.org").await;
+    }
+    for identifier in ["bert", "BERT"] {
+        login_as(&app, identifier, &password_of("bert"))
+            .await
+            .assert_problem(429, "rate_limited");
+    }
+    // An identifier no account has still counts, folded as typed, so a throttled answer
+    // looks the same whether or not the account exists.
+    for _ in 0..5 {
+        fail_login(&app, "ghost").await;
+    }
+    login_as(&app, "GHOST", "guess guess")
+        .await
+        .assert_problem(429, "rate_limited");
+}
+
+#[tokio::test]
+async fn the_per_address_limit_is_its_own_setting() {
+    // A low address limit throttles after that many failures on different accounts.
+    let app = spawn_app_with(AppOptions {
+        settings: [("KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS".into(), "3".into())].into(),
+    })
+    .await;
+    app.register("anna").await;
+    for i in 0..3 {
+        fail_login(&app, &format!("ghost{i}")).await;
+    }
+    login_as(&app, "anna", &password_of("anna"))
+        .await
+        .assert_problem(429, "rate_limited");
+
+    // A high one lets a shared address fail more often than four times an account's limit.
+    let app = spawn_app_with(AppOptions {
+        settings: [("KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS".into(), "100".into())].into(),
+    })
+    .await;
+    app.register("anna").await;
+    for i in 0..25 {
+        fail_login(&app, &format!("ghost{i}")).await;
+    }
+    login_as(&app, "anna", &password_of("anna"))
+        .await
+        .assert_ok();
+}
+
+#[tokio::test]
+async fn older_accounts_get_exact_keys_after_migrating_and_the_oldest_keeps_a_shared_one() {
+    let app = spawn_app().await;
+    let password = "tall ship sails at midnight";
+    let hash = kontor::auth::hash_password(password).unwrap();
+    // Accounts as the code before migration 0007 made them: keys by lower(), version 0.
+    // Pairs that exact folding makes equal could both be registered then.
+    let accounts = [
+        ("ernst", "Ünal@Example.org", 6),
+        ("bernd", "ünal@example.org", 5),
+        ("alma", "maß@example.org", 4), // its folded key is bert's old one...
+        ("bert", "MASS@example.org", 3), // ...which bert still holds until the backfill
+        ("carl", "carl@example.org", 2),
+    ];
+    let mut ids = std::collections::HashMap::new();
+    for (name, email, days_ago) in accounts {
+        let id = uuid::Uuid::now_v7();
+        sqlx::query(
+            "INSERT INTO users (id, username, username_key, email, email_key, password_hash,
+                                created_at, identity_keys_version)
+             VALUES ($1, $2, lower($2), $3, lower($3), $4, now() - make_interval(days => $5), 0)",
+        )
+        .bind(id)
+        .bind(name)
+        .bind(email)
+        .bind(&hash)
+        .bind(days_ago)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+        ids.insert(name, id);
+    }
+    // What the server runs at start.
+    kontor::store::migrate(&app.pool).await.unwrap();
+    let keys: Vec<(String, String, String, i16)> = sqlx::query_as(
+        "SELECT username, username_key, email_key, identity_keys_version FROM users
+          ORDER BY created_at",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    let key_of = |name: &str| keys.iter().find(|k| k.0 == name).unwrap().clone();
+    assert_eq!(key_of("ernst").2, "ünal@example.org");
+    assert_eq!(key_of("alma").2, "mass@example.org");
+    assert_eq!(key_of("carl").2, "carl@example.org");
+    // The younger of each pair keeps its username but cannot be reached by the address.
+    for younger in ["bernd", "bert"] {
+        let (_, username_key, email_key, _) = key_of(younger);
+        assert_eq!(username_key, younger);
+        assert!(email_key.starts_with('\u{1}'), "{email_key:?}");
+    }
+    assert!(keys.iter().all(|k| k.3 == 1), "{keys:?}");
+
+    // Logins find the older account by any spelling of the address, the younger by name.
+    for (identifier, owner) in [
+        ("ÜNAL@EXAMPLE.ORG", "ernst"),
+        ("u\u{308}nal@example.org", "ernst"),
+        ("MASS@example.org", "alma"),
+        ("maß@example.org", "alma"),
+        ("bernd", "bernd"),
+        ("BERT", "bert"),
+        ("Carl@Example.org", "carl"),
+    ] {
+        let reply = login_as(&app, identifier, password).await;
+        let token = reply.assert_ok()["access_token"].as_str().unwrap();
+        let me = app.get("/me", token).await;
+        assert_eq!(me.body["id"], ids[owner].to_string(), "{identifier}");
+    }
+    // Once done, it does nothing.
+    let again = kontor::store::users::backfill_identity_keys(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(again, kontor::store::users::Backfill::default());
 }

@@ -371,3 +371,322 @@ async fn unknown_paths_and_bad_parameters_are_problems_too() {
         .await
         .assert_problem(400, "invalid_parameter");
 }
+
+/// Every text field of every endpoint, each with a NUL character: 422 (400 in a query)
+/// naming the field, and nothing changes (PostgreSQL refuses the byte; it used to be a 500).
+#[tokio::test]
+async fn nul_characters_in_any_text_field_are_refused_with_the_field_and_change_nothing() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let open = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 3}),
+        )
+        .await;
+    let open = open.assert_ok()["id"].as_str().unwrap().to_string();
+    let cleo = app.register("cleo").await;
+    let dora = app.register("dora").await;
+    let active = app
+        .start_game(
+            "steel-driver",
+            json!({}),
+            &[cleo.clone(), dora.clone(), bert.clone()],
+        )
+        .await;
+    let before = app.fingerprint().await;
+    let login_failures = || async {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM login_failures")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        n
+    };
+    let failures_before = login_failures().await;
+
+    let nul = "x\u{0}y";
+    let strong = "tall ship sails at midnight";
+    let register = |field: &str| {
+        let mut body = json!({"username": "erik", "email": "erik@example.org", "password": strong});
+        body[field] = json!(nul);
+        body
+    };
+    let join = format!("/games/{open}/join");
+    let invite = format!("/games/{open}/invitations");
+    let actions = format!("/games/{active}/actions");
+    let body_cases: Vec<(Method, &str, Option<&str>, Value, &str)> = vec![
+        (
+            Method::POST,
+            "/auth/register",
+            None,
+            register("username"),
+            "username",
+        ),
+        (
+            Method::POST,
+            "/auth/register",
+            None,
+            register("email"),
+            "email",
+        ),
+        (
+            Method::POST,
+            "/auth/register",
+            None,
+            register("password"),
+            "password",
+        ),
+        (
+            Method::POST,
+            "/auth/login",
+            None,
+            json!({"username": nul, "password": strong}),
+            "username",
+        ),
+        (
+            Method::POST,
+            "/auth/login",
+            None,
+            json!({"username": "anna", "password": nul}),
+            "password",
+        ),
+        (
+            Method::POST,
+            "/auth/refresh",
+            None,
+            json!({"refresh_token": format!("kontor_rt_{nul}")}),
+            "refresh_token",
+        ),
+        (
+            Method::POST,
+            "/auth/logout",
+            None,
+            json!({"refresh_token": nul}),
+            "refresh_token",
+        ),
+        (
+            Method::POST,
+            "/me/tokens",
+            Some(&anna.token),
+            json!({"name": nul, "scopes": ["game:read"]}),
+            "name",
+        ),
+        (
+            Method::POST,
+            "/me/tokens",
+            Some(&anna.token),
+            json!({"name": "bot", "scopes": ["game:read", nul]}),
+            "scopes[1]",
+        ),
+        (
+            Method::POST,
+            "/games",
+            Some(&anna.token),
+            json!({"kind": nul, "seats": 3}),
+            "kind",
+        ),
+        (
+            Method::POST,
+            "/games",
+            Some(&anna.token),
+            json!({"kind": "flying-dutchman", "seats": 3, "visibility": nul}),
+            "visibility",
+        ),
+        (
+            Method::POST,
+            "/games",
+            Some(&anna.token),
+            json!({"kind": "flying-dutchman", "seats": 3, "nonce": nul}),
+            "nonce",
+        ),
+        (
+            Method::POST,
+            "/games",
+            Some(&anna.token),
+            json!({"kind": "flying-dutchman", "seats": 3, "options": {"edition": nul}}),
+            "options.edition",
+        ),
+        (
+            Method::POST,
+            "/games",
+            Some(&anna.token),
+            json!({"kind": "flying-dutchman", "seats": 3, "time_control": {"days_per_move": 3, "on_abandon": nul}}),
+            "time_control.on_abandon",
+        ),
+        (
+            Method::POST,
+            &join,
+            Some(&bert.token),
+            json!({"nonce": nul}),
+            "nonce",
+        ),
+        (
+            Method::POST,
+            &invite,
+            Some(&anna.token),
+            json!({"username": nul}),
+            "username",
+        ),
+        (
+            Method::POST,
+            &actions,
+            Some(&cleo.token),
+            json!({"version": 1, "action": {"type": nul}}),
+            "action.type",
+        ),
+        (
+            Method::PUT,
+            "/me/notifications",
+            Some(&anna.token),
+            json!({"your_turn": nul}),
+            "your_turn",
+        ),
+        (
+            Method::POST,
+            "/me/vacation",
+            Some(&anna.token),
+            json!({"days": 2, nul: 1}),
+            "body",
+        ),
+    ];
+    for (method, path, token, body, field) in body_cases {
+        let reply = app
+            .call(
+                method.clone(),
+                path,
+                token,
+                Some(&body),
+                &[("Idempotency-Key", "nul-test")],
+            )
+            .await;
+        let problem = reply.assert_problem(422, "invalid_field");
+        assert_eq!(problem["field"], field, "{method} {path}: {}", reply.text);
+    }
+    // Another control character is refused the same way; tabs and line breaks are text.
+    let reply = app
+        .post(
+            "/me/tokens",
+            Some(&anna.token),
+            &json!({"name": "bell\u{7}", "scopes": ["game:read"]}),
+        )
+        .await;
+    assert_eq!(reply.assert_problem(422, "invalid_field")["field"], "name");
+
+    // Text that is not UTF-8 (a raw byte, a lone surrogate) is not JSON.
+    for body in [
+        b"{\"username\": \"\xff\", \"password\": \"x\"}".to_vec(),
+        br#"{"username": "\ud800", "password": "x"}"#.to_vec(),
+    ] {
+        raw(
+            &app,
+            Method::POST,
+            "/auth/login",
+            None,
+            "application/json",
+            body,
+        )
+        .await
+        .assert_problem(400, "malformed_json");
+    }
+
+    // Query strings.
+    let query_cases: Vec<(String, &str)> = vec![
+        ("/games?kind=x%00y".to_string(), "kind"),
+        ("/games?view=mine&status=%00".to_string(), "status"),
+        ("/games?cursor=%00".to_string(), "cursor"),
+        (format!("/games/{active}/events?after=%00"), "after"),
+        ("/unsubscribe?token=x%00".to_string(), "token"),
+        (
+            format!("/games/{active}/stream?access_token=%00"),
+            "access_token",
+        ),
+        ("/games?kind=%FF".to_string(), "kind"),
+    ];
+    for (path, field) in query_cases {
+        let reply = app.get(&path, &anna.token).await;
+        let problem = reply.assert_problem(400, "invalid_parameter");
+        assert_eq!(problem["field"], field, "{path}: {}", reply.text);
+    }
+
+    // An uploaded export: the line and the field are named.
+    let mut export = app.export(active, &cleo).await;
+    export.push_str("{\"seq\": 99, \"type\": \"x\\u0000\"}\n");
+    for path in ["/games/import", "/verify"] {
+        let reply = raw(
+            &app,
+            Method::POST,
+            path,
+            Some(&anna.token),
+            "application/x-ndjson",
+            export.clone().into_bytes(),
+        )
+        .await;
+        let problem = reply.assert_problem(422, "invalid_export");
+        assert_eq!(problem["field"], "type", "{path}: {}", reply.text);
+        assert!(problem["line"].as_u64().is_some(), "{}", reply.text);
+    }
+
+    assert_eq!(
+        app.fingerprint().await,
+        before,
+        "a NUL changed the database"
+    );
+    assert_eq!(login_failures().await, failures_before);
+}
+
+/// Joining takes an optional body: none at all means the defaults, but a body that cannot be
+/// read is refused (it used to be ignored, so a typo silently joined with defaults).
+#[tokio::test]
+async fn a_join_without_a_body_takes_defaults_and_an_unreadable_one_is_refused() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let game = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 3}),
+        )
+        .await;
+    let game = game.assert_ok()["id"].as_str().unwrap().to_string();
+    let join = format!("/games/{game}/join");
+    let before = app.fingerprint().await;
+    for (content_type, body, status, code) in [
+        (
+            "application/json",
+            b"{\"seat\": ".to_vec(),
+            400,
+            "malformed_json",
+        ),
+        (
+            "application/json",
+            b"{\"sit\": 1}".to_vec(),
+            400,
+            "invalid_body",
+        ),
+        (
+            "text/plain",
+            b"{\"seat\": 1}".to_vec(),
+            415,
+            "unsupported_media_type",
+        ),
+    ] {
+        raw(
+            &app,
+            Method::POST,
+            &join,
+            Some(&bert.token),
+            content_type,
+            body,
+        )
+        .await
+        .assert_problem(status, code);
+    }
+    assert_eq!(app.fingerprint().await, before);
+    let joined = app
+        .call(Method::POST, &join, Some(&bert.token), None, &[])
+        .await;
+    assert_eq!(joined.assert_ok()["seats"].as_array().unwrap().len(), 2);
+}

@@ -127,7 +127,7 @@ fn run(mut command: Command, what: &str) -> Output {
 
 /// Registers `name` and logs in; the access token.
 async fn register(client: &reqwest::Client, base: &str, name: &str) -> String {
-    let password = format!("{name}-password");
+    let password = password_of(name);
     let registered = client
         .post(format!("{base}/auth/register"))
         .json(&json!({"username": name, "email": format!("{name}@example.org"), "password": password}))

@@ -211,6 +211,11 @@ impl Reply {
     }
 }
 
+/// The password [`TestApp::register`] gives `name`: strong enough for the password rules.
+pub fn password_of(name: &str) -> String {
+    format!("{name}-sails-the-dutchman")
+}
+
 /// A registered, logged-in user.
 #[derive(Clone, Debug)]
 pub struct User {
@@ -257,7 +262,7 @@ impl TestApp {
     }
 
     pub async fn register(&self, name: &str) -> User {
-        let password = format!("{name}-password");
+        let password = password_of(name);
         self.post(
             "/auth/register",
             None,
