@@ -323,6 +323,21 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "The export is redacted for one viewer; import needs a complete log.",
     ),
     (
+        "export_unfinished",
+        422,
+        "The export is of a game that has not ended: without its seed it cannot be verified, so it is not imported.",
+    ),
+    (
+        "export_not_verified",
+        422,
+        "The export does not verify; `seq` names the first event that differs and `reason` says why.",
+    ),
+    (
+        "export_too_large",
+        413,
+        "The export has more events than an upload may have; `max_events` says how many.",
+    ),
+    (
         "unsupported_rules_version",
         422,
         "The log was played under rules this server does not fold.",

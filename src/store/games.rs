@@ -172,3 +172,48 @@ pub fn seat_clocks_sql(game: &str) -> String {
            WHERE s.game_id = {game})"
     )
 }
+
+/// The head row of an imported game (see `audit::import`): finished, private, no seats.
+pub struct NewSandbox<'a> {
+    pub id: Uuid,
+    pub kind: &'a str,
+    pub rules_version: i32,
+    pub options: &'a Value,
+    pub seat_count: i16,
+    pub version: i64,
+    pub created_by: Uuid,
+    pub seed: &'a [u8],
+    pub seed_commitment: &'a str,
+    pub nonces: &'a [String],
+    pub outcome: &'a Value,
+    pub imported_from: Uuid,
+}
+
+/// Inserts the head row of an imported game.
+pub async fn insert_sandbox(
+    conn: &mut PgConnection,
+    game: &NewSandbox<'_>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
+                            version, created_by, seed, seed_commitment, nonces, pending_seats,
+                            outcome, sandbox, imported_from, started_at, finished_at, turn_started_at)
+         VALUES ($1, $2, $3, $4, $5, 'private', 'finished', $6, $7, $8, $9, $10, '{}', $11,
+                 true, $12, now(), now(), now())",
+    )
+    .bind(game.id)
+    .bind(game.kind)
+    .bind(game.rules_version)
+    .bind(game.options)
+    .bind(game.seat_count)
+    .bind(game.version)
+    .bind(game.created_by)
+    .bind(game.seed)
+    .bind(game.seed_commitment)
+    .bind(game.nonces)
+    .bind(game.outcome)
+    .bind(game.imported_from)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
