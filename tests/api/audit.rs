@@ -566,3 +566,84 @@ async fn an_import_is_verified_before_anything_is_stored() {
     };
     assert_eq!(strip(&stored), strip(&export));
 }
+
+#[tokio::test]
+async fn an_imported_game_is_readable_by_its_importer_only() {
+    let app = spawn_app().await;
+    let importer = app.register("erin").await;
+    let other = app.register("fritz").await;
+    let imported = import(&app, &importer.token, &golden("steel-driver-3p")).await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    let sandbox = imported.body["id"].as_str().unwrap().to_string();
+    let unknown = Uuid::now_v7();
+
+    let paths = |game: &str| {
+        [
+            format!("/games/{game}"),
+            format!("/games/{game}?at=40"),
+            format!("/games/{game}/events"),
+            format!("/games/{game}/export"),
+            format!("/games/{game}/verification"),
+            format!("/games/{game}/stream"),
+            format!("/games/{game}/stream?last_event_id=3"),
+        ]
+    };
+    let status = |path: String, token: Option<String>| {
+        let request = app.client.get(app.url(&path));
+        let request = match token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        };
+        async move {
+            // A stream's answer is complete once its status is in; the body never ends.
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            let code = if status == 200 {
+                String::new()
+            } else {
+                read(response).await.body["code"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (status, code)
+        }
+    };
+    for (path, unknown_path) in paths(&sandbox).into_iter().zip(paths(&unknown.to_string())) {
+        let (code, _) = status(path.clone(), Some(importer.token.clone())).await;
+        assert_eq!(code, 200, "the importer reads {path}");
+        // Another user is told exactly what they are told for an id that does not exist.
+        let theirs = status(path.clone(), Some(other.token.clone())).await;
+        assert_eq!(theirs, (404, "game_not_found".to_string()), "{path}");
+        assert_eq!(
+            status(unknown_path.clone(), Some(other.token.clone())).await,
+            theirs
+        );
+        // An anonymous caller is refused before any lookup, the same for every id.
+        let anonymous = status(path.clone(), None).await;
+        assert_eq!(anonymous, (401, "unauthenticated".to_string()), "{path}");
+        assert_eq!(status(unknown_path, None).await, anonymous);
+    }
+    // Nor can anyone else act on it, join it or invite to it; they are told there is no game.
+    let game: Uuid = sandbox.parse().unwrap();
+    app.act(game, &other, 40, &json!({"type": "pass_pawn"}))
+        .await
+        .assert_problem(404, "game_not_found");
+    for what in ["join", "leave", "start", "cancel", "return"] {
+        app.post(&format!("/games/{game}/{what}"), Some(&other.token), &json!({}))
+            .await
+            .assert_problem(404, "game_not_found");
+    }
+    app.post(
+        &format!("/games/{game}/invitations"),
+        Some(&other.token),
+        &json!({"username": "erin"}),
+    )
+    .await
+    .assert_problem(404, "game_not_found");
+    // And it is in nobody's lists but the importer's.
+    for view in ["mine", "finished", "open"] {
+        let list = app.get(&format!("/games?view={view}"), &other.token).await;
+        assert!(!list.text.contains(&sandbox), "{view}: {}", list.text);
+    }
+}
