@@ -30,7 +30,10 @@ fn invalid(code: &'static str, detail: impl Into<String>) -> ApiError {
 /// A verification failure as the answer to an import: the first event that differs and why.
 fn not_verified(failure: Failure) -> ApiError {
     let detail = match failure.seq {
-        Some(seq) => format!("the export does not verify at event {seq}: {}", failure.reason),
+        Some(seq) => format!(
+            "the export does not verify at event {seq}: {}",
+            failure.reason
+        ),
         None => format!("the export does not verify: {}", failure.reason),
     };
     let error = invalid("export_not_verified", detail).with("reason", failure.reason);

@@ -58,7 +58,6 @@ impl Failure {
     }
 }
 
-
 /// A log as verification re-derived it: every event as the server itself would have written
 /// it, and the position it folds to. Import stores exactly this, never the uploaded lines.
 pub struct Derived<S> {
@@ -114,14 +113,12 @@ fn guarded<R: Rules>(
     events: &[ExportEvent],
     progress: &mut Progress,
 ) -> Result<Derived<R::State>, Failure> {
-    catch_unwind(AssertUnwindSafe(|| verify::<R>(header, events, progress))).unwrap_or_else(
-        |_| {
-            Err(Failure::at(
-                progress.events as i64 + 1,
-                "the rules engine cannot process the log here",
-            ))
-        },
-    )
+    catch_unwind(AssertUnwindSafe(|| verify::<R>(header, events, progress))).unwrap_or_else(|_| {
+        Err(Failure::at(
+            progress.events as i64 + 1,
+            "the rules engine cannot process the log here",
+        ))
+    })
 }
 
 fn seed_of(header: &ExportHeader) -> Result<[u8; 32], Failure> {
@@ -244,7 +241,12 @@ fn check_header<R: Rules>(
     seats: &[SeatInfo],
     nonces: &[String],
 ) -> Result<(), Failure> {
-    let differs = |what: &str| Failure::at(1, format!("the header's {what} differs from the start event's"));
+    let differs = |what: &str| {
+        Failure::at(
+            1,
+            format!("the header's {what} differs from the start event's"),
+        )
+    };
     if kind != header.kind || kind != R::KIND {
         return Err(differs("game kind"));
     }
@@ -289,8 +291,15 @@ fn check_header<R: Rules>(
                 ),
             )
         })?;
-    if seats.iter().enumerate().any(|(i, s)| usize::from(s.seat) != i) {
-        return Err(Failure::at(1, "the seats are not numbered 0, 1, 2, … in order"));
+    if seats
+        .iter()
+        .enumerate()
+        .any(|(i, s)| usize::from(s.seat) != i)
+    {
+        return Err(Failure::at(
+            1,
+            "the seats are not numbered 0, 1, 2, … in order",
+        ));
     }
     if nonces.len() != usize::from(count) {
         return Err(Failure::at(1, "there is not one nonce per seat"));

@@ -630,9 +630,13 @@ async fn an_imported_game_is_readable_by_its_importer_only() {
         .await
         .assert_problem(404, "game_not_found");
     for what in ["join", "leave", "start", "cancel", "return"] {
-        app.post(&format!("/games/{game}/{what}"), Some(&other.token), &json!({}))
-            .await
-            .assert_problem(404, "game_not_found");
+        app.post(
+            &format!("/games/{game}/{what}"),
+            Some(&other.token),
+            &json!({}),
+        )
+        .await
+        .assert_problem(404, "game_not_found");
     }
     app.post(
         &format!("/games/{game}/invitations"),
