@@ -109,6 +109,11 @@ impl ApiError {
         error
     }
 
+    /// Whether answering this error logs it (a server failure with its cause).
+    pub fn logged(&self) -> bool {
+        self.internal.is_some()
+    }
+
     pub fn problem(&self) -> Problem {
         Problem {
             kind: format!("urn:kontor:problem:{}", self.code),
