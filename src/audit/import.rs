@@ -9,10 +9,11 @@
 //! as `kontor verify` checks it (seed against commitment, the setup re-run, every command
 //! re-decided). What is stored is the log as verification re-derived it, never the uploaded
 //! lines, so nothing reaches the rules engine's `evolve` that its own `setup` or `decide` did
-//! not produce. An unfinished game's export carries no seed, so its random draws cannot be
+//! not produce; the re-decided commands are kept with it, so that the sandbox's own export
+//! is complete and verifies again. An unfinished game's export carries no seed, so its random draws cannot be
 //! checked; it is refused (`export_unfinished`).
 
-use super::verify::{Derived, Failure, rederive};
+use super::verify::{Derived, DerivedCommand, Failure, rederive};
 use super::{ExportEvent, ExportHeader};
 use crate::games::{GameKind, Rules};
 use crate::http::error::ApiError;
@@ -99,6 +100,13 @@ pub async fn import(
     )
     .await?;
     events::append(&mut tx, id, 1, None, &prepared.events).await?;
+    // The commands too, so that the sandbox's own export is complete and verifies.
+    let commands: Vec<_> = prepared
+        .commands
+        .iter()
+        .map(|c| (c.first_seq, c.last_seq, c.seat.map(i16::from), &c.action))
+        .collect();
+    games::insert_imported_commands(&mut tx, id, &commands).await?;
     events::save_state(
         &mut *tx,
         id,
@@ -113,6 +121,7 @@ pub async fn import(
 
 struct Prepared {
     events: Vec<events::NewEvent>,
+    commands: Vec<DerivedCommand>,
     state: serde_json::Value,
     outcome: serde_json::Value,
     options: serde_json::Value,
@@ -134,6 +143,7 @@ fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Pre
     }
     let Derived {
         events,
+        commands,
         state,
         outcome,
         options,
@@ -142,6 +152,7 @@ fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Pre
     } = rederive::<R>(header, lines).map_err(not_verified)?;
     Ok(Prepared {
         events,
+        commands,
         state: serde_json::to_value(&state).map_err(anyhow::Error::from)?,
         outcome: serde_json::to_value(&outcome).map_err(anyhow::Error::from)?,
         options,

@@ -62,6 +62,8 @@ impl Failure {
 /// it, and the position it folds to. Import stores exactly this, never the uploaded lines.
 pub struct Derived<S> {
     pub events: Vec<NewEvent>,
+    /// The commands that caused them, in order.
+    pub commands: Vec<DerivedCommand>,
     pub state: S,
     /// The result the final event records (the rules' result, forfeited seats ranked last).
     pub outcome: Outcome,
@@ -69,6 +71,15 @@ pub struct Derived<S> {
     pub options: Value,
     pub seats: Vec<SeatInfo>,
     pub nonces: Vec<String>,
+}
+
+/// A command as re-decided: its seat (`None`: the platform's own, a rules timer), the
+/// command, and the events it caused.
+pub struct DerivedCommand {
+    pub seat: Option<Seat>,
+    pub action: Value,
+    pub first_seq: i64,
+    pub last_seq: i64,
 }
 
 #[derive(Default)]
@@ -271,7 +282,9 @@ fn check_header<R: Rules>(
             .iter()
             .zip(&header.seats)
             .all(|(a, b)| a.seat == b.seat && a.user_id == b.user_id);
-    if !same_seats {
+    // A sandbox has no seated players: its export lists none, the start event still all.
+    let sandbox_without_seats = header.sandbox && header.seats.is_empty();
+    if !same_seats && !sandbox_without_seats {
         return Err(differs("seats"));
     }
     if header.nonces.as_deref() != Some(nonces) {
@@ -400,6 +413,7 @@ fn verify<R: Rules>(
     let mut outcome = None;
     let mut forfeited: Vec<Seat> = Vec::new();
     let mut abandoned: Vec<Seat> = Vec::new();
+    let mut commands = Vec::new();
     while index < events.len() {
         let line = &events[index];
         let seq = line.event.seq;
@@ -476,6 +490,12 @@ fn verify<R: Rules>(
             if decided.is_empty() {
                 return Err(Failure::at(seq, "the recorded command causes no event"));
             }
+            commands.push(DerivedCommand {
+                seat: actor_seat,
+                action: serde_json::to_value(&command).expect("commands serialise"),
+                first_seq: seq,
+                last_seq: events[at - 1].event.seq,
+            });
             index = at;
             progress.commands += 1;
             continue;
@@ -538,6 +558,7 @@ fn verify<R: Rules>(
     };
     Ok(Derived {
         events: sink.events,
+        commands,
         state,
         outcome,
         options: options.clone(),

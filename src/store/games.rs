@@ -217,3 +217,33 @@ pub async fn insert_sandbox(
     .await?;
     Ok(())
 }
+
+/// Records the commands of an imported game (first and last event, seat, command), by no
+/// user and under no idempotency key: they only serve its export.
+pub async fn insert_imported_commands(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    commands: &[(i64, i64, Option<i16>, &Value)],
+) -> Result<(), sqlx::Error> {
+    let ids: Vec<Uuid> = commands.iter().map(|_| Uuid::now_v7()).collect();
+    let first: Vec<i64> = commands.iter().map(|c| c.0).collect();
+    let last: Vec<i64> = commands.iter().map(|c| c.1).collect();
+    let seats: Vec<Option<i16>> = commands.iter().map(|c| c.2).collect();
+    let actions: Vec<&Value> = commands.iter().map(|c| c.3).collect();
+    sqlx::query(
+        "INSERT INTO game_commands (id, game_id, seat, command, first_seq, last_seq,
+                                    response_status, response)
+         SELECT c.id, $1, c.seat, c.command, c.first_seq, c.last_seq, 200, '{}'::jsonb
+           FROM unnest($2::uuid[], $3::smallint[], $4::jsonb[], $5::bigint[], $6::bigint[])
+                AS c(id, seat, command, first_seq, last_seq)",
+    )
+    .bind(game_id)
+    .bind(&ids)
+    .bind(&seats)
+    .bind(&actions)
+    .bind(&first)
+    .bind(&last)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -556,15 +556,27 @@ async fn an_import_is_verified_before_anything_is_stored() {
     let sandbox = imported.body["id"].as_str().unwrap();
     let detail = app.get(&format!("/games/{sandbox}"), token).await;
     assert_eq!(detail.assert_ok()["outcome"], *end);
-    // What was stored is the log itself, event for event.
+    // What was stored is the log itself, event for event and command for command, so the
+    // sandbox verifies in turn.
     let (_, stored) = text(&app, &format!("/games/{sandbox}/export"), token).await;
     let strip = |export: &str| -> Vec<Value> {
         lines(export)[1..]
             .iter()
-            .map(|l| json!([l["seq"], l["type"], l["actor"], l["data"]]))
+            .map(|l| json!([l["seq"], l["type"], l["actor"], l["data"], l["command"]]))
             .collect()
     };
     assert_eq!(strip(&stored), strip(&export));
+    let verification = app
+        .get(&format!("/games/{sandbox}/verification"), token)
+        .await;
+    assert_eq!(
+        verification.assert_ok()["verified"],
+        true,
+        "{}",
+        verification.text
+    );
+    let again = import(&app, token, &stored).await;
+    assert_eq!(again.status, 201, "{}", again.text);
 }
 
 #[tokio::test]
