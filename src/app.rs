@@ -6,7 +6,7 @@ use crate::embedded_pg::{Durability, EmbeddedPostgres};
 use crate::http::{self, AppState};
 use crate::store;
 use actix_web::dev::Server;
-use actix_web::middleware::ErrorHandlers;
+use actix_web::middleware::{ErrorHandlers, from_fn};
 use actix_web::{App, HttpServer, web};
 use sqlx::PgPool;
 use std::net::{SocketAddr, TcpListener};
@@ -128,6 +128,8 @@ impl Application {
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
                 .split_for_parts();
             app.wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
+                // Outside the error handlers, so that the problems they make get them too.
+                .wrap(from_fn(http::headers::security_headers))
                 .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")

@@ -1,34 +1,69 @@
 //! Importing an exported log into a new sandbox game, to analyse a position or reproduce a bug.
 //!
-//! A sandbox game is private to the importer, flagged `sandbox` with the id of the game it
-//! came from, never rated, and has no seats: nobody plays in it, but every position of it can
-//! be viewed (`?at=N`) by the importer, who sees everything.
+//! A sandbox game is private to the importer (anyone else is told there is no such game),
+//! flagged `sandbox` with the id of the game it came from, never rated, and has no seats:
+//! nobody plays in it, but every position of it can be viewed (`?at=N`) by the importer, who
+//! sees everything.
+//!
+//! Only a complete export of a *finished* game is imported, and only if it verifies exactly
+//! as `kontor verify` checks it (seed against commitment, the setup re-run, every command
+//! re-decided). What is stored is the log as verification re-derived it, never the uploaded
+//! lines, so nothing reaches the rules engine's `evolve` that its own `setup` or `decide` did
+//! not produce; the re-decided commands are kept with it, so that the sandbox's own export
+//! is complete and verifies again. An unfinished game's export carries no seed, so its random draws cannot be
+//! checked; it is refused (`export_unfinished`).
 
-use super::{ExportEvent, ExportHeader, parse_ndjson};
+use super::verify::{Derived, DerivedCommand, Failure, rederive};
+use super::{ExportEvent, ExportHeader};
 use crate::games::{GameKind, Rules};
 use crate::http::error::ApiError;
 use crate::service::lobby::{GameSummary, summary};
-use crate::service::{EventOut, PlatformEvent, is_platform_event, new_event};
-use crate::store::events::{self, NewEvent};
+use crate::store::events;
+use crate::store::games::{self, NewSandbox};
 use crate::with_rules;
-use rand::RngExt;
 use sqlx::PgPool;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use uuid::Uuid;
 
 fn invalid(code: &'static str, detail: impl Into<String>) -> ApiError {
     ApiError::unprocessable(code, detail)
 }
 
-/// Imports an ndjson export as a sandbox game of `caller`.
-pub async fn import(pool: &PgPool, caller: Uuid, text: &str) -> Result<GameSummary, ApiError> {
-    let (header, lines) =
-        parse_ndjson(text).map_err(|e| invalid("invalid_export", e.to_string()))?;
+/// A verification failure as the answer to an import: the first event that differs and why.
+fn not_verified(failure: Failure) -> ApiError {
+    let detail = match failure.seq {
+        Some(seq) => format!(
+            "the export does not verify at event {seq}: {}",
+            failure.reason
+        ),
+        None => format!("the export does not verify: {}", failure.reason),
+    };
+    let error = invalid("export_not_verified", detail).with("reason", failure.reason);
+    match failure.seq {
+        Some(seq) => error.with("seq", seq),
+        None => error,
+    }
+}
+
+/// Imports a parsed export as a sandbox game of `caller`.
+pub async fn import(
+    pool: &PgPool,
+    caller: Uuid,
+    header: &ExportHeader,
+    lines: &[ExportEvent],
+) -> Result<GameSummary, ApiError> {
     if !header.complete {
         return Err(invalid(
             "export_incomplete",
             "this export is redacted for one viewer and cannot be folded; import a complete \
              log (exported after the game ended, or with `kontor export` by the operator)",
+        ));
+    }
+    if header.seed.is_none() {
+        return Err(invalid(
+            "export_unfinished",
+            "this is the log of a game that has not ended: its seed is still secret, so its \
+             random draws cannot be verified, and only verified logs are imported; import it \
+             once the game has ended",
         ));
     }
     let kind = GameKind::parse(&header.kind).ok_or_else(|| {
@@ -37,42 +72,45 @@ pub async fn import(pool: &PgPool, caller: Uuid, text: &str) -> Result<GameSumma
             format!("there is no game kind {:?}", header.kind),
         )
     })?;
-    let prepared = with_rules!(kind, R => prepare::<R>(&header, &lines)?);
+    let prepared = with_rules!(kind, R => prepare::<R>(header, lines)?);
+    let seed = header
+        .seed
+        .as_deref()
+        .and_then(|s| hex::decode(s).ok())
+        .ok_or_else(|| anyhow::anyhow!("a verified export has a hex seed"))?;
     let id = Uuid::now_v7();
-    let seed = match header.seed.as_deref().map(hex::decode) {
-        Some(Ok(seed)) if seed.len() == 32 => seed,
-        // Unrevealed: the sandbox never draws, so any seed will do.
-        _ => rand::rng().random::<[u8; 32]>().to_vec(),
-    };
+    let version = prepared.events.len() as i64;
     let mut tx = pool.begin().await?;
-    sqlx::query(
-        "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
-                            version, created_by, seed, seed_commitment, nonces, pending_seats,
-                            outcome, sandbox, imported_from, started_at, finished_at, turn_started_at)
-         VALUES ($1, $2, $3, $4, $5, 'private', $6, $7, $8, $9, $10, $11, $12, $13, true, $14,
-                 now(), CASE WHEN $6 = 'finished' THEN now() END, now())",
+    games::insert_sandbox(
+        &mut tx,
+        &NewSandbox {
+            id,
+            kind: &header.kind,
+            rules_version: header.rules_version,
+            options: &prepared.options,
+            seat_count: prepared.seat_count,
+            version,
+            created_by: caller,
+            seed: &seed,
+            seed_commitment: &header.seed_commitment,
+            nonces: &prepared.nonces,
+            outcome: &prepared.outcome,
+            imported_from: header.game_id,
+        },
     )
-    .bind(id)
-    .bind(&header.kind)
-    .bind(header.rules_version)
-    .bind(&header.options)
-    .bind(header.seats.len() as i16)
-    .bind(if prepared.outcome.is_some() { "finished" } else { "active" })
-    .bind(lines.len() as i64)
-    .bind(caller)
-    .bind(&seed)
-    .bind(&header.seed_commitment)
-    .bind(&header.nonces)
-    .bind(&prepared.pending)
-    .bind(&prepared.outcome)
-    .bind(header.game_id)
-    .execute(&mut *tx)
     .await?;
     events::append(&mut tx, id, 1, None, &prepared.events).await?;
+    // The commands too, so that the sandbox's own export is complete and verifies.
+    let commands: Vec<_> = prepared
+        .commands
+        .iter()
+        .map(|c| (c.first_seq, c.last_seq, c.seat.map(i16::from), &c.action))
+        .collect();
+    games::insert_imported_commands(&mut tx, id, &commands).await?;
     events::save_state(
         &mut *tx,
         id,
-        lines.len() as i64,
+        version,
         header.rules_version,
         &prepared.state.to_string(),
     )
@@ -82,15 +120,18 @@ pub async fn import(pool: &PgPool, caller: Uuid, text: &str) -> Result<GameSumma
 }
 
 struct Prepared {
-    events: Vec<NewEvent>,
+    events: Vec<events::NewEvent>,
+    commands: Vec<DerivedCommand>,
     state: serde_json::Value,
-    pending: Vec<i16>,
-    outcome: Option<serde_json::Value>,
+    outcome: serde_json::Value,
+    options: serde_json::Value,
+    seat_count: i16,
+    nonces: Vec<String>,
 }
 
-/// Decodes and folds the log; refuses anything that would not make a sound game.
+/// Verifies the log and returns it as re-derived; refuses anything that does not verify.
 fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Prepared, ApiError> {
-    if header.rules_version as u32 != R::RULES_VERSION {
+    if header.rules_version != R::RULES_VERSION as i32 {
         return Err(invalid(
             "unsupported_rules_version",
             format!(
@@ -100,64 +141,22 @@ fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Pre
             ),
         ));
     }
-    let seats = u8::try_from(header.seats.len())
-        .ok()
-        .filter(|n| (R::MIN_SEATS..=R::MAX_SEATS).contains(n))
-        .ok_or_else(|| invalid("invalid_export", "the seat count is out of range"))?;
-    let mut decoded = Vec::new();
-    let mut new_events = Vec::with_capacity(lines.len());
-    for (index, line) in lines.iter().enumerate() {
-        let EventOut {
-            seq,
-            kind,
-            actor,
-            data,
-            ..
-        } = &line.event;
-        if *seq != index as i64 + 1 {
-            return Err(invalid(
-                "invalid_export",
-                format!("event {seq} is out of order: the log has a gap"),
-            ));
-        }
-        if is_platform_event(kind) {
-            serde_json::from_value::<PlatformEvent>(data.clone()).map_err(|e| {
-                invalid(
-                    "invalid_export",
-                    format!("event {seq} does not decode: {e}"),
-                )
-            })?;
-            new_events.push(NewEvent {
-                kind: kind.clone(),
-                payload: data.clone(),
-                audience: None,
-                actor: *actor,
-            });
-            continue;
-        }
-        let event: R::Event = serde_json::from_value(data.clone()).map_err(|e| {
-            invalid(
-                "invalid_export",
-                format!("event {seq} does not decode: {e}"),
-            )
-        })?;
-        let mut stored = new_event::<R>(&event, None, seats);
-        stored.actor = *actor;
-        new_events.push(stored);
-        decoded.push(event);
-    }
-    // A hand-edited log may break the engine's assumptions; never let that take the server down.
-    let state = catch_unwind(AssertUnwindSafe(|| R::fold(&decoded))).map_err(|_| {
-        invalid(
-            "invalid_export",
-            "the events do not fold into a position of this game",
-        )
-    })?;
-    let outcome = R::outcome(&state);
+    let Derived {
+        events,
+        commands,
+        state,
+        outcome,
+        options,
+        seats,
+        nonces,
+    } = rederive::<R>(header, lines).map_err(not_verified)?;
     Ok(Prepared {
-        events: new_events,
+        events,
+        commands,
         state: serde_json::to_value(&state).map_err(anyhow::Error::from)?,
-        pending: R::pending(&state).into_iter().map(i16::from).collect(),
-        outcome: outcome.map(|o| serde_json::to_value(o).expect("outcomes serialise")),
+        outcome: serde_json::to_value(&outcome).map_err(anyhow::Error::from)?,
+        options,
+        seat_count: seats.len() as i16,
+        nonces,
     })
 }

@@ -5,7 +5,7 @@ use crate::games::{Actor, Seat, Viewer};
 use crate::http::error::ApiError;
 use crate::service::lobby::game_not_found;
 use crate::service::play::kind_of;
-use crate::service::{EventOut, SeatInfo, present, viewer_for};
+use crate::service::{EventOut, SeatInfo, present, readable_by, viewer_for};
 use crate::store::events;
 use crate::store::games::{self, Status};
 use crate::with_rules;
@@ -43,9 +43,7 @@ pub async fn page(
     after: i64,
     limit: i64,
 ) -> Result<EventPage, ApiError> {
-    let head = games::head(pool, game_id)
-        .await?
-        .ok_or_else(game_not_found)?;
+    let head = readable_head(pool, game_id, reader).await?;
     let viewer = viewer_of(pool, &head, reader).await?;
     let to = (after + limit).min(head.version);
     let rows = events::load(pool, game_id, after + 1, to).await?;
@@ -56,6 +54,21 @@ pub async fn page(
         version: head.version,
         next_after: (to < head.version).then_some(to),
     })
+}
+
+/// The head row of a game `reader` may read (a sandbox only its importer), else 404.
+async fn readable_head(
+    pool: &PgPool,
+    game_id: Uuid,
+    reader: Reader,
+) -> Result<games::GameHead, ApiError> {
+    games::head(pool, game_id)
+        .await?
+        .filter(|head| match reader {
+            Reader::Operator => true,
+            Reader::User(user) => readable_by(head, user),
+        })
+        .ok_or_else(game_not_found)
 }
 
 async fn viewer_of(
@@ -75,9 +88,7 @@ pub async fn export(
     game_id: Uuid,
     reader: Reader,
 ) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError> {
-    let head = games::head(pool, game_id)
-        .await?
-        .ok_or_else(game_not_found)?;
+    let head = readable_head(pool, game_id, reader).await?;
     let viewer = viewer_of(pool, &head, reader).await?;
     let complete = viewer == Viewer::Omniscient;
     let rows = events::load(pool, game_id, 1, head.version).await?;

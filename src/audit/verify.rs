@@ -10,12 +10,14 @@
 
 use super::{ExportEvent, ExportHeader};
 use crate::games::rng::{GameRng, commitment};
-use crate::games::{GameKind, Rules, Seat};
+use crate::games::{Actor, GameKind, Outcome, Rules, Seat};
 use crate::service::play::rank_forfeits_last;
-use crate::service::{PlatformEvent, is_platform_event};
+use crate::service::{PlatformEvent, SeatInfo, is_platform_event, new_event};
+use crate::store::events::NewEvent;
 use crate::with_rules;
 use serde::Serialize;
 use serde_json::Value;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use utoipa::ToSchema;
 
 /// The result of a verification.
@@ -56,6 +58,30 @@ impl Failure {
     }
 }
 
+/// A log as verification re-derived it: every event as the server itself would have written
+/// it, and the position it folds to. Import stores exactly this, never the uploaded lines.
+pub struct Derived<S> {
+    pub events: Vec<NewEvent>,
+    /// The commands that caused them, in order.
+    pub commands: Vec<DerivedCommand>,
+    pub state: S,
+    /// The result the final event records (the rules' result, forfeited seats ranked last).
+    pub outcome: Outcome,
+    /// From the verified start event.
+    pub options: Value,
+    pub seats: Vec<SeatInfo>,
+    pub nonces: Vec<String>,
+}
+
+/// A command as re-decided: its seat (`None`: the platform's own, a rules timer), the
+/// command, and the events it caused.
+pub struct DerivedCommand {
+    pub seat: Option<Seat>,
+    pub action: Value,
+    pub first_seq: i64,
+    pub last_seq: i64,
+}
+
 #[derive(Default)]
 struct Progress {
     events: usize,
@@ -70,7 +96,9 @@ pub fn verify_export(header: &ExportHeader, events: &[ExportEvent]) -> Verificat
             "unknown game kind {:?}",
             header.kind
         ))),
-        Some(kind) => with_rules!(kind, R => verify::<R>(header, events, &mut progress)),
+        Some(kind) => {
+            with_rules!(kind, R => guarded::<R>(header, events, &mut progress).map(|_| ()))
+        }
     };
     Verification {
         verified: result.is_ok(),
@@ -79,6 +107,29 @@ pub fn verify_export(header: &ExportHeader, events: &[ExportEvent]) -> Verificat
         commands_checked: progress.commands,
         failure: result.err(),
     }
+}
+
+/// Re-derives a complete export of a finished game of `R`: `Ok` only if it verifies.
+pub fn rederive<R: Rules>(
+    header: &ExportHeader,
+    events: &[ExportEvent],
+) -> Result<Derived<R::State>, Failure> {
+    guarded::<R>(header, events, &mut Progress::default())
+}
+
+/// [`verify`], with a panic of the rules engine (which checked input should never cause)
+/// turned into a failure at the event being checked rather than into a crashed request.
+fn guarded<R: Rules>(
+    header: &ExportHeader,
+    events: &[ExportEvent],
+    progress: &mut Progress,
+) -> Result<Derived<R::State>, Failure> {
+    catch_unwind(AssertUnwindSafe(|| verify::<R>(header, events, progress))).unwrap_or_else(|_| {
+        Err(Failure::at(
+            progress.events as i64 + 1,
+            "the rules engine cannot process the log here",
+        ))
+    })
 }
 
 fn seed_of(header: &ExportHeader) -> Result<[u8; 32], Failure> {
@@ -101,21 +152,62 @@ fn seed_of(header: &ExportHeader) -> Result<[u8; 32], Failure> {
     Ok(seed)
 }
 
-/// Checks that the recorded event is the one the seed and the command give, then applies it.
-fn apply_recorded<R: Rules>(
-    state: &mut R::State,
-    event: &R::Event,
-    recorded: &ExportEvent,
-) -> Result<(), Failure> {
-    let expected = serde_json::to_value(event).expect("events serialise");
-    if expected != recorded.event.data {
-        return Err(mismatch(
-            recorded.event.seq,
-            &expected,
-            &recorded.event.data,
+/// The re-derived log being built, with the seat count its events are redacted for.
+struct Sink {
+    events: Vec<NewEvent>,
+    seats: u8,
+}
+
+impl Sink {
+    /// Checks that the recorded line is exactly the rules event the seed and the command give
+    /// (payload, type and actor), applies it and records it as the server would store it.
+    fn rules<R: Rules>(
+        &mut self,
+        state: &mut R::State,
+        event: &R::Event,
+        actor: Option<Seat>,
+        recorded: &ExportEvent,
+    ) -> Result<(), Failure> {
+        let stored = new_event::<R>(event, actor, self.seats);
+        check_line(&stored, recorded)?;
+        R::evolve(state, event);
+        self.events.push(stored);
+        Ok(())
+    }
+
+    /// Checks that the recorded line is exactly `event` (a platform event, no actor) and
+    /// records it.
+    fn platform(&mut self, event: &PlatformEvent, recorded: &ExportEvent) -> Result<(), Failure> {
+        let stored = event.to_new_event();
+        check_line(&stored, recorded)?;
+        self.events.push(stored);
+        Ok(())
+    }
+}
+
+fn check_line(stored: &NewEvent, recorded: &ExportEvent) -> Result<(), Failure> {
+    let seq = recorded.event.seq;
+    if stored.payload != recorded.event.data {
+        return Err(mismatch(seq, &stored.payload, &recorded.event.data));
+    }
+    if stored.kind != recorded.event.kind {
+        return Err(Failure::at(
+            seq,
+            format!(
+                "the event's type is {:?} but its data is a {:?} event",
+                recorded.event.kind, stored.kind
+            ),
         ));
     }
-    R::evolve(state, event);
+    if stored.actor != recorded.event.actor {
+        return Err(Failure::at(
+            seq,
+            format!(
+                "the event names actor {:?}; the command gives {:?}",
+                recorded.event.actor, stored.actor
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -140,11 +232,99 @@ fn abbreviate(value: &Value) -> String {
     }
 }
 
+/// A platform event line, decoded; `None` for a rules event.
+fn platform_of(line: &ExportEvent) -> Result<Option<PlatformEvent>, Failure> {
+    if !is_platform_event(&line.event.kind) {
+        return Ok(None);
+    }
+    serde_json::from_value::<PlatformEvent>(line.event.data.clone())
+        .map(Some)
+        .map_err(|_| Failure::at(line.event.seq, "a platform event does not decode"))
+}
+
+/// The header must say what the verified start event says: an import takes the game's
+/// shape from it.
+fn check_header<R: Rules>(
+    header: &ExportHeader,
+    kind: &str,
+    rules_version: i32,
+    options: &Value,
+    seats: &[SeatInfo],
+    nonces: &[String],
+) -> Result<(), Failure> {
+    let differs = |what: &str| {
+        Failure::at(
+            1,
+            format!("the header's {what} differs from the start event's"),
+        )
+    };
+    if kind != header.kind || kind != R::KIND {
+        return Err(differs("game kind"));
+    }
+    if rules_version != header.rules_version {
+        return Err(differs("rules version"));
+    }
+    if rules_version as u32 != R::RULES_VERSION {
+        return Err(Failure::at(
+            1,
+            format!(
+                "the game was played under rules version {rules_version}; this server \
+                 verifies version {}",
+                R::RULES_VERSION
+            ),
+        ));
+    }
+    if *options != header.options {
+        return Err(differs("options"));
+    }
+    let same_seats = seats.len() == header.seats.len()
+        && seats
+            .iter()
+            .zip(&header.seats)
+            .all(|(a, b)| a.seat == b.seat && a.user_id == b.user_id);
+    // A sandbox has no seated players: its export lists none, the start event still all.
+    let sandbox_without_seats = header.sandbox && header.seats.is_empty();
+    if !same_seats && !sandbox_without_seats {
+        return Err(differs("seats"));
+    }
+    if header.nonces.as_deref() != Some(nonces) {
+        return Err(differs("seat nonces"));
+    }
+    let count = u8::try_from(seats.len())
+        .ok()
+        .filter(|n| (R::MIN_SEATS..=R::MAX_SEATS).contains(n))
+        .ok_or_else(|| {
+            Failure::at(
+                1,
+                format!(
+                    "{} seats: this game is for {} to {}",
+                    seats.len(),
+                    R::MIN_SEATS,
+                    R::MAX_SEATS
+                ),
+            )
+        })?;
+    if seats
+        .iter()
+        .enumerate()
+        .any(|(i, s)| usize::from(s.seat) != i)
+    {
+        return Err(Failure::at(
+            1,
+            "the seats are not numbered 0, 1, 2, … in order",
+        ));
+    }
+    if nonces.len() != usize::from(count) {
+        return Err(Failure::at(1, "there is not one nonce per seat"));
+    }
+    Ok(())
+}
+
 fn verify<R: Rules>(
     header: &ExportHeader,
     events: &[ExportEvent],
     progress: &mut Progress,
-) -> Result<(), Failure> {
+) -> Result<Derived<R::State>, Failure> {
     let seed = seed_of(header)?;
     for (index, line) in events.iter().enumerate() {
         if line.event.seq != index as i64 + 1 {
@@ -164,81 +344,137 @@ fn verify<R: Rules>(
             "the revealed seed does not match the commitment published before the game",
         ));
     }
+    if header.version != ended_seq {
+        return Err(Failure::general(format!(
+            "the header says version {} but the log ends at {ended_seq}",
+            header.version
+        )));
+    }
     let first = events
         .first()
         .ok_or_else(|| Failure::general("the export has no events"))?;
-    let Ok(PlatformEvent::GameStarted {
-        options,
-        seats,
-        seed_commitment,
-        nonces,
-        ..
-    }) = serde_json::from_value::<PlatformEvent>(first.event.data.clone())
+    let started = serde_json::from_value::<PlatformEvent>(first.event.data.clone());
+    let Ok(
+        start @ PlatformEvent::GameStarted {
+            kind,
+            rules_version,
+            options,
+            seats,
+            seed_commitment,
+            nonces,
+        },
+    ) = &started
     else {
         return Err(Failure::at(1, "the first event is not kontor.game_started"));
     };
-    if seed_commitment != header.seed_commitment {
+    if *seed_commitment != header.seed_commitment {
         return Err(Failure::at(
             1,
             "the start event commits to a different seed",
         ));
     }
-    progress.events = 1;
-    let options: R::Options = serde_json::from_value(options)
+    check_header::<R>(header, kind, *rules_version, options, seats, nonces)?;
+    let seat_count = seats.len() as u8;
+    if let Err(e) = R::parse_options(options, seat_count) {
+        return Err(Failure::at(1, format!("the options are not valid: {e:?}")));
+    }
+    let parsed_options: R::Options = serde_json::from_value(options.clone())
         .map_err(|e| Failure::at(1, format!("the options do not decode: {e}")))?;
-    let seat_count = u8::try_from(seats.len()).map_err(|_| Failure::at(1, "too many seats"))?;
+    let mut sink = Sink {
+        events: Vec::with_capacity(events.len()),
+        seats: seat_count,
+    };
+    sink.platform(start, first)?;
+    progress.events = 1;
 
     // The setup, re-derived with the generator of step 2.
-    let mut rng = GameRng::for_step(&seed, &nonces, 2);
-    let setup = R::setup(&options, seat_count, &mut rng);
+    let mut rng = GameRng::for_step(&seed, nonces, 2);
+    let setup = R::setup(&parsed_options, seat_count, &mut rng);
     let mut index = 1;
     let mut state = R::State::default();
     for event in &setup {
         let recorded = events
             .get(index)
             .ok_or_else(|| Failure::general("the log ends inside the setup"))?;
-        apply_recorded::<R>(&mut state, event, recorded)?;
+        if recorded.command.is_some() {
+            return Err(Failure::at(
+                recorded.event.seq,
+                "a command is recorded inside the setup",
+            ));
+        }
+        sink.rules::<R>(&mut state, event, None, recorded)?;
         index += 1;
         progress.events += 1;
     }
 
     // Every command, re-decided with the generator of its step. A command's batch may begin
-    // with platform events (a timeout, an abandonment) before the rules' events.
-    let mut ended = false;
+    // with platform events: that its seat timed out, and then perhaps that the seat is
+    // abandoned; a seat abandoned to the bot may later be returned.
+    let mut outcome = None;
     let mut forfeited: Vec<Seat> = Vec::new();
-    let platform = |line: &ExportEvent| -> Result<Option<PlatformEvent>, Failure> {
-        if !is_platform_event(&line.event.kind) {
-            return Ok(None);
-        }
-        serde_json::from_value::<PlatformEvent>(line.event.data.clone())
-            .map(Some)
-            .map_err(|_| Failure::at(line.event.seq, "a platform event does not decode"))
-    };
+    let mut abandoned: Vec<Seat> = Vec::new();
+    let mut commands = Vec::new();
     while index < events.len() {
         let line = &events[index];
         let seq = line.event.seq;
+        if outcome.is_some() {
+            return Err(Failure::at(seq, "an event after kontor.game_ended"));
+        }
         if let Some(record) = &line.command {
+            if R::outcome(&state).is_some() {
+                return Err(Failure::at(
+                    seq,
+                    "the game is over here: the next event must be kontor.game_ended",
+                ));
+            }
+            let actor_seat = match record.actor {
+                Actor::Seat(seat) if seat >= seat_count => {
+                    return Err(Failure::at(
+                        seq,
+                        format!("the command is by seat {seat}, which is not in the game"),
+                    ));
+                }
+                Actor::Seat(seat) => Some(seat),
+                Actor::System => None,
+            };
             let command: R::Command =
                 serde_json::from_value(record.action.clone()).map_err(|e| {
                     Failure::at(seq, format!("the recorded command does not decode: {e}"))
                 })?;
-            let mut rng = GameRng::for_step(&seed, &nonces, seq as u64);
-            let decided = R::decide(&state, record.actor, &command, &mut rng).map_err(|e| {
-                Failure::at(seq, format!("the rules refuse the recorded command: {e}"))
-            })?;
             let mut at = index;
             while let Some(next) = events.get(at)
-                && let Some(event) = platform(next)?
+                && let Some(event) = platform_of(next)?
                 && !matches!(event, PlatformEvent::GameEnded { .. })
             {
-                if let PlatformEvent::SeatAbandoned { seat, policy } = &event
-                    && policy == "forfeit"
-                {
-                    forfeited.push(*seat);
+                let allowed = match (&event, actor_seat, at - index) {
+                    (PlatformEvent::TurnTimedOut { seat, .. }, Some(actor), 0) => *seat == actor,
+                    (PlatformEvent::SeatAbandoned { seat, policy }, Some(actor), 1) => {
+                        *seat == actor && (policy == "bot" || policy == "forfeit")
+                    }
+                    _ => false,
+                };
+                if !allowed || (at > index && next.command.is_some()) {
+                    return Err(Failure::at(
+                        next.event.seq,
+                        "this platform event does not fit here: a command may begin only with \
+                         its own seat's timeout, and then that seat's abandonment",
+                    ));
                 }
+                if let PlatformEvent::SeatAbandoned { seat, policy } = &event {
+                    if policy == "forfeit" {
+                        forfeited.push(*seat);
+                    } else {
+                        abandoned.push(*seat);
+                    }
+                }
+                sink.platform(&event, next)?;
                 at += 1;
                 progress.events += 1;
             }
+            let mut rng = GameRng::for_step(&seed, nonces, seq as u64);
+            let decided = R::decide(&state, record.actor, &command, &mut rng).map_err(|e| {
+                Failure::at(seq, format!("the rules refuse the recorded command: {e}"))
+            })?;
             for event in &decided {
                 let recorded = events
                     .get(at)
@@ -247,19 +483,31 @@ fn verify<R: Rules>(
                     .ok_or_else(|| {
                         Failure::at(seq, "the log lacks events this command produces")
                     })?;
-                apply_recorded::<R>(&mut state, event, recorded)?;
+                sink.rules::<R>(&mut state, event, actor_seat, recorded)?;
                 progress.events += 1;
                 at += 1;
             }
+            if decided.is_empty() {
+                return Err(Failure::at(seq, "the recorded command causes no event"));
+            }
+            commands.push(DerivedCommand {
+                seat: actor_seat,
+                action: serde_json::to_value(&command).expect("commands serialise"),
+                first_seq: seq,
+                last_seq: events[at - 1].event.seq,
+            });
             index = at;
             progress.commands += 1;
             continue;
         }
-        match platform(line)? {
-            Some(PlatformEvent::GameEnded {
-                outcome,
+        let Some(event) = platform_of(line)? else {
+            return Err(Failure::at(seq, "no recorded command explains this event"));
+        };
+        match &event {
+            PlatformEvent::GameEnded {
+                outcome: recorded,
                 seed: revealed,
-            }) => {
+            } => {
                 if Some(revealed.as_str()) != header.seed.as_deref() {
                     return Err(Failure::at(seq, "the final event reveals a different seed"));
                 }
@@ -267,28 +515,54 @@ fn verify<R: Rules>(
                 if let Some(expected) = &mut expected {
                     rank_forfeits_last(expected, &forfeited);
                 }
-                if expected.as_ref() != Some(&outcome) {
+                if expected.as_ref() != Some(recorded) {
                     return Err(Failure::at(
                         seq,
                         "the recorded result is not the result of the game",
                     ));
                 }
-                ended = true;
+                outcome = expected;
             }
-            Some(PlatformEvent::GameStarted { .. }) => {
+            PlatformEvent::GameStarted { .. } => {
                 return Err(Failure::at(seq, "a second kontor.game_started event"));
             }
-            // Seat changes outside a command (a player returning) draw nothing.
-            Some(_) => {}
-            None => {
-                return Err(Failure::at(seq, "no recorded command explains this event"));
+            // A player takes back a seat the bot was playing; nothing is drawn.
+            PlatformEvent::SeatReturned { seat } => {
+                if R::outcome(&state).is_some() {
+                    return Err(Failure::at(
+                        seq,
+                        "the game is over here: the next event must be kontor.game_ended",
+                    ));
+                }
+                let Some(at) = abandoned.iter().position(|s| s == seat) else {
+                    return Err(Failure::at(
+                        seq,
+                        format!("seat {seat} returns but was not abandoned to the bot"),
+                    ));
+                };
+                abandoned.remove(at);
+            }
+            PlatformEvent::TurnTimedOut { .. } | PlatformEvent::SeatAbandoned { .. } => {
+                return Err(Failure::at(
+                    seq,
+                    "a timeout or an abandonment that begins no command",
+                ));
             }
         }
+        sink.platform(&event, line)?;
         index += 1;
         progress.events += 1;
     }
-    if !ended {
+    let Some(outcome) = outcome else {
         return Err(Failure::general("the log has no kontor.game_ended event"));
-    }
-    Ok(())
+    };
+    Ok(Derived {
+        events: sink.events,
+        commands,
+        state,
+        outcome,
+        options: options.clone(),
+        seats: seats.clone(),
+        nonces: nonces.clone(),
+    })
 }

@@ -4,16 +4,42 @@ use super::error::{ApiError, Problem};
 use super::{AppState, Json, Query};
 use crate::audit::log::{self, EventPage, Reader};
 use crate::audit::verify::{Verification, verify_export};
-use crate::audit::{import, parse_ndjson, to_ndjson};
+use crate::audit::{ExportEvent, ExportHeader, import, parse_ndjson, to_ndjson};
 use crate::auth::Scope;
 use crate::auth::extract::Caller;
 use crate::service::lobby::GameSummary;
+use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, get, post, web};
 use serde::Deserialize;
 use uuid::Uuid;
 
-/// Largest accepted export upload (verify, import).
-pub const MAX_EXPORT_BODY: usize = 16 * 1024 * 1024;
+/// Largest accepted export upload (verify, import), in bytes. A whole game's export is well
+/// under 100 KB; anything larger is refused (413 `payload_too_large`) before it is read.
+pub const MAX_EXPORT_BODY: usize = 4 * 1024 * 1024;
+
+/// Most events an uploaded export may have (verify, import). Whole games have a few hundred
+/// (each timeout adds one or two); an upload with more is refused (413 `export_too_large`)
+/// before any of it is checked.
+pub const MAX_EXPORT_EVENTS: usize = 5_000;
+
+/// Reads an uploaded export, within the limits.
+fn parse_upload(body: &str) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError> {
+    // Counted before parsing, so an oversized upload costs no more than this look.
+    let lines = body.lines().filter(|l| !l.trim().is_empty()).count();
+    if lines > MAX_EXPORT_EVENTS + 1 {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "export_too_large",
+            format!(
+                "the export has {} events; at most {MAX_EXPORT_EVENTS} are accepted",
+                lines - 1
+            ),
+        )
+        .with("max_events", MAX_EXPORT_EVENTS));
+    }
+    super::text::check_ndjson(body)?;
+    parse_ndjson(body).map_err(|e| ApiError::unprocessable("invalid_export", e.to_string()))
+}
 
 pub const NDJSON: &str = "application/x-ndjson";
 
@@ -128,34 +154,39 @@ pub async fn verification(
 }
 
 /// Verify an uploaded export (`Content-Type: application/x-ndjson`). Anyone may check any
-/// complete export, including one edited on purpose.
+/// complete export, including one edited on purpose. At most 4 MiB and 5,000 events.
 #[utoipa::path(
     tag = "audit",
     security(("bearer" = [])),
     request_body(content = String, content_type = "application/x-ndjson", description = "A complete export."),
     responses(
         (status = 200, description = "The verification.", body = Verification),
+        (status = 413, description = "`payload_too_large` (over 4 MiB) or `export_too_large` (over 5,000 events).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_export`: not a Kontor export.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/verify")]
 pub async fn verify_upload(caller: Caller, body: String) -> Result<Json<Verification>, ApiError> {
     caller.require(Scope::GameRead)?;
-    super::text::check_ndjson(&body)?;
-    let (header, events) = parse_ndjson(&body)
-        .map_err(|e| ApiError::unprocessable("invalid_export", e.to_string()))?;
+    let (header, events) = parse_upload(&body)?;
     Ok(Json(verify_export(&header, &events)))
 }
 
-/// Import a complete export as a new sandbox game of yours (private, not rated, marked with the
-/// game it came from), to step through its positions with `GET /games/{id}?at=N`.
+/// Import a complete export of a finished game as a new sandbox game of yours (private, not
+/// rated, marked with the game it came from), to step through its positions with
+/// `GET /games/{id}?at=N`. The export must verify exactly as `POST /verify` checks it (seed,
+/// setup, every command re-decided); otherwise nothing is stored and the answer names the
+/// first event that differs (`seq`) and why (`reason`). The export of a game that has not
+/// ended has no seed and cannot be verified, so it is refused. Only the importer can read the
+/// sandbox; to anyone else it does not exist (404). At most 4 MiB and 5,000 events.
 #[utoipa::path(
     tag = "audit",
     security(("bearer" = [])),
-    request_body(content = String, content_type = "application/x-ndjson", description = "A complete export."),
+    request_body(content = String, content_type = "application/x-ndjson", description = "A complete export of a finished game."),
     responses(
         (status = 201, description = "The sandbox game.", body = GameSummary),
-        (status = 422, description = "`invalid_export`, `export_incomplete`, `unknown_game_kind` or `unsupported_rules_version`.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "`payload_too_large` (over 4 MiB) or `export_too_large` (over 5,000 events).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_export`, `export_incomplete`, `export_unfinished`, `export_not_verified` (with `seq` and `reason`), `unknown_game_kind` or `unsupported_rules_version`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games/import")]
@@ -165,7 +196,7 @@ pub async fn import_game(
     body: String,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GamePlay)?;
-    super::text::check_ndjson(&body)?;
-    let game = import::import(&state.pool, caller.user_id, &body).await?;
+    let (header, events) = parse_upload(&body)?;
+    let game = import::import(&state.pool, caller.user_id, &header, &events).await?;
     Ok(HttpResponse::Created().json(game))
 }

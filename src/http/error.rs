@@ -124,6 +124,11 @@ impl ApiError {
         error
     }
 
+    /// Whether answering this error logs it (a server failure with its cause).
+    pub fn logged(&self) -> bool {
+        self.internal.is_some()
+    }
+
     pub fn problem(&self) -> Problem {
         Problem {
             kind: format!("urn:kontor:problem:{}", self.code),
@@ -365,6 +370,21 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "export_incomplete",
         422,
         "The export is redacted for one viewer; import needs a complete log.",
+    ),
+    (
+        "export_unfinished",
+        422,
+        "The export is of a game that has not ended: without its seed it cannot be verified, so it is not imported.",
+    ),
+    (
+        "export_not_verified",
+        422,
+        "The export does not verify; `seq` names the first event that differs and `reason` says why.",
+    ),
+    (
+        "export_too_large",
+        413,
+        "The export has more events than an upload may have; `max_events` says how many.",
     ),
     (
         "unsupported_rules_version",

@@ -7,7 +7,7 @@ use crate::auth::Scope;
 use crate::auth::extract::{Caller, authenticate, bearer_token};
 use crate::live::Signal;
 use crate::service::lobby::{self, ListQuery, ListView, game_not_found};
-use crate::service::play;
+use crate::service::{play, readable_by};
 use crate::store::games::{self, Status};
 use actix_web::{HttpRequest, Responder, get, web};
 use actix_web_lab::sse::{self, Sse};
@@ -94,6 +94,13 @@ pub async fn game_stream(
     let caller = stream_caller(&state, &req, &query).await?;
     let game_id = path.into_inner();
     let resume = last_event_id(&req, &query)?;
+    // Checked before anything is sent, also when resuming (which skips the snapshot).
+    if !games::head(&state.pool, game_id)
+        .await?
+        .is_some_and(|head| readable_by(&head, caller.user_id))
+    {
+        return Err(game_not_found());
+    }
     // Subscribe before reading, so nothing between the read and the first note is missed.
     let signals = state.hub.subscribe();
     let (sender, receiver) = mpsc::channel(64);
@@ -110,9 +117,6 @@ pub async fn game_stream(
             version
         }
     };
-    if games::head(&state.pool, game_id).await?.is_none() {
-        return Err(game_not_found());
-    }
     let watcher = Watcher {
         pool: state.pool.clone(),
         game_id,

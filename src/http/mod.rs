@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod audit;
 pub mod error;
 pub mod games;
+pub mod headers;
 pub mod live;
 pub mod notifications;
 pub mod openapi;
@@ -166,6 +167,7 @@ pub fn path_config() -> web::PathConfig {
 pub fn problem_fallback<B: MessageBody + 'static>(
     response: ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    log_error_response(&response);
     let is_problem = response
         .headers()
         .get(header::CONTENT_TYPE)
@@ -194,6 +196,23 @@ pub fn problem_fallback<B: MessageBody + 'static>(
     Ok(ErrorHandlerResponse::Response(
         ServiceResponse::new(request, problem).map_into_right_body(),
     ))
+}
+
+/// Logs an error response by its class: a client's mistake (4xx: an unknown id, a stale
+/// version, a refused action) is routine and logged at debug only; a server failure (5xx) at
+/// error, unless it is an `ApiError` with a cause, which logged itself with that cause.
+fn log_error_response<B>(response: &ServiceResponse<B>) {
+    let status = response.status();
+    let error = response.response().error();
+    let detail = error.map(tracing::field::display);
+    if status.is_client_error() {
+        tracing::debug!(status = status.as_u16(), error = detail, "client error");
+    } else if !error
+        .and_then(|e| e.as_error::<ApiError>())
+        .is_some_and(ApiError::logged)
+    {
+        tracing::error!(status = status.as_u16(), error = detail, "server error");
+    }
 }
 
 /// Anything that matches no route.

@@ -1,7 +1,7 @@
 //! The lobby: creating, listing, joining, leaving, starting and cancelling games.
 
 use super::clock::{self, SeatClock, TimeControl, TimeControlRequest};
-use super::{PlatformEvent, SeatInfo, new_event};
+use super::{PlatformEvent, SeatInfo, new_event, readable_by};
 use crate::games::rng::{GameRng, commitment};
 use crate::games::{GameKind, Rules, Seat};
 use crate::http::error::ApiError;
@@ -296,6 +296,7 @@ pub async fn join(
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
+        .filter(|head| readable_by(head, caller))
         .ok_or_else(game_not_found)?;
     if head.status() != Status::Open {
         return Err(wrong_status(&head, "join"));
@@ -361,6 +362,7 @@ pub async fn leave(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSum
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
+        .filter(|head| readable_by(head, caller))
         .ok_or_else(game_not_found)?;
     if head.status() != Status::Open {
         return Err(wrong_status(&head, "leave"));
@@ -389,6 +391,7 @@ async fn lock_own_open_game(
 ) -> Result<GameHead, ApiError> {
     let head = games::lock_head(conn, game_id)
         .await?
+        .filter(|head| readable_by(head, caller))
         .ok_or_else(game_not_found)?;
     if head.created_by != caller {
         return Err(ApiError::forbidden(
@@ -448,6 +451,7 @@ pub async fn invite(
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
+        .filter(|head| readable_by(head, caller))
         .ok_or_else(game_not_found)?;
     if games::seat_of(&mut *tx, game_id, caller).await?.is_none() {
         return Err(ApiError::forbidden(

@@ -110,8 +110,15 @@ pub struct EventOut {
     pub data: Value,
 }
 
+/// Whether `caller` may read the game at all: anyone may, except a sandbox (an imported game),
+/// which only its importer may. To everyone else a sandbox does not exist: they get the same
+/// 404 as for an unknown id, so the id is not even confirmed.
+pub fn readable_by(head: &GameHead, caller: Uuid) -> bool {
+    !head.sandbox || head.created_by == caller
+}
+
 /// Who a caller is to a game: the finished game is open to everyone, and the importer of a
-/// sandbox sees all of it.
+/// sandbox sees all of it. Check [`readable_by`] first.
 pub fn viewer_for(head: &GameHead, caller: Uuid, seat: Option<i16>) -> Viewer {
     if head.status() == Status::Finished || (head.sandbox && head.created_by == caller) {
         return Viewer::Omniscient;

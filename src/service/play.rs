@@ -4,7 +4,7 @@ use super::cache::ContextCache;
 use super::clock::{self, SeatClock, TimeControl};
 use super::committer::Committer;
 use super::lobby::{GameSummary, game_not_found};
-use super::{EventOut, PlatformEvent, new_event, present, state_at, viewer_for};
+use super::{EventOut, PlatformEvent, new_event, present, readable_by, state_at, viewer_for};
 use crate::games::rng::GameRng;
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat, Viewer};
 use crate::http::error::ApiError;
@@ -56,6 +56,7 @@ pub async fn detail(
     let mut conn = pool.acquire().await?;
     let head = games::head(&mut *conn, game_id)
         .await?
+        .filter(|head| readable_by(head, caller))
         .ok_or_else(game_not_found)?;
     let seats = games::seats(&mut *conn, game_id).await?;
     let summary = GameSummary::new(&head, &seats, caller);
@@ -305,6 +306,9 @@ pub async fn submit(
         }
     };
     let head = &context.head;
+    if !readable_by(head, caller) {
+        return Err(game_not_found());
+    }
     let seat = context
         .seat_of(caller)
         .ok_or_else(|| ApiError::forbidden("not_a_player", "you have no seat in this game"))?;

@@ -20,6 +20,7 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
+        .filter(|head| super::readable_by(head, caller))
         .ok_or_else(game_not_found)?;
     let seat: Option<(i16, String)> =
         sqlx::query_as("SELECT seat, state FROM game_seats WHERE game_id = $1 AND user_id = $2")

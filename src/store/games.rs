@@ -172,3 +172,78 @@ pub fn seat_clocks_sql(game: &str) -> String {
            WHERE s.game_id = {game})"
     )
 }
+
+/// The head row of an imported game (see `audit::import`): finished, private, no seats.
+pub struct NewSandbox<'a> {
+    pub id: Uuid,
+    pub kind: &'a str,
+    pub rules_version: i32,
+    pub options: &'a Value,
+    pub seat_count: i16,
+    pub version: i64,
+    pub created_by: Uuid,
+    pub seed: &'a [u8],
+    pub seed_commitment: &'a str,
+    pub nonces: &'a [String],
+    pub outcome: &'a Value,
+    pub imported_from: Uuid,
+}
+
+/// Inserts the head row of an imported game.
+pub async fn insert_sandbox(
+    conn: &mut PgConnection,
+    game: &NewSandbox<'_>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
+                            version, created_by, seed, seed_commitment, nonces, pending_seats,
+                            outcome, sandbox, imported_from, started_at, finished_at, turn_started_at)
+         VALUES ($1, $2, $3, $4, $5, 'private', 'finished', $6, $7, $8, $9, $10, '{}', $11,
+                 true, $12, now(), now(), now())",
+    )
+    .bind(game.id)
+    .bind(game.kind)
+    .bind(game.rules_version)
+    .bind(game.options)
+    .bind(game.seat_count)
+    .bind(game.version)
+    .bind(game.created_by)
+    .bind(game.seed)
+    .bind(game.seed_commitment)
+    .bind(game.nonces)
+    .bind(game.outcome)
+    .bind(game.imported_from)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Records the commands of an imported game (first and last event, seat, command), by no
+/// user and under no idempotency key: they only serve its export.
+pub async fn insert_imported_commands(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    commands: &[(i64, i64, Option<i16>, &Value)],
+) -> Result<(), sqlx::Error> {
+    let ids: Vec<Uuid> = commands.iter().map(|_| Uuid::now_v7()).collect();
+    let first: Vec<i64> = commands.iter().map(|c| c.0).collect();
+    let last: Vec<i64> = commands.iter().map(|c| c.1).collect();
+    let seats: Vec<Option<i16>> = commands.iter().map(|c| c.2).collect();
+    let actions: Vec<&Value> = commands.iter().map(|c| c.3).collect();
+    sqlx::query(
+        "INSERT INTO game_commands (id, game_id, seat, command, first_seq, last_seq,
+                                    response_status, response)
+         SELECT c.id, $1, c.seat, c.command, c.first_seq, c.last_seq, 200, '{}'::jsonb
+           FROM unnest($2::uuid[], $3::smallint[], $4::jsonb[], $5::bigint[], $6::bigint[])
+                AS c(id, seat, command, first_seq, last_seq)",
+    )
+    .bind(game_id)
+    .bind(&ids)
+    .bind(&seats)
+    .bind(&actions)
+    .bind(&first)
+    .bind(&last)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -392,3 +392,278 @@ async fn replay_check_finds_a_corrupted_cache_and_rebuild_repairs_it() {
     // The game plays on after the rebuild.
     bots::play(&app, game, &players, bots::flying_dutchman, 8, 5).await;
 }
+
+/// Posts an export to /games/import.
+async fn import(app: &TestApp, token: &str, export: &str) -> Reply {
+    let response = app
+        .client
+        .post(app.url("/games/import"))
+        .bearer_auth(token)
+        .header("content-type", "application/x-ndjson")
+        .body(export.to_string())
+        .send()
+        .await
+        .unwrap();
+    read(response).await
+}
+
+fn golden(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/golden/{name}.ndjson",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// Changes the data of the event at `seq`.
+fn edit(export: &str, seq: usize, change: impl Fn(&mut Value)) -> String {
+    let mut lines = lines(export);
+    assert_eq!(lines[seq]["seq"], seq as i64);
+    change(&mut lines[seq]["data"]);
+    join(&lines)
+}
+
+#[tokio::test]
+async fn an_import_is_verified_before_anything_is_stored() {
+    let app = spawn_app().await;
+    let analyst = app.register("erin").await;
+    let token = &analyst.token;
+    let export = golden("flying-dutchman-4p");
+    let six = golden("flying-dutchman-6p-1992");
+    let count = lines(&export).len() - 1;
+
+    // Each refused with its code, naming the first event that differs where one is to blame;
+    // none of them stores anything.
+    let mut refused: Vec<(&str, String, u16, &str, Option<i64>)> = vec![
+        (
+            "200 horseshoes of face 255",
+            edit(&export, 3, |d| {
+                d["horseshoes"] = json!(vec![255; 200]);
+                d["horseshoe_count"] = json!(200);
+            }),
+            422,
+            "export_not_verified",
+            Some(3),
+        ),
+        (
+            "a deal to seat 200",
+            edit(&export, 3, |d| d["seat"] = json!(200)),
+            422,
+            "export_not_verified",
+            Some(3),
+        ),
+        (
+            "start player 255",
+            edit(&export, 2, |d| d["start_player"] = json!(255)),
+            422,
+            "export_not_verified",
+            Some(2),
+        ),
+        (
+            "a payment of i64::MAX",
+            edit(&export, 19, |d| d["payments"][0]["due"] = json!(i64::MAX)),
+            422,
+            "export_not_verified",
+            Some(19),
+        ),
+        (
+            "a changed roll",
+            edit(&export, 8, |d| {
+                d["die_a"] = json!(9);
+                d["lucky_number"] = json!(49);
+            }),
+            422,
+            "export_not_verified",
+            Some(8),
+        ),
+    ];
+    // A log for 6 seats under a 5-seat header.
+    let mut five = lines(&six);
+    five[0]["seats"].as_array_mut().unwrap().pop();
+    five[0]["nonces"].as_array_mut().unwrap().pop();
+    refused.push((
+        "six seats under a five-seat header",
+        join(&five),
+        422,
+        "export_not_verified",
+        Some(1),
+    ));
+    // An event after the end.
+    let mut longer = lines(&export);
+    let mut extra = longer[count - 1].clone();
+    extra["seq"] = json!(count + 1);
+    longer.push(extra);
+    longer[0]["version"] = json!(count + 1);
+    refused.push((
+        "an event after the end",
+        join(&longer),
+        422,
+        "export_not_verified",
+        Some(count as i64 + 1),
+    ));
+    // 20,000 copies of one event.
+    let mut copies = lines(&export);
+    for n in 0..20_000 {
+        let mut copy = copies[9].clone();
+        copy["seq"] = json!(count + 1 + n);
+        copies.push(copy);
+    }
+    refused.push((
+        "20,000 copies of one event",
+        join(&copies),
+        413,
+        "export_too_large",
+        None,
+    ));
+    // More bytes than an upload may have.
+    let mut padded = export.clone();
+    padded.push_str(&" ".repeat(kontor::http::audit::MAX_EXPORT_BODY));
+    refused.push(("more than 4 MiB", padded, 413, "payload_too_large", None));
+    // The operator's complete export of a game still running: no seed, so nothing to verify.
+    let mut running = lines(&export)[..100].to_vec();
+    running[0]["seed"] = Value::Null;
+    running[0]["status"] = json!("active");
+    running[0]["version"] = json!(99);
+    refused.push((
+        "an unfinished game",
+        join(&running),
+        422,
+        "export_unfinished",
+        None,
+    ));
+
+    let before = app.fingerprint().await;
+    for (what, upload, status, code, seq) in &refused {
+        let reply = import(&app, token, upload).await;
+        let problem = reply.assert_problem(*status, code);
+        if let Some(seq) = seq {
+            assert_eq!(problem["seq"], *seq, "{what}: {problem}");
+            assert!(
+                problem["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("event {seq}")),
+                "{what}: {problem}"
+            );
+            assert!(problem["reason"].is_string(), "{what}: {problem}");
+        }
+        assert_eq!(app.fingerprint().await, before, "{what} stored something");
+    }
+
+    // The genuine export still imports, and folds to the game's end.
+    let imported = import(&app, token, &export).await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    assert_eq!(imported.body["status"], "finished");
+    assert_eq!(imported.body["version"], count as i64);
+    let end = &lines(&export)[count]["data"]["outcome"];
+    assert_eq!(&imported.body["outcome"], end);
+    let sandbox = imported.body["id"].as_str().unwrap();
+    let detail = app.get(&format!("/games/{sandbox}"), token).await;
+    assert_eq!(detail.assert_ok()["outcome"], *end);
+    // What was stored is the log itself, event for event and command for command, so the
+    // sandbox verifies in turn.
+    let (_, stored) = text(&app, &format!("/games/{sandbox}/export"), token).await;
+    let strip = |export: &str| -> Vec<Value> {
+        lines(export)[1..]
+            .iter()
+            .map(|l| json!([l["seq"], l["type"], l["actor"], l["data"], l["command"]]))
+            .collect()
+    };
+    assert_eq!(strip(&stored), strip(&export));
+    let verification = app
+        .get(&format!("/games/{sandbox}/verification"), token)
+        .await;
+    assert_eq!(
+        verification.assert_ok()["verified"],
+        true,
+        "{}",
+        verification.text
+    );
+    let again = import(&app, token, &stored).await;
+    assert_eq!(again.status, 201, "{}", again.text);
+}
+
+#[tokio::test]
+async fn an_imported_game_is_readable_by_its_importer_only() {
+    let app = spawn_app().await;
+    let importer = app.register("erin").await;
+    let other = app.register("fritz").await;
+    let imported = import(&app, &importer.token, &golden("steel-driver-3p")).await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    let sandbox = imported.body["id"].as_str().unwrap().to_string();
+    let unknown = Uuid::now_v7();
+
+    let paths = |game: &str| {
+        [
+            format!("/games/{game}"),
+            format!("/games/{game}?at=40"),
+            format!("/games/{game}/events"),
+            format!("/games/{game}/export"),
+            format!("/games/{game}/verification"),
+            format!("/games/{game}/stream"),
+            format!("/games/{game}/stream?last_event_id=3"),
+        ]
+    };
+    let status = |path: String, token: Option<String>| {
+        let request = app.client.get(app.url(&path));
+        let request = match token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        };
+        async move {
+            // A stream's answer is complete once its status is in; the body never ends.
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            let code = if status == 200 {
+                String::new()
+            } else {
+                read(response).await.body["code"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (status, code)
+        }
+    };
+    for (path, unknown_path) in paths(&sandbox).into_iter().zip(paths(&unknown.to_string())) {
+        let (code, _) = status(path.clone(), Some(importer.token.clone())).await;
+        assert_eq!(code, 200, "the importer reads {path}");
+        // Another user is told exactly what they are told for an id that does not exist.
+        let theirs = status(path.clone(), Some(other.token.clone())).await;
+        assert_eq!(theirs, (404, "game_not_found".to_string()), "{path}");
+        assert_eq!(
+            status(unknown_path.clone(), Some(other.token.clone())).await,
+            theirs
+        );
+        // An anonymous caller is refused before any lookup, the same for every id.
+        let anonymous = status(path.clone(), None).await;
+        assert_eq!(anonymous, (401, "unauthenticated".to_string()), "{path}");
+        assert_eq!(status(unknown_path, None).await, anonymous);
+    }
+    // Nor can anyone else act on it, join it or invite to it; they are told there is no game.
+    let game: Uuid = sandbox.parse().unwrap();
+    app.act(game, &other, 40, &json!({"type": "pass_pawn"}))
+        .await
+        .assert_problem(404, "game_not_found");
+    for what in ["join", "leave", "start", "cancel", "return"] {
+        app.post(
+            &format!("/games/{game}/{what}"),
+            Some(&other.token),
+            &json!({}),
+        )
+        .await
+        .assert_problem(404, "game_not_found");
+    }
+    app.post(
+        &format!("/games/{game}/invitations"),
+        Some(&other.token),
+        &json!({"username": "erin"}),
+    )
+    .await
+    .assert_problem(404, "game_not_found");
+    // And it is in nobody's lists but the importer's.
+    for view in ["mine", "finished", "open"] {
+        let list = app.get(&format!("/games?view={view}"), &other.token).await;
+        assert!(!list.text.contains(&sandbox), "{view}: {}", list.text);
+    }
+}

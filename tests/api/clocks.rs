@@ -354,6 +354,34 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
         )
         .await
         .assert_problem(409, "seat_not_abandoned");
+
+    // Played to the end, the game verifies with its timeout, abandonment, the bot's moves and
+    // the return, and so its export imports.
+    bots::play_to_end(&w.app, game, &table, bots::steel_driver, 7).await;
+    let verification = w
+        .app
+        .get(&format!("/games/{game}/verification"), &table[0].token)
+        .await;
+    assert_eq!(
+        verification.assert_ok()["verified"],
+        true,
+        "{}",
+        verification.text
+    );
+    let export = w.app.export(game, &table[0]).await;
+    assert!(export.contains("kontor.seat_returned"));
+    let response = w
+        .app
+        .client
+        .post(w.app.url("/games/import"))
+        .bearer_auth(&table[0].token)
+        .header("content-type", "application/x-ndjson")
+        .body(export)
+        .send()
+        .await
+        .unwrap();
+    let imported = read(response).await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@ mod committer;
 mod contract;
 mod games;
 mod golden;
+mod hardening;
 mod live;
 mod lobby;
 mod notify;
