@@ -6,7 +6,7 @@ use crate::embedded_pg::{Durability, EmbeddedPostgres};
 use crate::http::{self, AppState};
 use crate::store;
 use actix_web::dev::Server;
-use actix_web::middleware::ErrorHandlers;
+use actix_web::middleware::{ErrorHandlers, from_fn};
 use actix_web::{App, HttpServer, web};
 use sqlx::PgPool;
 use std::net::TcpListener;
@@ -90,7 +90,8 @@ impl Application {
                 .app_data(web::PayloadConfig::new(http::audit::MAX_EXPORT_BODY))
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
                 .split_for_parts();
-            app.wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
+            app.wrap(from_fn(http::body_deadline::body_deadline))
+                .wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
                 .wrap(TracingLogger::default())
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")

@@ -46,6 +46,8 @@ pub struct Config {
     /// How often an idle live stream sends a keep-alive comment (a closed connection is
     /// noticed then at the latest).
     pub live_keep_alive: Duration,
+    /// How long a client may take to send a request's body, from the end of its head.
+    pub body_timeout: Duration,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
     /// Usernames (lower-cased) allowed to use the admin endpoints.
@@ -123,6 +125,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "KONTOR_LIVE_KEEP_ALIVE",
         "15",
         "Seconds between keep-alive comments on idle live streams.",
+    ),
+    (
+        "KONTOR_BODY_TIMEOUT",
+        "10",
+        "Seconds a client may take to send a request body; a slower one is answered 408 and disconnected.",
     ),
     (
         "KONTOR_SMTP_URL",
@@ -247,6 +254,10 @@ impl Config {
         if db_pool_size == 0 {
             bail!("KONTOR_DB_POOL_SIZE must be at least 1");
         }
+        let body_timeout = seconds("KONTOR_BODY_TIMEOUT", 10)?;
+        if body_timeout.is_zero() {
+            bail!("KONTOR_BODY_TIMEOUT must be at least 1 second");
+        }
         Ok(Self {
             bind,
             database,
@@ -270,6 +281,7 @@ impl Config {
             )?)),
             vacation_days_per_year: i64::from(number("KONTOR_VACATION_DAYS", 30)?),
             live_keep_alive: seconds("KONTOR_LIVE_KEEP_ALIVE", 15)?,
+            body_timeout,
             notify: crate::notify::NotifySettings::from_map(values)?,
             admin_users: get("KONTOR_ADMIN_USERS")
                 .unwrap_or("")

@@ -271,6 +271,11 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         422,
         "The Idempotency-Key was already used for a different request.",
     ),
+    (
+        "body_timeout",
+        408,
+        "The request body did not arrive within KONTOR_BODY_TIMEOUT seconds; the connection is closed.",
+    ),
     ("payload_too_large", 413, "The body is larger than allowed."),
     (
         "unsupported_media_type",
