@@ -100,6 +100,9 @@ impl Application {
                 .service(web::redirect("/docs", "/docs/"))
                 .default_service(web::to(http::not_found))
         })
+        // A client that closes its side of the connection is gone: without this, a live
+        // stream would only notice at its next write (the keep-alive, seconds later).
+        .h1_allow_half_closed(false)
         .listen(listener)?
         .run();
         Ok(Self {

@@ -46,6 +46,8 @@ pub struct Config {
     /// How often an idle live stream sends a keep-alive comment (a closed connection is
     /// noticed then at the latest).
     pub live_keep_alive: Duration,
+    /// Live streams (game and user streams together) one user may hold open on this instance.
+    pub live_max_streams_per_user: usize,
     /// How long a client may take to send a request's body, from the end of its head.
     pub body_timeout: Duration,
     /// Mail delivery: retries, leases, digest hour, game links.
@@ -125,6 +127,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "KONTOR_LIVE_KEEP_ALIVE",
         "15",
         "Seconds between keep-alive comments on idle live streams.",
+    ),
+    (
+        "KONTOR_LIVE_MAX_STREAMS_PER_USER",
+        "8",
+        "Live streams (game and user streams together) one user may hold open on one server; more are refused with 429.",
     ),
     (
         "KONTOR_BODY_TIMEOUT",
@@ -254,6 +261,10 @@ impl Config {
         if db_pool_size == 0 {
             bail!("KONTOR_DB_POOL_SIZE must be at least 1");
         }
+        let live_max_streams_per_user = number("KONTOR_LIVE_MAX_STREAMS_PER_USER", 8)?;
+        if live_max_streams_per_user == 0 {
+            bail!("KONTOR_LIVE_MAX_STREAMS_PER_USER must be at least 1");
+        }
         let body_timeout = seconds("KONTOR_BODY_TIMEOUT", 10)?;
         if body_timeout.is_zero() {
             bail!("KONTOR_BODY_TIMEOUT must be at least 1 second");
@@ -281,6 +292,7 @@ impl Config {
             )?)),
             vacation_days_per_year: i64::from(number("KONTOR_VACATION_DAYS", 30)?),
             live_keep_alive: seconds("KONTOR_LIVE_KEEP_ALIVE", 15)?,
+            live_max_streams_per_user: live_max_streams_per_user as usize,
             body_timeout,
             notify: crate::notify::NotifySettings::from_map(values)?,
             admin_users: get("KONTOR_ADMIN_USERS")

@@ -9,7 +9,8 @@
 use serde::Deserialize;
 use sqlx::postgres::PgListener;
 use sqlx::{ConnectOptions, PgConnection, PgPool};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 use uuid::Uuid;
@@ -54,6 +55,26 @@ pub struct Hub {
     sender: broadcast::Sender<Signal>,
     /// Names this instance in `live_presence`.
     pub instance_id: String,
+    /// Open streams per user on this instance (see `open_stream`).
+    streams: Mutex<HashMap<Uuid, usize>>,
+}
+
+/// One open stream of a user, counted against the per-user limit until it is dropped.
+pub struct StreamSlot {
+    hub: Arc<Hub>,
+    user: Uuid,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut streams = self.hub.streams.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(open) = streams.get_mut(&self.user) {
+            *open -= 1;
+            if *open == 0 {
+                streams.remove(&self.user);
+            }
+        }
+    }
 }
 
 impl Default for Hub {
@@ -68,11 +89,34 @@ impl Hub {
         Self {
             sender,
             instance_id: Uuid::new_v4().to_string(),
+            streams: Mutex::new(HashMap::new()),
         }
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Signal> {
         self.sender.subscribe()
+    }
+
+    /// Takes one of `user`'s at most `max` stream slots on this instance; `None` when all
+    /// are taken. The slot is free again when the returned guard is dropped, which the
+    /// stream's task does when its client has gone.
+    pub fn open_stream(self: &Arc<Self>, user: Uuid, max: usize) -> Option<StreamSlot> {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let open = streams.entry(user).or_insert(0);
+        if *open >= max {
+            return None;
+        }
+        *open += 1;
+        Some(StreamSlot {
+            hub: self.clone(),
+            user,
+        })
+    }
+
+    /// How many streams `user` has open on this instance.
+    pub fn open_streams(&self, user: Uuid) -> usize {
+        let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        streams.get(&user).copied().unwrap_or(0)
     }
 
     /// Listens on the database until the pool closes, reconnecting after failures.
