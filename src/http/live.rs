@@ -15,6 +15,7 @@ use actix_web_lab::sse::{self, Sse};
 use serde::Deserialize;
 use serde_json::json;
 use sqlx::PgPool;
+use std::future::Future;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 use uuid::Uuid;
@@ -161,7 +162,7 @@ pub async fn game_stream(
     };
     // Watching counts from the moment the stream is answered.
     watcher.present(true).await?;
-    actix_web::rt::spawn(watcher.run(signals, sender, last, slot));
+    actix_web::rt::spawn(watcher.run(signals, sender, last, state.hub.closed(), slot));
     Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
 }
 
@@ -173,15 +174,17 @@ struct Watcher {
 }
 
 impl Watcher {
-    /// Runs until the client is gone (`sender` closed); the stream holds `_slot` as long as
-    /// it runs.
+    /// Runs until the client is gone (`sender` closed) or the server stops (`closed`); the
+    /// stream holds `_slot` as long as it runs.
     async fn run(
         self,
         mut signals: broadcast::Receiver<Signal>,
         sender: mpsc::Sender<sse::Event>,
         mut last: i64,
+        closed: impl Future<Output = ()>,
         _slot: StreamSlot,
     ) {
+        tokio::pin!(closed);
         let mut presence = tokio::time::interval(PRESENCE_EVERY);
         presence.tick().await; // the first tick is immediate; presence was just recorded
         let mut look = true;
@@ -191,6 +194,7 @@ impl Watcher {
                 let caught = tokio::select! {
                     caught = self.catch_up(&sender, last) => caught,
                     _ = sender.closed() => break,
+                    _ = &mut closed => break,
                 };
                 match caught {
                     Ok(seen) => last = seen,
@@ -213,6 +217,7 @@ impl Watcher {
                     look = true;
                 }
                 _ = sender.closed() => break,
+                _ = &mut closed => break,
             }
         }
         let _ = self.present(false).await;
@@ -295,6 +300,7 @@ pub async fn user_stream(
     let caller = stream_caller(&state, &req, &query).await?;
     let me = caller.user_id;
     let slot = stream_slot(&state, me)?;
+    let closed = state.hub.closed();
     let mut signals = state.hub.subscribe();
     let waiting = lobby::list(
         &state.pool,
@@ -320,6 +326,7 @@ pub async fn user_stream(
     actix_web::rt::spawn(async move {
         // The stream holds its slot until the task ends.
         let _slot = slot;
+        tokio::pin!(closed);
         loop {
             tokio::select! {
                 signal = signals.recv() => match signal {
@@ -348,6 +355,7 @@ pub async fn user_stream(
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
                 _ = sender.closed() => return,
+                _ = &mut closed => return,
             }
         }
     });

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// The channel live notes travel on.
@@ -57,6 +58,8 @@ pub struct Hub {
     pub instance_id: String,
     /// Open streams per user on this instance (see `open_stream`).
     streams: Mutex<HashMap<Uuid, usize>>,
+    /// Set once the server stops: every stream ends (see `close_streams`).
+    closing: CancellationToken,
 }
 
 /// One open stream of a user, counted against the per-user limit until it is dropped.
@@ -90,6 +93,7 @@ impl Hub {
             sender,
             instance_id: Uuid::new_v4().to_string(),
             streams: Mutex::new(HashMap::new()),
+            closing: CancellationToken::new(),
         }
     }
 
@@ -99,7 +103,7 @@ impl Hub {
 
     /// Takes one of `user`'s at most `max` stream slots on this instance; `None` when all
     /// are taken. The slot is free again when the returned guard is dropped, which the
-    /// stream's task does when its client has gone.
+    /// stream's task does when its client has gone (or the server stops).
     pub fn open_stream(self: &Arc<Self>, user: Uuid, max: usize) -> Option<StreamSlot> {
         let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
         let open = streams.entry(user).or_insert(0);
@@ -117,6 +121,24 @@ impl Hub {
     pub fn open_streams(&self, user: Uuid) -> usize {
         let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
         streams.get(&user).copied().unwrap_or(0)
+    }
+
+    /// How many streams are open on this instance (each a task until it has cleaned up).
+    pub fn open_streams_total(&self) -> usize {
+        let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        streams.values().sum()
+    }
+
+    /// Ends every stream of this instance, now and from now on: each stream's task stops
+    /// after the query it is in (releasing its database connection while the runtime is still
+    /// alive) and its response ends, so a graceful stop of the HTTP server need not wait.
+    pub fn close_streams(&self) {
+        self.closing.cancel();
+    }
+
+    /// Resolves once `close_streams` has been called.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        self.closing.clone().cancelled_owned()
     }
 
     /// Listens on the database until the pool closes, reconnecting after failures.

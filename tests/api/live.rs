@@ -341,10 +341,14 @@ impl Drop for Server {
     }
 }
 
+async fn serve(database: &str) -> Server {
+    serve_with(database, &[], Stdio::null()).await
+}
+
 // The child is owned by `Server` at once, and its `Drop` kills and reaps it; clippy cannot
 // see through the `Drop`.
 #[allow(clippy::zombie_processes)]
-async fn serve(database: &str) -> Server {
+async fn serve_with(database: &str, env: &[(&str, &str)], stderr: Stdio) -> Server {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -359,8 +363,9 @@ async fn serve(database: &str) -> Server {
         .env("KONTOR_WORKERS", "false")
         .env("KONTOR_DATA_DIR", &data)
         .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let base = format!("http://127.0.0.1:{port}");
@@ -599,4 +604,120 @@ async fn live_streams_per_user_are_limited_and_a_closed_one_frees_its_slot() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("the closed stream's slot was not freed");
+}
+
+/// Reads a stream to its end; false if it has not ended within `WAIT`. Panics if the
+/// connection broke instead of ending the response.
+async fn ends_cleanly(stream: &mut Stream) -> bool {
+    loop {
+        match tokio::time::timeout(WAIT, stream.response.chunk()).await {
+            Ok(Ok(None)) => return true,
+            Ok(Ok(Some(_))) => continue,
+            Ok(Err(error)) => panic!("the stream broke off instead of ending: {error}"),
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Issue 10: stopping the server while streams held database connections waited for the
+/// shutdown timeout and then panicked ("requires a Tokio context") dropping their tasks.
+#[tokio::test]
+async fn stopping_the_server_ends_its_streams_and_finishes_cleanly() {
+    let mut app = spawn_with(&[("KONTOR_LIVE_KEEP_ALIVE", "600")]).await;
+    let (game, players) = three(&app).await;
+    let watcher = &players[2];
+    let mut game_stream = Stream::open(
+        &app.address,
+        &format!("/games/{game}/stream"),
+        &watcher.token,
+        None,
+    )
+    .await;
+    assert!(game_stream.next(WAIT).await.is_some());
+    let mut user_stream = Stream::open(&app.address, "/me/stream", &watcher.token, None).await;
+    assert!(user_stream.next(WAIT).await.is_some());
+    // Bounded: the server's own shutdown timeout is 30 s; a clean stop takes far less.
+    let stopped = tokio::time::timeout(Duration::from_secs(20), async {
+        app.stopper.stop(true).await;
+        (&mut app.running).await
+    })
+    .await
+    .expect("the server stops without waiting for its streams to time out");
+    stopped
+        .expect("the server's task did not panic")
+        .expect("the server stopped without an error");
+    assert!(
+        ends_cleanly(&mut game_stream).await,
+        "the game stream ended"
+    );
+    assert!(
+        ends_cleanly(&mut user_stream).await,
+        "the user stream ended"
+    );
+    // Every connection was given back: the pool closes at once.
+    tokio::time::timeout(Duration::from_secs(10), app.pool.close())
+        .await
+        .expect("the pool closes");
+    // The stream's task ended by itself, cleaning up after itself on the way out (looked at
+    // through a connection of our own: the server's pool is closed).
+    let pool = kontor::store::connect(pg().connect_options(&app.database), 1)
+        .await
+        .unwrap();
+    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM live_presence")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        left, 0,
+        "every watcher's presence was removed before the stop ended"
+    );
+    pool.close().await;
+}
+
+/// The same through `kontor serve` and SIGTERM, with the workers running: the process ends
+/// on its own, without a panic, and its streams end.
+#[tokio::test]
+async fn kontor_serve_stops_cleanly_on_sigterm_with_streams_open() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let log = scratch_dir(&format!("sigterm-{}.log", app.database));
+    let mut server = serve_with(
+        &app.database,
+        &[("KONTOR_WORKERS", "true")],
+        Stdio::from(std::fs::File::create(&log).unwrap()),
+    )
+    .await;
+    let mut streams = Vec::new();
+    for (player, path) in [
+        (&players[0], format!("/games/{game}/stream")),
+        (&players[1], format!("/games/{game}/stream")),
+        (&players[1], "/me/stream".to_string()),
+    ] {
+        let mut stream = Stream::open(&server.base, &path, &player.token, None).await;
+        assert!(stream.next(WAIT).await.is_some());
+        streams.push(stream);
+    }
+    let pid = i32::try_from(server.child.id()).unwrap();
+    // SAFETY: sends a signal to the child this test started (and still owns).
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let mut status = None;
+    for _ in 0..200 {
+        if let Some(exit) = server.child.try_wait().unwrap() {
+            status = Some(exit);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let output = std::fs::read_to_string(&log).unwrap();
+    let status =
+        status.unwrap_or_else(|| panic!("kontor serve still runs 20 s after SIGTERM: {output}"));
+    assert!(status.success(), "{status}: {output}");
+    assert!(!output.contains("panicked"), "{output}");
+    for stream in &mut streams {
+        assert!(ends_cleanly(stream).await, "every stream ended");
+    }
+    assert!(
+        wait_unwatched(&app.pool, game).await,
+        "the streams cleaned up after themselves"
+    );
 }
