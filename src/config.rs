@@ -357,6 +357,18 @@ mod tests {
     }
 
     #[test]
+    fn stream_limits_and_body_timeouts_must_be_positive() {
+        let config = Config::from_map(&HashMap::new()).unwrap();
+        assert_eq!(config.live_max_streams_per_user, 8);
+        assert_eq!(config.body_timeout, Duration::from_secs(10));
+        for key in ["KONTOR_LIVE_MAX_STREAMS_PER_USER", "KONTOR_BODY_TIMEOUT"] {
+            let map = HashMap::from([(key.to_string(), "0".to_string())]);
+            let error = Config::from_map(&map).unwrap_err().to_string();
+            assert!(error.contains(key), "{error}");
+        }
+    }
+
+    #[test]
     fn env_files_allow_comments_quotes_and_export() {
         let pairs =
             parse_env_file("# comment\nexport KONTOR_BIND=\"0.0.0.0:80\"\nKONTOR_DATA_DIR='/x'\n")

@@ -253,3 +253,39 @@ async fn send(
         .await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_slots_are_counted_per_user_and_freed_when_dropped() {
+        let hub = Arc::new(Hub::new());
+        let (anna, bert) = (Uuid::new_v4(), Uuid::new_v4());
+        let first = hub.open_stream(anna, 2).expect("a first slot");
+        let second = hub.open_stream(anna, 2).expect("a second slot");
+        assert!(hub.open_stream(anna, 2).is_none(), "no third");
+        let other = hub.open_stream(bert, 2).expect("another user's slot");
+        assert_eq!((hub.open_streams(anna), hub.open_streams_total()), (2, 3));
+        drop(first);
+        assert_eq!(hub.open_streams(anna), 1);
+        let third = hub
+            .open_stream(anna, 2)
+            .expect("a freed slot is taken again");
+        drop((second, third, other));
+        assert_eq!(hub.open_streams_total(), 0);
+        assert!(
+            hub.streams.lock().unwrap().is_empty(),
+            "no entries are left behind"
+        );
+    }
+
+    #[tokio::test]
+    async fn closing_the_streams_wakes_those_waiting_and_those_to_come() {
+        let hub = Hub::new();
+        let waiting = tokio::spawn(hub.closed());
+        hub.close_streams();
+        waiting.await.unwrap();
+        hub.closed().await;
+    }
+}
