@@ -5,11 +5,15 @@ use crate::config::{Config, Database};
 use crate::embedded_pg::{Durability, EmbeddedPostgres};
 use crate::http::{self, AppState};
 use crate::store;
-use actix_web::dev::Server;
+use actix_web::dev::{Server, ServerHandle};
 use actix_web::middleware::{ErrorHandlers, from_fn};
 use actix_web::{App, HttpServer, web};
 use sqlx::PgPool;
 use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
@@ -55,6 +59,55 @@ pub struct Application {
     port: u16,
     server: Server,
     pub state: web::Data<AppState>,
+    workers: Workers,
+}
+
+/// The background workers (mail, deadlines): cancelled, each finishes its item and ends.
+#[derive(Clone, Default)]
+struct Workers {
+    stop: CancellationToken,
+    tasks: TaskTracker,
+}
+
+impl Workers {
+    async fn stop(&self) {
+        self.stop.cancel();
+        self.tasks.close();
+        self.tasks.wait().await;
+    }
+}
+
+/// The longest a stop waits for the live streams to wind down (each finishes one query).
+const STREAMS_GRACE: Duration = Duration::from_secs(10);
+
+/// Stops a running [`Application`] the clean way, as Ctrl-C and SIGTERM do.
+///
+/// Live streams never end on their own, so the HTTP server's graceful stop would wait for them
+/// until its timeout and then drop their tasks mid-query, on worker runtimes that are going
+/// away (sqlx then panics returning the connection). And once a worker runtime has gone, the
+/// pool's connections opened on it are dead. So, in this order, while every runtime still
+/// runs: the streams end (each task finishes the query it is in, cleans up its presence and
+/// closes its response), the workers finish their current item, and then the HTTP server
+/// stops.
+#[derive(Clone)]
+pub struct StopHandle {
+    server: ServerHandle,
+    hub: Arc<crate::live::Hub>,
+    workers: Workers,
+}
+
+impl StopHandle {
+    /// Ends every live stream and worker, then stops the HTTP server (`graceful`: requests
+    /// under way are answered first); `run_until_stopped` returns after that.
+    pub async fn stop(&self, graceful: bool) {
+        self.hub.close_streams();
+        let deadline = tokio::time::Instant::now() + STREAMS_GRACE;
+        while self.hub.open_streams_total() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        self.workers.stop().await;
+        self.server.stop(graceful).await;
+    }
 }
 
 /// Binds the HTTP address (port 0 picks a free one), with an error that names it.
@@ -96,12 +149,18 @@ impl Application {
             pool.clone(),
             crate::live::Publisher::start(pool.clone()),
         );
+        let workers = Workers::default();
         if config.workers {
-            crate::notify::spawn_workers(pool.clone(), config.clone())?;
-            tokio::spawn(crate::service::deadlines::run(
+            workers.tasks.spawn(crate::notify::mail_worker(
+                pool.clone(),
+                &config,
+                workers.stop.clone(),
+            )?);
+            workers.tasks.spawn(crate::service::deadlines::run(
                 pool.clone(),
                 committer.clone(),
                 config.deadline_poll,
+                workers.stop.clone(),
             ));
         }
         let hub = std::sync::Arc::new(crate::live::Hub::new());
@@ -127,7 +186,8 @@ impl Application {
                 .app_data(web::PayloadConfig::new(http::audit::MAX_EXPORT_BODY))
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
                 .split_for_parts();
-            app.wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
+            app.wrap(from_fn(http::body_deadline::body_deadline))
+                .wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
                 // Outside the error handlers, so that the problems they make get them too.
                 .wrap(from_fn(http::headers::security_headers))
                 .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
@@ -138,21 +198,63 @@ impl Application {
                 .service(web::redirect("/docs", "/docs/"))
                 .default_service(web::to(http::not_found))
         })
+        // A client that closes its side of the connection is gone: without this, a live
+        // stream would only notice at its next write (the keep-alive, seconds later).
+        .h1_allow_half_closed(false)
+        // Signals are handled in `run_until_stopped`, which ends the live streams first.
+        .disable_signals()
         .listen(listener)?
         .run();
         Ok(Self {
             port,
             server,
             state,
+            workers,
         })
+    }
+
+    /// A handle that stops the running server cleanly (see [`StopHandle`]).
+    pub fn stop_handle(&self) -> StopHandle {
+        StopHandle {
+            server: self.server.handle(),
+            hub: self.state.hub.clone(),
+            workers: self.workers.clone(),
+        }
     }
 
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// Runs until the server is stopped (Ctrl-C or SIGTERM).
+    /// Runs until the server is stopped (Ctrl-C, SIGTERM or a [`StopHandle`]); the workers
+    /// have finished by then. The pool stays open for the caller to close.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let handle = self.stop_handle();
+        let signals = tokio::spawn(async move {
+            let signal = stop_signal().await;
+            tracing::info!("{signal} received: stopping");
+            handle.stop(true).await;
+        });
+        let result = self.server.await;
+        signals.abort();
+        // Stopped some other way (the actix handle, a failure): the workers still finish.
+        self.workers.stop().await;
+        result
     }
+}
+
+/// Waits for Ctrl-C or SIGTERM; names the one that came.
+async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            return tokio::select! {
+                _ = tokio::signal::ctrl_c() => "SIGINT",
+                _ = term.recv() => "SIGTERM",
+            };
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    "SIGINT"
 }

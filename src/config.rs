@@ -52,6 +52,10 @@ pub struct Config {
     /// How often an idle live stream sends a keep-alive comment (a closed connection is
     /// noticed then at the latest).
     pub live_keep_alive: Duration,
+    /// Live streams (game and user streams together) one user may hold open on this instance.
+    pub live_max_streams_per_user: usize,
+    /// How long a client may take to send a request's body, from the end of its head.
+    pub body_timeout: Duration,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
     /// The names in the retired `KONTOR_ADMIN_USERS`, if an operator still sets it: the
@@ -98,6 +102,8 @@ impl std::fmt::Debug for Config {
             deadline_poll,
             vacation_days_per_year,
             live_keep_alive,
+            live_max_streams_per_user,
+            body_timeout,
             notify,
             retired_admin_users,
         } = self;
@@ -130,6 +136,8 @@ impl std::fmt::Debug for Config {
             .field("deadline_poll", deadline_poll)
             .field("vacation_days_per_year", vacation_days_per_year)
             .field("live_keep_alive", live_keep_alive)
+            .field("live_max_streams_per_user", live_max_streams_per_user)
+            .field("body_timeout", body_timeout)
             .field("notify", notify)
             .field("retired_admin_users", retired_admin_users)
             .finish()
@@ -215,6 +223,16 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "KONTOR_LIVE_KEEP_ALIVE",
         "15",
         "Seconds between keep-alive comments on idle live streams.",
+    ),
+    (
+        "KONTOR_LIVE_MAX_STREAMS_PER_USER",
+        "8",
+        "Live streams (game and user streams together) one user may hold open on one server; more are refused with 429.",
+    ),
+    (
+        "KONTOR_BODY_TIMEOUT",
+        "10",
+        "Seconds a client may take to send a request body; a slower one is answered 408 and disconnected.",
     ),
     (
         "KONTOR_SMTP_URL",
@@ -344,6 +362,14 @@ impl Config {
         if db_acquire_timeout_ms == 0 {
             bail!("KONTOR_DB_ACQUIRE_TIMEOUT_MS must be at least 1");
         }
+        let live_max_streams_per_user = number("KONTOR_LIVE_MAX_STREAMS_PER_USER", 8)?;
+        if live_max_streams_per_user == 0 {
+            bail!("KONTOR_LIVE_MAX_STREAMS_PER_USER must be at least 1");
+        }
+        let body_timeout = seconds("KONTOR_BODY_TIMEOUT", 10)?;
+        if body_timeout.is_zero() {
+            bail!("KONTOR_BODY_TIMEOUT must be at least 1 second");
+        }
         Ok(Self {
             bind,
             database,
@@ -372,6 +398,8 @@ impl Config {
             )?)),
             vacation_days_per_year: i64::from(number("KONTOR_VACATION_DAYS", 30)?),
             live_keep_alive: seconds("KONTOR_LIVE_KEEP_ALIVE", 15)?,
+            live_max_streams_per_user: live_max_streams_per_user as usize,
+            body_timeout,
             notify: crate::notify::NotifySettings::from_map(values)?,
             retired_admin_users: get(RETIRED_ADMIN_USERS)
                 .unwrap_or("")
@@ -502,6 +530,18 @@ mod tests {
             );
             assert!(text.contains("db.example/kontor"), "{text}");
             assert!(text.contains("mail_from"), "{text}");
+        }
+    }
+
+    #[test]
+    fn stream_limits_and_body_timeouts_must_be_positive() {
+        let config = Config::from_map(&HashMap::new()).unwrap();
+        assert_eq!(config.live_max_streams_per_user, 8);
+        assert_eq!(config.body_timeout, Duration::from_secs(10));
+        for key in ["KONTOR_LIVE_MAX_STREAMS_PER_USER", "KONTOR_BODY_TIMEOUT"] {
+            let map = HashMap::from([(key.to_string(), "0".to_string())]);
+            let error = Config::from_map(&map).unwrap_err().to_string();
+            assert!(error.contains(key), "{error}");
         }
     }
 

@@ -35,7 +35,15 @@ pub enum Reader {
     Operator,
 }
 
+/// The largest page of events (`limit`).
+pub const MAX_PAGE: i64 = 1000;
+
 /// Events with `after < seq <= after + limit`, redacted for `reader`.
+///
+/// `after` must lie in `0..=version` (a cursor beyond the log is a client's mistake, and
+/// paging from it would never reach the end) and `limit` in `1..=MAX_PAGE`; anything else is
+/// refused with `invalid_parameter`. Every page that is not the last moves the cursor forward
+/// by at least one, so following `next_after` always ends.
 pub async fn page(
     pool: &PgPool,
     game_id: Uuid,
@@ -43,10 +51,34 @@ pub async fn page(
     after: i64,
     limit: i64,
 ) -> Result<EventPage, ApiError> {
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_parameter",
+            format!("limit must be between 1 and {MAX_PAGE}, not {limit}"),
+        ));
+    }
     let head = readable_head(pool, game_id, reader).await?;
     let viewer = viewer_of(pool, &head, reader).await?;
-    let to = (after + limit).min(head.version);
-    let rows = events::load(pool, game_id, after + 1, to).await?;
+    if !(0..=head.version).contains(&after) {
+        return Err(ApiError::bad_request(
+            "invalid_parameter",
+            format!(
+                "after must be a version between 0 and the game's current version {}, not {after}",
+                head.version
+            ),
+        )
+        .with("version", head.version));
+    }
+    // `after <= version` and `limit >= 1`: no overflow below, and `to > after` unless the
+    // page is empty because the log ends at `after`.
+    let to = after
+        .checked_add(limit)
+        .map_or(head.version, |end| end.min(head.version));
+    let rows = if to > after {
+        events::load(pool, game_id, after + 1, to).await?
+    } else {
+        Vec::new()
+    };
     let kind = kind_of(&head)?;
     let items = with_rules!(kind, R => present::<R>(&rows, viewer)?);
     Ok(EventPage {

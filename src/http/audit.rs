@@ -47,7 +47,8 @@ pub const NDJSON: &str = "application/x-ndjson";
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct LogQuery {
-    /// Return events after this version (default 0: from the start).
+    /// Return events after this version, 0 to the game's current version (default 0: from
+    /// the start); a larger or negative value is refused with `invalid_parameter`.
     pub after: Option<i64>,
     /// Page size, 1–1000 (default 200).
     pub limit: Option<i64>,
@@ -73,14 +74,9 @@ pub async fn event_log(
     query: Query<LogQuery>,
 ) -> Result<Json<EventPage>, ApiError> {
     caller.require(Scope::GameRead)?;
+    // `log::page` checks both: `after` against the game's version, `limit` against its range.
     let after = query.after.unwrap_or(0);
     let limit = query.limit.unwrap_or(200);
-    if after < 0 || !(1..=1000).contains(&limit) {
-        return Err(ApiError::bad_request(
-            "invalid_parameter",
-            "after is at least 0 and limit between 1 and 1000",
-        ));
-    }
     let page = log::page(
         &state.pool,
         path.into_inner(),

@@ -228,6 +228,11 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "A path or query parameter is malformed.",
     ),
     (
+        "invalid_resume_id",
+        400,
+        "The stream's resume id (Last-Event-ID or last_event_id) is not a version of the game (0 to its current version).",
+    ),
+    (
         "idempotency_key_required",
         400,
         "POST /actions needs an Idempotency-Key header.",
@@ -319,6 +324,11 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "idempotency_key_reused",
         422,
         "The Idempotency-Key was already used for a different request.",
+    ),
+    (
+        "body_timeout",
+        408,
+        "The request body did not arrive within KONTOR_BODY_TIMEOUT seconds; the connection is closed.",
     ),
     ("payload_too_large", 413, "The body is larger than allowed."),
     (
@@ -427,6 +437,11 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "rate_limited",
         429,
         "Too many attempts; retry after `Retry-After` seconds.",
+    ),
+    (
+        "too_many_streams",
+        429,
+        "The caller holds the most live streams allowed on this server; close one, or retry after `Retry-After` seconds.",
     ),
     (
         "request_rejected",

@@ -5,21 +5,27 @@ use super::{AppState, Query};
 use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
 use crate::auth::extract::{Caller, authenticate, bearer_token};
-use crate::live::Signal;
+use crate::live::{Signal, StreamSlot};
 use crate::service::lobby::{self, ListQuery, ListView, game_not_found};
 use crate::service::{play, readable_by};
 use crate::store::games::{self, Status};
+use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, Responder, get, web};
 use actix_web_lab::sse::{self, Sse};
 use serde::Deserialize;
 use serde_json::json;
 use sqlx::PgPool;
+use std::future::Future;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 use uuid::Uuid;
 
 /// How often a watcher's presence is refreshed (it counts for 60 s).
 const PRESENCE_EVERY: Duration = Duration::from_secs(30);
+
+/// `Retry-After` when a user has every stream slot taken: a slot frees as soon as one of
+/// their streams closes, which the server cannot foresee.
+const STREAM_RETRY_AFTER: u64 = 10;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -47,13 +53,30 @@ async fn stream_caller(
     Ok(caller)
 }
 
+/// Takes one of the caller's live stream slots on this instance (`KONTOR_LIVE_MAX_STREAMS_PER_USER`,
+/// game and user streams together), or answers 429.
+fn stream_slot(state: &AppState, user: uuid::Uuid) -> Result<StreamSlot, ApiError> {
+    let max = state.config.live_max_streams_per_user;
+    state.hub.open_stream(user, max).ok_or_else(|| {
+        let mut error = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_streams",
+            format!("at most {max} live streams may be open per user; close one and retry"),
+        )
+        .with("retry_after", STREAM_RETRY_AFTER)
+        .with("max_streams", max);
+        error.retry_after = Some(STREAM_RETRY_AFTER);
+        error
+    })
+}
+
+/// The resume point a client sent, if any; whether it lies within the log is checked later.
 fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
     match req.headers().get("Last-Event-ID") {
         Some(value) => value
             .to_str()
             .ok()
             .and_then(|v| v.trim().parse::<i64>().ok())
-            .filter(|v| *v >= 0)
             .map(Some)
             .ok_or_else(|| {
                 ApiError::bad_request(
@@ -68,8 +91,11 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
 /// A game as it happens: first the caller's snapshot (`event: snapshot`, the same document as
 /// `GET /games/{id}`), then every event as the caller may see it (`event: event`), each with
 /// `id` = its version. Reconnect with `Last-Event-ID` (or `?last_event_id=`) to receive what
-/// was missed, without a snapshot. Keep-alive comments every 15 s (configurable). While a player watches,
-/// no "your turn" mail is sent to them for this game (unless they chose always_email).
+/// was missed, without a snapshot; the id must be a version of the game (0 to its current
+/// version), else `invalid_resume_id`. Keep-alive comments every 15 s (configurable). While a
+/// player watches, no "your turn" mail is sent to them for this game (unless they chose
+/// always_email). A user may hold a limited number of streams at once on one server
+/// (`too_many_streams`, game and user streams together).
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
@@ -80,8 +106,10 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
     ),
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
+        (status = 400, description = "`invalid_resume_id`: the resume id is not a version of the game; `invalid_parameter`: it is not a number.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games/{game_id}/stream")]
@@ -95,12 +123,23 @@ pub async fn game_stream(
     let game_id = path.into_inner();
     let resume = last_event_id(&req, &query)?;
     // Checked before anything is sent, also when resuming (which skips the snapshot).
-    if !games::head(&state.pool, game_id)
+    let head = games::head(&state.pool, game_id)
         .await?
-        .is_some_and(|head| readable_by(&head, caller.user_id))
-    {
-        return Err(game_not_found());
+        .filter(|head| readable_by(head, caller.user_id))
+        .ok_or_else(game_not_found)?;
+    // A resume id beyond the log (or below it) names nothing the client can have seen, and
+    // catching up from it would page through versions that do not exist.
+    if resume.is_some_and(|id| !(0..=head.version).contains(&id)) {
+        return Err(ApiError::bad_request(
+            "invalid_resume_id",
+            format!(
+                "the resume id (Last-Event-ID or last_event_id) must be a version between 0 and the game's current version {}",
+                head.version
+            ),
+        )
+        .with("version", head.version));
     }
+    let slot = stream_slot(&state, caller.user_id)?;
     // Subscribe before reading, so nothing between the read and the first note is missed.
     let signals = state.hub.subscribe();
     let (sender, receiver) = mpsc::channel(64);
@@ -125,7 +164,7 @@ pub async fn game_stream(
     };
     // Watching counts from the moment the stream is answered.
     watcher.present(true).await?;
-    actix_web::rt::spawn(watcher.run(signals, sender, last));
+    actix_web::rt::spawn(watcher.run(signals, sender, last, state.hub.closed(), slot));
     Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
 }
 
@@ -137,18 +176,29 @@ struct Watcher {
 }
 
 impl Watcher {
+    /// Runs until the client is gone (`sender` closed) or the server stops (`closed`); the
+    /// stream holds `_slot` as long as it runs.
     async fn run(
         self,
         mut signals: broadcast::Receiver<Signal>,
         sender: mpsc::Sender<sse::Event>,
         mut last: i64,
+        closed: impl Future<Output = ()>,
+        _slot: StreamSlot,
     ) {
+        tokio::pin!(closed);
         let mut presence = tokio::time::interval(PRESENCE_EVERY);
         presence.tick().await; // the first tick is immediate; presence was just recorded
         let mut look = true;
         loop {
             if look {
-                match self.catch_up(&sender, last).await {
+                // A long catch-up stops as soon as nobody is left to read it.
+                let caught = tokio::select! {
+                    caught = self.catch_up(&sender, last) => caught,
+                    _ = sender.closed() => break,
+                    _ = &mut closed => break,
+                };
+                match caught {
                     Ok(seen) => last = seen,
                     Err(error) => {
                         tracing::warn!(game = %self.game_id, %error, "a live stream could not read the log")
@@ -169,6 +219,7 @@ impl Watcher {
                     look = true;
                 }
                 _ = sender.closed() => break,
+                _ = &mut closed => break,
             }
         }
         let _ = self.present(false).await;
@@ -182,12 +233,15 @@ impl Watcher {
     ) -> anyhow::Result<i64> {
         // The same pages as GET /games/{id}/events, a page at a time after a long absence.
         loop {
+            if sender.is_closed() {
+                return Ok(last);
+            }
             let page = log::page(
                 &self.pool,
                 self.game_id,
                 Reader::User(self.user),
                 last,
-                1000,
+                log::MAX_PAGE,
             )
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -227,7 +281,8 @@ impl Watcher {
 
 /// The caller's notices as they happen: first `event: snapshot` with the games waiting for
 /// them, then `your_turn`, `game_started`, `game_over` and `invited` events, each with the
-/// game's id. Keep-alive comments every 15 s.
+/// game's id. Keep-alive comments every 15 s. Counts against the same per-user limit of
+/// open streams as the game streams (`too_many_streams`).
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
@@ -235,6 +290,7 @@ impl Watcher {
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/me/stream")]
@@ -245,6 +301,8 @@ pub async fn user_stream(
 ) -> Result<impl Responder, ApiError> {
     let caller = stream_caller(&state, &req, &query).await?;
     let me = caller.user_id;
+    let slot = stream_slot(&state, me)?;
+    let closed = state.hub.closed();
     let mut signals = state.hub.subscribe();
     let waiting = lobby::list(
         &state.pool,
@@ -268,6 +326,9 @@ pub async fn user_stream(
         )
         .await;
     actix_web::rt::spawn(async move {
+        // The stream holds its slot until the task ends.
+        let _slot = slot;
+        tokio::pin!(closed);
         loop {
             tokio::select! {
                 signal = signals.recv() => match signal {
@@ -296,6 +357,7 @@ pub async fn user_stream(
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
                 _ = sender.closed() => return,
+                _ = &mut closed => return,
             }
         }
     });

@@ -4,6 +4,7 @@
 pub mod absence;
 pub mod accounts;
 pub mod audit;
+pub mod body_deadline;
 pub mod error;
 pub mod games;
 pub mod headers;

@@ -9,9 +9,11 @@
 use serde::Deserialize;
 use sqlx::postgres::PgListener;
 use sqlx::{ConnectOptions, PgConnection, PgPool};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// The channel live notes travel on.
@@ -54,6 +56,28 @@ pub struct Hub {
     sender: broadcast::Sender<Signal>,
     /// Names this instance in `live_presence`.
     pub instance_id: String,
+    /// Open streams per user on this instance (see `open_stream`).
+    streams: Mutex<HashMap<Uuid, usize>>,
+    /// Set once the server stops: every stream ends (see `close_streams`).
+    closing: CancellationToken,
+}
+
+/// One open stream of a user, counted against the per-user limit until it is dropped.
+pub struct StreamSlot {
+    hub: Arc<Hub>,
+    user: Uuid,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut streams = self.hub.streams.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(open) = streams.get_mut(&self.user) {
+            *open -= 1;
+            if *open == 0 {
+                streams.remove(&self.user);
+            }
+        }
+    }
 }
 
 impl Default for Hub {
@@ -68,11 +92,53 @@ impl Hub {
         Self {
             sender,
             instance_id: Uuid::new_v4().to_string(),
+            streams: Mutex::new(HashMap::new()),
+            closing: CancellationToken::new(),
         }
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Signal> {
         self.sender.subscribe()
+    }
+
+    /// Takes one of `user`'s at most `max` stream slots on this instance; `None` when all
+    /// are taken. The slot is free again when the returned guard is dropped, which the
+    /// stream's task does when its client has gone (or the server stops).
+    pub fn open_stream(self: &Arc<Self>, user: Uuid, max: usize) -> Option<StreamSlot> {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let open = streams.entry(user).or_insert(0);
+        if *open >= max {
+            return None;
+        }
+        *open += 1;
+        Some(StreamSlot {
+            hub: self.clone(),
+            user,
+        })
+    }
+
+    /// How many streams `user` has open on this instance.
+    pub fn open_streams(&self, user: Uuid) -> usize {
+        let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        streams.get(&user).copied().unwrap_or(0)
+    }
+
+    /// How many streams are open on this instance (each a task until it has cleaned up).
+    pub fn open_streams_total(&self) -> usize {
+        let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        streams.values().sum()
+    }
+
+    /// Ends every stream of this instance, now and from now on: each stream's task stops
+    /// after the query it is in (releasing its database connection while the runtime is still
+    /// alive) and its response ends, so a graceful stop of the HTTP server need not wait.
+    pub fn close_streams(&self) {
+        self.closing.cancel();
+    }
+
+    /// Resolves once `close_streams` has been called.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        self.closing.clone().cancelled_owned()
     }
 
     /// Listens on the database until the pool closes, reconnecting after failures.
@@ -186,4 +252,40 @@ async fn send(
         .execute(connection)
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_slots_are_counted_per_user_and_freed_when_dropped() {
+        let hub = Arc::new(Hub::new());
+        let (anna, bert) = (Uuid::new_v4(), Uuid::new_v4());
+        let first = hub.open_stream(anna, 2).expect("a first slot");
+        let second = hub.open_stream(anna, 2).expect("a second slot");
+        assert!(hub.open_stream(anna, 2).is_none(), "no third");
+        let other = hub.open_stream(bert, 2).expect("another user's slot");
+        assert_eq!((hub.open_streams(anna), hub.open_streams_total()), (2, 3));
+        drop(first);
+        assert_eq!(hub.open_streams(anna), 1);
+        let third = hub
+            .open_stream(anna, 2)
+            .expect("a freed slot is taken again");
+        drop((second, third, other));
+        assert_eq!(hub.open_streams_total(), 0);
+        assert!(
+            hub.streams.lock().unwrap().is_empty(),
+            "no entries are left behind"
+        );
+    }
+
+    #[tokio::test]
+    async fn closing_the_streams_wakes_those_waiting_and_those_to_come() {
+        let hub = Hub::new();
+        let waiting = tokio::spawn(hub.closed());
+        hub.close_streams();
+        waiting.await.unwrap();
+        hub.closed().await;
+    }
 }

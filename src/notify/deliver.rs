@@ -29,6 +29,7 @@ use lettre::message::{Mailbox, MultiPart};
 use serde_json::Value;
 use sqlx::PgPool;
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// Mails claimed at once by one worker.
@@ -465,14 +466,20 @@ impl Notifier {
         super::digest::queue(self, now).await
     }
 
-    /// Runs the worker until the task is dropped: delivers due mails (woken by NOTIFY, or
-    /// every poll interval), and queues the daily digests once a minute.
-    pub async fn run(self) {
+    /// Runs the worker until the task is dropped or `stop` is cancelled: delivers due mails
+    /// (woken by NOTIFY, or every poll interval), and queues the daily digests once a minute.
+    /// Stopping lets the batch under way finish (a mail half sent would be sent again only
+    /// when its lease expires).
+    pub async fn run(self, stop: CancellationToken) {
         let mut listener = self.listen().await;
         let mut last_digest: Option<Instant> = None;
         loop {
             if self.pool.is_closed() {
                 tracing::info!("mail delivery worker stopped: the database pool is closed");
+                return;
+            }
+            if stop.is_cancelled() {
+                tracing::info!("mail delivery worker stopped");
                 return;
             }
             loop {
@@ -509,10 +516,14 @@ impl Notifier {
                             listener = None;
                         },
                         _ = tokio::time::sleep(poll) => {}
+                        _ = stop.cancelled() => {}
                     }
                 }
                 None => {
-                    tokio::time::sleep(poll).await;
+                    tokio::select! {
+                        _ = tokio::time::sleep(poll) => {}
+                        _ = stop.cancelled() => continue,
+                    }
                     listener = self.listen().await;
                 }
             }
@@ -552,9 +563,23 @@ enum Recorded {
 /// Starts the delivery worker of this process (see [`Notifier::run`]). Several processes may
 /// run one each against the same database.
 pub fn spawn_workers(pool: PgPool, config: Config) -> anyhow::Result<tokio::task::JoinHandle<()>> {
-    let notifier = Notifier::new(pool, &config)?;
+    Ok(tokio::spawn(mail_worker(
+        pool,
+        &config,
+        CancellationToken::new(),
+    )?))
+}
+
+/// The mail delivery worker, to be spawned; it ends (after the batch under way) when `stop` is
+/// cancelled.
+pub fn mail_worker(
+    pool: PgPool,
+    config: &Config,
+    stop: CancellationToken,
+) -> anyhow::Result<impl Future<Output = ()> + Send + 'static> {
+    let notifier = Notifier::new(pool, config)?;
     tracing::info!(mailer = ?notifier.mailer, "mail delivery worker started");
-    Ok(tokio::spawn(notifier.run()))
+    Ok(notifier.run(stop))
 }
 
 /// Games with their players, as the templates need them.

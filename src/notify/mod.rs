@@ -26,7 +26,7 @@ pub mod render;
 pub mod settings;
 pub mod token;
 
-pub use deliver::{DeliveryReport, Notifier, spawn_workers};
+pub use deliver::{DeliveryReport, Notifier, mail_worker, spawn_workers};
 pub use mailer::Mailer;
 pub use prefs::{Delivery, Preferences};
 pub use settings::NotifySettings;

@@ -19,6 +19,7 @@ use rand::RngExt;
 use serde_json::json;
 use sqlx::{PgConnection, PgPool};
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// How long a worker may take over one clock before another may try again.
@@ -35,10 +36,11 @@ pub struct Pass {
     pub stale: usize,
 }
 
-/// Runs the worker until the pool closes.
-pub async fn run(pool: PgPool, committer: Committer, poll: Duration) {
+/// Runs the worker until the pool closes or `stop` is cancelled; a pass under way is
+/// finished first (a move half made would only wait for its lease to expire).
+pub async fn run(pool: PgPool, committer: Committer, poll: Duration, stop: CancellationToken) {
     loop {
-        if pool.is_closed() {
+        if pool.is_closed() || stop.is_cancelled() {
             return;
         }
         match process_due(&pool, &committer, 50).await {
@@ -51,7 +53,10 @@ pub async fn run(pool: PgPool, committer: Committer, poll: Duration) {
             }
             Err(error) => tracing::error!(error = ?error, "deadline worker"),
         }
-        tokio::time::sleep(poll).await;
+        tokio::select! {
+            _ = tokio::time::sleep(poll) => {}
+            _ = stop.cancelled() => return,
+        }
     }
 }
 

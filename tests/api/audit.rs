@@ -667,3 +667,78 @@ async fn an_imported_game_is_readable_by_its_importer_only() {
         assert!(!list.text.contains(&sandbox), "{view}: {}", list.text);
     }
 }
+
+/// Issue 10: `after` near the ends of i64 overflowed `after + limit`, answering nonsense
+/// cursors (and, followed by a live stream, paging forever).
+#[tokio::test]
+async fn log_cursors_outside_the_log_are_refused_and_paging_always_ends() {
+    let app = spawn_app().await;
+    let players = table(&app).await;
+    let game = app
+        .start_game("steel-driver", json!({}), &players[..3])
+        .await;
+    bots::play(&app, game, &players[..3], bots::steel_driver, 7, 4).await;
+    let token = &players[0].token;
+    let version = app.get(&format!("/games/{game}"), token).await.body["version"]
+        .as_i64()
+        .unwrap();
+    assert!(version > 3, "a few events to page through");
+    let before = app.fingerprint().await;
+    for query in [
+        format!("after={}", i64::MAX),
+        format!("after={}", i64::MIN),
+        "after=-1".to_string(),
+        format!("after={}", version + 1),
+        format!("after={}&limit={}", i64::MAX, i64::MAX),
+        "limit=0".to_string(),
+        "limit=1001".to_string(),
+        format!("limit={}", i64::MAX),
+        format!("limit={}", i64::MIN),
+    ] {
+        let reply = app
+            .get(&format!("/games/{game}/events?{query}"), token)
+            .await;
+        reply.assert_problem(400, "invalid_parameter");
+        assert!(
+            reply.body["detail"].as_str().unwrap().contains("between"),
+            "the detail names the range: {}",
+            reply.text
+        );
+    }
+    assert_eq!(app.fingerprint().await, before, "refusals change nothing");
+
+    // At the current version: an empty last page.
+    let last = app
+        .get(&format!("/games/{game}/events?after={version}"), token)
+        .await;
+    assert!(last.assert_ok()["items"].as_array().unwrap().is_empty());
+    assert!(last.body["next_after"].is_null());
+
+    // Following `next_after` visits every version once and ends at the current one.
+    let mut after = 0;
+    let mut seen = Vec::new();
+    loop {
+        let page = app
+            .get(
+                &format!("/games/{game}/events?after={after}&limit=3"),
+                token,
+            )
+            .await;
+        let page = page.assert_ok();
+        seen.extend(
+            page["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["seq"].as_i64().unwrap()),
+        );
+        match page["next_after"].as_i64() {
+            Some(next) => {
+                assert!(next > after && next <= version, "{next} after {after}");
+                after = next;
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen, (1..=version).collect::<Vec<_>>());
+}

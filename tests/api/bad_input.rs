@@ -690,3 +690,78 @@ async fn a_join_without_a_body_takes_defaults_and_an_unreadable_one_is_refused()
         .await;
     assert_eq!(joined.assert_ok()["seats"].as_array().unwrap().len(), 2);
 }
+
+/// Sends `request` over a raw connection and reads until the server closes it, for at most
+/// `wait`; returns what arrived and whether the server closed the connection.
+async fn raw_exchange(address: &str, request: &[u8], wait: Duration) -> (String, bool) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut socket = tokio::net::TcpStream::connect(address.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    socket.write_all(request).await.unwrap();
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match tokio::time::timeout_at(deadline, socket.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return (String::from_utf8_lossy(&received).into(), true),
+            Ok(Ok(n)) => received.extend_from_slice(&buffer[..n]),
+            Err(_) => return (String::from_utf8_lossy(&received).into(), false),
+        }
+    }
+}
+
+/// Issue 10: a request whose body never finished arriving held its connection (and its
+/// handler) open for as long as the client liked.
+#[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_is_answered_408_and_disconnected() {
+    let app = spawn_app_with(AppOptions {
+        settings: [("KONTOR_BODY_TIMEOUT".to_string(), "1".to_string())].into(),
+    })
+    .await;
+    let before = app.fingerprint().await;
+    let partial = concat!(
+        "POST /api/v1/auth/register HTTP/1.1\r\n",
+        "Host: localhost\r\n",
+        "Content-Type: application/json\r\n",
+        "Content-Length: 200\r\n",
+        "\r\n",
+        "{\"username\": \"slow\", "
+    );
+    let chunked = concat!(
+        "POST /api/v1/auth/register HTTP/1.1\r\n",
+        "Host: localhost\r\n",
+        "Content-Type: application/json\r\n",
+        "Transfer-Encoding: chunked\r\n",
+        "\r\n",
+        "8\r\n{\"userna\r\n"
+    );
+    for request in [partial, chunked] {
+        // The bound is 1 s; waiting up to 20 s only keeps a broken server from hanging the test.
+        let (answer, closed) =
+            raw_exchange(&app.address, request.as_bytes(), Duration::from_secs(20)).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 408"),
+            "a 408 answer: {answer:?}"
+        );
+        assert!(
+            answer.contains("application/problem+json") && answer.contains("\"body_timeout\""),
+            "{answer}"
+        );
+        assert!(closed, "the server closes the connection: {answer}");
+    }
+    assert_eq!(app.fingerprint().await, before, "nothing was registered");
+    // A body that arrives in time is read as ever.
+    let on_time = concat!(
+        "POST /api/v1/auth/login HTTP/1.1\r\n",
+        "Host: localhost\r\n",
+        "Content-Type: application/json\r\n",
+        "Content-Length: 2\r\n",
+        "Connection: close\r\n",
+        "\r\n",
+        "{}"
+    );
+    let (answer, _) = raw_exchange(&app.address, on_time.as_bytes(), Duration::from_secs(20)).await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("\"invalid_body\""), "{answer}");
+}

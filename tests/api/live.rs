@@ -341,10 +341,14 @@ impl Drop for Server {
     }
 }
 
+async fn serve(database: &str) -> Server {
+    serve_with(database, &[], Stdio::null()).await
+}
+
 // The child is owned by `Server` at once, and its `Drop` kills and reaps it; clippy cannot
 // see through the `Drop`.
 #[allow(clippy::zombie_processes)]
-async fn serve(database: &str) -> Server {
+async fn serve_with(database: &str, env: &[(&str, &str)], stderr: Stdio) -> Server {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -359,8 +363,9 @@ async fn serve(database: &str) -> Server {
         .env("KONTOR_WORKERS", "false")
         .env("KONTOR_DATA_DIR", &data)
         .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let base = format!("http://127.0.0.1:{port}");
@@ -408,4 +413,312 @@ async fn an_action_through_one_server_process_reaches_a_stream_on_another() {
         .expect("the other process's stream hears of it");
     assert_eq!(seen.id, Some(version + 1));
     assert_eq!(seen.data["type"], "smith_used");
+}
+
+/// A test server with these settings (on top of the test defaults).
+async fn spawn_with(settings: &[(&str, &str)]) -> TestApp {
+    spawn_app_with(AppOptions {
+        settings: settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    })
+    .await
+}
+
+/// Opens a stream and returns the response whatever its status.
+async fn try_open(base: &str, path: &str, token: &str, header: Option<&str>) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .get(format!("{base}/api/v1{path}"))
+        .bearer_auth(token);
+    if let Some(id) = header {
+        request = request.header("Last-Event-ID", id);
+    }
+    request.send().await.unwrap()
+}
+
+/// The transactions committed in the test's database so far.
+async fn commits(app: &TestApp) -> i64 {
+    sqlx::query_scalar("SELECT xact_commit FROM pg_stat_database WHERE datname = $1")
+        .bind(&app.database)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+/// Waits (boundedly) until nobody watches `game` any more, i.e. every stream task has ended.
+async fn wait_unwatched(pool: &sqlx::PgPool, game: Uuid) -> bool {
+    for _ in 0..100 {
+        let left: i64 = sqlx::query_scalar("SELECT count(*) FROM live_presence WHERE game_id = $1")
+            .bind(game)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        if left == 0 {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+/// Issue 10: a resume id past the log (or below it) started a catch-up that paged through
+/// nonexistent versions forever, thousands of transactions a second, client or no client.
+#[tokio::test]
+async fn resume_ids_outside_the_log_are_refused() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let watcher = &players[0];
+    let (_, version) = pending_seat(&app, game, watcher).await;
+    let path = format!("/games/{game}/stream");
+    let before = app.fingerprint().await;
+    let max = i64::MAX.to_string();
+    let beyond = (version + 1).to_string();
+    for header in [max.as_str(), "-1", beyond.as_str()] {
+        let reply = read(try_open(&app.address, &path, &watcher.token, Some(header)).await).await;
+        let body = reply.assert_problem(400, "invalid_resume_id");
+        assert_eq!(body["version"], version, "{}", reply.text);
+        assert!(
+            body["detail"].as_str().unwrap().contains("between 0 and"),
+            "{}",
+            reply.text
+        );
+    }
+    for query in [i64::MIN, -1, version + 1, i64::MAX] {
+        let reply = read(
+            try_open(
+                &app.address,
+                &format!("{path}?last_event_id={query}"),
+                &watcher.token,
+                None,
+            )
+            .await,
+        )
+        .await;
+        reply.assert_problem(400, "invalid_resume_id");
+    }
+    let reply = read(try_open(&app.address, &path, &watcher.token, Some("soon")).await).await;
+    reply.assert_problem(400, "invalid_parameter");
+    // Refused streams leave nothing behind: no presence, no slot, no change.
+    assert_eq!(app.fingerprint().await, before);
+    assert!(wait_unwatched(&app.pool, game).await);
+    // The ends of the range are fine.
+    for id in [0, version] {
+        let mut stream = Stream::open(&app.address, &path, &watcher.token, Some(id)).await;
+        let events = stream.drain(Duration::from_millis(500)).await;
+        let log = app
+            .get(
+                &format!("/games/{game}/events?after={id}&limit=1000"),
+                &watcher.token,
+            )
+            .await;
+        assert_eq!(
+            events.len(),
+            log.assert_ok()["items"].as_array().unwrap().len(),
+            "{events:?}"
+        );
+    }
+}
+
+/// Issue 10: a stream's task went on querying after its client had gone. Now it stops as
+/// soon as the connection closes (the keep-alive here is far away, so that cannot be what
+/// notices), and the database goes quiet.
+#[tokio::test]
+async fn a_stream_stops_its_work_when_the_client_is_gone() {
+    let app = spawn_with(&[("KONTOR_LIVE_KEEP_ALIVE", "600")]).await;
+    let (game, players) = three(&app).await;
+    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 5, 4).await;
+    let watcher = &players[1];
+    let path = format!("/games/{game}/stream");
+    // A legal resume id: the stream catches up and then idles.
+    let mut legal = Stream::open(&app.address, &path, &watcher.token, Some(0)).await;
+    assert!(legal.next(WAIT).await.is_some(), "the catch-up arrives");
+    // Illegal ones, as the probe sent them (refused now; old servers looped on them).
+    let huge = try_open(
+        &app.address,
+        &path,
+        &watcher.token,
+        Some(&i64::MAX.to_string()),
+    )
+    .await;
+    let tiny = try_open(
+        &app.address,
+        &format!("{path}?last_event_id={}", i64::MIN),
+        &watcher.token,
+        None,
+    )
+    .await;
+    drop((legal, huge, tiny));
+    assert!(
+        wait_unwatched(&app.pool, game).await,
+        "the stream's task ended when its client closed the connection"
+    );
+    // Backends report their statistics lazily (up to ~10 s late when they go idle), so what
+    // ran before may still trickle in: wait (boundedly) for a 3 s stretch in which no more
+    // than a handful of transactions commit. A stream still querying commits thousands.
+    let mut samples = std::collections::VecDeque::new();
+    for _ in 0..60 {
+        samples.push_back(commits(&app).await);
+        if samples.len() > 7 {
+            samples.pop_front();
+        }
+        if samples.len() == 7 && samples[6] - samples[0] <= 10 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    panic!("the database never went quiet after every client left: {samples:?}");
+}
+
+/// Issue 10: a user could open any number of streams, each a task with its own queries.
+#[tokio::test]
+async fn live_streams_per_user_are_limited_and_a_closed_one_frees_its_slot() {
+    let app = spawn_with(&[("KONTOR_LIVE_MAX_STREAMS_PER_USER", "2")]).await;
+    let (game, players) = three(&app).await;
+    let anna = &players[0];
+    let game_path = format!("/games/{game}/stream");
+    // Game and user streams count together.
+    let first = Stream::open(&app.address, &game_path, &anna.token, None).await;
+    let _second = Stream::open(&app.address, "/me/stream", &anna.token, None).await;
+    for path in [game_path.as_str(), "/me/stream"] {
+        let refused = read(try_open(&app.address, path, &anna.token, None).await).await;
+        let body = refused.assert_problem(429, "too_many_streams");
+        assert_eq!(body["max_streams"], 2);
+        let retry: u64 = refused.headers["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(retry > 0);
+    }
+    // Per user: bert is not affected.
+    let _bert = Stream::open(&app.address, "/me/stream", &players[1].token, None).await;
+    // Closing one frees its slot (as soon as the server sees the connection close).
+    drop(first);
+    for _ in 0..100 {
+        let reply = try_open(&app.address, &game_path, &anna.token, None).await;
+        if reply.status() == 200 {
+            return;
+        }
+        assert_eq!(reply.status(), 429);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the closed stream's slot was not freed");
+}
+
+/// Reads a stream to its end; false if it has not ended within `WAIT`. Panics if the
+/// connection broke instead of ending the response.
+async fn ends_cleanly(stream: &mut Stream) -> bool {
+    loop {
+        match tokio::time::timeout(WAIT, stream.response.chunk()).await {
+            Ok(Ok(None)) => return true,
+            Ok(Ok(Some(_))) => continue,
+            Ok(Err(error)) => panic!("the stream broke off instead of ending: {error}"),
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Issue 10: stopping the server while streams held database connections waited for the
+/// shutdown timeout and then panicked ("requires a Tokio context") dropping their tasks.
+#[tokio::test]
+async fn stopping_the_server_ends_its_streams_and_finishes_cleanly() {
+    let mut app = spawn_with(&[("KONTOR_LIVE_KEEP_ALIVE", "600")]).await;
+    let (game, players) = three(&app).await;
+    let watcher = &players[2];
+    let mut game_stream = Stream::open(
+        &app.address,
+        &format!("/games/{game}/stream"),
+        &watcher.token,
+        None,
+    )
+    .await;
+    assert!(game_stream.next(WAIT).await.is_some());
+    let mut user_stream = Stream::open(&app.address, "/me/stream", &watcher.token, None).await;
+    assert!(user_stream.next(WAIT).await.is_some());
+    // Bounded: the server's own shutdown timeout is 30 s; a clean stop takes far less.
+    let stopped = tokio::time::timeout(Duration::from_secs(20), async {
+        let server = app.server.as_mut().expect("an in-process server");
+        server.stopper.stop(true).await;
+        (&mut server.running).await
+    })
+    .await
+    .expect("the server stops without waiting for its streams to time out");
+    stopped
+        .expect("the server's task did not panic")
+        .expect("the server stopped without an error");
+    assert!(
+        ends_cleanly(&mut game_stream).await,
+        "the game stream ended"
+    );
+    assert!(
+        ends_cleanly(&mut user_stream).await,
+        "the user stream ended"
+    );
+    // Every connection was given back: the pool closes at once.
+    tokio::time::timeout(Duration::from_secs(10), app.pool.close())
+        .await
+        .expect("the pool closes");
+    // The stream's task ended by itself, cleaning up after itself on the way out (looked at
+    // through a connection of our own: the server's pool is closed).
+    let pool = kontor::store::connect(pg().connect_options(&app.database), 1)
+        .await
+        .unwrap();
+    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM live_presence")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        left, 0,
+        "every watcher's presence was removed before the stop ended"
+    );
+    pool.close().await;
+}
+
+/// The same through `kontor serve` and SIGTERM, with the workers running: the process ends
+/// on its own, without a panic, and its streams end.
+#[tokio::test]
+async fn kontor_serve_stops_cleanly_on_sigterm_with_streams_open() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let log = scratch_dir(&format!("sigterm-{}.log", app.database));
+    let mut server = serve_with(
+        &app.database,
+        &[("KONTOR_WORKERS", "true")],
+        Stdio::from(std::fs::File::create(&log).unwrap()),
+    )
+    .await;
+    let mut streams = Vec::new();
+    for (player, path) in [
+        (&players[0], format!("/games/{game}/stream")),
+        (&players[1], format!("/games/{game}/stream")),
+        (&players[1], "/me/stream".to_string()),
+    ] {
+        let mut stream = Stream::open(&server.base, &path, &player.token, None).await;
+        assert!(stream.next(WAIT).await.is_some());
+        streams.push(stream);
+    }
+    let pid = i32::try_from(server.child.id()).unwrap();
+    // SAFETY: sends a signal to the child this test started (and still owns).
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let mut status = None;
+    for _ in 0..200 {
+        if let Some(exit) = server.child.try_wait().unwrap() {
+            status = Some(exit);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let output = std::fs::read_to_string(&log).unwrap();
+    let status =
+        status.unwrap_or_else(|| panic!("kontor serve still runs 20 s after SIGTERM: {output}"));
+    assert!(status.success(), "{status}: {output}");
+    assert!(!output.contains("panicked"), "{output}");
+    for stream in &mut streams {
+        assert!(ends_cleanly(stream).await, "every stream ended");
+    }
+    assert!(
+        wait_unwatched(&app.pool, game).await,
+        "the streams cleaned up after themselves"
+    );
 }

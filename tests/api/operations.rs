@@ -323,6 +323,7 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         database: "kontor".into(),
         config: server.state.config.clone(),
         committer: server.state.committer.clone(),
+        server: None,
     };
     tokio::spawn(server.run_until_stopped());
     let anna = app.register("anna").await;

@@ -101,6 +101,7 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
         database: app.database.clone(),
         config: app.config.clone(),
         committer: app.committer.clone(),
+        server: None,
     };
 
     // A login with a password, a failed one, a refresh and a reused (refused) refresh.

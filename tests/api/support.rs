@@ -110,6 +110,16 @@ pub struct TestApp {
     pub config: Config,
     /// The server's committer, for workers a test runs by hand.
     pub committer: Committer,
+    /// The in-process server; `None` when the address is another process's.
+    pub server: Option<RunningServer>,
+}
+
+/// A server running in this process.
+pub struct RunningServer {
+    /// Stops the server cleanly, as a signal would.
+    pub stopper: kontor::app::StopHandle,
+    /// The running server: ends once stopped.
+    pub running: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 /// Options for a test server.
@@ -152,7 +162,8 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     let address = format!("http://127.0.0.1:{}", app.port());
     let config = app.state.config.clone();
     let committer = app.state.committer.clone();
-    tokio::spawn(app.run_until_stopped());
+    let stopper = app.stop_handle();
+    let running = tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         pool,
@@ -160,6 +171,7 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
         database,
         config,
         committer,
+        server: Some(RunningServer { stopper, running }),
     }
 }
 
