@@ -6,13 +6,15 @@
 //! compare-and-set append as a player's move, so a timeout that races a real move never applies
 //! both: whichever is written first wins, and the other writes nothing.
 
-use super::PlatformEvent;
+use super::{PlatformEvent, TimeoutPlay};
 use super::clock::{AbandonPolicy, TimeControl};
 use super::committer::Committer;
 use super::play::{self, Origin, Submission, kind_of, read_context};
 use crate::games::{Actor, BotLevel, GameRng, Seat};
 use crate::notify::{self, Notice};
 use crate::store::append::SeatUpdate;
+use crate::store::deadlines::DeadlineKind;
+use crate::store::seats::SeatState;
 use crate::store::games::Status;
 use crate::with_rules;
 use rand::RngExt;
@@ -62,7 +64,7 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
         reminders: send_reminders(pool, limit).await?,
         ..Pass::default()
     };
-    let due: Vec<(Uuid, i16, String, Option<String>)> = sqlx::query_as(
+    let due: Vec<(Uuid, i16, DeadlineKind, Option<String>)> = sqlx::query_as(
         "UPDATE deadlines d SET leased_until = now() + make_interval(secs => $2)
            FROM (SELECT game_id, seat FROM deadlines
                   WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
@@ -81,15 +83,15 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
             committer,
             game_id,
             seat,
-            &kind,
+            kind,
             timer_key.as_deref(),
         )
         .await
         {
-            Ok(Outcome::Played) => match kind.as_str() {
-                "turn" => pass.timeouts += 1,
-                "bot" => pass.bot_moves += 1,
-                _ => pass.timers += 1,
+            Ok(Outcome::Played) => match kind {
+                DeadlineKind::Turn => pass.timeouts += 1,
+                DeadlineKind::Bot => pass.bot_moves += 1,
+                DeadlineKind::Timer => pass.timers += 1,
             },
             Ok(Outcome::Postponed) => pass.stale += 1,
             Ok(Outcome::Stale) => {
@@ -136,7 +138,7 @@ async fn handle(
     committer: &Committer,
     game_id: Uuid,
     seat: i16,
-    kind: &str,
+    kind: DeadlineKind,
     timer_key: Option<&str>,
 ) -> anyhow::Result<Outcome> {
     let mut context = read_context(conn, game_id, Uuid::nil(), "")
@@ -147,7 +149,7 @@ async fn handle(
     }
     // Nobody times out on vacation. Starting a vacation moves the clocks that run then; a
     // turn armed in the same instant from an older read is caught here instead.
-    if kind == "turn"
+    if kind == DeadlineKind::Turn
         && let Some(until) = context
             .seat_clocks
             .iter()
@@ -168,7 +170,7 @@ async fn handle(
     let mut bot_rng = GameRng::from_u64(rand::rng().random());
     let applied = with_rules!(game_kind, R => {
         let state = context.state::<R>(conn).await?;
-        let submission = if kind == "timer" {
+        let submission = if kind == DeadlineKind::Timer {
             match R::timer(&state) {
                 Some(timer) if Some(timer.key.as_str()) == timer_key => Some((
                     Actor::System,
@@ -182,34 +184,34 @@ async fn handle(
             None
         } else {
             let clock = context.seat_clocks.iter().find(|c| c.seat == seat).cloned();
-            let by_bot = kind == "bot" || clock.as_ref().is_some_and(|c| c.played_by_bot());
+            let by_bot = kind == DeadlineKind::Bot || clock.as_ref().is_some_and(|c| c.played_by_bot());
             if by_bot {
                 let command = R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng);
                 Some((Actor::Seat(seat as Seat), command, Vec::new(), Vec::new()))
             } else {
                 let consecutive = clock.as_ref().map(|c| c.timeouts).unwrap_or(0) + 1;
                 let (command, played) = match R::pass_command(&state, seat as Seat) {
-                    Some(pass) => (pass, "pass"),
-                    None => (R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng), "bot"),
+                    Some(pass) => (pass, TimeoutPlay::Pass),
+                    None => (R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng), TimeoutPlay::Bot),
                 };
                 let mut preface = vec![PlatformEvent::TurnTimedOut {
                     seat: seat as Seat,
                     consecutive,
-                    played: played.to_string(),
+                    played,
                 }];
                 let mut update = SeatUpdate { seat, timeouts: Some(consecutive), ..SeatUpdate::default() };
                 if let Some(control) = &control
                     && consecutive >= control.abandon_after
                 {
-                    let (state_name, policy) = match control.on_abandon {
-                        AbandonPolicy::Bot => ("abandoned", "bot"),
-                        AbandonPolicy::Forfeit => ("forfeited", "forfeit"),
+                    let (seat_state, policy) = match control.on_abandon {
+                        AbandonPolicy::Bot => (SeatState::Abandoned, "bot"),
+                        AbandonPolicy::Forfeit => (SeatState::Forfeited, "forfeit"),
                     };
                     preface.push(PlatformEvent::SeatAbandoned { seat: seat as Seat, policy: policy.to_string() });
-                    update.state = Some(state_name);
+                    update.state = Some(seat_state);
                     // From now on the bot plays this seat: plan its next turns that way.
                     for c in context.seat_clocks.0.iter_mut().filter(|c| c.seat == seat) {
-                        c.state = state_name.to_string();
+                        c.state = seat_state;
                     }
                 }
                 Some((Actor::Seat(seat as Seat), command, preface, vec![update]))

@@ -9,6 +9,7 @@ use crate::notify::{self, Notice};
 use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, GameHead, SeatRow, Status};
+use crate::store::seats::SeatState;
 use crate::with_rules;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -29,7 +30,7 @@ pub struct SeatSummary {
     pub username: String,
     /// `active`; `abandoned` after too many timeouts (the bot plays it until the player
     /// returns); `forfeited` (the bot plays it out, it ranks last).
-    pub state: String,
+    pub state: SeatState,
 }
 
 /// A game as listed in the lobby and at the top of a game's page.
@@ -101,7 +102,7 @@ impl GameSummary {
                     seat: s.seat,
                     user_id: s.user_id,
                     username: s.username.clone(),
-                    state: s.state.clone(),
+                    state: s.state,
                 })
                 .collect(),
             created_by: head.created_by,

@@ -12,6 +12,7 @@ use crate::notify::Notice;
 use crate::store::append::{Append, CommandRecord, Mail, SeatUpdate};
 use crate::store::events::{self, NewEvent};
 use crate::store::games::{self, GameHead, Status};
+use crate::store::seats::SeatState;
 use crate::with_rules;
 use actix_web::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -195,7 +196,7 @@ impl Context {
                 clock.bank_secs = update.bank_secs.or(clock.bank_secs);
                 clock.timeouts = update.timeouts.unwrap_or(clock.timeouts);
                 if let Some(state) = update.state {
-                    clock.state = state.to_string();
+                    clock.state = state;
                 }
             }
         }
@@ -316,19 +317,20 @@ pub async fn submit(
             format!("you hold seat {seat}, not seat {requested}"),
         ));
     }
-    if let Some(clock) = context.seat_clocks.iter().find(|c| c.seat == seat)
-        && clock.played_by_bot()
-    {
-        return Err(match clock.state.as_str() {
-            "forfeited" => ApiError::conflict(
+    match context.seat_clocks.iter().find(|c| c.seat == seat).map(|c| c.state) {
+        Some(SeatState::Forfeited) => {
+            return Err(ApiError::conflict(
                 "seat_forfeited",
                 "your seat was forfeited under the game's time control; the bot plays it out",
-            ),
-            _ => ApiError::conflict(
+            ));
+        }
+        Some(SeatState::Abandoned) => {
+            return Err(ApiError::conflict(
                 "seat_abandoned",
                 "the bot plays your seat after your timeouts; take it back with POST /games/{id}/return",
-            ),
-        });
+            ));
+        }
+        Some(SeatState::Active) | None => {}
     }
     if head.status() != Status::Active {
         return Err(ApiError::conflict(
@@ -504,7 +506,7 @@ pub async fn apply<R: Rules>(
         let forfeited: Vec<Seat> = context
             .seat_clocks
             .iter()
-            .filter(|s| s.state == "forfeited")
+            .filter(|s| s.state == SeatState::Forfeited)
             .map(|s| s.seat as Seat)
             .collect();
         rank_forfeits_last(outcome, &forfeited);

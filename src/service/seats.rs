@@ -7,6 +7,7 @@ use crate::http::error::ApiError;
 use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, Status};
+use crate::store::seats::SeatState;
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -21,7 +22,7 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
     let head = games::lock_head(&mut tx, game_id)
         .await?
         .ok_or_else(game_not_found)?;
-    let seat: Option<(i16, String)> =
+    let seat: Option<(i16, SeatState)> =
         sqlx::query_as("SELECT seat, state FROM game_seats WHERE game_id = $1 AND user_id = $2")
             .bind(game_id)
             .bind(caller)
@@ -39,15 +40,15 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
             "the game is not running",
         ));
     }
-    match state.as_str() {
-        "abandoned" => {}
-        "forfeited" => {
+    match state {
+        SeatState::Abandoned => {}
+        SeatState::Forfeited => {
             return Err(ApiError::conflict(
                 "seat_forfeited",
                 "this seat was forfeited under the game's time control and cannot be taken back",
             ));
         }
-        _ => {
+        SeatState::Active => {
             return Err(ApiError::conflict(
                 "seat_not_abandoned",
                 "your seat is not abandoned: you are playing it",

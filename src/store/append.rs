@@ -4,7 +4,9 @@
 //! cache. A statement is
 //! atomic, so either all of it happens or none; `write` says which.
 
+use super::deadlines::DeadlineKind;
 use super::events::{Batch, EVENT_SCHEMA_VERSION};
+use super::seats::SeatState;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -15,8 +17,7 @@ use uuid::Uuid;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Deadline {
     pub seat: i16,
-    /// `turn` (a player's clock), `bot` (the bot plays the seat now) or `timer`.
-    pub kind: &'static str,
+    pub kind: DeadlineKind,
     pub turn_started_at: DateTime<Utc>,
     pub due_at: DateTime<Utc>,
     pub remind_at: Option<DateTime<Utc>>,
@@ -48,7 +49,7 @@ pub struct SeatUpdate {
     pub seat: i16,
     pub bank_secs: Option<i64>,
     pub timeouts: Option<i32>,
-    pub state: Option<&'static str>,
+    pub state: Option<SeatState>,
 }
 
 /// Everything one command writes.
@@ -122,7 +123,7 @@ pub struct Rows {
     disarm_seats: Vec<i16>,
     arm_games: Vec<Uuid>,
     arm_seats: Vec<i16>,
-    arm_kinds: Vec<&'static str>,
+    arm_kinds: Vec<DeadlineKind>,
     arm_started: Vec<DateTime<Utc>>,
     arm_due: Vec<DateTime<Utc>>,
     arm_remind: Vec<Option<DateTime<Utc>>>,
@@ -132,7 +133,7 @@ pub struct Rows {
     seat_numbers: Vec<i16>,
     seat_banks: Vec<Option<i64>>,
     seat_timeouts: Vec<Option<i32>>,
-    seat_states: Vec<Option<&'static str>>,
+    seat_states: Vec<Option<SeatState>>,
     // One per mail.
     mail_ids: Vec<Uuid>,
     mail_games: Vec<Uuid>,

@@ -1,5 +1,6 @@
 //! Game head rows and seats.
 
+use super::seats::SeatState;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::{PgConnection, PgExecutor};
@@ -123,8 +124,7 @@ pub struct SeatRow {
     pub user_id: Uuid,
     pub username: String,
     pub nonce: String,
-    /// `active`, `abandoned` (the bot plays it) or `forfeited`.
-    pub state: String,
+    pub state: SeatState,
 }
 
 /// The taken seats of a game, in seat order.

@@ -2,8 +2,10 @@
 //! event log and the state cache. Every game query is keyed by `game_id`.
 
 pub mod append;
+pub mod deadlines;
 pub mod events;
 pub mod games;
+pub mod seats;
 
 use anyhow::Context;
 use sqlx::PgPool;
