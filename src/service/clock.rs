@@ -9,11 +9,9 @@
 use crate::http::error::ApiError;
 use crate::store::append::{Clocks, Deadline};
 use crate::store::deadlines::DeadlineKind;
-use crate::store::seats::SeatState;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc, Weekday};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 /// What happens to a seat after `abandon_after` consecutive timeouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -170,27 +168,7 @@ pub fn elapsed(from: DateTime<Utc>, to: DateTime<Utc>, weekends_paused: bool) ->
     counted
 }
 
-/// A seat as the clock sees it.
-#[derive(Clone, Debug, Deserialize)]
-pub struct SeatClock {
-    pub seat: i16,
-    pub user_id: Uuid,
-    pub state: SeatState,
-    pub bank_secs: Option<i64>,
-    /// Consecutive timeouts.
-    #[serde(default)]
-    pub timeouts: i32,
-    /// The end of the user's current vacation, if they are on one.
-    pub vacation_until: Option<DateTime<Utc>>,
-    /// When the seat's current turn began, if it has an armed clock.
-    pub turn_started_at: Option<DateTime<Utc>>,
-}
-
-impl SeatClock {
-    pub fn played_by_bot(&self) -> bool {
-        self.state.played_by_bot()
-    }
-}
+pub use crate::store::seats::SeatClock;
 
 /// The seat number of a rules timer's deadline.
 pub const TIMER_SEAT: i16 = -1;
@@ -303,6 +281,8 @@ pub fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::seats::SeatState;
+    use uuid::Uuid;
 
     fn at(text: &str) -> DateTime<Utc> {
         text.parse().unwrap()

@@ -6,16 +6,16 @@
 //! compare-and-set append as a player's move, so a timeout that races a real move never applies
 //! both: whichever is written first wins, and the other writes nothing.
 
-use super::{PlatformEvent, TimeoutPlay};
 use super::clock::{AbandonPolicy, TimeControl};
 use super::committer::Committer;
 use super::play::{self, Origin, Submission, kind_of, read_context};
+use super::{PlatformEvent, TimeoutPlay};
 use crate::games::{Actor, BotLevel, GameRng, Seat};
 use crate::notify::{self, Notice};
 use crate::store::append::SeatUpdate;
 use crate::store::deadlines::DeadlineKind;
-use crate::store::seats::SeatState;
 use crate::store::games::Status;
+use crate::store::seats::SeatState;
 use crate::with_rules;
 use rand::RngExt;
 use serde_json::json;

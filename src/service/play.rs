@@ -224,32 +224,9 @@ pub async fn read_context(
     caller: Uuid,
     idempotency_key: &str,
 ) -> Result<Context, ApiError> {
-    let columns = games::HEAD_COLUMNS
-        .split(',')
-        .map(|c| format!("g.{}", c.trim()))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let seat_clocks = games::seat_clocks_sql("g.id");
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {columns},
-           c.request_hash AS stored_hash, c.response_status AS stored_status,
-           c.response AS stored_response,
-           s.version AS cached_version, s.state AS cached_state,
-           {seat_clocks} AS seat_clocks,
-           (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
-         FROM games g
-         LEFT JOIN game_commands c
-           ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3
-         LEFT JOIN game_state s
-           ON s.game_id = g.id AND s.version <= g.version AND s.rules_version = g.rules_version
-         WHERE g.id = $1"
-    )))
-    .bind(game_id)
-    .bind(caller)
-    .bind(idempotency_key)
-    .fetch_optional(conn)
-    .await?
-    .ok_or_else(game_not_found)
+    games::read_for_command(conn, game_id, caller, idempotency_key)
+        .await?
+        .ok_or_else(game_not_found)
 }
 
 /// An action as a client submitted it.
@@ -317,7 +294,12 @@ pub async fn submit(
             format!("you hold seat {seat}, not seat {requested}"),
         ));
     }
-    match context.seat_clocks.iter().find(|c| c.seat == seat).map(|c| c.state) {
+    match context
+        .seat_clocks
+        .iter()
+        .find(|c| c.seat == seat)
+        .map(|c| c.state)
+    {
         Some(SeatState::Forfeited) => {
             return Err(ApiError::conflict(
                 "seat_forfeited",

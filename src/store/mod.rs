@@ -1,11 +1,16 @@
-//! PostgreSQL storage: the connection pool and migrations, game head rows, the append-only
-//! event log and the state cache. Every game query is keyed by `game_id`.
+//! PostgreSQL storage: the connection pool and migrations, game head rows, seats, clocks,
+//! invitations, the append-only event log and the state cache. The SQL of the game code lives
+//! here, in named functions; the services decide the transactions (a function that must run
+//! in one takes a `&mut PgConnection`). Every game query is keyed by `game_id`.
 
 pub mod append;
+pub mod channels;
 pub mod deadlines;
 pub mod events;
 pub mod games;
+pub mod invitations;
 pub mod seats;
+pub mod users;
 
 use anyhow::Context;
 use sqlx::PgPool;
