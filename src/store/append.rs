@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::PgConnection;
+use std::sync::LazyLock;
 use uuid::Uuid;
 
 /// A deadline to arm (or re-arm) for a seat (`seat` -1: a rules timer).
@@ -152,8 +153,7 @@ impl Rows {
         rows.expected_versions.push(append.expected_version);
         rows.versions.push(append.version);
         rows.statuses.push(append.status.to_string());
-        let pending: Vec<String> = append.pending.iter().map(i16::to_string).collect();
-        rows.pendings.push(format!("{{{}}}", pending.join(",")));
+        rows.pendings.push(super::array_literal(append.pending));
         rows.outcomes.push(append.outcome.clone());
         rows.ats.push(append.at);
         let events = &append.events;
@@ -327,18 +327,33 @@ const DISARM: &str = "disarmed AS (
         WHERE d.game_id = x.game_id AND d.seat = x.seat
      )";
 
-const ARM: &str = "armed AS (
-       INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
-       SELECT a.game_id, a.seat, a.kind, a.started, a.due, a.remind, a.key
-         FROM unnest($31::uuid[], $32::smallint[], $33::text[], $34::timestamptz[],
-                     $35::timestamptz[], $36::timestamptz[], $37::text[])
-              AS a(game_id, seat, kind, started, due, remind, key)
-         JOIN moved ON moved.id = a.game_id
-       ON CONFLICT (game_id, seat) DO UPDATE
-          SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
-              due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
-              timer_key = EXCLUDED.timer_key, leased_until = NULL
-     )";
+/// The upsert that arms clocks, from `rows`: an SQL FROM item with the columns
+/// `a(game_id, seat, kind, started, due, remind, key)`. Arming a seat that has a clock
+/// replaces it with a fresh one (not reminded, not leased). Used by the append statement and
+/// by [`arm`].
+fn arm_sql(rows: &str) -> String {
+    format!(
+        "INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
+         SELECT a.game_id, a.seat, a.kind, a.started, a.due, a.remind, a.key
+           FROM {rows}
+         ON CONFLICT (game_id, seat) DO UPDATE
+            SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
+                due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
+                timer_key = EXCLUDED.timer_key, leased_until = NULL"
+    )
+}
+
+static ARM: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "armed AS ({})",
+        arm_sql(
+            "unnest($31::uuid[], $32::smallint[], $33::text[], $34::timestamptz[],
+                    $35::timestamptz[], $36::timestamptz[], $37::text[])
+                 AS a(game_id, seat, kind, started, due, remind, key)
+            JOIN moved ON moved.id = a.game_id"
+        )
+    )
+});
 
 const SEATS: &str = "seated AS (
        UPDATE game_seats s
@@ -379,7 +394,7 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
     for (part, needed) in [
         (SNAPSHOT, !rows.snapshot_games.is_empty()),
         (DISARM, !rows.disarm_games.is_empty()),
-        (ARM, !rows.arm_games.is_empty()),
+        (ARM.as_str(), !rows.arm_games.is_empty()),
         (SEATS, !rows.seat_games.is_empty()),
         (MAIL, !rows.mail_games.is_empty()),
     ] {
@@ -454,14 +469,11 @@ pub async fn arm(
         .execute(&mut *conn)
         .await?;
     for deadline in clocks.arm {
-        sqlx::query(
-            "INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (game_id, seat) DO UPDATE
-                SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
-                    due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
-                    timer_key = EXCLUDED.timer_key, leased_until = NULL",
-        )
+        sqlx::query(sqlx::AssertSqlSafe(arm_sql(
+            "(VALUES ($1::uuid, $2::smallint, $3::text, $4::timestamptz, $5::timestamptz,
+                      $6::timestamptz, $7::text))
+                 AS a(game_id, seat, kind, started, due, remind, key)",
+        )))
         .bind(game_id)
         .bind(deadline.seat)
         .bind(deadline.kind)

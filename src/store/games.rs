@@ -229,6 +229,21 @@ pub async fn mark_started(
     Ok(())
 }
 
+/// The active games where the user must act, the longest-waiting first.
+pub async fn waiting_for<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT g.id FROM games g JOIN game_seats s ON s.game_id = g.id
+          WHERE s.user_id = $1 AND g.status = 'active' AND s.seat = ANY(g.pending_seats)
+          ORDER BY g.turn_started_at NULLS LAST, g.id",
+    )
+    .bind(user_id)
+    .fetch_all(executor)
+    .await
+}
+
 /// Which games a lobby list shows (see `service::lobby::ListView`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Listing {

@@ -9,6 +9,7 @@ pub mod deadlines;
 pub mod events;
 pub mod games;
 pub mod invitations;
+pub mod outbox;
 pub mod seats;
 pub mod users;
 
@@ -16,6 +17,14 @@ use anyhow::Context;
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use std::time::Duration;
+
+/// A PostgreSQL array literal (`{0,2}`) of seat numbers. Statements that `unnest` one array
+/// per column take arrays of arrays as such text (cast back in SQL): PostgreSQL arrays of
+/// arrays must be rectangular, and these lists differ in length.
+pub fn array_literal(seats: &[i16]) -> String {
+    let items: Vec<String> = seats.iter().map(i16::to_string).collect();
+    format!("{{{}}}", items.join(","))
+}
 
 /// The migrations in `migrations/`, embedded in the binary.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -47,4 +56,13 @@ pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
         .run(pool)
         .await
         .context("applying database migrations")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn array_literals_list_the_seats_in_braces() {
+        assert_eq!(super::array_literal(&[]), "{}");
+        assert_eq!(super::array_literal(&[0, 2, -1]), "{0,2,-1}");
+    }
 }
