@@ -13,7 +13,7 @@ use super::{PlatformEvent, TimeoutPlay};
 use crate::games::{Actor, BotLevel, GameRng, Seat};
 use crate::notify::{self, Notice};
 use crate::store::append::SeatUpdate;
-use crate::store::deadlines::DeadlineKind;
+use crate::store::deadlines::{self, DeadlineKind, DueClock};
 use crate::store::games::Status;
 use crate::store::seats::SeatState;
 use crate::with_rules;
@@ -64,19 +64,14 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
         reminders: send_reminders(pool, limit).await?,
         ..Pass::default()
     };
-    let due: Vec<(Uuid, i16, DeadlineKind, Option<String>)> = sqlx::query_as(
-        "UPDATE deadlines d SET leased_until = now() + make_interval(secs => $2)
-           FROM (SELECT game_id, seat FROM deadlines
-                  WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
-                  ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
-          WHERE d.game_id = due.game_id AND d.seat = due.seat
-         RETURNING d.game_id, d.seat, d.kind, d.timer_key",
-    )
-    .bind(limit)
-    .bind(LEASE_SECS)
-    .fetch_all(pool)
-    .await?;
-    for (game_id, seat, kind, timer_key) in due {
+    let due = deadlines::lease_due(pool, limit, LEASE_SECS).await?;
+    for DueClock {
+        game_id,
+        seat,
+        kind,
+        timer_key,
+    } in due
+    {
         let mut conn = pool.acquire().await?;
         match handle(
             &mut conn,
@@ -98,21 +93,11 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
                 pass.stale += 1;
                 // Whatever moved the game on re-armed or removed the clock; if it did not
                 // (another seat moved), let it be looked at afresh.
-                sqlx::query(
-                    "UPDATE deadlines SET leased_until = NULL WHERE game_id = $1 AND seat = $2",
-                )
-                .bind(game_id)
-                .bind(seat)
-                .execute(&mut *conn)
-                .await?;
+                deadlines::release(&mut conn, game_id, seat).await?;
             }
             Ok(Outcome::Gone) => {
                 pass.stale += 1;
-                sqlx::query("DELETE FROM deadlines WHERE game_id = $1 AND seat = $2")
-                    .bind(game_id)
-                    .bind(seat)
-                    .execute(&mut *conn)
-                    .await?;
+                deadlines::remove(&mut conn, game_id, seat).await?;
             }
             // Keep the lease: the clock is tried again when it expires, not in a hot loop.
             Err(error) => tracing::error!(%game_id, seat, error = ?error, "a due clock failed"),
@@ -156,7 +141,8 @@ async fn handle(
             .find(|c| c.seat == seat)
             .and_then(|c| c.vacation_until)
     {
-        postpone(conn, game_id, seat, until).await?;
+        // The clock starts again when they are back, with the whole allowance.
+        deadlines::restart_at(conn, game_id, seat, until).await?;
         return Ok(Outcome::Postponed);
     }
     let game_kind = kind_of(&context.head).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -239,48 +225,20 @@ async fn handle(
     })
 }
 
-/// Restarts a seat's turn clock when its player's vacation ends, with the whole allowance.
-async fn postpone(
-    conn: &mut PgConnection,
-    game_id: Uuid,
-    seat: i16,
-    until: chrono::DateTime<chrono::Utc>,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE deadlines
-            SET due_at = $3 + (due_at - turn_started_at),
-                remind_at = $3 + (remind_at - turn_started_at),
-                turn_started_at = $3, reminded = false, leased_until = NULL
-          WHERE game_id = $1 AND seat = $2",
-    )
-    .bind(game_id)
-    .bind(seat)
-    .bind(until)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
 /// Queues a reminder for every clock 80% used, once per turn.
 async fn send_reminders(pool: &PgPool, limit: i64) -> anyhow::Result<usize> {
     let mut tx = pool.begin().await?;
-    let due: Vec<(Uuid, i16, Uuid, i64, chrono::DateTime<chrono::Utc>)> = sqlx::query_as(
-        "UPDATE deadlines d SET reminded = true
-           FROM (SELECT game_id, seat FROM deadlines
-                  WHERE kind = 'turn' AND NOT reminded AND remind_at <= now()
-                  ORDER BY remind_at LIMIT $1 FOR UPDATE SKIP LOCKED) due,
-                game_seats s, games g
-          WHERE d.game_id = due.game_id AND d.seat = due.seat
-            AND s.game_id = d.game_id AND s.seat = d.seat AND g.id = d.game_id
-         RETURNING d.game_id, d.seat, s.user_id, g.version, d.due_at",
-    )
-    .bind(limit)
-    .fetch_all(&mut *tx)
-    .await?;
+    let due = deadlines::take_due_reminders(&mut tx, limit).await?;
     let notices: Vec<Notice> = due
         .iter()
-        .map(|(game, seat, user, version, due_at)| {
-            Notice::reminder(*user, *game, *seat, *version, json!({"deadline": due_at}))
+        .map(|r| {
+            Notice::reminder(
+                r.user_id,
+                r.game_id,
+                r.seat,
+                r.version,
+                json!({"deadline": r.due_at}),
+            )
         })
         .collect();
     notify::enqueue(&mut tx, &notices).await?;

@@ -229,6 +229,20 @@ pub async fn mark_started(
     Ok(())
 }
 
+/// Moves a locked game's version on (after appending events that change nothing else).
+pub async fn set_version(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET version = $2 WHERE id = $1")
+        .bind(game_id)
+        .bind(version)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// The active games where the user must act, the longest-waiting first.
 pub async fn waiting_for<'e>(
     executor: impl PgExecutor<'e>,

@@ -12,6 +12,7 @@ pub mod invitations;
 pub mod outbox;
 pub mod seats;
 pub mod users;
+pub mod vacations;
 
 use anyhow::Context;
 use sqlx::PgPool;
