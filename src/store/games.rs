@@ -258,6 +258,41 @@ pub async fn waiting_for<'e>(
     .await
 }
 
+/// A game with its players in seat order, as the mail templates need it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct GameWithPlayers {
+    pub id: Uuid,
+    pub kind: String,
+    pub status: String,
+    pub pending_seats: Vec<i16>,
+    pub outcome: Option<Value>,
+    pub turn_started_at: Option<DateTime<Utc>>,
+    pub seats: Vec<i16>,
+    pub user_ids: Vec<Uuid>,
+    pub usernames: Vec<String>,
+}
+
+/// These games with their players (unknown ids are left out).
+pub async fn with_players<'e>(
+    executor: impl PgExecutor<'e>,
+    ids: &[Uuid],
+) -> Result<Vec<GameWithPlayers>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT g.id, g.kind, g.status, g.pending_seats, g.outcome, g.turn_started_at,
+                coalesce(array_agg(s.seat ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS seats,
+                coalesce(array_agg(s.user_id ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS user_ids,
+                coalesce(array_agg(u.username ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS usernames
+           FROM games g
+           LEFT JOIN game_seats s ON s.game_id = g.id
+           LEFT JOIN users u ON u.id = s.user_id
+          WHERE g.id = ANY($1)
+          GROUP BY g.id",
+    )
+    .bind(ids)
+    .fetch_all(executor)
+    .await
+}
+
 /// Which games a lobby list shows (see `service::lobby::ListView`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Listing {

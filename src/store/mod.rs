@@ -10,6 +10,7 @@ pub mod events;
 pub mod games;
 pub mod invitations;
 pub mod outbox;
+pub mod preferences;
 pub mod seats;
 pub mod users;
 pub mod vacations;
