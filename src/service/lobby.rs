@@ -308,13 +308,14 @@ pub async fn join(
             "you already have a seat in this game",
         ));
     }
-    if head.visibility == "private" && head.created_by != caller {
-        if !invitations::is_invited(&mut tx, game_id, caller).await? {
-            return Err(ApiError::forbidden(
-                "not_invited",
-                "this game is private and you are not invited",
-            ));
-        }
+    if head.visibility == "private"
+        && head.created_by != caller
+        && !invitations::is_invited(&mut tx, game_id, caller).await?
+    {
+        return Err(ApiError::forbidden(
+            "not_invited",
+            "this game is private and you are not invited",
+        ));
     }
     let taken: Vec<i16> = seats.iter().map(|s| s.seat).collect();
     let seat = match request.seat {
