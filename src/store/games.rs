@@ -4,13 +4,16 @@ pub use super::seats::{SeatRow, seat_of, seats};
 
 use super::seats;
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
-/// The lifecycle of a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The lifecycle of a game (`games.status`, stored as text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum Status {
     Open,
     Active,
@@ -44,8 +47,7 @@ pub struct GameHead {
     pub options: Value,
     pub seat_count: i16,
     pub visibility: String,
-    #[sqlx(try_from = "String")]
-    pub status: StatusText,
+    pub status: Status,
     pub version: i64,
     pub created_by: Uuid,
     pub seed: Vec<u8>,
@@ -63,22 +65,9 @@ pub struct GameHead {
     pub turn_started_at: Option<DateTime<Utc>>,
 }
 
-/// A status read from the database (the CHECK constraint keeps it valid).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StatusText(pub Status);
-
-impl TryFrom<String> for StatusText {
-    type Error = String;
-    fn try_from(text: String) -> Result<Self, String> {
-        Status::parse(&text)
-            .map(StatusText)
-            .ok_or_else(|| format!("unknown game status {text:?}"))
-    }
-}
-
 impl GameHead {
     pub fn status(&self) -> Status {
-        self.status.0
+        self.status
     }
 
     /// The secret seed as the fixed-size key of the game RNG.
