@@ -366,15 +366,18 @@ const SEATS: &str = "seated AS (
         WHERE s.game_id = u.game_id AND s.seat = u.seat
      )";
 
-const MAIL: &str = "mailed AS (
-       INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
-       SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, 'pending'
-         FROM unnest($43::uuid[], $44::uuid[], $45::uuid[], $46::text[], $47::text[],
-                     $48::jsonb[])
-              AS m(id, game_id, user_id, kind, key, data)
-         JOIN moved ON moved.id = m.game_id
-       ON CONFLICT (user_id, dedupe_key) DO NOTHING
-     )";
+static MAIL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "mailed AS ({})",
+        super::outbox::insert_sql(
+            "unnest($43::uuid[], $44::uuid[], $45::uuid[], $46::text[], $47::text[],
+                    $48::jsonb[])
+                 AS m(id, game_id, user_id, kind, key, data)
+            JOIN moved ON moved.id = m.game_id",
+            "'pending'",
+        )
+    )
+});
 
 /// The constraint a reused idempotency key violates.
 const IDEMPOTENCY_KEY: &str = "game_commands_game_id_user_id_idempotency_key_key";
@@ -396,7 +399,7 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
         (DISARM, !rows.disarm_games.is_empty()),
         (ARM.as_str(), !rows.arm_games.is_empty()),
         (SEATS, !rows.seat_games.is_empty()),
-        (MAIL, !rows.mail_games.is_empty()),
+        (MAIL.as_str(), !rows.mail_games.is_empty()),
     ] {
         if needed {
             parts.push(part);

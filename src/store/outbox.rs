@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::{PgConnection, PgExecutor};
+use std::sync::LazyLock;
 use uuid::Uuid;
 
 /// Users who may get the digest with dedupe key `key` (none queued yet): those with held
@@ -158,23 +159,39 @@ pub struct NewMails<'a> {
     pub statuses: Vec<&'a str>,
 }
 
+/// The insert that queues mails, from `rows`: an SQL FROM item with the columns
+/// `m(id, user_id, kind, game_id, key, data)`, with the status `status` (an SQL expression).
+/// A mail whose dedupe key its recipient already has is left out. Used by [`insert`] and by
+/// the append statement (`store::append`).
+pub(super) fn insert_sql(rows: &str, status: &str) -> String {
+    format!(
+        "INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
+         SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, {status}
+           FROM {rows}
+         ON CONFLICT (user_id, dedupe_key) DO NOTHING"
+    )
+}
+
 /// Queues mails; a mail whose dedupe key its recipient already has is left out.
 pub async fn insert(conn: &mut PgConnection, mails: &NewMails<'_>) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
-         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[],
-                              $6::jsonb[], $7::text[])
-         ON CONFLICT (user_id, dedupe_key) DO NOTHING",
-    )
-    .bind(&mails.ids)
-    .bind(&mails.user_ids)
-    .bind(&mails.kinds)
-    .bind(&mails.game_ids)
-    .bind(&mails.dedupe_keys)
-    .bind(&mails.data)
-    .bind(&mails.statuses)
-    .execute(conn)
-    .await?;
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        insert_sql(
+            "unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[],
+                    $7::text[])
+                 AS m(id, user_id, kind, game_id, key, data, status)",
+            "m.status",
+        )
+    });
+    sqlx::query(sqlx::AssertSqlSafe(SQL.as_str()))
+        .bind(&mails.ids)
+        .bind(&mails.user_ids)
+        .bind(&mails.kinds)
+        .bind(&mails.game_ids)
+        .bind(&mails.dedupe_keys)
+        .bind(&mails.data)
+        .bind(&mails.statuses)
+        .execute(conn)
+        .await?;
     Ok(())
 }
 
