@@ -1,5 +1,6 @@
-//! PostgreSQL storage: the connection pool and migrations, game head rows, seats, clocks,
-//! invitations, the append-only event log and the state cache. The SQL of the game code lives
+//! PostgreSQL storage: the connection pool and migrations, game head rows, seats, clocks and
+//! vacations, invitations, the append-only event log and the state cache, the mail outbox and
+//! notification preferences. The SQL of the game code lives
 //! here, in named functions; the services decide the transactions (a function that must run
 //! in one takes a `&mut PgConnection`). Every game query is keyed by `game_id`.
 
