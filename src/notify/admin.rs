@@ -1,6 +1,7 @@
 //! For operators: the mails that failed for good, and sending them again (used by
 //! `kontor mail failed|retry` and the admin endpoints).
 
+use crate::store::{channels, outbox};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::PgPool;
@@ -8,7 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// A mail that failed for good.
-#[derive(Clone, Debug, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = json!({
     "id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d",
     "user_id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3e",
@@ -35,57 +36,47 @@ pub struct FailedMail {
     pub failed_at: DateTime<Utc>,
 }
 
+impl From<outbox::FailedRow> for FailedMail {
+    fn from(row: outbox::FailedRow) -> Self {
+        Self {
+            id: row.id,
+            user_id: row.user_id,
+            username: row.username,
+            email: row.email,
+            kind: row.kind,
+            game_id: row.game_id,
+            attempts: row.attempts,
+            last_error: row.last_error,
+            created_at: row.created_at,
+            failed_at: row.failed_at,
+        }
+    }
+}
+
 /// Failed mails, the most recent first.
 pub async fn list_failed(pool: &PgPool, limit: i64) -> sqlx::Result<Vec<FailedMail>> {
-    sqlx::query_as(
-        "SELECT o.id, o.user_id, u.username, u.email, o.kind, o.game_id, o.attempts,
-                o.last_error, o.created_at, o.updated_at AS failed_at
-           FROM mail_outbox o JOIN users u ON u.id = o.user_id
-          WHERE o.status = 'failed'
-          ORDER BY o.updated_at DESC, o.id
-          LIMIT $1",
-    )
-    .bind(limit)
-    .fetch_all(pool)
-    .await
+    let rows = outbox::list_failed(pool, limit).await?;
+    Ok(rows.into_iter().map(FailedMail::from).collect())
 }
 
 /// Sends a failed mail again: due now, with a fresh set of attempts. Returns whether there
 /// was a failed mail with this id.
 pub async fn retry(pool: &PgPool, id: Uuid) -> sqlx::Result<bool> {
-    let done = sqlx::query(
-        "UPDATE mail_outbox
-            SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
-          WHERE id = $1 AND status = 'failed'",
-    )
-    .bind(id)
-    .execute(pool)
-    .await?
-    .rows_affected();
-    notify(pool, done).await?;
-    Ok(done == 1)
+    let done = outbox::retry_failed(pool, id).await?;
+    notify(pool, u64::from(done)).await?;
+    Ok(done)
 }
 
 /// Sends every failed mail again; returns how many.
 pub async fn retry_all(pool: &PgPool) -> sqlx::Result<u64> {
-    let done = sqlx::query(
-        "UPDATE mail_outbox
-            SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
-          WHERE status = 'failed'",
-    )
-    .execute(pool)
-    .await?
-    .rows_affected();
+    let done = outbox::retry_all_failed(pool).await?;
     notify(pool, done).await?;
     Ok(done)
 }
 
 async fn notify(pool: &PgPool, changed: u64) -> sqlx::Result<()> {
     if changed > 0 {
-        sqlx::query("SELECT pg_notify($1, '')")
-            .bind(super::CHANNEL)
-            .execute(pool)
-            .await?;
+        channels::notify(pool, super::CHANNEL, "").await?;
     }
     Ok(())
 }

@@ -21,12 +21,13 @@ use super::token::{self, UnsubscribeScope};
 use super::{CHANNEL, Delivery, MailKind, NoticeKind, prefs};
 use crate::auth;
 use crate::config::Config;
+use crate::store::games;
+use crate::store::outbox::{self, Recipient};
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use lettre::Message;
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
-use serde_json::Value;
 use sqlx::PgPool;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -66,41 +67,18 @@ pub struct Notifier {
 }
 
 /// A claimed mail.
-#[derive(sqlx::FromRow)]
-struct Claimed {
-    id: Uuid,
-    user_id: Uuid,
-    kind: String,
-    game_id: Option<Uuid>,
-    data: Value,
-    attempts: i32,
-}
+type Claimed = outbox::ClaimedMail;
 
-/// The recipient as the worker sees them just before sending.
-#[derive(sqlx::FromRow)]
-struct Recipient {
-    email: String,
-    username: String,
-    your_turn: String,
-    reminder: String,
-    invited: String,
-    game_started: String,
-    game_over: String,
-    always_email: bool,
-    watching: bool,
-}
-
-impl Recipient {
-    fn preferences(&self) -> prefs::Preferences {
-        let parse = |s: &str| Delivery::parse(s).unwrap_or_default();
-        prefs::Preferences {
-            your_turn: parse(&self.your_turn),
-            reminder: parse(&self.reminder),
-            invited: parse(&self.invited),
-            game_started: parse(&self.game_started),
-            game_over: parse(&self.game_over),
-            always_email: self.always_email,
-        }
+/// The recipient's preferences as delivery applies them.
+fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
+    let parse = |s: &str| Delivery::parse(s).unwrap_or_default();
+    prefs::Preferences {
+        your_turn: parse(&recipient.your_turn),
+        reminder: parse(&recipient.reminder),
+        invited: parse(&recipient.invited),
+        game_started: parse(&recipient.game_started),
+        game_over: parse(&recipient.game_over),
+        always_email: recipient.always_email,
     }
 }
 
@@ -169,26 +147,13 @@ impl Notifier {
     /// instances at once.
     pub async fn deliver_due(&self, limit: usize) -> anyhow::Result<DeliveryReport> {
         let claim = Uuid::new_v4();
-        let claimed: Vec<Claimed> = sqlx::query_as(
-            "WITH due AS (
-                 SELECT id FROM mail_outbox
-                  WHERE (status = 'pending' AND next_attempt_at <= now())
-                     OR (status = 'sending' AND lease_until <= now())
-                  ORDER BY next_attempt_at, id
-                  LIMIT $1
-                  FOR UPDATE SKIP LOCKED
-             )
-             UPDATE mail_outbox o
-                SET status = 'sending', attempts = o.attempts + 1, claim_id = $2, claimed_by = $3,
-                    lease_until = now() + make_interval(secs => $4), updated_at = now()
-               FROM due WHERE o.id = due.id
-             RETURNING o.id, o.user_id, o.kind, o.game_id, o.data, o.attempts",
+        let claimed = outbox::claim_due(
+            &self.pool,
+            limit as i64,
+            claim,
+            &self.worker,
+            self.settings.lease.as_secs_f64(),
         )
-        .bind(limit as i64)
-        .bind(claim)
-        .bind(&self.worker)
-        .bind(self.settings.lease.as_secs_f64())
-        .fetch_all(&self.pool)
         .await
         .context("claiming due mails")?;
         let mut report = DeliveryReport {
@@ -211,37 +176,11 @@ impl Notifier {
 
     /// Renews the lease, decides whether to send, and sends.
     async fn deliver_one(&self, claim: Uuid, mail: &Claimed) -> anyhow::Result<Outcome> {
-        let renewed = sqlx::query(
-            "UPDATE mail_outbox SET lease_until = now() + make_interval(secs => $3), updated_at = now()
-              WHERE id = $1 AND claim_id = $2 AND status = 'sending'",
-        )
-        .bind(mail.id)
-        .bind(claim)
-        .bind(self.settings.lease.as_secs_f64())
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        if renewed == 0 {
+        let lease = self.settings.lease.as_secs_f64();
+        if !outbox::renew_lease(&self.pool, mail.id, claim, lease).await? {
             return Ok(Outcome::Lost);
         }
-        let recipient: Option<Recipient> = sqlx::query_as(
-            "SELECT u.email, u.username,
-                    coalesce(p.your_turn, 'immediately')::text AS your_turn,
-                    coalesce(p.reminder, 'immediately')::text AS reminder,
-                    coalesce(p.invited, 'immediately')::text AS invited,
-                    coalesce(p.game_started, 'immediately')::text AS game_started,
-                    coalesce(p.game_over, 'immediately')::text AS game_over,
-                    coalesce(p.always_email, false) AS always_email,
-                    EXISTS (SELECT 1 FROM live_presence lp
-                             WHERE lp.user_id = u.id AND lp.game_id = $2
-                               AND lp.seen_at > now() - interval '60 seconds') AS watching
-               FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id
-              WHERE u.id = $1",
-        )
-        .bind(mail.user_id)
-        .bind(mail.game_id)
-        .fetch_optional(&self.pool)
-        .await?;
+        let recipient = outbox::recipient(&self.pool, mail.user_id, mail.game_id).await?;
         let Some(recipient) = recipient else {
             return Ok(Outcome::Skipped("no_address"));
         };
@@ -270,7 +209,7 @@ impl Notifier {
         };
         let rendered = match MailKind::parse(&mail.kind) {
             Some(MailKind::Notice(kind)) => {
-                match recipient.preferences().of(kind) {
+                match preferences_of(&recipient).of(kind) {
                     Delivery::Off => return Ok(Outcome::Skipped("off")),
                     Delivery::Digest => return Ok(Outcome::Held),
                     Delivery::Immediately => {}
@@ -390,62 +329,33 @@ impl Notifier {
         mail: &Claimed,
         outcome: Outcome,
     ) -> anyhow::Result<Recorded> {
-        let mine = "id = $1 AND claim_id = $2 AND status = 'sending'";
         let done = match outcome {
             Outcome::Lost => return Ok(Recorded::Lost),
             Outcome::Sent => {
-                // Whoever holds the claim now: this mail has been sent.
-                sqlx::query(
-                    "UPDATE mail_outbox SET status = 'sent', sent_at = now(), lease_until = NULL,
-                            last_error = NULL, updated_at = now()
-                      WHERE id = $1 AND status <> 'sent'",
-                )
-                .bind(mail.id)
-                .execute(&self.pool)
-                .await?;
+                outbox::mark_sent(&self.pool, mail.id).await?;
                 tracing::debug!(mail = %mail.id, kind = %mail.kind, "mail sent");
                 return Ok(Recorded::Sent);
             }
             Outcome::Skipped(reason) => {
-                sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "UPDATE mail_outbox SET status = 'skipped', skip_reason = $3, lease_until = NULL,
-                            updated_at = now() WHERE {mine}"
-                )))
-                .bind(mail.id)
-                .bind(claim)
-                .bind(reason)
-                .execute(&self.pool)
-                .await?;
+                outbox::mark_skipped(&self.pool, mail.id, claim, reason).await?;
                 Recorded::Skipped
             }
             Outcome::Held => {
-                sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "UPDATE mail_outbox SET status = 'held', lease_until = NULL, updated_at = now()
-                      WHERE {mine}"
-                )))
-                .bind(mail.id)
-                .bind(claim)
-                .execute(&self.pool)
-                .await?;
+                outbox::mark_held(&self.pool, mail.id, claim).await?;
                 Recorded::Held
             }
             Outcome::Failed(error) => {
                 let attempts = u32::try_from(mail.attempts).unwrap_or(u32::MAX);
                 let give_up = error.permanent || attempts >= self.settings.max_attempts;
                 let wait = self.settings.backoff(attempts);
-                sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "UPDATE mail_outbox
-                        SET status = CASE WHEN $3 THEN 'failed' ELSE 'pending' END,
-                            next_attempt_at = now() + make_interval(secs => $4),
-                            last_error = $5, lease_until = NULL, updated_at = now()
-                      WHERE {mine}"
-                )))
-                .bind(mail.id)
-                .bind(claim)
-                .bind(give_up)
-                .bind(wait.as_secs_f64())
-                .bind(&error.message)
-                .execute(&self.pool)
+                outbox::mark_failed(
+                    &self.pool,
+                    mail.id,
+                    claim,
+                    give_up,
+                    wait.as_secs_f64(),
+                    &error.message,
+                )
                 .await?;
                 if give_up {
                     tracing::warn!(mail = %mail.id, kind = %mail.kind, attempts, error = %error,
@@ -584,54 +494,27 @@ pub fn mail_worker(
 
 /// Games with their players, as the templates need them.
 pub(crate) async fn load_games(pool: &PgPool, ids: &[Uuid]) -> sqlx::Result<Vec<GameInfo>> {
-    #[allow(clippy::type_complexity)]
-    let rows: Vec<(
-        Uuid,
-        String,
-        String,
-        Vec<i16>,
-        Option<Value>,
-        Option<DateTime<Utc>>,
-        Vec<i16>,
-        Vec<Uuid>,
-        Vec<String>,
-    )> = sqlx::query_as(
-        "SELECT g.id, g.kind, g.status, g.pending_seats, g.outcome, g.turn_started_at,
-                coalesce(array_agg(s.seat ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}'),
-                coalesce(array_agg(s.user_id ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}'),
-                coalesce(array_agg(u.username ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}')
-           FROM games g
-           LEFT JOIN game_seats s ON s.game_id = g.id
-           LEFT JOIN users u ON u.id = s.user_id
-          WHERE g.id = ANY($1)
-          GROUP BY g.id",
-    )
-    .bind(ids)
-    .fetch_all(pool)
-    .await?;
+    let rows = games::with_players(pool, ids).await?;
     Ok(rows
         .into_iter()
-        .map(
-            |(id, kind, status, pending_seats, outcome, turn_started_at, seats, users, names)| {
-                GameInfo {
-                    id,
-                    kind,
-                    status,
-                    pending_seats,
-                    outcome,
-                    turn_started_at,
-                    players: seats
-                        .into_iter()
-                        .zip(users)
-                        .zip(names)
-                        .map(|((seat, user_id), name)| Player {
-                            seat,
-                            user_id,
-                            name,
-                        })
-                        .collect(),
-                }
-            },
-        )
+        .map(|g| GameInfo {
+            id: g.id,
+            kind: g.kind,
+            status: g.status,
+            pending_seats: g.pending_seats,
+            outcome: g.outcome,
+            turn_started_at: g.turn_started_at,
+            players: g
+                .seats
+                .into_iter()
+                .zip(g.user_ids)
+                .zip(g.usernames)
+                .map(|((seat, user_id), name)| Player {
+                    seat,
+                    user_id,
+                    name,
+                })
+                .collect(),
+        })
         .collect())
 }

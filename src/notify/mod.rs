@@ -32,6 +32,7 @@ pub use prefs::{Delivery, Preferences};
 pub use settings::NotifySettings;
 pub use token::UnsubscribeScope;
 
+use crate::store::{channels, outbox};
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use utoipa::ToSchema;
@@ -240,13 +241,7 @@ pub async fn enqueue(conn: &mut PgConnection, notices: &[Notice]) -> sqlx::Resul
     users.sort_unstable();
     users.dedup();
     let preferences = prefs::load_many(&mut *conn, &users).await?;
-    let mut ids = Vec::with_capacity(notices.len());
-    let mut user_ids = Vec::with_capacity(notices.len());
-    let mut kinds = Vec::with_capacity(notices.len());
-    let mut game_ids: Vec<Option<Uuid>> = Vec::with_capacity(notices.len());
-    let mut keys = Vec::with_capacity(notices.len());
-    let mut data = Vec::with_capacity(notices.len());
-    let mut statuses = Vec::with_capacity(notices.len());
+    let mut mails = outbox::NewMails::default();
     let mut seen = std::collections::HashSet::new();
     let mut any_due = false;
     for notice in notices {
@@ -266,38 +261,21 @@ pub async fn enqueue(conn: &mut PgConnection, notices: &[Notice]) -> sqlx::Resul
                 "pending"
             }
         };
-        ids.push(Uuid::now_v7());
-        user_ids.push(notice.user_id);
-        kinds.push(notice.kind.as_str());
-        game_ids.push(notice.game_id);
-        keys.push(notice.dedupe_key.as_str());
-        data.push(notice.data.clone());
-        statuses.push(status);
+        mails.ids.push(Uuid::now_v7());
+        mails.user_ids.push(notice.user_id);
+        mails.kinds.push(notice.kind.as_str());
+        mails.game_ids.push(notice.game_id);
+        mails.dedupe_keys.push(notice.dedupe_key.as_str());
+        mails.data.push(notice.data.clone());
+        mails.statuses.push(status);
     }
-    if ids.is_empty() {
+    if mails.ids.is_empty() {
         return Ok(());
     }
-    sqlx::query(
-        "INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
-         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[],
-                              $6::jsonb[], $7::text[])
-         ON CONFLICT (user_id, dedupe_key) DO NOTHING",
-    )
-    .bind(&ids)
-    .bind(&user_ids)
-    .bind(&kinds)
-    .bind(&game_ids)
-    .bind(&keys)
-    .bind(&data)
-    .bind(&statuses)
-    .execute(&mut *conn)
-    .await?;
+    outbox::insert(&mut *conn, &mails).await?;
     if any_due {
         // Delivered on commit only, and not at all on rollback.
-        sqlx::query("SELECT pg_notify($1, '')")
-            .bind(CHANNEL)
-            .execute(&mut *conn)
-            .await?;
+        channels::notify(&mut *conn, CHANNEL, "").await?;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! `always_email` switch. A user without a row has every default.
 
 use super::NoticeKind;
+use crate::store::preferences::{self, PrefsRow};
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use std::collections::HashMap;
@@ -86,34 +87,44 @@ impl Preferences {
     }
 }
 
-type Row = (Uuid, String, String, String, String, String, bool);
+impl Preferences {
+    /// From the stored row (a value the column domain does not allow reads as the default).
+    pub fn from_row(row: &PrefsRow) -> Self {
+        let parse = |text: &str| Delivery::parse(text).unwrap_or_default();
+        Self {
+            your_turn: parse(&row.your_turn),
+            reminder: parse(&row.reminder),
+            invited: parse(&row.invited),
+            game_started: parse(&row.game_started),
+            game_over: parse(&row.game_over),
+            always_email: row.always_email,
+        }
+    }
 
-fn from_row(row: &Row) -> Preferences {
-    let parse = |text: &str| Delivery::parse(text).unwrap_or_default();
-    Preferences {
-        your_turn: parse(&row.1),
-        reminder: parse(&row.2),
-        invited: parse(&row.3),
-        game_started: parse(&row.4),
-        game_over: parse(&row.5),
-        always_email: row.6,
+    /// As the stored row of `user`.
+    pub fn to_row(&self, user: Uuid) -> PrefsRow {
+        PrefsRow {
+            user_id: user,
+            your_turn: self.your_turn.as_str().to_string(),
+            reminder: self.reminder.as_str().to_string(),
+            invited: self.invited.as_str().to_string(),
+            game_started: self.game_started.as_str().to_string(),
+            game_over: self.game_over.as_str().to_string(),
+            always_email: self.always_email,
+        }
     }
 }
-
-const COLUMNS: &str = "user_id, your_turn::text, reminder::text, invited::text, game_started::text, game_over::text, always_email";
 
 /// The preferences of these users; users without a row are absent (they have the defaults).
 pub async fn load_many(
     conn: &mut PgConnection,
     users: &[Uuid],
 ) -> sqlx::Result<HashMap<Uuid, Preferences>> {
-    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM notification_prefs WHERE user_id = ANY($1)"
-    )))
-    .bind(users)
-    .fetch_all(conn)
-    .await?;
-    Ok(rows.iter().map(|row| (row.0, from_row(row))).collect())
+    let rows = preferences::load_many(conn, users).await?;
+    Ok(rows
+        .iter()
+        .map(|row| (row.user_id, Preferences::from_row(row)))
+        .collect())
 }
 
 /// One user's preferences (the defaults when they never changed any).
@@ -127,39 +138,10 @@ pub async fn load(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<Preferenc
 /// The same, locked for update (the row is created with the defaults first if needed), so
 /// that read-modify-write changes of one user's preferences never lose each other.
 pub async fn load_for_update(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<Preferences> {
-    sqlx::query("INSERT INTO notification_prefs (user_id) VALUES ($1) ON CONFLICT DO NOTHING")
-        .bind(user)
-        .execute(&mut *conn)
-        .await?;
-    let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM notification_prefs WHERE user_id = $1 FOR UPDATE"
-    )))
-    .bind(user)
-    .fetch_one(conn)
-    .await?;
-    Ok(from_row(&row))
+    Ok(Preferences::from_row(&preferences::lock(conn, user).await?))
 }
 
 /// Stores a user's preferences.
 pub async fn save(conn: &mut PgConnection, user: Uuid, prefs: &Preferences) -> sqlx::Result<()> {
-    sqlx::query(
-        "INSERT INTO notification_prefs
-             (user_id, your_turn, reminder, invited, game_started, game_over, always_email)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (user_id) DO UPDATE SET
-             your_turn = EXCLUDED.your_turn, reminder = EXCLUDED.reminder,
-             invited = EXCLUDED.invited, game_started = EXCLUDED.game_started,
-             game_over = EXCLUDED.game_over, always_email = EXCLUDED.always_email,
-             updated_at = now()",
-    )
-    .bind(user)
-    .bind(prefs.your_turn.as_str())
-    .bind(prefs.reminder.as_str())
-    .bind(prefs.invited.as_str())
-    .bind(prefs.game_started.as_str())
-    .bind(prefs.game_over.as_str())
-    .bind(prefs.always_email)
-    .execute(conn)
-    .await?;
-    Ok(())
+    preferences::save(conn, &prefs.to_row(user)).await
 }

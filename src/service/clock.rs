@@ -8,10 +8,10 @@
 
 use crate::http::error::ApiError;
 use crate::store::append::{Clocks, Deadline};
+use crate::store::deadlines::DeadlineKind;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc, Weekday};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 /// What happens to a seat after `abandon_after` consecutive timeouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -168,27 +168,7 @@ pub fn elapsed(from: DateTime<Utc>, to: DateTime<Utc>, weekends_paused: bool) ->
     counted
 }
 
-/// A seat as the clock sees it.
-#[derive(Clone, Debug, Deserialize)]
-pub struct SeatClock {
-    pub seat: i16,
-    pub user_id: Uuid,
-    pub state: String,
-    pub bank_secs: Option<i64>,
-    /// Consecutive timeouts.
-    #[serde(default)]
-    pub timeouts: i32,
-    /// The end of the user's current vacation, if they are on one.
-    pub vacation_until: Option<DateTime<Utc>>,
-    /// When the seat's current turn began, if it has an armed clock.
-    pub turn_started_at: Option<DateTime<Utc>>,
-}
-
-impl SeatClock {
-    pub fn played_by_bot(&self) -> bool {
-        self.state != "active"
-    }
-}
+pub use crate::store::seats::SeatClock;
 
 /// The seat number of a rules timer's deadline.
 pub const TIMER_SEAT: i16 = -1;
@@ -238,7 +218,7 @@ pub fn plan(
         if clock.played_by_bot() {
             plan.arm.push(Deadline {
                 seat,
-                kind: "bot",
+                kind: DeadlineKind::Bot,
                 turn_started_at: now,
                 due_at: now,
                 remind_at: None,
@@ -253,7 +233,7 @@ pub fn plan(
                 let budget = control.seconds_per_move + clock.bank_secs.unwrap_or(0);
                 plan.arm.push(Deadline {
                     seat,
-                    kind: "turn",
+                    kind: DeadlineKind::Turn,
                     turn_started_at: start,
                     due_at: advance(start, budget, control.weekends_paused),
                     remind_at: Some(advance(start, budget * 4 / 5, control.weekends_paused)),
@@ -284,7 +264,7 @@ pub fn plan(
         (Some((key, _)), Some(armed)) if key == armed => {}
         (Some((key, after_secs)), _) => plan.arm.push(Deadline {
             seat: TIMER_SEAT,
-            kind: "timer",
+            kind: DeadlineKind::Timer,
             turn_started_at: now,
             due_at: now + Duration::seconds(after_secs as i64),
             remind_at: None,
@@ -301,6 +281,8 @@ pub fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::seats::SeatState;
+    use uuid::Uuid;
 
     fn at(text: &str) -> DateTime<Utc> {
         text.parse().unwrap()
@@ -320,7 +302,7 @@ mod tests {
         SeatClock {
             seat,
             user_id: Uuid::nil(),
-            state: "active".into(),
+            state: SeatState::Active,
             bank_secs: None,
             timeouts: 0,
             vacation_until: None,
@@ -413,7 +395,7 @@ mod tests {
     fn bots_are_due_at_once_and_rules_timers_are_armed_once() {
         let now = at("2026-11-25T12:00:00Z");
         let mut bot = seat(1);
-        bot.state = "abandoned".into();
+        bot.state = SeatState::Abandoned;
         let plan1 = plan(
             None,
             &[seat(0), bot],
@@ -424,7 +406,7 @@ mod tests {
             None,
             now,
         );
-        assert_eq!(plan1.arm[0].kind, "bot");
+        assert_eq!(plan1.arm[0].kind, DeadlineKind::Bot);
         assert_eq!(plan1.arm[0].due_at, now);
         assert!(plan1.new_turns.is_empty(), "no mail for a bot's turn");
         assert_eq!(plan1.arm[1].timer_key.as_deref(), Some("t1"));

@@ -6,14 +6,16 @@
 //! compare-and-set append as a player's move, so a timeout that races a real move never applies
 //! both: whichever is written first wins, and the other writes nothing.
 
-use super::PlatformEvent;
 use super::clock::{AbandonPolicy, TimeControl};
 use super::committer::Committer;
 use super::play::{self, Origin, Submission, kind_of, read_context};
+use super::{PlatformEvent, TimeoutPlay};
 use crate::games::{Actor, BotLevel, GameRng, Seat};
 use crate::notify::{self, Notice};
 use crate::store::append::SeatUpdate;
+use crate::store::deadlines::{self, DeadlineKind, DueClock};
 use crate::store::games::Status;
+use crate::store::seats::SeatState;
 use crate::with_rules;
 use rand::RngExt;
 use serde_json::json;
@@ -67,55 +69,40 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
         reminders: send_reminders(pool, limit).await?,
         ..Pass::default()
     };
-    let due: Vec<(Uuid, i16, String, Option<String>)> = sqlx::query_as(
-        "UPDATE deadlines d SET leased_until = now() + make_interval(secs => $2)
-           FROM (SELECT game_id, seat FROM deadlines
-                  WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
-                  ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
-          WHERE d.game_id = due.game_id AND d.seat = due.seat
-         RETURNING d.game_id, d.seat, d.kind, d.timer_key",
-    )
-    .bind(limit)
-    .bind(LEASE_SECS)
-    .fetch_all(pool)
-    .await?;
-    for (game_id, seat, kind, timer_key) in due {
+    let due = deadlines::lease_due(pool, limit, LEASE_SECS).await?;
+    for DueClock {
+        game_id,
+        seat,
+        kind,
+        timer_key,
+    } in due
+    {
         let mut conn = pool.acquire().await?;
         match handle(
             &mut conn,
             committer,
             game_id,
             seat,
-            &kind,
+            kind,
             timer_key.as_deref(),
         )
         .await
         {
-            Ok(Outcome::Played) => match kind.as_str() {
-                "turn" => pass.timeouts += 1,
-                "bot" => pass.bot_moves += 1,
-                _ => pass.timers += 1,
+            Ok(Outcome::Played) => match kind {
+                DeadlineKind::Turn => pass.timeouts += 1,
+                DeadlineKind::Bot => pass.bot_moves += 1,
+                DeadlineKind::Timer => pass.timers += 1,
             },
             Ok(Outcome::Postponed) => pass.stale += 1,
             Ok(Outcome::Stale) => {
                 pass.stale += 1;
                 // Whatever moved the game on re-armed or removed the clock; if it did not
                 // (another seat moved), let it be looked at afresh.
-                sqlx::query(
-                    "UPDATE deadlines SET leased_until = NULL WHERE game_id = $1 AND seat = $2",
-                )
-                .bind(game_id)
-                .bind(seat)
-                .execute(&mut *conn)
-                .await?;
+                deadlines::release(&mut conn, game_id, seat).await?;
             }
             Ok(Outcome::Gone) => {
                 pass.stale += 1;
-                sqlx::query("DELETE FROM deadlines WHERE game_id = $1 AND seat = $2")
-                    .bind(game_id)
-                    .bind(seat)
-                    .execute(&mut *conn)
-                    .await?;
+                deadlines::remove(&mut conn, game_id, seat).await?;
             }
             // Keep the lease: the clock is tried again when it expires, not in a hot loop.
             Err(error) => tracing::error!(%game_id, seat, error = ?error, "a due clock failed"),
@@ -141,7 +128,7 @@ async fn handle(
     committer: &Committer,
     game_id: Uuid,
     seat: i16,
-    kind: &str,
+    kind: DeadlineKind,
     timer_key: Option<&str>,
 ) -> anyhow::Result<Outcome> {
     let mut context = read_context(conn, game_id, Uuid::nil(), "")
@@ -152,14 +139,15 @@ async fn handle(
     }
     // Nobody times out on vacation. Starting a vacation moves the clocks that run then; a
     // turn armed in the same instant from an older read is caught here instead.
-    if kind == "turn"
+    if kind == DeadlineKind::Turn
         && let Some(until) = context
             .seat_clocks
             .iter()
             .find(|c| c.seat == seat)
             .and_then(|c| c.vacation_until)
     {
-        postpone(conn, game_id, seat, until).await?;
+        // The clock starts again when they are back, with the whole allowance.
+        deadlines::restart_at(conn, game_id, seat, until).await?;
         return Ok(Outcome::Postponed);
     }
     let game_kind = kind_of(&context.head).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -173,7 +161,7 @@ async fn handle(
     let mut bot_rng = GameRng::from_u64(rand::rng().random());
     let applied = with_rules!(game_kind, R => {
         let state = context.state::<R>(conn).await?;
-        let submission = if kind == "timer" {
+        let submission = if kind == DeadlineKind::Timer {
             match R::timer(&state) {
                 Some(timer) if Some(timer.key.as_str()) == timer_key => Some((
                     Actor::System,
@@ -187,34 +175,34 @@ async fn handle(
             None
         } else {
             let clock = context.seat_clocks.iter().find(|c| c.seat == seat).cloned();
-            let by_bot = kind == "bot" || clock.as_ref().is_some_and(|c| c.played_by_bot());
+            let by_bot = kind == DeadlineKind::Bot || clock.as_ref().is_some_and(|c| c.played_by_bot());
             if by_bot {
                 let command = R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng);
                 Some((Actor::Seat(seat as Seat), command, Vec::new(), Vec::new()))
             } else {
                 let consecutive = clock.as_ref().map(|c| c.timeouts).unwrap_or(0) + 1;
                 let (command, played) = match R::pass_command(&state, seat as Seat) {
-                    Some(pass) => (pass, "pass"),
-                    None => (R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng), "bot"),
+                    Some(pass) => (pass, TimeoutPlay::Pass),
+                    None => (R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng), TimeoutPlay::Bot),
                 };
                 let mut preface = vec![PlatformEvent::TurnTimedOut {
                     seat: seat as Seat,
                     consecutive,
-                    played: played.to_string(),
+                    played,
                 }];
                 let mut update = SeatUpdate { seat, timeouts: Some(consecutive), ..SeatUpdate::default() };
                 if let Some(control) = &control
                     && consecutive >= control.abandon_after
                 {
-                    let (state_name, policy) = match control.on_abandon {
-                        AbandonPolicy::Bot => ("abandoned", "bot"),
-                        AbandonPolicy::Forfeit => ("forfeited", "forfeit"),
+                    let (seat_state, policy) = match control.on_abandon {
+                        AbandonPolicy::Bot => (SeatState::Abandoned, "bot"),
+                        AbandonPolicy::Forfeit => (SeatState::Forfeited, "forfeit"),
                     };
                     preface.push(PlatformEvent::SeatAbandoned { seat: seat as Seat, policy: policy.to_string() });
-                    update.state = Some(state_name);
+                    update.state = Some(seat_state);
                     // From now on the bot plays this seat: plan its next turns that way.
                     for c in context.seat_clocks.0.iter_mut().filter(|c| c.seat == seat) {
-                        c.state = state_name.to_string();
+                        c.state = seat_state;
                     }
                 }
                 Some((Actor::Seat(seat as Seat), command, preface, vec![update]))
@@ -242,48 +230,20 @@ async fn handle(
     })
 }
 
-/// Restarts a seat's turn clock when its player's vacation ends, with the whole allowance.
-async fn postpone(
-    conn: &mut PgConnection,
-    game_id: Uuid,
-    seat: i16,
-    until: chrono::DateTime<chrono::Utc>,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE deadlines
-            SET due_at = $3 + (due_at - turn_started_at),
-                remind_at = $3 + (remind_at - turn_started_at),
-                turn_started_at = $3, reminded = false, leased_until = NULL
-          WHERE game_id = $1 AND seat = $2",
-    )
-    .bind(game_id)
-    .bind(seat)
-    .bind(until)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
 /// Queues a reminder for every clock 80% used, once per turn.
 async fn send_reminders(pool: &PgPool, limit: i64) -> anyhow::Result<usize> {
     let mut tx = pool.begin().await?;
-    let due: Vec<(Uuid, i16, Uuid, i64, chrono::DateTime<chrono::Utc>)> = sqlx::query_as(
-        "UPDATE deadlines d SET reminded = true
-           FROM (SELECT game_id, seat FROM deadlines
-                  WHERE kind = 'turn' AND NOT reminded AND remind_at <= now()
-                  ORDER BY remind_at LIMIT $1 FOR UPDATE SKIP LOCKED) due,
-                game_seats s, games g
-          WHERE d.game_id = due.game_id AND d.seat = due.seat
-            AND s.game_id = d.game_id AND s.seat = d.seat AND g.id = d.game_id
-         RETURNING d.game_id, d.seat, s.user_id, g.version, d.due_at",
-    )
-    .bind(limit)
-    .fetch_all(&mut *tx)
-    .await?;
+    let due = deadlines::take_due_reminders(&mut tx, limit).await?;
     let notices: Vec<Notice> = due
         .iter()
-        .map(|(game, seat, user, version, due_at)| {
-            Notice::reminder(*user, *game, *seat, *version, json!({"deadline": due_at}))
+        .map(|r| {
+            Notice::reminder(
+                r.user_id,
+                r.game_id,
+                r.seat,
+                r.version,
+                json!({"deadline": r.due_at}),
+            )
         })
         .collect();
     notify::enqueue(&mut tx, &notices).await?;

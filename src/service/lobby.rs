@@ -8,7 +8,9 @@ use crate::http::error::ApiError;
 use crate::notify::{self, Notice};
 use crate::store::append;
 use crate::store::events;
-use crate::store::games::{self, GameHead, SeatRow, Status};
+use crate::store::games::{self, GameHead, ListFilter, Listing, NewGame, SeatRow, Status};
+use crate::store::seats::{self, SeatState};
+use crate::store::{channels, invitations, users};
 use crate::with_rules;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -29,7 +31,7 @@ pub struct SeatSummary {
     pub username: String,
     /// `active`; `abandoned` after too many timeouts (the bot plays it until the player
     /// returns); `forfeited` (the bot plays it out, it ranks last).
-    pub state: String,
+    pub state: SeatState,
 }
 
 /// A game as listed in the lobby and at the top of a game's page.
@@ -101,7 +103,7 @@ impl GameSummary {
                     seat: s.seat,
                     user_id: s.user_id,
                     username: s.username.clone(),
-                    state: s.state.clone(),
+                    state: s.state,
                 })
                 .collect(),
             created_by: head.created_by,
@@ -226,30 +228,29 @@ pub async fn create(
     let nonce = validate_nonce(request.nonce)?;
     let seed: [u8; 32] = rand::rng().random();
     let id = Uuid::now_v7();
+    let time_control = time_control
+        .as_ref()
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(anyhow::Error::from)?;
     let mut tx = pool.begin().await?;
-    sqlx::query(
-        "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
-                            created_by, seed, seed_commitment, time_control)
-         VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9, $10)",
+    games::insert(
+        &mut tx,
+        &NewGame {
+            id,
+            kind: kind.as_str(),
+            rules_version,
+            options: &options,
+            seat_count: i16::from(request.seats),
+            visibility: &visibility,
+            created_by: caller,
+            seed: seed.as_slice(),
+            seed_commitment: &commitment(&seed),
+            time_control,
+        },
     )
-    .bind(id)
-    .bind(kind.as_str())
-    .bind(rules_version)
-    .bind(&options)
-    .bind(i16::from(request.seats))
-    .bind(&visibility)
-    .bind(caller)
-    .bind(seed.as_slice())
-    .bind(commitment(&seed))
-    .bind(time_control.as_ref().map(sqlx::types::Json))
-    .execute(&mut *tx)
     .await?;
-    sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, nonce) VALUES ($1, 0, $2, $3)")
-        .bind(id)
-        .bind(caller)
-        .bind(&nonce)
-        .execute(&mut *tx)
-        .await?;
+    seats::take(&mut tx, id, 0, caller, &nonce).await?;
     tx.commit().await?;
     summary(pool, id, caller).await
 }
@@ -308,20 +309,14 @@ pub async fn join(
             "you already have a seat in this game",
         ));
     }
-    if head.visibility == "private" && head.created_by != caller {
-        let invited: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM game_invitations WHERE game_id = $1 AND user_id = $2)",
-        )
-        .bind(game_id)
-        .bind(caller)
-        .fetch_one(&mut *tx)
-        .await?;
-        if !invited {
-            return Err(ApiError::forbidden(
-                "not_invited",
-                "this game is private and you are not invited",
-            ));
-        }
+    if head.visibility == "private"
+        && head.created_by != caller
+        && !invitations::is_invited(&mut tx, game_id, caller).await?
+    {
+        return Err(ApiError::forbidden(
+            "not_invited",
+            "this game is private and you are not invited",
+        ));
     }
     let taken: Vec<i16> = seats.iter().map(|s| s.seat).collect();
     let seat = match request.seat {
@@ -343,13 +338,7 @@ pub async fn join(
             .find(|s| !taken.contains(s))
             .ok_or_else(|| ApiError::conflict("game_full", "every seat is taken"))?,
     };
-    sqlx::query("INSERT INTO game_seats (game_id, seat, user_id, nonce) VALUES ($1, $2, $3, $4)")
-        .bind(game_id)
-        .bind(seat)
-        .bind(caller)
-        .bind(&nonce)
-        .execute(&mut *tx)
-        .await?;
+    seats::take(&mut tx, game_id, seat, caller, &nonce).await?;
     if taken.len() + 1 == head.seat_count as usize {
         start_locked(&mut tx, &head).await?;
     }
@@ -367,12 +356,7 @@ pub async fn leave(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSum
     if head.status() != Status::Open {
         return Err(wrong_status(&head, "leave"));
     }
-    let left = sqlx::query("DELETE FROM game_seats WHERE game_id = $1 AND user_id = $2")
-        .bind(game_id)
-        .bind(caller)
-        .execute(&mut *tx)
-        .await?;
-    if left.rows_affected() == 0 {
+    if !seats::leave(&mut tx, game_id, caller).await? {
         return Err(ApiError::forbidden(
             "not_a_player",
             "you have no seat in this game",
@@ -418,10 +402,7 @@ pub async fn start(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSum
 pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
     let mut tx = pool.begin().await?;
     lock_own_open_game(&mut tx, caller, game_id, "cancel").await?;
-    sqlx::query("UPDATE games SET status = 'cancelled' WHERE id = $1")
-        .bind(game_id)
-        .execute(&mut *tx)
-        .await?;
+    games::cancel(&mut tx, game_id).await?;
     tx.commit().await?;
     summary(pool, game_id, caller).await
 }
@@ -463,29 +444,16 @@ pub async fn invite(
         return Err(wrong_status(&head, "invite"));
     }
     let name = crate::http::text::line("username", &request.username, 1..=254)?;
-    let user = crate::store::users::find_by_username(&mut *tx, name).await?;
+    let user = users::find_by_username(&mut *tx, name).await?;
     let (user_id, username) = user.ok_or_else(|| {
         ApiError::not_found(
             "user_not_found",
             format!("there is no user {:?}", request.username),
         )
     })?;
-    let inserted = sqlx::query(
-        "INSERT INTO game_invitations (game_id, user_id, invited_by) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING",
-    )
-    .bind(game_id)
-    .bind(user_id)
-    .bind(caller)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected()
-        == 1;
+    let inserted = invitations::invite(&mut tx, game_id, user_id, caller).await?;
     if inserted {
-        let inviter: String = sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
-            .bind(caller)
-            .fetch_one(&mut *tx)
-            .await?;
+        let inviter = users::username(&mut *tx, caller).await?;
         notify::enqueue(
             &mut tx,
             &[Notice::invited(
@@ -525,19 +493,7 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
         }
     });
     // Renumber the seats 0..count without gaps, keeping their order.
-    sqlx::query("UPDATE game_seats SET seat = -1 - seat WHERE game_id = $1")
-        .bind(head.id)
-        .execute(&mut *conn)
-        .await?;
-    sqlx::query(
-        "UPDATE game_seats s SET seat = r.new_seat
-           FROM (SELECT user_id, (row_number() OVER (ORDER BY seat DESC) - 1)::smallint AS new_seat
-                   FROM game_seats WHERE game_id = $1) r
-          WHERE s.game_id = $1 AND s.user_id = r.user_id",
-    )
-    .bind(head.id)
-    .execute(&mut *conn)
-    .await?;
+    seats::renumber(&mut *conn, head.id).await?;
     let seats = games::seats(&mut *conn, head.id).await?;
     let nonces: Vec<String> = seats.iter().map(|s| s.nonce.clone()).collect();
     let started = PlatformEvent::GameStarted {
@@ -578,17 +534,14 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
         &state.to_string(),
     )
     .await?;
-    sqlx::query(
-        "UPDATE games SET status = 'active', version = $2, seat_count = $3, nonces = $4,
-                          pending_seats = $5, started_at = now(), turn_started_at = now()
-          WHERE id = $1",
+    games::mark_started(
+        &mut *conn,
+        head.id,
+        version,
+        count as i16,
+        &nonces,
+        &pending,
     )
-    .bind(head.id)
-    .bind(version)
-    .bind(count as i16)
-    .bind(&nonces)
-    .bind(&pending)
-    .execute(&mut *conn)
     .await?;
 
     // Clocks: every seat starts with the whole time bank; the first seats to act get theirs.
@@ -599,11 +552,7 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
     if let Some(control) = &control
         && control.bank_seconds > 0
     {
-        sqlx::query("UPDATE game_seats SET bank_secs = $2 WHERE game_id = $1")
-            .bind(head.id)
-            .bind(control.bank_seconds)
-            .execute(&mut *conn)
-            .await?;
+        seats::fill_banks(&mut *conn, head.id, control.bank_seconds).await?;
     }
     let clocks = seat_clocks(&mut *conn, head.id).await?;
     let plan = clock::plan(
@@ -648,12 +597,7 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
 
 /// Sends a live note when the transaction commits (see `live`).
 pub async fn live_note(conn: &mut PgConnection, note: &Value) -> Result<(), sqlx::Error> {
-    sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(crate::live::LIVE_CHANNEL)
-        .bind(note.to_string())
-        .execute(conn)
-        .await?;
-    Ok(())
+    channels::notify(conn, crate::live::LIVE_CHANNEL, &note.to_string()).await
 }
 
 /// The seats of a game as the clock sees them (state, bank, vacation, running turn).
@@ -661,13 +605,7 @@ pub async fn seat_clocks(
     conn: &mut PgConnection,
     game_id: Uuid,
 ) -> Result<Vec<SeatClock>, sqlx::Error> {
-    let clocks: sqlx::types::Json<Vec<SeatClock>> = sqlx::query_scalar(sqlx::AssertSqlSafe(
-        format!("SELECT {}", games::seat_clocks_sql("$1")),
-    ))
-    .bind(game_id)
-    .fetch_one(conn)
-    .await?;
-    Ok(clocks.0)
+    seats::clocks(conn, game_id).await
 }
 
 /// Which games to list.
@@ -743,16 +681,12 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
     }
     let status = match (&query.status, view) {
         (None, _) => None,
-        (Some(s), ListView::Mine) => Some(
-            Status::parse(s)
-                .ok_or_else(|| {
-                    ApiError::bad_request(
-                        "invalid_parameter",
-                        "status is open, active, finished or cancelled",
-                    )
-                })?
-                .as_str(),
-        ),
+        (Some(s), ListView::Mine) => Some(Status::parse(s).ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_parameter",
+                "status is open, active, finished or cancelled",
+            )
+        })?),
         (Some(_), _) => {
             return Err(ApiError::bad_request(
                 "invalid_parameter",
@@ -761,84 +695,28 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
         }
     };
     let cursor = query.cursor.as_deref().map(decode_cursor).transpose()?;
-    // Each view: its filter, its sort key and direction.
-    let (filter, sort_key, ascending) = match view {
-        ListView::Open => (
-            "g.status = 'open' AND (g.visibility = 'public' OR g.created_by = $1
-               OR EXISTS (SELECT 1 FROM game_invitations i WHERE i.game_id = g.id AND i.user_id = $1))",
-            "g.created_at",
-            false,
-        ),
-        ListView::Mine => (
-            "g.status <> 'cancelled' AND ($4::text IS NULL OR g.status = $4)
-               AND (EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1)
-                    OR (g.sandbox AND g.created_by = $1))",
-            "g.created_at",
-            false,
-        ),
-        ListView::MyTurn => (
-            "g.status = 'active' AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
-               AND s.user_id = $1 AND s.seat = ANY(g.pending_seats))",
-            // Most urgent first: the nearest deadline of the caller's seat; games without a
-            // clock after those with one, the longest-waiting first.
-            "coalesce((SELECT d.due_at FROM deadlines d JOIN game_seats s
-                          ON s.game_id = d.game_id AND s.seat = d.seat
-                        WHERE d.game_id = g.id AND s.user_id = $1),
-                      g.turn_started_at + interval '1000 years')",
-            true,
-        ),
-        ListView::Finished => (
-            "g.status = 'finished' AND (g.visibility = 'public'
-               OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1))",
-            "g.finished_at",
-            false,
-        ),
-    };
-    let (cmp, order) = if ascending {
-        (">", "ASC")
-    } else {
-        ("<", "DESC")
-    };
-    let sql = format!(
-        "SELECT g.id, g.kind, g.rules_version, g.options, g.seat_count, g.visibility, g.status,
-                g.version, g.created_by, g.seed, g.seed_commitment, g.nonces, g.pending_seats,
-                g.outcome, g.sandbox, g.imported_from, g.time_control, g.created_at, g.started_at, g.finished_at, g.turn_started_at,
-                {sort_key} AS sort_at
-           FROM games g
-          WHERE {filter} AND ($2::text IS NULL OR g.kind = $2)
-            AND ($5::timestamptz IS NULL OR ({sort_key}, g.id) {cmp} ($5, $6))
-          ORDER BY {sort_key} {order}, g.id {order}
-          LIMIT $3"
-    );
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        #[sqlx(flatten)]
-        head: GameHead,
-        sort_at: DateTime<Utc>,
-    }
-    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(caller)
-        .bind(query.kind.as_deref())
-        .bind(limit + 1)
-        .bind(status)
-        .bind(cursor.map(|c| c.0))
-        .bind(cursor.map(|c| c.1))
-        .fetch_all(pool)
-        .await?;
+    let rows = games::list(
+        pool,
+        &ListFilter {
+            listing: match view {
+                ListView::Open => Listing::Open,
+                ListView::Mine => Listing::Mine,
+                ListView::MyTurn => Listing::MyTurn,
+                ListView::Finished => Listing::Finished,
+            },
+            caller,
+            kind: query.kind.as_deref(),
+            status,
+            // One more than a page: whether there is a next page.
+            limit: limit + 1,
+            after: cursor,
+        },
+    )
+    .await?;
     let more = rows.len() as i64 > limit;
     let rows = &rows[..rows.len().min(limit as usize)];
     let ids: Vec<Uuid> = rows.iter().map(|r| r.head.id).collect();
-    let seat_rows: Vec<(Uuid, SeatRow)> = sqlx::query_as::<_, SeatRowWithGame>(
-        "SELECT s.game_id, s.seat, s.user_id, u.username, s.nonce, s.state
-           FROM game_seats s JOIN users u ON u.id = s.user_id
-          WHERE s.game_id = ANY($1) ORDER BY s.game_id, s.seat",
-    )
-    .bind(&ids)
-    .fetch_all(pool)
-    .await?
-    .into_iter()
-    .map(|r| (r.game_id, r.seat))
-    .collect();
+    let seat_rows = seats::seats_of_games(pool, &ids).await?;
     let mut seats_by_game: HashMap<Uuid, Vec<SeatRow>> = HashMap::new();
     for (game, seat) in seat_rows {
         seats_by_game.entry(game).or_default().push(seat);
@@ -857,11 +735,4 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
         .then(|| rows.last().map(|r| encode_cursor(r.sort_at, r.head.id)))
         .flatten();
     Ok(GamePage { items, next_cursor })
-}
-
-#[derive(sqlx::FromRow)]
-struct SeatRowWithGame {
-    game_id: Uuid,
-    #[sqlx(flatten)]
-    seat: SeatRow,
 }

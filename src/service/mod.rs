@@ -52,7 +52,7 @@ pub enum PlatformEvent {
         /// Consecutive timeouts of this seat, this one included.
         consecutive: i32,
         /// `pass` (the rules allowed a plain pass) or `bot` (the sensible bot moved).
-        played: String,
+        played: TimeoutPlay,
     },
     /// After too many timeouts the seat is played by the bot: until its player returns
     /// (`bot`), or to the end with the seat ranked last (`forfeit`).
@@ -82,6 +82,16 @@ impl PlatformEvent {
             actor: None,
         }
     }
+}
+
+/// What was played for a seat whose time ran out (`kontor.turn_timed_out`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutPlay {
+    /// The rules allowed a plain pass.
+    Pass,
+    /// The sensible bot moved.
+    Bot,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]

@@ -12,6 +12,7 @@ use crate::notify::Notice;
 use crate::store::append::{Append, CommandRecord, Mail, SeatUpdate};
 use crate::store::events::{self, NewEvent};
 use crate::store::games::{self, GameHead, Status};
+use crate::store::seats::SeatState;
 use crate::with_rules;
 use actix_web::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -196,7 +197,7 @@ impl Context {
                 clock.bank_secs = update.bank_secs.or(clock.bank_secs);
                 clock.timeouts = update.timeouts.unwrap_or(clock.timeouts);
                 if let Some(state) = update.state {
-                    clock.state = state.to_string();
+                    clock.state = state;
                 }
             }
         }
@@ -224,32 +225,9 @@ pub async fn read_context(
     caller: Uuid,
     idempotency_key: &str,
 ) -> Result<Context, ApiError> {
-    let columns = games::HEAD_COLUMNS
-        .split(',')
-        .map(|c| format!("g.{}", c.trim()))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let seat_clocks = games::seat_clocks_sql("g.id");
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {columns},
-           c.request_hash AS stored_hash, c.response_status AS stored_status,
-           c.response AS stored_response,
-           s.version AS cached_version, s.state AS cached_state,
-           {seat_clocks} AS seat_clocks,
-           (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
-         FROM games g
-         LEFT JOIN game_commands c
-           ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3
-         LEFT JOIN game_state s
-           ON s.game_id = g.id AND s.version <= g.version AND s.rules_version = g.rules_version
-         WHERE g.id = $1"
-    )))
-    .bind(game_id)
-    .bind(caller)
-    .bind(idempotency_key)
-    .fetch_optional(conn)
-    .await?
-    .ok_or_else(game_not_found)
+    games::read_for_command(conn, game_id, caller, idempotency_key)
+        .await?
+        .ok_or_else(game_not_found)
 }
 
 /// An action as a client submitted it.
@@ -320,19 +298,25 @@ pub async fn submit(
             format!("you hold seat {seat}, not seat {requested}"),
         ));
     }
-    if let Some(clock) = context.seat_clocks.iter().find(|c| c.seat == seat)
-        && clock.played_by_bot()
+    match context
+        .seat_clocks
+        .iter()
+        .find(|c| c.seat == seat)
+        .map(|c| c.state)
     {
-        return Err(match clock.state.as_str() {
-            "forfeited" => ApiError::conflict(
+        Some(SeatState::Forfeited) => {
+            return Err(ApiError::conflict(
                 "seat_forfeited",
                 "your seat was forfeited under the game's time control; the bot plays it out",
-            ),
-            _ => ApiError::conflict(
+            ));
+        }
+        Some(SeatState::Abandoned) => {
+            return Err(ApiError::conflict(
                 "seat_abandoned",
                 "the bot plays your seat after your timeouts; take it back with POST /games/{id}/return",
-            ),
-        });
+            ));
+        }
+        Some(SeatState::Active) | None => {}
     }
     if head.status() != Status::Active {
         return Err(ApiError::conflict(
@@ -508,7 +492,7 @@ pub async fn apply<R: Rules>(
         let forfeited: Vec<Seat> = context
             .seat_clocks
             .iter()
-            .filter(|s| s.state == "forfeited")
+            .filter(|s| s.state == SeatState::Forfeited)
             .map(|s| s.seat as Seat)
             .collect();
         rank_forfeits_last(outcome, &forfeited);

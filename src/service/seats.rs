@@ -7,6 +7,8 @@ use crate::http::error::ApiError;
 use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, Status};
+use crate::store::seats::{self, SeatState};
+use crate::store::{deadlines, vacations};
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -22,12 +24,7 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
         .await?
         .filter(|head| super::readable_by(head, caller))
         .ok_or_else(game_not_found)?;
-    let seat: Option<(i16, String)> =
-        sqlx::query_as("SELECT seat, state FROM game_seats WHERE game_id = $1 AND user_id = $2")
-            .bind(game_id)
-            .bind(caller)
-            .fetch_optional(&mut *tx)
-            .await?;
+    let seat = seats::seat_and_state_of(&mut tx, game_id, caller).await?;
     let Some((seat, state)) = seat else {
         return Err(ApiError::forbidden(
             "not_a_player",
@@ -40,36 +37,26 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
             "the game is not running",
         ));
     }
-    match state.as_str() {
-        "abandoned" => {}
-        "forfeited" => {
+    match state {
+        SeatState::Abandoned => {}
+        SeatState::Forfeited => {
             return Err(ApiError::conflict(
                 "seat_forfeited",
                 "this seat was forfeited under the game's time control and cannot be taken back",
             ));
         }
-        _ => {
+        SeatState::Active => {
             return Err(ApiError::conflict(
                 "seat_not_abandoned",
                 "your seat is not abandoned: you are playing it",
             ));
         }
     }
-    sqlx::query(
-        "UPDATE game_seats SET state = 'active', timeouts = 0 WHERE game_id = $1 AND seat = $2",
-    )
-    .bind(game_id)
-    .bind(seat)
-    .execute(&mut *tx)
-    .await?;
+    seats::mark_returned(&mut tx, game_id, seat).await?;
     let version = head.version + 1;
     let event = PlatformEvent::SeatReturned { seat: seat as u8 }.to_new_event();
     events::append(&mut tx, game_id, version, None, &[event]).await?;
-    sqlx::query("UPDATE games SET version = $2 WHERE id = $1")
-        .bind(game_id)
-        .bind(version)
-        .execute(&mut *tx)
-        .await?;
+    games::set_version(&mut tx, game_id, version).await?;
     // If the seat must act now, its own clock replaces the bot's.
     if head.pending_seats.contains(&seat) {
         let control: Option<TimeControl> = head
@@ -126,29 +113,17 @@ async fn used_this_year(pool: &PgPool, user: Uuid, now: DateTime<Utc>) -> Result
         .with_ymd_and_hms(now.year(), 1, 1, 0, 0, 0)
         .single()
         .expect("1 January exists");
-    let seconds: Option<f64> = sqlx::query_scalar(
-        "SELECT sum(extract(epoch FROM least(ends_at, $3) - greatest(starts_at, $2)))::float8
-           FROM vacations WHERE user_id = $1 AND ends_at > $2 AND starts_at < $3",
-    )
-    .bind(user)
-    .bind(year_start)
-    .bind(year_start + chrono::Months::new(12))
-    .fetch_one(pool)
-    .await?;
-    Ok(seconds.unwrap_or(0.0) / DAY)
+    let seconds =
+        vacations::seconds_between(pool, user, year_start, year_start + chrono::Months::new(12))
+            .await?;
+    Ok(seconds / DAY)
 }
 
 async fn current(
     pool: &PgPool,
     user: Uuid,
 ) -> Result<Option<(DateTime<Utc>, DateTime<Utc>)>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT starts_at, ends_at FROM vacations
-          WHERE user_id = $1 AND starts_at <= now() AND ends_at > now()",
-    )
-    .bind(user)
-    .fetch_optional(pool)
-    .await
+    vacations::current(pool, user).await
 }
 
 pub async fn vacation(pool: &PgPool, user: Uuid, days_per_year: i64) -> Result<Vacation, ApiError> {
@@ -190,13 +165,8 @@ pub async fn start_vacation(
     }
     let ends = now + chrono::Duration::days(request.days);
     let mut tx = pool.begin().await?;
-    sqlx::query("INSERT INTO vacations (user_id, starts_at, ends_at) VALUES ($1, $2, $3)")
-        .bind(user)
-        .bind(now)
-        .bind(ends)
-        .execute(&mut *tx)
-        .await?;
-    shift_clocks(&mut tx, user, chrono::Duration::days(request.days)).await?;
+    vacations::insert(&mut tx, user, now, ends).await?;
+    deadlines::shift_turns_of(&mut tx, user, chrono::Duration::days(request.days)).await?;
     tx.commit().await?;
     vacation(pool, user, days_per_year).await
 }
@@ -215,33 +185,8 @@ pub async fn end_vacation(
         ));
     };
     let mut tx = pool.begin().await?;
-    sqlx::query("UPDATE vacations SET ends_at = $3 WHERE user_id = $1 AND starts_at = $2")
-        .bind(user)
-        .bind(starts)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-    shift_clocks(&mut tx, user, -(ends - now)).await?;
+    vacations::set_end(&mut tx, user, starts, now).await?;
+    deadlines::shift_turns_of(&mut tx, user, -(ends - now)).await?;
     tx.commit().await?;
     vacation(pool, user, days_per_year).await
-}
-
-/// Moves the user's running turn clocks (not bots', not rules timers) by `by`.
-async fn shift_clocks(
-    conn: &mut sqlx::PgConnection,
-    user: Uuid,
-    by: chrono::Duration,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE deadlines d
-            SET turn_started_at = d.turn_started_at + $2, due_at = d.due_at + $2,
-                remind_at = d.remind_at + $2
-           FROM game_seats s
-          WHERE s.game_id = d.game_id AND s.seat = d.seat AND s.user_id = $1 AND d.kind = 'turn'",
-    )
-    .bind(user)
-    .bind(by)
-    .execute(conn)
-    .await?;
-    Ok(())
 }

@@ -4,19 +4,21 @@
 //! cache. A statement is
 //! atomic, so either all of it happens or none; `write` says which.
 
+use super::deadlines::DeadlineKind;
 use super::events::{Batch, EVENT_SCHEMA_VERSION};
+use super::seats::SeatState;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::PgConnection;
+use std::sync::LazyLock;
 use uuid::Uuid;
 
 /// A deadline to arm (or re-arm) for a seat (`seat` -1: a rules timer).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Deadline {
     pub seat: i16,
-    /// `turn` (a player's clock), `bot` (the bot plays the seat now) or `timer`.
-    pub kind: &'static str,
+    pub kind: DeadlineKind,
     pub turn_started_at: DateTime<Utc>,
     pub due_at: DateTime<Utc>,
     pub remind_at: Option<DateTime<Utc>>,
@@ -48,7 +50,7 @@ pub struct SeatUpdate {
     pub seat: i16,
     pub bank_secs: Option<i64>,
     pub timeouts: Option<i32>,
-    pub state: Option<&'static str>,
+    pub state: Option<SeatState>,
 }
 
 /// Everything one command writes.
@@ -122,7 +124,7 @@ pub struct Rows {
     disarm_seats: Vec<i16>,
     arm_games: Vec<Uuid>,
     arm_seats: Vec<i16>,
-    arm_kinds: Vec<&'static str>,
+    arm_kinds: Vec<DeadlineKind>,
     arm_started: Vec<DateTime<Utc>>,
     arm_due: Vec<DateTime<Utc>>,
     arm_remind: Vec<Option<DateTime<Utc>>>,
@@ -132,7 +134,7 @@ pub struct Rows {
     seat_numbers: Vec<i16>,
     seat_banks: Vec<Option<i64>>,
     seat_timeouts: Vec<Option<i32>>,
-    seat_states: Vec<Option<&'static str>>,
+    seat_states: Vec<Option<SeatState>>,
     // One per mail.
     mail_ids: Vec<Uuid>,
     mail_games: Vec<Uuid>,
@@ -151,8 +153,7 @@ impl Rows {
         rows.expected_versions.push(append.expected_version);
         rows.versions.push(append.version);
         rows.statuses.push(append.status.to_string());
-        let pending: Vec<String> = append.pending.iter().map(i16::to_string).collect();
-        rows.pendings.push(format!("{{{}}}", pending.join(",")));
+        rows.pendings.push(super::array_literal(append.pending));
         rows.outcomes.push(append.outcome.clone());
         rows.ats.push(append.at);
         let events = &append.events;
@@ -326,18 +327,33 @@ const DISARM: &str = "disarmed AS (
         WHERE d.game_id = x.game_id AND d.seat = x.seat
      )";
 
-const ARM: &str = "armed AS (
-       INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
-       SELECT a.game_id, a.seat, a.kind, a.started, a.due, a.remind, a.key
-         FROM unnest($31::uuid[], $32::smallint[], $33::text[], $34::timestamptz[],
-                     $35::timestamptz[], $36::timestamptz[], $37::text[])
-              AS a(game_id, seat, kind, started, due, remind, key)
-         JOIN moved ON moved.id = a.game_id
-       ON CONFLICT (game_id, seat) DO UPDATE
-          SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
-              due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
-              timer_key = EXCLUDED.timer_key, leased_until = NULL
-     )";
+/// The upsert that arms clocks, from `rows`: an SQL FROM item with the columns
+/// `a(game_id, seat, kind, started, due, remind, key)`. Arming a seat that has a clock
+/// replaces it with a fresh one (not reminded, not leased). Used by the append statement and
+/// by [`arm`].
+fn arm_sql(rows: &str) -> String {
+    format!(
+        "INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
+         SELECT a.game_id, a.seat, a.kind, a.started, a.due, a.remind, a.key
+           FROM {rows}
+         ON CONFLICT (game_id, seat) DO UPDATE
+            SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
+                due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
+                timer_key = EXCLUDED.timer_key, leased_until = NULL"
+    )
+}
+
+static ARM: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "armed AS ({})",
+        arm_sql(
+            "unnest($31::uuid[], $32::smallint[], $33::text[], $34::timestamptz[],
+                    $35::timestamptz[], $36::timestamptz[], $37::text[])
+                 AS a(game_id, seat, kind, started, due, remind, key)
+            JOIN moved ON moved.id = a.game_id"
+        )
+    )
+});
 
 const SEATS: &str = "seated AS (
        UPDATE game_seats s
@@ -350,15 +366,18 @@ const SEATS: &str = "seated AS (
         WHERE s.game_id = u.game_id AND s.seat = u.seat
      )";
 
-const MAIL: &str = "mailed AS (
-       INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
-       SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, 'pending'
-         FROM unnest($43::uuid[], $44::uuid[], $45::uuid[], $46::text[], $47::text[],
-                     $48::jsonb[])
-              AS m(id, game_id, user_id, kind, key, data)
-         JOIN moved ON moved.id = m.game_id
-       ON CONFLICT (user_id, dedupe_key) DO NOTHING
-     )";
+static MAIL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "mailed AS ({})",
+        super::outbox::insert_sql(
+            "unnest($43::uuid[], $44::uuid[], $45::uuid[], $46::text[], $47::text[],
+                    $48::jsonb[])
+                 AS m(id, game_id, user_id, kind, key, data)
+            JOIN moved ON moved.id = m.game_id",
+            "'pending'",
+        )
+    )
+});
 
 /// The constraint a reused idempotency key violates.
 const IDEMPOTENCY_KEY: &str = "game_commands_game_id_user_id_idempotency_key_key";
@@ -378,9 +397,9 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
     for (part, needed) in [
         (SNAPSHOT, !rows.snapshot_games.is_empty()),
         (DISARM, !rows.disarm_games.is_empty()),
-        (ARM, !rows.arm_games.is_empty()),
+        (ARM.as_str(), !rows.arm_games.is_empty()),
         (SEATS, !rows.seat_games.is_empty()),
-        (MAIL, !rows.mail_games.is_empty()),
+        (MAIL.as_str(), !rows.mail_games.is_empty()),
     ] {
         if needed {
             parts.push(part);
@@ -453,14 +472,11 @@ pub async fn arm(
         .execute(&mut *conn)
         .await?;
     for deadline in clocks.arm {
-        sqlx::query(
-            "INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at, remind_at, timer_key)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (game_id, seat) DO UPDATE
-                SET kind = EXCLUDED.kind, turn_started_at = EXCLUDED.turn_started_at,
-                    due_at = EXCLUDED.due_at, remind_at = EXCLUDED.remind_at, reminded = false,
-                    timer_key = EXCLUDED.timer_key, leased_until = NULL",
-        )
+        sqlx::query(sqlx::AssertSqlSafe(arm_sql(
+            "(VALUES ($1::uuid, $2::smallint, $3::text, $4::timestamptz, $5::timestamptz,
+                      $6::timestamptz, $7::text))
+                 AS a(game_id, seat, kind, started, due, remind, key)",
+        )))
         .bind(game_id)
         .bind(deadline.seat)
         .bind(deadline.kind)

@@ -47,12 +47,7 @@ impl<'a> Batch<'a> {
             payloads: events.iter().map(|e| &e.payload).collect(),
             audiences: events
                 .iter()
-                .map(|e| {
-                    e.audience.as_ref().map(|seats| {
-                        let list: Vec<String> = seats.iter().map(i16::to_string).collect();
-                        format!("{{{}}}", list.join(","))
-                    })
-                })
+                .map(|e| e.audience.as_deref().map(super::array_literal))
                 .collect(),
             actors: events.iter().map(|e| e.actor).collect(),
         }

@@ -1,12 +1,19 @@
-//! Game head rows and seats.
+//! Game head rows: creating, reading, starting, cancelling and listing games.
 
+pub use super::seats::{SeatRow, seat_of, seats};
+
+use super::seats;
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
-/// The lifecycle of a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The lifecycle of a game (`games.status`, stored as text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum Status {
     Open,
     Active,
@@ -40,8 +47,7 @@ pub struct GameHead {
     pub options: Value,
     pub seat_count: i16,
     pub visibility: String,
-    #[sqlx(try_from = "String")]
-    pub status: StatusText,
+    pub status: Status,
     pub version: i64,
     pub created_by: Uuid,
     pub seed: Vec<u8>,
@@ -59,22 +65,9 @@ pub struct GameHead {
     pub turn_started_at: Option<DateTime<Utc>>,
 }
 
-/// A status read from the database (the CHECK constraint keeps it valid).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StatusText(pub Status);
-
-impl TryFrom<String> for StatusText {
-    type Error = String;
-    fn try_from(text: String) -> Result<Self, String> {
-        Status::parse(&text)
-            .map(StatusText)
-            .ok_or_else(|| format!("unknown game status {text:?}"))
-    }
-}
-
 impl GameHead {
     pub fn status(&self) -> Status {
-        self.status.0
+        self.status
     }
 
     /// The secret seed as the fixed-size key of the game RNG.
@@ -86,9 +79,12 @@ impl GameHead {
     }
 }
 
-pub const HEAD_COLUMNS: &str = "id, kind, rules_version, options, seat_count, visibility, status, version, \
-     created_by, seed, seed_commitment, nonces, pending_seats, outcome, sandbox, imported_from, time_control, created_at, \
-     started_at, finished_at, turn_started_at";
+/// The columns of a head row (as [`GameHead`] reads them) from `games g`: the one list every
+/// query reading head rows uses.
+pub const HEAD_COLUMNS: &str = "g.id, g.kind, g.rules_version, g.options, g.seat_count, g.visibility, \
+     g.status, g.version, g.created_by, g.seed, g.seed_commitment, g.nonces, g.pending_seats, \
+     g.outcome, g.sandbox, g.imported_from, g.time_control, g.created_at, g.started_at, \
+     g.finished_at, g.turn_started_at";
 
 /// Reads a head row without locking.
 pub async fn head<'e>(
@@ -96,7 +92,7 @@ pub async fn head<'e>(
     game_id: Uuid,
 ) -> Result<Option<GameHead>, sqlx::Error> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {HEAD_COLUMNS} FROM games WHERE id = $1"
+        "SELECT {HEAD_COLUMNS} FROM games g WHERE g.id = $1"
     )))
     .bind(game_id)
     .fetch_optional(executor)
@@ -109,68 +105,279 @@ pub async fn lock_head(
     game_id: Uuid,
 ) -> Result<Option<GameHead>, sqlx::Error> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {HEAD_COLUMNS} FROM games WHERE id = $1 FOR UPDATE"
+        "SELECT {HEAD_COLUMNS} FROM games g WHERE g.id = $1 FOR UPDATE"
     )))
     .bind(game_id)
     .fetch_optional(conn)
     .await
 }
 
-/// A taken seat.
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct SeatRow {
-    pub seat: i16,
-    pub user_id: Uuid,
-    pub username: String,
-    pub nonce: String,
-    /// `active`, `abandoned` (the bot plays it) or `forfeited`.
-    pub state: String,
+/// Reads everything a command on a game needs in one statement (one consistent snapshot):
+/// the head row, the seats with their clocks (`seat_clocks`, see [`seats::clocks_sql`]), the
+/// armed rules timer (`armed_timer`), the state cache at the head's version or before
+/// (`cached_version`, `cached_state`) and the answer stored for `caller`'s
+/// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`).
+pub async fn read_for_command<T>(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    caller: Uuid,
+    idempotency_key: &str,
+) -> Result<Option<T>, sqlx::Error>
+where
+    T: for<'r> sqlx::FromRow<'r, PgRow> + Send + Unpin,
+{
+    let seat_clocks = seats::clocks_sql("g.id");
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {HEAD_COLUMNS},
+           c.request_hash AS stored_hash, c.response_status AS stored_status,
+           c.response AS stored_response,
+           s.version AS cached_version, s.state AS cached_state,
+           {seat_clocks} AS seat_clocks,
+           (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
+         FROM games g
+         LEFT JOIN game_commands c
+           ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3
+         LEFT JOIN game_state s
+           ON s.game_id = g.id AND s.version <= g.version AND s.rules_version = g.rules_version
+         WHERE g.id = $1"
+    )))
+    .bind(game_id)
+    .bind(caller)
+    .bind(idempotency_key)
+    .fetch_optional(conn)
+    .await
 }
 
-/// The taken seats of a game, in seat order.
-pub async fn seats<'e>(
-    executor: impl PgExecutor<'e>,
+/// A game to create, open for players.
+pub struct NewGame<'a> {
+    pub id: Uuid,
+    pub kind: &'a str,
+    pub rules_version: i32,
+    pub options: &'a Value,
+    pub seat_count: i16,
+    pub visibility: &'a str,
+    pub created_by: Uuid,
+    pub seed: &'a [u8],
+    pub seed_commitment: &'a str,
+    pub time_control: Option<Value>,
+}
+
+/// Creates an open game's head row (no seats yet).
+pub async fn insert(conn: &mut PgConnection, game: &NewGame<'_>) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
+                            created_by, seed, seed_commitment, time_control)
+         VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9, $10)",
+    )
+    .bind(game.id)
+    .bind(game.kind)
+    .bind(game.rules_version)
+    .bind(game.options)
+    .bind(game.seat_count)
+    .bind(game.visibility)
+    .bind(game.created_by)
+    .bind(game.seed)
+    .bind(game.seed_commitment)
+    .bind(&game.time_control)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Cancels a game (the caller holds its row lock and checked that it is open).
+pub async fn cancel(conn: &mut PgConnection, game_id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET status = 'cancelled' WHERE id = $1")
+        .bind(game_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Marks a locked open game started at `version` (after its first events), with its final
+/// seat count, the seat nonces and the seats that must act first.
+pub async fn mark_started(
+    conn: &mut PgConnection,
     game_id: Uuid,
-) -> Result<Vec<SeatRow>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT s.seat, s.user_id, u.username, s.nonce, s.state
-           FROM game_seats s JOIN users u ON u.id = s.user_id
-          WHERE s.game_id = $1 ORDER BY s.seat",
+    version: i64,
+    seat_count: i16,
+    nonces: &[String],
+    pending: &[i16],
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE games SET status = 'active', version = $2, seat_count = $3, nonces = $4,
+                          pending_seats = $5, started_at = now(), turn_started_at = now()
+          WHERE id = $1",
     )
     .bind(game_id)
+    .bind(version)
+    .bind(seat_count)
+    .bind(nonces)
+    .bind(pending)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Moves a locked game's version on (after appending events that change nothing else).
+pub async fn set_version(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET version = $2 WHERE id = $1")
+        .bind(game_id)
+        .bind(version)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The active games where the user must act, the longest-waiting first.
+pub async fn waiting_for<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT g.id FROM games g JOIN game_seats s ON s.game_id = g.id
+          WHERE s.user_id = $1 AND g.status = 'active' AND s.seat = ANY(g.pending_seats)
+          ORDER BY g.turn_started_at NULLS LAST, g.id",
+    )
+    .bind(user_id)
     .fetch_all(executor)
     .await
 }
 
-/// The caller's seat in a game, if any.
-pub async fn seat_of<'e>(
-    executor: impl PgExecutor<'e>,
-    game_id: Uuid,
-    user_id: Uuid,
-) -> Result<Option<i16>, sqlx::Error> {
-    sqlx::query_scalar("SELECT seat FROM game_seats WHERE game_id = $1 AND user_id = $2")
-        .bind(game_id)
-        .bind(user_id)
-        .fetch_optional(executor)
-        .await
+/// A game with its players in seat order, as the mail templates need it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct GameWithPlayers {
+    pub id: Uuid,
+    pub kind: String,
+    pub status: String,
+    pub pending_seats: Vec<i16>,
+    pub outcome: Option<Value>,
+    pub turn_started_at: Option<DateTime<Utc>>,
+    pub seats: Vec<i16>,
+    pub user_ids: Vec<Uuid>,
+    pub usernames: Vec<String>,
 }
 
-/// SQL for the seats of the game `game` (an SQL expression) as the clock sees them, as a JSON
-/// array of `service::clock::SeatClock`.
-pub fn seat_clocks_sql(game: &str) -> String {
-    format!(
-        "(SELECT coalesce(json_agg(json_build_object(
-                    'seat', s.seat, 'user_id', s.user_id, 'state', s.state,
-                    'bank_secs', s.bank_secs, 'timeouts', s.timeouts,
-                    'turn_started_at', d.turn_started_at,
-                    'vacation_until', (SELECT max(v.ends_at) FROM vacations v
-                                        WHERE v.user_id = s.user_id AND v.starts_at <= now()
-                                          AND v.ends_at > now()))
-                  ORDER BY s.seat), '[]')
-            FROM game_seats s
-            LEFT JOIN deadlines d ON d.game_id = s.game_id AND d.seat = s.seat
-           WHERE s.game_id = {game})"
+/// These games with their players (unknown ids are left out).
+pub async fn with_players<'e>(
+    executor: impl PgExecutor<'e>,
+    ids: &[Uuid],
+) -> Result<Vec<GameWithPlayers>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT g.id, g.kind, g.status, g.pending_seats, g.outcome, g.turn_started_at,
+                coalesce(array_agg(s.seat ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS seats,
+                coalesce(array_agg(s.user_id ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS user_ids,
+                coalesce(array_agg(u.username ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS usernames
+           FROM games g
+           LEFT JOIN game_seats s ON s.game_id = g.id
+           LEFT JOIN users u ON u.id = s.user_id
+          WHERE g.id = ANY($1)
+          GROUP BY g.id",
     )
+    .bind(ids)
+    .fetch_all(executor)
+    .await
+}
+
+/// Which games a lobby list shows (see `service::lobby::ListView`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listing {
+    /// Open games the caller may join (public, their own, or invited to), newest first.
+    Open,
+    /// The caller's games (seated, or their sandboxes), not cancelled ones, newest first.
+    Mine,
+    /// Active games where the caller must act: the nearest deadline first, then the
+    /// longest-waiting.
+    MyTurn,
+    /// Finished games, public ones and the caller's, most recently finished first.
+    Finished,
+}
+
+/// One page's worth of a lobby list.
+pub struct ListFilter<'a> {
+    pub listing: Listing,
+    pub caller: Uuid,
+    /// Only games of this kind.
+    pub kind: Option<&'a str>,
+    /// Only games in this status (`Listing::Mine`).
+    pub status: Option<Status>,
+    /// Rows to return at most.
+    pub limit: i64,
+    /// Only games after this one (its sort key and id) in the list's order.
+    pub after: Option<(DateTime<Utc>, Uuid)>,
+}
+
+/// A listed game with the key it is sorted by (for the next page's cursor).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ListedGame {
+    #[sqlx(flatten)]
+    pub head: GameHead,
+    pub sort_at: DateTime<Utc>,
+}
+
+/// A page of a lobby list, in the list's order.
+pub async fn list<'e>(
+    executor: impl PgExecutor<'e>,
+    filter: &ListFilter<'_>,
+) -> Result<Vec<ListedGame>, sqlx::Error> {
+    // Each list: its filter, its sort key and direction.
+    let (condition, sort_key, ascending) = match filter.listing {
+        Listing::Open => (
+            "g.status = 'open' AND (g.visibility = 'public' OR g.created_by = $1
+               OR EXISTS (SELECT 1 FROM game_invitations i WHERE i.game_id = g.id AND i.user_id = $1))",
+            "g.created_at",
+            false,
+        ),
+        Listing::Mine => (
+            "g.status <> 'cancelled' AND ($4::text IS NULL OR g.status = $4)
+               AND (EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1)
+                    OR (g.sandbox AND g.created_by = $1))",
+            "g.created_at",
+            false,
+        ),
+        Listing::MyTurn => (
+            "g.status = 'active' AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
+               AND s.user_id = $1 AND s.seat = ANY(g.pending_seats))",
+            // Most urgent first: the nearest deadline of the caller's seat; games without a
+            // clock after those with one, the longest-waiting first.
+            "coalesce((SELECT d.due_at FROM deadlines d JOIN game_seats s
+                          ON s.game_id = d.game_id AND s.seat = d.seat
+                        WHERE d.game_id = g.id AND s.user_id = $1),
+                      g.turn_started_at + interval '1000 years')",
+            true,
+        ),
+        Listing::Finished => (
+            "g.status = 'finished' AND (g.visibility = 'public'
+               OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1))",
+            "g.finished_at",
+            false,
+        ),
+    };
+    let (cmp, order) = if ascending {
+        (">", "ASC")
+    } else {
+        ("<", "DESC")
+    };
+    let sql = format!(
+        "SELECT {HEAD_COLUMNS}, {sort_key} AS sort_at
+           FROM games g
+          WHERE {condition} AND ($2::text IS NULL OR g.kind = $2)
+            AND ($5::timestamptz IS NULL OR ({sort_key}, g.id) {cmp} ($5, $6))
+          ORDER BY {sort_key} {order}, g.id {order}
+          LIMIT $3"
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(filter.caller)
+        .bind(filter.kind)
+        .bind(filter.limit)
+        .bind(filter.status.map(Status::as_str))
+        .bind(filter.after.map(|c| c.0))
+        .bind(filter.after.map(|c| c.1))
+        .fetch_all(executor)
+        .await
 }
 
 /// The head row of an imported game (see `audit::import`): finished, private, no seats.

@@ -1,15 +1,33 @@
-//! PostgreSQL storage: the connection pool and migrations, game head rows, the append-only
-//! event log and the state cache. Every game query is keyed by `game_id`.
+//! PostgreSQL storage: the connection pool and migrations, game head rows, seats, clocks and
+//! vacations, invitations, the append-only event log and the state cache, the mail outbox and
+//! notification preferences. The SQL of the game code lives
+//! here, in named functions; the services decide the transactions (a function that must run
+//! in one takes a `&mut PgConnection`). Every game query is keyed by `game_id`.
 
 pub mod append;
+pub mod channels;
+pub mod deadlines;
 pub mod events;
 pub mod games;
+pub mod invitations;
+pub mod outbox;
+pub mod preferences;
+pub mod seats;
 pub mod users;
+pub mod vacations;
 
 use anyhow::Context;
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use std::time::Duration;
+
+/// A PostgreSQL array literal (`{0,2}`) of seat numbers. Statements that `unnest` one array
+/// per column take arrays of arrays as such text (cast back in SQL): PostgreSQL arrays of
+/// arrays must be rectangular, and these lists differ in length.
+pub fn array_literal(seats: &[i16]) -> String {
+    let items: Vec<String> = seats.iter().map(i16::to_string).collect();
+    format!("{{{}}}", items.join(","))
+}
 
 /// The migrations in `migrations/`, embedded in the binary.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -53,4 +71,13 @@ pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn array_literals_list_the_seats_in_braces() {
+        assert_eq!(super::array_literal(&[]), "{}");
+        assert_eq!(super::array_literal(&[0, 2, -1]), "{0,2,-1}");
+    }
 }

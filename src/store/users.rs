@@ -248,3 +248,14 @@ pub async fn admins(pool: &PgPool) -> sqlx::Result<Vec<Admin>> {
     .fetch_all(pool)
     .await
 }
+
+/// The name of an existing user.
+pub async fn username<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<String, sqlx::Error> {
+    sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
+        .bind(user_id)
+        .fetch_one(executor)
+        .await
+}

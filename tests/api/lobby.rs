@@ -294,3 +294,44 @@ async fn lists_are_paged_with_cursors() {
         .await;
     assert!(none.body["items"].as_array().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn my_games_narrow_by_status_and_kind() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let open = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "flying-dutchman", "seats": 3}),
+        )
+        .await
+        .assert_ok()["id"]
+        .clone();
+    let ids = |page: &serde_json::Value| -> Vec<serde_json::Value> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["id"].clone())
+            .collect()
+    };
+    let listed = app.get("/games?view=mine&status=open", &anna.token).await;
+    assert_eq!(ids(listed.assert_ok()), vec![open.clone()]);
+    let listed = app.get("/games?view=mine&status=active", &anna.token).await;
+    assert!(ids(listed.assert_ok()).is_empty());
+    let listed = app
+        .get("/games?view=mine&kind=steel-driver", &anna.token)
+        .await;
+    assert!(ids(listed.assert_ok()).is_empty());
+    let listed = app
+        .get("/games?view=mine&kind=flying-dutchman", &anna.token)
+        .await;
+    assert_eq!(ids(listed.assert_ok()), vec![open]);
+    app.get("/games?view=mine&status=playing", &anna.token)
+        .await
+        .assert_problem(400, "invalid_parameter");
+    app.get("/games?view=open&status=open", &anna.token)
+        .await
+        .assert_problem(400, "invalid_parameter");
+}

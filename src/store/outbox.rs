@@ -1,0 +1,446 @@
+//! The mail outbox (`mail_outbox`): notices queued with the changes they report, claimed by
+//! delivery workers with a lease, held for the daily digest, and recorded as they end.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::{PgConnection, PgExecutor};
+use std::sync::LazyLock;
+use uuid::Uuid;
+
+/// Users who may get the digest with dedupe key `key` (none queued yet): those with held
+/// notices, and those who chose `digest` for turn notices or reminders and are pending in an
+/// active game. In user order.
+pub async fn digest_candidates<'e>(
+    executor: impl PgExecutor<'e>,
+    key: &str,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "WITH candidates AS (
+             SELECT user_id FROM mail_outbox WHERE status = 'held'
+             UNION
+             SELECT p.user_id FROM notification_prefs p
+              WHERE (p.your_turn = 'digest' OR p.reminder = 'digest')
+                AND EXISTS (SELECT 1 FROM game_seats s JOIN games g ON g.id = s.game_id
+                             WHERE s.user_id = p.user_id AND g.status = 'active'
+                               AND s.seat = ANY(g.pending_seats))
+         )
+         SELECT c.user_id FROM candidates c
+          WHERE NOT EXISTS (SELECT 1 FROM mail_outbox d
+                             WHERE d.user_id = c.user_id AND d.dedupe_key = $1)
+          ORDER BY c.user_id",
+    )
+    .bind(key)
+    .fetch_all(executor)
+    .await
+}
+
+/// Queues an empty digest mail `id` for the user under the dedupe key `key`; returns whether
+/// it is new (a second worker doing the same waits for the first one's transaction, then
+/// finds the key taken).
+pub async fn claim_digest(
+    conn: &mut PgConnection,
+    id: Uuid,
+    user_id: Uuid,
+    key: &str,
+) -> Result<bool, sqlx::Error> {
+    let inserted = sqlx::query(
+        "INSERT INTO mail_outbox (id, user_id, kind, dedupe_key, data, status)
+         VALUES ($1, $2, 'digest', $3, '{}', 'pending')
+         ON CONFLICT (user_id, dedupe_key) DO NOTHING",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(key)
+    .execute(conn)
+    .await?
+    .rows_affected();
+    Ok(inserted > 0)
+}
+
+/// Skips the user's held notices of these kinds (the user turned them off meanwhile).
+pub async fn skip_held_of_kinds(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    kinds: &[&str],
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE mail_outbox SET status = 'skipped', skip_reason = 'off', updated_at = now()
+          WHERE user_id = $1 AND status = 'held' AND kind = ANY($2)",
+    )
+    .bind(user_id)
+    .bind(kinds)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// A notice held for the digest.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct HeldNotice {
+    pub id: Uuid,
+    pub kind: String,
+    pub game_id: Option<Uuid>,
+    pub data: Value,
+}
+
+/// The user's held notices, oldest first, locked until the transaction ends.
+pub async fn lock_held(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+) -> Result<Vec<HeldNotice>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, kind, game_id, data FROM mail_outbox
+          WHERE user_id = $1 AND status = 'held' ORDER BY created_at, id FOR UPDATE",
+    )
+    .bind(user_id)
+    .fetch_all(conn)
+    .await
+}
+
+/// Marks these mails skipped, not mailed on purpose for `reason`.
+pub async fn skip(conn: &mut PgConnection, ids: &[Uuid], reason: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE mail_outbox SET status = 'skipped', skip_reason = $2, updated_at = now()
+          WHERE id = ANY($1)",
+    )
+    .bind(ids)
+    .bind(reason)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Marks these held notices as reported in the digest mail `digest_id`.
+pub async fn mark_digested(
+    conn: &mut PgConnection,
+    ids: &[Uuid],
+    digest_id: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE mail_outbox SET status = 'digested', digest_id = $2, updated_at = now()
+          WHERE id = ANY($1)",
+    )
+    .bind(ids)
+    .bind(digest_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Sets what a queued mail's template gets.
+pub async fn set_data(conn: &mut PgConnection, id: Uuid, data: &Value) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE mail_outbox SET data = $2 WHERE id = $1")
+        .bind(id)
+        .bind(data)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Removes a mail that turned out to have nothing to say (before it was ever sent).
+pub async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM mail_outbox WHERE id = $1")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Rows to queue, one array per column (see [`insert`]).
+#[derive(Default)]
+pub struct NewMails<'a> {
+    pub ids: Vec<Uuid>,
+    pub user_ids: Vec<Uuid>,
+    pub kinds: Vec<&'a str>,
+    pub game_ids: Vec<Option<Uuid>>,
+    pub dedupe_keys: Vec<&'a str>,
+    pub data: Vec<Value>,
+    /// `pending` (due now) or `held` (for the digest).
+    pub statuses: Vec<&'a str>,
+}
+
+/// The insert that queues mails, from `rows`: an SQL FROM item with the columns
+/// `m(id, user_id, kind, game_id, key, data)`, with the status `status` (an SQL expression).
+/// A mail whose dedupe key its recipient already has is left out. Used by [`insert`] and by
+/// the append statement (`store::append`).
+pub(super) fn insert_sql(rows: &str, status: &str) -> String {
+    format!(
+        "INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
+         SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, {status}
+           FROM {rows}
+         ON CONFLICT (user_id, dedupe_key) DO NOTHING"
+    )
+}
+
+/// Queues mails; a mail whose dedupe key its recipient already has is left out.
+pub async fn insert(conn: &mut PgConnection, mails: &NewMails<'_>) -> Result<(), sqlx::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        insert_sql(
+            "unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[],
+                    $7::text[])
+                 AS m(id, user_id, kind, game_id, key, data, status)",
+            "m.status",
+        )
+    });
+    sqlx::query(sqlx::AssertSqlSafe(SQL.as_str()))
+        .bind(&mails.ids)
+        .bind(&mails.user_ids)
+        .bind(&mails.kinds)
+        .bind(&mails.game_ids)
+        .bind(&mails.dedupe_keys)
+        .bind(&mails.data)
+        .bind(&mails.statuses)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// A mail claimed for delivery.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ClaimedMail {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub kind: String,
+    pub game_id: Option<Uuid>,
+    pub data: Value,
+    /// This attempt included.
+    pub attempts: i32,
+}
+
+/// Claims up to `limit` due mails (pending and due, or sending with an expired lease) for the
+/// claim `claim` of `worker`, with a lease of `lease_secs` and one more attempt; mails other
+/// workers are claiming are skipped.
+pub async fn claim_due<'e>(
+    executor: impl PgExecutor<'e>,
+    limit: i64,
+    claim: Uuid,
+    worker: &str,
+    lease_secs: f64,
+) -> Result<Vec<ClaimedMail>, sqlx::Error> {
+    sqlx::query_as(
+        "WITH due AS (
+             SELECT id FROM mail_outbox
+              WHERE (status = 'pending' AND next_attempt_at <= now())
+                 OR (status = 'sending' AND lease_until <= now())
+              ORDER BY next_attempt_at, id
+              LIMIT $1
+              FOR UPDATE SKIP LOCKED
+         )
+         UPDATE mail_outbox o
+            SET status = 'sending', attempts = o.attempts + 1, claim_id = $2, claimed_by = $3,
+                lease_until = now() + make_interval(secs => $4), updated_at = now()
+           FROM due WHERE o.id = due.id
+         RETURNING o.id, o.user_id, o.kind, o.game_id, o.data, o.attempts",
+    )
+    .bind(limit)
+    .bind(claim)
+    .bind(worker)
+    .bind(lease_secs)
+    .fetch_all(executor)
+    .await
+}
+
+/// Renews the lease of a mail still held by `claim`; returns false when another worker has
+/// taken it over meanwhile.
+pub async fn renew_lease<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    claim: Uuid,
+    lease_secs: f64,
+) -> Result<bool, sqlx::Error> {
+    let renewed = sqlx::query(
+        "UPDATE mail_outbox SET lease_until = now() + make_interval(secs => $3), updated_at = now()
+          WHERE id = $1 AND claim_id = $2 AND status = 'sending'",
+    )
+    .bind(id)
+    .bind(claim)
+    .bind(lease_secs)
+    .execute(executor)
+    .await?
+    .rows_affected();
+    Ok(renewed > 0)
+}
+
+/// Marks a mail sent, whoever holds its claim now: it has been sent and never is again.
+pub async fn mark_sent<'e>(executor: impl PgExecutor<'e>, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE mail_outbox SET status = 'sent', sent_at = now(), lease_until = NULL,
+                last_error = NULL, updated_at = now()
+          WHERE id = $1 AND status <> 'sent'",
+    )
+    .bind(id)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// The mail `$1` as long as the claim `$2` still holds it.
+const CLAIMED: &str = "id = $1 AND claim_id = $2 AND status = 'sending'";
+
+/// Marks a claimed mail skipped (not mailed on purpose, for `reason`).
+pub async fn mark_skipped<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    claim: Uuid,
+    reason: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE mail_outbox SET status = 'skipped', skip_reason = $3, lease_until = NULL,
+                updated_at = now() WHERE {CLAIMED}"
+    )))
+    .bind(id)
+    .bind(claim)
+    .bind(reason)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// Holds a claimed mail for the digest.
+pub async fn mark_held<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    claim: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE mail_outbox SET status = 'held', lease_until = NULL, updated_at = now()
+          WHERE {CLAIMED}"
+    )))
+    .bind(id)
+    .bind(claim)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// Records a failed attempt of a claimed mail: failed for good when `give_up`, else pending
+/// again in `wait_secs`.
+pub async fn mark_failed<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    claim: Uuid,
+    give_up: bool,
+    wait_secs: f64,
+    error: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE mail_outbox
+            SET status = CASE WHEN $3 THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = now() + make_interval(secs => $4),
+                last_error = $5, lease_until = NULL, updated_at = now()
+          WHERE {CLAIMED}"
+    )))
+    .bind(id)
+    .bind(claim)
+    .bind(give_up)
+    .bind(wait_secs)
+    .bind(error)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// A mail's recipient as delivery sees them just before sending: address, name, preferences
+/// (as text; the defaults where they never chose) and whether they watch the mail's game live.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Recipient {
+    pub email: String,
+    pub username: String,
+    pub your_turn: String,
+    pub reminder: String,
+    pub invited: String,
+    pub game_started: String,
+    pub game_over: String,
+    pub always_email: bool,
+    /// Seen on the game's live stream in the last 60 seconds (`live_presence`).
+    pub watching: bool,
+}
+
+/// The recipient `user_id` of a mail about `game_id`, if the user exists.
+pub async fn recipient<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+    game_id: Option<Uuid>,
+) -> Result<Option<Recipient>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT u.email, u.username,
+                coalesce(p.your_turn, 'immediately')::text AS your_turn,
+                coalesce(p.reminder, 'immediately')::text AS reminder,
+                coalesce(p.invited, 'immediately')::text AS invited,
+                coalesce(p.game_started, 'immediately')::text AS game_started,
+                coalesce(p.game_over, 'immediately')::text AS game_over,
+                coalesce(p.always_email, false) AS always_email,
+                EXISTS (SELECT 1 FROM live_presence lp
+                         WHERE lp.user_id = u.id AND lp.game_id = $2
+                           AND lp.seen_at > now() - interval '60 seconds') AS watching
+           FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id
+          WHERE u.id = $1",
+    )
+    .bind(user_id)
+    .bind(game_id)
+    .fetch_optional(executor)
+    .await
+}
+
+/// A mail that failed for good, with its recipient.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct FailedRow {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub username: String,
+    pub email: String,
+    pub kind: String,
+    pub game_id: Option<Uuid>,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub failed_at: DateTime<Utc>,
+}
+
+/// Failed mails, the most recent first.
+pub async fn list_failed<'e>(
+    executor: impl PgExecutor<'e>,
+    limit: i64,
+) -> Result<Vec<FailedRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT o.id, o.user_id, u.username, u.email, o.kind, o.game_id, o.attempts,
+                o.last_error, o.created_at, o.updated_at AS failed_at
+           FROM mail_outbox o JOIN users u ON u.id = o.user_id
+          WHERE o.status = 'failed'
+          ORDER BY o.updated_at DESC, o.id
+          LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(executor)
+    .await
+}
+
+/// Makes the failed mail `id` due now with a fresh set of attempts; returns whether there was
+/// a failed mail with this id.
+pub async fn retry_failed<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE mail_outbox
+            SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
+          WHERE id = $1 AND status = 'failed'",
+    )
+    .bind(id)
+    .execute(executor)
+    .await?
+    .rows_affected();
+    Ok(done == 1)
+}
+
+/// Makes every failed mail due now with a fresh set of attempts; returns how many.
+pub async fn retry_all_failed<'e>(executor: impl PgExecutor<'e>) -> Result<u64, sqlx::Error> {
+    Ok(sqlx::query(
+        "UPDATE mail_outbox
+            SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
+          WHERE status = 'failed'",
+    )
+    .execute(executor)
+    .await?
+    .rows_affected())
+}
