@@ -65,7 +65,7 @@ enum Command {
         #[arg(long, default_value_t = true)]
         check: bool,
     },
-    /// Drop the state caches and rebuild them from the logs.
+    /// Drop the state caches and snapshots and rebuild them from the logs.
     Rebuild,
     /// Notification mails that failed for good: list them, send them again.
     Mail {
