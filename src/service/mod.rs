@@ -6,6 +6,7 @@ pub mod cache;
 pub mod clock;
 pub mod committer;
 pub mod deadlines;
+pub mod housekeeping;
 pub mod lobby;
 pub mod play;
 pub mod seats;
