@@ -298,6 +298,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "Seconds between looks for due mails when no notification arrives.",
     ),
     (
+        "KONTOR_MAIL_CONCURRENCY",
+        "4",
+        "Mails one worker sends at once, over as many pooled SMTP connections (1 to 64).",
+    ),
+    (
         "KONTOR_DIGEST_HOUR",
         "7",
         "Hour of the day (UTC) from which the daily digests are sent.",
