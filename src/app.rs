@@ -62,7 +62,7 @@ pub struct Application {
     workers: Workers,
 }
 
-/// The background workers (mail, deadlines): cancelled, each finishes its item and ends.
+/// The background workers (mail, deadlines, housekeeping): cancelled, each finishes its item and ends.
 #[derive(Clone, Default)]
 struct Workers {
     stop: CancellationToken,
@@ -160,6 +160,12 @@ impl Application {
                 pool.clone(),
                 committer.clone(),
                 config.deadline_poll,
+                workers.stop.clone(),
+            ));
+            workers.tasks.spawn(crate::service::housekeeping::run(
+                pool.clone(),
+                config.keep_sent_mail_days,
+                config.housekeeping_every,
                 workers.stop.clone(),
             ));
         }

@@ -56,6 +56,10 @@ pub struct Config {
     pub live_max_streams_per_user: usize,
     /// How long a client may take to send a request's body, from the end of its head.
     pub body_timeout: Duration,
+    /// Days finished (sent or skipped) mail is kept before housekeeping deletes it; 0: forever.
+    pub keep_sent_mail_days: u32,
+    /// How often the workers' housekeeping runs.
+    pub housekeeping_every: Duration,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
     /// The names in the retired `KONTOR_ADMIN_USERS`, if an operator still sets it: the
@@ -104,6 +108,8 @@ impl std::fmt::Debug for Config {
             live_keep_alive,
             live_max_streams_per_user,
             body_timeout,
+            keep_sent_mail_days,
+            housekeeping_every,
             notify,
             retired_admin_users,
         } = self;
@@ -138,6 +144,8 @@ impl std::fmt::Debug for Config {
             .field("live_keep_alive", live_keep_alive)
             .field("live_max_streams_per_user", live_max_streams_per_user)
             .field("body_timeout", body_timeout)
+            .field("keep_sent_mail_days", keep_sent_mail_days)
+            .field("housekeeping_every", housekeeping_every)
             .field("notify", notify)
             .field("retired_admin_users", retired_admin_users)
             .finish()
@@ -247,7 +255,7 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
     (
         "KONTOR_WORKERS",
         "true",
-        "Run the mail and deadline workers in this process.",
+        "Run the mail, deadline and housekeeping workers in this process.",
     ),
     (
         "KONTOR_LOGIN_MAX_FAILURES",
@@ -290,9 +298,24 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "Seconds between looks for due mails when no notification arrives.",
     ),
     (
+        "KONTOR_MAIL_CONCURRENCY",
+        "4",
+        "Mails one worker sends at once, over as many pooled SMTP connections (1 to 64).",
+    ),
+    (
         "KONTOR_DIGEST_HOUR",
         "7",
         "Hour of the day (UTC) from which the daily digests are sent.",
+    ),
+    (
+        "KONTOR_KEEP_SENT_MAIL_DAYS",
+        "30",
+        "Days sent (or skipped) notification mails are kept before housekeeping deletes them; 0 keeps them forever.",
+    ),
+    (
+        "KONTOR_HOUSEKEEPING_EVERY",
+        "3600",
+        "Seconds between the workers' housekeeping passes (old mail, stale live presence).",
     ),
     (
         "KONTOR_GAME_URL",
@@ -367,6 +390,10 @@ impl Config {
             bail!("KONTOR_LIVE_MAX_STREAMS_PER_USER must be at least 1");
         }
         let body_timeout = seconds("KONTOR_BODY_TIMEOUT", 10)?;
+        let housekeeping_every = seconds("KONTOR_HOUSEKEEPING_EVERY", 3600)?;
+        if housekeeping_every.is_zero() {
+            bail!("KONTOR_HOUSEKEEPING_EVERY must be at least 1 second");
+        }
         if body_timeout.is_zero() {
             bail!("KONTOR_BODY_TIMEOUT must be at least 1 second");
         }
@@ -400,6 +427,8 @@ impl Config {
             live_keep_alive: seconds("KONTOR_LIVE_KEEP_ALIVE", 15)?,
             live_max_streams_per_user: live_max_streams_per_user as usize,
             body_timeout,
+            keep_sent_mail_days: number("KONTOR_KEEP_SENT_MAIL_DAYS", 30)?,
+            housekeeping_every,
             notify: crate::notify::NotifySettings::from_map(values)?,
             retired_admin_users: get(RETIRED_ADMIN_USERS)
                 .unwrap_or("")

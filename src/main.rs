@@ -65,8 +65,11 @@ enum Command {
         #[arg(long, default_value_t = true)]
         check: bool,
     },
-    /// Drop the state caches and rebuild them from the logs.
+    /// Drop the state caches and snapshots and rebuild them from the logs.
     Rebuild,
+    /// Delete what is no longer needed (mail finished over KONTOR_KEEP_SENT_MAIL_DAYS days
+    /// ago, stale live presence), as the workers do every KONTOR_HOUSEKEEPING_EVERY seconds.
+    Housekeeping,
     /// Notification mails that failed for good: list them, send them again.
     Mail {
         #[command(subcommand)]
@@ -205,6 +208,19 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             let failures = kontor::audit::replay::rebuild(&database.pool, report_progress).await?;
             database.pool.close().await;
             report_mismatches("rebuild", &failures)
+        }
+        Command::Housekeeping => {
+            let database = open_database(&config).await?;
+            let swept =
+                kontor::service::housekeeping::sweep(&database.pool, config.keep_sent_mail_days)
+                    .await;
+            database.pool.close().await;
+            let swept = swept?;
+            println!(
+                "deleted {} finished mail(s) and {} stale live presence row(s)",
+                swept.mails, swept.presence
+            );
+            Ok(())
         }
         Command::Mail { command } => {
             let database = open_database(&config).await?;

@@ -107,14 +107,8 @@ pub async fn import(
         .map(|c| (c.first_seq, c.last_seq, c.seat.map(i16::from), &c.action))
         .collect();
     games::insert_imported_commands(&mut tx, id, &commands).await?;
-    events::save_state(
-        &mut *tx,
-        id,
-        version,
-        header.rules_version,
-        &prepared.state.to_string(),
-    )
-    .await?;
+    // Every snapshot, as for a game played here, so that its past versions read as quickly.
+    super::replay::snapshot_log(&mut tx, id, version).await?;
     tx.commit().await?;
     summary(pool, id, caller).await
 }
@@ -122,7 +116,6 @@ pub async fn import(
 struct Prepared {
     events: Vec<events::NewEvent>,
     commands: Vec<DerivedCommand>,
-    state: serde_json::Value,
     outcome: serde_json::Value,
     options: serde_json::Value,
     seat_count: i16,
@@ -144,7 +137,7 @@ fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Pre
     let Derived {
         events,
         commands,
-        state,
+        state: _,
         outcome,
         options,
         seats,
@@ -153,7 +146,6 @@ fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Pre
     Ok(Prepared {
         events,
         commands,
-        state: serde_json::to_value(&state).map_err(anyhow::Error::from)?,
         outcome: serde_json::to_value(&outcome).map_err(anyhow::Error::from)?,
         options,
         seat_count: seats.len() as i16,

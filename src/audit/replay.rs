@@ -1,7 +1,7 @@
 //! Refolding stored games: `kontor replay --check` and `kontor rebuild`.
 
 use crate::games::GameKind;
-use crate::service::fold_to;
+use crate::service::fold_through;
 use crate::store::{events, games};
 use crate::with_rules;
 use serde_json::Value;
@@ -15,34 +15,35 @@ async fn started_games(pool: &PgPool) -> Result<Vec<Uuid>, sqlx::Error> {
         .await
 }
 
-/// Folds a game's log up to `version` (its whole log if `None`) with the rules it was created
-/// with; returns the version reached, the rules version and the state.
+/// Folds a game's log once with the rules it was created with and returns the state at each
+/// of `versions` (ascending), with the game's rules version.
 async fn refold(
     conn: &mut PgConnection,
     game_id: Uuid,
-    version: Option<i64>,
-) -> anyhow::Result<(i64, i32, Value)> {
+    versions: &[i64],
+) -> anyhow::Result<(i32, Vec<Value>)> {
     let head = games::head(&mut *conn, game_id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("the game vanished"))?;
-    let version = version.unwrap_or(head.version);
-    anyhow::ensure!(
-        version <= head.version,
-        "the cache is at version {version}, beyond the log's {}",
-        head.version
-    );
+    if let Some(&last) = versions.last() {
+        anyhow::ensure!(
+            last <= head.version,
+            "a cached state is at version {last}, beyond the log's {}",
+            head.version
+        );
+    }
     let kind = GameKind::parse(&head.kind)
         .ok_or_else(|| anyhow::anyhow!("unknown game kind {}", head.kind))?;
-    let state = with_rules!(kind, R => {
+    let states = with_rules!(kind, R => {
         anyhow::ensure!(
             head.rules_version as u32 == R::RULES_VERSION,
             "rules version {} is not supported by this build (it has {})",
             head.rules_version,
             R::RULES_VERSION
         );
-        serde_json::to_value(fold_to::<R>(conn, game_id, version).await?)?
+        fold_through::<R>(conn, game_id, versions).await?
     });
-    Ok((version, head.rules_version, state))
+    Ok((head.rules_version, states))
 }
 
 /// A game whose cache disagrees with its log, or whose log does not fold.
@@ -52,8 +53,8 @@ pub struct Mismatch {
     pub reason: String,
 }
 
-/// Refolds every started game up to its state cache's version and compares the two.
-/// `progress(done, total)` is called after each game.
+/// Refolds every started game and compares its state cache and every snapshot kept of it with
+/// the log folded to their versions. `progress(done, total)` is called after each game.
 pub async fn check(
     pool: &PgPool,
     mut progress: impl FnMut(usize, usize),
@@ -61,22 +62,42 @@ pub async fn check(
     let ids = started_games(pool).await?;
     let mut mismatches = Vec::new();
     for (done, game_id) in ids.iter().enumerate() {
-        let cached: Option<(i64, i32, Value)> = sqlx::query_as(
-            "SELECT version, rules_version, state::jsonb FROM game_state WHERE game_id = $1",
-        )
-        .bind(game_id)
-        .fetch_optional(pool)
-        .await?;
         let mut conn = pool.acquire().await?;
-        let reason = match cached {
+        let latest = events::latest_state(&mut *conn, *game_id).await?;
+        let kept = events::snapshots(&mut *conn, *game_id).await?;
+        let reason = match latest {
             None => Some("no cached state".to_string()),
-            Some((version, _, cached)) => match refold(&mut conn, *game_id, Some(version)).await {
-                Err(e) => Some(format!("the log does not fold: {e:#}")),
-                Ok((_, _, state)) if state != cached => Some(format!(
-                    "the cached state differs from the log folded to version {version}"
-                )),
-                Ok(_) => None,
-            },
+            Some(latest) => {
+                let mut versions: Vec<i64> = kept.iter().map(|s| s.version).collect();
+                versions.push(latest.version);
+                versions.sort_unstable();
+                versions.dedup();
+                match refold(&mut conn, *game_id, &versions).await {
+                    Err(e) => Some(format!("the log does not fold: {e:#}")),
+                    Ok((rules_version, states)) => {
+                        let folded = |v: i64| &states[versions.binary_search(&v).expect("asked")];
+                        if latest.rules_version != rules_version
+                            || *folded(latest.version) != latest.state
+                        {
+                            Some(format!(
+                                "the cached state differs from the log folded to version {}",
+                                latest.version
+                            ))
+                        } else {
+                            kept.iter()
+                                .find(|s| {
+                                    s.rules_version != rules_version || *folded(s.version) != s.state
+                                })
+                                .map(|s| {
+                                    format!(
+                                        "the snapshot at version {} differs from the log folded to it",
+                                        s.version
+                                    )
+                                })
+                        }
+                    }
+                }
+            }
         };
         if let Some(reason) = reason {
             mismatches.push(Mismatch {
@@ -89,28 +110,26 @@ pub async fn check(
     Ok(mismatches)
 }
 
-/// Drops every state cache and rebuilds it from the logs, each game under its row lock.
-/// Games whose log does not fold are reported and left without a cache.
+/// Drops every state cache and snapshot and rebuilds them from the logs, each game under its
+/// row lock: a snapshot at every multiple of `events::SNAPSHOT_EVERY` and the state cache at
+/// the game's version. Games whose log does not fold are reported and left without a cache.
 pub async fn rebuild(
     pool: &PgPool,
     mut progress: impl FnMut(usize, usize),
 ) -> anyhow::Result<Vec<Mismatch>> {
-    sqlx::query("DELETE FROM game_state").execute(pool).await?;
+    events::delete_all_states(pool).await?;
     let ids = started_games(pool).await?;
     let mut failures = Vec::new();
     for (done, game_id) in ids.iter().enumerate() {
         let mut tx = pool.begin().await?;
-        games::lock_head(&mut tx, *game_id).await?;
-        match refold(&mut tx, *game_id, None).await {
-            Ok((version, rules_version, state)) => {
-                events::save_state(
-                    &mut *tx,
-                    *game_id,
-                    version,
-                    rules_version,
-                    &state.to_string(),
-                )
-                .await?;
+        let version = games::lock_head(&mut tx, *game_id)
+            .await?
+            .map_or(0, |h| h.version);
+        let versions = events::snapshot_versions(0, version, true);
+        match refold(&mut tx, *game_id, &versions).await {
+            Ok((_, states)) if states.is_empty() => {}
+            Ok((rules_version, states)) => {
+                save(&mut tx, *game_id, rules_version, &versions, &states).await?;
                 tx.commit().await?;
             }
             Err(e) => failures.push(Mismatch {
@@ -121,4 +140,37 @@ pub async fn rebuild(
         progress(done + 1, ids.len());
     }
     Ok(failures)
+}
+
+/// Keeps the states folded at `versions` as snapshots, the last one also as the state cache.
+async fn save(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    rules_version: i32,
+    versions: &[i64],
+    states: &[Value],
+) -> Result<(), sqlx::Error> {
+    let last = versions.len().saturating_sub(1);
+    for (i, (version, state)) in versions.iter().zip(states).enumerate() {
+        let state = state.to_string();
+        if i == last {
+            events::save_state(&mut *conn, game_id, *version, rules_version, &state).await?;
+        } else {
+            events::save_snapshot(&mut *conn, game_id, *version, rules_version, &state).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the snapshots and the state cache of a game whose log was just written whole (an
+/// import), as `kontor rebuild` would.
+pub async fn snapshot_log(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: i64,
+) -> anyhow::Result<()> {
+    let versions = events::snapshot_versions(0, version, true);
+    let (rules_version, states) = refold(&mut *conn, game_id, &versions).await?;
+    save(conn, game_id, rules_version, &versions, &states).await?;
+    Ok(())
 }

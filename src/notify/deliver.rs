@@ -3,7 +3,8 @@
 //! 1. **Claim** a batch of due mails in one short transaction (`FOR UPDATE SKIP LOCKED`):
 //!    status `sending`, a fresh claim id, a lease, one more attempt. Mails whose lease has
 //!    expired (their worker died) are due again.
-//! 2. For each claimed mail: **renew the lease** under the same claim id (a mail another
+//! 2. For each claimed mail (up to `KONTOR_MAIL_CONCURRENCY` at once, over pooled SMTP
+//!    connections): **renew the lease** under the same claim id (a mail another
 //!    worker has taken over meanwhile is left alone), check the preference, live presence
 //!    and whether the turn is still the player's, **send** it (bounded by half the lease), and
 //!    **mark** it `sent` at once. A failure goes back to `pending` with exponential backoff,
@@ -25,6 +26,7 @@ use crate::store::games;
 use crate::store::outbox::{self, Recipient};
 use anyhow::Context;
 use chrono::{DateTime, Utc};
+use futures_util::stream::{self, StreamExt};
 use lettre::Message;
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
@@ -160,9 +162,21 @@ impl Notifier {
             claimed: claimed.len(),
             ..Default::default()
         };
-        for mail in claimed {
-            let outcome = self.deliver_one(claim, &mail).await?;
-            match self.record(claim, &mail, outcome).await? {
+        // Up to `concurrency` at once: a send waits mostly on the SMTP server's answers, so
+        // one at a time would cap a worker at one mail per round trip. Each mail is still
+        // renewed, sent and marked on its own claim, so the at-least-once guarantee holds
+        // whatever order they finish in; an error ends the run once every mail under way has
+        // been recorded (those not reached are sent again when their lease expires).
+        let recorded: Vec<anyhow::Result<Recorded>> = stream::iter(claimed)
+            .map(|mail| async move {
+                let outcome = self.deliver_one(claim, &mail).await?;
+                self.record(claim, &mail, outcome).await
+            })
+            .buffer_unordered(self.settings.concurrency.max(1))
+            .collect()
+            .await;
+        for recorded in recorded {
+            match recorded? {
                 Recorded::Sent => report.sent += 1,
                 Recorded::Skipped => report.skipped += 1,
                 Recorded::Held => report.held += 1,

@@ -3,6 +3,7 @@
 
 use crate::config::Config;
 use anyhow::Context;
+use lettre::transport::smtp::PoolConfig;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,13 +44,18 @@ impl std::fmt::Debug for Mailer {
 }
 
 impl Mailer {
-    /// The mailer of a configuration. `timeout` bounds each SMTP command.
+    /// The mailer of a configuration. `timeout` bounds each SMTP command. SMTP connections
+    /// are pooled and reused, as many as mails are sent at once (`KONTOR_MAIL_CONCURRENCY`):
+    /// a connection and its TLS handshake cost several round trips per mail otherwise.
     pub fn from_config(config: &Config, timeout: Duration) -> anyhow::Result<Self> {
         match &config.smtp_url {
             Some(url) => {
                 let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
                     .context("KONTOR_SMTP_URL is not a usable SMTP URL")?
                     .timeout(Some(timeout))
+                    .pool_config(
+                        PoolConfig::new().max_size(config.notify.concurrency.max(1) as u32),
+                    )
                     .build();
                 let server = url
                     .rsplit_once('@')

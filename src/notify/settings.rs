@@ -26,6 +26,9 @@ pub struct NotifySettings {
     pub digest_hour: u32,
     /// The link to a game in mails; `{base}` and `{id}` are replaced.
     pub game_url: String,
+    /// Mails one worker sends at once (and SMTP connections it keeps open for them): the
+    /// throughput is about this many mails per SMTP round trip.
+    pub concurrency: usize,
 }
 
 impl Default for NotifySettings {
@@ -38,6 +41,7 @@ impl Default for NotifySettings {
             poll_interval: Duration::from_secs(5),
             digest_hour: 7,
             game_url: DEFAULT_GAME_URL.to_string(),
+            concurrency: 4,
         }
     }
 }
@@ -80,6 +84,18 @@ impl NotifySettings {
                 format!("KONTOR_DIGEST_HOUR must be an hour from 0 to 23, not {v:?}")
             })?,
         };
+        let concurrency = match get("KONTOR_MAIL_CONCURRENCY") {
+            None => defaults.concurrency,
+            Some(v) => v
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=64).contains(n))
+                .with_context(|| {
+                    format!(
+                        "KONTOR_MAIL_CONCURRENCY must be a whole number from 1 to 64, not {v:?}"
+                    )
+                })?,
+        };
         let lease = seconds("KONTOR_MAIL_LEASE", defaults.lease)?;
         if lease < Duration::from_millis(200) {
             bail!("KONTOR_MAIL_LEASE must be at least 0.2 seconds");
@@ -112,6 +128,7 @@ impl NotifySettings {
             poll_interval,
             digest_hour,
             game_url,
+            concurrency,
         })
     }
 
@@ -148,6 +165,19 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn mail_concurrency_is_bounded() {
+        assert_eq!(NotifySettings::from_map(&map(&[])).unwrap().concurrency, 4);
+        let eight = NotifySettings::from_map(&map(&[("KONTOR_MAIL_CONCURRENCY", "8")])).unwrap();
+        assert_eq!(eight.concurrency, 8);
+        for bad in ["0", "65", "-1", "many"] {
+            let error = NotifySettings::from_map(&map(&[("KONTOR_MAIL_CONCURRENCY", bad)]))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("KONTOR_MAIL_CONCURRENCY"), "{error}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod clock;
 pub mod committer;
 pub mod deadlines;
+pub mod housekeeping;
 pub mod lobby;
 pub mod play;
 pub mod seats;
@@ -243,6 +244,43 @@ pub async fn fold_to<R: Rules>(
     version: i64,
 ) -> anyhow::Result<R::State> {
     fold_onto::<R>(conn, game_id, R::State::default(), 0, version).await
+}
+
+/// Folds the log of a game once up to the greatest of `versions` (ascending) and returns the
+/// state at each of them, as JSON: the snapshots `kontor rebuild` writes and `kontor replay
+/// --check` compares.
+pub async fn fold_through<R: Rules>(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    versions: &[i64],
+) -> anyhow::Result<Vec<Value>> {
+    let mut states = Vec::with_capacity(versions.len());
+    let Some(&last) = versions.last() else {
+        return Ok(states);
+    };
+    let rows = events::load(&mut *conn, game_id, 1, last).await?;
+    anyhow::ensure!(
+        rows.len() as i64 == last,
+        "the log has {} events up to version {last}",
+        rows.len()
+    );
+    let mut state = R::State::default();
+    let mut wanted = versions.iter().peekable();
+    while wanted.next_if(|&&v| v <= 0).is_some() {
+        states.push(serde_json::to_value(&state)?);
+    }
+    for row in &rows {
+        if !is_platform_event(&row.kind) {
+            let event: R::Event = serde_json::from_value(row.payload.clone()).map_err(|e| {
+                anyhow::anyhow!("event {} ({}) does not decode: {e}", row.seq, row.kind)
+            })?;
+            R::evolve(&mut state, &event);
+        }
+        while wanted.next_if(|&&v| v == row.seq).is_some() {
+            states.push(serde_json::to_value(&state)?);
+        }
+    }
+    Ok(states)
 }
 
 /// Folds the events after version `from` up to version `to` onto `state` (the state at `from`).

@@ -483,10 +483,24 @@ pub async fn apply<R: Rules>(
         Actor::System => None,
     };
     let mut new_events: Vec<NewEvent> = preface.iter().map(PlatformEvent::to_new_event).collect();
-    for event in &decided {
+    // The states to keep as snapshots, at each multiple of SNAPSHOT_EVERY the events pass (the
+    // platform's events leave the rules' state as it is), so that every past version folds
+    // from a snapshot fewer than SNAPSHOT_EVERY versions below it.
+    let decided_from = first_seq + new_events.len() as i64;
+    let mut snapshots: Vec<(i64, R::State)> =
+        events::snapshot_versions(head.version, decided_from - 1, false)
+            .into_iter()
+            .map(|v| (v, state.clone()))
+            .collect();
+    for (i, event) in decided.iter().enumerate() {
         R::evolve(&mut state, event);
         new_events.push(new_event::<R>(event, actor_seat, seats));
+        let seq = decided_from + i as i64;
+        if seq % events::SNAPSHOT_EVERY == 0 {
+            snapshots.push((seq, state.clone()));
+        }
     }
+    let rules_events_end = first_seq + new_events.len() as i64 - 1;
     let mut outcome = R::outcome(&state);
     if let Some(outcome) = &mut outcome {
         let forfeited: Vec<Seat> = context
@@ -511,6 +525,10 @@ pub async fn apply<R: Rules>(
     } else {
         Status::Active
     };
+    // After the rules' events (the end of the game), and the last state of a finished game.
+    for v in events::snapshot_versions(rules_events_end, version, status == Status::Finished) {
+        snapshots.push((v, state.clone()));
+    }
     let now = events::now_micros();
     let control: Option<TimeControl> = head
         .time_control
@@ -601,9 +619,7 @@ pub async fn apply<R: Rules>(
                 first_seq,
                 events: events::Batch::new(&new_events, first_seq),
                 rules_version: head.rules_version,
-                snapshot: (status == Status::Finished
-                    || version / events::SNAPSHOT_EVERY > head.version / events::SNAPSHOT_EVERY)
-                    .then_some(&state),
+                snapshots: &snapshots,
                 command: CommandRecord {
                     id: Uuid::now_v7(),
                     user_id: origin.user_id,

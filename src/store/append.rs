@@ -66,8 +66,9 @@ pub struct Append<'a, S: Serialize> {
     pub first_seq: i64,
     pub events: Batch<'a>,
     pub rules_version: i32,
-    /// The state after the events, to cache (see `events::SNAPSHOT_EVERY`).
-    pub snapshot: Option<&'a S>,
+    /// The states to keep as snapshots, by version in order, at versions among those of the
+    /// events (see `events::snapshot_versions`); the last one also becomes the state cache.
+    pub snapshots: &'a [(i64, S)],
     pub command: CommandRecord<'a>,
     pub clocks: Clocks<'a>,
     pub seats: &'a [SeatUpdate],
@@ -119,6 +120,7 @@ pub struct Rows {
     snapshot_games: Vec<Uuid>,
     snapshot_rules_versions: Vec<i32>,
     snapshot_states: Vec<String>,
+    snapshot_versions: Vec<i64>,
     // One per clock to disarm, and per clock to arm.
     disarm_games: Vec<Uuid>,
     disarm_seats: Vec<i16>,
@@ -178,8 +180,9 @@ impl Rows {
         rows.commands.push(command.command.clone());
         rows.command_first_seqs.push(append.first_seq);
         rows.command_responses.push(command.response.clone());
-        if let Some(state) = append.snapshot {
+        for (version, state) in append.snapshots {
             rows.snapshot_games.push(game);
+            rows.snapshot_versions.push(*version);
             rows.snapshot_rules_versions.push(append.rules_version);
             rows.snapshot_states
                 .push(serde_json::to_string(state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?);
@@ -252,6 +255,7 @@ impl Rows {
             snapshot_games,
             snapshot_rules_versions,
             snapshot_states,
+            snapshot_versions,
             disarm_games,
             disarm_seats,
             arm_games,
@@ -309,14 +313,23 @@ const CORE: &str = "moved AS (
          JOIN moved ON moved.id = c.game_id
      )";
 
-const SNAPSHOT: &str = "cached AS (
+const SNAPSHOT: &str = "snapshots AS (
+       SELECT s.game_id, s.version, s.rules_version, s.state
+         FROM unnest($26::uuid[], $49::bigint[], $27::int[], $28::text[])
+              AS s(game_id, version, rules_version, state)
+         JOIN moved ON moved.id = s.game_id
+     ), kept AS (
+       -- Written already only if a rebuild got there first: it folded the same state.
+       INSERT INTO game_snapshots (game_id, version, rules_version, state)
+       SELECT game_id, version, rules_version, state FROM snapshots
+       ON CONFLICT (game_id, version) DO NOTHING
+     ), cached AS (
        -- The start writes the cache row. Were it missing (a rebuild under way), the state is
        -- folded from the log when next read, and the rebuild writes it anew.
        UPDATE game_state c
-          SET version = moved.version, rules_version = s.rules_version, state = s.state,
+          SET version = s.version, rules_version = s.rules_version, state = s.state,
               updated_at = now()
-         FROM unnest($26::uuid[], $27::int[], $28::text[]) AS s(game_id, rules_version, state)
-         JOIN moved ON moved.id = s.game_id
+         FROM (SELECT DISTINCT ON (game_id) * FROM snapshots ORDER BY game_id, version DESC) s
         WHERE c.game_id = s.game_id
      )";
 
@@ -455,6 +468,7 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
         .bind(&rows.mail_kinds)
         .bind(&rows.mail_keys)
         .bind(&rows.mail_data)
+        .bind(&rows.snapshot_versions)
         .fetch_all(conn)
         .await
 }

@@ -127,11 +127,24 @@ pub async fn load<'e>(
     .await
 }
 
-/// How often the state cache is written: when an append reaches a multiple of this version
-/// (and when a game ends). Between two, a read folds the few events after the cached version,
-/// which costs microseconds, where writing the state with every action would cost each
-/// action a second row of a few kilobytes.
+/// How often a snapshot is kept: at every version that is a multiple of this (and at a
+/// game's end). The latest one is also the state cache (`game_state`) that commands read;
+/// between two, a read folds the few events after it, which costs microseconds, where writing
+/// the state with every action would cost each action a second row of a few kilobytes. The
+/// older ones (`game_snapshots`) serve views of past versions: any version folds from the
+/// greatest snapshot at or below it, fewer than `SNAPSHOT_EVERY` versions away.
 pub const SNAPSHOT_EVERY: i64 = 32;
+
+/// The versions in `(after, to]` at which a snapshot is kept, in order: the multiples of
+/// [`SNAPSHOT_EVERY`], and `to` itself if the game ends there.
+pub fn snapshot_versions(after: i64, to: i64, ends: bool) -> Vec<i64> {
+    let first = (after / SNAPSHOT_EVERY + 1) * SNAPSHOT_EVERY;
+    let mut versions: Vec<i64> = (first..=to).step_by(SNAPSHOT_EVERY as usize).collect();
+    if ends && versions.last() != Some(&to) && to > after {
+        versions.push(to);
+    }
+    versions
+}
 
 /// A state cache: the state (JSON text) at `version`.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -140,7 +153,8 @@ pub struct Snapshot {
     pub state: String,
 }
 
-/// The cached state, if it was folded by `rules_version` at `version` or before.
+/// The snapshot a fold to `version` starts from: the greatest one at `version` or before that
+/// was folded by `rules_version`.
 pub async fn cached_state<'e>(
     executor: impl PgExecutor<'e>,
     game_id: Uuid,
@@ -148,8 +162,9 @@ pub async fn cached_state<'e>(
     rules_version: i32,
 ) -> Result<Option<Snapshot>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT version, state FROM game_state
-          WHERE game_id = $1 AND version <= $2 AND rules_version = $3",
+        "SELECT version, state FROM game_snapshots
+          WHERE game_id = $1 AND version <= $2 AND rules_version = $3
+          ORDER BY version DESC LIMIT 1",
     )
     .bind(game_id)
     .bind(version)
@@ -158,7 +173,91 @@ pub async fn cached_state<'e>(
     .await
 }
 
-/// Writes the state cache for `version`.
+/// The version of the snapshot a fold to `version` would start from (see [`cached_state`]).
+pub async fn snapshot_below<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    version: i64,
+    rules_version: i32,
+) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT max(version) FROM game_snapshots
+          WHERE game_id = $1 AND version <= $2 AND rules_version = $3",
+    )
+    .bind(game_id)
+    .bind(version)
+    .bind(rules_version)
+    .fetch_one(executor)
+    .await
+}
+
+/// A kept snapshot, as `kontor replay --check` reads it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct StoredSnapshot {
+    pub version: i64,
+    pub rules_version: i32,
+    pub state: Value,
+}
+
+/// Every snapshot kept of a game, by version.
+pub async fn snapshots<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+) -> Result<Vec<StoredSnapshot>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT version, rules_version, state::jsonb AS state FROM game_snapshots
+          WHERE game_id = $1 ORDER BY version",
+    )
+    .bind(game_id)
+    .fetch_all(executor)
+    .await
+}
+
+/// The state cache (the latest snapshot) of a game, as `kontor replay --check` reads it.
+pub async fn latest_state<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+) -> Result<Option<StoredSnapshot>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT version, rules_version, state::jsonb AS state FROM game_state WHERE game_id = $1",
+    )
+    .bind(game_id)
+    .fetch_optional(executor)
+    .await
+}
+
+/// Drops every state cache and snapshot (`kontor rebuild` writes them anew).
+pub async fn delete_all_states<'e>(executor: impl PgExecutor<'e>) -> Result<(), sqlx::Error> {
+    sqlx::query("WITH gone AS (DELETE FROM game_snapshots) DELETE FROM game_state")
+        .execute(executor)
+        .await?;
+    Ok(())
+}
+
+/// Keeps the snapshot of `version` (replacing one there).
+pub async fn save_snapshot<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    version: i64,
+    rules_version: i32,
+    state: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO game_snapshots (game_id, version, rules_version, state)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (game_id, version) DO UPDATE
+            SET rules_version = EXCLUDED.rules_version, state = EXCLUDED.state",
+    )
+    .bind(game_id)
+    .bind(version)
+    .bind(rules_version)
+    .bind(state)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// Writes the state cache for `version`, and keeps it as that version's snapshot.
 pub async fn save_state<'e>(
     executor: impl PgExecutor<'e>,
     game_id: Uuid,
@@ -167,7 +266,13 @@ pub async fn save_state<'e>(
     state: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO game_state (game_id, version, rules_version, state) VALUES ($1, $2, $3, $4)
+        "WITH kept AS (
+           INSERT INTO game_snapshots (game_id, version, rules_version, state)
+           VALUES ($1, $2, $3, $4)
+           ON CONFLICT (game_id, version) DO UPDATE
+              SET rules_version = EXCLUDED.rules_version, state = EXCLUDED.state
+         )
+         INSERT INTO game_state (game_id, version, rules_version, state) VALUES ($1, $2, $3, $4)
          ON CONFLICT (game_id) DO UPDATE
             SET version = EXCLUDED.version, rules_version = EXCLUDED.rules_version,
                 state = EXCLUDED.state, updated_at = now()",
@@ -179,4 +284,33 @@ pub async fn save_state<'e>(
     .execute(executor)
     .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SNAPSHOT_EVERY, snapshot_versions};
+
+    #[test]
+    fn snapshots_are_kept_at_every_multiple_passed_and_at_the_end() {
+        assert_eq!(snapshot_versions(0, 31, false), Vec::<i64>::new());
+        assert_eq!(snapshot_versions(31, 32, false), vec![32]);
+        assert_eq!(snapshot_versions(32, 33, false), Vec::<i64>::new());
+        // One command with many events passes several multiples.
+        assert_eq!(snapshot_versions(30, 100, false), vec![32, 64, 96]);
+        assert_eq!(snapshot_versions(30, 100, true), vec![32, 64, 96, 100]);
+        // An end on a multiple is kept once.
+        assert_eq!(snapshot_versions(60, 64, true), vec![64]);
+        assert_eq!(snapshot_versions(64, 64, true), Vec::<i64>::new());
+        // Every version from 1 on has one fewer than SNAPSHOT_EVERY versions above it.
+        let ladder = snapshot_versions(0, 1000, true);
+        for version in 1..=1000 {
+            let from = ladder
+                .iter()
+                .rev()
+                .find(|&&v| v <= version)
+                .copied()
+                .unwrap_or(0);
+            assert!(version - from < SNAPSHOT_EVERY, "{version} from {from}");
+        }
+    }
 }

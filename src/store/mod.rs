@@ -1,6 +1,6 @@
 //! PostgreSQL storage: the connection pool and migrations, game head rows, seats, clocks and
 //! vacations, invitations, the append-only event log and the state cache, the mail outbox and
-//! notification preferences. The SQL of the game code lives
+//! notification preferences, housekeeping. The SQL of the game code lives
 //! here, in named functions; the services decide the transactions (a function that must run
 //! in one takes a `&mut PgConnection`). Every game query is keyed by `game_id`.
 
@@ -9,6 +9,7 @@ pub mod channels;
 pub mod deadlines;
 pub mod events;
 pub mod games;
+pub mod housekeeping;
 pub mod invitations;
 pub mod outbox;
 pub mod preferences;

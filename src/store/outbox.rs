@@ -352,7 +352,8 @@ pub struct Recipient {
     pub game_started: String,
     pub game_over: String,
     pub always_email: bool,
-    /// Seen on the game's live stream in the last 60 seconds (`live_presence`).
+    /// Seen on the game's live stream in the last minute (`live_presence`, see
+    /// `housekeeping::PRESENCE_WINDOW_SECS`).
     pub watching: bool,
 }
 
@@ -372,12 +373,13 @@ pub async fn recipient<'e>(
                 coalesce(p.always_email, false) AS always_email,
                 EXISTS (SELECT 1 FROM live_presence lp
                          WHERE lp.user_id = u.id AND lp.game_id = $2
-                           AND lp.seen_at > now() - interval '60 seconds') AS watching
+                           AND lp.seen_at > now() - make_interval(secs => $3)) AS watching
            FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id
           WHERE u.id = $1",
     )
     .bind(user_id)
     .bind(game_id)
+    .bind(super::housekeeping::PRESENCE_WINDOW_SECS as f64)
     .fetch_optional(executor)
     .await
 }

@@ -323,6 +323,28 @@ async fn a_complete_export_imports_as_a_sandbox_to_step_through() {
         "the analyst sees everything: {step}"
     );
     assert!(step["view"]["players"][*seat]["shares"].is_array());
+    // The sandbox keeps the snapshots of a game played here, and they are the log's.
+    let sandbox_id: Uuid = sandbox.parse().unwrap();
+    let mut conn = app.pool.acquire().await.unwrap();
+    let head = kontor::store::games::head(&mut *conn, sandbox_id)
+        .await
+        .unwrap()
+        .unwrap();
+    let kept: Vec<i64> = kontor::store::events::snapshots(&mut *conn, sandbox_id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.version)
+        .collect();
+    assert_eq!(
+        kept,
+        kontor::store::events::snapshot_versions(0, head.version, true)
+    );
+    drop(conn);
+    let mismatches = kontor::audit::replay::check(&app.pool, |_, _| {})
+        .await
+        .unwrap();
+    assert!(mismatches.is_empty(), "{mismatches:?}");
     let mine = app.get("/games?view=mine", &analyst.token).await;
     assert_eq!(mine.body["items"][0]["id"], sandbox.as_str());
     // Nobody can act in a sandbox.
@@ -741,4 +763,133 @@ async fn log_cursors_outside_the_log_are_refused_and_paging_always_ends() {
         }
     }
     assert_eq!(seen, (1..=version).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn every_past_version_folds_from_a_snapshot_close_below_it() {
+    use kontor::games::flying_dutchman::FlyingDutchman;
+    use kontor::store::events::{self, SNAPSHOT_EVERY};
+
+    let app = spawn_app().await;
+    let players = table(&app).await;
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    let seen = bots::play(&app, game, &players, bots::flying_dutchman, 21, 60).await;
+    let now = app.get(&format!("/games/{game}"), &players[0].token).await;
+    assert_eq!(now.assert_ok()["status"], "active");
+    assert!(
+        now.body["version"].as_i64().unwrap() > 2 * 32,
+        "{}",
+        now.body["version"]
+    );
+
+    // The past views the players were shown are what ?at= gives now, at many versions (views
+    // of a game under way: once it is over, the past is shown unredacted).
+    let step = (seen.views.len() / 12).max(1);
+    for (seat, detail) in seen.views.iter().step_by(step) {
+        let version = detail["version"].as_i64().unwrap();
+        let past = app
+            .get(
+                &format!("/games/{game}?at={version}"),
+                &players[*seat].token,
+            )
+            .await;
+        assert_eq!(
+            past.assert_ok()["view"],
+            detail["view"],
+            "version {version}"
+        );
+    }
+
+    bots::play_to_end(&app, game, &players, bots::flying_dutchman, 22).await;
+    let mut conn = app.pool.acquire().await.unwrap();
+    let head = kontor::store::games::head(&mut *conn, game)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(head.status.as_str(), "finished");
+    assert!(
+        head.version > 4 * SNAPSHOT_EVERY,
+        "a long game: {}",
+        head.version
+    );
+
+    // A snapshot is kept at every multiple of SNAPSHOT_EVERY and at the end, so the fold for
+    // any version starts fewer than SNAPSHOT_EVERY versions below it.
+    let kept: Vec<i64> = events::snapshots(&mut *conn, game)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.version)
+        .collect();
+    // (The start keeps the state after the setup too.)
+    let expected = events::snapshot_versions(0, head.version, true);
+    assert_eq!(kept[1..], expected[..], "{kept:?}");
+    for version in 1..=head.version {
+        let from = events::snapshot_below(&mut *conn, game, version, head.rules_version)
+            .await
+            .unwrap()
+            .unwrap_or(0);
+        assert!(
+            from <= version && version - from < SNAPSHOT_EVERY,
+            "version {version} folds from {from}"
+        );
+        // And what it folds to is the log folded from the start.
+        let near = kontor::service::state_at::<FlyingDutchman>(&mut conn, &head, version)
+            .await
+            .unwrap();
+        let whole = kontor::service::fold_to::<FlyingDutchman>(&mut conn, game, version)
+            .await
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&near).unwrap(),
+            serde_json::to_value(&whole).unwrap(),
+            "version {version}"
+        );
+    }
+
+    // The replay check covers every snapshot: a corrupted old one is found, and the rebuild
+    // writes the same ladder anew.
+    assert!(
+        kontor::audit::replay::check(&app.pool, |_, _| {})
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let ladder = || async {
+        sqlx::query_as::<_, (i64, Value)>(
+            "SELECT version, state::jsonb FROM game_snapshots WHERE game_id = $1 ORDER BY version",
+        )
+        .bind(game)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap()
+    };
+    let before = ladder().await;
+    sqlx::query(
+        "UPDATE game_snapshots SET state = jsonb_set(state::jsonb, '{round}', '99')::text
+          WHERE game_id = $1 AND version = $2",
+    )
+    .bind(game)
+    .bind(2 * SNAPSHOT_EVERY)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let found = kontor::audit::replay::check(&app.pool, |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0]
+            .reason
+            .contains(&format!("version {}", 2 * SNAPSHOT_EVERY)),
+        "{found:?}"
+    );
+    assert!(
+        kontor::audit::replay::rebuild(&app.pool, |_, _| {})
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // (Only the rebuild does not know where the setup ended.)
+    assert_eq!(ladder().await[..], before[1..]);
 }

@@ -57,7 +57,7 @@ impl Marker {
             first_seq: self.at + 1,
             events: Batch::new(&self.events, self.at + 1),
             rules_version: 1,
-            snapshot: None,
+            snapshots: &[],
             command: CommandRecord {
                 id: Uuid::now_v7(),
                 user_id: Some(user),

@@ -818,8 +818,10 @@ async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
 async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_nothing_marked_sent()
 {
     // A send may take half the lease (1.5 s) before it counts as failed: time enough to
-    // kill the worker while it waits.
-    let f = fixture(&[("KONTOR_MAIL_LEASE", "3")]).await;
+    // kill the worker while it waits. One mail at a time, so that which mails are done when
+    // the worker dies is known (mails sent at once are each marked on their own claim all
+    // the same).
+    let f = fixture(&[("KONTOR_MAIL_LEASE", "3"), ("KONTOR_MAIL_CONCURRENCY", "1")]).await;
     let anna = f.app.register("anna").await;
     let notices: Vec<Notice> = (0..6)
         .map(|i| {
@@ -896,6 +898,37 @@ async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_no
             .await
             .unwrap();
     assert!(statuses.iter().all(|s| s == "sent"), "{statuses:?}");
+}
+
+#[tokio::test]
+async fn a_worker_sends_several_mails_at_once_over_reused_connections() {
+    let f = fixture(&[("KONTOR_MAIL_CONCURRENCY", "3")]).await;
+    let anna = f.app.register("anna").await;
+    let notices: Vec<Notice> = (0..9)
+        .map(|i| {
+            notice(
+                &anna,
+                NoticeKind::GameStarted,
+                &format!("start-{i}"),
+                json!({}),
+            )
+        })
+        .collect();
+    enqueue(&f.app, &notices).await;
+    // The first three are answered only once all three are in: one at a time, the first
+    // would wait until its send timed out.
+    f.sink.script([Verdict::AcceptWhenJoinedBy(3); 3]);
+    let report = f.notifier.deliver_due(20).await.unwrap();
+    assert_eq!((report.claimed, report.sent), (9, 9), "{report:?}");
+    assert_eq!(f.sink.received().len(), 9);
+    // The connections are reused: without a pool every mail opens its own. (Not exactly
+    // three: a connection goes back to the pool in a task of its own, so a send may start
+    // before it is back and open another.)
+    let sessions = f.sink.sessions();
+    assert!(
+        (3..9).contains(&sessions),
+        "{sessions} connections for 9 mails"
+    );
 }
 
 #[tokio::test]

@@ -21,6 +21,9 @@ pub enum Verdict {
     Reject(u16),
     /// Keep it, then never answer (until released): the sender cannot know it arrived.
     AcceptThenHang,
+    /// Keep it, and answer only once this many messages with this verdict wait at once:
+    /// arrives only if the client sends that many messages concurrently.
+    AcceptWhenJoinedBy(usize),
 }
 
 /// A message the sink accepted.
@@ -44,6 +47,10 @@ struct State {
     script: VecDeque<Verdict>,
     /// Every DATA the sink saw, accepted or not.
     attempts: usize,
+    /// Connections accepted.
+    sessions: usize,
+    /// Messages waiting under `AcceptWhenJoinedBy` (or released from it).
+    joined: usize,
 }
 
 #[derive(Clone)]
@@ -51,6 +58,7 @@ pub struct SmtpSink {
     pub port: u16,
     state: Arc<Mutex<State>>,
     release: Arc<Notify>,
+    joined: Arc<Notify>,
 }
 
 impl SmtpSink {
@@ -63,8 +71,11 @@ impl SmtpSink {
                 received: Vec::new(),
                 script: VecDeque::new(),
                 attempts: 0,
+                sessions: 0,
+                joined: 0,
             })),
             release: Arc::new(Notify::new()),
+            joined: Arc::new(Notify::new()),
         };
         let server = sink.clone();
         tokio::spawn(async move {
@@ -96,6 +107,11 @@ impl SmtpSink {
         self.state.lock().unwrap().received.clone()
     }
 
+    /// SMTP connections opened to the sink so far.
+    pub fn sessions(&self) -> usize {
+        self.state.lock().unwrap().sessions
+    }
+
     pub fn attempts(&self) -> usize {
         self.state.lock().unwrap().attempts
     }
@@ -118,6 +134,7 @@ impl SmtpSink {
     }
 
     async fn session(&self, stream: tokio::net::TcpStream) -> std::io::Result<()> {
+        self.state.lock().unwrap().sessions += 1;
         let (read, mut write) = stream.into_split();
         let mut lines = BufReader::new(read);
         write.write_all(b"220 sink.test ESMTP ready\r\n").await?;
@@ -191,7 +208,7 @@ impl SmtpSink {
                     let mut state = self.state.lock().unwrap();
                     state.attempts += 1;
                     let verdict = state.script.pop_front().unwrap_or(Verdict::Accept);
-                    if matches!(verdict, Verdict::Accept | Verdict::AcceptThenHang) {
+                    if !matches!(verdict, Verdict::Reject(_)) {
                         state.received.push(received);
                     }
                     verdict
@@ -205,6 +222,20 @@ impl SmtpSink {
                     Verdict::AcceptThenHang => {
                         self.release.notified().await;
                         return Ok(());
+                    }
+                    Verdict::AcceptWhenJoinedBy(n) => {
+                        self.state.lock().unwrap().joined += 1;
+                        loop {
+                            let joined = self.joined.notified();
+                            tokio::pin!(joined);
+                            joined.as_mut().enable();
+                            if self.state.lock().unwrap().joined >= n {
+                                self.joined.notify_waiters();
+                                break;
+                            }
+                            joined.await;
+                        }
+                        "250 2.0.0 queued".into()
                     }
                 }
             } else if upper == "RSET" {

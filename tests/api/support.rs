@@ -410,6 +410,7 @@ impl TestApp {
             "game_events",
             "game_commands",
             "game_state",
+            "game_snapshots",
         ];
         let mut digest = String::new();
         for table in tables {

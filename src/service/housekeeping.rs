@@ -1,0 +1,71 @@
+//! Housekeeping: deleting what nobody needs any more, so that tables that grow with use stay
+//! flat. Run by the workers every `KONTOR_HOUSEKEEPING_EVERY` seconds and by
+//! `kontor housekeeping`; deleting twice is harmless, so several instances may run it.
+//!
+//! Deleted: mail finished (sent or skipped) more than `KONTOR_KEEP_SENT_MAIL_DAYS` days ago,
+//! and the live-presence rows of streams and instances that ended without saying so. Never
+//! deleted: the game log, the commands, the games, the seats, the snapshots, the accounts,
+//! and mail not finished (due, held for a digest, or failed for good).
+
+use crate::store::housekeeping;
+use chrono::Utc;
+use sqlx::PgPool;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// What one pass deleted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Swept {
+    pub mails: u64,
+    pub presence: u64,
+}
+
+/// One pass: deletes mail finished more than `keep_sent_mail_days` days ago (none if 0) and
+/// stale live-presence rows.
+pub async fn sweep(pool: &PgPool, keep_sent_mail_days: u32) -> Result<Swept, sqlx::Error> {
+    let mut swept = Swept {
+        presence: housekeeping::purge_stale_presence(pool).await?,
+        ..Swept::default()
+    };
+    if keep_sent_mail_days > 0 {
+        let before = Utc::now() - chrono::Duration::days(i64::from(keep_sent_mail_days));
+        loop {
+            let deleted = housekeeping::purge_finished_mail(pool, before).await?;
+            swept.mails += deleted;
+            // A batch's digests count with their notices, so "fewer than a batch" is not
+            // the end; nothing deleted is.
+            if deleted == 0 {
+                break;
+            }
+        }
+    }
+    Ok(swept)
+}
+
+/// The worker: a pass now and then every `every`, until `stop`.
+pub async fn run(pool: PgPool, keep_sent_mail_days: u32, every: Duration, stop: CancellationToken) {
+    loop {
+        if pool.is_closed() || stop.is_cancelled() {
+            return;
+        }
+        match sweep(&pool, keep_sent_mail_days).await {
+            Ok(swept) if swept != Swept::default() => {
+                tracing::info!(
+                    mails = swept.mails,
+                    presence = swept.presence,
+                    "housekeeping"
+                )
+            }
+            Ok(_) => {}
+            Err(error) if pool.is_closed() => {
+                tracing::debug!(%error, "housekeeping stops with its pool");
+                return;
+            }
+            Err(error) => tracing::error!(error = ?error, "housekeeping"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = stop.cancelled() => return,
+        }
+    }
+}

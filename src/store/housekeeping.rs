@@ -1,0 +1,55 @@
+//! The SQL of housekeeping: what is deleted because nobody needs it any more. The game log,
+//! the commands, the games, the seats and the snapshots are never deleted here.
+
+use chrono::{DateTime, Utc};
+use sqlx::PgExecutor;
+
+/// How long a `live_presence` row counts as "watching" after its last heartbeat. A row older
+/// than this counts for nothing (a stream still open refreshes its row at its next beat), so
+/// rows older than it are those of streams or instances that ended without saying so.
+pub const PRESENCE_WINDOW_SECS: i64 = 60;
+
+/// Mails finished before `before` and deleted in one statement at most: a first run on a
+/// large backlog deletes in bounded steps instead of one huge transaction.
+pub const MAIL_BATCH: i64 = 5_000;
+
+/// Deletes up to [`MAIL_BATCH`] mails finished before `before`: sent ones (by when they were
+/// sent), ones skipped on purpose (preferences, watching live), and, with a digest, the
+/// notices it summed up. Mails not yet sent, held for a digest, being sent or failed for good
+/// (`kontor mail failed`) stay. Returns how many were deleted.
+pub async fn purge_finished_mail<'e>(
+    executor: impl PgExecutor<'e>,
+    before: DateTime<Utc>,
+) -> Result<u64, sqlx::Error> {
+    // The digested notices reference their digest: both go in one statement, whose foreign
+    // key check runs at its end.
+    let deleted: i64 = sqlx::query_scalar(
+        "WITH old AS (
+           SELECT id FROM mail_outbox
+            WHERE (status = 'sent' AND coalesce(sent_at, updated_at) < $1)
+               OR (status = 'skipped' AND updated_at < $1)
+            LIMIT $2
+         ), summed AS (
+           DELETE FROM mail_outbox m USING old WHERE m.digest_id = old.id RETURNING m.id
+         ), gone AS (
+           DELETE FROM mail_outbox m USING old WHERE m.id = old.id RETURNING m.id
+         )
+         SELECT (SELECT count(*) FROM summed) + (SELECT count(*) FROM gone)",
+    )
+    .bind(before)
+    .bind(MAIL_BATCH)
+    .fetch_one(executor)
+    .await?;
+    Ok(deleted as u64)
+}
+
+/// Deletes the `live_presence` rows not refreshed for [`PRESENCE_WINDOW_SECS`] (those of
+/// instances that died). Returns how many.
+pub async fn purge_stale_presence<'e>(executor: impl PgExecutor<'e>) -> Result<u64, sqlx::Error> {
+    let done =
+        sqlx::query("DELETE FROM live_presence WHERE seen_at < now() - make_interval(secs => $1)")
+            .bind(PRESENCE_WINDOW_SECS as f64)
+            .execute(executor)
+            .await?;
+    Ok(done.rows_affected())
+}
