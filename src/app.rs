@@ -185,6 +185,7 @@ impl Application {
                 .app_data(http::path_config())
                 .app_data(web::PayloadConfig::new(http::audit::MAX_EXPORT_BODY))
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
+                .configure(http::configure_root)
                 .split_for_parts();
             app.wrap(from_fn(http::body_deadline::body_deadline))
                 .wrap(ErrorHandlers::new().default_handler(http::problem_fallback))

@@ -449,6 +449,11 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "The request was refused before reaching the API (another 4xx status).",
     ),
     (
+        "not_ready",
+        503,
+        "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.",
+    ),
+    (
         "database_unavailable",
         503,
         "The database cannot be reached right now; retry after `Retry-After` seconds.",

@@ -4,6 +4,7 @@
 pub mod append;
 pub mod events;
 pub mod games;
+pub mod health;
 pub mod users;
 
 use anyhow::Context;

@@ -11,6 +11,7 @@ mod contract;
 mod games;
 mod golden;
 mod hardening;
+mod health;
 mod live;
 mod lobby;
 mod notify;
