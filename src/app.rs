@@ -189,6 +189,8 @@ impl Application {
                 .split_for_parts();
             app.wrap(from_fn(http::body_deadline::body_deadline))
                 .wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
+                // Outside the error handlers: the problems they make get CORS headers too.
+                .wrap(from_fn(http::cors::cors))
                 // Outside the error handlers, so that the problems they make get them too.
                 .wrap(from_fn(http::headers::security_headers))
                 .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())

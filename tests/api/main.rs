@@ -12,6 +12,7 @@ mod games;
 mod golden;
 mod hardening;
 mod health;
+mod http;
 mod live;
 mod lobby;
 mod notify;
