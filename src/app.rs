@@ -193,13 +193,14 @@ impl Application {
                 .wrap(from_fn(http::cors::cors))
                 // Outside the error handlers, so that the problems they make get them too.
                 .wrap(from_fn(http::headers::security_headers))
+                .wrap(from_fn(http::methods::head_as_get))
                 .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")
                         .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),
                 )
                 .service(web::redirect("/docs", "/docs/"))
-                .default_service(web::to(http::not_found))
+                .default_service(web::to(http::methods::unrouted))
         })
         // A client that closes its side of the connection is gone: without this, a live
         // stream would only notice at its next write (the keep-alive, seconds later).

@@ -295,7 +295,7 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
     (
         "method_not_allowed",
         405,
-        "The resource does not support this method.",
+        "The resource does not support this method; `Allow` lists those it does.",
     ),
     (
         "version_conflict",

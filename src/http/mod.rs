@@ -11,6 +11,7 @@ pub mod games;
 pub mod headers;
 pub mod health;
 pub mod live;
+pub mod methods;
 pub mod notifications;
 pub mod openapi;
 pub mod request_log;
@@ -223,12 +224,4 @@ fn log_error_response<B>(response: &ServiceResponse<B>) {
     } else if !api_error.is_some_and(ApiError::logged) {
         tracing::error!(status = status.as_u16(), error = detail, "server error");
     }
-}
-
-/// Anything that matches no route.
-pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::not_found(
-        "not_found",
-        format!("there is nothing at {} {}", req.method(), req.path()),
-    ))
 }

@@ -166,3 +166,155 @@ async fn cross_origin_answers_carry_the_allowed_origin_and_the_exposed_headers()
     );
     assert!(header(&reply.headers, "vary").unwrap().contains("Origin"));
 }
+
+#[tokio::test]
+async fn a_wrong_method_is_405_with_allow_and_an_unknown_path_stays_404() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let game = uuid::Uuid::now_v7();
+    for (method, path, allow) in [
+        (Method::DELETE, "/kinds".to_string(), "GET, HEAD"),
+        (Method::POST, format!("/games/{game}"), "GET, HEAD"),
+        (Method::GET, format!("/games/{game}/actions"), "POST"),
+        (Method::HEAD, "/auth/login".to_string(), "POST"),
+        (
+            Method::PUT,
+            "/me/vacation".to_string(),
+            "GET, HEAD, POST, DELETE",
+        ),
+        (Method::PATCH, "/games".to_string(), "GET, HEAD, POST"),
+        (Method::OPTIONS, "/me".to_string(), "GET, HEAD"),
+    ] {
+        let reply = app
+            .call(method.clone(), &path, Some(&anna.token), None, &[])
+            .await;
+        assert_eq!(reply.status, 405, "{method} {path}: {}", reply.text);
+        assert_eq!(
+            header(&reply.headers, "allow"),
+            Some(allow),
+            "{method} {path}"
+        );
+        if method != Method::HEAD {
+            reply.assert_problem(405, "method_not_allowed");
+        }
+    }
+    // The root's probes too.
+    let reply = read(
+        app.client
+            .post(format!("{}/healthz", app.address))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    reply.assert_problem(405, "method_not_allowed");
+    assert_eq!(header(&reply.headers, "allow"), Some("GET, HEAD"));
+    // Paths that do not exist are 404, whatever the method.
+    for (method, path) in [
+        (Method::GET, "/nowhere".to_string()),
+        (Method::DELETE, format!("/games/{game}/nothing")),
+        (Method::POST, "/kinds/more".to_string()),
+    ] {
+        app.call(method, &path, Some(&anna.token), None, &[])
+            .await
+            .assert_problem(404, "not_found");
+    }
+}
+
+#[tokio::test]
+async fn head_works_wherever_get_does_with_the_same_headers_and_no_body() {
+    let app = spawn_app().await;
+    let players = [
+        app.register("anna").await,
+        app.register("bert").await,
+        app.register("cleo").await,
+    ];
+    let game = app.start_game("steel-driver", json!({}), &players).await;
+    let urls = [
+        app.url("/kinds"),
+        app.url("/openapi.json"),
+        app.url(&format!("/games/{game}")),
+        app.url(&format!("/games/{game}/events")),
+        app.url("/me"),
+        format!("{}/healthz", app.address),
+        format!("{}/readyz", app.address),
+    ];
+    for url in urls {
+        let get = app
+            .client
+            .get(&url)
+            .bearer_auth(&players[0].token)
+            .send()
+            .await
+            .unwrap();
+        let head = app
+            .client
+            .head(&url)
+            .bearer_auth(&players[0].token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.status(), 200, "HEAD {url}");
+        assert_eq!(get.status(), 200, "GET {url}");
+        for name in ["content-type", "content-length", "etag", "cache-control"] {
+            assert_eq!(
+                header(head.headers(), name),
+                header(get.headers(), name),
+                "{name} of HEAD {url}"
+            );
+        }
+        assert!(header(head.headers(), "content-length").is_some(), "{url}");
+        assert!(!get.bytes().await.unwrap().is_empty());
+        assert!(
+            head.bytes().await.unwrap().is_empty(),
+            "HEAD {url} has no body"
+        );
+    }
+}
+
+#[tokio::test]
+async fn head_of_a_live_stream_answers_at_once_and_holds_no_slot() {
+    let app = spawn_app_with(AppOptions {
+        settings: HashMap::from([(
+            "KONTOR_LIVE_MAX_STREAMS_PER_USER".to_string(),
+            "1".to_string(),
+        )]),
+    })
+    .await;
+    let anna = app.register("anna").await;
+    for _ in 0..3 {
+        let head = app
+            .client
+            .head(app.url("/me/stream"))
+            .bearer_auth(&anna.token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.status(), 200);
+        assert_eq!(
+            header(head.headers(), "content-type"),
+            Some("text/event-stream")
+        );
+        assert!(head.bytes().await.unwrap().is_empty());
+    }
+    // The one slot is free: a real stream opens (bounded wait for the slot's release).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let stream = app
+            .client
+            .get(app.url("/me/stream"))
+            .bearer_auth(&anna.token)
+            .send()
+            .await
+            .unwrap();
+        if stream.status() == 200 {
+            break;
+        }
+        assert_eq!(stream.status(), 429);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the HEAD kept its slot"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
