@@ -449,6 +449,11 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "The request was refused before reaching the API (another 4xx status).",
     ),
     (
+        "precondition_failed",
+        412,
+        "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.",
+    ),
+    (
         "not_ready",
         503,
         "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.",

@@ -5,6 +5,7 @@ pub mod absence;
 pub mod accounts;
 pub mod audit;
 pub mod body_deadline;
+pub mod conditional;
 pub mod cors;
 pub mod error;
 pub mod games;

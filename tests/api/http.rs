@@ -318,3 +318,227 @@ async fn head_of_a_live_stream_answers_at_once_and_holds_no_slot() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+/// Four players in a started Flying Dutchman game, and the seat that must act first.
+async fn started_game(app: &TestApp) -> (uuid::Uuid, Vec<User>, usize) {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo", "dora"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+    let first = detail.assert_ok()["pending"][0].as_u64().unwrap() as usize;
+    (game, players, first)
+}
+
+fn etag(reply: &Reply) -> String {
+    header(&reply.headers, "etag").expect("an ETag").to_string()
+}
+
+#[tokio::test]
+async fn each_representation_has_its_own_tag_and_a_matching_if_none_match_is_304() {
+    let app = spawn_app().await;
+    let (game, players, first) = started_game(&app).await;
+    let path = format!("/games/{game}");
+    let mover = &players[first];
+    let now = app.get(&path, &mover.token).await;
+    let version = now.assert_ok()["version"].as_i64().unwrap();
+    let tag = etag(&now);
+    assert!(tag.starts_with(&format!("\"v{version}-s{first}-")), "{tag}");
+    assert!(tag.ends_with('"'));
+    assert_eq!(
+        header(&now.headers, "cache-control"),
+        Some("private, no-cache")
+    );
+    // The same representation, the same tag.
+    assert_eq!(etag(&app.get(&path, &mover.token).await), tag);
+    // Another viewer, another tag; a spectator's says so.
+    let other = &players[(first + 1) % 4];
+    assert_ne!(etag(&app.get(&path, &other.token).await), tag);
+    let eve = app.register("eve").await;
+    assert!(
+        etag(&app.get(&path, &eve.token).await).starts_with(&format!("\"v{version}-spectator-"))
+    );
+    // A past version has its own tag.
+    let past = app.get(&format!("{path}?at=1"), &mover.token).await;
+    past.assert_ok();
+    assert!(
+        etag(&past).starts_with(&format!("\"v1-s{first}-")),
+        "{}",
+        etag(&past)
+    );
+
+    // If-None-Match: the current tag (also weak, in a list, or `*`) is 304 with no body.
+    let weak = format!("W/{tag}");
+    let listed = format!("\"v0-s0-0000000000000000\", {tag}");
+    for condition in [tag.as_str(), weak.as_str(), listed.as_str(), "*"] {
+        let reply = app
+            .call(
+                Method::GET,
+                &path,
+                Some(&mover.token),
+                None,
+                &[("If-None-Match", condition)],
+            )
+            .await;
+        assert_eq!(reply.status, 304, "{condition}: {}", reply.text);
+        assert!(reply.text.is_empty());
+        assert_eq!(etag(&reply), tag);
+        assert_eq!(
+            header(&reply.headers, "cache-control"),
+            Some("private, no-cache")
+        );
+    }
+    // Someone else's tag, or the past's, is no match.
+    let theirs = etag(&app.get(&path, &other.token).await);
+    for condition in [theirs, etag(&past)] {
+        let reply = app
+            .call(
+                Method::GET,
+                &path,
+                Some(&mover.token),
+                None,
+                &[("If-None-Match", &condition)],
+            )
+            .await;
+        assert_eq!(reply.status, 200, "{condition}");
+        assert_eq!(etag(&reply), tag);
+    }
+    // The past version answers 304 to its own tag.
+    let reply = app
+        .call(
+            Method::GET,
+            &format!("{path}?at=1"),
+            Some(&mover.token),
+            None,
+            &[("If-None-Match", &etag(&past))],
+        )
+        .await;
+    assert_eq!(reply.status, 304);
+    // A malformed one is a client error.
+    app.call(
+        Method::GET,
+        &path,
+        Some(&mover.token),
+        None,
+        &[("If-None-Match", "v12")],
+    )
+    .await
+    .assert_problem(400, "invalid_parameter");
+
+    // After a move the old tag no longer matches.
+    app.act(game, mover, version, &json!({"type": "use_smith"}))
+        .await
+        .assert_ok();
+    let reply = app
+        .call(
+            Method::GET,
+            &path,
+            Some(&mover.token),
+            None,
+            &[("If-None-Match", &tag)],
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    assert_ne!(etag(&reply), tag);
+}
+
+#[tokio::test]
+async fn an_open_games_tag_changes_when_a_seat_is_taken_without_a_new_version() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let created = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "steel-driver", "seats": 3}),
+        )
+        .await;
+    let game = created.assert_ok()["id"].as_str().unwrap().to_string();
+    let path = format!("/games/{game}");
+    let before = app.get(&path, &anna.token).await;
+    app.post(&format!("{path}/join"), Some(&bert.token), &json!({}))
+        .await
+        .assert_ok();
+    let after = app
+        .call(
+            Method::GET,
+            &path,
+            Some(&anna.token),
+            None,
+            &[("If-None-Match", &etag(&before))],
+        )
+        .await;
+    assert_eq!(after.status, 200, "the seats changed: no 304");
+    assert_eq!(after.body["version"], before.body["version"]);
+    assert_ne!(etag(&after), etag(&before));
+}
+
+#[tokio::test]
+async fn if_match_on_actions_compares_strongly_and_star_matches_the_current_version() {
+    let app = spawn_app().await;
+    let (game, players, first) = started_game(&app).await;
+    let path = format!("/games/{game}");
+    let actions = format!("{path}/actions");
+    let mover = &players[first];
+    let seen = app.get(&path, &mover.token).await;
+    let version = seen.assert_ok()["version"].as_i64().unwrap();
+    let tag = etag(&seen);
+    let act = |if_match: String, key: &'static str, action: &'static str| {
+        let app = &app;
+        let actions = actions.clone();
+        async move {
+            app.call(
+                Method::POST,
+                &actions,
+                Some(&mover.token),
+                Some(&json!({"action": {"type": action}})),
+                &[("Idempotency-Key", key), ("If-Match", &if_match)],
+            )
+            .await
+        }
+    };
+    let stale = |v: i64| format!("\"v{v}-s{first}-0000000000000000\"");
+    let before = app.fingerprint().await;
+    // Weak tags never match under strong comparison; tags of no version of ours neither.
+    act(format!("W/{tag}"), "k1", "use_smith")
+        .await
+        .assert_problem(412, "precondition_failed");
+    act("\"abc\"".into(), "k2", "use_smith")
+        .await
+        .assert_problem(412, "precondition_failed");
+    // Stale tags are the documented version conflict; a malformed header a client error.
+    for condition in [
+        stale(version - 1),
+        format!("{}, {}", stale(version - 1), stale(version - 2)),
+    ] {
+        let reply = act(condition, "k3", "use_smith").await;
+        assert_eq!(
+            reply.assert_problem(409, "version_conflict")["current_version"],
+            version
+        );
+    }
+    act("v12 junk".into(), "k4", "use_smith")
+        .await
+        .assert_problem(400, "version_required");
+    assert_eq!(
+        app.fingerprint().await,
+        before,
+        "refused conditions change nothing"
+    );
+
+    // `*`, and a list with the current tag, match: the rules then decide (and refuse a pass
+    // with nine horseshoes), as at the current version.
+    for (condition, key) in [
+        ("*".to_string(), "k5"),
+        (format!("{}, {tag}", stale(version - 1)), "k6"),
+    ] {
+        act(condition, key, "pass")
+            .await
+            .assert_problem(422, "too_many_horseshoes_to_pass");
+    }
+    // The GET's own ETag is accepted as the version seen.
+    let accepted = act(tag.clone(), "k7", "use_smith").await;
+    assert!(accepted.assert_ok()["version"].as_i64().unwrap() > version);
+}
