@@ -6,7 +6,7 @@ use crate::embedded_pg::{Durability, EmbeddedPostgres};
 use crate::http::{self, AppState};
 use crate::store;
 use actix_web::dev::{Server, ServerHandle};
-use actix_web::middleware::{ErrorHandlers, from_fn};
+use actix_web::middleware::{Compress, ErrorHandlers, from_fn};
 use actix_web::{App, HttpServer, web};
 use sqlx::PgPool;
 use std::net::{SocketAddr, TcpListener};
@@ -188,6 +188,11 @@ impl Application {
                 .configure(http::configure_root)
                 .split_for_parts();
             app.wrap(from_fn(http::body_deadline::body_deadline))
+                // Gzip or brotli for clients that accept it. Live streams are never
+                // compressed (their `Content-Encoding: identity` makes it pass them by), so
+                // each event is flushed as it comes. Inside the error handlers: its own 406
+                // (no acceptable encoding) becomes a problem too.
+                .wrap(Compress::default())
                 .wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
                 // Outside the error handlers: the problems they make get CORS headers too.
                 .wrap(from_fn(http::cors::cors))

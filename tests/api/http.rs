@@ -542,3 +542,100 @@ async fn if_match_on_actions_compares_strongly_and_star_matches_the_current_vers
     let accepted = act(tag.clone(), "k7", "use_smith").await;
     assert!(accepted.assert_ok()["version"].as_i64().unwrap() > version);
 }
+
+#[tokio::test]
+async fn json_answers_are_compressed_for_clients_that_accept_it_and_streams_are_not() {
+    use std::io::Read;
+    let app = spawn_app().await;
+    let plain = app
+        .client
+        .get(app.url("/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    assert!(header(plain.headers(), "content-encoding").is_none());
+    let plain = plain.bytes().await.unwrap();
+    for (encoding, name) in [("gzip", "gzip"), ("br;q=1.0, gzip;q=0.5", "br")] {
+        let reply = app
+            .client
+            .get(app.url("/openapi.json"))
+            .header("Accept-Encoding", encoding)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 200);
+        assert_eq!(
+            header(reply.headers(), "content-encoding"),
+            Some(name),
+            "{encoding}"
+        );
+        assert!(
+            header(reply.headers(), "vary")
+                .unwrap()
+                .to_lowercase()
+                .contains("accept-encoding")
+        );
+        let packed = reply.bytes().await.unwrap();
+        assert!(
+            packed.len() * 4 < plain.len(),
+            "{name}: {} of {}",
+            packed.len(),
+            plain.len()
+        );
+        if name == "gzip" {
+            let mut unpacked = Vec::new();
+            flate2::read::GzDecoder::new(&packed[..])
+                .read_to_end(&mut unpacked)
+                .unwrap();
+            assert_eq!(unpacked, plain);
+        }
+    }
+    // Problems are compressed as well, and still problems.
+    let reply = app
+        .client
+        .get(app.url("/nowhere"))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 404);
+    assert_eq!(
+        header(reply.headers(), "content-type"),
+        Some("application/problem+json")
+    );
+
+    // A live stream is sent as it is, each event at once.
+    let anna = app.register("anna").await;
+    let mut stream = app
+        .client
+        .get(app.url("/me/stream"))
+        .bearer_auth(&anna.token)
+        .header("Accept-Encoding", "gzip, br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(
+        header(stream.headers(), "content-type"),
+        Some("text/event-stream")
+    );
+    assert!(
+        !matches!(
+            header(stream.headers(), "content-encoding"),
+            Some("gzip" | "br")
+        ),
+        "{:?}",
+        stream.headers()
+    );
+    // A bound, not a timing check: a compressed stream would hold the snapshot back.
+    let first = tokio::time::timeout(std::time::Duration::from_secs(30), stream.chunk())
+        .await
+        .expect("the snapshot arrives")
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8(first.to_vec()).expect("plain text, not compressed");
+    assert!(
+        text.contains("event:") || text.contains("data:") || text.starts_with(':'),
+        "{text}"
+    );
+}
