@@ -283,19 +283,24 @@ async fn head_of_a_live_stream_answers_at_once_and_holds_no_slot() {
     .await;
     let anna = app.register("anna").await;
     for _ in 0..3 {
-        let head = app
-            .client
-            .head(app.url("/me/stream"))
-            .bearer_auth(&anna.token)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(head.status(), 200);
-        assert_eq!(
-            header(head.headers(), "content-type"),
-            Some("text/event-stream")
-        );
-        assert!(head.bytes().await.unwrap().is_empty());
+        // A bound, not a timing check: a HEAD that kept the stream's body would never end.
+        let head = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+            let head = app
+                .client
+                .head(app.url("/me/stream"))
+                .bearer_auth(&anna.token)
+                .send()
+                .await
+                .unwrap();
+            let status = head.status();
+            let kind = header(head.headers(), "content-type").map(str::to_string);
+            (status, kind, head.bytes().await.unwrap())
+        })
+        .await
+        .expect("a HEAD of a stream ends");
+        assert_eq!(head.0, 200);
+        assert_eq!(head.1.as_deref(), Some("text/event-stream"));
+        assert!(head.2.is_empty());
     }
     // The one slot is free: a real stream opens (bounded wait for the slot's release).
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
