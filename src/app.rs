@@ -6,7 +6,7 @@ use crate::embedded_pg::{Durability, EmbeddedPostgres};
 use crate::http::{self, AppState};
 use crate::store;
 use actix_web::dev::{Server, ServerHandle};
-use actix_web::middleware::{ErrorHandlers, from_fn};
+use actix_web::middleware::{Compress, ErrorHandlers, from_fn};
 use actix_web::{App, HttpServer, web};
 use sqlx::PgPool;
 use std::net::{SocketAddr, TcpListener};
@@ -191,18 +191,27 @@ impl Application {
                 .app_data(http::path_config())
                 .app_data(web::PayloadConfig::new(http::audit::MAX_EXPORT_BODY))
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
+                .configure(http::configure_root)
                 .split_for_parts();
             app.wrap(from_fn(http::body_deadline::body_deadline))
+                // Gzip or brotli for clients that accept it. Live streams are never
+                // compressed (their `Content-Encoding: identity` makes it pass them by), so
+                // each event is flushed as it comes. Inside the error handlers: its own 406
+                // (no acceptable encoding) becomes a problem too.
+                .wrap(Compress::default())
                 .wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
+                // Outside the error handlers: the problems they make get CORS headers too.
+                .wrap(from_fn(http::cors::cors))
                 // Outside the error handlers, so that the problems they make get them too.
                 .wrap(from_fn(http::headers::security_headers))
+                .wrap(from_fn(http::methods::head_as_get))
                 .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")
                         .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),
                 )
                 .service(web::redirect("/docs", "/docs/"))
-                .default_service(web::to(http::not_found))
+                .default_service(web::to(http::methods::unrouted))
         })
         // A client that closes its side of the connection is gone: without this, a live
         // stream would only notice at its next write (the keep-alive, seconds later).

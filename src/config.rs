@@ -60,6 +60,9 @@ pub struct Config {
     pub keep_sent_mail_days: u32,
     /// How often the workers' housekeeping runs.
     pub housekeeping_every: Duration,
+    /// Web origins (`https://app.example`) whose pages may call the API from a browser
+    /// (CORS); empty = no CORS headers at all.
+    pub cors_origins: Vec<String>,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
     /// The names in the retired `KONTOR_ADMIN_USERS`, if an operator still sets it: the
@@ -110,6 +113,7 @@ impl std::fmt::Debug for Config {
             body_timeout,
             keep_sent_mail_days,
             housekeeping_every,
+            cors_origins,
             notify,
             retired_admin_users,
         } = self;
@@ -146,6 +150,7 @@ impl std::fmt::Debug for Config {
             .field("body_timeout", body_timeout)
             .field("keep_sent_mail_days", keep_sent_mail_days)
             .field("housekeeping_every", housekeeping_every)
+            .field("cors_origins", cors_origins)
             .field("notify", notify)
             .field("retired_admin_users", retired_admin_users)
             .finish()
@@ -241,6 +246,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "KONTOR_BODY_TIMEOUT",
         "10",
         "Seconds a client may take to send a request body; a slower one is answered 408 and disconnected.",
+    ),
+    (
+        "KONTOR_CORS_ORIGINS",
+        "(none)",
+        "Comma-separated web origins (https://app.example) whose pages may call the API from a browser (CORS). Unset: no CORS headers.",
     ),
     (
         "KONTOR_SMTP_URL",
@@ -397,6 +407,13 @@ impl Config {
         if body_timeout.is_zero() {
             bail!("KONTOR_BODY_TIMEOUT must be at least 1 second");
         }
+        let cors_origins = get("KONTOR_CORS_ORIGINS")
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|o| !o.is_empty())
+            .map(parse_origin)
+            .collect::<anyhow::Result<Vec<_>>>()?;
         Ok(Self {
             bind,
             database,
@@ -429,6 +446,7 @@ impl Config {
             body_timeout,
             keep_sent_mail_days: number("KONTOR_KEEP_SENT_MAIL_DAYS", 30)?,
             housekeeping_every,
+            cors_origins,
             notify: crate::notify::NotifySettings::from_map(values)?,
             retired_admin_users: get(RETIRED_ADMIN_USERS)
                 .unwrap_or("")
@@ -489,6 +507,43 @@ fn parse_env_file(text: &str) -> anyhow::Result<Vec<(String, String)>> {
         pairs.push((key.trim().to_string(), value.to_string()));
     }
     Ok(pairs)
+}
+
+/// One origin of `KONTOR_CORS_ORIGINS`, in the form a browser sends it in `Origin`
+/// (`scheme://host[:port]`, lower case, no path and no trailing slash), so that requests can
+/// be matched by plain string equality. `*` is refused: the list names the clients trusted.
+fn parse_origin(origin: &str) -> anyhow::Result<String> {
+    let bad = || {
+        anyhow::anyhow!(
+            "KONTOR_CORS_ORIGINS: {origin:?} is not an origin such as https://app.example or \
+             http://localhost:5173 (scheme, host and optional port; no path, no wildcard)"
+        )
+    };
+    let lower = origin.to_ascii_lowercase();
+    let (scheme, rest) = lower.split_once("://").ok_or_else(bad)?;
+    if !matches!(scheme, "http" | "https") || rest.is_empty() {
+        return Err(bad());
+    }
+    // An IPv6 literal is bracketed; whatever follows the host is `:port` or nothing.
+    let (host, after) = match rest.strip_prefix('[') {
+        Some(inner) => {
+            let end = inner.find(']').ok_or_else(bad)?;
+            (&inner[..end], &inner[end + 1..])
+        }
+        None => rest.split_at(rest.find(':').unwrap_or(rest.len())),
+    };
+    let host_ok = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b':');
+    let port_ok = after.is_empty()
+        || after.strip_prefix(':').is_some_and(|p| {
+            !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok()
+        });
+    if !host_ok || !port_ok || (!rest.starts_with('[') && host.contains(':')) {
+        return Err(bad());
+    }
+    Ok(lower)
 }
 
 #[cfg(test)]
@@ -571,6 +626,43 @@ mod tests {
             let map = HashMap::from([(key.to_string(), "0".to_string())]);
             let error = Config::from_map(&map).unwrap_err().to_string();
             assert!(error.contains(key), "{error}");
+        }
+    }
+
+    #[test]
+    fn cors_origins_are_exact_origins() {
+        assert!(
+            Config::from_map(&HashMap::new())
+                .unwrap()
+                .cors_origins
+                .is_empty()
+        );
+        let map = HashMap::from([(
+            "KONTOR_CORS_ORIGINS".to_string(),
+            " https://App.Example , http://localhost:5173,http://[::1]:8080".to_string(),
+        )]);
+        assert_eq!(
+            Config::from_map(&map).unwrap().cors_origins,
+            [
+                "https://app.example",
+                "http://localhost:5173",
+                "http://[::1]:8080"
+            ]
+        );
+        for bad in [
+            "*",
+            "app.example",
+            "https://app.example/",
+            "https://app.example/path",
+            "ftp://app.example",
+            "https://app.example:99999",
+            "https://app.example:",
+            "https://user@app.example",
+            "https://",
+        ] {
+            let map = HashMap::from([("KONTOR_CORS_ORIGINS".to_string(), bad.to_string())]);
+            let error = Config::from_map(&map).unwrap_err().to_string();
+            assert!(error.contains("KONTOR_CORS_ORIGINS"), "{bad}: {error}");
         }
     }
 

@@ -295,7 +295,7 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
     (
         "method_not_allowed",
         405,
-        "The resource does not support this method.",
+        "The resource does not support this method; `Allow` lists those it does.",
     ),
     (
         "version_conflict",
@@ -447,6 +447,16 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "request_rejected",
         400,
         "The request was refused before reaching the API (another 4xx status).",
+    ),
+    (
+        "precondition_failed",
+        412,
+        "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.",
+    ),
+    (
+        "not_ready",
+        503,
+        "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.",
     ),
     (
         "database_unavailable",

@@ -1,5 +1,6 @@
 //! Lobby and play endpoints.
 
+use super::conditional::{self, Condition};
 use super::error::{ApiError, Problem};
 use super::{AppState, Created, Json, OptionalJson, Query};
 use crate::auth::Scope;
@@ -11,7 +12,7 @@ use crate::service::lobby::{
 };
 use crate::service::play::{self, ActionRequest, ActionResult, GameDetail, Submitted};
 use crate::with_rules;
-use actix_web::http::header;
+use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -128,9 +129,16 @@ pub struct DetailQuery {
 #[utoipa::path(
     tag = "play",
     security(("bearer" = [])),
-    params(("game_id" = Uuid, Path, description = "The game."), DetailQuery),
+    params(
+        ("game_id" = Uuid, Path, description = "The game."),
+        DetailQuery,
+        ("If-None-Match" = Option<String>, Header, description = "An `ETag` of an earlier answer: 304 while it is still the caller's view."),
+    ),
     responses(
-        (status = 200, description = "The game.", body = GameDetail),
+        (status = 200, description = "The game. `ETag` tags this representation (it differs per version shown and per viewer).", body = GameDetail,
+            headers(("ETag" = String, description = "`\"v{version}-{s<seat>|spectator}-{digest}\"`."))),
+        (status = 304, description = "Not modified: `If-None-Match` named the current representation's tag."),
+        (status = 400, description = "`invalid_parameter` (`at`, or a malformed `If-None-Match`).", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -139,16 +147,41 @@ pub struct DetailQuery {
 pub async fn get_game(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     path: web::Path<Uuid>,
     query: Query<DetailQuery>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
     let detail = play::detail(&state.pool, caller.user_id, path.into_inner(), query.at).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(header::ETag(header::EntityTag::new_strong(
-            detail.summary.version.to_string(),
-        )))
-        .json(detail))
+    let body = serde_json::to_vec(&detail).map_err(anyhow::Error::from)?;
+    let tag = conditional::game_tag(detail.at_version, detail.summary.your_seat, &body);
+    // Per-user answers: a browser may keep one but must ask again (conditionally) each
+    // time; shared caches keep none.
+    let mut response = HttpResponse::Ok();
+    response
+        .insert_header(header::ETag(header::EntityTag::new_strong(tag.clone())))
+        .insert_header((header::CACHE_CONTROL, "private, no-cache"));
+    let unchanged = match req.headers().get(header::IF_NONE_MATCH) {
+        None => false,
+        Some(value) => {
+            let condition = value
+                .to_str()
+                .ok()
+                .and_then(conditional::parse)
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid_parameter",
+                        "If-None-Match must be * or a list of entity tags such as \"v12-s0-…\"",
+                    )
+                    .with("field", "If-None-Match")
+                })?;
+            conditional::none_match(&condition, &tag)
+        }
+    };
+    if unchanged {
+        return Ok(response.status(StatusCode::NOT_MODIFIED).finish());
+    }
+    Ok(response.content_type("application/json").body(body))
 }
 
 /// Take a seat. The game starts when the last seat is taken.
@@ -295,7 +328,7 @@ pub async fn invite(
     params(
         ("game_id" = Uuid, Path, description = "The game."),
         ("Idempotency-Key" = String, Header, description = "Unique per intended action; retries reuse it."),
-        ("If-Match" = Option<String>, Header, description = "The version the client saw, instead of the body's `version`."),
+        ("If-Match" = Option<String>, Header, description = "The game's `ETag` as the client saw it (`\"v12-s0-…\"`, or the plain version `\"12\"`), instead of the body's `version`; `*` = whatever the current version is. Compared strongly: weak tags never match."),
     ),
     request_body = ActionRequest,
     responses(
@@ -305,6 +338,7 @@ pub async fn invite(
         (status = 403, description = "`not_a_player`: no seat, or not the seat named.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`version_conflict` (with `current_version`) or `game_not_active`.", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "`precondition_failed`: `If-Match` holds a weak tag or none of this game's.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The rules refused it: the game's own code (e.g. `not_your_turn`), `invalid_command`, or `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -334,33 +368,23 @@ pub async fn submit_action(
             "the Idempotency-Key is longer than 255 characters",
         ));
     }
-    let if_match = match req.headers().get(header::IF_MATCH) {
-        None => None,
-        Some(value) => Some(
-            value
-                .to_str()
-                .ok()
-                .map(|v| v.trim().trim_start_matches("W/").trim_matches('"'))
-                .and_then(|v| v.parse::<i64>().ok())
-                .ok_or_else(|| {
-                    ApiError::bad_request("version_required", "If-Match must hold a version number")
-                })?,
-        ),
-    };
     let body = body.into_inner();
-    let version = match (body.version, if_match) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(ApiError::bad_request(
-                "version_required",
-                format!("the body says version {a} but If-Match says {b}"),
-            ));
-        }
-        (Some(v), _) | (None, Some(v)) => v,
-        (None, None) => {
-            return Err(ApiError::bad_request(
+    let game_id = path.into_inner();
+    let version = match req.headers().get(header::IF_MATCH) {
+        None => body.version.ok_or_else(|| {
+            ApiError::bad_request(
                 "version_required",
                 "send the version you saw, as the body's `version` or as If-Match",
-            ));
+            )
+        })?,
+        Some(value) => {
+            let condition = value.to_str().ok().and_then(conditional::parse).ok_or_else(|| {
+                ApiError::bad_request(
+                    "version_required",
+                    "If-Match must be * or the ETag of the game as you saw it (e.g. \"v12-s0-…\")",
+                )
+            })?;
+            match_version(&state, caller.user_id, game_id, body.version, &condition).await?
         }
     };
     let submitted = play::submit(
@@ -369,7 +393,7 @@ pub async fn submit_action(
         &state.committer,
         play::Attempt {
             caller: caller.user_id,
-            game_id: path.into_inner(),
+            game_id,
             idempotency_key: &key,
             expected_version: version,
             request: &body,
@@ -383,4 +407,65 @@ pub async fn submit_action(
             .content_type("application/json")
             .body(response),
     })
+}
+
+/// The version an action is decided at, from `If-Match` (strong comparison, RFC 9110
+/// §13.1.1) and the body's `version`. A tag of ours names a version; a weak tag or one
+/// naming no version never matches (412 `precondition_failed`). `*`, or tags naming several
+/// versions, are checked against the current version, which the action then expects (a
+/// move made meanwhile still answers 409 `version_conflict`).
+async fn match_version(
+    state: &AppState,
+    caller: uuid::Uuid,
+    game_id: Uuid,
+    body_version: Option<i64>,
+    condition: &Condition<'_>,
+) -> Result<i64, ApiError> {
+    let versions = match condition {
+        Condition::Any => None,
+        Condition::Tags(tags) => {
+            let mut versions = Vec::new();
+            for tag in tags {
+                match conditional::version_of(tag.opaque) {
+                    Some(v) if !tag.weak => versions.push(v),
+                    _ if tag.weak => {
+                        return Err(ApiError::new(
+                            StatusCode::PRECONDITION_FAILED,
+                            "precondition_failed",
+                            "If-Match compares strongly: a weak tag (W/\"…\") never matches; send the ETag as the game's GET gave it",
+                        ));
+                    }
+                    _ => {
+                        return Err(ApiError::new(
+                            StatusCode::PRECONDITION_FAILED,
+                            "precondition_failed",
+                            format!("If-Match: \"{}\" is no tag of this game", tag.opaque),
+                        ));
+                    }
+                }
+            }
+            versions.sort_unstable();
+            versions.dedup();
+            Some(versions)
+        }
+    };
+    match (body_version, versions) {
+        (Some(v), Some(listed)) if !listed.contains(&v) => Err(ApiError::bad_request(
+            "version_required",
+            format!("the body says version {v} but If-Match says {listed:?}"),
+        )),
+        (Some(v), _) => Ok(v),
+        (None, Some(listed)) if listed.len() == 1 => Ok(listed[0]),
+        (None, listed) => {
+            let current = play::current_version(&state.pool, caller, game_id).await?;
+            match listed {
+                Some(listed) if !listed.contains(&current) => Err(ApiError::conflict(
+                    "version_conflict",
+                    format!("the game is at version {current}, not one of {listed:?}: reload it and decide again"),
+                )
+                .with("current_version", current)),
+                _ => Ok(current),
+            }
+        }
+    }
 }

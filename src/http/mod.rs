@@ -5,10 +5,14 @@ pub mod absence;
 pub mod accounts;
 pub mod audit;
 pub mod body_deadline;
+pub mod conditional;
+pub mod cors;
 pub mod error;
 pub mod games;
 pub mod headers;
+pub mod health;
 pub mod live;
+pub mod methods;
 pub mod notifications;
 pub mod openapi;
 pub mod request_log;
@@ -65,6 +69,11 @@ impl<T: Serialize> Responder for Created<T> {
 /// The client's address as seen by this server (proxies are not trusted).
 pub fn client_address(req: &HttpRequest) -> Option<String> {
     req.peer_addr().map(|a| a.ip().to_string())
+}
+
+/// Registers the health probes (at the root, outside `/api/v1`).
+pub fn configure_root(cfg: &mut ServiceConfig) {
+    cfg.service(health::healthz).service(health::readyz);
 }
 
 /// Registers every API endpoint (under the `/api/v1` scope given by the caller).
@@ -206,20 +215,14 @@ fn log_error_response<B>(response: &ServiceResponse<B>) {
     let status = response.status();
     let error = response.response().error();
     let detail = error.map(tracing::field::display);
+    let api_error = error.and_then(|e| e.as_error::<ApiError>());
     if status.is_client_error() {
         tracing::debug!(status = status.as_u16(), error = detail, "client error");
-    } else if !error
-        .and_then(|e| e.as_error::<ApiError>())
-        .is_some_and(ApiError::logged)
-    {
+    } else if api_error.is_some_and(|e| e.code == "not_ready") {
+        // A probe asks every few seconds while the database is down: once per probe at
+        // error level would drown the log; the outage itself is logged where it hurts.
+        tracing::debug!(status = status.as_u16(), error = detail, "not ready");
+    } else if !api_error.is_some_and(ApiError::logged) {
         tracing::error!(status = status.as_u16(), error = detail, "server error");
     }
-}
-
-/// Anything that matches no route.
-pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::not_found(
-        "not_found",
-        format!("there is nothing at {} {}", req.method(), req.path()),
-    ))
 }

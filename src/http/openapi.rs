@@ -27,9 +27,11 @@ use utoipa_actix_web::AppExt;
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
         (name = "meta", description = "This description."),
+        (name = "health", description = "Probes for proxies and orchestrators, at the root outside `/api/v1`."),
     ),
     components(schemas(
         super::error::Problem,
+        super::health::Health,
         crate::service::PlatformEvent,
         crate::service::EventOut,
         crate::service::lobby::ListView,
@@ -72,6 +74,7 @@ pub fn build() -> Value {
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .service(utoipa_actix_web::scope("/api/v1").configure(super::configure))
+        .configure(super::configure_root)
         .split_for_parts();
     let mut description = spec.info.description.take().unwrap_or_default();
     description.push_str("\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n");

@@ -103,6 +103,17 @@ pub async fn detail(
     })
 }
 
+/// The game's current version, for a caller who may read it (else `game_not_found`): what an
+/// action with `If-Match: *` (or a list of tags) is checked against.
+pub async fn current_version(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<i64, ApiError> {
+    let mut conn = pool.acquire().await?;
+    let head = games::head(&mut *conn, game_id)
+        .await?
+        .filter(|head| readable_by(head, caller))
+        .ok_or_else(game_not_found)?;
+    Ok(head.version)
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"version": 12, "action": {"type": "pass"}}))]

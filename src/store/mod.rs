@@ -9,6 +9,7 @@ pub mod channels;
 pub mod deadlines;
 pub mod events;
 pub mod games;
+pub mod health;
 pub mod housekeeping;
 pub mod invitations;
 pub mod outbox;

@@ -328,9 +328,31 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
     tokio::spawn(server.run_until_stopped());
     let anna = app.register("anna").await;
     app.get("/games?view=mine", &anna.token).await.assert_ok();
+    let ready = || async {
+        read(
+            app.client
+                .get(format!("{}/readyz", app.address))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    };
+    assert_eq!(ready().await.status, 200);
 
     pg.stop().unwrap();
     assert!(!scratch.cluster_running());
+    // Not ready while the database is away; alive all the same.
+    let reply = ready().await;
+    reply.assert_problem(503, "not_ready");
+    assert_eq!(reply.headers["retry-after"], "2");
+    let alive = app
+        .client
+        .get(format!("{}/healthz", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(alive.status(), 200);
     let down = [
         app.get("/games?view=mine", &anna.token).await,
         app.post(
@@ -369,6 +391,11 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         assert!(Instant::now() < deadline, "the server did not recover");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    assert_eq!(
+        ready().await.status,
+        200,
+        "ready again once the database is back"
+    );
     app.register("bert").await;
     app.post(
         "/games",

@@ -1,0 +1,169 @@
+//! Entity tags and conditional requests (RFC 9110 §8.8.3, §13).
+//!
+//! `GET /games/{id}` tags each representation: `"v{version shown}-{viewer}-{digest}"`, the
+//! viewer being `s{seat}` or `spectator`, the digest the first 16 hex digits of the body's
+//! SHA-256. The version and viewer make tags readable and differ wherever views do; the
+//! digest makes the tag change whenever the body does, also without a new version (a seat
+//! taken in an open game, a player going on vacation). `If-None-Match` (weak comparison)
+//! with a matching tag is answered 304.
+//!
+//! `POST /games/{id}/actions` reads `If-Match` as the version the client saw: each tag
+//! carries a version (`"v12-s0-…"` as sent by the GET, or the older plain `"12"`).
+//! Comparison is strong: a weak tag (`W/"…"`) never matches, nor does a tag of no version of
+//! ours; both are answered 412 `precondition_failed`. `*` matches whatever the game's current
+//! version is.
+
+use sha2::{Digest, Sha256};
+
+/// One entity tag of a request header.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Tag<'a> {
+    pub weak: bool,
+    /// The opaque part, without quotes.
+    pub opaque: &'a str,
+}
+
+/// An `If-Match` or `If-None-Match` value.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Condition<'a> {
+    /// `*`: any current representation.
+    Any,
+    Tags(Vec<Tag<'a>>),
+}
+
+/// Parses `"*"` or a comma-separated list of entity tags; `None` for anything else. A bare
+/// number (`12`, not quoted) is read as the tag `"12"`, as earlier versions accepted it.
+pub fn parse(value: &str) -> Option<Condition<'_>> {
+    let value = value.trim();
+    if value == "*" {
+        return Some(Condition::Any);
+    }
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(Condition::Tags(vec![Tag {
+            weak: false,
+            opaque: value,
+        }]));
+    }
+    let mut tags = Vec::new();
+    let mut rest = value;
+    loop {
+        rest = rest.trim_start_matches([' ', '\t', ',']);
+        if rest.is_empty() {
+            break;
+        }
+        let weak = rest.starts_with("W/");
+        if weak {
+            rest = &rest[2..];
+        }
+        let inner = rest.strip_prefix('"')?;
+        let end = inner.find('"')?;
+        let opaque = &inner[..end];
+        // etagc: visible ASCII but the quote, or obs-text.
+        if !opaque
+            .bytes()
+            .all(|b| b == 0x21 || (0x23..=0x7e).contains(&b) || b >= 0x80)
+        {
+            return None;
+        }
+        tags.push(Tag { weak, opaque });
+        rest = &inner[end + 1..];
+        let next = rest.trim_start_matches([' ', '\t']);
+        if !(next.is_empty() || next.starts_with(',')) {
+            return None;
+        }
+    }
+    (!tags.is_empty()).then_some(Condition::Tags(tags))
+}
+
+/// The tag of a game representation (the opaque part; send it quoted).
+pub fn game_tag(version: i64, seat: Option<i16>, body: &[u8]) -> String {
+    let viewer = match seat {
+        Some(seat) => format!("s{seat}"),
+        None => "spectator".to_string(),
+    };
+    let digest = hex::encode(&Sha256::digest(body)[..8]);
+    format!("v{version}-{viewer}-{digest}")
+}
+
+/// The game version a tag of ours names: `v{N}-…` or a plain `N`.
+pub fn version_of(opaque: &str) -> Option<i64> {
+    let number = match opaque.strip_prefix('v') {
+        Some(rest) => rest.split('-').next()?,
+        None => opaque,
+    };
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    number.parse().ok()
+}
+
+/// Whether `If-None-Match` matches a representation tagged `current` (weak comparison).
+pub fn none_match(condition: &Condition<'_>, current: &str) -> bool {
+    match condition {
+        Condition::Any => true,
+        Condition::Tags(tags) => tags.iter().any(|t| t.opaque == current),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tag_lists_parse_as_rfc_9110_writes_them() {
+        assert_eq!(parse(" * "), Some(Condition::Any));
+        assert_eq!(
+            parse(r#""v1-s0-ab", W/"v2", "x,y""#),
+            Some(Condition::Tags(vec![
+                Tag {
+                    weak: false,
+                    opaque: "v1-s0-ab"
+                },
+                Tag {
+                    weak: true,
+                    opaque: "v2"
+                },
+                Tag {
+                    weak: false,
+                    opaque: "x,y"
+                },
+            ]))
+        );
+        assert_eq!(
+            parse("12"),
+            Some(Condition::Tags(vec![Tag {
+                weak: false,
+                opaque: "12"
+            }]))
+        );
+        for bad in [
+            "",
+            "abc",
+            "\"open",
+            "\"a\" \"b\"",
+            "W/12",
+            "\"a b\"",
+            ",",
+            "v12",
+        ] {
+            assert_eq!(parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn versions_come_from_our_tags_only() {
+        assert_eq!(version_of("v12-s0-0123abcd"), Some(12));
+        assert_eq!(version_of("v0-spectator-00"), Some(0));
+        assert_eq!(version_of("12"), Some(12));
+        for other in ["", "v", "v-1", "vx-s0", "abc", "-3", "1.5"] {
+            assert_eq!(version_of(other), None, "{other:?}");
+        }
+        let tag = game_tag(7, Some(2), b"{}");
+        assert!(
+            tag.starts_with("v7-s2-") && tag.len() == "v7-s2-".len() + 16,
+            "{tag}"
+        );
+        assert_ne!(game_tag(7, Some(2), b"{}"), game_tag(7, Some(2), b"{ }"));
+        assert_ne!(game_tag(7, None, b"{}"), game_tag(7, Some(2), b"{}"));
+    }
+}

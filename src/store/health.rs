@@ -1,0 +1,21 @@
+//! What the readiness probe asks of the database: is it reachable, and has every migration
+//! this binary knows been applied?
+
+use sqlx::PgPool;
+
+/// The migrations of this binary that the database has not (successfully) applied, by
+/// version; empty when the schema is current. One indexed read of `_sqlx_migrations` (a
+/// few dozen rows), cheap enough for a probe every second. An error means the database
+/// could not be asked (unreachable, or not yet migrated at all).
+pub async fn pending_migrations(pool: &PgPool) -> Result<Vec<i64>, sqlx::Error> {
+    let applied: Vec<i64> =
+        sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")
+            .fetch_all(pool)
+            .await?;
+    Ok(super::MIGRATOR
+        .iter()
+        .filter(|m| m.migration_type.is_up_migration())
+        .map(|m| m.version)
+        .filter(|v| applied.binary_search(v).is_err())
+        .collect())
+}

@@ -1,0 +1,646 @@
+//! HTTP semantics: CORS for configured browser clients, 405 with `Allow`, `HEAD`,
+//! conditional GETs and compression.
+
+use crate::support::*;
+use reqwest::Method;
+use reqwest::header::HeaderMap;
+use serde_json::json;
+use std::collections::HashMap;
+
+const CLIENT: &str = "https://client.example";
+
+async fn cors_app() -> TestApp {
+    spawn_app_with(AppOptions {
+        settings: HashMap::from([(
+            "KONTOR_CORS_ORIGINS".to_string(),
+            format!("{CLIENT}, http://localhost:5173"),
+        )]),
+    })
+    .await
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn cors_headers(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .keys()
+        .map(|k| k.as_str().to_string())
+        .filter(|k| k.starts_with("access-control-"))
+        .collect()
+}
+
+async fn preflight(app: &TestApp, origin: &str) -> reqwest::Response {
+    app.client
+        .request(
+            Method::OPTIONS,
+            app.url("/games/00000000-0000-0000-0000-000000000000/actions"),
+        )
+        .header("Origin", origin)
+        .header("Access-Control-Request-Method", "POST")
+        .header(
+            "Access-Control-Request-Headers",
+            "authorization, content-type, idempotency-key, if-match",
+        )
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_preflight_from_an_allowed_origin_is_answered_and_others_get_no_cors_headers() {
+    let app = cors_app().await;
+    let reply = preflight(&app, CLIENT).await;
+    assert_eq!(reply.status(), 204);
+    let headers = reply.headers();
+    assert_eq!(header(headers, "access-control-allow-origin"), Some(CLIENT));
+    let methods = header(headers, "access-control-allow-methods").unwrap();
+    for method in ["GET", "POST", "PUT", "DELETE"] {
+        assert!(methods.contains(method), "{methods}");
+    }
+    let allowed = header(headers, "access-control-allow-headers").unwrap();
+    for name in [
+        "authorization",
+        "content-type",
+        "idempotency-key",
+        "if-match",
+        "if-none-match",
+        "last-event-id",
+    ] {
+        assert!(allowed.contains(name), "{name} not in {allowed}");
+    }
+    assert!(header(headers, "access-control-max-age").is_some());
+    assert!(
+        header(headers, "access-control-allow-credentials").is_none(),
+        "no credentials mode"
+    );
+    assert!(header(headers, "vary").unwrap().contains("Origin"));
+
+    // Another origin (even one differing only by scheme or port) gets no CORS headers.
+    for other in [
+        "https://evil.example",
+        "http://client.example",
+        "https://client.example:8443",
+    ] {
+        let reply = preflight(&app, other).await;
+        assert!(
+            cors_headers(reply.headers()).is_empty(),
+            "{other}: {:?}",
+            reply.headers()
+        );
+        assert!(!reply.status().is_success(), "{other}: {}", reply.status());
+    }
+
+    // A server with no origins configured sends no CORS headers to anyone.
+    let plain = spawn_app().await;
+    let reply = preflight(&plain, CLIENT).await;
+    assert!(
+        cors_headers(reply.headers()).is_empty(),
+        "{:?}",
+        reply.headers()
+    );
+    let reply = plain
+        .client
+        .get(plain.url("/kinds"))
+        .header("Origin", CLIENT)
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        cors_headers(reply.headers()).is_empty(),
+        "{:?}",
+        reply.headers()
+    );
+}
+
+#[tokio::test]
+async fn cross_origin_answers_carry_the_allowed_origin_and_the_exposed_headers() {
+    let app = cors_app().await;
+    let origin = [("Origin", CLIENT)];
+    let exposed = |headers: &HeaderMap| {
+        assert_eq!(header(headers, "access-control-allow-origin"), Some(CLIENT));
+        let list = header(headers, "access-control-expose-headers")
+            .unwrap()
+            .to_string();
+        for name in ["etag", "idempotent-replayed", "retry-after", "location"] {
+            assert!(list.contains(name), "{name} not in {list}");
+        }
+        assert!(header(headers, "vary").unwrap().contains("Origin"));
+    };
+    let reply = app.call(Method::GET, "/kinds", None, None, &origin).await;
+    reply.assert_ok();
+    exposed(&reply.headers);
+    let reply = app
+        .call(
+            Method::POST,
+            "/auth/register",
+            None,
+            Some(&json!({"username": "anna", "email": "anna@example.org", "password": password_of("anna")})),
+            &origin,
+        )
+        .await;
+    reply.assert_ok();
+    exposed(&reply.headers);
+    // Errors too, so that a page can read the problem.
+    let reply = app.call(Method::GET, "/me", None, None, &origin).await;
+    reply.assert_problem(401, "unauthenticated");
+    exposed(&reply.headers);
+
+    // Another origin is served as without CORS: no CORS headers, but the answer is the same
+    // (same-origin pages send `Origin` too).
+    let reply = app
+        .call(
+            Method::GET,
+            "/kinds",
+            None,
+            None,
+            &[("Origin", "https://evil.example")],
+        )
+        .await;
+    reply.assert_ok();
+    assert!(
+        cors_headers(&reply.headers).is_empty(),
+        "{:?}",
+        reply.headers
+    );
+    assert!(header(&reply.headers, "vary").unwrap().contains("Origin"));
+}
+
+#[tokio::test]
+async fn a_wrong_method_is_405_with_allow_and_an_unknown_path_stays_404() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let game = uuid::Uuid::now_v7();
+    for (method, path, allow) in [
+        (Method::DELETE, "/kinds".to_string(), "GET, HEAD"),
+        (Method::POST, format!("/games/{game}"), "GET, HEAD"),
+        (Method::GET, format!("/games/{game}/actions"), "POST"),
+        (Method::HEAD, "/auth/login".to_string(), "POST"),
+        (
+            Method::PUT,
+            "/me/vacation".to_string(),
+            "GET, HEAD, POST, DELETE",
+        ),
+        (Method::PATCH, "/games".to_string(), "GET, HEAD, POST"),
+        (Method::OPTIONS, "/me".to_string(), "GET, HEAD"),
+    ] {
+        let reply = app
+            .call(method.clone(), &path, Some(&anna.token), None, &[])
+            .await;
+        assert_eq!(reply.status, 405, "{method} {path}: {}", reply.text);
+        assert_eq!(
+            header(&reply.headers, "allow"),
+            Some(allow),
+            "{method} {path}"
+        );
+        if method != Method::HEAD {
+            reply.assert_problem(405, "method_not_allowed");
+        }
+    }
+    // The root's probes too.
+    let reply = read(
+        app.client
+            .post(format!("{}/healthz", app.address))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    reply.assert_problem(405, "method_not_allowed");
+    assert_eq!(header(&reply.headers, "allow"), Some("GET, HEAD"));
+    // Paths that do not exist are 404, whatever the method.
+    for (method, path) in [
+        (Method::GET, "/nowhere".to_string()),
+        (Method::DELETE, format!("/games/{game}/nothing")),
+        (Method::POST, "/kinds/more".to_string()),
+    ] {
+        app.call(method, &path, Some(&anna.token), None, &[])
+            .await
+            .assert_problem(404, "not_found");
+    }
+}
+
+#[tokio::test]
+async fn head_works_wherever_get_does_with_the_same_headers_and_no_body() {
+    let app = spawn_app().await;
+    let players = [
+        app.register("anna").await,
+        app.register("bert").await,
+        app.register("cleo").await,
+    ];
+    let game = app.start_game("steel-driver", json!({}), &players).await;
+    let urls = [
+        app.url("/kinds"),
+        app.url("/openapi.json"),
+        app.url(&format!("/games/{game}")),
+        app.url(&format!("/games/{game}/events")),
+        app.url("/me"),
+        format!("{}/healthz", app.address),
+        format!("{}/readyz", app.address),
+    ];
+    for url in urls {
+        let get = app
+            .client
+            .get(&url)
+            .bearer_auth(&players[0].token)
+            .send()
+            .await
+            .unwrap();
+        let head = app
+            .client
+            .head(&url)
+            .bearer_auth(&players[0].token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.status(), 200, "HEAD {url}");
+        assert_eq!(get.status(), 200, "GET {url}");
+        for name in ["content-type", "content-length", "etag", "cache-control"] {
+            assert_eq!(
+                header(head.headers(), name),
+                header(get.headers(), name),
+                "{name} of HEAD {url}"
+            );
+        }
+        assert!(header(head.headers(), "content-length").is_some(), "{url}");
+        assert!(!get.bytes().await.unwrap().is_empty());
+        assert!(
+            head.bytes().await.unwrap().is_empty(),
+            "HEAD {url} has no body"
+        );
+    }
+}
+
+#[tokio::test]
+async fn head_of_a_live_stream_answers_at_once_and_holds_no_slot() {
+    let app = spawn_app_with(AppOptions {
+        settings: HashMap::from([(
+            "KONTOR_LIVE_MAX_STREAMS_PER_USER".to_string(),
+            "1".to_string(),
+        )]),
+    })
+    .await;
+    let anna = app.register("anna").await;
+    for _ in 0..3 {
+        // A bound, not a timing check: a HEAD that kept the stream's body would never end.
+        let head = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+            let head = app
+                .client
+                .head(app.url("/me/stream"))
+                .bearer_auth(&anna.token)
+                .send()
+                .await
+                .unwrap();
+            let status = head.status();
+            let kind = header(head.headers(), "content-type").map(str::to_string);
+            (status, kind, head.bytes().await.unwrap())
+        })
+        .await
+        .expect("a HEAD of a stream ends");
+        assert_eq!(head.0, 200);
+        assert_eq!(head.1.as_deref(), Some("text/event-stream"));
+        assert!(head.2.is_empty());
+    }
+    // The one slot is free: a real stream opens (bounded wait for the slot's release).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let stream = app
+            .client
+            .get(app.url("/me/stream"))
+            .bearer_auth(&anna.token)
+            .send()
+            .await
+            .unwrap();
+        if stream.status() == 200 {
+            break;
+        }
+        assert_eq!(stream.status(), 429);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the HEAD kept its slot"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Four players in a started Flying Dutchman game, and the seat that must act first.
+async fn started_game(app: &TestApp) -> (uuid::Uuid, Vec<User>, usize) {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo", "dora"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+    let first = detail.assert_ok()["pending"][0].as_u64().unwrap() as usize;
+    (game, players, first)
+}
+
+fn etag(reply: &Reply) -> String {
+    header(&reply.headers, "etag").expect("an ETag").to_string()
+}
+
+#[tokio::test]
+async fn each_representation_has_its_own_tag_and_a_matching_if_none_match_is_304() {
+    let app = spawn_app().await;
+    let (game, players, first) = started_game(&app).await;
+    let path = format!("/games/{game}");
+    let mover = &players[first];
+    let now = app.get(&path, &mover.token).await;
+    let version = now.assert_ok()["version"].as_i64().unwrap();
+    let tag = etag(&now);
+    assert!(tag.starts_with(&format!("\"v{version}-s{first}-")), "{tag}");
+    assert!(tag.ends_with('"'));
+    assert_eq!(
+        header(&now.headers, "cache-control"),
+        Some("private, no-cache")
+    );
+    // The same representation, the same tag.
+    assert_eq!(etag(&app.get(&path, &mover.token).await), tag);
+    // Another viewer, another tag; a spectator's says so.
+    let other = &players[(first + 1) % 4];
+    assert_ne!(etag(&app.get(&path, &other.token).await), tag);
+    let eve = app.register("eve").await;
+    assert!(
+        etag(&app.get(&path, &eve.token).await).starts_with(&format!("\"v{version}-spectator-"))
+    );
+    // A past version has its own tag.
+    let past = app.get(&format!("{path}?at=1"), &mover.token).await;
+    past.assert_ok();
+    assert!(
+        etag(&past).starts_with(&format!("\"v1-s{first}-")),
+        "{}",
+        etag(&past)
+    );
+
+    // If-None-Match: the current tag (also weak, in a list, or `*`) is 304 with no body.
+    let weak = format!("W/{tag}");
+    let listed = format!("\"v0-s0-0000000000000000\", {tag}");
+    for condition in [tag.as_str(), weak.as_str(), listed.as_str(), "*"] {
+        let reply = app
+            .call(
+                Method::GET,
+                &path,
+                Some(&mover.token),
+                None,
+                &[("If-None-Match", condition)],
+            )
+            .await;
+        assert_eq!(reply.status, 304, "{condition}: {}", reply.text);
+        assert!(reply.text.is_empty());
+        assert_eq!(etag(&reply), tag);
+        assert_eq!(
+            header(&reply.headers, "cache-control"),
+            Some("private, no-cache")
+        );
+    }
+    // Someone else's tag, or the past's, is no match.
+    let theirs = etag(&app.get(&path, &other.token).await);
+    for condition in [theirs, etag(&past)] {
+        let reply = app
+            .call(
+                Method::GET,
+                &path,
+                Some(&mover.token),
+                None,
+                &[("If-None-Match", &condition)],
+            )
+            .await;
+        assert_eq!(reply.status, 200, "{condition}");
+        assert_eq!(etag(&reply), tag);
+    }
+    // The past version answers 304 to its own tag.
+    let reply = app
+        .call(
+            Method::GET,
+            &format!("{path}?at=1"),
+            Some(&mover.token),
+            None,
+            &[("If-None-Match", &etag(&past))],
+        )
+        .await;
+    assert_eq!(reply.status, 304);
+    // A malformed one is a client error.
+    app.call(
+        Method::GET,
+        &path,
+        Some(&mover.token),
+        None,
+        &[("If-None-Match", "v12")],
+    )
+    .await
+    .assert_problem(400, "invalid_parameter");
+
+    // After a move the old tag no longer matches.
+    app.act(game, mover, version, &json!({"type": "use_smith"}))
+        .await
+        .assert_ok();
+    let reply = app
+        .call(
+            Method::GET,
+            &path,
+            Some(&mover.token),
+            None,
+            &[("If-None-Match", &tag)],
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    assert_ne!(etag(&reply), tag);
+}
+
+#[tokio::test]
+async fn an_open_games_tag_changes_when_a_seat_is_taken_without_a_new_version() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let created = app
+        .post(
+            "/games",
+            Some(&anna.token),
+            &json!({"kind": "steel-driver", "seats": 3}),
+        )
+        .await;
+    let game = created.assert_ok()["id"].as_str().unwrap().to_string();
+    let path = format!("/games/{game}");
+    let before = app.get(&path, &anna.token).await;
+    app.post(&format!("{path}/join"), Some(&bert.token), &json!({}))
+        .await
+        .assert_ok();
+    let after = app
+        .call(
+            Method::GET,
+            &path,
+            Some(&anna.token),
+            None,
+            &[("If-None-Match", &etag(&before))],
+        )
+        .await;
+    assert_eq!(after.status, 200, "the seats changed: no 304");
+    assert_eq!(after.body["version"], before.body["version"]);
+    assert_ne!(etag(&after), etag(&before));
+}
+
+#[tokio::test]
+async fn if_match_on_actions_compares_strongly_and_star_matches_the_current_version() {
+    let app = spawn_app().await;
+    let (game, players, first) = started_game(&app).await;
+    let path = format!("/games/{game}");
+    let actions = format!("{path}/actions");
+    let mover = &players[first];
+    let seen = app.get(&path, &mover.token).await;
+    let version = seen.assert_ok()["version"].as_i64().unwrap();
+    let tag = etag(&seen);
+    let act = |if_match: String, key: &'static str, action: &'static str| {
+        let app = &app;
+        let actions = actions.clone();
+        async move {
+            app.call(
+                Method::POST,
+                &actions,
+                Some(&mover.token),
+                Some(&json!({"action": {"type": action}})),
+                &[("Idempotency-Key", key), ("If-Match", &if_match)],
+            )
+            .await
+        }
+    };
+    let stale = |v: i64| format!("\"v{v}-s{first}-0000000000000000\"");
+    let before = app.fingerprint().await;
+    // Weak tags never match under strong comparison; tags of no version of ours neither.
+    act(format!("W/{tag}"), "k1", "use_smith")
+        .await
+        .assert_problem(412, "precondition_failed");
+    act("\"abc\"".into(), "k2", "use_smith")
+        .await
+        .assert_problem(412, "precondition_failed");
+    // Stale tags are the documented version conflict; a malformed header a client error.
+    for condition in [
+        stale(version - 1),
+        format!("{}, {}", stale(version - 1), stale(version - 2)),
+    ] {
+        let reply = act(condition, "k3", "use_smith").await;
+        assert_eq!(
+            reply.assert_problem(409, "version_conflict")["current_version"],
+            version
+        );
+    }
+    act("v12 junk".into(), "k4", "use_smith")
+        .await
+        .assert_problem(400, "version_required");
+    assert_eq!(
+        app.fingerprint().await,
+        before,
+        "refused conditions change nothing"
+    );
+
+    // `*`, and a list with the current tag, match: the rules then decide (and refuse a pass
+    // with nine horseshoes), as at the current version.
+    for (condition, key) in [
+        ("*".to_string(), "k5"),
+        (format!("{}, {tag}", stale(version - 1)), "k6"),
+    ] {
+        act(condition, key, "pass")
+            .await
+            .assert_problem(422, "too_many_horseshoes_to_pass");
+    }
+    // The GET's own ETag is accepted as the version seen.
+    let accepted = act(tag.clone(), "k7", "use_smith").await;
+    assert!(accepted.assert_ok()["version"].as_i64().unwrap() > version);
+}
+
+#[tokio::test]
+async fn json_answers_are_compressed_for_clients_that_accept_it_and_streams_are_not() {
+    use std::io::Read;
+    let app = spawn_app().await;
+    let plain = app
+        .client
+        .get(app.url("/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    assert!(header(plain.headers(), "content-encoding").is_none());
+    let plain = plain.bytes().await.unwrap();
+    for (encoding, name) in [("gzip", "gzip"), ("br;q=1.0, gzip;q=0.5", "br")] {
+        let reply = app
+            .client
+            .get(app.url("/openapi.json"))
+            .header("Accept-Encoding", encoding)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 200);
+        assert_eq!(
+            header(reply.headers(), "content-encoding"),
+            Some(name),
+            "{encoding}"
+        );
+        assert!(
+            header(reply.headers(), "vary")
+                .unwrap()
+                .to_lowercase()
+                .contains("accept-encoding")
+        );
+        let packed = reply.bytes().await.unwrap();
+        assert!(
+            packed.len() * 4 < plain.len(),
+            "{name}: {} of {}",
+            packed.len(),
+            plain.len()
+        );
+        if name == "gzip" {
+            let mut unpacked = Vec::new();
+            flate2::read::GzDecoder::new(&packed[..])
+                .read_to_end(&mut unpacked)
+                .unwrap();
+            assert_eq!(unpacked, plain);
+        }
+    }
+    // Problems are compressed as well, and still problems.
+    let reply = app
+        .client
+        .get(app.url("/nowhere"))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 404);
+    assert_eq!(
+        header(reply.headers(), "content-type"),
+        Some("application/problem+json")
+    );
+
+    // A live stream is sent as it is, each event at once.
+    let anna = app.register("anna").await;
+    let mut stream = app
+        .client
+        .get(app.url("/me/stream"))
+        .bearer_auth(&anna.token)
+        .header("Accept-Encoding", "gzip, br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(
+        header(stream.headers(), "content-type"),
+        Some("text/event-stream")
+    );
+    assert!(
+        !matches!(
+            header(stream.headers(), "content-encoding"),
+            Some("gzip" | "br")
+        ),
+        "{:?}",
+        stream.headers()
+    );
+    // A bound, not a timing check: a compressed stream would hold the snapshot back.
+    let first = tokio::time::timeout(std::time::Duration::from_secs(30), stream.chunk())
+        .await
+        .expect("the snapshot arrives")
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8(first.to_vec()).expect("plain text, not compressed");
+    assert!(
+        text.contains("event:") || text.contains("data:") || text.starts_with(':'),
+        "{text}"
+    );
+}
