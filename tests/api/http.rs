@@ -581,8 +581,9 @@ async fn json_answers_are_compressed_for_clients_that_accept_it_and_streams_are_
                 .contains("accept-encoding")
         );
         let packed = reply.bytes().await.unwrap();
+        // JSON this repetitive packs well over three to one at any level (gzip gives about 4).
         assert!(
-            packed.len() * 4 < plain.len(),
+            packed.len() * 3 < plain.len(),
             "{name}: {} of {}",
             packed.len(),
             plain.len()
