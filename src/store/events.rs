@@ -234,6 +234,17 @@ pub async fn delete_all_states<'e>(executor: impl PgExecutor<'e>) -> Result<(), 
     Ok(())
 }
 
+/// The upsert of one snapshot ($1 game, $2 version, $3 rules version, $4 state), written once
+/// for `save_snapshot` and for `save_state`, which runs it in the same statement as the cache.
+macro_rules! upsert_snapshot {
+    () => {
+        "INSERT INTO game_snapshots (game_id, version, rules_version, state)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (game_id, version) DO UPDATE
+            SET rules_version = EXCLUDED.rules_version, state = EXCLUDED.state"
+    };
+}
+
 /// Keeps the snapshot of `version` (replacing one there).
 pub async fn save_snapshot<'e>(
     executor: impl PgExecutor<'e>,
@@ -242,18 +253,13 @@ pub async fn save_snapshot<'e>(
     rules_version: i32,
     state: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO game_snapshots (game_id, version, rules_version, state)
-         VALUES ($1, $2, $3, $4)
-         ON CONFLICT (game_id, version) DO UPDATE
-            SET rules_version = EXCLUDED.rules_version, state = EXCLUDED.state",
-    )
-    .bind(game_id)
-    .bind(version)
-    .bind(rules_version)
-    .bind(state)
-    .execute(executor)
-    .await?;
+    sqlx::query(upsert_snapshot!())
+        .bind(game_id)
+        .bind(version)
+        .bind(rules_version)
+        .bind(state)
+        .execute(executor)
+        .await?;
     Ok(())
 }
 
@@ -265,18 +271,15 @@ pub async fn save_state<'e>(
     rules_version: i32,
     state: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "WITH kept AS (
-           INSERT INTO game_snapshots (game_id, version, rules_version, state)
-           VALUES ($1, $2, $3, $4)
-           ON CONFLICT (game_id, version) DO UPDATE
-              SET rules_version = EXCLUDED.rules_version, state = EXCLUDED.state
-         )
+    sqlx::query(concat!(
+        "WITH kept AS (",
+        upsert_snapshot!(),
+        ")
          INSERT INTO game_state (game_id, version, rules_version, state) VALUES ($1, $2, $3, $4)
          ON CONFLICT (game_id) DO UPDATE
             SET version = EXCLUDED.version, rules_version = EXCLUDED.rules_version,
-                state = EXCLUDED.state, updated_at = now()",
-    )
+                state = EXCLUDED.state, updated_at = now()"
+    ))
     .bind(game_id)
     .bind(version)
     .bind(rules_version)
