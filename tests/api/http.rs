@@ -336,6 +336,18 @@ async fn started_game(app: &TestApp) -> (uuid::Uuid, Vec<User>, usize) {
     (game, players, first)
 }
 
+/// `GET path` with `If-None-Match: condition`.
+async fn get_if_none_match(app: &TestApp, path: &str, token: &str, condition: &str) -> Reply {
+    app.call(
+        Method::GET,
+        path,
+        Some(token),
+        None,
+        &[("If-None-Match", condition)],
+    )
+    .await
+}
+
 fn etag(reply: &Reply) -> String {
     header(&reply.headers, "etag").expect("an ETag").to_string()
 }
@@ -377,15 +389,7 @@ async fn each_representation_has_its_own_tag_and_a_matching_if_none_match_is_304
     let weak = format!("W/{tag}");
     let listed = format!("\"v0-s0-0000000000000000\", {tag}");
     for condition in [tag.as_str(), weak.as_str(), listed.as_str(), "*"] {
-        let reply = app
-            .call(
-                Method::GET,
-                &path,
-                Some(&mover.token),
-                None,
-                &[("If-None-Match", condition)],
-            )
-            .await;
+        let reply = get_if_none_match(&app, &path, &mover.token, condition).await;
         assert_eq!(reply.status, 304, "{condition}: {}", reply.text);
         assert!(reply.text.is_empty());
         assert_eq!(etag(&reply), tag);
@@ -397,53 +401,23 @@ async fn each_representation_has_its_own_tag_and_a_matching_if_none_match_is_304
     // Someone else's tag, or the past's, is no match.
     let theirs = etag(&app.get(&path, &other.token).await);
     for condition in [theirs, etag(&past)] {
-        let reply = app
-            .call(
-                Method::GET,
-                &path,
-                Some(&mover.token),
-                None,
-                &[("If-None-Match", &condition)],
-            )
-            .await;
+        let reply = get_if_none_match(&app, &path, &mover.token, &condition).await;
         assert_eq!(reply.status, 200, "{condition}");
         assert_eq!(etag(&reply), tag);
     }
     // The past version answers 304 to its own tag.
-    let reply = app
-        .call(
-            Method::GET,
-            &format!("{path}?at=1"),
-            Some(&mover.token),
-            None,
-            &[("If-None-Match", &etag(&past))],
-        )
-        .await;
+    let reply = get_if_none_match(&app, &format!("{path}?at=1"), &mover.token, &etag(&past)).await;
     assert_eq!(reply.status, 304);
     // A malformed one is a client error.
-    app.call(
-        Method::GET,
-        &path,
-        Some(&mover.token),
-        None,
-        &[("If-None-Match", "v12")],
-    )
-    .await
-    .assert_problem(400, "invalid_parameter");
+    get_if_none_match(&app, &path, &mover.token, "v12")
+        .await
+        .assert_problem(400, "invalid_parameter");
 
     // After a move the old tag no longer matches.
     app.act(game, mover, version, &json!({"type": "use_smith"}))
         .await
         .assert_ok();
-    let reply = app
-        .call(
-            Method::GET,
-            &path,
-            Some(&mover.token),
-            None,
-            &[("If-None-Match", &tag)],
-        )
-        .await;
+    let reply = get_if_none_match(&app, &path, &mover.token, &tag).await;
     assert_eq!(reply.status, 200);
     assert_ne!(etag(&reply), tag);
 }
@@ -466,15 +440,7 @@ async fn an_open_games_tag_changes_when_a_seat_is_taken_without_a_new_version() 
     app.post(&format!("{path}/join"), Some(&bert.token), &json!({}))
         .await
         .assert_ok();
-    let after = app
-        .call(
-            Method::GET,
-            &path,
-            Some(&anna.token),
-            None,
-            &[("If-None-Match", &etag(&before))],
-        )
-        .await;
+    let after = get_if_none_match(&app, &path, &anna.token, &etag(&before)).await;
     assert_eq!(after.status, 200, "the seats changed: no 304");
     assert_eq!(after.body["version"], before.body["version"]);
     assert_ne!(etag(&after), etag(&before));
