@@ -359,14 +359,7 @@ async fn identities_are_compared_with_full_case_folding_and_normalisation() {
     assert_eq!(app.get("/me", &token).await.body["username"], "straße");
     // Invitations find a user the same way.
     let anna = app.register("anna").await;
-    let game = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "flying-dutchman", "seats": 3}),
-        )
-        .await;
-    let game = game.assert_ok()["id"].as_str().unwrap().to_string();
+    let game = app.open_game(&anna).await;
     let invited = app
         .post(
             &format!("/games/{game}/invitations"),

@@ -32,14 +32,7 @@ async fn raw(
 async fn malformed_and_mistyped_bodies_change_nothing() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;
-    let game = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "flying-dutchman", "seats": 3}),
-        )
-        .await;
-    let game_id = game.assert_ok()["id"].as_str().unwrap().to_string();
+    let game_id = app.open_game(&anna).await;
     let before = app.fingerprint().await;
 
     let cases: Vec<(&str, &str, Vec<u8>, u16, &str)> = vec![
@@ -379,14 +372,7 @@ async fn nul_characters_in_any_text_field_are_refused_with_the_field_and_change_
     let app = spawn_app().await;
     let anna = app.register("anna").await;
     let bert = app.register("bert").await;
-    let open = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "flying-dutchman", "seats": 3}),
-        )
-        .await;
-    let open = open.assert_ok()["id"].as_str().unwrap().to_string();
+    let open = app.open_game(&anna).await;
     let cleo = app.register("cleo").await;
     let dora = app.register("dora").await;
     let active = app
@@ -643,14 +629,7 @@ async fn a_join_without_a_body_takes_defaults_and_an_unreadable_one_is_refused()
     let app = spawn_app().await;
     let anna = app.register("anna").await;
     let bert = app.register("bert").await;
-    let game = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "flying-dutchman", "seats": 3}),
-        )
-        .await;
-    let game = game.assert_ok()["id"].as_str().unwrap().to_string();
+    let game = app.open_game(&anna).await;
     let join = format!("/games/{game}/join");
     let before = app.fingerprint().await;
     for (content_type, body, status, code) in [

@@ -303,6 +303,20 @@ impl TestApp {
 
     /// Creates a game of `kind` for `players` (the first creates it) and seats them all;
     /// the game starts when the last one joins. Returns the game id.
+    /// A new open three-seat game of The Flying Dutchman created by `creator`: its id.
+    pub async fn open_game(&self, creator: &User) -> String {
+        self.post(
+            "/games",
+            Some(&creator.token),
+            &json!({"kind": "flying-dutchman", "seats": 3}),
+        )
+        .await
+        .assert_ok()["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
     pub async fn start_game(&self, kind: &str, options: Value, players: &[User]) -> Uuid {
         let created = self
             .post(
