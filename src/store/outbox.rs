@@ -2,9 +2,11 @@
 //! delivery workers with a lease, held for the daily digest, and recorded as they end.
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 use serde_json::Value;
 use sqlx::{PgConnection, PgExecutor};
 use std::sync::LazyLock;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// Users who may get the digest with dedupe key `key` (none queued yet): those with held
@@ -384,13 +386,26 @@ pub async fn recipient<'e>(
     .await
 }
 
-/// A mail that failed for good, with its recipient.
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct FailedRow {
+/// A mail that failed for good.
+#[derive(Clone, Debug, Serialize, ToSchema, sqlx::FromRow)]
+#[schema(example = json!({
+    "id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d",
+    "user_id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3e",
+    "username": "anna",
+    "email": "anna@example.org",
+    "kind": "your_turn",
+    "game_id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3f",
+    "attempts": 8,
+    "last_error": "SMTP: permanent error (550): mailbox unavailable",
+    "created_at": "2026-11-29T12:00:00Z",
+    "failed_at": "2026-11-29T18:02:11Z"
+}))]
+pub struct FailedMail {
     pub id: Uuid,
     pub user_id: Uuid,
     pub username: String,
     pub email: String,
+    /// `your_turn`, `reminder`, `invited`, `game_started`, `game_over` or `digest`.
     pub kind: String,
     pub game_id: Option<Uuid>,
     pub attempts: i32,
@@ -403,7 +418,7 @@ pub struct FailedRow {
 pub async fn list_failed<'e>(
     executor: impl PgExecutor<'e>,
     limit: i64,
-) -> Result<Vec<FailedRow>, sqlx::Error> {
+) -> Result<Vec<FailedMail>, sqlx::Error> {
     sqlx::query_as(
         "SELECT o.id, o.user_id, u.username, u.email, o.kind, o.game_id, o.attempts,
                 o.last_error, o.created_at, o.updated_at AS failed_at
