@@ -23,3 +23,15 @@ if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ]; then
   }
   "$VALIDATOR/bin/pip" install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0
 fi
+
+# The browser the web client's tests drive: Debian's Chromium (Playwright must not download
+# its own; it cannot here).
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "Chromium is needed for the browser tests: run 'sudo apt-get install -y chromium'" >&2
+    exit 1
+  fi
+  echo "Installing Chromium from the OS packages..."
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null
+fi

@@ -211,7 +211,7 @@ impl Application {
                         .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),
                 )
                 .service(web::redirect("/docs", "/docs/"))
-                .default_service(web::to(http::methods::unrouted))
+                .default_service(web::to(http::page::page_or_unrouted))
         })
         // A client that closes its side of the connection is gone: without this, a live
         // stream would only notice at its next write (the keep-alive, seconds later).

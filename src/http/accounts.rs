@@ -174,7 +174,18 @@ pub async fn login(
     req: HttpRequest,
     body: Json<LoginRequest>,
 ) -> Result<Json<TokenPair>, ApiError> {
-    let body = body.into_inner();
+    let user_id = check_credentials(&state, &req, body.into_inner()).await?;
+    let pair = issue_pair(&state, user_id, Uuid::now_v7()).await?;
+    Ok(Json(pair))
+}
+
+/// The account a login names, if its password is right; failures are throttled (see
+/// [`login`]). Shared by the token login and the browser's cookie session.
+pub(super) async fn check_credentials(
+    state: &AppState,
+    req: &HttpRequest,
+    body: LoginRequest,
+) -> Result<Uuid, ApiError> {
     let identifier = text::line("username", &body.username, 1..=LOGIN_IDENTIFIER_CHARS)?;
     if body.password.len() > password::MAX_PASSWORD_BYTES {
         return Err(ApiError::unprocessable(
@@ -186,7 +197,7 @@ pub async fn login(
         )
         .with("field", "password"));
     }
-    let address = client_address(&req);
+    let address = client_address(req);
     let config = &state.config;
     // The account first, so that its failures count together whether it was named by
     // username or by email address.
@@ -223,12 +234,15 @@ pub async fn login(
         ));
     };
     throttle::clear(&state.pool, &subjects[0].0).await?;
-    let pair = issue_pair(&state, user_id, Uuid::now_v7()).await?;
-    Ok(Json(pair))
+    Ok(user_id)
 }
 
 /// A new access token and a new refresh token in the same family.
-async fn issue_pair(state: &AppState, user_id: Uuid, family: Uuid) -> Result<TokenPair, ApiError> {
+pub(super) async fn issue_pair(
+    state: &AppState,
+    user_id: Uuid,
+    family: Uuid,
+) -> Result<TokenPair, ApiError> {
     let refresh_token = auth::random_token(REFRESH_PREFIX);
     let ttl = state.config.refresh_token_ttl;
     sqlx::query(
@@ -251,7 +265,7 @@ async fn issue_pair(state: &AppState, user_id: Uuid, family: Uuid) -> Result<Tok
     })
 }
 
-fn invalid_refresh() -> ApiError {
+pub(super) fn invalid_refresh() -> ApiError {
     ApiError::unauthorized(
         "invalid_token",
         "this refresh token is unknown, expired or already used; log in again",
@@ -275,7 +289,13 @@ pub async fn refresh(
     state: web::Data<AppState>,
     body: Json<RefreshRequest>,
 ) -> Result<Json<TokenPair>, ApiError> {
-    let token = body.into_inner().refresh_token;
+    Ok(Json(
+        rotate(&state, &body.into_inner().refresh_token).await?,
+    ))
+}
+
+/// Spends a refresh token for a new pair of the same login (see [`refresh`]).
+pub(super) async fn rotate(state: &AppState, token: &str) -> Result<TokenPair, ApiError> {
     if !token.starts_with(REFRESH_PREFIX) {
         return Err(ApiError::unauthorized(
             "wrong_token_type",
@@ -287,7 +307,7 @@ pub async fn refresh(
         "SELECT id, user_id, family_id, revoked_at IS NOT NULL, expires_at <= now()
            FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE",
     )
-    .bind(auth::token_hash(&token))
+    .bind(auth::token_hash(token))
     .fetch_optional(&mut *tx)
     .await?;
     let Some((id, user_id, family, revoked, expired)) = row else {
@@ -313,7 +333,7 @@ pub async fn refresh(
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(Json(issue_pair(&state, user_id, family).await?))
+    issue_pair(state, user_id, family).await
 }
 
 /// Log out: revoke the refresh token (and every token of the same login).
@@ -330,10 +350,15 @@ pub async fn logout(
     state: web::Data<AppState>,
     body: Json<RefreshRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let token = body.into_inner().refresh_token;
+    end_login(&state, &body.into_inner().refresh_token).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Revokes every refresh token of the login `token` belongs to.
+pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiError> {
     let family: Option<Uuid> =
         sqlx::query_scalar("SELECT family_id FROM refresh_tokens WHERE token_hash = $1")
-            .bind(auth::token_hash(&token))
+            .bind(auth::token_hash(token))
             .fetch_optional(&state.pool)
             .await?;
     let Some(family) = family else {
@@ -345,7 +370,7 @@ pub async fn logout(
     .bind(family)
     .execute(&state.pool)
     .await?;
-    Ok(HttpResponse::NoContent().finish())
+    Ok(())
 }
 
 /// The caller's account.

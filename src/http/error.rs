@@ -454,6 +454,11 @@ pub const ERROR_CODES: &[(&str, u16, &str)] = &[
         "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.",
     ),
     (
+        "web_client_missing",
+        503,
+        "The web client's files were not built into this server (`npm ci && npm run build` in `web/`).",
+    ),
+    (
         "not_ready",
         503,
         "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.",

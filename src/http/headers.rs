@@ -7,7 +7,9 @@
 //! `default-src 'none'; frame-ancestors 'none'`. The docs page (`/docs/`, the vendored
 //! Swagger UI served from the binary) loads its scripts and styles from this server only,
 //! fetches the API description from it, uses `data:` images in its stylesheet and sets some
-//! styles inline; it may not be framed either.
+//! styles inline; it may not be framed either. The web client (every other path: `/`, its
+//! screens and assets) loads scripts, styles and images from this server only, talks to this
+//! server only, and sets no inline script or style: nothing injected into it could run.
 
 use actix_web::Error;
 use actix_web::body::MessageBody;
@@ -23,12 +25,28 @@ pub const DOCS_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
      img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; \
      form-action 'self'; frame-ancestors 'none'";
 
+/// The web client's policy: its own files and its own API, nothing inline, nothing else.
+pub const WEB_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; \
+     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// Which policy a path gets.
+fn policy(path: &str) -> &'static str {
+    if path == "/docs" || path.starts_with("/docs/") {
+        DOCS_CSP
+    } else if path.starts_with("/api/") || path == "/healthz" || path == "/readyz" {
+        API_CSP
+    } else {
+        WEB_CSP
+    }
+}
+
 /// Adds the headers (middleware for `actix_web::middleware::from_fn`).
 pub async fn security_headers(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
-    let docs = req.path() == "/docs" || req.path().starts_with("/docs/");
+    let csp = policy(req.path());
     let mut response = next.call(req).await?;
     let headers = response.headers_mut();
     headers.insert(
@@ -41,7 +59,7 @@ pub async fn security_headers(
     );
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(if docs { DOCS_CSP } else { API_CSP }),
+        HeaderValue::from_static(csp),
     );
     Ok(response)
 }

@@ -15,7 +15,9 @@ pub mod live;
 pub mod methods;
 pub mod notifications;
 pub mod openapi;
+pub mod page;
 pub mod request_log;
+pub mod session;
 pub mod text;
 
 use crate::auth::JwtKeys;
@@ -82,6 +84,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(accounts::login)
         .service(accounts::refresh)
         .service(accounts::logout)
+        .service(session::open_session)
+        .service(session::refresh_session)
+        .service(session::close_session)
         .service(accounts::me)
         .service(accounts::create_token)
         .service(accounts::list_tokens)

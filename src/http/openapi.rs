@@ -101,8 +101,35 @@ pub fn build() -> Value {
         });
     }
     link_game_schemas(&mut value);
+    open_problem(&mut value);
     inline_primitives(&mut value);
     value
+}
+
+/// `Problem` flattens a map of further members, which utoipa writes as an `allOf` with a bare
+/// object; generators then intersect the members with `Record<string, never>` and lose them.
+/// Said plainly instead: the fixed members, and any others allowed.
+fn open_problem(spec: &mut Value) {
+    let problem = spec
+        .pointer_mut("/components/schemas/Problem")
+        .expect("the spec has the Problem schema");
+    let Some(members) = problem["allOf"].as_array() else {
+        return;
+    };
+    let fixed = members
+        .iter()
+        .find(|member| member.get("properties").is_some())
+        .cloned()
+        .expect("a member of Problem declares its fields");
+    let mut merged = fixed;
+    merged["additionalProperties"] = json!(true);
+    if let Some(description) = problem.get("description") {
+        merged["description"] = description.clone();
+    }
+    if let Some(example) = problem.get("example") {
+        merged["example"] = example.clone();
+    }
+    *problem = merged;
 }
 
 /// A reference to each game's schema of one part (`Command`, `View`…).
@@ -144,9 +171,56 @@ fn link_game_schemas(spec: &mut Value) {
             true,
             "What the caller may do now; `null` for non-players and past versions.",
         ),
+        (
+            "CreateGameRequest",
+            "options",
+            "Options",
+            false,
+            "The game's options; absent ones take their defaults. Unknown options are refused.",
+        ),
+        (
+            "GameSummary",
+            "options",
+            "Options",
+            false,
+            "The options with every default filled in.",
+        ),
+        (
+            "GameSummary",
+            "outcome",
+            "Outcome",
+            true,
+            "The result once the game has ended, `null` before.",
+        ),
+        (
+            "EventOut",
+            "data",
+            "Event",
+            false,
+            "The event as this viewer may see it (redacted by the game's rules).",
+        ),
+        (
+            "ExportHeader",
+            "options",
+            "Options",
+            false,
+            "The game's options, every default filled in.",
+        ),
     ] {
-        schemas[schema]["properties"][field] =
-            json!({"description": description, "oneOf": one_of_games(part, nullable)});
+        let linked = json!({"description": description, "oneOf": one_of_games(part, nullable)});
+        // A struct with a flattened member is an `allOf`: the field belongs in the member that
+        // declares it, or generators intersect the untyped and the linked declaration.
+        let declaring = match schemas[schema]
+            .get_mut("allOf")
+            .and_then(Value::as_array_mut)
+        {
+            Some(members) => members
+                .iter_mut()
+                .find(|member| member["properties"].get(field).is_some())
+                .expect("a member of the allOf declares the field"),
+            None => &mut schemas[schema],
+        };
+        declaring["properties"][field] = linked;
     }
 }
 

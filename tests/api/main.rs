@@ -22,3 +22,4 @@ mod play;
 mod secrets;
 mod smtp;
 mod support;
+mod web;

@@ -1,0 +1,166 @@
+//! The browser's session: the same login as `/auth/login`, but the refresh token travels in
+//! an `HttpOnly`, `SameSite=Strict` cookie that page scripts cannot read, and the answer
+//! carries only the short-lived access token (which the page keeps in memory).
+//!
+//! The cookie is scoped to `/api/v1/auth/session`, so it is sent to these three endpoints
+//! only, and `SameSite=Strict` keeps other sites' pages from sending it at all (no
+//! cross-site request can refresh or end the session). It is `Secure` when
+//! `KONTOR_BASE_URL` is `https://…`.
+
+use super::accounts::{self, LoginRequest, TokenPair};
+use super::error::{ApiError, Problem};
+use super::{AppState, Json};
+use actix_web::cookie::{Cookie, SameSite, time};
+use actix_web::{HttpRequest, HttpResponse, post, web};
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// The cookie holding the browser session's refresh token.
+pub const SESSION_COOKIE: &str = "kontor_session";
+const COOKIE_PATH: &str = "/api/v1/auth/session";
+
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({
+    "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2ln",
+    "token_type": "Bearer",
+    "expires_in": 900,
+    "refresh_expires_in": 2592000
+}))]
+pub struct SessionToken {
+    /// A JWT for `Authorization: Bearer`.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+    /// Seconds until the access token expires; refresh the session before then.
+    pub expires_in: u64,
+    /// Seconds until the session cookie expires unless it is refreshed.
+    pub refresh_expires_in: u64,
+}
+
+/// The answer: the access token in the body, the refresh token in the cookie.
+fn session_response(state: &AppState, pair: TokenPair) -> HttpResponse {
+    let cookie = Cookie::build(SESSION_COOKIE, pair.refresh_token)
+        .path(COOKIE_PATH)
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(secure(state))
+        .max_age(time::Duration::seconds(
+            i64::try_from(pair.refresh_expires_in).unwrap_or(i64::MAX),
+        ))
+        .finish();
+    HttpResponse::Ok()
+        .cookie(cookie)
+        .insert_header(("cache-control", "no-store"))
+        .json(SessionToken {
+            access_token: pair.access_token,
+            token_type: pair.token_type,
+            expires_in: pair.expires_in,
+            refresh_expires_in: pair.refresh_expires_in,
+        })
+}
+
+fn secure(state: &AppState) -> bool {
+    state
+        .config
+        .base_url
+        .as_deref()
+        .is_some_and(|url| url.starts_with("https://"))
+}
+
+/// A cookie that tells the browser to forget the session.
+fn cleared(state: &AppState) -> Cookie<'static> {
+    let mut cookie = Cookie::build(SESSION_COOKIE, "")
+        .path(COOKIE_PATH)
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(secure(state))
+        .finish();
+    cookie.make_removal();
+    cookie
+}
+
+fn session_token(req: &HttpRequest) -> Option<String> {
+    req.cookie(SESSION_COOKIE)
+        .map(|cookie| cookie.value().to_string())
+        .filter(|value| !value.is_empty())
+}
+
+/// Log in from a browser: like `/auth/login`, but the refresh token is set as an `HttpOnly`
+/// cookie (`kontor_session`) instead of being returned.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = LoginRequest,
+    responses(
+        (status = 200, description = "Logged in; the session cookie is set.", body = SessionToken,
+            headers(("Set-Cookie" = String, description = "`kontor_session`: the refresh token, `HttpOnly; SameSite=Strict`."))),
+        (status = 400, description = "Malformed JSON or wrong types.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "`invalid_credentials`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_field`: a control character, or an over-long username or password.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many failures; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/session")]
+pub async fn open_session(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Json<LoginRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let user_id = accounts::check_credentials(&state, &req, body.into_inner()).await?;
+    let pair = accounts::issue_pair(&state, user_id, Uuid::now_v7()).await?;
+    Ok(session_response(&state, pair))
+}
+
+/// A new access token for the browser session; the cookie's refresh token is spent and
+/// replaced. No body: the session cookie is the credential.
+#[utoipa::path(
+    tag = "accounts",
+    responses(
+        (status = 200, description = "A new access token; the session cookie is renewed.", body = SessionToken,
+            headers(("Set-Cookie" = String, description = "The renewed `kontor_session` cookie."))),
+        (status = 401, description = "`invalid_token`: no session cookie, or its token is unknown, expired or spent (the cookie is then cleared).", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/session/refresh")]
+pub async fn refresh_session(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let Some(token) = session_token(&req) else {
+        return Err(accounts::invalid_refresh());
+    };
+    match accounts::rotate(&state, &token).await {
+        Ok(pair) => Ok(session_response(&state, pair)),
+        Err(error) if error.status.is_client_error() => {
+            let mut response = actix_web::ResponseError::error_response(&error);
+            let _ = response.add_cookie(&cleared(&state));
+            Ok(response)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Log out of the browser session: its login is revoked and the cookie cleared. Answers 204
+/// also when there is no session, so logging out twice is not an error.
+#[utoipa::path(
+    tag = "accounts",
+    responses(
+        (status = 204, description = "Logged out; the cookie is cleared.",
+            headers(("Set-Cookie" = String, description = "Clears `kontor_session`."))),
+    )
+)]
+#[post("/auth/session/logout")]
+pub async fn close_session(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(token) = session_token(&req) {
+        match accounts::end_login(&state, &token).await {
+            Ok(()) => {}
+            // An unknown token is a session already gone.
+            Err(error) if error.status.is_client_error() => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(HttpResponse::NoContent().cookie(cleared(&state)).finish())
+}

@@ -1,0 +1,59 @@
+// Starts `kontor serve` (KONTOR_BIN, default ../target/debug/kontor) on a free port with a
+// fresh data folder, so it creates its own PostgreSQL cluster; stops it after the run.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+export default async function globalSetup() {
+  const bin = resolve(process.env.KONTOR_BIN ?? '../target/debug/kontor');
+  // Under /tmp (not /root): the cluster runs as user postgres and must reach its folder.
+  const dataDir = mkdtempSync(join(tmpdir(), 'kontor-e2e-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const log = createWriteStream('test-results-server.log');
+  const server = spawn(bin, ['serve'], {
+    env: {
+      ...process.env,
+      KONTOR_BIND: `127.0.0.1:${port}`,
+      KONTOR_DATA_DIR: dataDir,
+      KONTOR_BASE_URL: url,
+      // Bots answer at once; deadlines are looked at often.
+      KONTOR_DEADLINE_POLL_MS: '200',
+      KONTOR_MIN_SECONDS_PER_MOVE: '0',
+      RUST_LOG: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout.pipe(log);
+  server.stderr.pipe(log);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`kontor serve exited (${server.exitCode}); see web/test-results-server.log`);
+    try {
+      const response = await fetch(`${url}/readyz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('kontor serve did not become ready in 120 s');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  process.env.KONTOR_E2E_URL = url;
+  return async () => {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}

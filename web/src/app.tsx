@@ -1,0 +1,34 @@
+// The page's screens. Keep the first path segments in step with `SCREENS` in
+// src/http/page.rs, which answers the page for them.
+import { LocationProvider, Route, Router } from 'preact-iso';
+import { LangProvider } from './i18n';
+import { SessionProvider } from './session';
+import { Shell } from './screens/Shell';
+import { Lobby } from './screens/Lobby';
+import { SignIn, SignUp } from './screens/SignIn';
+import { NewGame } from './screens/NewGame';
+import { Settings } from './screens/Settings';
+import { GamePage } from './games/GamePage';
+import { NotFound } from './screens/NotFound';
+
+export function App() {
+  return (
+    <LangProvider>
+      <SessionProvider>
+        <LocationProvider>
+          <Shell>
+            <Router>
+              <Route path="/" component={Lobby} />
+              <Route path="/signin" component={SignIn} />
+              <Route path="/signup" component={SignUp} />
+              <Route path="/new" component={NewGame} />
+              <Route path="/settings" component={Settings} />
+              <Route path="/games/:id" component={GamePage} />
+              <Route default component={NotFound} />
+            </Router>
+          </Shell>
+        </LocationProvider>
+      </SessionProvider>
+    </LangProvider>
+  );
+}

@@ -1,0 +1,48 @@
+// What each game gives the page. The generic game page (`GamePage.tsx`) loads the game,
+// follows its stream, shows whose turn it is, the log and the replay slider; the game's
+// module draws the board and the controls from the caller's `view` and `legal` only.
+import type { ComponentType } from 'preact';
+import type { Schemas } from '../api/client';
+import type { Lang } from '../i18n';
+
+export type GameDetail = Schemas['GameDetail'];
+export type EventOut = Schemas['EventOut'];
+export type Seat = Schemas['SeatSummary'];
+
+export interface BoardProps<View, Legal, Command> {
+  detail: GameDetail;
+  view: View;
+  /** What the caller may do now; null for spectators and past versions. */
+  legal: Legal | null;
+  /** The caller's seat, or null for a spectator. */
+  mySeat: number | null;
+  /** Sends an action at the shown version; rejects with an ApiError when refused. */
+  act: (action: Command) => Promise<void>;
+  /** True while an action is being sent. */
+  busy: boolean;
+  /** True when showing a past version (`?at=`): no controls. */
+  past: boolean;
+  /** A seat's name as shown at the table. */
+  seatName: (seat: number) => string;
+}
+
+export interface OptionsEditorProps<Options> {
+  seats: number;
+  options: Partial<Options>;
+  onChange: (options: Partial<Options>) => void;
+}
+
+export interface GameModule<View = unknown, Legal = unknown, Command = unknown, Options = unknown, Event = unknown> {
+  kind: string;
+  /** The game's name in each language. */
+  name: Record<Lang, string>;
+  minSeats: number;
+  maxSeats: number;
+  Board: ComponentType<BoardProps<View, Legal, Command>>;
+  /** Every option with what it means, for the new-game screen. */
+  OptionsEditor: ComponentType<OptionsEditorProps<Options>>;
+  /** One readable line for an event (as the viewer may see it). */
+  describe: (event: Event, lang: Lang, seatName: (seat: number) => string) => string;
+  /** The final result in words, from the outcome (for finished games). */
+  Outcome?: ComponentType<{ detail: GameDetail; seatName: (seat: number) => string }>;
+}

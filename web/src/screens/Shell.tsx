@@ -1,0 +1,63 @@
+import type { ComponentChildren } from 'preact';
+import { defineMessages, LANGS, useLang, useMessages } from '../i18n';
+import { useSession } from '../session';
+
+const msgs = defineMessages({
+  skip: { en: 'Skip to content', ja: '本文へ移動' },
+  lobby: { en: 'Lobby', ja: 'ロビー' },
+  newGame: { en: 'New game', ja: '新しいゲーム' },
+  settings: { en: 'Settings', ja: '設定' },
+  signIn: { en: 'Sign in', ja: 'ログイン' },
+  signUp: { en: 'Sign up', ja: '新規登録' },
+  signOut: { en: 'Sign out', ja: 'ログアウト' },
+  language: { en: 'Language', ja: '言語' },
+});
+
+export function Shell({ children }: { children: ComponentChildren }) {
+  const m = useMessages(msgs);
+  const { lang, setLang } = useLang();
+  const { user, signOut } = useSession();
+  return (
+    <>
+      <a class="skip" href="#main">
+        {m.skip}
+      </a>
+      <header class="top">
+        <a class="brand" href="/">
+          Kontor
+        </a>
+        <nav aria-label="main">
+          {user && (
+            <>
+              <a href="/">{m.lobby}</a>
+              <a href="/new">{m.newGame}</a>
+              <a href="/settings">{m.settings}</a>
+            </>
+          )}
+          {user === null && (
+            <>
+              <a href="/signin">{m.signIn}</a>
+              <a href="/signup">{m.signUp}</a>
+            </>
+          )}
+        </nav>
+        <label class="lang">
+          <span class="visually-hidden">{m.language}</span>
+          <select value={lang} onChange={(e) => setLang(e.currentTarget.value as (typeof LANGS)[number])}>
+            <option value="en">English</option>
+            <option value="ja">日本語</option>
+          </select>
+        </label>
+        {user && (
+          <span class="who">
+            <span data-testid="signed-in-as">{user.username}</span>{' '}
+            <button type="button" onClick={() => void signOut()}>
+              {m.signOut}
+            </button>
+          </span>
+        )}
+      </header>
+      <main id="main">{children}</main>
+    </>
+  );
+}

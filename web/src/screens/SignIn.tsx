@@ -1,0 +1,128 @@
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { api, ApiError, ok } from '../api/client';
+import { defineMessages, useMessages } from '../i18n';
+import { useSession } from '../session';
+
+const msgs = defineMessages({
+  signIn: { en: 'Sign in', ja: 'ログイン' },
+  signUp: { en: 'Sign up', ja: '新規登録' },
+  username: { en: 'Username or email address', ja: 'ユーザー名またはメールアドレス' },
+  newUsername: { en: 'Username', ja: 'ユーザー名' },
+  email: { en: 'Email address', ja: 'メールアドレス' },
+  password: { en: 'Password', ja: 'パスワード' },
+  passwordHint: {
+    en: '8 characters or more, and not easy to guess.',
+    ja: '8文字以上で、推測されにくいもの。',
+  },
+  noAccount: { en: 'No account yet?', ja: 'アカウントをお持ちでない方は' },
+  haveAccount: { en: 'Already registered?', ja: '登録済みの方は' },
+});
+
+function ErrorLine({ error }: { error: string | null }) {
+  return error ? (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+export function SignIn() {
+  const m = useMessages(msgs);
+  const { signIn } = useSession();
+  const { route } = useLocation();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    setBusy(true);
+    setError(null);
+    try {
+      await signIn(String(form.get('username')), String(form.get('password')));
+      route('/');
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="narrow">
+      <h1>{m.signIn}</h1>
+      <form onSubmit={submit}>
+        <label>
+          {m.username}
+          <input name="username" autocomplete="username" required />
+        </label>
+        <label>
+          {m.password}
+          <input name="password" type="password" autocomplete="current-password" required />
+        </label>
+        <ErrorLine error={error} />
+        <button type="submit" disabled={busy}>
+          {m.signIn}
+        </button>
+      </form>
+      <p>
+        {m.noAccount} <a href="/signup">{m.signUp}</a>
+      </p>
+    </section>
+  );
+}
+
+export function SignUp() {
+  const m = useMessages(msgs);
+  const { signIn } = useSession();
+  const { route } = useLocation();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    const username = String(form.get('username'));
+    const password = String(form.get('password'));
+    setBusy(true);
+    setError(null);
+    try {
+      await ok(
+        api.POST('/api/v1/auth/register', {
+          body: { username, email: String(form.get('email')), password },
+        }),
+      );
+      await signIn(username, password);
+      route('/');
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="narrow">
+      <h1>{m.signUp}</h1>
+      <form onSubmit={submit}>
+        <label>
+          {m.newUsername}
+          <input name="username" autocomplete="username" required minLength={3} maxLength={32} />
+        </label>
+        <label>
+          {m.email}
+          <input name="email" type="email" autocomplete="email" required />
+        </label>
+        <label>
+          {m.password}
+          <input name="password" type="password" autocomplete="new-password" required minLength={8} aria-describedby="pw-hint" />
+          <small id="pw-hint">{m.passwordHint}</small>
+        </label>
+        <ErrorLine error={error} />
+        <button type="submit" disabled={busy}>
+          {m.signUp}
+        </button>
+      </form>
+      <p>
+        {m.haveAccount} <a href="/signin">{m.signIn}</a>
+      </p>
+    </section>
+  );
+}
