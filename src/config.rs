@@ -63,6 +63,8 @@ pub struct Config {
     /// Web origins (`https://app.example`) whose pages may call the API from a browser
     /// (CORS); empty = no CORS headers at all.
     pub cors_origins: Vec<String>,
+    /// A folder to serve the web client from instead of the files built into the binary.
+    pub web_dir: Option<PathBuf>,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
     /// The names in the retired `KONTOR_ADMIN_USERS`, if an operator still sets it: the
@@ -114,6 +116,7 @@ impl std::fmt::Debug for Config {
             keep_sent_mail_days,
             housekeeping_every,
             cors_origins,
+            web_dir,
             notify,
             retired_admin_users,
         } = self;
@@ -151,6 +154,7 @@ impl std::fmt::Debug for Config {
             .field("keep_sent_mail_days", keep_sent_mail_days)
             .field("housekeeping_every", housekeeping_every)
             .field("cors_origins", cors_origins)
+            .field("web_dir", web_dir)
             .field("notify", notify)
             .field("retired_admin_users", retired_admin_users)
             .finish()
@@ -251,6 +255,11 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
         "KONTOR_CORS_ORIGINS",
         "(none)",
         "Comma-separated web origins (https://app.example) whose pages may call the API from a browser (CORS). Unset: no CORS headers.",
+    ),
+    (
+        "KONTOR_WEB_DIR",
+        "",
+        "Serve the web client from this folder (a `npm run build` output) instead of the copy built into the binary.",
     ),
     (
         "KONTOR_SMTP_URL",
@@ -447,6 +456,7 @@ impl Config {
             keep_sent_mail_days: number("KONTOR_KEEP_SENT_MAIL_DAYS", 30)?,
             housekeeping_every,
             cors_origins,
+            web_dir: get("KONTOR_WEB_DIR").map(PathBuf::from),
             notify: crate::notify::NotifySettings::from_map(values)?,
             retired_admin_users: get(RETIRED_ADMIN_USERS)
                 .unwrap_or("")

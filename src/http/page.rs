@@ -2,6 +2,7 @@
 //!
 //! A release build embeds `web/dist` in the binary, so the server needs no files beside it;
 //! a debug build reads the folder at run time, so a rebuilt page shows without recompiling.
+//! `KONTOR_WEB_DIR` serves another build of the client from a folder instead.
 //! Hashed assets (`/assets/…`) are cached for a year; the page itself is revalidated. Paths
 //! of the page's own screens (`/games/…`, `/settings`…) answer the page, which routes them in
 //! the browser; anything else falls through to the API's 404 or 405.
@@ -13,6 +14,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use rust_embed::RustEmbed;
+use sha2::Digest;
 
 #[derive(RustEmbed)]
 #[folder = "web/dist"]
@@ -25,6 +27,42 @@ pub const SCREENS: &[&str] = &["signin", "signup", "settings", "new", "games"];
 
 const PAGE: &str = "index.html";
 
+/// A file of the client, from the binary or from `KONTOR_WEB_DIR`.
+struct File {
+    data: Vec<u8>,
+    tag: String,
+    mime: String,
+}
+
+async fn file(state: &AppState, name: &str) -> Option<File> {
+    let Some(dir) = &state.config.web_dir else {
+        let asset = Assets::get(name)?;
+        return Some(File {
+            tag: format!("\"{}\"", hex(&asset.metadata.sha256_hash()[..16])),
+            mime: asset.metadata.mimetype().to_string(),
+            data: asset.data.into_owned(),
+        });
+    };
+    // Only plain names below the folder: no `..`, no hidden files, no absolute paths.
+    if name
+        .split('/')
+        .any(|part| part.is_empty() || part.starts_with('.') || part.contains('\\'))
+    {
+        return None;
+    }
+    let path = dir.join(name);
+    let data = tokio::fs::read(&path).await.ok()?;
+    let digest = sha2::Sha256::digest(&data);
+    Some(File {
+        tag: format!("\"{}\"", hex(&digest[..16])),
+        mime: mime_guess::from_path(&path)
+            .first_or_octet_stream()
+            .essence_str()
+            .to_string(),
+        data,
+    })
+}
+
 /// Serves an asset, the page for one of its screens, or what the API answers for an unknown
 /// path (the default service).
 pub async fn page_or_unrouted(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
@@ -33,16 +71,16 @@ pub async fn page_or_unrouted(req: HttpRequest, state: web::Data<AppState>) -> H
     if !readable || path.starts_with("/api/") {
         return methods::unrouted(req, state).await;
     }
-    let file = path.trim_start_matches('/');
-    if !file.is_empty()
-        && !file.ends_with('/')
-        && let Some(asset) = Assets::get(file)
+    let name = path.trim_start_matches('/');
+    if !name.is_empty()
+        && !name.ends_with('/')
+        && let Some(found) = file(&state, name).await
     {
-        return answer(&req, file, asset);
+        return answer(&req, name, found);
     }
-    let first = file.split('/').next().unwrap_or_default();
-    if file.is_empty() || SCREENS.contains(&first) {
-        return match Assets::get(PAGE) {
+    let first = name.split('/').next().unwrap_or_default();
+    if name.is_empty() || SCREENS.contains(&first) {
+        return match file(&state, PAGE).await {
             Some(page) => answer(&req, PAGE, page),
             None => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -55,8 +93,8 @@ pub async fn page_or_unrouted(req: HttpRequest, state: web::Data<AppState>) -> H
     methods::unrouted(req, state).await
 }
 
-fn answer(req: &HttpRequest, name: &str, asset: rust_embed::EmbeddedFile) -> HttpResponse {
-    let tag = format!("\"{}\"", hex(&asset.metadata.sha256_hash()[..16]));
+fn answer(req: &HttpRequest, name: &str, file: File) -> HttpResponse {
+    let File { data, tag, mime } = file;
     let cache = if name.starts_with("assets/") {
         // Vite names them by their content: a changed file is a new name.
         "public, max-age=31536000, immutable"
@@ -79,11 +117,10 @@ fn answer(req: &HttpRequest, name: &str, asset: rust_embed::EmbeddedFile) -> Htt
     if unchanged {
         return response.finish();
     }
-    let mime = asset.metadata.mimetype();
     let mime = if mime.starts_with("text/") || mime.ends_with("javascript") {
         format!("{mime}; charset=utf-8")
     } else {
-        mime.to_string()
+        mime
     };
     response
         .insert_header((
@@ -91,7 +128,7 @@ fn answer(req: &HttpRequest, name: &str, asset: rust_embed::EmbeddedFile) -> Htt
             HeaderValue::from_str(&mime)
                 .unwrap_or(HeaderValue::from_static("application/octet-stream")),
         ))
-        .body(asset.data.into_owned())
+        .body(data)
 }
 
 fn hex(bytes: &[u8]) -> String {

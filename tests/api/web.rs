@@ -1,7 +1,7 @@
 //! The web client as the server serves it, and the browser's cookie session. (The page
 //! itself is tested in a real browser: `web/e2e/`.)
 
-use crate::support::{password_of, spawn_app};
+use crate::support::{AppOptions, password_of, spawn_app, spawn_app_with};
 use kontor::http::headers::WEB_CSP;
 use serde_json::{Value, json};
 
@@ -211,4 +211,48 @@ async fn the_page_is_served_at_the_root_and_at_its_screens_with_a_strict_policy(
         .await
         .unwrap();
     assert_eq!(posted.status(), 404);
+}
+
+#[tokio::test]
+async fn a_web_folder_setting_serves_another_build_and_nothing_outside_it() {
+    let root = std::env::temp_dir().join(format!("kontor-web-dir-{}", uuid::Uuid::now_v7()));
+    let dir = root.join("client");
+    std::fs::create_dir_all(dir.join("assets")).unwrap();
+    std::fs::write(
+        dir.join("index.html"),
+        "<!doctype html><p>custom client</p>",
+    )
+    .unwrap();
+    std::fs::write(dir.join("assets/app-1.js"), "console.log(1)").unwrap();
+    std::fs::write(dir.join(".secret"), "hidden").unwrap();
+    std::fs::write(root.join("outside.txt"), "outside the folder").unwrap();
+    let mut options = AppOptions::default();
+    options
+        .settings
+        .insert("KONTOR_WEB_DIR".into(), dir.to_string_lossy().into_owned());
+    let app = spawn_app_with(options).await;
+    let get = |path: &str| app.client.get(format!("{}{path}", app.address)).send();
+    let page = get("/games/x").await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("custom client"));
+    let script = get("/assets/app-1.js").await.unwrap();
+    assert_eq!(script.status(), 200);
+    assert!(
+        script.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .contains("javascript")
+    );
+    for path in [
+        "/.secret",
+        "/assets/../../outside.txt",
+        "/assets/%2e%2e/%2e%2e/outside.txt",
+        "/assets//app-1.js",
+    ] {
+        let response = get(path).await.unwrap();
+        assert_eq!(response.status(), 404, "{path}");
+        let body = response.text().await.unwrap();
+        assert!(!body.contains("outside the folder"), "{path}: {body}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
 }
