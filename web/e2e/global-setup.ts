@@ -29,6 +29,8 @@ export default async function globalSetup() {
       KONTOR_BIND: `127.0.0.1:${port}`,
       KONTOR_DATA_DIR: dataDir,
       KONTOR_BASE_URL: url,
+      // The client just built in this folder, whichever binary serves it.
+      KONTOR_WEB_DIR: resolve('dist'),
       // Bots answer at once; deadlines are looked at often.
       KONTOR_DEADLINE_POLL_MS: '200',
       KONTOR_MIN_SECONDS_PER_MOVE: '0',
