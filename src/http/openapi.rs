@@ -102,6 +102,7 @@ pub fn build() -> Value {
     }
     link_game_schemas(&mut value);
     open_problem(&mut value);
+    name_variants(&mut value);
     inline_primitives(&mut value);
     value
 }
@@ -130,6 +131,95 @@ fn open_problem(spec: &mut Value) {
         merged["example"] = example.clone();
     }
     *problem = merged;
+}
+
+/// Gives every variant of a tagged union its own component with a discriminator mapping, so
+/// generated clients get `FlyingDutchmanBid`, not `FlyingDutchmanCommandType3`. A union
+/// qualifies when each member is an object whose tag property (the same in all) has one value.
+/// A game's commands are named by their tag (`FlyingDutchman.Bid`); other unions by union and
+/// tag (`FlyingDutchman.EventBidPlaced`, `SteelDriver.LegalBuild`).
+fn name_variants(spec: &mut Value) {
+    let schemas = spec
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .expect("the spec has component schemas");
+    let unions: Vec<String> = schemas
+        .iter()
+        .filter(|(_, schema)| schema.get("oneOf").is_some())
+        .map(|(name, _)| name.clone())
+        .collect();
+    for union in unions {
+        let members = schemas[&union]["oneOf"].as_array().cloned().unwrap_or_default();
+        let Some(tag) = common_tag(&members) else {
+            continue;
+        };
+        let (prefix, base) = match union.split_once('.') {
+            Some((prefix, base)) => (format!("{prefix}."), base.to_string()),
+            None => (String::new(), union.clone()),
+        };
+        let mut refs = Vec::new();
+        let mut mapping = serde_json::Map::new();
+        for member in members {
+            let value = member["properties"][&tag]["enum"][0]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let variant = pascal(value.strip_prefix("kontor.").unwrap_or(&value));
+            let name = if base == "Command" {
+                format!("{prefix}{variant}")
+            } else {
+                format!("{prefix}{base}{variant}")
+            };
+            assert!(
+                !schemas.contains_key(&name),
+                "variant name {name} of {union} is taken"
+            );
+            let reference = format!("#/components/schemas/{name}");
+            mapping.insert(value, json!(reference));
+            refs.push(json!({"$ref": reference}));
+            schemas.insert(name, member);
+        }
+        let schema = &mut schemas[&union];
+        schema["oneOf"] = Value::Array(refs);
+        schema["discriminator"] = json!({"propertyName": tag, "mapping": mapping});
+    }
+}
+
+/// The property every member tags itself with (one allowed value), if there is one.
+fn common_tag(members: &[Value]) -> Option<String> {
+    let tags_of = |member: &Value| -> Vec<String> {
+        member["properties"]
+            .as_object()
+            .map(|properties| {
+                properties
+                    .iter()
+                    .filter(|(name, property)| {
+                        property["enum"].as_array().is_some_and(|e| e.len() == 1)
+                            && member["required"]
+                                .as_array()
+                                .is_some_and(|r| r.iter().any(|n| n == *name))
+                    })
+                    .map(|(name, _)| name.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let first = members.first()?;
+    tags_of(first)
+        .into_iter()
+        .find(|tag| members.iter().all(|m| tags_of(m).contains(tag)))
+}
+
+fn pascal(words: &str) -> String {
+    words
+        .split(['_', '.', '-'])
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// A reference to each game's schema of one part (`Command`, `View`…).
