@@ -103,6 +103,7 @@ pub fn build() -> Value {
     link_game_schemas(&mut value);
     open_problem(&mut value);
     name_variants(&mut value);
+    constrain_fields(&mut value);
     inline_primitives(&mut value);
     value
 }
@@ -131,6 +132,55 @@ fn open_problem(spec: &mut Value) {
         merged["example"] = example.clone();
     }
     *problem = merged;
+}
+
+/// Says what the server accepts and answers for fields the Rust types carry as plain strings:
+/// the registered kinds, the lifecycle states, constants, and the lengths the server checks
+/// (in characters; where the server counts bytes the limit is left to the description).
+fn constrain_fields(spec: &mut Value) {
+    let kinds: Vec<&str> = GameKind::ALL.iter().map(|k| k.as_str()).collect();
+    let statuses = json!(["open", "active", "finished", "cancelled"]);
+    let visibility = json!(["public", "private"]);
+    let nonce = json!({"minLength": 1, "maxLength": 64, "pattern": "^[ -~]+$"});
+    let constraints = [
+        ("CreateGameRequest", "kind", json!({"enum": kinds})),
+        ("GameSummary", "kind", json!({"enum": kinds})),
+        ("ExportHeader", "kind", json!({"enum": kinds})),
+        ("KindInfo", "kind", json!({"enum": kinds})),
+        ("GameSummary", "status", json!({"enum": statuses})),
+        ("ExportHeader", "status", json!({"enum": statuses})),
+        ("ActionResult", "status", json!({"enum": ["active", "finished"]})),
+        ("CreateGameRequest", "visibility", json!({"enum": visibility})),
+        ("GameSummary", "visibility", json!({"enum": visibility})),
+        ("TokenPair", "token_type", json!({"const": "Bearer"})),
+        ("SessionToken", "token_type", json!({"const": "Bearer"})),
+        ("ExportHeader", "format", json!({"const": "kontor-game-log"})),
+        ("Health", "status", json!({"const": "ok"})),
+        ("CreateGameRequest", "nonce", nonce.clone()),
+        ("JoinRequest", "nonce", nonce),
+        ("RegisterRequest", "username", json!({"minLength": 3, "maxLength": 32})),
+        ("RegisterRequest", "password", json!({"minLength": 8})),
+    ];
+    for (schema, field, constraint) in constraints {
+        let property = property_mut(spec, schema, field)
+            .unwrap_or_else(|| panic!("{schema}.{field} is in the spec"));
+        for (key, value) in constraint.as_object().expect("constraints are objects") {
+            property[key] = value.clone();
+        }
+    }
+}
+
+/// A property of a component schema, also when it sits in an `allOf` member.
+fn property_mut<'a>(spec: &'a mut Value, schema: &str, field: &str) -> Option<&'a mut Value> {
+    let schema = spec.pointer_mut(&format!("/components/schemas/{schema}"))?;
+    if schema["properties"].get(field).is_some() {
+        return schema["properties"].get_mut(field);
+    }
+    schema
+        .get_mut("allOf")?
+        .as_array_mut()?
+        .iter_mut()
+        .find_map(|member| member.get_mut("properties")?.get_mut(field))
 }
 
 /// Gives every variant of a tagged union its own component with a discriminator mapping, so

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ApiError, ok } from '../api/client';
+import { api, ApiError, ok, type Schemas } from '../api/client';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { GAMES, gameModule } from '../games/registry';
 
@@ -30,7 +30,7 @@ export function NewGame() {
     try {
       const game = await ok(
         api.POST('/api/v1/games', {
-          body: { kind, seats, visibility, options: options as never },
+          body: { kind: kind as Schemas["CreateGameRequest"]["kind"], seats, visibility, options: options as never },
         }),
       );
       route(`/games/${game.id}`);
