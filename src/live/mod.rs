@@ -6,6 +6,7 @@
 //! note only says that something changed; streams read what changed from the log, and look
 //! again now and then on their own, so a lost or coalesced note costs nothing but a resync.
 
+use crate::store::channels;
 use serde::Deserialize;
 use sqlx::postgres::PgListener;
 use sqlx::{ConnectOptions, PgConnection, PgPool};
@@ -240,18 +241,11 @@ async fn send(
 ) -> Result<(), sqlx::Error> {
     if connection.is_none() {
         let mut fresh = pool.connect_options().connect().await?;
-        sqlx::query("SET synchronous_commit = off")
-            .execute(&mut fresh)
-            .await?;
+        channels::commit_without_flush(&mut fresh).await?;
         *connection = Some(fresh);
     }
     let connection = connection.as_mut().expect("connected above");
-    sqlx::query("SELECT count(pg_notify($1, note)) FROM unnest($2::text[]) AS note")
-        .bind(LIVE_CHANNEL)
-        .bind(batch)
-        .execute(connection)
-        .await?;
-    Ok(())
+    channels::notify_all(connection, LIVE_CHANNEL, batch).await
 }
 
 #[cfg(test)]
