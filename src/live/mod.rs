@@ -142,11 +142,16 @@ impl Hub {
         self.closing.clone().cancelled_owned()
     }
 
-    /// Listens on the database until the pool closes, reconnecting after failures.
+    /// Listens on the database until the pool closes or the streams are closed (the server
+    /// stops), reconnecting after failures.
     pub async fn listen(self: Arc<Self>, pool: PgPool) {
         let mut backoff = Duration::from_millis(100);
-        while !pool.is_closed() {
-            match self.listen_once(&pool).await {
+        while !pool.is_closed() && !self.closing.is_cancelled() {
+            let listened = tokio::select! {
+                listened = self.listen_once(&pool) => listened,
+                _ = self.closing.cancelled() => return,
+            };
+            match listened {
                 Ok(()) => return,
                 Err(error) if pool.is_closed() => {
                     tracing::debug!(%error, "live listener stops with its pool");
@@ -155,7 +160,10 @@ impl Hub {
                 Err(error) => {
                     tracing::warn!(%error, "live listener lost its connection; reconnecting");
                     let _ = self.sender.send(Signal::Resync);
-                    tokio::time::sleep(backoff).await;
+                    tokio::select! {
+                        _ = tokio::time::sleep(backoff) => {}
+                        _ = self.closing.cancelled() => return,
+                    }
                     backoff = (backoff * 2).min(Duration::from_secs(5));
                 }
             }
@@ -200,11 +208,11 @@ pub struct Publisher {
 const MAX_BATCH: usize = 512;
 
 impl Publisher {
-    /// Starts the publishing task; it ends when the pool closes or every handle is dropped.
-    pub fn start(pool: PgPool) -> Self {
+    /// A publisher and its task, for the caller to run (under supervision, see `app`); the
+    /// task ends when the pool closes or every handle is dropped.
+    pub fn new(pool: PgPool) -> (Self, impl Future<Output = ()> + Send + 'static) {
         let (notes, receiver) = mpsc::unbounded_channel();
-        tokio::spawn(publish(pool, receiver));
-        Self { notes }
+        (Self { notes }, publish(pool, receiver))
     }
 
     /// Queues a note (JSON text); call it once the change it announces has committed.

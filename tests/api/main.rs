@@ -21,4 +21,5 @@ mod operations;
 mod play;
 mod secrets;
 mod smtp;
+mod supervision;
 mod support;
