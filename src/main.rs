@@ -121,7 +121,7 @@ fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+                .unwrap_or_else(|_| kontor::config::default_of("RUST_LOG").into()),
         )
         .init();
     match cli.command {

@@ -198,7 +198,7 @@ async fn every_documented_route_is_served_and_the_docs_work_offline() {
 fn the_readme_documents_every_setting_and_command() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    for (name, default, _) in kontor::config::SETTINGS {
+    for kontor::config::Setting { name, default, .. } in kontor::config::SETTINGS {
         let row = readme
             .lines()
             .find(|l| l.starts_with(&format!("| `{name}` |")))
