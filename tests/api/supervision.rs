@@ -108,3 +108,55 @@ async fn a_clean_stop_with_every_worker_running_is_no_failure() {
     ended.expect("a clean stop ends the run without an error");
     assert!(!answers(&app).await, "the server has stopped");
 }
+
+/// The backend of the server's live listener (`LISTEN kontor_live`), once there is one.
+async fn live_listener(admin: &sqlx::PgPool, database: &str, not: Option<i32>) -> i32 {
+    for _ in 0..600 {
+        let pid: Option<i32> = sqlx::query_scalar(
+            "SELECT pid FROM pg_stat_activity
+              WHERE datname = $1 AND query ILIKE '%listen%kontor_live%' AND pid <> $2",
+        )
+        .bind(database)
+        .bind(not.unwrap_or(0))
+        .fetch_optional(admin)
+        .await
+        .unwrap();
+        if let Some(pid) = pid {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no live listener on {database}");
+}
+
+/// What the supervision must not take for a death: a worker that meets a lost connection
+/// retries (the live listener reconnects with backoff), and the server goes on.
+#[tokio::test]
+async fn a_killed_database_connection_is_retried_and_no_failure() {
+    let mut app = with_workers().await;
+    let admin = kontor::store::connect(pg().superuser_options("postgres"), 1)
+        .await
+        .unwrap();
+    let before = live_listener(&admin, &app.database, None).await;
+    let killed: i64 = sqlx::query_scalar(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1",
+    )
+    .bind(&app.database)
+    .fetch_one(&admin)
+    .await
+    .unwrap();
+    assert!(killed >= 1, "the server's connections were killed");
+    let after = live_listener(&admin, &app.database, Some(before)).await;
+    assert_ne!(after, before, "the listener reconnected");
+    app.register("anna").await;
+    assert!(answers(&app).await);
+    let server = app.server.as_mut().unwrap();
+    assert!(!server.running.is_finished(), "the server still runs");
+    server.stopper.stop(true).await;
+    let ended = tokio::time::timeout(Duration::from_secs(60), &mut server.running)
+        .await
+        .expect("the server stops")
+        .expect("the server's task did not panic");
+    ended.expect("no task of the server failed");
+    admin.close().await;
+}
