@@ -9,9 +9,12 @@ use actix_web::dev::{Server, ServerHandle};
 use actix_web::middleware::{Compress, ErrorHandlers, from_fn};
 use actix_web::{App, HttpServer, web};
 use sqlx::PgPool;
+use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing_actix_web::TracingLogger;
@@ -59,21 +62,161 @@ pub struct Application {
     port: u16,
     server: Server,
     pub state: web::Data<AppState>,
-    workers: Workers,
+    workers: Supervisor,
+    failures: mpsc::UnboundedReceiver<WorkerFailure>,
 }
 
-/// The background workers (mail, deadlines, housekeeping): cancelled, each finishes its item and ends.
-#[derive(Clone, Default)]
-struct Workers {
+/// A background task that stopped while the server ran: it returned, panicked or was aborted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerFailure {
+    /// The task's name (`mail`, `deadlines`, `housekeeping`, `live-listener`, `committer`,
+    /// `live-publisher`).
+    pub worker: &'static str,
+    /// How it stopped, for the log.
+    pub how: String,
+}
+
+impl std::fmt::Display for WorkerFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the {} worker {}", self.worker, self.how)
+    }
+}
+
+impl std::error::Error for WorkerFailure {}
+
+/// Runs the server's background tasks and notices any that stops while the server runs.
+///
+/// Two kinds: *workers* (mail, deadlines, housekeeping, the live listener) end when told to
+/// stop, each after the item at hand, and a stop waits for them; *services* (the group
+/// committer and the live publisher) serve requests until the very end and stop by
+/// themselves once the server's state is dropped, so nobody waits for them.
+///
+/// A task that ends before the stop began is a failure, whatever the cause: each worker
+/// already retries what can fail on the way (a lost connection, an SMTP error), so one that
+/// returns or panics has met a bug or a state it cannot handle. The failure is logged with the
+/// task's name, the server stops the clean way, and `run_until_stopped` returns it, so that
+/// `kontor serve` exits with a non-zero status. A restart in place was not chosen: the
+/// committer's and publisher's handles are held by every request and cannot be swapped, a
+/// restarted loop that panics again would hide the fault behind a log line, and whatever runs
+/// `kontor serve` (systemd, a container platform) restarts a process that exits, with backoff,
+/// while `/healthz` — which would go on answering 200 — could not tell it that a worker died.
+#[derive(Clone)]
+pub struct Supervisor {
+    /// Tells the workers to finish (see [`Supervisor::stop_workers`]).
     stop: CancellationToken,
-    tasks: TaskTracker,
+    /// Set once a stop has begun: from then on a task that ends is no failure.
+    stopping: CancellationToken,
+    workers: TaskTracker,
+    failures: mpsc::UnboundedSender<WorkerFailure>,
+    /// Each task's abort handle, by name, for [`Supervisor::abort`].
+    running: Arc<Mutex<HashMap<&'static str, AbortHandle>>>,
 }
 
-impl Workers {
-    async fn stop(&self) {
+impl Supervisor {
+    fn new() -> (Self, mpsc::UnboundedReceiver<WorkerFailure>) {
+        let (failures, receiver) = mpsc::unbounded_channel();
+        let supervisor = Self {
+            stop: CancellationToken::new(),
+            stopping: CancellationToken::new(),
+            workers: TaskTracker::new(),
+            failures,
+            running: Default::default(),
+        };
+        (supervisor, receiver)
+    }
+
+    /// The token a worker watches: once it is cancelled, the worker finishes its item and
+    /// returns.
+    pub fn stop_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+
+    /// Runs a worker under supervision: it must run until [`Supervisor::stop_token`] is
+    /// cancelled, and a stop waits for it.
+    pub fn spawn_worker(
+        &self,
+        name: &'static str,
+        task: impl Future<Output = ()> + Send + 'static,
+    ) {
+        let watcher = self.watch(name, task);
+        self.workers.spawn(watcher);
+    }
+
+    /// Runs a service under supervision: it must run until the server has stopped; a stop
+    /// does not wait for it.
+    fn spawn_service(&self, name: &'static str, task: impl Future<Output = ()> + Send + 'static) {
+        tokio::spawn(self.watch(name, task));
+    }
+
+    /// Ends a task at once, as a crash would (it does not finish its item), which the
+    /// supervision then reports like any other failure. For tests and for diagnosing a
+    /// running server; `false` if no task has this name.
+    pub fn abort(&self, name: &str) -> bool {
+        let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        match running.get(name) {
+            Some(task) => {
+                task.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Spawns `task` and returns what waits for it to end and reports how it did.
+    fn watch(
+        &self,
+        name: &'static str,
+        task: impl Future<Output = ()> + Send + 'static,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let handle = tokio::spawn(task);
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name, handle.abort_handle());
+        let stopping = self.stopping.clone();
+        let failures = self.failures.clone();
+        async move {
+            let how = match handle.await {
+                Ok(()) if stopping.is_cancelled() => return,
+                Ok(()) => "returned while the server was running".to_string(),
+                Err(error) if error.is_panic() => {
+                    format!("panicked: {}", panic_message(error.into_panic()))
+                }
+                Err(_) => "was aborted".to_string(),
+            };
+            let failure = WorkerFailure { worker: name, how };
+            if stopping.is_cancelled() {
+                // The server is stopping anyway; a panic on the way out is still a bug.
+                tracing::error!(worker = name, "{failure} while the server was stopping");
+            } else {
+                tracing::error!(worker = name, "{failure}; stopping the server");
+                let _ = failures.send(failure);
+            }
+        }
+    }
+
+    /// Marks the start of a stop: tasks that end from now on are expected to.
+    fn begin_stop(&self) {
+        self.stopping.cancel();
+    }
+
+    /// Tells the workers to finish and waits until they have.
+    async fn stop_workers(&self) {
+        self.begin_stop();
         self.stop.cancel();
-        self.tasks.close();
-        self.tasks.wait().await;
+        self.workers.close();
+        self.workers.wait().await;
+    }
+}
+
+/// The text of a panic's payload (`panic!` gives a `&str` or a `String`).
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(text) => *text,
+        Err(payload) => match payload.downcast::<&'static str>() {
+            Ok(text) => text.to_string(),
+            Err(_) => "(no message)".to_string(),
+        },
     }
 }
 
@@ -93,19 +236,21 @@ const STREAMS_GRACE: Duration = Duration::from_secs(10);
 pub struct StopHandle {
     server: ServerHandle,
     hub: Arc<crate::live::Hub>,
-    workers: Workers,
+    workers: Supervisor,
 }
 
 impl StopHandle {
     /// Ends every live stream and worker, then stops the HTTP server (`graceful`: requests
     /// under way are answered first); `run_until_stopped` returns after that.
     pub async fn stop(&self, graceful: bool) {
+        // First: the live listener ends with the streams, and that is no failure.
+        self.workers.begin_stop();
         self.hub.close_streams();
         let deadline = tokio::time::Instant::now() + STREAMS_GRACE;
         while self.hub.open_streams_total() > 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        self.workers.stop().await;
+        self.workers.stop_workers().await;
         self.server.stop(graceful).await;
     }
 }
@@ -145,32 +290,44 @@ impl Application {
         let port = listener.local_addr()?.port();
         // With port 0 the default base URL (links in mails) needs the port actually bound.
         config.bind.set_port(port);
-        let committer = crate::service::committer::Committer::start(
-            pool.clone(),
-            crate::live::Publisher::start(pool.clone()),
-        );
-        let workers = Workers::default();
-        if config.workers {
-            workers.tasks.spawn(crate::notify::mail_worker(
+        let (workers, failures) = Supervisor::new();
+        // Built before anything is spawned: an error here leaves nothing running.
+        let mail = match config.workers {
+            true => Some(crate::notify::mail_worker(
                 pool.clone(),
                 &config,
-                workers.stop.clone(),
-            )?);
-            workers.tasks.spawn(crate::service::deadlines::run(
-                pool.clone(),
-                committer.clone(),
-                config.deadline_poll,
-                workers.stop.clone(),
-            ));
-            workers.tasks.spawn(crate::service::housekeeping::run(
-                pool.clone(),
-                config.keep_sent_mail_days,
-                config.housekeeping_every,
-                workers.stop.clone(),
-            ));
+                workers.stop_token(),
+            )?),
+            false => None,
+        };
+        let (publisher, publishing) = crate::live::Publisher::new(pool.clone());
+        workers.spawn_service("live-publisher", publishing);
+        let (committer, committing) =
+            crate::service::committer::Committer::new(pool.clone(), publisher);
+        workers.spawn_service("committer", committing);
+        if let Some(mail) = mail {
+            workers.spawn_worker("mail", mail);
+            workers.spawn_worker(
+                "deadlines",
+                crate::service::deadlines::run(
+                    pool.clone(),
+                    committer.clone(),
+                    config.deadline_poll,
+                    workers.stop_token(),
+                ),
+            );
+            workers.spawn_worker(
+                "housekeeping",
+                crate::service::housekeeping::run(
+                    pool.clone(),
+                    config.keep_sent_mail_days,
+                    config.housekeeping_every,
+                    workers.stop_token(),
+                ),
+            );
         }
         let hub = std::sync::Arc::new(crate::live::Hub::new());
-        tokio::spawn(hub.clone().listen(pool.clone()));
+        workers.spawn_worker("live-listener", hub.clone().listen(pool.clone()));
         let state = web::Data::new(AppState {
             pool,
             jwt,
@@ -218,14 +375,29 @@ impl Application {
         .h1_allow_half_closed(false)
         // Signals are handled in `run_until_stopped`, which ends the live streams first.
         .disable_signals()
-        .listen(listener)?
-        .run();
+        .listen(listener);
+        let server = match server {
+            Ok(server) => server.run(),
+            Err(error) => {
+                // Nothing will run: the tasks spawned above end now.
+                workers.begin_stop();
+                workers.stop.cancel();
+                state.hub.close_streams();
+                return Err(error.into());
+            }
+        };
         Ok(Self {
             port,
             server,
             state,
             workers,
+            failures,
         })
+    }
+
+    /// The supervision of the server's background tasks (see [`Supervisor`]).
+    pub fn supervisor(&self) -> Supervisor {
+        self.workers.clone()
     }
 
     /// A handle that stops the running server cleanly (see [`StopHandle`]).
@@ -241,20 +413,34 @@ impl Application {
         self.port
     }
 
-    /// Runs until the server is stopped (Ctrl-C, SIGTERM or a [`StopHandle`]); the workers
-    /// have finished by then. The pool stays open for the caller to close.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+    /// Runs until the server is stopped (Ctrl-C, SIGTERM or a [`StopHandle`]) or one of its
+    /// background tasks stops unexpectedly (see [`Supervisor`]); the workers have finished
+    /// by then. A task's failure is the error returned. The pool stays open for the caller
+    /// to close.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         let handle = self.stop_handle();
-        let signals = tokio::spawn(async move {
-            let signal = stop_signal().await;
-            tracing::info!("{signal} received: stopping");
+        let mut failures = self.failures;
+        // Written before the stop it causes begins, so it is there once the server has stopped.
+        let failed: Arc<Mutex<Option<WorkerFailure>>> = Default::default();
+        let failed_slot = failed.clone();
+        let stopper = tokio::spawn(async move {
+            tokio::select! {
+                signal = stop_signal() => tracing::info!("{signal} received: stopping"),
+                Some(failure) = failures.recv() => {
+                    *failed_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(failure);
+                }
+            }
             handle.stop(true).await;
         });
         let result = self.server.await;
-        signals.abort();
+        stopper.abort();
         // Stopped some other way (the actix handle, a failure): the workers still finish.
-        self.workers.stop().await;
-        result
+        self.workers.stop_workers().await;
+        let failure = failed.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match failure {
+            Some(failure) => Err(failure.into()),
+            None => Ok(result?),
+        }
     }
 }
 

@@ -164,189 +164,285 @@ impl std::fmt::Debug for Config {
 /// Named admin usernames until admin became a stored role; refused when still set.
 const RETIRED_ADMIN_USERS: &str = "KONTOR_ADMIN_USERS";
 
-/// Every setting: (name, default, meaning). The README's configuration reference mirrors it.
-pub const SETTINGS: &[(&str, &str, &str)] = &[
-    (
+/// One setting, as the README's configuration reference shows it.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    pub name: &'static str,
+    /// The default as the README shows it.
+    pub default: &'static str,
+    /// Whether [`Setting::default`] is the value itself, which the configuration parses
+    /// when the setting is absent; otherwise it describes what happens then (`(none)`,
+    /// `http://<bind>`, a value derived from another setting).
+    pub literal: bool,
+    pub meaning: &'static str,
+}
+
+impl Setting {
+    /// A setting whose default is a value (parsed like a given one).
+    const fn value(name: &'static str, default: &'static str, meaning: &'static str) -> Self {
+        Self {
+            name,
+            default,
+            literal: true,
+            meaning,
+        }
+    }
+
+    /// A setting whose default is a behaviour, described in words.
+    const fn described(name: &'static str, default: &'static str, meaning: &'static str) -> Self {
+        Self {
+            name,
+            default,
+            literal: false,
+            meaning,
+        }
+    }
+}
+
+/// Every setting with its default and meaning: the one place each default is written.
+/// [`Config::from_map`] (and `NotifySettings::from_map`, `main`'s log filter) read the
+/// literal defaults from here; the README's configuration reference mirrors it (a contract
+/// test checks).
+pub const SETTINGS: &[Setting] = &[
+    Setting::described(
         "KONTOR_CONFIG",
         "(none)",
         "A file of KEY=value lines read before the environment.",
     ),
-    (
+    Setting::value(
         "KONTOR_BIND",
         "127.0.0.1:8080",
         "Address and port the HTTP server listens on.",
     ),
-    (
+    Setting::described(
         "KONTOR_DATABASE_URL",
         "(embedded)",
         "PostgreSQL URL. Unset: a private cluster in the data folder, created and started by Kontor.",
     ),
-    (
+    Setting::value(
         "KONTOR_DATA_DIR",
         "./data",
         "Data folder: embedded cluster, generated secrets, mail files.",
     ),
-    (
+    Setting::described(
         "KONTOR_PG_BIN",
         "(found)",
         "Folder of PostgreSQL's server binaries for the embedded cluster (default: the newest in /usr/lib/postgresql).",
     ),
-    (
+    Setting::described(
         "KONTOR_JWT_SECRET",
         "(generated)",
         "HMAC key for access tokens. Unset: generated once and kept in the data folder.",
     ),
-    (
+    Setting::described(
         "KONTOR_BASE_URL",
         "http://<bind>",
         "Public address of the server, used in links in mails.",
     ),
-    (
+    Setting::value(
         "KONTOR_ACCESS_TOKEN_TTL",
         "900",
         "Lifetime of access tokens, in seconds.",
     ),
-    (
+    Setting::value(
         "KONTOR_REFRESH_TOKEN_TTL",
         "2592000",
         "Lifetime of refresh tokens, in seconds.",
     ),
-    (
+    Setting::value(
         "KONTOR_DB_POOL_SIZE",
         "16",
         "Database connections in the pool.",
     ),
-    (
+    Setting::value(
         "KONTOR_DB_ACQUIRE_TIMEOUT_MS",
         "2000",
         "How long a request waits for a database connection before it is answered 503 database_unavailable, in milliseconds.",
     ),
-    (
+    Setting::value(
         "KONTOR_MIN_SECONDS_PER_MOVE",
         "60",
         "The shortest time per move a game may be created with, in seconds.",
     ),
-    (
+    Setting::value(
         "KONTOR_DEADLINE_POLL_MS",
         "1000",
         "How often the deadline worker looks for due clocks, in milliseconds.",
     ),
-    (
+    Setting::value(
         "KONTOR_VACATION_DAYS",
         "30",
         "Days of vacation a user may take per calendar year (clocks stand still meanwhile).",
     ),
-    (
+    Setting::value(
         "KONTOR_LIVE_KEEP_ALIVE",
         "15",
         "Seconds between keep-alive comments on idle live streams.",
     ),
-    (
+    Setting::value(
         "KONTOR_LIVE_MAX_STREAMS_PER_USER",
         "8",
         "Live streams (game and user streams together) one user may hold open on one server; more are refused with 429.",
     ),
-    (
+    Setting::value(
         "KONTOR_BODY_TIMEOUT",
         "10",
         "Seconds a client may take to send a request body; a slower one is answered 408 and disconnected.",
     ),
-    (
+    Setting::described(
         "KONTOR_CORS_ORIGINS",
         "(none)",
         "Comma-separated web origins (https://app.example) whose pages may call the API from a browser (CORS). Unset: no CORS headers.",
     ),
-    (
+    Setting::described(
         "KONTOR_WEB_DIR",
-        "",
+        "(none)",
         "Serve the web client from this folder (a `npm run build` output) instead of the copy built into the binary.",
     ),
-    (
+    Setting::described(
         "KONTOR_SMTP_URL",
         "(none)",
         "SMTP server, e.g. smtp://user:pass@host:587. Unset: mails are written as .eml files in <data>/mail.",
     ),
-    (
+    Setting::value(
         "KONTOR_MAIL_FROM",
         "Kontor <kontor@localhost>",
         "Sender of notification mails.",
     ),
-    (
+    Setting::value(
         "KONTOR_WORKERS",
         "true",
         "Run the mail, deadline and housekeeping workers in this process.",
     ),
-    (
+    Setting::value(
         "KONTOR_LOGIN_MAX_FAILURES",
         "5",
         "Failed logins per account (by username and email address together) within the window before 429.",
     ),
-    (
+    Setting::described(
         "KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS",
         "20",
         "Failed logins per client address within the window before 429; unset: 4 × KONTOR_LOGIN_MAX_FAILURES. Everyone behind one NAT or proxy shares it.",
     ),
-    (
+    Setting::value(
         "KONTOR_LOGIN_WINDOW",
         "900",
         "Window for counting failed logins, in seconds.",
     ),
-    (
+    Setting::value(
         "KONTOR_MAIL_MAX_ATTEMPTS",
         "8",
         "Attempts to deliver a mail before it is marked failed (then `kontor mail retry`).",
     ),
-    (
+    Setting::value(
         "KONTOR_MAIL_RETRY_BASE",
         "60",
         "Seconds to wait after a mail's first failed attempt; doubled after each further one.",
     ),
-    (
+    Setting::value(
         "KONTOR_MAIL_RETRY_MAX",
         "21600",
         "Longest wait between two attempts to deliver a mail, in seconds.",
     ),
-    (
+    Setting::value(
         "KONTOR_MAIL_LEASE",
         "300",
         "Seconds a claimed mail belongs to one worker; after a crash others send it once this expires.",
     ),
-    (
+    Setting::value(
         "KONTOR_MAIL_POLL",
         "5",
         "Seconds between looks for due mails when no notification arrives.",
     ),
-    (
+    Setting::value(
         "KONTOR_MAIL_CONCURRENCY",
         "4",
         "Mails one worker sends at once, over as many pooled SMTP connections (1 to 64).",
     ),
-    (
+    Setting::value(
         "KONTOR_DIGEST_HOUR",
         "7",
         "Hour of the day (UTC) from which the daily digests are sent.",
     ),
-    (
+    Setting::value(
         "KONTOR_KEEP_SENT_MAIL_DAYS",
         "30",
         "Days sent (or skipped) notification mails are kept before housekeeping deletes them; 0 keeps them forever.",
     ),
-    (
+    Setting::value(
         "KONTOR_HOUSEKEEPING_EVERY",
         "3600",
         "Seconds between the workers' housekeeping passes (old mail, stale live presence).",
     ),
-    (
+    Setting::value(
         "KONTOR_GAME_URL",
         "{base}/api/v1/games/{id}",
         "Link to a game in mails; {base} is KONTOR_BASE_URL, {id} the game id.",
     ),
-    (
+    Setting::value(
         "RUST_LOG",
-        "info",
+        "info,sqlx=warn",
         "Log filter (tracing-subscriber syntax).",
     ),
 ];
+
+/// The per-address limit of failed logins, unless given: this many times the per-account one.
+const ADDRESS_FAILURES_PER_ACCOUNT_FAILURE: u32 = 4;
+
+/// The default of a setting whose default is a value, from [`SETTINGS`].
+///
+/// Panics for a name that is not in the table with a literal default: that is a mistake in
+/// the code (a typo, a setting added without its row), and every such lookup runs when a
+/// configuration is built with no settings at all, which the unit tests do.
+pub fn default_of(name: &str) -> &'static str {
+    match SETTINGS.iter().find(|s| s.name == name) {
+        Some(setting) if setting.literal => setting.default,
+        Some(_) => panic!("{name} has no literal default in config::SETTINGS"),
+        None => panic!("{name} is not in config::SETTINGS"),
+    }
+}
+
+/// Settings as given (`KEY -> value`), read with the defaults of [`SETTINGS`].
+pub struct Values<'a> {
+    map: &'a HashMap<String, String>,
+}
+
+impl<'a> Values<'a> {
+    pub fn new(map: &'a HashMap<String, String>) -> Self {
+        Self { map }
+    }
+
+    /// The value given for `key`, trimmed; `None` when absent or empty.
+    pub fn given(&self, key: &str) -> Option<&'a str> {
+        self.map
+            .get(key)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The value given for `key`, else its default.
+    pub fn value(&self, key: &str) -> &'a str {
+        self.given(key).unwrap_or_else(|| default_of(key))
+    }
+
+    /// A whole number.
+    pub fn number<T: std::str::FromStr>(&self, key: &str) -> anyhow::Result<T>
+    where
+        T::Err: std::error::Error + Send + Sync + 'static,
+    {
+        let v = self.value(key);
+        v.parse()
+            .with_context(|| format!("{key} must be a whole number, not {v:?}"))
+    }
+
+    /// A whole number of seconds.
+    pub fn seconds(&self, key: &str) -> anyhow::Result<Duration> {
+        let v = self.value(key);
+        v.parse::<u64>()
+            .map(Duration::from_secs)
+            .with_context(|| format!("{key} must be a whole number of seconds, not {v:?}"))
+    }
+}
 
 impl Config {
     /// Reads the process environment (and the file it may name).
@@ -362,103 +458,94 @@ impl Config {
         Self::from_map(&values)
     }
 
-    /// Builds a configuration from `KEY -> value` pairs; absent keys take their defaults.
+    /// Builds a configuration from `KEY -> value` pairs; absent keys take their defaults
+    /// (from [`SETTINGS`]).
     pub fn from_map(values: &HashMap<String, String>) -> anyhow::Result<Self> {
-        let get = |key: &str| values.get(key).map(|v| v.trim()).filter(|v| !v.is_empty());
-        let seconds = |key: &str, default: u64| -> anyhow::Result<Duration> {
-            match get(key) {
-                None => Ok(Duration::from_secs(default)),
-                Some(v) => v
-                    .parse::<u64>()
-                    .map(Duration::from_secs)
-                    .with_context(|| format!("{key} must be a whole number of seconds, not {v:?}")),
-            }
-        };
-        let number = |key: &str, default: u32| -> anyhow::Result<u32> {
-            match get(key) {
-                None => Ok(default),
-                Some(v) => v
-                    .parse()
-                    .with_context(|| format!("{key} must be a whole number, not {v:?}")),
-            }
-        };
-        let bind: SocketAddr = get("KONTOR_BIND")
-            .unwrap_or("127.0.0.1:8080")
+        let values = Values::new(values);
+        let bind: SocketAddr = values
+            .value("KONTOR_BIND")
             .parse()
             .context("KONTOR_BIND must be an address and port such as 127.0.0.1:8080")?;
-        let database = match get("KONTOR_DATABASE_URL").or(get("DATABASE_URL")) {
+        let database = match values
+            .given("KONTOR_DATABASE_URL")
+            .or(values.given("DATABASE_URL"))
+        {
             Some(url) => Database::Url(url.to_string()),
             None => Database::Embedded,
         };
-        let workers = match get("KONTOR_WORKERS").unwrap_or("true") {
+        let workers = match values.value("KONTOR_WORKERS") {
             "true" | "1" | "yes" => true,
             "false" | "0" | "no" => false,
             other => bail!("KONTOR_WORKERS must be true or false, not {other:?}"),
         };
-        let db_pool_size = number("KONTOR_DB_POOL_SIZE", 16)?;
-        let login_max_failures = number("KONTOR_LOGIN_MAX_FAILURES", 5)?;
+        let db_pool_size: u32 = values.number("KONTOR_DB_POOL_SIZE")?;
+        let login_max_failures: u32 = values.number("KONTOR_LOGIN_MAX_FAILURES")?;
         if db_pool_size == 0 {
             bail!("KONTOR_DB_POOL_SIZE must be at least 1");
         }
-        let db_acquire_timeout_ms = number("KONTOR_DB_ACQUIRE_TIMEOUT_MS", 2000)?;
+        let db_acquire_timeout_ms: u32 = values.number("KONTOR_DB_ACQUIRE_TIMEOUT_MS")?;
         if db_acquire_timeout_ms == 0 {
             bail!("KONTOR_DB_ACQUIRE_TIMEOUT_MS must be at least 1");
         }
-        let live_max_streams_per_user = number("KONTOR_LIVE_MAX_STREAMS_PER_USER", 8)?;
+        let live_max_streams_per_user: u32 = values.number("KONTOR_LIVE_MAX_STREAMS_PER_USER")?;
         if live_max_streams_per_user == 0 {
             bail!("KONTOR_LIVE_MAX_STREAMS_PER_USER must be at least 1");
         }
-        let body_timeout = seconds("KONTOR_BODY_TIMEOUT", 10)?;
-        let housekeeping_every = seconds("KONTOR_HOUSEKEEPING_EVERY", 3600)?;
+        let body_timeout = values.seconds("KONTOR_BODY_TIMEOUT")?;
+        let housekeeping_every = values.seconds("KONTOR_HOUSEKEEPING_EVERY")?;
         if housekeeping_every.is_zero() {
             bail!("KONTOR_HOUSEKEEPING_EVERY must be at least 1 second");
         }
         if body_timeout.is_zero() {
             bail!("KONTOR_BODY_TIMEOUT must be at least 1 second");
         }
-        let cors_origins = get("KONTOR_CORS_ORIGINS")
+        let cors_origins = values
+            .given("KONTOR_CORS_ORIGINS")
             .unwrap_or("")
             .split(',')
             .map(str::trim)
             .filter(|o| !o.is_empty())
             .map(parse_origin)
             .collect::<anyhow::Result<Vec<_>>>()?;
+        // Derived from the per-account limit unless given (the table says so in words).
+        let login_max_failures_per_address =
+            match values.given("KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS") {
+                Some(_) => values.number("KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS")?,
+                None => login_max_failures.saturating_mul(ADDRESS_FAILURES_PER_ACCOUNT_FAILURE),
+            };
         Ok(Self {
             bind,
             database,
-            data_dir: PathBuf::from(get("KONTOR_DATA_DIR").unwrap_or("./data")),
-            jwt_secret: get("KONTOR_JWT_SECRET").map(str::to_string),
-            base_url: get("KONTOR_BASE_URL").map(|u| u.trim_end_matches('/').to_string()),
-            access_token_ttl: seconds("KONTOR_ACCESS_TOKEN_TTL", 900)?,
-            refresh_token_ttl: seconds("KONTOR_REFRESH_TOKEN_TTL", 30 * 24 * 3600)?,
+            data_dir: PathBuf::from(values.value("KONTOR_DATA_DIR")),
+            jwt_secret: values.given("KONTOR_JWT_SECRET").map(str::to_string),
+            base_url: values
+                .given("KONTOR_BASE_URL")
+                .map(|u| u.trim_end_matches('/').to_string()),
+            access_token_ttl: values.seconds("KONTOR_ACCESS_TOKEN_TTL")?,
+            refresh_token_ttl: values.seconds("KONTOR_REFRESH_TOKEN_TTL")?,
             db_pool_size,
             db_acquire_timeout: Duration::from_millis(u64::from(db_acquire_timeout_ms)),
-            smtp_url: get("KONTOR_SMTP_URL").map(str::to_string),
-            mail_from: get("KONTOR_MAIL_FROM")
-                .unwrap_or("Kontor <kontor@localhost>")
-                .to_string(),
+            smtp_url: values.given("KONTOR_SMTP_URL").map(str::to_string),
+            mail_from: values.value("KONTOR_MAIL_FROM").to_string(),
             workers,
             login_max_failures,
-            login_max_failures_per_address: number(
-                "KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS",
-                login_max_failures.saturating_mul(4),
-            )?,
-            login_window: seconds("KONTOR_LOGIN_WINDOW", 900)?,
-            min_seconds_per_move: i64::from(number("KONTOR_MIN_SECONDS_PER_MOVE", 60)?),
-            deadline_poll: Duration::from_millis(u64::from(number(
-                "KONTOR_DEADLINE_POLL_MS",
-                1000,
-            )?)),
-            vacation_days_per_year: i64::from(number("KONTOR_VACATION_DAYS", 30)?),
-            live_keep_alive: seconds("KONTOR_LIVE_KEEP_ALIVE", 15)?,
+            login_max_failures_per_address,
+            login_window: values.seconds("KONTOR_LOGIN_WINDOW")?,
+            min_seconds_per_move: i64::from(values.number::<u32>("KONTOR_MIN_SECONDS_PER_MOVE")?),
+            deadline_poll: Duration::from_millis(u64::from(
+                values.number::<u32>("KONTOR_DEADLINE_POLL_MS")?,
+            )),
+            vacation_days_per_year: i64::from(values.number::<u32>("KONTOR_VACATION_DAYS")?),
+            live_keep_alive: values.seconds("KONTOR_LIVE_KEEP_ALIVE")?,
             live_max_streams_per_user: live_max_streams_per_user as usize,
             body_timeout,
-            keep_sent_mail_days: number("KONTOR_KEEP_SENT_MAIL_DAYS", 30)?,
+            keep_sent_mail_days: values.number("KONTOR_KEEP_SENT_MAIL_DAYS")?,
             housekeeping_every,
             cors_origins,
-            web_dir: get("KONTOR_WEB_DIR").map(PathBuf::from),
-            notify: crate::notify::NotifySettings::from_map(values)?,
-            retired_admin_users: get(RETIRED_ADMIN_USERS)
+            web_dir: values.given("KONTOR_WEB_DIR").map(PathBuf::from),
+            notify: crate::notify::NotifySettings::from_values(&values)?,
+            retired_admin_users: values
+                .given(RETIRED_ADMIN_USERS)
                 .unwrap_or("")
                 .split(',')
                 .map(|name| name.trim().to_string())
@@ -569,6 +656,37 @@ mod tests {
         assert_eq!(config.public_base_url(), "http://127.0.0.1:8080");
         assert_eq!(config.login_max_failures, 5);
         assert_eq!(config.login_max_failures_per_address, 20);
+    }
+
+    #[test]
+    fn each_default_is_the_tables_and_giving_it_changes_nothing() {
+        let absent = Config::from_map(&HashMap::new()).unwrap();
+        let given: HashMap<String, String> = SETTINGS
+            .iter()
+            .filter(|s| s.literal)
+            .map(|s| (s.name.to_string(), s.default.to_string()))
+            .collect();
+        assert!(given.len() > 25, "most defaults are values");
+        let explicit = Config::from_map(&given).unwrap();
+        assert_eq!(format!("{absent:?}"), format!("{explicit:?}"));
+        // The table's words for the derived default say what the code derives.
+        let per_address = SETTINGS
+            .iter()
+            .find(|s| s.name == "KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS")
+            .unwrap();
+        assert_eq!(
+            per_address.default,
+            absent.login_max_failures_per_address.to_string()
+        );
+        assert_eq!(absent.notify.max_attempts, 8);
+        assert_eq!(absent.notify.retry_max, Duration::from_secs(21600));
+        assert_eq!(absent.deadline_poll, Duration::from_millis(1000));
+    }
+
+    #[test]
+    #[should_panic(expected = "KONTOR_NO_SUCH_SETTING is not in config::SETTINGS")]
+    fn a_default_not_in_the_table_is_a_mistake_caught_at_once() {
+        default_of("KONTOR_NO_SUCH_SETTING");
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //!   `<cluster>/kontor-users.lock` for as long as it uses the cluster, and the starter stops
 //!   the cluster only if it can take that lock exclusively.
 
+use crate::store;
 use anyhow::{Context, bail};
 use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -131,30 +132,8 @@ impl EmbeddedPostgres {
             .connect_with(self.superuser_options("postgres"))
             .await
             .context("connecting to the embedded PostgreSQL as its superuser")?;
-        let role_exists: bool =
-            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)")
-                .bind(APP_ROLE)
-                .fetch_one(&admin)
-                .await?;
-        if !role_exists {
-            sqlx::query(sqlx::AssertSqlSafe(format!(
-                "CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER"
-            )))
-            .execute(&admin)
-            .await?;
-        }
-        let db_exists: bool =
-            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
-                .bind(database)
-                .fetch_one(&admin)
-                .await?;
-        if !db_exists {
-            sqlx::query(sqlx::AssertSqlSafe(format!(
-                "CREATE DATABASE \"{database}\" OWNER {APP_ROLE} ENCODING 'UTF8' TEMPLATE template0"
-            )))
-            .execute(&admin)
-            .await?;
-        }
+        store::cluster::ensure_role(&admin, APP_ROLE).await?;
+        store::cluster::ensure_database(&admin, database, APP_ROLE).await?;
         admin.close().await;
         Ok(())
     }

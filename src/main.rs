@@ -121,7 +121,7 @@ fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+                .unwrap_or_else(|_| kontor::config::default_of("RUST_LOG").into()),
         )
         .init();
     match cli.command {
@@ -162,7 +162,9 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             if let Some(pg) = &database.embedded {
                 pg.stop()?;
             }
-            result.context("the HTTP server failed")
+            // A worker that stopped (see `app::Supervisor`) ends the process with status 1,
+            // after the clean stop above, for whatever runs it to restart it.
+            result.context("the server stopped")
         }
         Command::Migrate => {
             let database = open_database(&config).await?;

@@ -128,12 +128,7 @@ pub async fn export(
     let visible = with_rules!(kind, R => present::<R>(&rows, viewer)?);
     let mut commands: HashMap<i64, CommandRecord> = HashMap::new();
     if complete {
-        let recorded: Vec<(i64, Option<i16>, serde_json::Value)> = sqlx::query_as(
-            "SELECT first_seq, seat, command FROM game_commands WHERE game_id = $1 ORDER BY first_seq",
-        )
-        .bind(game_id)
-        .fetch_all(pool)
-        .await?;
+        let recorded = games::recorded_commands(pool, game_id).await?;
         for (first_seq, seat, action) in recorded {
             let actor = match seat {
                 Some(seat) => Actor::Seat(seat as Seat),

@@ -8,13 +8,6 @@ use serde_json::Value;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-/// The games that have a log (started ones), in id order.
-async fn started_games(pool: &PgPool) -> Result<Vec<Uuid>, sqlx::Error> {
-    sqlx::query_scalar("SELECT id FROM games WHERE status IN ('active', 'finished') ORDER BY id")
-        .fetch_all(pool)
-        .await
-}
-
 /// Folds a game's log once with the rules it was created with and returns the state at each
 /// of `versions` (ascending), with the game's rules version.
 async fn refold(
@@ -59,7 +52,7 @@ pub async fn check(
     pool: &PgPool,
     mut progress: impl FnMut(usize, usize),
 ) -> anyhow::Result<Vec<Mismatch>> {
-    let ids = started_games(pool).await?;
+    let ids = games::started_ids(pool).await?;
     let mut mismatches = Vec::new();
     for (done, game_id) in ids.iter().enumerate() {
         let mut conn = pool.acquire().await?;
@@ -118,7 +111,7 @@ pub async fn rebuild(
     mut progress: impl FnMut(usize, usize),
 ) -> anyhow::Result<Vec<Mismatch>> {
     events::delete_all_states(pool).await?;
-    let ids = started_games(pool).await?;
+    let ids = games::started_ids(pool).await?;
     let mut failures = Vec::new();
     for (done, game_id) in ids.iter().enumerate() {
         let mut tx = pool.begin().await?;

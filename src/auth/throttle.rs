@@ -7,6 +7,7 @@
 //! a NAT or proxy, and one client's failures lock them all out for the rest of the window.
 
 use super::identity;
+use crate::store::throttle as store;
 use sqlx::PgPool;
 use std::time::Duration;
 use uuid::Uuid;
@@ -47,18 +48,7 @@ pub async fn check(
 ) -> Result<Result<(), u64>, sqlx::Error> {
     let names: Vec<&str> = subjects.iter().map(|(s, _)| s.as_str()).collect();
     let limits: Vec<i32> = subjects.iter().map(|(_, n)| *n as i32).collect();
-    let wait: Option<f64> = sqlx::query_scalar(
-        "SELECT max(extract(epoch FROM f.window_start + make_interval(secs => $3) - now()))::float8
-           FROM login_failures f
-           JOIN unnest($1::text[], $2::int[]) AS s(subject, max_failures) USING (subject)
-          WHERE f.failures >= s.max_failures
-            AND f.window_start + make_interval(secs => $3) > now()",
-    )
-    .bind(&names)
-    .bind(&limits)
-    .bind(window.as_secs_f64())
-    .fetch_one(pool)
-    .await?;
+    let wait = store::seconds_blocked(pool, &names, &limits, window).await?;
     Ok(match wait {
         Some(seconds) => Err(seconds.ceil().max(1.0) as u64),
         None => Ok(()),
@@ -72,27 +62,10 @@ pub async fn record_failure(
     window: Duration,
 ) -> Result<(), sqlx::Error> {
     let names: Vec<&str> = subjects.iter().map(|(s, _)| s.as_str()).collect();
-    sqlx::query(
-        "INSERT INTO login_failures (subject, failures, window_start)
-         SELECT s, 1, now() FROM unnest($1::text[]) AS s
-         ON CONFLICT (subject) DO UPDATE SET
-           failures = CASE WHEN login_failures.window_start + make_interval(secs => $2) <= now()
-                           THEN 1 ELSE login_failures.failures + 1 END,
-           window_start = CASE WHEN login_failures.window_start + make_interval(secs => $2) <= now()
-                               THEN now() ELSE login_failures.window_start END",
-    )
-    .bind(&names)
-    .bind(window.as_secs_f64())
-    .execute(pool)
-    .await?;
-    Ok(())
+    store::record_failure(pool, &names, window).await
 }
 
 /// Forgets the failures of an account after a successful login.
 pub async fn clear(pool: &PgPool, subject: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM login_failures WHERE subject = $1")
-        .bind(subject)
-        .execute(pool)
-        .await?;
-    Ok(())
+    store::clear(pool, subject).await
 }

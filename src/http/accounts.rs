@@ -4,7 +4,7 @@ use super::error::ApiError;
 use super::{AppState, Created, Json, client_address, text};
 use crate::auth::extract::Caller;
 use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
-use crate::store::users;
+use crate::store::{tokens, users};
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -245,17 +245,8 @@ pub(super) async fn issue_pair(
 ) -> Result<TokenPair, ApiError> {
     let refresh_token = auth::random_token(REFRESH_PREFIX);
     let ttl = state.config.refresh_token_ttl;
-    sqlx::query(
-        "INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at)
-         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))",
-    )
-    .bind(Uuid::now_v7())
-    .bind(user_id)
-    .bind(family)
-    .bind(auth::token_hash(&refresh_token))
-    .bind(ttl.as_secs_f64())
-    .execute(&state.pool)
-    .await?;
+    let hash = auth::token_hash(&refresh_token);
+    tokens::insert_refresh_token(&state.pool, user_id, family, &hash, ttl).await?;
     Ok(TokenPair {
         access_token: state.jwt.issue(user_id)?,
         token_type: "Bearer",
@@ -303,37 +294,23 @@ pub(super) async fn rotate(state: &AppState, token: &str) -> Result<TokenPair, A
         ));
     }
     let mut tx = state.pool.begin().await?;
-    let row: Option<(Uuid, Uuid, Uuid, bool, bool)> = sqlx::query_as(
-        "SELECT id, user_id, family_id, revoked_at IS NOT NULL, expires_at <= now()
-           FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE",
-    )
-    .bind(auth::token_hash(token))
-    .fetch_optional(&mut *tx)
-    .await?;
-    let Some((id, user_id, family, revoked, expired)) = row else {
+    let Some(stored) = tokens::lock_refresh_token(&mut tx, &auth::token_hash(token)).await? else {
         return Err(invalid_refresh());
     };
-    if revoked {
+    let user_id = stored.user_id;
+    if stored.revoked {
         // Reuse of a spent token: end the whole login.
-        sqlx::query(
-            "UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL",
-        )
-        .bind(family)
-        .execute(&mut *tx)
-        .await?;
+        tokens::revoke_refresh_family(&mut *tx, stored.family_id).await?;
         tx.commit().await?;
         tracing::warn!(%user_id, "a spent refresh token was reused; its login is revoked");
         return Err(invalid_refresh());
     }
-    if expired {
+    if stored.expired {
         return Err(invalid_refresh());
     }
-    sqlx::query("UPDATE refresh_tokens SET revoked_at = now() WHERE id = $1")
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
+    tokens::revoke_refresh_token(&mut *tx, stored.id).await?;
     tx.commit().await?;
-    issue_pair(state, user_id, family).await
+    issue_pair(state, user_id, stored.family_id).await
 }
 
 /// Log out: revoke the refresh token (and every token of the same login).
@@ -356,20 +333,11 @@ pub async fn logout(
 
 /// Revokes every refresh token of the login `token` belongs to.
 pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiError> {
-    let family: Option<Uuid> =
-        sqlx::query_scalar("SELECT family_id FROM refresh_tokens WHERE token_hash = $1")
-            .bind(auth::token_hash(token))
-            .fetch_optional(&state.pool)
-            .await?;
+    let family = tokens::refresh_token_family(&state.pool, &auth::token_hash(token)).await?;
     let Some(family) = family else {
         return Err(invalid_refresh());
     };
-    sqlx::query(
-        "UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL",
-    )
-    .bind(family)
-    .execute(&state.pool)
-    .await?;
+    tokens::revoke_refresh_family(&state.pool, family).await?;
     Ok(())
 }
 
@@ -384,19 +352,16 @@ pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiEr
 )]
 #[get("/me")]
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserProfile>, ApiError> {
-    let (id, username, email, created_at) =
-        sqlx::query_as("SELECT id, username, email, created_at FROM users WHERE id = $1")
-            .bind(caller.user_id)
-            .fetch_optional(&state.pool)
-            .await?
-            .ok_or_else(|| {
-                ApiError::unauthorized("invalid_token", "the token's account does not exist")
-            })?;
+    let account = users::account(&state.pool, caller.user_id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::unauthorized("invalid_token", "the token's account does not exist")
+        })?;
     Ok(Json(UserProfile {
-        id,
-        username,
-        email,
-        created_at,
+        id: account.id,
+        username: account.username,
+        email: account.email,
+        created_at: account.created_at,
     }))
 }
 
@@ -412,7 +377,7 @@ pub struct CreateTokenRequest {
     pub expires_in_days: Option<u32>,
 }
 
-#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Serialize, ToSchema)]
 #[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "name": "my bot", "prefix": "kontor_pat_Ab3d", "scopes": ["game:read", "game:play"], "created_at": "2026-11-29T12:00:00Z", "expires_at": null, "last_used_at": null}))]
 pub struct ApiTokenInfo {
     pub id: Uuid,
@@ -423,6 +388,20 @@ pub struct ApiTokenInfo {
     pub created_at: DateTime<Utc>,
     pub expires_at: Option<DateTime<Utc>>,
     pub last_used_at: Option<DateTime<Utc>>,
+}
+
+impl From<tokens::ApiTokenRow> for ApiTokenInfo {
+    fn from(row: tokens::ApiTokenRow) -> Self {
+        Self {
+            id: row.id,
+            name: row.name,
+            prefix: row.prefix,
+            scopes: row.scopes,
+            created_at: row.created_at,
+            expires_at: row.expires_at,
+            last_used_at: row.last_used_at,
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -483,20 +462,15 @@ pub async fn create_token(
     }
     let token = auth::random_token(API_TOKEN_PREFIX);
     let prefix: String = token.chars().take(API_TOKEN_PREFIX.len() + 4).collect();
-    let info: ApiTokenInfo = sqlx::query_as(
-        "INSERT INTO api_tokens (id, user_id, name, token_hash, prefix, scopes, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(days => $7))
-         RETURNING id, name, prefix, scopes, created_at, expires_at, last_used_at",
-    )
-    .bind(Uuid::now_v7())
-    .bind(caller.user_id)
-    .bind(name)
-    .bind(auth::token_hash(&token))
-    .bind(&prefix)
-    .bind(&scopes)
-    .bind(body.expires_in_days.map(|d| d as i32))
-    .fetch_one(&state.pool)
-    .await?;
+    let new = tokens::NewApiToken {
+        user_id: caller.user_id,
+        name,
+        token_hash: &auth::token_hash(&token),
+        prefix: &prefix,
+        scopes: &scopes,
+        expires_in_days: body.expires_in_days,
+    };
+    let info = tokens::insert_api_token(&state.pool, &new).await?.into();
     Ok(Created(CreatedApiToken { info, token }))
 }
 
@@ -520,13 +494,11 @@ pub async fn list_tokens(
     caller: Caller,
 ) -> Result<Json<ApiTokenList>, ApiError> {
     caller.require_session()?;
-    let items = sqlx::query_as(
-        "SELECT id, name, prefix, scopes, created_at, expires_at, last_used_at
-           FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at, id",
-    )
-    .bind(caller.user_id)
-    .fetch_all(&state.pool)
-    .await?;
+    let items = tokens::list_api_tokens(&state.pool, caller.user_id)
+        .await?
+        .into_iter()
+        .map(ApiTokenInfo::from)
+        .collect();
     Ok(Json(ApiTokenList { items }))
 }
 
@@ -548,15 +520,8 @@ pub async fn revoke_token(
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
-    let done = sqlx::query(
-        "UPDATE api_tokens SET revoked_at = now()
-          WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL",
-    )
-    .bind(path.into_inner())
-    .bind(caller.user_id)
-    .execute(&state.pool)
-    .await?;
-    if done.rows_affected() == 0 {
+    let revoked = tokens::revoke_api_token(&state.pool, caller.user_id, path.into_inner()).await?;
+    if !revoked {
         return Err(ApiError::not_found(
             "token_not_found",
             "you have no active API token with this id",

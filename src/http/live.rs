@@ -9,6 +9,7 @@ use crate::live::{Signal, StreamSlot};
 use crate::service::lobby::{self, ListQuery, ListView, game_not_found};
 use crate::service::{play, readable_by};
 use crate::store::games::{self, Status};
+use crate::store::presence;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, Responder, get, web};
 use actix_web_lab::sse::{self, Sse};
@@ -262,20 +263,11 @@ impl Watcher {
 
     /// Marks (or unmarks) the user as watching this game from this instance.
     async fn present(&self, watching: bool) -> Result<(), sqlx::Error> {
-        let query = if watching {
-            "INSERT INTO live_presence (user_id, game_id, instance_id, seen_at)
-             VALUES ($1, $2, $3, now())
-             ON CONFLICT (user_id, game_id, instance_id) DO UPDATE SET seen_at = now()"
+        if watching {
+            presence::mark_watching(&self.pool, self.user, self.game_id, &self.instance).await
         } else {
-            "DELETE FROM live_presence WHERE user_id = $1 AND game_id = $2 AND instance_id = $3"
-        };
-        sqlx::query(query)
-            .bind(self.user)
-            .bind(self.game_id)
-            .bind(&self.instance)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+            presence::unmark_watching(&self.pool, self.user, self.game_id, &self.instance).await
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use crate::notify::admin::{self, FailedMail};
 use crate::notify::render::escape_html;
 use crate::notify::token::{self, UnsubscribeScope};
 use crate::notify::{Delivery, NoticeKind, Preferences, prefs};
+use crate::store::users;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
 use serde::{Deserialize, Serialize};
@@ -114,10 +115,7 @@ async fn check_token(
 ) -> Result<(Uuid, String, UnsubscribeScope), ApiError> {
     let key = state.jwt.derive_key(token::PURPOSE);
     let (user, scope) = token::verify(&key, token).ok_or_else(bad_token)?;
-    let username: Option<String> = sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
-        .bind(user)
-        .fetch_optional(&state.pool)
-        .await?;
+    let username = users::find_username(&state.pool, user).await?;
     let username = username.ok_or_else(|| {
         ApiError::not_found(
             "user_not_found",
@@ -308,7 +306,7 @@ fn form_decode(text: &str) -> String {
 /// username: a name alone proves nothing, since anyone may register a name nobody holds yet.
 async fn require_admin(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
     caller.require_session()?;
-    if crate::store::users::is_admin(&state.pool, caller.user_id).await? {
+    if users::is_admin(&state.pool, caller.user_id).await? {
         Ok(())
     } else {
         Err(ApiError::forbidden(

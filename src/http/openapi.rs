@@ -149,16 +149,32 @@ fn constrain_fields(spec: &mut Value) {
         ("KindInfo", "kind", json!({"enum": kinds})),
         ("GameSummary", "status", json!({"enum": statuses})),
         ("ExportHeader", "status", json!({"enum": statuses})),
-        ("ActionResult", "status", json!({"enum": ["active", "finished"]})),
-        ("CreateGameRequest", "visibility", json!({"enum": visibility})),
+        (
+            "ActionResult",
+            "status",
+            json!({"enum": ["active", "finished"]}),
+        ),
+        (
+            "CreateGameRequest",
+            "visibility",
+            json!({"enum": visibility}),
+        ),
         ("GameSummary", "visibility", json!({"enum": visibility})),
         ("TokenPair", "token_type", json!({"const": "Bearer"})),
         ("SessionToken", "token_type", json!({"const": "Bearer"})),
-        ("ExportHeader", "format", json!({"const": "kontor-game-log"})),
+        (
+            "ExportHeader",
+            "format",
+            json!({"const": "kontor-game-log"}),
+        ),
         ("Health", "status", json!({"const": "ok"})),
         ("CreateGameRequest", "nonce", nonce.clone()),
         ("JoinRequest", "nonce", nonce),
-        ("RegisterRequest", "username", json!({"minLength": 3, "maxLength": 32})),
+        (
+            "RegisterRequest",
+            "username",
+            json!({"minLength": 3, "maxLength": 32}),
+        ),
         ("RegisterRequest", "password", json!({"minLength": 8})),
     ];
     for (schema, field, constraint) in constraints {
@@ -199,7 +215,10 @@ fn name_variants(spec: &mut Value) {
         .map(|(name, _)| name.clone())
         .collect();
     for union in unions {
-        let members = schemas[&union]["oneOf"].as_array().cloned().unwrap_or_default();
+        let members = schemas[&union]["oneOf"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         let Some(tag) = common_tag(&members) else {
             continue;
         };

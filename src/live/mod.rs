@@ -6,6 +6,7 @@
 //! note only says that something changed; streams read what changed from the log, and look
 //! again now and then on their own, so a lost or coalesced note costs nothing but a resync.
 
+use crate::store::channels;
 use serde::Deserialize;
 use sqlx::postgres::PgListener;
 use sqlx::{ConnectOptions, PgConnection, PgPool};
@@ -141,11 +142,16 @@ impl Hub {
         self.closing.clone().cancelled_owned()
     }
 
-    /// Listens on the database until the pool closes, reconnecting after failures.
+    /// Listens on the database until the pool closes or the streams are closed (the server
+    /// stops), reconnecting after failures.
     pub async fn listen(self: Arc<Self>, pool: PgPool) {
         let mut backoff = Duration::from_millis(100);
-        while !pool.is_closed() {
-            match self.listen_once(&pool).await {
+        while !pool.is_closed() && !self.closing.is_cancelled() {
+            let listened = tokio::select! {
+                listened = self.listen_once(&pool) => listened,
+                _ = self.closing.cancelled() => return,
+            };
+            match listened {
                 Ok(()) => return,
                 Err(error) if pool.is_closed() => {
                     tracing::debug!(%error, "live listener stops with its pool");
@@ -154,7 +160,10 @@ impl Hub {
                 Err(error) => {
                     tracing::warn!(%error, "live listener lost its connection; reconnecting");
                     let _ = self.sender.send(Signal::Resync);
-                    tokio::time::sleep(backoff).await;
+                    tokio::select! {
+                        _ = tokio::time::sleep(backoff) => {}
+                        _ = self.closing.cancelled() => return,
+                    }
                     backoff = (backoff * 2).min(Duration::from_secs(5));
                 }
             }
@@ -199,11 +208,11 @@ pub struct Publisher {
 const MAX_BATCH: usize = 512;
 
 impl Publisher {
-    /// Starts the publishing task; it ends when the pool closes or every handle is dropped.
-    pub fn start(pool: PgPool) -> Self {
+    /// A publisher and its task, for the caller to run (under supervision, see `app`); the
+    /// task ends when the pool closes or every handle is dropped.
+    pub fn new(pool: PgPool) -> (Self, impl Future<Output = ()> + Send + 'static) {
         let (notes, receiver) = mpsc::unbounded_channel();
-        tokio::spawn(publish(pool, receiver));
-        Self { notes }
+        (Self { notes }, publish(pool, receiver))
     }
 
     /// Queues a note (JSON text); call it once the change it announces has committed.
@@ -240,18 +249,11 @@ async fn send(
 ) -> Result<(), sqlx::Error> {
     if connection.is_none() {
         let mut fresh = pool.connect_options().connect().await?;
-        sqlx::query("SET synchronous_commit = off")
-            .execute(&mut fresh)
-            .await?;
+        channels::commit_without_flush(&mut fresh).await?;
         *connection = Some(fresh);
     }
     let connection = connection.as_mut().expect("connected above");
-    sqlx::query("SELECT count(pg_notify($1, note)) FROM unnest($2::text[]) AS note")
-        .bind(LIVE_CHANNEL)
-        .bind(batch)
-        .execute(connection)
-        .await?;
-    Ok(())
+    channels::notify_all(connection, LIVE_CHANNEL, batch).await
 }
 
 #[cfg(test)]

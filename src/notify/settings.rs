@@ -4,6 +4,7 @@
 //!
 //! [`Config`]: crate::config::Config
 
+use crate::config::Values;
 use anyhow::{Context, bail};
 use lettre::message::Mailbox;
 use std::collections::HashMap;
@@ -31,99 +32,77 @@ pub struct NotifySettings {
     pub concurrency: usize,
 }
 
+/// The defaults, from the settings table (`config::SETTINGS`).
 impl Default for NotifySettings {
     fn default() -> Self {
-        Self {
-            max_attempts: 8,
-            retry_base: Duration::from_secs(60),
-            retry_max: Duration::from_secs(6 * 3600),
-            lease: Duration::from_secs(300),
-            poll_interval: Duration::from_secs(5),
-            digest_hour: 7,
-            game_url: DEFAULT_GAME_URL.to_string(),
-            concurrency: 4,
-        }
+        Self::from_map(&HashMap::new()).expect("the table's mail defaults are valid")
     }
 }
-
-pub const DEFAULT_GAME_URL: &str = "{base}/api/v1/games/{id}";
 
 impl NotifySettings {
     /// Reads the settings from `KEY -> value` pairs (absent or empty keys take their defaults).
     pub fn from_map(values: &HashMap<String, String>) -> anyhow::Result<Self> {
-        let get = |key: &str| values.get(key).map(|v| v.trim()).filter(|v| !v.is_empty());
-        let seconds = |key: &str, default: Duration| -> anyhow::Result<Duration> {
-            match get(key) {
-                None => Ok(default),
-                Some(v) => v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 1e9)
-                    .map(Duration::from_secs_f64)
-                    .with_context(|| {
-                        format!("{key} must be a number of seconds (fractions allowed), not {v:?}")
-                    }),
-            }
-        };
-        let defaults = Self::default();
-        let max_attempts = match get("KONTOR_MAIL_MAX_ATTEMPTS") {
-            None => defaults.max_attempts,
-            Some(v) => v
-                .parse::<u32>()
+        Self::from_values(&Values::new(values))
+    }
+
+    /// Reads the settings (absent ones take the defaults of `config::SETTINGS`).
+    pub fn from_values(values: &Values<'_>) -> anyhow::Result<Self> {
+        let seconds = |key: &str| -> anyhow::Result<Duration> {
+            let v = values.value(key);
+            v.parse::<f64>()
                 .ok()
-                .filter(|n| (1..=100).contains(n))
+                .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 1e9)
+                .map(Duration::from_secs_f64)
                 .with_context(|| {
-                    format!(
-                        "KONTOR_MAIL_MAX_ATTEMPTS must be a whole number from 1 to 100, not {v:?}"
-                    )
-                })?,
+                    format!("{key} must be a number of seconds (fractions allowed), not {v:?}")
+                })
         };
-        let digest_hour = match get("KONTOR_DIGEST_HOUR") {
-            None => defaults.digest_hour,
-            Some(v) => v.parse::<u32>().ok().filter(|h| *h < 24).with_context(|| {
-                format!("KONTOR_DIGEST_HOUR must be an hour from 0 to 23, not {v:?}")
-            })?,
-        };
-        let concurrency = match get("KONTOR_MAIL_CONCURRENCY") {
-            None => defaults.concurrency,
-            Some(v) => v
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=64).contains(n))
-                .with_context(|| {
-                    format!(
-                        "KONTOR_MAIL_CONCURRENCY must be a whole number from 1 to 64, not {v:?}"
-                    )
-                })?,
-        };
-        let lease = seconds("KONTOR_MAIL_LEASE", defaults.lease)?;
+        let v = values.value("KONTOR_MAIL_MAX_ATTEMPTS");
+        let max_attempts = v
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=100).contains(n))
+            .with_context(|| {
+                format!("KONTOR_MAIL_MAX_ATTEMPTS must be a whole number from 1 to 100, not {v:?}")
+            })?;
+        let v = values.value("KONTOR_DIGEST_HOUR");
+        let digest_hour = v.parse::<u32>().ok().filter(|h| *h < 24).with_context(|| {
+            format!("KONTOR_DIGEST_HOUR must be an hour from 0 to 23, not {v:?}")
+        })?;
+        let v = values.value("KONTOR_MAIL_CONCURRENCY");
+        let concurrency = v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=64).contains(n))
+            .with_context(|| {
+                format!("KONTOR_MAIL_CONCURRENCY must be a whole number from 1 to 64, not {v:?}")
+            })?;
+        let lease = seconds("KONTOR_MAIL_LEASE")?;
         if lease < Duration::from_millis(200) {
             bail!("KONTOR_MAIL_LEASE must be at least 0.2 seconds");
         }
-        let poll_interval = seconds("KONTOR_MAIL_POLL", defaults.poll_interval)?;
+        let poll_interval = seconds("KONTOR_MAIL_POLL")?;
         if poll_interval < Duration::from_millis(10) {
             bail!("KONTOR_MAIL_POLL must be at least 0.01 seconds");
         }
-        let game_url = get("KONTOR_GAME_URL")
-            .unwrap_or(DEFAULT_GAME_URL)
-            .to_string();
+        let game_url = values.value("KONTOR_GAME_URL").to_string();
         if !game_url.contains("{id}") {
             bail!(
                 "KONTOR_GAME_URL must contain {{id}}, e.g. https://play.example.org/games/{{id}}"
             );
         }
-        let from = get("KONTOR_MAIL_FROM").unwrap_or("Kontor <kontor@localhost>");
+        let from = values.value("KONTOR_MAIL_FROM");
         from.parse::<Mailbox>()
             .with_context(|| format!("KONTOR_MAIL_FROM is not a mail address: {from:?}"))?;
-        if let Some(url) = get("KONTOR_SMTP_URL") {
+        if let Some(url) = values.given("KONTOR_SMTP_URL") {
             lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(url).with_context(
                 || "KONTOR_SMTP_URL must look like smtp://user:pass@host:587, smtp://host:587?tls=required or smtps://user:pass@host",
             )?;
         }
         Ok(Self {
             max_attempts,
-            retry_base: seconds("KONTOR_MAIL_RETRY_BASE", defaults.retry_base)?,
-            retry_max: seconds("KONTOR_MAIL_RETRY_MAX", defaults.retry_max)?,
+            retry_base: seconds("KONTOR_MAIL_RETRY_BASE")?,
+            retry_max: seconds("KONTOR_MAIL_RETRY_MAX")?,
             lease,
             poll_interval,
             digest_hour,

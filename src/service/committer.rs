@@ -41,11 +41,14 @@ struct Job {
 }
 
 impl Committer {
-    /// Starts the committer; it ends when every handle is dropped.
-    pub fn start(pool: PgPool, publisher: Publisher) -> Self {
+    /// A committer and its task, for the caller to run (under supervision, see `app`); the
+    /// task ends when every handle is dropped. While it does not run, appends wait.
+    pub fn new(
+        pool: PgPool,
+        publisher: Publisher,
+    ) -> (Self, impl Future<Output = ()> + Send + 'static) {
         let (jobs, receiver) = mpsc::unbounded_channel();
-        tokio::spawn(dispatch(pool, publisher, receiver));
-        Self { jobs }
+        (Self { jobs }, dispatch(pool, publisher, receiver))
     }
 
     /// Writes an append (in a batch with others); `Ok(false)` if the game had moved on or the

@@ -454,3 +454,24 @@ pub async fn insert_imported_commands(
     .await?;
     Ok(())
 }
+
+/// A game's recorded commands (with the events they produced from `first_seq` on), in the
+/// order of the log: the seat that acted (`None`: the system) and the command as submitted.
+pub async fn recorded_commands<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+) -> Result<Vec<(i64, Option<i16>, Value)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT first_seq, seat, command FROM game_commands WHERE game_id = $1 ORDER BY first_seq",
+    )
+    .bind(game_id)
+    .fetch_all(executor)
+    .await
+}
+
+/// The games that have a log (started ones: active or finished), in id order.
+pub async fn started_ids<'e>(executor: impl PgExecutor<'e>) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM games WHERE status IN ('active', 'finished') ORDER BY id")
+        .fetch_all(executor)
+        .await
+}

@@ -1,11 +1,14 @@
-//! PostgreSQL storage: the connection pool and migrations, game head rows, seats, clocks and
-//! vacations, invitations, the append-only event log and the state cache, the mail outbox and
-//! notification preferences, housekeeping. The SQL of the game code lives
-//! here, in named functions; the services decide the transactions (a function that must run
-//! in one takes a `&mut PgConnection`). Every game query is keyed by `game_id`.
+//! PostgreSQL storage: the connection pool and migrations, accounts, tokens and failed
+//! logins, game head rows, seats, clocks and vacations, invitations, the append-only event
+//! log and the state cache, the mail outbox and notification preferences, live presence and
+//! notification channels, housekeeping, and setting up a cluster. This is the only code that
+//! speaks SQL (a contract test keeps it so): everything else calls the named functions here,
+//! and decides the transactions (a function that must run in one takes a
+//! `&mut PgConnection`). Every game query is keyed by `game_id`.
 
 pub mod append;
 pub mod channels;
+pub mod cluster;
 pub mod deadlines;
 pub mod events;
 pub mod games;
@@ -14,7 +17,10 @@ pub mod housekeeping;
 pub mod invitations;
 pub mod outbox;
 pub mod preferences;
+pub mod presence;
 pub mod seats;
+pub mod throttle;
+pub mod tokens;
 pub mod users;
 pub mod vacations;
 

@@ -1,6 +1,6 @@
 //! Accounts: inserting them, finding them by username or email address, the identity keys
-//! they are compared by (see `auth::identity`), whether a user still exists, and the admin
-//! role (granted and revoked only through `kontor admin`).
+//! they are compared by (see `auth::identity`), whether a user still exists, how an account
+//! is shown, and the admin role (granted and revoked only through `kontor admin`).
 
 use crate::auth::identity::{self, KEYS_VERSION};
 use chrono::{DateTime, Utc};
@@ -231,31 +231,57 @@ pub async fn set_admin(
     }))
 }
 
-/// An account holding the admin role.
+/// An account as it is shown: to itself (`GET /me`) and in the list of admins.
 #[derive(Clone, Debug, sqlx::FromRow)]
-pub struct Admin {
+pub struct Account {
     pub id: Uuid,
     pub username: String,
     pub email: String,
     pub created_at: DateTime<Utc>,
 }
 
+/// The columns of an [`Account`].
+const ACCOUNT_COLUMNS: &str = "id, username, email, created_at";
+
+/// The account with this id, if it exists.
+pub async fn account<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> Result<Option<Account>, sqlx::Error> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {ACCOUNT_COLUMNS} FROM users WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(executor)
+    .await
+}
+
 /// Every admin, by username.
-pub async fn admins(pool: &PgPool) -> sqlx::Result<Vec<Admin>> {
-    sqlx::query_as(
-        "SELECT id, username, email, created_at FROM users WHERE is_admin ORDER BY username_key",
-    )
+pub async fn admins(pool: &PgPool) -> sqlx::Result<Vec<Account>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {ACCOUNT_COLUMNS} FROM users WHERE is_admin ORDER BY username_key"
+    )))
     .fetch_all(pool)
     .await
 }
 
-/// The name of an existing user.
+/// The name of the user with this id, if the account exists.
+pub async fn find_username<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
+        .bind(user_id)
+        .fetch_optional(executor)
+        .await
+}
+
+/// The name of an existing user (`RowNotFound` if there is no such account).
 pub async fn username<'e>(
     executor: impl PgExecutor<'e>,
     user_id: Uuid,
 ) -> Result<String, sqlx::Error> {
-    sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
-        .bind(user_id)
-        .fetch_one(executor)
-        .await
+    find_username(executor, user_id)
+        .await?
+        .ok_or(sqlx::Error::RowNotFound)
 }

@@ -198,7 +198,7 @@ async fn every_documented_route_is_served_and_the_docs_work_offline() {
 fn the_readme_documents_every_setting_and_command() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    for (name, default, _) in kontor::config::SETTINGS {
+    for kontor::config::Setting { name, default, .. } in kontor::config::SETTINGS {
         let row = readme
             .lines()
             .find(|l| l.starts_with(&format!("| `{name}` |")))
@@ -255,39 +255,92 @@ fn each_game_keeps_its_rules_beside_its_code() {
     }
 }
 
-/// Where the SQL has moved into `src/store/` (the restructuring of issue 11): these folders
-/// (every Rust file in them) and files must not grow queries again. Later work extends the
-/// list to all of `src/` outside `store/`.
-const FREE_OF_SQL: &[&str] = &["src/notify/", "src/service/"];
+/// The one folder of `src/` that speaks SQL (migrations live outside `src/`).
+const SQL_HOME: &str = "src/store/";
+
+/// Files outside `src/store/` that still hold a query while another branch of the issue 11
+/// restructuring moves it (the Caller extractor's API-token lookup, which moves with the
+/// extractor). An entry whose file is gone or free of SQL fails the test: remove it then.
+const SQL_NOT_YET_MOVED: &[&str] = &["src/auth/extract.rs"];
+
+/// The lines of `text` that run SQL, however it is spelt: `sqlx::query…` (functions and
+/// macros), `sqlx::raw_sql`, a `QueryBuilder`, an `AssertSqlSafe` string, `query…` imported
+/// from sqlx, or sqlx's `Executor` trait (which runs plain strings: `pool.execute("…")`).
+fn sql_lines(text: &str) -> Vec<(usize, &str)> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let import = line.trim_start().starts_with("use sqlx");
+            // `PgExecutor` only names where a store function runs; it runs nothing itself.
+            let executor = line.replace("PgExecutor", "").contains("Executor");
+            let imported =
+                import && (line.contains("query") || line.contains("raw_sql") || executor);
+            imported
+                || [
+                    "sqlx::query",
+                    "sqlx::raw_sql",
+                    "QueryBuilder",
+                    "AssertSqlSafe",
+                    "sqlx::Executor",
+                ]
+                .iter()
+                .any(|needle| line.contains(needle))
+        })
+        .map(|(n, line)| (n + 1, line.trim()))
+        .collect()
+}
 
 #[test]
 fn sql_stays_in_the_store() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for entry in FREE_OF_SQL {
-        let path = root.join(entry);
-        if entry.ends_with('/') {
-            files.extend(rust_files(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    assert!(files.len() > 2, "the listed folders hold the files");
+    let files = rust_files(&root.join("src"));
+    assert!(files.len() > 50, "the sources are found");
     let mut offenders = Vec::new();
+    let mut checked = 0;
     for file in &files {
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        if name.starts_with(SQL_HOME) || SQL_NOT_YET_MOVED.contains(&name.as_str()) {
+            continue;
+        }
+        checked += 1;
         let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file:?}: {e}"));
-        let name = file.strip_prefix(root).unwrap_or(file).display();
-        for (n, line) in text.lines().enumerate() {
-            // A query, however it is spelt: `sqlx::query…(`, or `query…` imported from sqlx.
-            let imported = line.trim_start().starts_with("use sqlx") && line.contains("query");
-            if line.contains("sqlx::query") || line.contains("AssertSqlSafe") || imported {
-                offenders.push(format!("{name}:{}: {}", n + 1, line.trim()));
-            }
+        for (n, line) in sql_lines(&text) {
+            offenders.push(format!("{name}:{n}: {line}"));
         }
     }
+    assert!(checked > 40, "the files outside the store are checked");
     assert!(
         offenders.is_empty(),
         "SQL belongs in src/store/ (a named function there); found queries in:\n{}",
         offenders.join("\n")
     );
+    for entry in SQL_NOT_YET_MOVED {
+        let text = std::fs::read_to_string(root.join(entry)).unwrap_or_default();
+        assert!(
+            !sql_lines(&text).is_empty(),
+            "{entry} holds no SQL any more (or is gone): remove it from SQL_NOT_YET_MOVED"
+        );
+    }
+    // The detector itself: each spelling is caught, and names that merely look alike are not.
+    for query in [
+        "let n = sqlx::query_scalar(\"SELECT 1\")",
+        "sqlx::query!(\"SELECT 1\")",
+        "use sqlx::{query, PgPool};",
+        "use sqlx::Executor;",
+        "let mut q = QueryBuilder::new(\"SELECT\");",
+        "sqlx::raw_sql(\"SELECT 1\")",
+    ] {
+        assert_eq!(sql_lines(query).len(), 1, "{query}");
+    }
+    for harmless in [
+        "use sqlx::{PgConnection, PgExecutor, PgPool};",
+        "executor: impl PgExecutor<'e>",
+        "use lettre::Tokio1Executor;",
+    ] {
+        assert!(sql_lines(harmless).is_empty(), "{harmless}");
+    }
 }

@@ -21,5 +21,6 @@ mod operations;
 mod play;
 mod secrets;
 mod smtp;
+mod supervision;
 mod support;
 mod web;

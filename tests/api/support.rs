@@ -119,7 +119,9 @@ pub struct RunningServer {
     /// Stops the server cleanly, as a signal would.
     pub stopper: kontor::app::StopHandle,
     /// The running server: ends once stopped.
-    pub running: tokio::task::JoinHandle<std::io::Result<()>>,
+    pub running: tokio::task::JoinHandle<anyhow::Result<()>>,
+    /// Its background tasks (see `app::Supervisor`).
+    pub supervisor: kontor::app::Supervisor,
 }
 
 /// Options for a test server.
@@ -163,6 +165,7 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     let config = app.state.config.clone();
     let committer = app.state.committer.clone();
     let stopper = app.stop_handle();
+    let supervisor = app.supervisor();
     let running = tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
@@ -171,7 +174,11 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
         database,
         config,
         committer,
-        server: Some(RunningServer { stopper, running }),
+        server: Some(RunningServer {
+            stopper,
+            running,
+            supervisor,
+        }),
     }
 }
 
