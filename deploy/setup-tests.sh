@@ -24,6 +24,17 @@ if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ]; then
   "$VALIDATOR/bin/pip" install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0
 fi
 
+# The web client's type check, lint and browser-test runner (its devDependencies).
+(
+  cd web
+  lock="$(sha256sum < package-lock.json | cut -c1-64)"
+  if ! grep -qs "^all $lock$" node_modules/.kontor-installed; then
+    echo "Installing the web client's test tools (npm ci)..."
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+    echo "all $lock" > node_modules/.kontor-installed
+  fi
+)
+
 # The browser the web client's tests drive: Debian's Chromium (Playwright must not download
 # its own; it cannot here).
 if [ ! -x /usr/bin/chromium ]; then

@@ -29,8 +29,9 @@ if ! command -v cargo > /dev/null; then
 fi
 
 # The web client (web/), which the server embeds in release builds and serves at /: built with
-# the machine's Node.js and npm from the locked dependencies. npm ci runs only when the lock
-# file changed since the last install.
+# the machine's Node.js and npm from the locked dependencies the build needs (the test tools
+# among the devDependencies are installed by deploy/setup-tests.sh). npm ci runs only when
+# the lock file changed since the last install.
 if ! command -v npm > /dev/null; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "npm is not installed and this is not root: run 'sudo apt-get install -y nodejs npm'" >&2
@@ -43,10 +44,11 @@ if ! command -v npm > /dev/null; then
 fi
 (
   cd web
-  if ! cmp -s package-lock.json node_modules/.installed-lock.json 2> /dev/null; then
-    echo "Installing the web client's dependencies (npm ci)..."
-    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
-    cp package-lock.json node_modules/.installed-lock.json
+  # The stamp names the lock file installed and whether the devDependencies came with it.
+  if ! grep -qs -e "^build $(sha256sum < package-lock.json | cut -c1-64)$" -e "^all $(sha256sum < package-lock.json | cut -c1-64)$" node_modules/.kontor-installed; then
+    echo "Installing the web client's build dependencies (npm ci --omit=dev)..."
+    npm ci --omit=dev --no-audit --no-fund --loglevel=error
+    echo "build $(sha256sum < package-lock.json | cut -c1-64)" > node_modules/.kontor-installed
   fi
   npm run --silent build > /dev/null
 )

@@ -350,7 +350,8 @@ impl Application {
                 .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
                 .configure(http::configure_root)
                 .split_for_parts();
-            app.wrap(from_fn(http::body_deadline::body_deadline))
+            app.wrap(from_fn(http::query_policy::refuse_unknown_parameters))
+                .wrap(from_fn(http::body_deadline::body_deadline))
                 // Gzip or brotli for clients that accept it. Live streams are never
                 // compressed (their `Content-Encoding: identity` makes it pass them by), so
                 // each event is flushed as it comes. Inside the error handlers: its own 406

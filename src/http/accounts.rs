@@ -140,12 +140,15 @@ pub async fn register(
         }
         Err(users::InsertError::Database(e)) => return Err(e.into()),
     };
-    Ok(Created(UserProfile {
-        id,
-        username: registration.username,
-        email: registration.email,
-        created_at,
-    }))
+    Ok(Created::at(
+        "/me",
+        UserProfile {
+            id,
+            username: registration.username,
+            email: registration.email,
+            created_at,
+        },
+    ))
 }
 
 /// The longest identifier a login accepts (an email address has at most 254 bytes).
@@ -470,8 +473,11 @@ pub async fn create_token(
         scopes: &scopes,
         expires_in_days: body.expires_in_days,
     };
-    let info = tokens::insert_api_token(&state.pool, &new).await?.into();
-    Ok(Created(CreatedApiToken { info, token }))
+    let info: ApiTokenInfo = tokens::insert_api_token(&state.pool, &new).await?.into();
+    Ok(Created::at(
+        format!("/me/tokens/{}", info.id),
+        CreatedApiToken { info, token },
+    ))
 }
 
 #[derive(Serialize, ToSchema)]

@@ -194,5 +194,10 @@ pub async fn import_game(
     caller.require(Scope::GamePlay)?;
     let (header, events) = parse_upload(&body)?;
     let game = import::import(&state.pool, caller.user_id, &header, &events).await?;
-    Ok(HttpResponse::Created().json(game))
+    Ok(HttpResponse::Created()
+        .insert_header((
+            actix_web::http::header::LOCATION,
+            format!("/api/v1/games/{}", game.id),
+        ))
+        .json(game))
 }

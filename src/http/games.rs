@@ -104,15 +104,14 @@ pub async fn create_game(
     body: Json<CreateGameRequest>,
 ) -> Result<Created<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
-    Ok(Created(
-        lobby::create(
-            &state.pool,
-            caller.user_id,
-            body.into_inner(),
-            state.config.min_seconds_per_move,
-        )
-        .await?,
-    ))
+    let game = lobby::create(
+        &state.pool,
+        caller.user_id,
+        body.into_inner(),
+        state.config.min_seconds_per_move,
+    )
+    .await?;
+    Ok(Created::at(format!("/games/{}", game.id), game))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -311,7 +310,12 @@ pub async fn invite(
     )
     .await?;
     Ok(if new {
-        HttpResponse::Created().json(invitation)
+        HttpResponse::Created()
+            .insert_header((
+                actix_web::http::header::LOCATION,
+                format!("/api/v1/games/{}/invitations", invitation.game_id),
+            ))
+            .json(invitation)
     } else {
         HttpResponse::Ok().json(invitation)
     })

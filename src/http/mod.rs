@@ -16,6 +16,7 @@ pub mod methods;
 pub mod notifications;
 pub mod openapi;
 pub mod page;
+pub mod query_policy;
 pub mod request_log;
 pub mod session;
 pub mod text;
@@ -57,14 +58,29 @@ pub struct AppState {
     pub known_users: crate::auth::extract::KnownUsers,
 }
 
-/// A `201 Created` JSON response.
-pub struct Created<T>(pub T);
+/// A `201 Created` JSON response with the created resource's address in `Location`
+/// (a path below `/api/v1`, e.g. `/games/{id}`).
+pub struct Created<T> {
+    pub body: T,
+    pub location: String,
+}
+
+impl<T> Created<T> {
+    pub fn at(location: impl Into<String>, body: T) -> Self {
+        Self {
+            body,
+            location: location.into(),
+        }
+    }
+}
 
 impl<T: Serialize> Responder for Created<T> {
     type Body = BoxBody;
 
     fn respond_to(self, _: &HttpRequest) -> HttpResponse {
-        HttpResponse::Created().json(self.0)
+        HttpResponse::Created()
+            .insert_header((header::LOCATION, format!("/api/v1{}", self.location)))
+            .json(self.body)
     }
 }
 

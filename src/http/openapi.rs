@@ -104,6 +104,8 @@ pub fn build() -> Value {
     open_problem(&mut value);
     name_variants(&mut value);
     constrain_fields(&mut value);
+    complete_responses(&mut value);
+    describe_streams(&mut value);
     inline_primitives(&mut value);
     value
 }
@@ -132,6 +134,147 @@ fn open_problem(spec: &mut Value) {
         merged["example"] = example.clone();
     }
     *problem = merged;
+}
+
+/// Server-sent events and ndjson have no schema language of their own in OpenAPI 3.1: each
+/// stream's event names and the schema of each event's `data`, and each ndjson body's line
+/// schemas, are given as `x-events` / `x-ndjson-lines` beside the media type (and in words in
+/// the descriptions), so generators and fuzzers can find them.
+fn describe_streams(spec: &mut Value) {
+    let schema = |name: &str| json!({"$ref": format!("#/components/schemas/{name}")});
+    let streams = [
+        (
+            "/api/v1/games/{game_id}/stream",
+            json!({"snapshot": schema("GameDetail"), "event": schema("EventOut")}),
+        ),
+        (
+            "/api/v1/me/stream",
+            json!({
+                "snapshot": {"type": "object", "required": ["your_turn"], "properties": {"your_turn": {"type": "array", "items": {
+                    "type": "object", "required": ["game_id", "kind", "version"],
+                    "properties": {"game_id": {"type": "string", "format": "uuid"}, "kind": {"type": "string"}, "version": {"type": "integer"}}}}}},
+                "your_turn": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
+                "game_started": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
+                "game_over": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
+                "invited": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
+            }),
+        ),
+    ];
+    for (path, events) in streams {
+        let media = spec
+            .pointer_mut(&format!(
+                "/paths/{}/get/responses/200/content/text~1event-stream",
+                path.replace('~', "~0").replace('/', "~1")
+            ))
+            .unwrap_or_else(|| panic!("{path} answers text/event-stream"));
+        media["x-events"] = events;
+    }
+    let lines = json!([schema("ExportHeader"), schema("ExportEvent")]);
+    for pointer in [
+        "/paths/~1api~1v1~1games~1{game_id}~1export/get/responses/200/content/application~1x-ndjson",
+        "/paths/~1api~1v1~1games~1import/post/requestBody/content/application~1x-ndjson",
+        "/paths/~1api~1v1~1verify/post/requestBody/content/application~1x-ndjson",
+    ] {
+        if let Some(media) = spec.pointer_mut(pointer) {
+            media["x-ndjson-lines"] = json!({
+                "description": "One JSON document per line: first the header, then one event per line in version order.",
+                "first": lines[0].clone(),
+                "rest": lines[1].clone(),
+            });
+        }
+    }
+}
+
+/// A problem response as the spec writes it.
+fn problem(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    })
+}
+
+/// Adds the answers every operation of a kind can give, which the handlers' own lists leave
+/// out because they come from the shared extractors and middleware: 401 from the bearer
+/// check, 400 from path, query and body parsing, 413/415/408 for bodies, 503 when the
+/// database is unreachable; with the headers those answers carry (`Retry-After`,
+/// `Location`) and a `servers` entry so generated clients know where paths are rooted.
+fn complete_responses(spec: &mut Value) {
+    spec["servers"] = json!([{"url": "/", "description": "This server (paths include /api/v1)."}]);
+    let retry_after = json!({
+        "Retry-After": {"description": "Seconds to wait before trying again.", "schema": {"type": "integer", "minimum": 0}}
+    });
+    let location = json!({
+        "Location": {"description": "The address of what was created.", "schema": {"type": "string"}}
+    });
+    let paths = spec["paths"].as_object_mut().expect("the spec has paths");
+    for (path, item) in paths.iter_mut() {
+        for (_, operation) in item.as_object_mut().into_iter().flatten() {
+            let secured = operation["security"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|r| r.get("bearer").is_some()));
+            let parameters = operation["parameters"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let takes_path = parameters.iter().any(|p| p["in"] == "path");
+            let takes_query = parameters.iter().any(|p| p["in"] == "query");
+            let json_body = operation["requestBody"]["content"]
+                .get("application/json")
+                .is_some();
+            let any_body = operation.get("requestBody").is_some();
+            let responses = operation["responses"]
+                .as_object_mut()
+                .expect("every operation lists responses");
+            let mut add = |status: &str, description: &str| {
+                responses
+                    .entry(status)
+                    .or_insert_with(|| problem(description));
+            };
+            if secured {
+                add(
+                    "401",
+                    "No or bad credentials: `missing_token`, `invalid_token`, `token_expired` or `wrong_token_type`.",
+                );
+            }
+            if takes_path || takes_query || json_body {
+                add(
+                    "400",
+                    "`invalid_parameter` (a malformed id or query parameter, or an unknown query parameter), `malformed_json` or `invalid_body`.",
+                );
+            }
+            if any_body {
+                add("408", "`body_timeout`: the body came too slowly.");
+                add("413", "`payload_too_large`.");
+            }
+            if json_body {
+                add(
+                    "415",
+                    "`unsupported_media_type`: send `Content-Type: application/json`.",
+                );
+            }
+            if path.starts_with("/api/v1/") && !path.ends_with("/openapi.json") {
+                add(
+                    "503",
+                    "`database_unavailable`: retry after `Retry-After` seconds.",
+                );
+            }
+            for (status, response) in responses.iter_mut() {
+                let headers = match status.as_str() {
+                    "429" | "503" => &retry_after,
+                    "201" => &location,
+                    _ => continue,
+                };
+                let declared = response
+                    .as_object_mut()
+                    .expect("responses are objects")
+                    .entry("headers")
+                    .or_insert_with(|| json!({}));
+                for (name, header) in headers.as_object().expect("headers are a map") {
+                    declared[name] = header.clone();
+                }
+            }
+        }
+    }
 }
 
 /// Says what the server accepts and answers for fields the Rust types carry as plain strings:

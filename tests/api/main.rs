@@ -8,6 +8,7 @@ mod bots;
 mod clocks;
 mod committer;
 mod contract;
+mod exact;
 mod games;
 mod golden;
 mod hardening;

@@ -1,0 +1,143 @@
+//! The description says what the server does: one policy for unknown query parameters,
+//! `Location` on every 201, and the answers every operation can give are listed.
+
+use crate::support::spawn_app;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn unknown_query_parameters_are_refused_everywhere_and_known_ones_pass() {
+    let app = spawn_app().await;
+    let user = app.register("anna").await;
+    let get = |path: &str| {
+        app.client
+            .get(format!("{}/api/v1{path}", app.address))
+            .bearer_auth(&user.token)
+            .send()
+    };
+    for path in [
+        "/kinds?foo=1",
+        "/games?foo=1",
+        "/me?limt=5",
+        "/games?view=open&x=1",
+    ] {
+        let response = get(path).await.unwrap();
+        assert_eq!(response.status(), 400, "{path}");
+        let problem: Value = response.json().await.unwrap();
+        assert_eq!(problem["code"], "invalid_parameter", "{path}");
+        assert!(problem["parameter"].is_string(), "{path}: {problem}");
+    }
+    for path in ["/kinds", "/games?view=open&limit=5", "/me"] {
+        assert_eq!(get(path).await.unwrap().status(), 200, "{path}");
+    }
+    // HEAD is checked as GET.
+    let head = app
+        .client
+        .head(format!("{}/api/v1/kinds?foo=1", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), 400);
+}
+
+#[tokio::test]
+async fn every_created_resource_is_named_in_location() {
+    let app = spawn_app().await;
+    let register = app
+        .client
+        .post(format!("{}/api/v1/auth/register", app.address))
+        .json(&json!({"username": "bert", "email": "bert@example.org", "password": crate::support::password_of("bert")}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(register.status(), 201);
+    assert_eq!(register.headers()["location"], "/api/v1/me");
+    let anna = app.register("anna").await;
+    let post = |path: &str, body: Value| {
+        app.client
+            .post(format!("{}/api/v1{path}", app.address))
+            .bearer_auth(&anna.token)
+            .json(&body)
+            .send()
+    };
+    let game = post("/games", json!({"kind": "steel-driver", "seats": 3}))
+        .await
+        .unwrap();
+    assert_eq!(game.status(), 201);
+    let location = game.headers()["location"].to_str().unwrap().to_string();
+    let body: Value = game.json().await.unwrap();
+    assert_eq!(
+        location,
+        format!("/api/v1/games/{}", body["id"].as_str().unwrap())
+    );
+    // The address answers the resource.
+    let fetched = app
+        .client
+        .get(format!("{}{location}", app.address))
+        .bearer_auth(&anna.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fetched.status(), 200);
+    let token = post(
+        "/me/tokens",
+        json!({"name": "bot", "scopes": ["game:read"]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(token.status(), 201);
+    let location = token.headers()["location"].to_str().unwrap().to_string();
+    let body: Value = token.json().await.unwrap();
+    assert_eq!(
+        location,
+        format!("/api/v1/me/tokens/{}", body["id"].as_str().unwrap())
+    );
+}
+
+#[test]
+fn every_operation_lists_the_answers_its_kind_can_give() {
+    let spec = kontor::http::openapi::build();
+    let mut checked = 0;
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let responses = operation["responses"].as_object().unwrap();
+            let name = format!("{method} {path}");
+            let secured = operation["security"]
+                .as_array()
+                .is_some_and(|s| !s.is_empty());
+            if secured {
+                assert!(responses.contains_key("401"), "{name} lacks 401");
+            }
+            if operation["requestBody"]["content"]
+                .get("application/json")
+                .is_some()
+            {
+                for status in ["400", "413", "415"] {
+                    assert!(responses.contains_key(status), "{name} lacks {status}");
+                }
+            }
+            if operation["parameters"]
+                .as_array()
+                .is_some_and(|p| !p.is_empty())
+            {
+                assert!(responses.contains_key("400"), "{name} lacks 400");
+            }
+            for (status, response) in responses {
+                if status == "201" {
+                    assert!(
+                        response["headers"].get("Location").is_some(),
+                        "{name} 201 lacks Location"
+                    );
+                }
+                if status == "429" || status == "503" {
+                    assert!(
+                        response["headers"].get("Retry-After").is_some(),
+                        "{name} {status} lacks Retry-After"
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "only {checked} operations");
+    assert!(spec["servers"].as_array().is_some_and(|s| !s.is_empty()));
+}
