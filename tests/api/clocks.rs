@@ -5,7 +5,6 @@ use crate::smtp::SmtpSink;
 use crate::support::*;
 use futures_util::future::join;
 use kontor::notify::Notifier;
-use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
 use uuid::Uuid;
@@ -47,28 +46,14 @@ async fn players(app: &TestApp, names: &[&str]) -> Vec<User> {
 
 /// Creates a game with a time control and seats everyone (it starts).
 async fn timed_game(app: &TestApp, kind: &str, time_control: Value, players: &[User]) -> Uuid {
-    let created = app
-        .post(
-            "/games",
-            Some(&players[0].token),
-            &json!({"kind": kind, "seats": players.len(), "time_control": time_control}),
-        )
-        .await;
-    let id: Uuid = created.assert_ok()["id"].as_str().unwrap().parse().unwrap();
-    for player in &players[1..] {
-        app.post(
-            &format!("/games/{id}/join"),
-            Some(&player.token),
-            &json!({}),
-        )
+    app.start_game_with(json!({"kind": kind, "time_control": time_control}), players)
         .await
-        .assert_ok();
-    }
-    id
 }
 
 async fn detail(app: &TestApp, game: Uuid, user: &User) -> Value {
-    app.get(&format!("/games/{game}"), &user.token)
+    app.get(&format!("/games/{game}"))
+        .as_user(user)
+        .send()
         .await
         .assert_ok()
         .clone()
@@ -151,17 +136,12 @@ async fn one_mail_per_turn_to_the_right_player_with_a_working_unsubscribe_link()
     let version = detail(&w.app, game, first).await["version"]
         .as_i64()
         .unwrap();
-    let body = json!({"version": version, "action": {"type": "use_smith"}});
-    let path = format!("/games/{game}/actions");
     for _ in 0..2 {
         w.app
-            .call(
-                Method::POST,
-                &path,
-                Some(&first.token),
-                Some(&body),
-                &[("Idempotency-Key", "move-1")],
-            )
+            .act(first, game)
+            .key("move-1")
+            .version(version)
+            .send(&json!({"type": "use_smith"}))
             .await
             .assert_ok();
     }
@@ -199,7 +179,7 @@ async fn one_mail_per_turn_to_the_right_player_with_a_working_unsubscribe_link()
         "{}",
         reply.text().await.unwrap()
     );
-    let prefs = w.app.get("/me/notifications", &next.token).await;
+    let prefs = w.app.get("/me/notifications").as_user(next).send().await;
     assert_eq!(prefs.assert_ok()["your_turn"], "off", "{}", prefs.text);
 }
 
@@ -311,7 +291,9 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
         if pending == seat {
             let version = state["version"].as_i64().unwrap();
             w.app
-                .act(game, &gone, version, &json!({"type": "pass_pawn"}))
+                .act(&gone, game)
+                .version(version)
+                .send(&json!({"type": "pass_pawn"}))
                 .await
                 .assert_problem(409, "seat_abandoned");
             bot_moves += w.app.run_deadlines().await.bot_moves;
@@ -335,11 +317,10 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     // The player returns: the seat is theirs again, with their own clock.
     let back = w
         .app
-        .post(
-            &format!("/games/{game}/return"),
-            Some(&gone.token),
-            &json!({}),
-        )
+        .post(&format!("/games/{game}/return"))
+        .as_user(&gone)
+        .json(&json!({}))
+        .send()
         .await;
     back.assert_ok();
     let now = detail(&w.app, game, &gone).await;
@@ -347,11 +328,10 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     let types = types_after(&w.app, game, 0).await;
     assert_eq!(types.last().unwrap(), "kontor.seat_returned");
     w.app
-        .post(
-            &format!("/games/{game}/return"),
-            Some(&gone.token),
-            &json!({}),
-        )
+        .post(&format!("/games/{game}/return"))
+        .as_user(&gone)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(409, "seat_not_abandoned");
 
@@ -360,7 +340,9 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     bots::play_to_end(&w.app, game, &table, bots::steel_driver, 7).await;
     let verification = w
         .app
-        .get(&format!("/games/{game}/verification"), &table[0].token)
+        .get(&format!("/games/{game}/verification"))
+        .as_user(&table[0])
+        .send()
         .await;
     assert_eq!(
         verification.assert_ok()["verified"],
@@ -405,7 +387,9 @@ async fn a_timeout_racing_a_move_never_applies_both() {
         tokio::time::sleep(Duration::from_millis(950 + 20 * round)).await;
         let (reply, pass) = join(
             w.app
-                .act(game, mover, version, &json!({"type": "pass_pawn"})),
+                .act(mover, game)
+                .version(version)
+                .send(&json!({"type": "pass_pawn"})),
             async {
                 tokio::time::sleep(Duration::from_millis(60)).await;
                 w.app.run_deadlines().await
@@ -460,7 +444,10 @@ async fn a_vacation_stops_the_clocks_within_the_yearly_allowance() {
     let before = due().await;
     let vacation = w
         .app
-        .post("/me/vacation", Some(&away.token), &json!({"days": 2}))
+        .post("/me/vacation")
+        .as_user(away)
+        .json(&json!({"days": 2}))
+        .send()
         .await;
     let vacation = vacation.assert_ok().clone();
     assert_eq!(vacation["on_vacation"], true);
@@ -471,33 +458,41 @@ async fn a_vacation_stops_the_clocks_within_the_yearly_allowance() {
     let during = due().await;
     assert_eq!((during - before).num_hours(), 48);
     w.app
-        .post("/me/vacation", Some(&away.token), &json!({"days": 1}))
+        .post("/me/vacation")
+        .as_user(away)
+        .json(&json!({"days": 1}))
+        .send()
         .await
         .assert_problem(409, "already_on_vacation");
     // Ending early gives the unused days back and restarts the clock.
-    let back = w
-        .app
-        .call(Method::DELETE, "/me/vacation", Some(&away.token), None, &[])
-        .await;
+    let back = w.app.delete("/me/vacation").as_user(away).send().await;
     assert!(back.assert_ok()["days_left"].as_f64().unwrap() > 29.9);
     assert!((due().await - before).num_seconds().abs() < 5);
     w.app
-        .post("/me/vacation", Some(&away.token), &json!({"days": 31}))
+        .post("/me/vacation")
+        .as_user(away)
+        .json(&json!({"days": 31}))
+        .send()
         .await
         .assert_problem(422, "invalid_field");
     w.app
-        .call(Method::DELETE, "/me/vacation", Some(&away.token), None, &[])
+        .delete("/me/vacation")
+        .as_user(away)
+        .send()
         .await
         .assert_problem(409, "not_on_vacation");
 
     // A turn that comes to a player on vacation starts when the vacation ends.
     let other = table.iter().find(|p| p.id != away.id).unwrap();
     w.app
-        .post("/me/vacation", Some(&other.token), &json!({"days": 3}))
+        .post("/me/vacation")
+        .as_user(other)
+        .json(&json!({"days": 3}))
+        .send()
         .await
         .assert_ok();
     let until: chrono::DateTime<chrono::Utc> =
-        w.app.get("/me/vacation", &other.token).await.body["until"]
+        w.app.get("/me/vacation").as_user(other).send().await.body["until"]
             .as_str()
             .unwrap()
             .parse()
@@ -533,11 +528,10 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
         .as_u64()
         .unwrap() as usize;
     w.app
-        .post(
-            &format!("/games/{game}/return"),
-            Some(&gone.token),
-            &json!({}),
-        )
+        .post(&format!("/games/{game}/return"))
+        .as_user(&gone)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(409, "seat_forfeited");
     // Everyone else plays on (through the API); the bot plays the forfeited seat.
@@ -568,7 +562,9 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
     // And the game still verifies, bot moves and forfeit included.
     let verification = w
         .app
-        .get(&format!("/games/{game}/verification"), &table[0].token)
+        .get(&format!("/games/{game}/verification"))
+        .as_user(&table[0])
+        .send()
         .await;
     assert_eq!(
         verification.assert_ok()["verified"],
@@ -603,7 +599,12 @@ async fn games_waiting_for_a_player_are_listed_most_urgent_first() {
         assert_eq!(first_to_act(&w.app, game, &table).await.id, table[0].id);
         ids.push(game.to_string());
     }
-    let listed = w.app.get("/games?view=my_turn", &table[0].token).await;
+    let listed = w
+        .app
+        .get("/games?view=my_turn")
+        .as_user(&table[0])
+        .send()
+        .await;
     let order: Vec<&str> = listed.assert_ok()["items"]
         .as_array()
         .unwrap()

@@ -6,7 +6,6 @@ use crate::smtp::{Received, SmtpSink, Verdict, links};
 use crate::support::*;
 use chrono::{TimeZone, Utc};
 use kontor::notify::{self, Notice, NoticeKind, Notifier, UnsubscribeScope};
-use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -112,7 +111,9 @@ async fn outbox(app: &TestApp, user: &User) -> Vec<(String, String, Option<Strin
 }
 
 async fn preferences(app: &TestApp, user: &User) -> Value {
-    app.get("/me/notifications", &user.token)
+    app.get("/me/notifications")
+        .as_user(user)
+        .send()
         .await
         .assert_ok()
         .clone()
@@ -375,13 +376,10 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
     ] {
         let reply = f
             .app
-            .call(
-                Method::PUT,
-                "/me/notifications",
-                Some(&anna.token),
-                Some(&body),
-                &[],
-            )
+            .put("/me/notifications")
+            .as_user(&anna)
+            .json(&body)
+            .send()
             .await;
         reply.assert_problem(400, code);
     }
@@ -397,26 +395,23 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
         .unwrap();
     read(malformed).await.assert_problem(400, "malformed_json");
     f.app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            None,
-            Some(&json!({})),
-            &[],
-        )
+        .put("/me/notifications")
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(401, "unauthenticated");
     let token = f
         .app
-        .post(
-            "/me/tokens",
-            Some(&anna.token),
-            &json!({"name": "bot", "scopes": ["game:read", "game:play"]}),
-        )
+        .post("/me/tokens")
+        .as_user(&anna)
+        .json(&json!({"name": "bot", "scopes": ["game:read", "game:play"]}))
+        .send()
         .await;
     let api_token = token.assert_ok()["token"].as_str().unwrap().to_string();
     f.app
-        .get("/me/notifications", &api_token)
+        .get("/me/notifications")
+        .token(&api_token)
+        .send()
         .await
         .assert_problem(403, "session_required");
     assert_eq!(preferences(&f.app, &anna).await, defaults);
@@ -424,13 +419,10 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
     // A partial update keeps the rest.
     let changed = f
         .app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            Some(&anna.token),
-            Some(&json!({"invited": "off", "game_over": "digest"})),
-            &[],
-        )
+        .put("/me/notifications")
+        .as_user(&anna)
+        .json(&json!({"invited": "off", "game_over": "digest"}))
+        .send()
         .await;
     assert_eq!(changed.assert_ok()["invited"], "off");
     let now = preferences(&f.app, &anna).await;
@@ -505,13 +497,10 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
 
     // Back to immediately: mailed at once again.
     f.app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            Some(&anna.token),
-            Some(&json!({"game_over": "immediately"})),
-            &[],
-        )
+        .put("/me/notifications")
+        .as_user(&anna)
+        .json(&json!({"game_over": "immediately"}))
+        .send()
         .await
         .assert_ok();
     enqueue(
@@ -529,13 +518,10 @@ async fn the_daily_digest_lists_the_games_waiting_once_a_day() {
     let player = &players[first];
     let seat = seat_of(&f.app, game, player).await;
     f.app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            Some(&player.token),
-            Some(&json!({"your_turn": "digest"})),
-            &[],
-        )
+        .put("/me/notifications")
+        .as_user(player)
+        .json(&json!({"your_turn": "digest"}))
+        .send()
         .await
         .assert_ok();
     enqueue(
@@ -630,13 +616,10 @@ async fn a_player_watching_live_gets_no_your_turn_mail_unless_always_email() {
 
     // always_email: mailed even while watching.
     f.app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            Some(&player.token),
-            Some(&json!({"always_email": true})),
-            &[],
-        )
+        .put("/me/notifications")
+        .as_user(player)
+        .json(&json!({"always_email": true}))
+        .send()
         .await
         .assert_ok();
     watch("now()").await;
@@ -744,18 +727,25 @@ async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
     let (ok, output) = kontor(&f.app, &["admin", "grant", "Root"]).await;
     assert!(ok, "{output}");
     f.app
-        .get("/admin/mail/failed", &anna.token)
+        .get("/admin/mail/failed")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(403, "admin_required");
     f.app
-        .post("/admin/mail/retry-failed", Some(&anna.token), &json!({}))
+        .post("/admin/mail/retry-failed")
+        .as_user(&anna)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(403, "admin_required");
     f.app
-        .get("/admin/mail/failed?limit=0", &root.token)
+        .get("/admin/mail/failed?limit=0")
+        .as_user(&root)
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
-    let failed = f.app.get("/admin/mail/failed", &root.token).await;
+    let failed = f.app.get("/admin/mail/failed").as_user(&root).send().await;
     let items = failed.assert_ok()["items"].as_array().unwrap().clone();
     assert_eq!(items.len(), 1);
     assert_eq!(items[0]["email"], "anna@example.org");
@@ -763,20 +753,18 @@ async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
     assert_eq!(items[0]["kind"], "invited");
     let id = items[0]["id"].as_str().unwrap().to_string();
     f.app
-        .post(
-            &format!("/admin/mail/{}/retry", Uuid::new_v4()),
-            Some(&root.token),
-            &json!({}),
-        )
+        .post(&format!("/admin/mail/{}/retry", Uuid::new_v4()))
+        .as_user(&root)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(404, "mail_not_found");
     let retried = f
         .app
-        .post(
-            &format!("/admin/mail/{id}/retry"),
-            Some(&root.token),
-            &json!({}),
-        )
+        .post(&format!("/admin/mail/{id}/retry"))
+        .as_user(&root)
+        .json(&json!({}))
+        .send()
         .await;
     assert_eq!(retried.assert_ok()["retried"], 1);
     assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);

@@ -242,56 +242,59 @@ impl TestApp {
         format!("{}/api/v1{path}", self.address)
     }
 
-    /// Sends a request; `body` is JSON if given.
-    pub async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
-        headers: &[(&str, &str)],
-    ) -> Reply {
-        let mut request = self.client.request(method, self.url(path));
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
+    /// A request to `path` (under `/api/v1`), sent with [`Call::send`].
+    pub fn request(&self, method: Method, path: &str) -> Call<'_> {
+        Call {
+            app: self,
+            method,
+            path: path.to_string(),
+            token: None,
+            body: None,
+            headers: Vec::new(),
         }
-        if let Some(body) = body {
-            request = request.json(body);
-        }
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let response = request.send().await.expect("the server answers");
-        read(response).await
     }
 
-    pub async fn get(&self, path: &str, token: &str) -> Reply {
-        self.call(Method::GET, path, Some(token), None, &[]).await
+    pub fn get(&self, path: &str) -> Call<'_> {
+        self.request(Method::GET, path)
     }
 
-    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
-        self.call(Method::POST, path, token, Some(body), &[]).await
+    pub fn post(&self, path: &str) -> Call<'_> {
+        self.request(Method::POST, path)
+    }
+
+    pub fn put(&self, path: &str) -> Call<'_> {
+        self.request(Method::PUT, path)
+    }
+
+    pub fn delete(&self, path: &str) -> Call<'_> {
+        self.request(Method::DELETE, path)
+    }
+
+    /// An action by `user` in `game`, sent with [`Act::send`]: a fresh idempotency key
+    /// unless [`Act::key`] names one, and no version unless [`Act::version`] gives one.
+    pub fn act(&self, user: &User, game: Uuid) -> Act<'_> {
+        Act {
+            call: self.post(&format!("/games/{game}/actions")).as_user(user),
+            version: None,
+            key: Some(Uuid::new_v4().to_string()),
+        }
     }
 
     pub async fn register(&self, name: &str) -> User {
         let password = password_of(name);
-        self.post(
-            "/auth/register",
-            None,
-            &json!({"username": name, "email": format!("{name}@example.org"), "password": password}),
-        )
+        self.post("/auth/register").json(&json!({"username": name, "email": format!("{name}@example.org"), "password": password})).send()
         .await
         .assert_ok();
         let login = self
-            .post(
-                "/auth/login",
-                None,
-                &json!({"username": name, "password": password}),
-            )
+            .post("/auth/login")
+            .json(&json!({"username": name, "password": password}))
+            .send()
             .await;
         let body = login.assert_ok();
         let me = self
-            .get("/me", body["access_token"].as_str().unwrap())
+            .get("/me")
+            .token(body["access_token"].as_str().unwrap())
+            .send()
             .await;
         User {
             id: me.body["id"].as_str().unwrap().parse().unwrap(),
@@ -301,39 +304,45 @@ impl TestApp {
         }
     }
 
-    /// Creates a game of `kind` for `players` (the first creates it) and seats them all;
-    /// the game starts when the last one joins. Returns the game id.
     /// A new open three-seat game of The Flying Dutchman created by `creator`: its id.
     pub async fn open_game(&self, creator: &User) -> String {
-        self.post(
-            "/games",
-            Some(&creator.token),
-            &json!({"kind": "flying-dutchman", "seats": 3}),
-        )
-        .await
-        .assert_ok()["id"]
+        self.post("/games")
+            .as_user(creator)
+            .json(&json!({"kind": "flying-dutchman", "seats": 3}))
+            .send()
+            .await
+            .assert_ok()["id"]
             .as_str()
             .unwrap()
             .to_string()
     }
 
+    /// Creates a game of `kind` with `options` for `players` and starts it (see
+    /// [`TestApp::start_game_with`]). Returns the game id.
     pub async fn start_game(&self, kind: &str, options: Value, players: &[User]) -> Uuid {
+        self.start_game_with(json!({"kind": kind, "options": options}), players)
+            .await
+    }
+
+    /// Creates a game from `create` (a `POST /games` body; `seats` is the number of players)
+    /// for `players` (the first creates it) and seats them all; the game starts when the last
+    /// one joins. Returns the game id.
+    pub async fn start_game_with(&self, mut create: Value, players: &[User]) -> Uuid {
+        create["seats"] = json!(players.len());
         let created = self
-            .post(
-                "/games",
-                Some(&players[0].token),
-                &json!({"kind": kind, "seats": players.len(), "options": options}),
-            )
+            .post("/games")
+            .as_user(&players[0])
+            .json(&create)
+            .send()
             .await;
         let id: Uuid = created.assert_ok()["id"].as_str().unwrap().parse().unwrap();
         for player in &players[1..] {
-            self.post(
-                &format!("/games/{id}/join"),
-                Some(&player.token),
-                &json!({}),
-            )
-            .await
-            .assert_ok();
+            self.post(&format!("/games/{id}/join"))
+                .as_user(player)
+                .json(&json!({}))
+                .send()
+                .await
+                .assert_ok();
         }
         id
     }
@@ -351,7 +360,6 @@ impl TestApp {
         response.text().await.unwrap()
     }
 
-    /// Submits an action with a fresh idempotency key.
     /// Runs the deadline worker's pass by hand (test servers run no workers).
     pub async fn run_deadlines(&self) -> Pass {
         process_due(&self.pool, &self.committer, 10).await.unwrap()
@@ -364,18 +372,6 @@ impl TestApp {
             .fetch_all(&self.pool)
             .await
             .unwrap()
-    }
-
-    pub async fn act(&self, game: Uuid, user: &User, version: i64, action: &Value) -> Reply {
-        let key = Uuid::new_v4().to_string();
-        self.call(
-            Method::POST,
-            &format!("/games/{game}/actions"),
-            Some(&user.token),
-            Some(&json!({"version": version, "action": action})),
-            &[("Idempotency-Key", &key)],
-        )
-        .await
     }
 
     /// A URL of the test's database for another process (the `kontor` binary).
@@ -437,6 +433,134 @@ impl TestApp {
             digest.push_str(&format!("{table}:{}\n", part.unwrap_or_default()));
         }
         digest
+    }
+}
+
+/// A request being built: `app.get(path).as_user(&anna).header("If-None-Match", tag).send()`.
+#[must_use = "a request is made only when it is sent"]
+pub struct Call<'a> {
+    app: &'a TestApp,
+    method: Method,
+    path: String,
+    token: Option<String>,
+    body: Option<Value>,
+    headers: Vec<(String, String)>,
+}
+
+impl Call<'_> {
+    /// Sent with this user's access token. (A builder step, not a conversion: it reads as
+    /// "sent as this user", whatever clippy's naming rule for `as_` expects.)
+    #[allow(clippy::wrong_self_convention)]
+    pub fn as_user(self, user: &User) -> Self {
+        self.token(&user.token)
+    }
+
+    /// Sent with this bearer token (an access token or an API token).
+    pub fn token(mut self, token: &str) -> Self {
+        self.token = Some(token.to_string());
+        self
+    }
+
+    /// Sent with this bearer token if there is one, else without authentication.
+    pub fn maybe_token(mut self, token: Option<&str>) -> Self {
+        self.token = token.map(str::to_string);
+        self
+    }
+
+    /// A JSON body.
+    pub fn json(mut self, body: &Value) -> Self {
+        self.body = Some(body.clone());
+        self
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    pub fn headers(self, headers: &[(&str, &str)]) -> Self {
+        headers
+            .iter()
+            .fold(self, |call, (name, value)| call.header(name, value))
+    }
+
+    /// An `Idempotency-Key`.
+    pub fn key(self, key: &str) -> Self {
+        self.header("Idempotency-Key", key)
+    }
+
+    pub async fn send(self) -> Reply {
+        let mut request = self
+            .app
+            .client
+            .request(self.method, self.app.url(&self.path));
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = &self.body {
+            request = request.json(body);
+        }
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        read(request.send().await.expect("the server answers")).await
+    }
+}
+
+/// An action being built (see [`TestApp::act`]).
+#[must_use = "an action is submitted only when it is sent"]
+pub struct Act<'a> {
+    call: Call<'a>,
+    version: Option<i64>,
+    key: Option<String>,
+}
+
+impl Act<'_> {
+    /// The version the action is for (else the request names none, as with `If-Match`).
+    pub fn version(mut self, version: i64) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// This idempotency key instead of a fresh one.
+    pub fn key(mut self, key: &str) -> Self {
+        self.key = Some(key.to_string());
+        self
+    }
+
+    /// No idempotency key at all.
+    pub fn without_key(mut self) -> Self {
+        self.key = None;
+        self
+    }
+
+    /// Sent by nobody: no token.
+    pub fn anonymous(mut self) -> Self {
+        self.call.token = None;
+        self
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.call = self.call.header(name, value);
+        self
+    }
+
+    /// Submits `action`.
+    pub async fn send(self, action: &Value) -> Reply {
+        let mut body = json!({ "action": action });
+        if let Some(version) = self.version {
+            body["version"] = json!(version);
+        }
+        self.send_body(&body).await
+    }
+
+    /// Submits a whole request body as given (`version`, `action` and whatever else).
+    pub async fn send_body(self, body: &Value) -> Reply {
+        let call = match &self.key {
+            Some(key) => self.call.key(key),
+            None => self.call,
+        };
+        call.json(body).send().await
     }
 }
 
