@@ -148,6 +148,7 @@ impl Application {
         let committer = crate::service::committer::Committer::start(
             pool.clone(),
             crate::live::Publisher::start(pool.clone()),
+            config.clock.clone(),
         );
         let workers = Workers::default();
         if config.workers {
@@ -166,6 +167,7 @@ impl Application {
                 pool.clone(),
                 config.keep_sent_mail_days,
                 config.housekeeping_every,
+                config.clock.clone(),
                 workers.stop.clone(),
             ));
         }

@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use uuid::Uuid;
 
-/// A server with a real SMTP receiver, clocks short enough for tests, and its notifier to
-/// deliver mail on demand.
+/// A server with a real SMTP receiver and its notifier to deliver mail on demand. Its clocks
+/// are production's (a minute per move at the least): the tests move the server's clock on
+/// (`w.app.clock.advance`) rather than wait.
 struct World {
     app: TestApp,
     sink: SmtpSink,
@@ -22,7 +23,6 @@ async fn world() -> World {
     let settings = [
         ("KONTOR_SMTP_URL", sink.url()),
         ("KONTOR_MAIL_FROM", "kontor@kontor.test".to_string()),
-        ("KONTOR_MIN_SECONDS_PER_MOVE", "1".to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -60,15 +60,24 @@ async fn detail(app: &TestApp, game: Uuid, user: &User) -> Value {
 }
 
 /// The player who must act first.
-/// A three-player Steel Driver game with one second per move, `abandon_after: 1` and
+/// Time per move in these tests: the shortest a game may have.
+const MOVE_SECS: u64 = 60;
+
+/// Moves the server's clock on by `secs` seconds.
+fn advance(w: &World, secs: u64) {
+    w.app.clock.advance(Duration::from_secs(secs));
+}
+
+/// A three-player Steel Driver game with a minute per move, `abandon_after: 1` and
 /// `on_abandon`, whose first player to act has just timed out: the players, the game and that
 /// player.
 async fn timed_out_once(w: &World, on_abandon: &str) -> (Vec<User>, Uuid, User) {
     let table = players(&w.app, &["anna", "bert", "cleo"]).await;
-    let control = json!({"seconds_per_move": 1, "abandon_after": 1, "on_abandon": on_abandon});
+    let control =
+        json!({"seconds_per_move": MOVE_SECS, "abandon_after": 1, "on_abandon": on_abandon});
     let game = timed_game(&w.app, "steel-driver", control, &table).await;
     let gone = first_to_act(&w.app, game, &table).await.clone();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    advance(w, MOVE_SECS + 1);
     assert_eq!(w.app.run_deadlines().await.timeouts, 1);
     (table, game, gone)
 }
@@ -191,15 +200,16 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
     let game = timed_game(
         &w.app,
         "flying-dutchman",
-        json!({"seconds_per_move": 1}),
+        json!({"seconds_per_move": MOVE_SECS}),
         &table,
     )
     .await;
     let late = first_to_act(&w.app, game, &table).await.clone();
     let before = detail(&w.app, game, &late).await;
     let version = before["version"].as_i64().unwrap();
+    advance(&w, MOVE_SECS - 1);
     assert_eq!(w.app.run_deadlines().await.timeouts, 0, "not due yet");
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    advance(&w, 2);
     let pass = w.app.run_deadlines().await;
     assert_eq!(pass.timeouts, 1, "{pass:?}");
     let types = types_after(&w.app, game, version).await;
@@ -227,14 +237,14 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
     let game = timed_game(
         &w.app,
         "steel-driver",
-        json!({"seconds_per_move": 1}),
+        json!({"seconds_per_move": MOVE_SECS}),
         &table,
     )
     .await;
     let version = detail(&w.app, game, &table[0]).await["version"]
         .as_i64()
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    advance(&w, MOVE_SECS + 1);
     // (The Flying Dutchman game above may time out again meanwhile.)
     assert!(w.app.run_deadlines().await.timeouts >= 1);
     let types = types_after(&w.app, game, version).await;
@@ -248,14 +258,17 @@ async fn a_reminder_goes_out_when_four_fifths_of_the_time_are_used() {
     let game = timed_game(
         &w.app,
         "steel-driver",
-        json!({"seconds_per_move": 3}),
+        json!({"seconds_per_move": MOVE_SECS}),
         &table,
     )
     .await;
     let first = first_to_act(&w.app, game, &table).await;
     w.notifier.deliver_due(50).await.unwrap();
     assert_eq!(w.app.run_deadlines().await.reminders, 0);
-    tokio::time::sleep(Duration::from_millis(2600)).await;
+    // Four fifths of a minute are 48 seconds.
+    advance(&w, 47);
+    assert_eq!(w.app.run_deadlines().await.reminders, 0, "not before");
+    advance(&w, 2);
     let pass = w.app.run_deadlines().await;
     assert_eq!((pass.reminders, pass.timeouts), (1, 0), "{pass:?}");
     assert_eq!(w.app.run_deadlines().await.reminders, 0, "once per turn");
@@ -375,7 +388,7 @@ async fn a_timeout_racing_a_move_never_applies_both() {
         let game = timed_game(
             &w.app,
             "steel-driver",
-            json!({"seconds_per_move": 1}),
+            json!({"seconds_per_move": MOVE_SECS}),
             &table,
         )
         .await;
@@ -383,17 +396,41 @@ async fn a_timeout_racing_a_move_never_applies_both() {
         let version = detail(&w.app, game, mover).await["version"]
             .as_i64()
             .unwrap();
-        // Wait until the clock is about due, then move and time out at the same moment.
-        tokio::time::sleep(Duration::from_millis(950 + 20 * round)).await;
+        // The clock is due: move and time out at the same moment. In every other round the
+        // move waits until the worker has taken the clock (or already played), so that the
+        // timeout gets to be first as often as the move.
+        advance(&w, MOVE_SECS + 1);
+        let worker_started = || async {
+            let taken: bool = sqlx::query_scalar(
+                "SELECT (SELECT version FROM games WHERE id = $1) > $2
+                     OR EXISTS (SELECT 1 FROM deadlines
+                                 WHERE game_id = $1 AND leased_until IS NOT NULL)",
+            )
+            .bind(game)
+            .bind(version)
+            .fetch_one(&w.app.pool)
+            .await
+            .unwrap();
+            taken
+        };
         let (reply, pass) = join(
-            w.app
-                .act(mover, game)
-                .version(version)
-                .send(&json!({"type": "pass_pawn"})),
             async {
-                tokio::time::sleep(Duration::from_millis(60)).await;
-                w.app.run_deadlines().await
+                if round % 2 == 1 {
+                    // A bounded wait for the worker's lease, not a timing assumption.
+                    for _ in 0..500 {
+                        if worker_started().await {
+                            break;
+                        }
+                        tokio::task::yield_now().await;
+                    }
+                }
+                w.app
+                    .act(mover, game)
+                    .version(version)
+                    .send(&json!({"type": "pass_pawn"}))
+                    .await
             },
+            w.app.run_deadlines(),
         )
         .await;
         let types = types_after(&w.app, game, version).await;
@@ -419,6 +456,13 @@ async fn a_timeout_racing_a_move_never_applies_both() {
                 .await
                 .unwrap();
         assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+        // Done with this game: its next clock must not time out in the rounds after, when
+        // the clock is moved on for their games.
+        sqlx::query("DELETE FROM deadlines WHERE game_id = $1")
+            .bind(game)
+            .execute(&w.app.pool)
+            .await
+            .unwrap();
     }
     assert_eq!(outcomes.0 + outcomes.1, 8);
 }
@@ -622,7 +666,7 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
     let game = timed_game(
         &w.app,
         "steel-driver",
-        json!({"seconds_per_move": 1}),
+        json!({"seconds_per_move": MOVE_SECS}),
         &table,
     )
     .await;
@@ -633,7 +677,7 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
         .execute(&w.app.pool)
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    advance(&w, MOVE_SECS + 1);
     let pass = w.app.run_deadlines().await;
     assert_eq!(pass.timeouts, 0, "{pass:?}");
     let types = types_after(&w.app, game, 0).await;
@@ -656,5 +700,5 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
         (started - chrono::Utc::now()).num_hours() >= 47,
         "the clock waits for the vacation's end"
     );
-    assert_eq!((due - started).num_seconds(), 1);
+    assert_eq!((due - started).num_seconds(), MOVE_SECS as i64);
 }

@@ -118,17 +118,17 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
     assert_eq!(app.fingerprint_except(&swept_tables).await, log);
 
     // Nothing left to do: a second pass deletes nothing.
-    let swept = kontor::service::housekeeping::sweep(&app.pool, 30)
+    let swept = kontor::service::housekeeping::sweep(&app.pool, 30, app.config.clock.now())
         .await
         .unwrap();
     assert_eq!(swept, Default::default());
     // 0 keeps finished mail forever; with 1 day the two-day-old mails go too.
     presence(&app, user, game, "dead-again", 120.0).await;
-    let swept = kontor::service::housekeeping::sweep(&app.pool, 0)
+    let swept = kontor::service::housekeeping::sweep(&app.pool, 0, app.config.clock.now())
         .await
         .unwrap();
     assert_eq!((swept.mails, swept.presence), (0, 1));
-    let swept = kontor::service::housekeeping::sweep(&app.pool, 1)
+    let swept = kontor::service::housekeeping::sweep(&app.pool, 1, app.config.clock.now())
         .await
         .unwrap();
     assert_eq!(swept.mails, 4);

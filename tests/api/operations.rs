@@ -306,7 +306,9 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         scratch.dir.join("app").display().to_string(),
     )])
     .collect();
-    let config = Config::from_map(&settings).unwrap();
+    let mut config = Config::from_map(&settings).unwrap();
+    let clock = kontor::time::TestClock::new();
+    config.clock = clock.clock();
     let pool = kontor::store::connect_with_timeout(
         pg.connect_options("kontor"),
         4,
@@ -324,6 +326,7 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         config: server.state.config.clone(),
         committer: server.state.committer.clone(),
         server: None,
+        clock,
     };
     tokio::spawn(server.run_until_stopped());
     let anna = app.register("anna").await;

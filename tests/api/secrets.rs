@@ -101,6 +101,8 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
         config: app.config.clone(),
         committer: app.committer.clone(),
         server: None,
+        // Not that server's clock: another process runs on the system clock. Never moved.
+        clock: kontor::time::TestClock::new(),
     };
 
     // A login with a password, a failed one, a refresh and a reused (refused) refresh.

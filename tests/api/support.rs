@@ -6,6 +6,7 @@ use kontor::config::Config;
 use kontor::embedded_pg::{Durability, EmbeddedPostgres};
 use kontor::service::committer::Committer;
 use kontor::service::deadlines::{Pass, process_due};
+use kontor::time::TestClock;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::PgPool;
@@ -112,6 +113,9 @@ pub struct TestApp {
     pub committer: Committer,
     /// The in-process server; `None` when the address is another process's.
     pub server: Option<RunningServer>,
+    /// The server's clock (its workers', its requests' and the notifiers made from `config`):
+    /// the system's time until a test moves it on with `advance`, instead of sleeping.
+    pub clock: TestClock,
 }
 
 /// A server running in this process.
@@ -157,7 +161,10 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
             .to_string(),
     );
     settings.extend(options.settings);
-    let config = Config::from_map(&settings).unwrap();
+    let mut config = Config::from_map(&settings).unwrap();
+    // Not a setting: only the library lets a program hand the server a clock it can move.
+    let clock = TestClock::new();
+    config.clock = clock.clock();
     let app = Application::build(config, pool.clone()).expect("building the app");
     let address = format!("http://127.0.0.1:{}", app.port());
     let config = app.state.config.clone();
@@ -172,6 +179,7 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
         config,
         committer,
         server: Some(RunningServer { stopper, running }),
+        clock,
     }
 }
 
