@@ -137,24 +137,25 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
 
 #[tokio::test]
 async fn the_workers_keep_house() {
-    let app = spawn_app_with(AppOptions {
-        settings: HashMap::from([
-            ("KONTOR_WORKERS".to_string(), "true".to_string()),
-            ("KONTOR_HOUSEKEEPING_EVERY".to_string(), "1".to_string()),
-        ]),
-    })
+    // Passes every 20 ms: shorter than any setting allows (a second at the least).
+    let app = spawn_app_configured(
+        AppOptions {
+            settings: HashMap::from([("KONTOR_WORKERS".to_string(), "true".to_string())]),
+        },
+        |config| config.housekeeping_every = std::time::Duration::from_millis(20),
+    )
     .await;
     let user = app.register("kai").await;
     let game = Uuid::now_v7();
     presence(&app, user.id, game, "dead", 600.0).await;
     presence(&app, user.id, game, "alive", 0.0).await;
     let old = mail(&app, user.id, "your_turn", "sent", 40, None).await;
-    // A bounded wait for the worker's next pass (every second here).
-    for _ in 0..100 {
+    // A bounded wait for the worker's next pass.
+    for _ in 0..500 {
         if instances(&app).await == ["alive"] && !mails(&app).await.contains(&old) {
             return;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     panic!(
         "the workers left {:?} and {:?}",

@@ -137,6 +137,15 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(options: AppOptions) -> TestApp {
+    spawn_app_configured(options, |_| {}).await
+}
+
+/// A server whose configuration `configure` changes after it is read from the settings: for
+/// what no setting may ask for (a worker that wakes every few milliseconds, say).
+pub async fn spawn_app_configured(
+    options: AppOptions,
+    configure: impl FnOnce(&mut Config),
+) -> TestApp {
     // KONTOR_TEST_LOG=info (or any filter) shows the servers' logs while debugging a test.
     if let Ok(filter) = std::env::var("KONTOR_TEST_LOG") {
         let _ = tracing_subscriber::fmt()
@@ -165,6 +174,7 @@ pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     // Not a setting: only the library lets a program hand the server a clock it can move.
     let clock = TestClock::new();
     config.clock = clock.clock();
+    configure(&mut config);
     let app = Application::build(config, pool.clone()).expect("building the app");
     let address = format!("http://127.0.0.1:{}", app.port());
     let config = app.state.config.clone();
