@@ -113,4 +113,11 @@ mod tests {
             "microseconds"
         );
     }
+
+    #[test]
+    fn a_configuration_read_from_settings_has_the_system_clock() {
+        let config = crate::config::Config::from_map(&Default::default()).unwrap();
+        assert_eq!(format!("{:?}", config.clock), "System");
+        assert!(format!("{config:?}").contains("clock: System"));
+    }
 }
