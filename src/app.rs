@@ -302,8 +302,11 @@ impl Application {
         };
         let (publisher, publishing) = crate::live::Publisher::new(pool.clone());
         workers.spawn_service("live-publisher", publishing);
-        let (committer, committing) =
-            crate::service::committer::Committer::new(pool.clone(), publisher);
+        let (committer, committing) = crate::service::committer::Committer::new(
+            pool.clone(),
+            publisher,
+            config.clock.clone(),
+        );
         workers.spawn_service("committer", committing);
         if let Some(mail) = mail {
             workers.spawn_worker("mail", mail);
@@ -322,6 +325,7 @@ impl Application {
                     pool.clone(),
                     config.keep_sent_mail_days,
                     config.housekeeping_every,
+                    config.clock.clone(),
                     workers.stop_token(),
                 ),
             );

@@ -71,6 +71,9 @@ pub struct Config {
     /// server refuses to start with them (see [`Config::refuse_retired_settings`]) rather than
     /// silently dropping or keeping anyone's admin rights. Not a setting any more.
     pub retired_admin_users: Vec<String>,
+    /// Where "now" comes from (see [`crate::time`]): always the system clock when read from
+    /// the environment; only a program using the library (the tests) puts another here.
+    pub clock: crate::time::Clock,
 }
 
 /// Shows the URL without its password.
@@ -119,6 +122,7 @@ impl std::fmt::Debug for Config {
             web_dir,
             notify,
             retired_admin_users,
+            clock,
         } = self;
         f.debug_struct("Config")
             .field("bind", bind)
@@ -157,6 +161,7 @@ impl std::fmt::Debug for Config {
             .field("web_dir", web_dir)
             .field("notify", notify)
             .field("retired_admin_users", retired_admin_users)
+            .field("clock", clock)
             .finish()
     }
 }
@@ -551,6 +556,7 @@ impl Config {
                 .map(|name| name.trim().to_string())
                 .filter(|name| !name.is_empty())
                 .collect(),
+            clock: crate::time::Clock::system(),
         })
     }
 

@@ -213,9 +213,12 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
         }
         Command::Housekeeping => {
             let database = open_database(&config).await?;
-            let swept =
-                kontor::service::housekeeping::sweep(&database.pool, config.keep_sent_mail_days)
-                    .await;
+            let swept = kontor::service::housekeeping::sweep(
+                &database.pool,
+                config.keep_sent_mail_days,
+                config.clock.now(),
+            )
+            .await;
             database.pool.close().await;
             let swept = swept?;
             println!(

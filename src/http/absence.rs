@@ -36,7 +36,13 @@ pub async fn return_to_seat(
     path: web::Path<Uuid>,
 ) -> Result<Json<Returned>, ApiError> {
     caller.require(Scope::GamePlay)?;
-    let version = seats::return_to_seat(&state.pool, caller.user_id, path.into_inner()).await?;
+    let version = seats::return_to_seat(
+        &state.pool,
+        &state.config.clock,
+        caller.user_id,
+        path.into_inner(),
+    )
+    .await?;
     Ok(Json(Returned { version }))
 }
 

@@ -206,7 +206,14 @@ pub async fn join_game(
     caller.require(Scope::GamePlay)?;
     let request = body.0.unwrap_or_default();
     Ok(Json(
-        lobby::join(&state.pool, caller.user_id, path.into_inner(), request).await?,
+        lobby::join(
+            &state.pool,
+            &state.config.clock,
+            caller.user_id,
+            path.into_inner(),
+            request,
+        )
+        .await?,
     ))
 }
 
@@ -253,7 +260,13 @@ pub async fn start_game(
 ) -> Result<Json<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
     Ok(Json(
-        lobby::start(&state.pool, caller.user_id, path.into_inner()).await?,
+        lobby::start(
+            &state.pool,
+            &state.config.clock,
+            caller.user_id,
+            path.into_inner(),
+        )
+        .await?,
     ))
 }
 

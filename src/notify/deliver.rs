@@ -24,6 +24,7 @@ use crate::auth;
 use crate::config::Config;
 use crate::store::games;
 use crate::store::outbox::{self, Recipient};
+use crate::time::Clock;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use futures_util::stream::{self, StreamExt};
@@ -66,6 +67,8 @@ pub struct Notifier {
     unsubscribe_key: [u8; 32],
     /// Names this worker in `claimed_by`.
     worker: String,
+    /// The instance's clock: when a mail is due, its lease and its retry (see [`crate::time`]).
+    clock: Clock,
 }
 
 /// A claimed mail.
@@ -117,6 +120,7 @@ impl Notifier {
                 std::process::id(),
                 &Uuid::new_v4().simple().to_string()[..8]
             ),
+            clock: config.clock.clone(),
         })
     }
 
@@ -155,6 +159,7 @@ impl Notifier {
             claim,
             &self.worker,
             self.settings.lease.as_secs_f64(),
+            self.clock.now(),
         )
         .await
         .context("claiming due mails")?;
@@ -191,7 +196,7 @@ impl Notifier {
     /// Renews the lease, decides whether to send, and sends.
     async fn deliver_one(&self, claim: Uuid, mail: &Claimed) -> anyhow::Result<Outcome> {
         let lease = self.settings.lease.as_secs_f64();
-        if !outbox::renew_lease(&self.pool, mail.id, claim, lease).await? {
+        if !outbox::renew_lease(&self.pool, mail.id, claim, lease, self.clock.now()).await? {
             return Ok(Outcome::Lost);
         }
         let recipient = outbox::recipient(&self.pool, mail.user_id, mail.game_id).await?;
@@ -210,7 +215,7 @@ impl Notifier {
                 }));
             }
         };
-        let now = Utc::now();
+        let now = self.clock.now();
         let links = Links {
             unsubscribe: self.unsubscribe_url(
                 mail.user_id,
@@ -369,6 +374,7 @@ impl Notifier {
                     give_up,
                     wait.as_secs_f64(),
                     &error.message,
+                    self.clock.now(),
                 )
                 .await?;
                 if give_up {
@@ -419,7 +425,7 @@ impl Notifier {
             }
             if last_digest.is_none_or(|at| at.elapsed() >= Duration::from_secs(60)) {
                 last_digest = Some(Instant::now());
-                match self.queue_digests(Utc::now()).await {
+                match self.queue_digests(self.clock.now()).await {
                     Ok(0) => {}
                     Ok(n) => {
                         tracing::info!(digests = n, "daily digests queued");

@@ -15,6 +15,7 @@
 
 use crate::live::Publisher;
 use crate::store::append::{self, Append, Rows};
+use crate::time::Clock;
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::PgPool;
@@ -31,6 +32,9 @@ const MAX_BATCH: usize = 64;
 #[derive(Clone)]
 pub struct Committer {
     jobs: mpsc::UnboundedSender<Job>,
+    /// The instance's clock: whatever appends through the committer (a player's move, the
+    /// deadline worker's) stamps its events and arms its clocks by it.
+    clock: Clock,
 }
 
 struct Job {
@@ -46,9 +50,15 @@ impl Committer {
     pub fn new(
         pool: PgPool,
         publisher: Publisher,
+        clock: Clock,
     ) -> (Self, impl Future<Output = ()> + Send + 'static) {
         let (jobs, receiver) = mpsc::unbounded_channel();
-        (Self { jobs }, dispatch(pool, publisher, receiver))
+        (Self { jobs, clock }, dispatch(pool, publisher, receiver))
+    }
+
+    /// The instance's clock (see [`crate::time`]).
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// Writes an append (in a batch with others); `Ok(false)` if the game had moved on or the

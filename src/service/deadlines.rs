@@ -65,11 +65,13 @@ pub async fn run(pool: PgPool, committer: Committer, poll: Duration, stop: Cance
 /// Handles up to `limit` due reminders and up to `limit` due clocks; `committer` writes
 /// the moves made.
 pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> anyhow::Result<Pass> {
+    // What is due is decided by the instance's clock, the one the clocks were armed by.
+    let now = committer.clock().now();
     let mut pass = Pass {
-        reminders: send_reminders(pool, limit).await?,
+        reminders: send_reminders(pool, limit, now).await?,
         ..Pass::default()
     };
-    let due = deadlines::lease_due(pool, limit, LEASE_SECS).await?;
+    let due = deadlines::lease_due(pool, limit, LEASE_SECS, now).await?;
     for DueClock {
         game_id,
         seat,
@@ -231,9 +233,13 @@ async fn handle(
 }
 
 /// Queues a reminder for every clock 80% used, once per turn.
-async fn send_reminders(pool: &PgPool, limit: i64) -> anyhow::Result<usize> {
+async fn send_reminders(
+    pool: &PgPool,
+    limit: i64,
+    now: chrono::DateTime<chrono::Utc>,
+) -> anyhow::Result<usize> {
     let mut tx = pool.begin().await?;
-    let due = deadlines::take_due_reminders(&mut tx, limit).await?;
+    let due = deadlines::take_due_reminders(&mut tx, limit, now).await?;
     let notices: Vec<Notice> = due
         .iter()
         .map(|r| {

@@ -8,7 +8,8 @@
 //! and mail not finished (due, held for a digest, or failed for good).
 
 use crate::store::housekeeping;
-use chrono::Utc;
+use crate::time::Clock;
+use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -20,15 +21,20 @@ pub struct Swept {
     pub presence: u64,
 }
 
-/// One pass: deletes mail finished more than `keep_sent_mail_days` days ago (none if 0) and
-/// stale live-presence rows.
-pub async fn sweep(pool: &PgPool, keep_sent_mail_days: u32) -> Result<Swept, sqlx::Error> {
+/// One pass at `now`: deletes mail finished more than `keep_sent_mail_days` days before (none
+/// if 0) and stale live-presence rows (those by the database's own clock: presence is real
+/// time, see [`crate::time`]).
+pub async fn sweep(
+    pool: &PgPool,
+    keep_sent_mail_days: u32,
+    now: DateTime<Utc>,
+) -> Result<Swept, sqlx::Error> {
     let mut swept = Swept {
         presence: housekeeping::purge_stale_presence(pool).await?,
         ..Swept::default()
     };
     if keep_sent_mail_days > 0 {
-        let before = Utc::now() - chrono::Duration::days(i64::from(keep_sent_mail_days));
+        let before = now - chrono::Duration::days(i64::from(keep_sent_mail_days));
         loop {
             let deleted = housekeeping::purge_finished_mail(pool, before).await?;
             swept.mails += deleted;
@@ -43,12 +49,18 @@ pub async fn sweep(pool: &PgPool, keep_sent_mail_days: u32) -> Result<Swept, sql
 }
 
 /// The worker: a pass now and then every `every`, until `stop`.
-pub async fn run(pool: PgPool, keep_sent_mail_days: u32, every: Duration, stop: CancellationToken) {
+pub async fn run(
+    pool: PgPool,
+    keep_sent_mail_days: u32,
+    every: Duration,
+    clock: Clock,
+    stop: CancellationToken,
+) {
     loop {
         if pool.is_closed() || stop.is_cancelled() {
             return;
         }
-        match sweep(&pool, keep_sent_mail_days).await {
+        match sweep(&pool, keep_sent_mail_days, clock.now()).await {
             Ok(swept) if swept != Swept::default() => {
                 tracing::info!(
                     mails = swept.mails,

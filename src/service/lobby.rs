@@ -11,6 +11,7 @@ use crate::store::events;
 use crate::store::games::{self, GameHead, ListFilter, Listing, NewGame, SeatRow, Status};
 use crate::store::seats::{self, SeatState};
 use crate::store::{channels, invitations, users};
+use crate::time::Clock;
 use crate::with_rules;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -289,6 +290,7 @@ pub struct JoinRequest {
 /// Takes a seat. When the last seat is taken, the game starts.
 pub async fn join(
     pool: &PgPool,
+    time: &Clock,
     caller: Uuid,
     game_id: Uuid,
     request: JoinRequest,
@@ -340,7 +342,7 @@ pub async fn join(
     };
     seats::take(&mut tx, game_id, seat, caller, &nonce).await?;
     if taken.len() + 1 == head.seat_count as usize {
-        start_locked(&mut tx, &head).await?;
+        start_locked(&mut tx, &head, time).await?;
     }
     tx.commit().await?;
     summary(pool, game_id, caller).await
@@ -390,10 +392,15 @@ async fn lock_own_open_game(
 }
 
 /// Starts the game with the seats taken so far (creator only).
-pub async fn start(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
+pub async fn start(
+    pool: &PgPool,
+    time: &Clock,
+    caller: Uuid,
+    game_id: Uuid,
+) -> Result<GameSummary, ApiError> {
     let mut tx = pool.begin().await?;
     let head = lock_own_open_game(&mut tx, caller, game_id, "start").await?;
-    start_locked(&mut tx, &head).await?;
+    start_locked(&mut tx, &head, time).await?;
     tx.commit().await?;
     summary(pool, game_id, caller).await
 }
@@ -480,7 +487,11 @@ pub async fn invite(
 
 /// Starts a locked open game: seats are renumbered 0.. in seat order, the start event and
 /// the rules engine's setup are appended.
-async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), ApiError> {
+async fn start_locked(
+    conn: &mut PgConnection,
+    head: &GameHead,
+    time: &Clock,
+) -> Result<(), ApiError> {
     let kind = parse_kind(&head.kind)?;
     let seats = games::seats(&mut *conn, head.id).await?;
     let count = seats.len();
@@ -563,7 +574,7 @@ async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Ap
         None,
         timer.as_ref().map(|(key, secs)| (key.as_str(), *secs)),
         None,
-        chrono::Utc::now(),
+        time.now(),
     );
     append::arm(&mut *conn, head.id, plan.clocks()).await?;
 

@@ -540,7 +540,7 @@ pub async fn apply<R: Rules>(
     for v in events::snapshot_versions(rules_events_end, version, status == Status::Finished) {
         snapshots.push((v, state.clone()));
     }
-    let now = events::now_micros();
+    let now = committer.clock().now();
     let control: Option<TimeControl> = head
         .time_control
         .clone()

@@ -9,6 +9,7 @@ use crate::store::events;
 use crate::store::games::{self, Status};
 use crate::store::seats::{self, SeatState};
 use crate::store::{deadlines, vacations};
+use crate::time::Clock;
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -18,7 +19,12 @@ use uuid::Uuid;
 
 /// The player of an abandoned seat takes it back: the bot stops, their clock starts again.
 /// Returns the new version.
-pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<i64, ApiError> {
+pub async fn return_to_seat(
+    pool: &PgPool,
+    time: &Clock,
+    caller: Uuid,
+    game_id: Uuid,
+) -> Result<i64, ApiError> {
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
@@ -72,7 +78,7 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
             None,
             None,
             None,
-            Utc::now(),
+            time.now(),
         );
         if control.is_none() {
             plan.disarm.push(seat);

@@ -27,23 +27,25 @@ pub struct DueClock {
     pub timer_key: Option<String>,
 }
 
-/// Leases up to `limit` due clocks, the earliest first, for `lease_secs`: other workers skip
-/// them (and rows another worker is locking) until the lease expires.
+/// Leases up to `limit` clocks due at `now`, the earliest first, for `lease_secs`: other
+/// workers skip them (and rows another worker is locking) until the lease expires.
 pub async fn lease_due<'e>(
     executor: impl PgExecutor<'e>,
     limit: i64,
     lease_secs: f64,
+    now: DateTime<Utc>,
 ) -> Result<Vec<DueClock>, sqlx::Error> {
     sqlx::query_as(
-        "UPDATE deadlines d SET leased_until = now() + make_interval(secs => $2)
+        "UPDATE deadlines d SET leased_until = $3 + make_interval(secs => $2)
            FROM (SELECT game_id, seat FROM deadlines
-                  WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
+                  WHERE due_at <= $3 AND (leased_until IS NULL OR leased_until < $3)
                   ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
           WHERE d.game_id = due.game_id AND d.seat = due.seat
          RETURNING d.game_id, d.seat, d.kind, d.timer_key",
     )
     .bind(limit)
     .bind(lease_secs)
+    .bind(now)
     .fetch_all(executor)
     .await
 }
@@ -101,16 +103,17 @@ pub struct DueReminder {
     pub due_at: DateTime<Utc>,
 }
 
-/// Marks up to `limit` due reminders of turn clocks sent (once per turn), the earliest first,
-/// skipping rows other workers are locking; returns them.
+/// Marks up to `limit` reminders of turn clocks due at `now` sent (once per turn), the
+/// earliest first, skipping rows other workers are locking; returns them.
 pub async fn take_due_reminders(
     conn: &mut PgConnection,
     limit: i64,
+    now: DateTime<Utc>,
 ) -> Result<Vec<DueReminder>, sqlx::Error> {
     sqlx::query_as(
         "UPDATE deadlines d SET reminded = true
            FROM (SELECT game_id, seat FROM deadlines
-                  WHERE kind = 'turn' AND NOT reminded AND remind_at <= now()
+                  WHERE kind = 'turn' AND NOT reminded AND remind_at <= $2
                   ORDER BY remind_at LIMIT $1 FOR UPDATE SKIP LOCKED) due,
                 game_seats s, games g
           WHERE d.game_id = due.game_id AND d.seat = due.seat
@@ -118,6 +121,7 @@ pub async fn take_due_reminders(
          RETURNING d.game_id, d.seat, s.user_id, g.version, d.due_at",
     )
     .bind(limit)
+    .bind(now)
     .fetch_all(conn)
     .await
 }

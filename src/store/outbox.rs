@@ -209,28 +209,29 @@ pub struct ClaimedMail {
     pub attempts: i32,
 }
 
-/// Claims up to `limit` due mails (pending and due, or sending with an expired lease) for the
-/// claim `claim` of `worker`, with a lease of `lease_secs` and one more attempt; mails other
-/// workers are claiming are skipped.
+/// Claims up to `limit` mails due at `now` (pending and due, or sending with an expired lease)
+/// for the claim `claim` of `worker`, with a lease of `lease_secs` and one more attempt; mails
+/// other workers are claiming are skipped.
 pub async fn claim_due<'e>(
     executor: impl PgExecutor<'e>,
     limit: i64,
     claim: Uuid,
     worker: &str,
     lease_secs: f64,
+    now: DateTime<Utc>,
 ) -> Result<Vec<ClaimedMail>, sqlx::Error> {
     sqlx::query_as(
         "WITH due AS (
              SELECT id FROM mail_outbox
-              WHERE (status = 'pending' AND next_attempt_at <= now())
-                 OR (status = 'sending' AND lease_until <= now())
+              WHERE (status = 'pending' AND next_attempt_at <= $5)
+                 OR (status = 'sending' AND lease_until <= $5)
               ORDER BY next_attempt_at, id
               LIMIT $1
               FOR UPDATE SKIP LOCKED
          )
          UPDATE mail_outbox o
             SET status = 'sending', attempts = o.attempts + 1, claim_id = $2, claimed_by = $3,
-                lease_until = now() + make_interval(secs => $4), updated_at = now()
+                lease_until = $5 + make_interval(secs => $4), updated_at = $5
            FROM due WHERE o.id = due.id
          RETURNING o.id, o.user_id, o.kind, o.game_id, o.data, o.attempts",
     )
@@ -238,25 +239,28 @@ pub async fn claim_due<'e>(
     .bind(claim)
     .bind(worker)
     .bind(lease_secs)
+    .bind(now)
     .fetch_all(executor)
     .await
 }
 
-/// Renews the lease of a mail still held by `claim`; returns false when another worker has
-/// taken it over meanwhile.
+/// Renews the lease of a mail still held by `claim` (for `lease_secs` from `now`); returns
+/// false when another worker has taken it over meanwhile.
 pub async fn renew_lease<'e>(
     executor: impl PgExecutor<'e>,
     id: Uuid,
     claim: Uuid,
     lease_secs: f64,
+    now: DateTime<Utc>,
 ) -> Result<bool, sqlx::Error> {
     let renewed = sqlx::query(
-        "UPDATE mail_outbox SET lease_until = now() + make_interval(secs => $3), updated_at = now()
+        "UPDATE mail_outbox SET lease_until = $4 + make_interval(secs => $3), updated_at = $4
           WHERE id = $1 AND claim_id = $2 AND status = 'sending'",
     )
     .bind(id)
     .bind(claim)
     .bind(lease_secs)
+    .bind(now)
     .execute(executor)
     .await?
     .rows_affected();
@@ -315,8 +319,8 @@ pub async fn mark_held<'e>(
     Ok(())
 }
 
-/// Records a failed attempt of a claimed mail: failed for good when `give_up`, else pending
-/// again in `wait_secs`.
+/// Records a failed attempt of a claimed mail at `now`: failed for good when `give_up`, else
+/// pending again `wait_secs` later.
 pub async fn mark_failed<'e>(
     executor: impl PgExecutor<'e>,
     id: Uuid,
@@ -324,12 +328,13 @@ pub async fn mark_failed<'e>(
     give_up: bool,
     wait_secs: f64,
     error: &str,
+    now: DateTime<Utc>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "UPDATE mail_outbox
             SET status = CASE WHEN $3 THEN 'failed' ELSE 'pending' END,
-                next_attempt_at = now() + make_interval(secs => $4),
-                last_error = $5, lease_until = NULL, updated_at = now()
+                next_attempt_at = $6 + make_interval(secs => $4),
+                last_error = $5, lease_until = NULL, updated_at = $6
           WHERE {CLAIMED}"
     )))
     .bind(id)
@@ -337,6 +342,7 @@ pub async fn mark_failed<'e>(
     .bind(give_up)
     .bind(wait_secs)
     .bind(error)
+    .bind(now)
     .execute(executor)
     .await?;
     Ok(())

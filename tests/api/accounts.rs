@@ -1,43 +1,32 @@
 //! Registration, login, refresh, logout, throttling and API tokens.
 
 use crate::support::*;
-use reqwest::Method;
 use serde_json::json;
 
 #[tokio::test]
 async fn register_login_and_me() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;
-    let me = app.get("/me", &anna.token).await;
+    let me = app.get("/me").as_user(&anna).send().await;
     assert_eq!(me.assert_ok()["username"], "anna");
     assert_eq!(me.body["email"], "anna@example.org");
     assert!(me.body.get("password_hash").is_none());
 
     // Usernames are unique regardless of case; so are emails.
     let again = app
-        .post(
-            "/auth/register",
-            None,
-            &json!({"username": "ANNA", "email": "other@example.org", "password": "tall ship sails at midnight"}),
-        )
+        .post("/auth/register").json(&json!({"username": "ANNA", "email": "other@example.org", "password": "tall ship sails at midnight"})).send()
         .await;
     again.assert_problem(409, "username_taken");
     let same_mail = app
-        .post(
-            "/auth/register",
-            None,
-            &json!({"username": "anna2", "email": "Anna@Example.org", "password": "tall ship sails at midnight"}),
-        )
+        .post("/auth/register").json(&json!({"username": "anna2", "email": "Anna@Example.org", "password": "tall ship sails at midnight"})).send()
         .await;
     same_mail.assert_problem(409, "email_taken");
 
     // Login by email works too; the stored hash is argon2id.
     let by_mail = app
-        .post(
-            "/auth/login",
-            None,
-            &json!({"username": "anna@example.org", "password": password_of("anna")}),
-        )
+        .post("/auth/login")
+        .json(&json!({"username": "anna@example.org", "password": password_of("anna")}))
+        .send()
         .await;
     by_mail.assert_ok();
     let hash: String =
@@ -69,7 +58,7 @@ async fn registration_is_validated() {
             "password",
         ),
     ] {
-        let reply = app.post("/auth/register", None, &body).await;
+        let reply = app.post("/auth/register").json(&body).send().await;
         assert_eq!(reply.assert_problem(422, "invalid_field")["field"], field);
     }
 }
@@ -79,18 +68,14 @@ async fn a_failed_login_does_not_reveal_whether_the_user_exists() {
     let app = spawn_app().await;
     app.register("anna").await;
     let wrong_password = app
-        .post(
-            "/auth/login",
-            None,
-            &json!({"username": "anna", "password": "nope nope"}),
-        )
+        .post("/auth/login")
+        .json(&json!({"username": "anna", "password": "nope nope"}))
+        .send()
         .await;
     let no_user = app
-        .post(
-            "/auth/login",
-            None,
-            &json!({"username": "nobody", "password": "nope nope"}),
-        )
+        .post("/auth/login")
+        .json(&json!({"username": "nobody", "password": "nope nope"}))
+        .send()
         .await;
     wrong_password.assert_problem(401, "invalid_credentials");
     no_user.assert_problem(401, "invalid_credentials");
@@ -102,21 +87,17 @@ async fn repeated_failures_are_throttled_per_account() {
     let app = spawn_app().await;
     app.register("anna").await;
     for _ in 0..5 {
-        app.post(
-            "/auth/login",
-            None,
-            &json!({"username": "anna", "password": "guess guess"}),
-        )
-        .await
-        .assert_problem(401, "invalid_credentials");
+        app.post("/auth/login")
+            .json(&json!({"username": "anna", "password": "guess guess"}))
+            .send()
+            .await
+            .assert_problem(401, "invalid_credentials");
     }
     // Now even the right password waits: the account is throttled.
     let blocked = app
-        .post(
-            "/auth/login",
-            None,
-            &json!({"username": "anna", "password": password_of("anna")}),
-        )
+        .post("/auth/login")
+        .json(&json!({"username": "anna", "password": password_of("anna")}))
+        .send()
         .await;
     blocked.assert_problem(429, "rate_limited");
     let retry_after: u64 = blocked.headers["retry-after"]
@@ -136,21 +117,17 @@ async fn repeated_failures_are_throttled_per_address() {
     // Twenty failures on different accounts from one address use up the address's
     // allowance (four times an account's).
     for i in 0..20 {
-        app.post(
-            "/auth/login",
-            None,
-            &json!({"username": format!("ghost{i}"), "password": "guess guess"}),
-        )
-        .await
-        .assert_problem(401, "invalid_credentials");
+        app.post("/auth/login")
+            .json(&json!({"username": format!("ghost{i}"), "password": "guess guess"}))
+            .send()
+            .await
+            .assert_problem(401, "invalid_credentials");
     }
-    app.post(
-        "/auth/login",
-        None,
-        &json!({"username": "anna", "password": password_of("anna")}),
-    )
-    .await
-    .assert_problem(429, "rate_limited");
+    app.post("/auth/login")
+        .json(&json!({"username": "anna", "password": password_of("anna")}))
+        .send()
+        .await
+        .assert_problem(429, "rate_limited");
 }
 
 #[tokio::test]
@@ -158,34 +135,30 @@ async fn refresh_rotates_and_a_reused_refresh_token_ends_the_login() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;
     let first = app
-        .post(
-            "/auth/refresh",
-            None,
-            &json!({"refresh_token": anna.refresh}),
-        )
+        .post("/auth/refresh")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
         .await;
     let first = first.assert_ok().clone();
     let new_refresh = first["refresh_token"].as_str().unwrap();
     assert_ne!(new_refresh, anna.refresh);
-    app.get("/me", first["access_token"].as_str().unwrap())
+    app.get("/me")
+        .token(first["access_token"].as_str().unwrap())
+        .send()
         .await
         .assert_ok();
 
     // The old refresh token is spent; using it again revokes the whole family.
-    app.post(
-        "/auth/refresh",
-        None,
-        &json!({"refresh_token": anna.refresh}),
-    )
-    .await
-    .assert_problem(401, "invalid_token");
-    app.post(
-        "/auth/refresh",
-        None,
-        &json!({"refresh_token": new_refresh}),
-    )
-    .await
-    .assert_problem(401, "invalid_token");
+    app.post("/auth/refresh")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
+        .await
+        .assert_problem(401, "invalid_token");
+    app.post("/auth/refresh")
+        .json(&json!({"refresh_token": new_refresh}))
+        .send()
+        .await
+        .assert_problem(401, "invalid_token");
 }
 
 #[tokio::test]
@@ -193,20 +166,16 @@ async fn logout_revokes_the_refresh_token() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;
     let reply = app
-        .post(
-            "/auth/logout",
-            None,
-            &json!({"refresh_token": anna.refresh}),
-        )
+        .post("/auth/logout")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
         .await;
     assert_eq!(reply.status, 204);
-    app.post(
-        "/auth/refresh",
-        None,
-        &json!({"refresh_token": anna.refresh}),
-    )
-    .await
-    .assert_problem(401, "invalid_token");
+    app.post("/auth/refresh")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
+        .await
+        .assert_problem(401, "invalid_token");
 }
 
 #[tokio::test]
@@ -214,11 +183,10 @@ async fn api_tokens_are_scoped_shown_once_stored_hashed_and_revocable() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;
     let created = app
-        .post(
-            "/me/tokens",
-            Some(&anna.token),
-            &json!({"name": "reader", "scopes": ["game:read"]}),
-        )
+        .post("/me/tokens")
+        .as_user(&anna)
+        .json(&json!({"name": "reader", "scopes": ["game:read"]}))
+        .send()
         .await;
     assert_eq!(created.status, 201, "{}", created.text);
     let token = created.body["token"].as_str().unwrap().to_string();
@@ -226,7 +194,7 @@ async fn api_tokens_are_scoped_shown_once_stored_hashed_and_revocable() {
     assert!(token.starts_with("kontor_pat_"));
 
     // Listed without the token; only a hash is stored.
-    let list = app.get("/me/tokens", &anna.token).await;
+    let list = app.get("/me/tokens").as_user(&anna).send().await;
     assert_eq!(list.assert_ok()["items"][0]["name"], "reader");
     assert!(!list.text.contains(&token));
     let stored: Vec<u8> = sqlx::query_scalar("SELECT token_hash FROM api_tokens")
@@ -236,69 +204,61 @@ async fn api_tokens_are_scoped_shown_once_stored_hashed_and_revocable() {
     assert_ne!(stored, token.as_bytes());
 
     // The token reads but may not play, nor manage tokens.
-    app.get("/games?view=open", &token).await.assert_ok();
-    app.post(
-        "/games",
-        Some(&token),
-        &json!({"kind": "flying-dutchman", "seats": 4}),
-    )
-    .await
-    .assert_problem(403, "insufficient_scope");
-    app.get("/me/tokens", &token)
+    app.get("/games?view=open")
+        .token(&token)
+        .send()
+        .await
+        .assert_ok();
+    app.post("/games")
+        .token(&token)
+        .json(&json!({"kind": "flying-dutchman", "seats": 4}))
+        .send()
+        .await
+        .assert_problem(403, "insufficient_scope");
+    app.get("/me/tokens")
+        .token(&token)
+        .send()
         .await
         .assert_problem(403, "session_required");
 
     // Unknown scopes are refused.
-    app.post(
-        "/me/tokens",
-        Some(&anna.token),
-        &json!({"name": "x", "scopes": ["admin"]}),
-    )
-    .await
-    .assert_problem(422, "invalid_field");
+    app.post("/me/tokens")
+        .as_user(&anna)
+        .json(&json!({"name": "x", "scopes": ["admin"]}))
+        .send()
+        .await
+        .assert_problem(422, "invalid_field");
 
     // Revoked, it stops working at once.
     let revoked = app
-        .call(
-            Method::DELETE,
-            &format!("/me/tokens/{id}"),
-            Some(&anna.token),
-            None,
-            &[],
-        )
+        .delete(&format!("/me/tokens/{id}"))
+        .as_user(&anna)
+        .send()
         .await;
     assert_eq!(revoked.status, 204);
-    app.get("/games?view=open", &token)
+    app.get("/games?view=open")
+        .token(&token)
+        .send()
         .await
         .assert_problem(401, "invalid_token");
-    app.call(
-        Method::DELETE,
-        &format!("/me/tokens/{id}"),
-        Some(&anna.token),
-        None,
-        &[],
-    )
-    .await
-    .assert_problem(404, "token_not_found");
+    app.delete(&format!("/me/tokens/{id}"))
+        .as_user(&anna)
+        .send()
+        .await
+        .assert_problem(404, "token_not_found");
 }
 
 /// Registers `username` with `email` and a strong password; returns the reply.
 async fn register_as(app: &TestApp, username: &str, email: &str) -> Reply {
-    app.post(
-        "/auth/register",
-        None,
-        &json!({"username": username, "email": email, "password": "tall ship sails at midnight"}),
-    )
+    app.post("/auth/register").json(&json!({"username": username, "email": email, "password": "tall ship sails at midnight"})).send()
     .await
 }
 
 async fn login_as(app: &TestApp, identifier: &str, password: &str) -> Reply {
-    app.post(
-        "/auth/login",
-        None,
-        &json!({"username": identifier, "password": password}),
-    )
-    .await
+    app.post("/auth/login")
+        .json(&json!({"username": identifier, "password": password}))
+        .send()
+        .await
 }
 
 #[tokio::test]
@@ -356,16 +316,18 @@ async fn identities_are_compared_with_full_case_folding_and_normalisation() {
         .as_str()
         .unwrap()
         .to_string();
-    assert_eq!(app.get("/me", &token).await.body["username"], "straße");
+    assert_eq!(
+        app.get("/me").token(&token).send().await.body["username"],
+        "straße"
+    );
     // Invitations find a user the same way.
     let anna = app.register("anna").await;
     let game = app.open_game(&anna).await;
     let invited = app
-        .post(
-            &format!("/games/{game}/invitations"),
-            Some(&anna.token),
-            &json!({"username": "STRASSE"}),
-        )
+        .post(&format!("/games/{game}/invitations"))
+        .as_user(&anna)
+        .json(&json!({"username": "STRASSE"}))
+        .send()
         .await;
     assert_eq!(invited.assert_ok()["username"], "straße");
 }
@@ -407,11 +369,7 @@ async fn easily_guessed_passwords_are_refused_with_zxcvbn_feedback() {
         "annasmith@example.org",
     ] {
         let reply = app
-            .post(
-                "/auth/register",
-                None,
-                &json!({"username": "anna", "email": "annasmith@example.org", "password": password}),
-            )
+            .post("/auth/register").json(&json!({"username": "anna", "email": "annasmith@example.org", "password": password})).send()
             .await;
         let problem = reply.assert_problem(422, "invalid_field");
         assert_eq!(problem["field"], "password", "{password:?}");
@@ -420,22 +378,18 @@ async fn easily_guessed_passwords_are_refused_with_zxcvbn_feedback() {
     }
     // zxcvbn's warning is passed on.
     let reply = app
-        .post(
-            "/auth/register",
-            None,
-            &json!({"username": "anna", "email": "anna@example.org", "password": "password"}),
-        )
+        .post("/auth/register")
+        .json(&json!({"username": "anna", "email": "anna@example.org", "password": "password"}))
+        .send()
         .await;
     let detail = reply.body["detail"].as_str().unwrap();
     assert!(detail.contains("common"), "{detail}");
     // The length is bounded before the estimate.
     let long = "x7!Qz".repeat(26);
     let reply = app
-        .post(
-            "/auth/register",
-            None,
-            &json!({"username": "anna", "email": "anna@example.org", "password": long}),
-        )
+        .post("/auth/register")
+        .json(&json!({"username": "anna", "email": "anna@example.org", "password": long}))
+        .send()
         .await;
     let detail = reply.assert_problem(422, "invalid_field")["detail"]
         .as_str()
@@ -445,11 +399,7 @@ async fn easily_guessed_passwords_are_refused_with_zxcvbn_feedback() {
     // The README's walkthrough passwords pass the bar.
     for name in ["anna", "bert", "cleo"] {
         let reply = app
-            .post(
-                "/auth/register",
-                None,
-                &json!({"username": name, "email": format!("{name}@example.org"), "password": format!("secret-{name}-123")}),
-            )
+            .post("/auth/register").json(&json!({"username": name, "email": format!("{name}@example.org"), "password": format!("secret-{name}-123")})).send()
             .await;
         assert_eq!(reply.status, 201, "{}", reply.text);
     }
@@ -589,7 +539,7 @@ async fn older_accounts_get_exact_keys_after_migrating_and_the_oldest_keeps_a_sh
     ] {
         let reply = login_as(&app, identifier, password).await;
         let token = reply.assert_ok()["access_token"].as_str().unwrap();
-        let me = app.get("/me", token).await;
+        let me = app.get("/me").token(token).send().await;
         assert_eq!(me.body["id"], ids[owner].to_string(), "{identifier}");
     }
     // Once done, it does nothing.

@@ -48,16 +48,17 @@ async fn a_name_once_listed_in_kontor_admin_users_is_refused_not_trusted() {
     // Registering one of those names, in any letter case, makes nobody an admin.
     for name in ["root", "Other"] {
         let user = app.register(name).await;
-        app.get("/admin/mail/failed", &user.token)
+        app.get("/admin/mail/failed")
+            .as_user(&user)
+            .send()
             .await
             .assert_problem(403, "admin_required");
-        app.post(
-            "/admin/mail/retry-failed",
-            Some(&user.token),
-            &serde_json::json!({}),
-        )
-        .await
-        .assert_problem(403, "admin_required");
+        app.post("/admin/mail/retry-failed")
+            .as_user(&user)
+            .json(&serde_json::json!({}))
+            .send()
+            .await
+            .assert_problem(403, "admin_required");
     }
 }
 
@@ -72,8 +73,14 @@ async fn the_operator_grants_revokes_and_lists_admins() {
     // Any letter case names the account; the role applies to the next request.
     let (ok, output) = app.kontor(&["admin", "grant", "ANNA"]).await;
     assert!(ok && output.contains("anna is an admin now"), "{output}");
-    app.get("/admin/mail/failed", &anna.token).await.assert_ok();
-    app.get("/admin/mail/failed", &bert.token)
+    app.get("/admin/mail/failed")
+        .as_user(&anna)
+        .send()
+        .await
+        .assert_ok();
+    app.get("/admin/mail/failed")
+        .as_user(&bert)
+        .send()
         .await
         .assert_problem(403, "admin_required");
     let (ok, output) = app.kontor(&["admin", "grant", "anna"]).await;
@@ -95,7 +102,9 @@ async fn the_operator_grants_revokes_and_lists_admins() {
         ok && output.contains("anna is no longer an admin"),
         "{output}"
     );
-    app.get("/admin/mail/failed", &anna.token)
+    app.get("/admin/mail/failed")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(403, "admin_required");
     let (ok, output) = app.kontor(&["admin", "revoke", "bert"]).await;
@@ -116,7 +125,9 @@ async fn the_operator_grants_revokes_and_lists_admins() {
     assert_eq!(app.fingerprint().await, before);
     // A later registration of that name does not inherit anything.
     let nobody = app.register("nobody").await;
-    app.get("/admin/mail/failed", &nobody.token)
+    app.get("/admin/mail/failed")
+        .as_user(&nobody)
+        .send()
         .await
         .assert_problem(403, "admin_required");
 }

@@ -95,7 +95,9 @@ async fn play_a_game(app: &TestApp) -> Played {
             before_the_end.push(body);
         }
         let early = app
-            .get(&format!("/games/{game}/verification"), &player.token)
+            .get(&format!("/games/{game}/verification"))
+            .as_user(player)
+            .send()
             .await;
         early.assert_problem(409, "game_not_finished");
     }
@@ -116,7 +118,7 @@ async fn a_finished_game_verifies_and_tampering_is_caught_at_the_event() {
     let game = played.game;
 
     // Nothing served before the end revealed the seed.
-    let detail = app.get(&format!("/games/{game}"), token).await;
+    let detail = app.get(&format!("/games/{game}")).token(token).send().await;
     let seed = detail.body["seed"].as_str().unwrap().to_string();
     assert_eq!(seed.len(), 64);
     for text in &played.before_the_end {
@@ -124,7 +126,11 @@ async fn a_finished_game_verifies_and_tampering_is_caught_at_the_event() {
     }
 
     // The server's own check, and the same on the uploaded export.
-    let verification = app.get(&format!("/games/{game}/verification"), token).await;
+    let verification = app
+        .get(&format!("/games/{game}/verification"))
+        .token(token)
+        .send()
+        .await;
     assert_eq!(
         verification.assert_ok()["verified"],
         true,
@@ -220,33 +226,32 @@ async fn logs_exports_and_past_views_are_redacted_until_the_end() {
     let (seat, detail) = &seen.views[10];
     let version = detail["version"].as_i64().unwrap();
     let past = app
-        .get(
-            &format!("/games/{game}?at={version}"),
-            &players[*seat].token,
-        )
+        .get(&format!("/games/{game}?at={version}"))
+        .as_user(&players[*seat])
+        .send()
         .await;
     assert_eq!(past.assert_ok()["view"], detail["view"]);
     assert_eq!(past.body["at_version"], version);
     assert!(past.body["legal"].is_null(), "no legal actions in the past");
-    app.get(&format!("/games/{game}?at=99999"), &players[0].token)
+    app.get(&format!("/games/{game}?at=99999"))
+        .as_user(&players[0])
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
 
     // The log pages by version.
     let page = app
-        .get(
-            &format!("/games/{game}/events?after=0&limit=5"),
-            &players[0].token,
-        )
+        .get(&format!("/games/{game}/events?after=0&limit=5"))
+        .as_user(&players[0])
+        .send()
         .await;
     let page = page.assert_ok();
     assert_eq!(page["items"].as_array().unwrap().len(), 5);
     assert_eq!(page["next_after"], 5);
     let rest = app
-        .get(
-            &format!("/games/{game}/events?after=5&limit=1000"),
-            &players[0].token,
-        )
+        .get(&format!("/games/{game}/events?after=5&limit=1000"))
+        .as_user(&players[0])
+        .send()
         .await;
     assert_eq!(rest.body["items"][0]["seq"], 6);
     assert!(rest.body["next_after"].is_null());
@@ -307,7 +312,9 @@ async fn a_complete_export_imports_as_a_sandbox_to_step_through() {
     assert_eq!(imported.body["status"], "finished");
     assert_eq!(
         imported.body["outcome"],
-        app.get(&format!("/games/{}", played.game), &analyst.token)
+        app.get(&format!("/games/{}", played.game))
+            .as_user(&analyst)
+            .send()
             .await
             .body["outcome"]
     );
@@ -315,7 +322,9 @@ async fn a_complete_export_imports_as_a_sandbox_to_step_through() {
     // Every position can be stepped through, fully visible to the analyst.
     let (seat, version, _) = &played.recorded_view;
     let step = app
-        .get(&format!("/games/{sandbox}?at={version}"), &analyst.token)
+        .get(&format!("/games/{sandbox}?at={version}"))
+        .as_user(&analyst)
+        .send()
         .await;
     let step = step.assert_ok();
     assert!(
@@ -345,17 +354,14 @@ async fn a_complete_export_imports_as_a_sandbox_to_step_through() {
         .await
         .unwrap();
     assert!(mismatches.is_empty(), "{mismatches:?}");
-    let mine = app.get("/games?view=mine", &analyst.token).await;
+    let mine = app.get("/games?view=mine").as_user(&analyst).send().await;
     assert_eq!(mine.body["items"][0]["id"], sandbox.as_str());
     // Nobody can act in a sandbox.
-    app.act(
-        sandbox.parse().unwrap(),
-        &analyst,
-        *version,
-        &json!({"type": "pass"}),
-    )
-    .await
-    .assert_problem(403, "not_a_player");
+    app.act(&analyst, sandbox.parse().unwrap())
+        .version(*version)
+        .send(&json!({"type": "pass"}))
+        .await
+        .assert_problem(403, "not_a_player");
 
     // Garbage is refused with a reason.
     let response = app
@@ -580,7 +586,11 @@ async fn an_import_is_verified_before_anything_is_stored() {
     let end = &lines(&export)[count]["data"]["outcome"];
     assert_eq!(&imported.body["outcome"], end);
     let sandbox = imported.body["id"].as_str().unwrap();
-    let detail = app.get(&format!("/games/{sandbox}"), token).await;
+    let detail = app
+        .get(&format!("/games/{sandbox}"))
+        .token(token)
+        .send()
+        .await;
     assert_eq!(detail.assert_ok()["outcome"], *end);
     // What was stored is the log itself, event for event and command for command, so the
     // sandbox verifies in turn.
@@ -593,7 +603,9 @@ async fn an_import_is_verified_before_anything_is_stored() {
     };
     assert_eq!(strip(&stored), strip(&export));
     let verification = app
-        .get(&format!("/games/{sandbox}/verification"), token)
+        .get(&format!("/games/{sandbox}/verification"))
+        .token(token)
+        .send()
         .await;
     assert_eq!(
         verification.assert_ok()["verified"],
@@ -664,28 +676,32 @@ async fn an_imported_game_is_readable_by_its_importer_only() {
     }
     // Nor can anyone else act on it, join it or invite to it; they are told there is no game.
     let game: Uuid = sandbox.parse().unwrap();
-    app.act(game, &other, 40, &json!({"type": "pass_pawn"}))
+    app.act(&other, game)
+        .version(40)
+        .send(&json!({"type": "pass_pawn"}))
         .await
         .assert_problem(404, "game_not_found");
     for what in ["join", "leave", "start", "cancel", "return"] {
-        app.post(
-            &format!("/games/{game}/{what}"),
-            Some(&other.token),
-            &json!({}),
-        )
+        app.post(&format!("/games/{game}/{what}"))
+            .as_user(&other)
+            .json(&json!({}))
+            .send()
+            .await
+            .assert_problem(404, "game_not_found");
+    }
+    app.post(&format!("/games/{game}/invitations"))
+        .as_user(&other)
+        .json(&json!({"username": "erin"}))
+        .send()
         .await
         .assert_problem(404, "game_not_found");
-    }
-    app.post(
-        &format!("/games/{game}/invitations"),
-        Some(&other.token),
-        &json!({"username": "erin"}),
-    )
-    .await
-    .assert_problem(404, "game_not_found");
     // And it is in nobody's lists but the importer's.
     for view in ["mine", "finished", "open"] {
-        let list = app.get(&format!("/games?view={view}"), &other.token).await;
+        let list = app
+            .get(&format!("/games?view={view}"))
+            .as_user(&other)
+            .send()
+            .await;
         assert!(!list.text.contains(&sandbox), "{view}: {}", list.text);
     }
 }
@@ -701,7 +717,12 @@ async fn log_cursors_outside_the_log_are_refused_and_paging_always_ends() {
         .await;
     bots::play(&app, game, &players[..3], bots::steel_driver, 7, 4).await;
     let token = &players[0].token;
-    let version = app.get(&format!("/games/{game}"), token).await.body["version"]
+    let version = app
+        .get(&format!("/games/{game}"))
+        .token(token)
+        .send()
+        .await
+        .body["version"]
         .as_i64()
         .unwrap();
     assert!(version > 3, "a few events to page through");
@@ -718,7 +739,9 @@ async fn log_cursors_outside_the_log_are_refused_and_paging_always_ends() {
         format!("limit={}", i64::MIN),
     ] {
         let reply = app
-            .get(&format!("/games/{game}/events?{query}"), token)
+            .get(&format!("/games/{game}/events?{query}"))
+            .token(token)
+            .send()
             .await;
         reply.assert_problem(400, "invalid_parameter");
         assert!(
@@ -731,7 +754,9 @@ async fn log_cursors_outside_the_log_are_refused_and_paging_always_ends() {
 
     // At the current version: an empty last page.
     let last = app
-        .get(&format!("/games/{game}/events?after={version}"), token)
+        .get(&format!("/games/{game}/events?after={version}"))
+        .token(token)
+        .send()
         .await;
     assert!(last.assert_ok()["items"].as_array().unwrap().is_empty());
     assert!(last.body["next_after"].is_null());
@@ -741,10 +766,9 @@ async fn log_cursors_outside_the_log_are_refused_and_paging_always_ends() {
     let mut seen = Vec::new();
     loop {
         let page = app
-            .get(
-                &format!("/games/{game}/events?after={after}&limit=3"),
-                token,
-            )
+            .get(&format!("/games/{game}/events?after={after}&limit=3"))
+            .token(token)
+            .send()
             .await;
         let page = page.assert_ok();
         seen.extend(
@@ -774,7 +798,11 @@ async fn every_past_version_folds_from_a_snapshot_close_below_it() {
     let players = table(&app).await;
     let game = app.start_game("flying-dutchman", json!({}), &players).await;
     let seen = bots::play(&app, game, &players, bots::flying_dutchman, 21, 60).await;
-    let now = app.get(&format!("/games/{game}"), &players[0].token).await;
+    let now = app
+        .get(&format!("/games/{game}"))
+        .as_user(&players[0])
+        .send()
+        .await;
     assert_eq!(now.assert_ok()["status"], "active");
     assert!(
         now.body["version"].as_i64().unwrap() > 2 * 32,
@@ -788,10 +816,9 @@ async fn every_past_version_folds_from_a_snapshot_close_below_it() {
     for (seat, detail) in seen.views.iter().step_by(step) {
         let version = detail["version"].as_i64().unwrap();
         let past = app
-            .get(
-                &format!("/games/{game}?at={version}"),
-                &players[*seat].token,
-            )
+            .get(&format!("/games/{game}?at={version}"))
+            .as_user(&players[*seat])
+            .send()
             .await;
         assert_eq!(
             past.assert_ok()["view"],

@@ -185,17 +185,16 @@ async fn unknown_game_kinds_and_options_are_refused_with_reasons() {
         ),
     ];
     for (body, code, field) in cases {
-        let reply = app.post("/games", Some(&anna.token), &body).await;
+        let reply = app.post("/games").as_user(&anna).json(&body).send().await;
         let problem = reply.assert_problem(422, code);
         assert_eq!(problem["field"], field, "{}", reply.text);
     }
     // Say why: a 7-seat Flying Dutchman names the allowed range.
     let reply = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "flying-dutchman", "seats": 7}),
-        )
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "flying-dutchman", "seats": 7}))
+        .send()
         .await;
     assert!(
         reply.body["detail"].as_str().unwrap().contains('6'),
@@ -248,20 +247,15 @@ async fn bad_credentials_are_401_with_a_reason() {
         (Some("kontor_pat_doesnotexist".into()), "invalid_token"),
     ];
     for (token, code) in cases {
-        let reply = app
-            .call(Method::GET, "/me", token.as_deref(), None, &[])
-            .await;
+        let reply = app.get("/me").maybe_token(token.as_deref()).send().await;
         reply.assert_problem(401, code);
         assert_eq!(reply.headers["www-authenticate"], "Bearer");
         // The same on a write: nothing is created.
         let reply = app
-            .call(
-                Method::POST,
-                "/games",
-                token.as_deref(),
-                Some(&json!({"kind": "flying-dutchman", "seats": 3})),
-                &[],
-            )
+            .post("/games")
+            .maybe_token(token.as_deref())
+            .json(&json!({"kind": "flying-dutchman", "seats": 3}))
+            .send()
             .await;
         reply.assert_problem(401, code);
     }
@@ -295,7 +289,7 @@ async fn a_signed_token_of_a_user_who_does_not_exist_is_401_and_stores_nothing()
         ("/me/vacation", json!({"days": 3})),
     ];
     for (path, body) in &writes {
-        let reply = app.post(path, Some(&ghost), body).await;
+        let reply = app.post(path).token(&ghost).json(body).send().await;
         let problem = reply.assert_problem(401, "invalid_token");
         assert!(
             problem["detail"]
@@ -308,7 +302,9 @@ async fn a_signed_token_of_a_user_who_does_not_exist_is_401_and_stores_nothing()
         assert_eq!(reply.headers["www-authenticate"], "Bearer");
     }
     for path in ["/me", "/me/tokens", "/me/notifications", "/games?view=mine"] {
-        app.get(path, &ghost)
+        app.get(path)
+            .token(&ghost)
+            .send()
             .await
             .assert_problem(401, "invalid_token");
     }
@@ -335,8 +331,11 @@ async fn a_signed_token_of_a_user_who_does_not_exist_is_401_and_stores_nothing()
         assert_eq!(rows, 0, "{table}");
     }
     // A real user's token of the same kind still works, on reads and writes.
-    app.get("/me", &anna.token).await.assert_ok();
-    app.post("/games", Some(&anna.token), &writes[0].1)
+    app.get("/me").as_user(&anna).send().await.assert_ok();
+    app.post("/games")
+        .as_user(&anna)
+        .json(&writes[0].1)
+        .send()
         .await
         .assert_ok();
 }
@@ -345,22 +344,34 @@ async fn a_signed_token_of_a_user_who_does_not_exist_is_401_and_stores_nothing()
 async fn unknown_paths_and_bad_parameters_are_problems_too() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;
-    app.get("/nowhere", &anna.token)
+    app.get("/nowhere")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(404, "not_found");
-    app.get("/games/not-a-uuid", &anna.token)
+    app.get("/games/not-a-uuid")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
-    app.get(&format!("/games/{}", uuid::Uuid::new_v4()), &anna.token)
+    app.get(&format!("/games/{}", uuid::Uuid::new_v4()))
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(404, "game_not_found");
-    app.get("/games?view=everything", &anna.token)
+    app.get("/games?view=everything")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
-    app.get("/games?limit=1000", &anna.token)
+    app.get("/games?limit=1000")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
-    app.get("/games?cursor=bogus", &anna.token)
+    app.get("/games?cursor=bogus")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
 }
@@ -539,24 +550,21 @@ async fn nul_characters_in_any_text_field_are_refused_with_the_field_and_change_
     ];
     for (method, path, token, body, field) in body_cases {
         let reply = app
-            .call(
-                method.clone(),
-                path,
-                token,
-                Some(&body),
-                &[("Idempotency-Key", "nul-test")],
-            )
+            .request(method.clone(), path)
+            .maybe_token(token)
+            .json(&body)
+            .key("nul-test")
+            .send()
             .await;
         let problem = reply.assert_problem(422, "invalid_field");
         assert_eq!(problem["field"], field, "{method} {path}: {}", reply.text);
     }
     // Another control character is refused the same way; tabs and line breaks are text.
     let reply = app
-        .post(
-            "/me/tokens",
-            Some(&anna.token),
-            &json!({"name": "bell\u{7}", "scopes": ["game:read"]}),
-        )
+        .post("/me/tokens")
+        .as_user(&anna)
+        .json(&json!({"name": "bell\u{7}", "scopes": ["game:read"]}))
+        .send()
         .await;
     assert_eq!(reply.assert_problem(422, "invalid_field")["field"], "name");
 
@@ -591,7 +599,7 @@ async fn nul_characters_in_any_text_field_are_refused_with_the_field_and_change_
         ("/games?kind=%FF".to_string(), "kind"),
     ];
     for (path, field) in query_cases {
-        let reply = app.get(&path, &anna.token).await;
+        let reply = app.get(&path).as_user(&anna).send().await;
         let problem = reply.assert_problem(400, "invalid_parameter");
         assert_eq!(problem["field"], field, "{path}: {}", reply.text);
     }
@@ -664,9 +672,7 @@ async fn a_join_without_a_body_takes_defaults_and_an_unreadable_one_is_refused()
         .assert_problem(status, code);
     }
     assert_eq!(app.fingerprint().await, before);
-    let joined = app
-        .call(Method::POST, &join, Some(&bert.token), None, &[])
-        .await;
+    let joined = app.post(&join).as_user(&bert).send().await;
     assert_eq!(joined.assert_ok()["seats"].as_array().unwrap().len(), 2);
 }
 

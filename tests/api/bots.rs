@@ -182,7 +182,11 @@ pub async fn play(
         if accepted == actions {
             return seen;
         }
-        let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+        let detail = app
+            .get(&format!("/games/{game}"))
+            .as_user(&players[0])
+            .send()
+            .await;
         let detail = detail.assert_ok();
         if detail["status"] == "finished" {
             return seen;
@@ -199,13 +203,19 @@ pub async fn play(
         );
         let seat = pending[rng.index(pending.len())];
         let mine = app
-            .get(&format!("/games/{game}"), &players[seat].token)
+            .get(&format!("/games/{game}"))
+            .as_user(&players[seat])
+            .send()
             .await;
         let mine = mine.assert_ok().clone();
         seen.views.push((seat, mine.clone()));
         let action = choose(&mine["legal"], &mine, &mut rng);
         let version = mine["version"].as_i64().unwrap();
-        let reply = app.act(game, &players[seat], version, &action).await;
+        let reply = app
+            .act(&players[seat], game)
+            .version(version)
+            .send(&action)
+            .await;
         match reply.status.as_u16() {
             200 => {
                 accepted += 1;
@@ -214,10 +224,9 @@ pub async fn play(
                     .push((seat, ended, reply.body["events"].clone()));
                 if !ended && rng.chance(1, 20) {
                     let page = app
-                        .get(
-                            &format!("/games/{game}/events?limit=1000"),
-                            &players[seat].token,
-                        )
+                        .get(&format!("/games/{game}/events?limit=1000"))
+                        .as_user(&players[seat])
+                        .send()
                         .await;
                     seen.action_events
                         .push((seat, false, page.assert_ok()["items"].clone()));

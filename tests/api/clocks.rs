@@ -5,13 +5,13 @@ use crate::smtp::SmtpSink;
 use crate::support::*;
 use futures_util::future::join;
 use kontor::notify::Notifier;
-use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
 use uuid::Uuid;
 
-/// A server with a real SMTP receiver, clocks short enough for tests, and its notifier to
-/// deliver mail on demand.
+/// A server with a real SMTP receiver and its notifier to deliver mail on demand. Its clocks
+/// are production's (a minute per move at the least): the tests move the server's clock on
+/// (`w.app.clock.advance`) rather than wait.
 struct World {
     app: TestApp,
     sink: SmtpSink,
@@ -23,7 +23,6 @@ async fn world() -> World {
     let settings = [
         ("KONTOR_SMTP_URL", sink.url()),
         ("KONTOR_MAIL_FROM", "kontor@kontor.test".to_string()),
-        ("KONTOR_MIN_SECONDS_PER_MOVE", "1".to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -47,43 +46,38 @@ async fn players(app: &TestApp, names: &[&str]) -> Vec<User> {
 
 /// Creates a game with a time control and seats everyone (it starts).
 async fn timed_game(app: &TestApp, kind: &str, time_control: Value, players: &[User]) -> Uuid {
-    let created = app
-        .post(
-            "/games",
-            Some(&players[0].token),
-            &json!({"kind": kind, "seats": players.len(), "time_control": time_control}),
-        )
-        .await;
-    let id: Uuid = created.assert_ok()["id"].as_str().unwrap().parse().unwrap();
-    for player in &players[1..] {
-        app.post(
-            &format!("/games/{id}/join"),
-            Some(&player.token),
-            &json!({}),
-        )
+    app.start_game_with(json!({"kind": kind, "time_control": time_control}), players)
         .await
-        .assert_ok();
-    }
-    id
 }
 
 async fn detail(app: &TestApp, game: Uuid, user: &User) -> Value {
-    app.get(&format!("/games/{game}"), &user.token)
+    app.get(&format!("/games/{game}"))
+        .as_user(user)
+        .send()
         .await
         .assert_ok()
         .clone()
 }
 
 /// The player who must act first.
-/// A three-player Steel Driver game with one second per move, `abandon_after: 1` and
+/// Time per move in these tests: the shortest a game may have.
+const MOVE_SECS: u64 = 60;
+
+/// Moves the server's clock on by `secs` seconds.
+fn advance(w: &World, secs: u64) {
+    w.app.clock.advance(Duration::from_secs(secs));
+}
+
+/// A three-player Steel Driver game with a minute per move, `abandon_after: 1` and
 /// `on_abandon`, whose first player to act has just timed out: the players, the game and that
 /// player.
 async fn timed_out_once(w: &World, on_abandon: &str) -> (Vec<User>, Uuid, User) {
     let table = players(&w.app, &["anna", "bert", "cleo"]).await;
-    let control = json!({"seconds_per_move": 1, "abandon_after": 1, "on_abandon": on_abandon});
+    let control =
+        json!({"seconds_per_move": MOVE_SECS, "abandon_after": 1, "on_abandon": on_abandon});
     let game = timed_game(&w.app, "steel-driver", control, &table).await;
     let gone = first_to_act(&w.app, game, &table).await.clone();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    advance(w, MOVE_SECS + 1);
     assert_eq!(w.app.run_deadlines().await.timeouts, 1);
     (table, game, gone)
 }
@@ -151,17 +145,12 @@ async fn one_mail_per_turn_to_the_right_player_with_a_working_unsubscribe_link()
     let version = detail(&w.app, game, first).await["version"]
         .as_i64()
         .unwrap();
-    let body = json!({"version": version, "action": {"type": "use_smith"}});
-    let path = format!("/games/{game}/actions");
     for _ in 0..2 {
         w.app
-            .call(
-                Method::POST,
-                &path,
-                Some(&first.token),
-                Some(&body),
-                &[("Idempotency-Key", "move-1")],
-            )
+            .act(first, game)
+            .key("move-1")
+            .version(version)
+            .send(&json!({"type": "use_smith"}))
             .await
             .assert_ok();
     }
@@ -199,7 +188,7 @@ async fn one_mail_per_turn_to_the_right_player_with_a_working_unsubscribe_link()
         "{}",
         reply.text().await.unwrap()
     );
-    let prefs = w.app.get("/me/notifications", &next.token).await;
+    let prefs = w.app.get("/me/notifications").as_user(next).send().await;
     assert_eq!(prefs.assert_ok()["your_turn"], "off", "{}", prefs.text);
 }
 
@@ -211,15 +200,16 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
     let game = timed_game(
         &w.app,
         "flying-dutchman",
-        json!({"seconds_per_move": 1}),
+        json!({"seconds_per_move": MOVE_SECS}),
         &table,
     )
     .await;
     let late = first_to_act(&w.app, game, &table).await.clone();
     let before = detail(&w.app, game, &late).await;
     let version = before["version"].as_i64().unwrap();
+    advance(&w, MOVE_SECS - 1);
     assert_eq!(w.app.run_deadlines().await.timeouts, 0, "not due yet");
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    advance(&w, 2);
     let pass = w.app.run_deadlines().await;
     assert_eq!(pass.timeouts, 1, "{pass:?}");
     let types = types_after(&w.app, game, version).await;
@@ -247,14 +237,14 @@ async fn a_timeout_plays_for_the_seat_by_policy_and_notifies_the_next_player() {
     let game = timed_game(
         &w.app,
         "steel-driver",
-        json!({"seconds_per_move": 1}),
+        json!({"seconds_per_move": MOVE_SECS}),
         &table,
     )
     .await;
     let version = detail(&w.app, game, &table[0]).await["version"]
         .as_i64()
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    advance(&w, MOVE_SECS + 1);
     // (The Flying Dutchman game above may time out again meanwhile.)
     assert!(w.app.run_deadlines().await.timeouts >= 1);
     let types = types_after(&w.app, game, version).await;
@@ -268,14 +258,17 @@ async fn a_reminder_goes_out_when_four_fifths_of_the_time_are_used() {
     let game = timed_game(
         &w.app,
         "steel-driver",
-        json!({"seconds_per_move": 3}),
+        json!({"seconds_per_move": MOVE_SECS}),
         &table,
     )
     .await;
     let first = first_to_act(&w.app, game, &table).await;
     w.notifier.deliver_due(50).await.unwrap();
     assert_eq!(w.app.run_deadlines().await.reminders, 0);
-    tokio::time::sleep(Duration::from_millis(2600)).await;
+    // Four fifths of a minute are 48 seconds.
+    advance(&w, 47);
+    assert_eq!(w.app.run_deadlines().await.reminders, 0, "not before");
+    advance(&w, 2);
     let pass = w.app.run_deadlines().await;
     assert_eq!((pass.reminders, pass.timeouts), (1, 0), "{pass:?}");
     assert_eq!(w.app.run_deadlines().await.reminders, 0, "once per turn");
@@ -311,7 +304,9 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
         if pending == seat {
             let version = state["version"].as_i64().unwrap();
             w.app
-                .act(game, &gone, version, &json!({"type": "pass_pawn"}))
+                .act(&gone, game)
+                .version(version)
+                .send(&json!({"type": "pass_pawn"}))
                 .await
                 .assert_problem(409, "seat_abandoned");
             bot_moves += w.app.run_deadlines().await.bot_moves;
@@ -335,11 +330,10 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     // The player returns: the seat is theirs again, with their own clock.
     let back = w
         .app
-        .post(
-            &format!("/games/{game}/return"),
-            Some(&gone.token),
-            &json!({}),
-        )
+        .post(&format!("/games/{game}/return"))
+        .as_user(&gone)
+        .json(&json!({}))
+        .send()
         .await;
     back.assert_ok();
     let now = detail(&w.app, game, &gone).await;
@@ -347,11 +341,10 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     let types = types_after(&w.app, game, 0).await;
     assert_eq!(types.last().unwrap(), "kontor.seat_returned");
     w.app
-        .post(
-            &format!("/games/{game}/return"),
-            Some(&gone.token),
-            &json!({}),
-        )
+        .post(&format!("/games/{game}/return"))
+        .as_user(&gone)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(409, "seat_not_abandoned");
 
@@ -360,7 +353,9 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     bots::play_to_end(&w.app, game, &table, bots::steel_driver, 7).await;
     let verification = w
         .app
-        .get(&format!("/games/{game}/verification"), &table[0].token)
+        .get(&format!("/games/{game}/verification"))
+        .as_user(&table[0])
+        .send()
         .await;
     assert_eq!(
         verification.assert_ok()["verified"],
@@ -393,7 +388,7 @@ async fn a_timeout_racing_a_move_never_applies_both() {
         let game = timed_game(
             &w.app,
             "steel-driver",
-            json!({"seconds_per_move": 1}),
+            json!({"seconds_per_move": MOVE_SECS}),
             &table,
         )
         .await;
@@ -401,15 +396,41 @@ async fn a_timeout_racing_a_move_never_applies_both() {
         let version = detail(&w.app, game, mover).await["version"]
             .as_i64()
             .unwrap();
-        // Wait until the clock is about due, then move and time out at the same moment.
-        tokio::time::sleep(Duration::from_millis(950 + 20 * round)).await;
+        // The clock is due: move and time out at the same moment. In every other round the
+        // move waits until the worker has taken the clock (or already played), so that the
+        // timeout gets to be first as often as the move.
+        advance(&w, MOVE_SECS + 1);
+        let worker_started = || async {
+            let taken: bool = sqlx::query_scalar(
+                "SELECT (SELECT version FROM games WHERE id = $1) > $2
+                     OR EXISTS (SELECT 1 FROM deadlines
+                                 WHERE game_id = $1 AND leased_until IS NOT NULL)",
+            )
+            .bind(game)
+            .bind(version)
+            .fetch_one(&w.app.pool)
+            .await
+            .unwrap();
+            taken
+        };
         let (reply, pass) = join(
-            w.app
-                .act(game, mover, version, &json!({"type": "pass_pawn"})),
             async {
-                tokio::time::sleep(Duration::from_millis(60)).await;
-                w.app.run_deadlines().await
+                if round % 2 == 1 {
+                    // A bounded wait for the worker's lease, not a timing assumption.
+                    for _ in 0..500 {
+                        if worker_started().await {
+                            break;
+                        }
+                        tokio::task::yield_now().await;
+                    }
+                }
+                w.app
+                    .act(mover, game)
+                    .version(version)
+                    .send(&json!({"type": "pass_pawn"}))
+                    .await
             },
+            w.app.run_deadlines(),
         )
         .await;
         let types = types_after(&w.app, game, version).await;
@@ -435,6 +456,13 @@ async fn a_timeout_racing_a_move_never_applies_both() {
                 .await
                 .unwrap();
         assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+        // Done with this game: its next clock must not time out in the rounds after, when
+        // the clock is moved on for their games.
+        sqlx::query("DELETE FROM deadlines WHERE game_id = $1")
+            .bind(game)
+            .execute(&w.app.pool)
+            .await
+            .unwrap();
     }
     assert_eq!(outcomes.0 + outcomes.1, 8);
 }
@@ -460,7 +488,10 @@ async fn a_vacation_stops_the_clocks_within_the_yearly_allowance() {
     let before = due().await;
     let vacation = w
         .app
-        .post("/me/vacation", Some(&away.token), &json!({"days": 2}))
+        .post("/me/vacation")
+        .as_user(away)
+        .json(&json!({"days": 2}))
+        .send()
         .await;
     let vacation = vacation.assert_ok().clone();
     assert_eq!(vacation["on_vacation"], true);
@@ -471,33 +502,41 @@ async fn a_vacation_stops_the_clocks_within_the_yearly_allowance() {
     let during = due().await;
     assert_eq!((during - before).num_hours(), 48);
     w.app
-        .post("/me/vacation", Some(&away.token), &json!({"days": 1}))
+        .post("/me/vacation")
+        .as_user(away)
+        .json(&json!({"days": 1}))
+        .send()
         .await
         .assert_problem(409, "already_on_vacation");
     // Ending early gives the unused days back and restarts the clock.
-    let back = w
-        .app
-        .call(Method::DELETE, "/me/vacation", Some(&away.token), None, &[])
-        .await;
+    let back = w.app.delete("/me/vacation").as_user(away).send().await;
     assert!(back.assert_ok()["days_left"].as_f64().unwrap() > 29.9);
     assert!((due().await - before).num_seconds().abs() < 5);
     w.app
-        .post("/me/vacation", Some(&away.token), &json!({"days": 31}))
+        .post("/me/vacation")
+        .as_user(away)
+        .json(&json!({"days": 31}))
+        .send()
         .await
         .assert_problem(422, "invalid_field");
     w.app
-        .call(Method::DELETE, "/me/vacation", Some(&away.token), None, &[])
+        .delete("/me/vacation")
+        .as_user(away)
+        .send()
         .await
         .assert_problem(409, "not_on_vacation");
 
     // A turn that comes to a player on vacation starts when the vacation ends.
     let other = table.iter().find(|p| p.id != away.id).unwrap();
     w.app
-        .post("/me/vacation", Some(&other.token), &json!({"days": 3}))
+        .post("/me/vacation")
+        .as_user(other)
+        .json(&json!({"days": 3}))
+        .send()
         .await
         .assert_ok();
     let until: chrono::DateTime<chrono::Utc> =
-        w.app.get("/me/vacation", &other.token).await.body["until"]
+        w.app.get("/me/vacation").as_user(other).send().await.body["until"]
             .as_str()
             .unwrap()
             .parse()
@@ -533,11 +572,10 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
         .as_u64()
         .unwrap() as usize;
     w.app
-        .post(
-            &format!("/games/{game}/return"),
-            Some(&gone.token),
-            &json!({}),
-        )
+        .post(&format!("/games/{game}/return"))
+        .as_user(&gone)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(409, "seat_forfeited");
     // Everyone else plays on (through the API); the bot plays the forfeited seat.
@@ -568,7 +606,9 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
     // And the game still verifies, bot moves and forfeit included.
     let verification = w
         .app
-        .get(&format!("/games/{game}/verification"), &table[0].token)
+        .get(&format!("/games/{game}/verification"))
+        .as_user(&table[0])
+        .send()
         .await;
     assert_eq!(
         verification.assert_ok()["verified"],
@@ -603,7 +643,12 @@ async fn games_waiting_for_a_player_are_listed_most_urgent_first() {
         assert_eq!(first_to_act(&w.app, game, &table).await.id, table[0].id);
         ids.push(game.to_string());
     }
-    let listed = w.app.get("/games?view=my_turn", &table[0].token).await;
+    let listed = w
+        .app
+        .get("/games?view=my_turn")
+        .as_user(&table[0])
+        .send()
+        .await;
     let order: Vec<&str> = listed.assert_ok()["items"]
         .as_array()
         .unwrap()
@@ -621,7 +666,7 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
     let game = timed_game(
         &w.app,
         "steel-driver",
-        json!({"seconds_per_move": 1}),
+        json!({"seconds_per_move": MOVE_SECS}),
         &table,
     )
     .await;
@@ -632,7 +677,7 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
         .execute(&w.app.pool)
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    advance(&w, MOVE_SECS + 1);
     let pass = w.app.run_deadlines().await;
     assert_eq!(pass.timeouts, 0, "{pass:?}");
     let types = types_after(&w.app, game, 0).await;
@@ -655,5 +700,5 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
         (started - chrono::Utc::now()).num_hours() >= 47,
         "the clock waits for the vacation's end"
     );
-    assert_eq!((due - started).num_seconds(), 1);
+    assert_eq!((due - started).num_seconds(), MOVE_SECS as i64);
 }

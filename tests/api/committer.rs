@@ -150,10 +150,16 @@ async fn actions_on_many_games_at_once_each_get_their_own_answer() {
     // once at the version before it.
     let mut moves = Vec::new();
     for &game in &games {
-        let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+        let detail = app
+            .get(&format!("/games/{game}"))
+            .as_user(&players[0])
+            .send()
+            .await;
         let seat = detail.assert_ok()["pending"][0].as_u64().unwrap() as usize;
         let mine = app
-            .get(&format!("/games/{game}"), &players[seat].token)
+            .get(&format!("/games/{game}"))
+            .as_user(&players[seat])
+            .send()
             .await;
         let mine = mine.assert_ok().clone();
         let mut rng = kontor::games::GameRng::from_u64(7);
@@ -165,8 +171,8 @@ async fn actions_on_many_games_at_once_each_get_their_own_answer() {
         let app = &app;
         let player = &players[*seat];
         [
-            app.act(*game, player, *version, action),
-            app.act(*game, player, *version - 1, action),
+            app.act(player, *game).version(*version).send(action),
+            app.act(player, *game).version(*version - 1).send(action),
         ]
     }))
     .await;
@@ -214,7 +220,11 @@ async fn the_state_cache_is_a_snapshot_and_reads_fold_the_events_after_it() {
     );
     // A reader that is not this instance's last writer: the view from snapshot + events.
     let watcher = app.register("rita").await;
-    let seen = app.get(&format!("/games/{game}"), &watcher.token).await;
+    let seen = app
+        .get(&format!("/games/{game}"))
+        .as_user(&watcher)
+        .send()
+        .await;
     let now = fold_to::<SteelDriver>(&mut conn, game, head).await.unwrap();
     assert_eq!(
         seen.assert_ok()["view"],

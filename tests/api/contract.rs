@@ -344,3 +344,32 @@ fn sql_stays_in_the_store() {
         assert!(sql_lines(harmless).is_empty(), "{harmless}");
     }
 }
+
+/// A clock that can be moved must never be reachable in production: outside `src/time.rs`
+/// the server's code never names `TestClock` (it takes whatever clock its configuration holds,
+/// and a configuration read from settings always holds the system clock).
+#[test]
+fn only_tests_build_a_clock_that_can_be_moved() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = rust_files(&root.join("src"));
+    assert!(files.len() > 20, "the sources are found");
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|file| !file.ends_with("src/time.rs"))
+        .filter(|file| {
+            std::fs::read_to_string(file)
+                .unwrap_or_else(|e| panic!("{file:?}: {e}"))
+                .contains("TestClock")
+        })
+        .map(|file| {
+            file.strip_prefix(root)
+                .unwrap_or(file)
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "only the tests build a TestClock, through the library: {offenders:?}"
+    );
+}

@@ -16,7 +16,11 @@ async fn players(app: &TestApp, count: usize) -> Vec<User> {
 }
 
 async fn finished_detail(app: &TestApp, game: Uuid, user: &User) -> Value {
-    let detail = app.get(&format!("/games/{game}"), &user.token).await;
+    let detail = app
+        .get(&format!("/games/{game}"))
+        .as_user(user)
+        .send()
+        .await;
     let detail = detail.assert_ok().clone();
     assert_eq!(detail["status"], "finished");
     detail
@@ -43,15 +47,16 @@ async fn a_whole_flying_dutchman_game_through_the_api() {
     // Nobody is pending, nothing more is accepted.
     assert!(detail["pending"].as_array().unwrap().is_empty());
     let reply = app
-        .act(
-            game,
-            &players[0],
-            detail["version"].as_i64().unwrap(),
-            &json!({"type": "pass"}),
-        )
+        .act(&players[0], game)
+        .version(detail["version"].as_i64().unwrap())
+        .send(&json!({"type": "pass"}))
         .await;
     reply.assert_problem(409, "game_not_active");
-    let finished = app.get("/games?view=finished", &players[1].token).await;
+    let finished = app
+        .get("/games?view=finished")
+        .as_user(&players[1])
+        .send()
+        .await;
     assert_eq!(finished.body["items"][0]["id"], game.to_string());
 }
 

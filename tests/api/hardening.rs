@@ -20,19 +20,21 @@ fn assert_headers(what: &str, headers: &reqwest::header::HeaderMap, csp: &str) {
 async fn every_answer_carries_the_security_headers() {
     let app = spawn_app().await;
     let user = app.register("anna").await;
-    let ok = app.get("/me", &user.token).await;
+    let ok = app.get("/me").as_user(&user).send().await;
     ok.assert_ok();
     assert_headers("an API answer", &ok.headers, API_CSP);
     let missing = app
-        .get(&format!("/games/{}", uuid::Uuid::now_v7()), &user.token)
+        .get(&format!("/games/{}", uuid::Uuid::now_v7()))
+        .as_user(&user)
+        .send()
         .await;
     missing.assert_problem(404, "game_not_found");
     assert_headers("a 404 problem", &missing.headers, API_CSP);
     // A problem made by the fallback (no route), and one made before any handler (no token).
-    let nowhere = app.get("/nowhere", &user.token).await;
+    let nowhere = app.get("/nowhere").as_user(&user).send().await;
     nowhere.assert_problem(404, "not_found");
     assert_headers("an unrouted 404", &nowhere.headers, API_CSP);
-    let anonymous = app.post("/games", None, &json!({})).await;
+    let anonymous = app.post("/games").json(&json!({})).send().await;
     assert_eq!(anonymous.status, 401);
     assert_headers("a 401", &anonymous.headers, API_CSP);
     for path in ["/docs/", "/docs/swagger-initializer.js"] {

@@ -23,9 +23,7 @@ async fn both_probes_answer_ok_on_a_running_server() {
         assert_eq!(reply.headers["cache-control"], "no-store");
     }
     // They live at the root only: the API's namespace has no probes.
-    let reply = app
-        .call(reqwest::Method::GET, "/healthz", None, None, &[])
-        .await;
+    let reply = app.get("/healthz").send().await;
     reply.assert_problem(404, "not_found");
 }
 

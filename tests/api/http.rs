@@ -128,35 +128,25 @@ async fn cross_origin_answers_carry_the_allowed_origin_and_the_exposed_headers()
         }
         assert!(header(headers, "vary").unwrap().contains("Origin"));
     };
-    let reply = app.call(Method::GET, "/kinds", None, None, &origin).await;
+    let reply = app.get("/kinds").headers(&origin).send().await;
     reply.assert_ok();
     exposed(&reply.headers);
     let reply = app
-        .call(
-            Method::POST,
-            "/auth/register",
-            None,
-            Some(&json!({"username": "anna", "email": "anna@example.org", "password": password_of("anna")})),
-            &origin,
-        )
+        .post("/auth/register").json(&json!({"username": "anna", "email": "anna@example.org", "password": password_of("anna")})).headers(&origin).send()
         .await;
     reply.assert_ok();
     exposed(&reply.headers);
     // Errors too, so that a page can read the problem.
-    let reply = app.call(Method::GET, "/me", None, None, &origin).await;
+    let reply = app.get("/me").headers(&origin).send().await;
     reply.assert_problem(401, "unauthenticated");
     exposed(&reply.headers);
 
     // Another origin is served as without CORS: no CORS headers, but the answer is the same
     // (same-origin pages send `Origin` too).
     let reply = app
-        .call(
-            Method::GET,
-            "/kinds",
-            None,
-            None,
-            &[("Origin", "https://evil.example")],
-        )
+        .get("/kinds")
+        .header("Origin", "https://evil.example")
+        .send()
         .await;
     reply.assert_ok();
     assert!(
@@ -186,7 +176,9 @@ async fn a_wrong_method_is_405_with_allow_and_an_unknown_path_stays_404() {
         (Method::OPTIONS, "/me".to_string(), "GET, HEAD"),
     ] {
         let reply = app
-            .call(method.clone(), &path, Some(&anna.token), None, &[])
+            .request(method.clone(), &path)
+            .as_user(&anna)
+            .send()
             .await;
         assert_eq!(reply.status, 405, "{method} {path}: {}", reply.text);
         assert_eq!(
@@ -215,7 +207,9 @@ async fn a_wrong_method_is_405_with_allow_and_an_unknown_path_stays_404() {
         (Method::DELETE, format!("/games/{game}/nothing")),
         (Method::POST, "/kinds/more".to_string()),
     ] {
-        app.call(method, &path, Some(&anna.token), None, &[])
+        app.request(method, &path)
+            .as_user(&anna)
+            .send()
             .await
             .assert_problem(404, "not_found");
     }
@@ -331,21 +325,22 @@ async fn started_game(app: &TestApp) -> (uuid::Uuid, Vec<User>, usize) {
         players.push(app.register(name).await);
     }
     let game = app.start_game("flying-dutchman", json!({}), &players).await;
-    let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+    let detail = app
+        .get(&format!("/games/{game}"))
+        .as_user(&players[0])
+        .send()
+        .await;
     let first = detail.assert_ok()["pending"][0].as_u64().unwrap() as usize;
     (game, players, first)
 }
 
 /// `GET path` with `If-None-Match: condition`.
 async fn get_if_none_match(app: &TestApp, path: &str, token: &str, condition: &str) -> Reply {
-    app.call(
-        Method::GET,
-        path,
-        Some(token),
-        None,
-        &[("If-None-Match", condition)],
-    )
-    .await
+    app.get(path)
+        .token(token)
+        .header("If-None-Match", condition)
+        .send()
+        .await
 }
 
 fn etag(reply: &Reply) -> String {
@@ -358,7 +353,7 @@ async fn each_representation_has_its_own_tag_and_a_matching_if_none_match_is_304
     let (game, players, first) = started_game(&app).await;
     let path = format!("/games/{game}");
     let mover = &players[first];
-    let now = app.get(&path, &mover.token).await;
+    let now = app.get(&path).as_user(mover).send().await;
     let version = now.assert_ok()["version"].as_i64().unwrap();
     let tag = etag(&now);
     assert!(tag.starts_with(&format!("\"v{version}-s{first}-")), "{tag}");
@@ -368,16 +363,17 @@ async fn each_representation_has_its_own_tag_and_a_matching_if_none_match_is_304
         Some("private, no-cache")
     );
     // The same representation, the same tag.
-    assert_eq!(etag(&app.get(&path, &mover.token).await), tag);
+    assert_eq!(etag(&app.get(&path).as_user(mover).send().await), tag);
     // Another viewer, another tag; a spectator's says so.
     let other = &players[(first + 1) % 4];
-    assert_ne!(etag(&app.get(&path, &other.token).await), tag);
+    assert_ne!(etag(&app.get(&path).as_user(other).send().await), tag);
     let eve = app.register("eve").await;
     assert!(
-        etag(&app.get(&path, &eve.token).await).starts_with(&format!("\"v{version}-spectator-"))
+        etag(&app.get(&path).as_user(&eve).send().await)
+            .starts_with(&format!("\"v{version}-spectator-"))
     );
     // A past version has its own tag.
-    let past = app.get(&format!("{path}?at=1"), &mover.token).await;
+    let past = app.get(&format!("{path}?at=1")).as_user(mover).send().await;
     past.assert_ok();
     assert!(
         etag(&past).starts_with(&format!("\"v1-s{first}-")),
@@ -399,7 +395,7 @@ async fn each_representation_has_its_own_tag_and_a_matching_if_none_match_is_304
         );
     }
     // Someone else's tag, or the past's, is no match.
-    let theirs = etag(&app.get(&path, &other.token).await);
+    let theirs = etag(&app.get(&path).as_user(other).send().await);
     for condition in [theirs, etag(&past)] {
         let reply = get_if_none_match(&app, &path, &mover.token, &condition).await;
         assert_eq!(reply.status, 200, "{condition}");
@@ -414,7 +410,9 @@ async fn each_representation_has_its_own_tag_and_a_matching_if_none_match_is_304
         .assert_problem(400, "invalid_parameter");
 
     // After a move the old tag no longer matches.
-    app.act(game, mover, version, &json!({"type": "use_smith"}))
+    app.act(mover, game)
+        .version(version)
+        .send(&json!({"type": "use_smith"}))
         .await
         .assert_ok();
     let reply = get_if_none_match(&app, &path, &mover.token, &tag).await;
@@ -428,16 +426,18 @@ async fn an_open_games_tag_changes_when_a_seat_is_taken_without_a_new_version() 
     let anna = app.register("anna").await;
     let bert = app.register("bert").await;
     let created = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "steel-driver", "seats": 3}),
-        )
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "steel-driver", "seats": 3}))
+        .send()
         .await;
     let game = created.assert_ok()["id"].as_str().unwrap().to_string();
     let path = format!("/games/{game}");
-    let before = app.get(&path, &anna.token).await;
-    app.post(&format!("{path}/join"), Some(&bert.token), &json!({}))
+    let before = app.get(&path).as_user(&anna).send().await;
+    app.post(&format!("{path}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
         .await
         .assert_ok();
     let after = get_if_none_match(&app, &path, &anna.token, &etag(&before)).await;
@@ -453,21 +453,20 @@ async fn if_match_on_actions_compares_strongly_and_star_matches_the_current_vers
     let path = format!("/games/{game}");
     let actions = format!("{path}/actions");
     let mover = &players[first];
-    let seen = app.get(&path, &mover.token).await;
+    let seen = app.get(&path).as_user(mover).send().await;
     let version = seen.assert_ok()["version"].as_i64().unwrap();
     let tag = etag(&seen);
     let act = |if_match: String, key: &'static str, action: &'static str| {
         let app = &app;
         let actions = actions.clone();
         async move {
-            app.call(
-                Method::POST,
-                &actions,
-                Some(&mover.token),
-                Some(&json!({"action": {"type": action}})),
-                &[("Idempotency-Key", key), ("If-Match", &if_match)],
-            )
-            .await
+            app.post(&actions)
+                .as_user(mover)
+                .json(&json!({"action": {"type": action}}))
+                .key(key)
+                .header("If-Match", &if_match)
+                .send()
+                .await
         }
     };
     let stale = |v: i64| format!("\"v{v}-s{first}-0000000000000000\"");

@@ -100,7 +100,11 @@ async fn three(app: &TestApp) -> (Uuid, Vec<User>) {
 }
 
 async fn pending_seat(app: &TestApp, game: Uuid, user: &User) -> (usize, i64) {
-    let detail = app.get(&format!("/games/{game}"), &user.token).await;
+    let detail = app
+        .get(&format!("/games/{game}"))
+        .as_user(user)
+        .send()
+        .await;
     (
         detail.body["pending"][0].as_u64().unwrap() as usize,
         detail.body["version"].as_i64().unwrap(),
@@ -131,12 +135,9 @@ async fn a_game_stream_sends_the_snapshot_then_the_events_redacted_for_the_watch
 
     // The mover draws two share cards: the mover sees which, the watcher only that they drew.
     let reply = app
-        .act(
-            game,
-            &players[mover],
-            version,
-            &json!({"type": "use_kontor"}),
-        )
+        .act(&players[mover], game)
+        .version(version)
+        .send(&json!({"type": "use_kontor"}))
         .await;
     let own = reply.assert_ok()["events"][0].clone();
     assert!(own["data"]["drawn"].is_array(), "{own}");
@@ -181,10 +182,9 @@ async fn a_reconnect_with_last_event_id_misses_nothing() {
     );
     let ids: Vec<i64> = missed.iter().map(|e| e.id.unwrap()).collect();
     let log = app
-        .get(
-            &format!("/games/{game}/events?after={since}&limit=1000"),
-            &watcher.token,
-        )
+        .get(&format!("/games/{game}/events?after={since}&limit=1000"))
+        .as_user(watcher)
+        .send()
         .await;
     let expected: Vec<i64> = log.body["items"]
         .as_array()
@@ -216,38 +216,34 @@ async fn the_user_stream_tells_of_invitations_starts_turns_and_results() {
     assert!(snapshot.data["your_turn"].as_array().unwrap().is_empty());
 
     let created = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "steel-driver", "seats": 3}),
-        )
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "steel-driver", "seats": 3}))
+        .send()
         .await;
     let game = created.body["id"].as_str().unwrap().to_string();
-    app.post(
-        &format!("/games/{game}/invitations"),
-        Some(&anna.token),
-        &json!({"username": "bert"}),
-    )
-    .await;
+    app.post(&format!("/games/{game}/invitations"))
+        .as_user(&anna)
+        .json(&json!({"username": "bert"}))
+        .send()
+        .await;
     let invited = stream.next(WAIT).await.unwrap();
     assert_eq!(invited.event, "invited");
     assert_eq!(invited.data["game_id"], game.as_str());
     assert_eq!(invited.data["by"], "anna");
 
-    app.post(
-        &format!("/games/{game}/join"),
-        Some(&bert.token),
-        &json!({}),
-    )
-    .await
-    .assert_ok();
-    app.post(
-        &format!("/games/{game}/join"),
-        Some(&cleo.token),
-        &json!({}),
-    )
-    .await
-    .assert_ok();
+    app.post(&format!("/games/{game}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_ok();
+    app.post(&format!("/games/{game}/join"))
+        .as_user(&cleo)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_ok();
     let started = stream.next(WAIT).await.unwrap();
     assert_eq!(started.event, "game_started");
     // Play until it is bert's turn: the stream says so.
@@ -291,14 +287,11 @@ async fn watching_a_game_holds_back_its_turn_mail() {
     .await
     .unwrap();
     assert_eq!(watching, 1);
-    app.act(
-        game,
-        &players[mover],
-        version,
-        &json!({"type": "use_smith"}),
-    )
-    .await
-    .assert_ok();
+    app.act(&players[mover], game)
+        .version(version)
+        .send(&json!({"type": "use_smith"}))
+        .await
+        .assert_ok();
     let notifier = kontor::notify::Notifier::new(app.pool.clone(), &app.config).unwrap();
     notifier.deliver_due(50).await.unwrap();
     let (status, reason): (String, Option<String>) = sqlx::query_as(
@@ -507,10 +500,9 @@ async fn resume_ids_outside_the_log_are_refused() {
         let mut stream = Stream::open(&app.address, &path, &watcher.token, Some(id)).await;
         let events = stream.drain(Duration::from_millis(500)).await;
         let log = app
-            .get(
-                &format!("/games/{game}/events?after={id}&limit=1000"),
-                &watcher.token,
-            )
+            .get(&format!("/games/{game}/events?after={id}&limit=1000"))
+            .as_user(watcher)
+            .send()
             .await;
         assert_eq!(
             events.len(),

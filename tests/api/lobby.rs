@@ -10,11 +10,10 @@ async fn create_join_and_auto_start_when_full() {
     let bert = app.register("bert").await;
     let cleo = app.register("cleo").await;
     let created = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "flying-dutchman", "seats": 3, "options": {"edition": "1992"}}),
-        )
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "flying-dutchman", "seats": 3, "options": {"edition": "1992"}}))
+        .send()
         .await;
     assert_eq!(created.status, 201, "{}", created.text);
     let game = created.body.clone();
@@ -27,7 +26,7 @@ async fn create_join_and_auto_start_when_full() {
     let id = game["id"].as_str().unwrap();
 
     // Bert sees it in the open list and joins.
-    let open = app.get("/games?view=open", &bert.token).await;
+    let open = app.get("/games?view=open").as_user(&bert).send().await;
     assert!(
         open.assert_ok()["items"]
             .as_array()
@@ -36,25 +35,30 @@ async fn create_join_and_auto_start_when_full() {
             .any(|g| g["id"] == id)
     );
     let joined = app
-        .post(&format!("/games/{id}/join"), Some(&bert.token), &json!({}))
+        .post(&format!("/games/{id}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
         .await;
     assert_eq!(joined.assert_ok()["your_seat"], 1);
-    app.post(&format!("/games/{id}/join"), Some(&bert.token), &json!({}))
+    app.post(&format!("/games/{id}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(409, "already_seated");
 
     // The last seat starts the game.
     let full = app
-        .post(
-            &format!("/games/{id}/join"),
-            Some(&cleo.token),
-            &json!({"nonce": "cleo's luck"}),
-        )
+        .post(&format!("/games/{id}/join"))
+        .as_user(&cleo)
+        .json(&json!({"nonce": "cleo's luck"}))
+        .send()
         .await;
     assert_eq!(full.assert_ok()["status"], "active");
     assert!(full.body["version"].as_i64().unwrap() > 1);
     // Started games are no longer open.
-    let open = app.get("/games?view=open", &bert.token).await;
+    let open = app.get("/games?view=open").as_user(&bert).send().await;
     assert!(
         !open.body["items"]
             .as_array()
@@ -62,7 +66,7 @@ async fn create_join_and_auto_start_when_full() {
             .iter()
             .any(|g| g["id"] == id)
     );
-    let mine = app.get("/games?view=mine", &cleo.token).await;
+    let mine = app.get("/games?view=mine").as_user(&cleo).send().await;
     assert_eq!(mine.assert_ok()["items"][0]["id"], id);
     // The first event commits to the seed and records the nonces.
     let (kind, payload): (String, serde_json::Value) = sqlx::query_as(
@@ -85,55 +89,69 @@ async fn leave_start_and_cancel_follow_the_rules() {
     let cleo = app.register("cleo").await;
     let dora = app.register("dora").await;
     let id = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "steel-driver", "seats": 5}),
-        )
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "steel-driver", "seats": 5}))
+        .send()
         .await
         .assert_ok()["id"]
         .as_str()
         .unwrap()
         .to_string();
-    app.post(
-        &format!("/games/{id}/join"),
-        Some(&bert.token),
-        &json!({"seat": 3}),
-    )
-    .await
-    .assert_ok();
-    app.post(
-        &format!("/games/{id}/join"),
-        Some(&cleo.token),
-        &json!({"seat": 3}),
-    )
-    .await
-    .assert_problem(409, "seat_taken");
-    app.post(
-        &format!("/games/{id}/join"),
-        Some(&cleo.token),
-        &json!({"seat": 9}),
-    )
-    .await
-    .assert_problem(422, "invalid_field");
+    app.post(&format!("/games/{id}/join"))
+        .as_user(&bert)
+        .json(&json!({"seat": 3}))
+        .send()
+        .await
+        .assert_ok();
+    app.post(&format!("/games/{id}/join"))
+        .as_user(&cleo)
+        .json(&json!({"seat": 3}))
+        .send()
+        .await
+        .assert_problem(409, "seat_taken");
+    app.post(&format!("/games/{id}/join"))
+        .as_user(&cleo)
+        .json(&json!({"seat": 9}))
+        .send()
+        .await
+        .assert_problem(422, "invalid_field");
     // Too few to start; only the creator may start.
-    app.post(&format!("/games/{id}/start"), Some(&anna.token), &json!({}))
+    app.post(&format!("/games/{id}/start"))
+        .as_user(&anna)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(409, "not_enough_players");
-    app.post(&format!("/games/{id}/join"), Some(&cleo.token), &json!({}))
+    app.post(&format!("/games/{id}/join"))
+        .as_user(&cleo)
+        .json(&json!({}))
+        .send()
         .await
         .assert_ok();
-    app.post(&format!("/games/{id}/join"), Some(&dora.token), &json!({}))
+    app.post(&format!("/games/{id}/join"))
+        .as_user(&dora)
+        .json(&json!({}))
+        .send()
         .await
         .assert_ok();
-    app.post(&format!("/games/{id}/leave"), Some(&dora.token), &json!({}))
+    app.post(&format!("/games/{id}/leave"))
+        .as_user(&dora)
+        .json(&json!({}))
+        .send()
         .await
         .assert_ok();
-    app.post(&format!("/games/{id}/start"), Some(&bert.token), &json!({}))
+    app.post(&format!("/games/{id}/start"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(403, "not_the_creator");
     let started = app
-        .post(&format!("/games/{id}/start"), Some(&anna.token), &json!({}))
+        .post(&format!("/games/{id}/start"))
+        .as_user(&anna)
+        .json(&json!({}))
+        .send()
         .await;
     let started = started.assert_ok();
     assert_eq!(started["status"], "active");
@@ -146,48 +164,46 @@ async fn leave_start_and_cancel_follow_the_rules() {
         .map(|s| s["username"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["anna", "cleo", "bert"]);
-    app.post(&format!("/games/{id}/leave"), Some(&bert.token), &json!({}))
+    app.post(&format!("/games/{id}/leave"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(409, "wrong_status");
-    app.post(
-        &format!("/games/{id}/cancel"),
-        Some(&anna.token),
-        &json!({}),
-    )
-    .await
-    .assert_problem(409, "wrong_status");
+    app.post(&format!("/games/{id}/cancel"))
+        .as_user(&anna)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_problem(409, "wrong_status");
 
     // An open game can be cancelled by its creator.
     let other = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "steel-driver", "seats": 3}),
-        )
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "steel-driver", "seats": 3}))
+        .send()
         .await;
     let other = other.body["id"].as_str().unwrap().to_string();
-    app.post(
-        &format!("/games/{other}/cancel"),
-        Some(&bert.token),
-        &json!({}),
-    )
-    .await
-    .assert_problem(403, "not_the_creator");
+    app.post(&format!("/games/{other}/cancel"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_problem(403, "not_the_creator");
     let cancelled = app
-        .post(
-            &format!("/games/{other}/cancel"),
-            Some(&anna.token),
-            &json!({}),
-        )
+        .post(&format!("/games/{other}/cancel"))
+        .as_user(&anna)
+        .json(&json!({}))
+        .send()
         .await;
     assert_eq!(cancelled.assert_ok()["status"], "cancelled");
-    app.post(
-        &format!("/games/{other}/join"),
-        Some(&bert.token),
-        &json!({}),
-    )
-    .await
-    .assert_problem(409, "wrong_status");
+    app.post(&format!("/games/{other}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_problem(409, "wrong_status");
 }
 
 #[tokio::test]
@@ -197,56 +213,57 @@ async fn private_games_admit_invited_players_only() {
     let bert = app.register("bert").await;
     let cleo = app.register("cleo").await;
     let id = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "flying-dutchman", "seats": 3, "visibility": "private"}),
-        )
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "flying-dutchman", "seats": 3, "visibility": "private"}))
+        .send()
         .await
         .assert_ok()["id"]
         .as_str()
         .unwrap()
         .to_string();
     // Not listed for others, not joinable without an invitation.
-    let open = app.get("/games?view=open", &bert.token).await;
+    let open = app.get("/games?view=open").as_user(&bert).send().await;
     assert!(open.body["items"].as_array().unwrap().is_empty());
-    app.post(&format!("/games/{id}/join"), Some(&bert.token), &json!({}))
+    app.post(&format!("/games/{id}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(403, "not_invited");
     // Invited, bert sees it and may join.
     let invited = app
-        .post(
-            &format!("/games/{id}/invitations"),
-            Some(&anna.token),
-            &json!({"username": "bert"}),
-        )
+        .post(&format!("/games/{id}/invitations"))
+        .as_user(&anna)
+        .json(&json!({"username": "bert"}))
+        .send()
         .await;
     assert_eq!(invited.status, 201, "{}", invited.text);
     let again = app
-        .post(
-            &format!("/games/{id}/invitations"),
-            Some(&anna.token),
-            &json!({"username": "bert"}),
-        )
+        .post(&format!("/games/{id}/invitations"))
+        .as_user(&anna)
+        .json(&json!({"username": "bert"}))
+        .send()
         .await;
     assert_eq!(again.status, 200);
-    app.post(
-        &format!("/games/{id}/invitations"),
-        Some(&anna.token),
-        &json!({"username": "nobody"}),
-    )
-    .await
-    .assert_problem(404, "user_not_found");
-    app.post(
-        &format!("/games/{id}/invitations"),
-        Some(&cleo.token),
-        &json!({"username": "cleo"}),
-    )
-    .await
-    .assert_problem(403, "not_a_player");
-    let open = app.get("/games?view=open", &bert.token).await;
+    app.post(&format!("/games/{id}/invitations"))
+        .as_user(&anna)
+        .json(&json!({"username": "nobody"}))
+        .send()
+        .await
+        .assert_problem(404, "user_not_found");
+    app.post(&format!("/games/{id}/invitations"))
+        .as_user(&cleo)
+        .json(&json!({"username": "cleo"}))
+        .send()
+        .await
+        .assert_problem(403, "not_a_player");
+    let open = app.get("/games?view=open").as_user(&bert).send().await;
     assert_eq!(open.body["items"][0]["id"], id.as_str());
-    app.post(&format!("/games/{id}/join"), Some(&bert.token), &json!({}))
+    app.post(&format!("/games/{id}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
         .await
         .assert_ok();
 }
@@ -258,11 +275,10 @@ async fn lists_are_paged_with_cursors() {
     let mut ids = Vec::new();
     for _ in 0..5 {
         let game = app
-            .post(
-                "/games",
-                Some(&anna.token),
-                &json!({"kind": "steel-driver", "seats": 3}),
-            )
+            .post("/games")
+            .as_user(&anna)
+            .json(&json!({"kind": "steel-driver", "seats": 3}))
+            .send()
             .await;
         ids.push(game.body["id"].as_str().unwrap().to_string());
     }
@@ -274,7 +290,7 @@ async fn lists_are_paged_with_cursors() {
             Some(c) => format!("/games?view=mine&limit=2&cursor={c}"),
             None => "/games?view=mine&limit=2".to_string(),
         };
-        let page = app.get(&path, &anna.token).await;
+        let page = app.get(&path).as_user(&anna).send().await;
         let page = page.assert_ok().clone();
         for item in page["items"].as_array().unwrap() {
             seen.push(item["id"].as_str().unwrap().to_string());
@@ -286,11 +302,15 @@ async fn lists_are_paged_with_cursors() {
     }
     assert_eq!(seen, ids);
     let only_steel = app
-        .get("/games?view=open&kind=steel-driver", &anna.token)
+        .get("/games?view=open&kind=steel-driver")
+        .as_user(&anna)
+        .send()
         .await;
     assert_eq!(only_steel.body["items"].as_array().unwrap().len(), 5);
     let none = app
-        .get("/games?view=open&kind=flying-dutchman", &anna.token)
+        .get("/games?view=open&kind=flying-dutchman")
+        .as_user(&anna)
+        .send()
         .await;
     assert!(none.body["items"].as_array().unwrap().is_empty());
 }
@@ -300,11 +320,10 @@ async fn my_games_narrow_by_status_and_kind() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;
     let open = app
-        .post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "flying-dutchman", "seats": 3}),
-        )
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "flying-dutchman", "seats": 3}))
+        .send()
         .await
         .assert_ok()["id"]
         .clone();
@@ -316,22 +335,38 @@ async fn my_games_narrow_by_status_and_kind() {
             .map(|g| g["id"].clone())
             .collect()
     };
-    let listed = app.get("/games?view=mine&status=open", &anna.token).await;
-    assert_eq!(ids(listed.assert_ok()), vec![open.clone()]);
-    let listed = app.get("/games?view=mine&status=active", &anna.token).await;
-    assert!(ids(listed.assert_ok()).is_empty());
     let listed = app
-        .get("/games?view=mine&kind=steel-driver", &anna.token)
+        .get("/games?view=mine&status=open")
+        .as_user(&anna)
+        .send()
+        .await;
+    assert_eq!(ids(listed.assert_ok()), vec![open.clone()]);
+    let listed = app
+        .get("/games?view=mine&status=active")
+        .as_user(&anna)
+        .send()
         .await;
     assert!(ids(listed.assert_ok()).is_empty());
     let listed = app
-        .get("/games?view=mine&kind=flying-dutchman", &anna.token)
+        .get("/games?view=mine&kind=steel-driver")
+        .as_user(&anna)
+        .send()
+        .await;
+    assert!(ids(listed.assert_ok()).is_empty());
+    let listed = app
+        .get("/games?view=mine&kind=flying-dutchman")
+        .as_user(&anna)
+        .send()
         .await;
     assert_eq!(ids(listed.assert_ok()), vec![open]);
-    app.get("/games?view=mine&status=playing", &anna.token)
+    app.get("/games?view=mine&status=playing")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
-    app.get("/games?view=open&status=open", &anna.token)
+    app.get("/games?view=open&status=open")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
 }

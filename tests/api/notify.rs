@@ -6,7 +6,6 @@ use crate::smtp::{Received, SmtpSink, Verdict, links};
 use crate::support::*;
 use chrono::{TimeZone, Utc};
 use kontor::notify::{self, Notice, NoticeKind, Notifier, UnsubscribeScope};
-use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -112,7 +111,9 @@ async fn outbox(app: &TestApp, user: &User) -> Vec<(String, String, Option<Strin
 }
 
 async fn preferences(app: &TestApp, user: &User) -> Value {
-    app.get("/me/notifications", &user.token)
+    app.get("/me/notifications")
+        .as_user(user)
+        .send()
         .await
         .assert_ok()
         .clone()
@@ -375,13 +376,10 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
     ] {
         let reply = f
             .app
-            .call(
-                Method::PUT,
-                "/me/notifications",
-                Some(&anna.token),
-                Some(&body),
-                &[],
-            )
+            .put("/me/notifications")
+            .as_user(&anna)
+            .json(&body)
+            .send()
             .await;
         reply.assert_problem(400, code);
     }
@@ -397,26 +395,23 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
         .unwrap();
     read(malformed).await.assert_problem(400, "malformed_json");
     f.app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            None,
-            Some(&json!({})),
-            &[],
-        )
+        .put("/me/notifications")
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(401, "unauthenticated");
     let token = f
         .app
-        .post(
-            "/me/tokens",
-            Some(&anna.token),
-            &json!({"name": "bot", "scopes": ["game:read", "game:play"]}),
-        )
+        .post("/me/tokens")
+        .as_user(&anna)
+        .json(&json!({"name": "bot", "scopes": ["game:read", "game:play"]}))
+        .send()
         .await;
     let api_token = token.assert_ok()["token"].as_str().unwrap().to_string();
     f.app
-        .get("/me/notifications", &api_token)
+        .get("/me/notifications")
+        .token(&api_token)
+        .send()
         .await
         .assert_problem(403, "session_required");
     assert_eq!(preferences(&f.app, &anna).await, defaults);
@@ -424,13 +419,10 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
     // A partial update keeps the rest.
     let changed = f
         .app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            Some(&anna.token),
-            Some(&json!({"invited": "off", "game_over": "digest"})),
-            &[],
-        )
+        .put("/me/notifications")
+        .as_user(&anna)
+        .json(&json!({"invited": "off", "game_over": "digest"}))
+        .send()
         .await;
     assert_eq!(changed.assert_ok()["invited"], "off");
     let now = preferences(&f.app, &anna).await;
@@ -505,13 +497,10 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
 
     // Back to immediately: mailed at once again.
     f.app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            Some(&anna.token),
-            Some(&json!({"game_over": "immediately"})),
-            &[],
-        )
+        .put("/me/notifications")
+        .as_user(&anna)
+        .json(&json!({"game_over": "immediately"}))
+        .send()
         .await
         .assert_ok();
     enqueue(
@@ -529,13 +518,10 @@ async fn the_daily_digest_lists_the_games_waiting_once_a_day() {
     let player = &players[first];
     let seat = seat_of(&f.app, game, player).await;
     f.app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            Some(&player.token),
-            Some(&json!({"your_turn": "digest"})),
-            &[],
-        )
+        .put("/me/notifications")
+        .as_user(player)
+        .json(&json!({"your_turn": "digest"}))
+        .send()
         .await
         .assert_ok();
     enqueue(
@@ -630,13 +616,10 @@ async fn a_player_watching_live_gets_no_your_turn_mail_unless_always_email() {
 
     // always_email: mailed even while watching.
     f.app
-        .call(
-            Method::PUT,
-            "/me/notifications",
-            Some(&player.token),
-            Some(&json!({"always_email": true})),
-            &[],
-        )
+        .put("/me/notifications")
+        .as_user(player)
+        .json(&json!({"always_email": true}))
+        .send()
         .await
         .assert_ok();
     watch("now()").await;
@@ -676,6 +659,15 @@ async fn attempt_state(app: &TestApp, user: &User) -> (String, i32, f64, Option<
     .unwrap()
 }
 
+/// The statuses of a user's mails.
+async fn statuses(app: &TestApp, user: &User) -> Vec<String> {
+    sqlx::query_scalar("SELECT status FROM mail_outbox WHERE user_id = $1 ORDER BY id")
+        .bind(user.id)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap()
+}
+
 /// `kontor` itself, pointed at the test's database.
 async fn kontor(app: &TestApp, args: &[&str]) -> (bool, String) {
     app.kontor(args).await
@@ -685,7 +677,7 @@ async fn kontor(app: &TestApp, args: &[&str]) -> (bool, String) {
 async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
     let f = fixture(&[
         ("KONTOR_MAIL_MAX_ATTEMPTS", "3"),
-        ("KONTOR_MAIL_RETRY_BASE", "0.3"),
+        ("KONTOR_MAIL_RETRY_BASE", "60"),
     ])
     .await;
     let anna = f.app.register("anna").await;
@@ -702,25 +694,13 @@ async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
     )
     .await;
 
-    // Deliver as a worker would, polling every 20 ms: an attempt, then nothing while the
-    // backoff lasts (0.3 s, then 0.6 s), then the next attempt; failed after the third.
+    // Deliver as a worker would, with the server's clock moved on instead of waiting: an
+    // attempt at once, then nothing while the backoff lasts (a minute, then two), then the
+    // next attempt as soon as it has passed; failed after the third.
+    let mut report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!(report.claimed, 1, "the first attempt is due at once");
     let mut waits = Vec::new();
-    let mut last_attempt: Option<std::time::Instant> = None;
     loop {
-        let started = std::time::Instant::now();
-        let report = f.notifier.deliver_due(10).await.unwrap();
-        if report.claimed == 0 {
-            assert!(last_attempt.is_some(), "the first attempt is due at once");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            continue;
-        }
-        if let (Some(previous), Some(wait)) = (last_attempt, waits.last()) {
-            assert!(
-                previous.elapsed() + Duration::from_millis(5) >= Duration::from_secs_f64(*wait),
-                "an attempt came before its backoff had passed"
-            );
-        }
-        last_attempt = Some(started);
         let (status, attempts, wait, error) = attempt_state(&f.app, &anna).await;
         assert!(error.unwrap().contains("451"));
         assert_eq!(attempts as usize, waits.len() + 1);
@@ -730,32 +710,54 @@ async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
         }
         assert_eq!((status.as_str(), report.retrying), ("pending", 1));
         waits.push(wait);
+        f.app
+            .clock
+            .advance(Duration::from_secs_f64(wait) - Duration::from_secs(5));
+        assert_eq!(
+            f.notifier.deliver_due(10).await.unwrap().claimed,
+            0,
+            "an attempt came before its backoff had passed"
+        );
+        f.app.clock.advance(Duration::from_secs(5));
+        let next = f.notifier.deliver_due(10).await.unwrap();
+        assert_eq!(
+            next.claimed, 1,
+            "the next attempt once the backoff has passed"
+        );
+        report = next;
     }
     assert_eq!(waits.len(), 2);
-    assert!((waits[0] - 0.3).abs() < 0.01, "first wait {}", waits[0]);
-    assert!((waits[1] - 0.6).abs() < 0.01, "second wait {}", waits[1]);
+    assert!((waits[0] - 60.0).abs() < 0.01, "first wait {}", waits[0]);
+    assert!((waits[1] - 120.0).abs() < 0.01, "second wait {}", waits[1]);
     assert_eq!(f.sink.attempts(), 3);
     assert!(f.sink.received().is_empty());
-    // Failed stays failed.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Failed stays failed, however long one waits.
+    f.app.clock.advance(Duration::from_secs(7 * 24 * 3600));
     assert_eq!(f.notifier.deliver_due(10).await.unwrap().claimed, 0);
 
     // The admin endpoints: admins only (the role the operator grants; any letter case).
     let (ok, output) = kontor(&f.app, &["admin", "grant", "Root"]).await;
     assert!(ok, "{output}");
     f.app
-        .get("/admin/mail/failed", &anna.token)
+        .get("/admin/mail/failed")
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(403, "admin_required");
     f.app
-        .post("/admin/mail/retry-failed", Some(&anna.token), &json!({}))
+        .post("/admin/mail/retry-failed")
+        .as_user(&anna)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(403, "admin_required");
     f.app
-        .get("/admin/mail/failed?limit=0", &root.token)
+        .get("/admin/mail/failed?limit=0")
+        .as_user(&root)
+        .send()
         .await
         .assert_problem(400, "invalid_parameter");
-    let failed = f.app.get("/admin/mail/failed", &root.token).await;
+    let failed = f.app.get("/admin/mail/failed").as_user(&root).send().await;
     let items = failed.assert_ok()["items"].as_array().unwrap().clone();
     assert_eq!(items.len(), 1);
     assert_eq!(items[0]["email"], "anna@example.org");
@@ -763,20 +765,18 @@ async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
     assert_eq!(items[0]["kind"], "invited");
     let id = items[0]["id"].as_str().unwrap().to_string();
     f.app
-        .post(
-            &format!("/admin/mail/{}/retry", Uuid::new_v4()),
-            Some(&root.token),
-            &json!({}),
-        )
+        .post(&format!("/admin/mail/{}/retry", Uuid::new_v4()))
+        .as_user(&root)
+        .json(&json!({}))
+        .send()
         .await
         .assert_problem(404, "mail_not_found");
     let retried = f
         .app
-        .post(
-            &format!("/admin/mail/{id}/retry"),
-            Some(&root.token),
-            &json!({}),
-        )
+        .post(&format!("/admin/mail/{id}/retry"))
+        .as_user(&root)
+        .json(&json!({}))
+        .send()
         .await;
     assert_eq!(retried.assert_ok()["retried"], 1);
     assert_eq!(f.notifier.deliver_due(10).await.unwrap().sent, 1);
@@ -817,11 +817,15 @@ async fn smtp_failures_back_off_then_fail_and_an_admin_retry_delivers() {
 #[tokio::test]
 async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_nothing_marked_sent()
 {
-    // A send may take half the lease (1.5 s) before it counts as failed: time enough to
-    // kill the worker while it waits. One mail at a time, so that which mails are done when
-    // the worker dies is known (mails sent at once are each marked on their own claim all
-    // the same).
-    let f = fixture(&[("KONTOR_MAIL_LEASE", "3"), ("KONTOR_MAIL_CONCURRENCY", "1")]).await;
+    // A send may take half the lease (30 s) before it counts as failed: time enough to kill
+    // the worker while it waits. One mail at a time, so that which mails are done when the
+    // worker dies is known (mails sent at once are each marked on their own claim all the
+    // same).
+    let f = fixture(&[
+        ("KONTOR_MAIL_LEASE", "60"),
+        ("KONTOR_MAIL_CONCURRENCY", "1"),
+    ])
+    .await;
     let anna = f.app.register("anna").await;
     let notices: Vec<Notice> = (0..6)
         .map(|i| {
@@ -840,7 +844,20 @@ async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_no
     let worker = Notifier::new(f.app.pool.clone(), &f.app.config).unwrap();
     let task = tokio::spawn(async move { worker.deliver_due(10).await });
     f.sink.wait_for(3, Duration::from_secs(5)).await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The first two were marked sent before the third was sent (one at a time); a bounded
+    // wait all the same, rather than trusting the order.
+    for _ in 0..100 {
+        if statuses(&f.app, &anna)
+            .await
+            .iter()
+            .filter(|s| *s == "sent")
+            .count()
+            == 2
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     task.abort();
     assert!(task.await.unwrap_err().is_cancelled());
     f.sink.release_hangs();
@@ -872,7 +889,13 @@ async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_no
     // A fresh worker: nothing while the dead worker's leases last, then the rest.
     let fresh = Notifier::new(f.app.pool.clone(), &f.app.config).unwrap();
     assert_eq!(fresh.deliver_due(10).await.unwrap().claimed, 0);
-    tokio::time::sleep(Duration::from_millis(3100)).await;
+    f.app.clock.advance(Duration::from_secs(50));
+    assert_eq!(
+        fresh.deliver_due(10).await.unwrap().claimed,
+        0,
+        "still leased"
+    );
+    f.app.clock.advance(Duration::from_secs(11));
     let report = fresh.deliver_due(10).await.unwrap();
     assert_eq!((report.claimed, report.sent), (4, 4), "{report:?}");
     assert_eq!(fresh.deliver_due(10).await.unwrap().claimed, 0);
@@ -891,12 +914,7 @@ async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_no
             assert_eq!(*n, 1, "{message}");
         }
     }
-    let statuses: Vec<String> =
-        sqlx::query_scalar("SELECT status FROM mail_outbox WHERE user_id = $1")
-            .bind(anna.id)
-            .fetch_all(&f.app.pool)
-            .await
-            .unwrap();
+    let statuses = statuses(&f.app, &anna).await;
     assert!(statuses.iter().all(|s| s == "sent"), "{statuses:?}");
 }
 
@@ -984,7 +1002,26 @@ async fn background_workers_of_two_instances_deliver_each_mail_once() {
         .collect();
     enqueue(&f.app, &notices).await;
     f.sink.wait_for(25, Duration::from_secs(10)).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Once every mail is marked sent, none is claimed again (no lease expires: the clock is
+    // not moved). Each was claimed once: a second claim would have counted a second attempt,
+    // so no second copy can still be on its way either.
+    for _ in 0..250 {
+        if statuses(&f.app, &anna).await.iter().all(|s| s == "sent") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let attempts: Vec<(String, i32)> =
+        sqlx::query_as("SELECT status, attempts FROM mail_outbox WHERE user_id = $1")
+            .bind(anna.id)
+            .fetch_all(&f.app.pool)
+            .await
+            .unwrap();
+    assert_eq!(attempts.len(), 25);
+    assert!(
+        attempts.iter().all(|(s, n)| s == "sent" && *n == 1),
+        "{attempts:?}"
+    );
     let received = f.sink.received();
     assert_eq!(received.len(), 25);
     let mut ids: Vec<String> = received.iter().map(message_id).collect();

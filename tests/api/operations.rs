@@ -306,7 +306,9 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         scratch.dir.join("app").display().to_string(),
     )])
     .collect();
-    let config = Config::from_map(&settings).unwrap();
+    let mut config = Config::from_map(&settings).unwrap();
+    let clock = kontor::time::TestClock::new();
+    config.clock = clock.clock();
     let pool = kontor::store::connect_with_timeout(
         pg.connect_options("kontor"),
         4,
@@ -324,10 +326,15 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         config: server.state.config.clone(),
         committer: server.state.committer.clone(),
         server: None,
+        clock,
     };
     tokio::spawn(server.run_until_stopped());
     let anna = app.register("anna").await;
-    app.get("/games?view=mine", &anna.token).await.assert_ok();
+    app.get("/games?view=mine")
+        .as_user(&anna)
+        .send()
+        .await
+        .assert_ok();
     let ready = || async {
         read(
             app.client
@@ -354,19 +361,16 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         .unwrap();
     assert_eq!(alive.status(), 200);
     let down = [
-        app.get("/games?view=mine", &anna.token).await,
-        app.post(
-            "/auth/login",
-            None,
-            &json!({"username": "anna", "password": "anna-password"}),
-        )
-        .await,
-        app.post(
-            "/games",
-            Some(&anna.token),
-            &json!({"kind": "steel-driver", "seats": 3}),
-        )
-        .await,
+        app.get("/games?view=mine").as_user(&anna).send().await,
+        app.post("/auth/login")
+            .json(&json!({"username": "anna", "password": "anna-password"}))
+            .send()
+            .await,
+        app.post("/games")
+            .as_user(&anna)
+            .json(&json!({"kind": "steel-driver", "seats": 3}))
+            .send()
+            .await,
     ];
     for reply in &down {
         reply.assert_problem(503, "database_unavailable");
@@ -383,7 +387,7 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
     let pg = EmbeddedPostgres::start(&scratch.dir, Durability::Fast).unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let reply = app.get("/games?view=mine", &anna.token).await;
+        let reply = app.get("/games?view=mine").as_user(&anna).send().await;
         if reply.status.is_success() {
             break;
         }
@@ -397,13 +401,12 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         "ready again once the database is back"
     );
     app.register("bert").await;
-    app.post(
-        "/games",
-        Some(&anna.token),
-        &json!({"kind": "steel-driver", "seats": 3}),
-    )
-    .await
-    .assert_ok();
+    app.post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "steel-driver", "seats": 3}))
+        .send()
+        .await
+        .assert_ok();
     app.pool.close().await;
     drop(pg);
 }

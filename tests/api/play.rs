@@ -2,7 +2,6 @@
 
 use crate::support::*;
 use futures_util::future::join_all;
-use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -14,13 +13,21 @@ async fn flying_dutchman(app: &TestApp) -> (Uuid, Vec<User>, usize) {
         players.push(app.register(name).await);
     }
     let game = app.start_game("flying-dutchman", json!({}), &players).await;
-    let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+    let detail = app
+        .get(&format!("/games/{game}"))
+        .as_user(&players[0])
+        .send()
+        .await;
     let first = detail.assert_ok()["pending"][0].as_u64().unwrap() as usize;
     (game, players, first)
 }
 
 async fn version(app: &TestApp, game: Uuid, user: &User) -> i64 {
-    app.get(&format!("/games/{game}"), &user.token).await.body["version"]
+    app.get(&format!("/games/{game}"))
+        .as_user(user)
+        .send()
+        .await
+        .body["version"]
         .as_i64()
         .unwrap()
 }
@@ -30,7 +37,9 @@ async fn the_view_shows_version_pending_and_legal_actions() {
     let app = spawn_app().await;
     let (game, players, first) = flying_dutchman(&app).await;
     let mover = app
-        .get(&format!("/games/{game}"), &players[first].token)
+        .get(&format!("/games/{game}"))
+        .as_user(&players[first])
+        .send()
         .await;
     let mover = mover.assert_ok();
     assert_eq!(mover["your_turn"], true);
@@ -59,7 +68,11 @@ async fn the_view_shows_version_pending_and_legal_actions() {
 
     // A logged-in non-player gets the public view and no legal actions.
     let stranger = app.register("eve").await;
-    let public = app.get(&format!("/games/{game}"), &stranger.token).await;
+    let public = app
+        .get(&format!("/games/{game}"))
+        .as_user(&stranger)
+        .send()
+        .await;
     let public = public.assert_ok();
     assert!(public["legal"].is_null());
     assert!(public["your_seat"].is_null());
@@ -73,28 +86,35 @@ async fn wrong_submissions_get_the_right_answer_and_change_nothing() {
     let (game, players, first) = flying_dutchman(&app).await;
     let other = (first + 1) % 4;
     let v = version(&app, game, &players[first]).await;
-    let path = format!("/games/{game}/actions");
     let stranger = app.register("eve").await;
     let before = app.fingerprint().await;
 
     // Out of turn: the rules engine's code.
     let reply = app
-        .act(game, &players[other], v, &json!({"type": "use_smith"}))
+        .act(&players[other], game)
+        .version(v)
+        .send(&json!({"type": "use_smith"}))
         .await;
     reply.assert_problem(422, "not_your_turn");
     // Not an action of this game.
     let reply = app
-        .act(game, &players[first], v, &json!({"type": "castle"}))
+        .act(&players[first], game)
+        .version(v)
+        .send(&json!({"type": "castle"}))
         .await;
     reply.assert_problem(422, "invalid_command");
     // Illegal: passing while holding nine horseshoes.
     let reply = app
-        .act(game, &players[first], v, &json!({"type": "pass"}))
+        .act(&players[first], game)
+        .version(v)
+        .send(&json!({"type": "pass"}))
         .await;
     reply.assert_problem(422, "too_many_horseshoes_to_pass");
     // Stale version.
     let reply = app
-        .act(game, &players[first], v - 1, &json!({"type": "use_smith"}))
+        .act(&players[first], game)
+        .version(v - 1)
+        .send(&json!({"type": "use_smith"}))
         .await;
     assert_eq!(
         reply.assert_problem(409, "version_conflict")["current_version"],
@@ -102,63 +122,49 @@ async fn wrong_submissions_get_the_right_answer_and_change_nothing() {
     );
     // A seat that is not yours.
     let reply = app
-        .call(
-            Method::POST,
-            &path,
-            Some(&players[first].token),
-            Some(&json!({"version": v, "seat": other, "action": {"type": "use_smith"}})),
-            &[("Idempotency-Key", "k1")],
-        )
+        .act(&players[first], game)
+        .key("k1")
+        .send_body(&json!({"version": v, "seat": other, "action": {"type": "use_smith"}}))
         .await;
     reply.assert_problem(403, "not_a_player");
     // Not a player at all.
     let reply = app
-        .act(game, &stranger, v, &json!({"type": "use_smith"}))
+        .act(&stranger, game)
+        .version(v)
+        .send(&json!({"type": "use_smith"}))
         .await;
     reply.assert_problem(403, "not_a_player");
     // No credentials.
     let reply = app
-        .call(
-            Method::POST,
-            &path,
-            None,
-            Some(&json!({"version": v, "action": {"type": "use_smith"}})),
-            &[("Idempotency-Key", "k2")],
-        )
+        .act(&players[first], game)
+        .anonymous()
+        .key("k2")
+        .version(v)
+        .send(&json!({"type": "use_smith"}))
         .await;
     reply.assert_problem(401, "unauthenticated");
     // Missing key or version.
     let reply = app
-        .call(
-            Method::POST,
-            &path,
-            Some(&players[first].token),
-            Some(&json!({"version": v, "action": {"type": "use_smith"}})),
-            &[],
-        )
+        .act(&players[first], game)
+        .without_key()
+        .version(v)
+        .send(&json!({"type": "use_smith"}))
         .await;
     reply.assert_problem(400, "idempotency_key_required");
     let reply = app
-        .call(
-            Method::POST,
-            &path,
-            Some(&players[first].token),
-            Some(&json!({"action": {"type": "use_smith"}})),
-            &[("Idempotency-Key", "k3")],
-        )
+        .act(&players[first], game)
+        .key("k3")
+        .send(&json!({"type": "use_smith"}))
         .await;
     reply.assert_problem(400, "version_required");
     assert_eq!(app.fingerprint().await, before);
 
     // The right one is accepted; If-Match works as the version.
     let reply = app
-        .call(
-            Method::POST,
-            &path,
-            Some(&players[first].token),
-            Some(&json!({"action": {"type": "use_smith"}})),
-            &[("Idempotency-Key", "k4"), ("If-Match", &format!("\"{v}\""))],
-        )
+        .act(&players[first], game)
+        .key("k4")
+        .header("If-Match", &format!("\"{v}\""))
+        .send(&json!({"type": "use_smith"}))
         .await;
     let accepted = reply.assert_ok();
     assert!(accepted["version"].as_i64().unwrap() > v);
@@ -170,26 +176,15 @@ async fn a_retried_request_is_answered_from_the_store_and_applies_once() {
     let app = spawn_app().await;
     let (game, players, first) = flying_dutchman(&app).await;
     let v = version(&app, game, &players[first]).await;
-    let body = json!({"version": v, "action": {"type": "use_smith"}});
-    let path = format!("/games/{game}/actions");
-    let one = app
-        .call(
-            Method::POST,
-            &path,
-            Some(&players[first].token),
-            Some(&body),
-            &[("Idempotency-Key", "same")],
-        )
-        .await;
-    let two = app
-        .call(
-            Method::POST,
-            &path,
-            Some(&players[first].token),
-            Some(&body),
-            &[("Idempotency-Key", "same")],
-        )
-        .await;
+    let action = json!({"type": "use_smith"});
+    let send = || {
+        app.act(&players[first], game)
+            .key("same")
+            .version(v)
+            .send(&action)
+    };
+    let one = send().await;
+    let two = send().await;
     assert_eq!(one.status, 200, "{}", one.text);
     assert_eq!(two.status, 200, "{}", two.text);
     assert_eq!(one.body, two.body);
@@ -199,16 +194,12 @@ async fn a_retried_request_is_answered_from_the_store_and_applies_once() {
         one.body["version"].as_i64().unwrap()
     );
     // The same key with a different request is refused.
-    let other = json!({"version": v, "action": {"type": "use_kontor"}});
-    app.call(
-        Method::POST,
-        &path,
-        Some(&players[first].token),
-        Some(&other),
-        &[("Idempotency-Key", "same")],
-    )
-    .await
-    .assert_problem(422, "idempotency_key_reused");
+    app.act(&players[first], game)
+        .key("same")
+        .version(v)
+        .send(&json!({"type": "use_kontor"}))
+        .await
+        .assert_problem(422, "idempotency_key_reused");
 }
 
 #[tokio::test]
@@ -224,19 +215,21 @@ async fn a_key_used_before_is_never_applied_again_even_at_the_current_version() 
     // Each player passes the pawn once with their own key; the third pass ends the auctions,
     // so the first player may act again.
     for round in 0..2 {
-        let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+        let detail = app
+            .get(&format!("/games/{game}"))
+            .as_user(&players[0])
+            .send()
+            .await;
         let seat = detail.body["pending"][0].as_u64().unwrap() as usize;
         let v = detail.body["version"].as_i64().unwrap();
         let key = format!("key-{seat}");
         let body = json!({"version": v, "action": {"type": "pass_pawn"}});
         let reply = app
-            .call(
-                Method::POST,
-                &path,
-                Some(&players[seat].token),
-                Some(&body),
-                &[("Idempotency-Key", &key)],
-            )
+            .post(&path)
+            .as_user(&players[seat])
+            .json(&body)
+            .key(&key)
+            .send()
             .await;
         if round == 0 {
             reply.assert_ok();
@@ -248,19 +241,21 @@ async fn a_key_used_before_is_never_applied_again_even_at_the_current_version() 
     }
     // The first player's key again, with a different request at the version now current:
     // refused, and nothing is appended.
-    let detail = app.get(&format!("/games/{game}"), &players[0].token).await;
+    let detail = app
+        .get(&format!("/games/{game}"))
+        .as_user(&players[0])
+        .send()
+        .await;
     let v = detail.body["version"].as_i64().unwrap();
     let (seat, key) = &used[0];
     let body =
         json!({"version": v, "action": {"type": "open_auction", "company": "red", "bid": 1}});
     let reply = app
-        .call(
-            Method::POST,
-            &path,
-            Some(&players[*seat].token),
-            Some(&body),
-            &[("Idempotency-Key", key)],
-        )
+        .post(&path)
+        .as_user(&players[*seat])
+        .json(&body)
+        .key(key)
+        .send()
         .await;
     assert_eq!(reply.status, 422, "{}", reply.text);
     assert!(
@@ -286,14 +281,12 @@ async fn twenty_clients_at_once_with_the_same_version_one_wins() {
         let key = format!("client-{i}");
         let (app, path, body, token) = (&app, &path, &body, &players[first].token);
         async move {
-            app.call(
-                Method::POST,
-                path,
-                Some(token),
-                Some(body),
-                &[("Idempotency-Key", &key)],
-            )
-            .await
+            app.post(path)
+                .token(token)
+                .json(body)
+                .key(&key)
+                .send()
+                .await
         }
     }))
     .await;
@@ -328,14 +321,12 @@ async fn the_same_key_twenty_times_at_once_applies_once_with_one_answer() {
     let replies = join_all((0..20).map(|_| {
         let (app, path, body, token) = (&app, &path, &body, &players[first].token);
         async move {
-            app.call(
-                Method::POST,
-                path,
-                Some(token),
-                Some(body),
-                &[("Idempotency-Key", "once")],
-            )
-            .await
+            app.post(path)
+                .token(token)
+                .json(body)
+                .key("once")
+                .send()
+                .await
         }
     }))
     .await;

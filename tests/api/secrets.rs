@@ -3,7 +3,6 @@
 
 use crate::support::*;
 use kontor::notify::UnsubscribeScope;
-use reqwest::Method;
 use serde_json::json;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -102,6 +101,8 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
         config: app.config.clone(),
         committer: app.committer.clone(),
         server: None,
+        // Not that server's clock: another process runs on the system clock. Never moved.
+        clock: kontor::time::TestClock::new(),
     };
 
     // A login with a password, a failed one, a refresh and a reused (refused) refresh.
@@ -109,37 +110,30 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
     let password = format!("{}-password", anna.name);
     let wrong_password = "Wrong-Password-2718281";
     logged
-        .post(
-            "/auth/login",
-            None,
-            &json!({"username": "anna", "password": wrong_password}),
-        )
+        .post("/auth/login")
+        .json(&json!({"username": "anna", "password": wrong_password}))
+        .send()
         .await
         .assert_problem(401, "invalid_credentials");
     let refreshed = logged
-        .post(
-            "/auth/refresh",
-            None,
-            &json!({"refresh_token": anna.refresh}),
-        )
+        .post("/auth/refresh")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
         .await;
     let new_refresh = refreshed.assert_ok()["refresh_token"]
         .as_str()
         .unwrap()
         .to_string();
     logged
-        .post(
-            "/auth/refresh",
-            None,
-            &json!({"refresh_token": anna.refresh}),
-        )
+        .post("/auth/refresh")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
         .await;
     let api_token = logged
-        .post(
-            "/me/tokens",
-            Some(&anna.token),
-            &json!({"name": "bot", "scopes": ["game:read"]}),
-        )
+        .post("/me/tokens")
+        .as_user(&anna)
+        .json(&json!({"name": "bot", "scopes": ["game:read"]}))
+        .send()
         .await
         .assert_ok()["token"]
         .as_str()
@@ -162,11 +156,15 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
         assert!(reply.status().is_client_error(), "{}", reply.status());
     }
     logged
-        .get(&format!("/games/{missing}"), &anna.token)
+        .get(&format!("/games/{missing}"))
+        .as_user(&anna)
+        .send()
         .await
         .assert_problem(404, "game_not_found");
     logged
-        .get(&format!("/games/{missing}"), &forged)
+        .get(&format!("/games/{missing}"))
+        .token(&forged)
+        .send()
         .await
         .assert_problem(401, "invalid_token");
 
@@ -199,10 +197,7 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
     read(forged_link)
         .await
         .assert_problem(400, "invalid_unsubscribe_token");
-    logged
-        .call(Method::GET, "/me", Some(&api_token), None, &[])
-        .await
-        .assert_ok();
+    logged.get("/me").token(&api_token).send().await.assert_ok();
 
     // The failing requests are logged (their paths appear), with the secrets masked.
     server
