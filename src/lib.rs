@@ -12,3 +12,4 @@ pub mod notify;
 pub mod redact;
 pub mod service;
 pub mod store;
+pub mod text;

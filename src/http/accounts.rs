@@ -1,8 +1,8 @@
 //! Accounts: register, login, refresh, logout, me, API tokens.
 
+use super::caller::Caller;
 use super::error::ApiError;
 use super::{AppState, Created, Json, client_address, text};
-use crate::auth::extract::Caller;
 use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
 use crate::store::users;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};

@@ -1,12 +1,12 @@
 //! Audit endpoints: the event log, the export, fairness verification and import.
 
+use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use super::{AppState, Json, Query};
 use crate::audit::log::{self, EventPage, Reader};
 use crate::audit::verify::{Verification, verify_export};
 use crate::audit::{ExportEvent, ExportHeader, import, parse_ndjson, to_ndjson};
 use crate::auth::Scope;
-use crate::auth::extract::Caller;
 use crate::service::lobby::GameSummary;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, get, post, web};

@@ -105,21 +105,27 @@ impl ApiError {
     pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
         let cause = cause.into();
         if database_unreachable(&cause) {
-            let mut error = Self::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "database_unavailable",
-                "the database cannot be reached right now; retry after `Retry-After` seconds",
-            )
-            .with("retry_after", DATABASE_RETRY_AFTER_SECS);
-            error.retry_after = Some(DATABASE_RETRY_AFTER_SECS);
-            error.internal = Some(cause);
-            return error;
+            return Self::unavailable(cause);
         }
         let mut error = Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal_error",
             "the server failed to handle this request; it has been logged",
         );
+        error.internal = Some(cause);
+        error
+    }
+
+    /// 503 `database_unavailable` with `Retry-After`: the database cannot be reached (the
+    /// cause is logged, as a warning).
+    pub fn unavailable(cause: anyhow::Error) -> Self {
+        let mut error = Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database_unavailable",
+            "the database cannot be reached right now; retry after `Retry-After` seconds",
+        )
+        .with("retry_after", DATABASE_RETRY_AFTER_SECS);
+        error.retry_after = Some(DATABASE_RETRY_AFTER_SECS);
         error.internal = Some(cause);
         error
     }
@@ -163,6 +169,106 @@ impl From<anyhow::Error> for ApiError {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// The one place where the errors of the layers below become HTTP answers: each variant gets
+// its status, its stable code and its extra members; its message is the problem's `detail`.
+
+impl From<crate::service::Error> for ApiError {
+    fn from(error: crate::service::Error) -> Self {
+        use crate::service::Error as E;
+        let detail = error.to_string();
+        match error {
+            E::GameNotFound => Self::not_found("game_not_found", detail),
+            E::VersionConflict { current, .. } => {
+                Self::conflict("version_conflict", detail).with("current_version", current)
+            }
+            E::Rule(refusal) => Self::unprocessable(refusal.code, detail),
+            E::InvalidCommand { .. } => Self::unprocessable("invalid_command", detail),
+            E::IdempotencyKeyReused => Self::unprocessable("idempotency_key_reused", detail),
+            E::NotAPlayer | E::NotYourSeat { .. } | E::OnlyPlayersInvite => {
+                Self::forbidden("not_a_player", detail)
+            }
+            E::SeatForfeited | E::ForfeitedSeatNotReturnable => {
+                Self::conflict("seat_forfeited", detail)
+            }
+            E::SeatAbandoned => Self::conflict("seat_abandoned", detail),
+            E::SeatNotAbandoned => Self::conflict("seat_not_abandoned", detail),
+            E::GameNotActive { status } => {
+                Self::conflict("game_not_active", detail).with("game_status", status.as_str())
+            }
+            E::GameNotRunning => Self::conflict("game_not_active", detail),
+            E::WrongStatus { status, .. } => {
+                Self::conflict("wrong_status", detail).with("game_status", status.as_str())
+            }
+            E::AlreadySeated => Self::conflict("already_seated", detail),
+            E::NotInvited => Self::forbidden("not_invited", detail),
+            E::SeatTaken(_) => Self::conflict("seat_taken", detail),
+            E::GameFull => Self::conflict("game_full", detail),
+            E::NotTheCreator { .. } => Self::forbidden("not_the_creator", detail),
+            E::UserNotFound(_) => Self::not_found("user_not_found", detail),
+            E::NotEnoughPlayers { .. } => Self::conflict("not_enough_players", detail),
+            E::UnknownGameKind { .. } => {
+                Self::unprocessable("unknown_game_kind", detail).with("field", "kind")
+            }
+            E::InvalidOptions { field, .. } => {
+                Self::unprocessable("invalid_options", detail).with("field", field)
+            }
+            E::InvalidField { field, .. } => {
+                Self::unprocessable("invalid_field", detail).with("field", field)
+            }
+            E::InvalidParameter(_) => Self::bad_request("invalid_parameter", detail),
+            E::AlreadyOnVacation => Self::conflict("already_on_vacation", detail),
+            E::NotOnVacation => Self::conflict("not_on_vacation", detail),
+            E::Unavailable(cause) => Self::unavailable(cause),
+            E::Internal(cause) => Self::internal(cause),
+        }
+    }
+}
+
+impl From<crate::audit::Error> for ApiError {
+    fn from(error: crate::audit::Error) -> Self {
+        use crate::audit::Error as E;
+        let detail = error.to_string();
+        match error {
+            E::Service(error) => error.into(),
+            E::LimitOutOfRange { .. } => Self::bad_request("invalid_parameter", detail),
+            E::AfterOutOfRange { version, .. } => {
+                Self::bad_request("invalid_parameter", detail).with("version", version)
+            }
+            E::ExportIncomplete => Self::unprocessable("export_incomplete", detail),
+            E::ExportUnfinished => Self::unprocessable("export_unfinished", detail),
+            E::UnknownGameKind(_) => Self::unprocessable("unknown_game_kind", detail),
+            E::UnsupportedRulesVersion { .. } => {
+                Self::unprocessable("unsupported_rules_version", detail)
+            }
+            E::NotVerified(failure) => {
+                let error = Self::unprocessable("export_not_verified", detail)
+                    .with("reason", failure.reason);
+                match failure.seq {
+                    Some(seq) => error.with("seq", seq),
+                    None => error,
+                }
+            }
+        }
+    }
+}
+
+impl From<crate::auth::credentials::Error> for ApiError {
+    fn from(error: crate::auth::credentials::Error) -> Self {
+        use crate::auth::credentials::Error as E;
+        let detail = error.to_string();
+        match error {
+            E::WrongTokenType => Self::unauthorized("wrong_token_type", detail),
+            E::TokenExpired => Self::unauthorized("token_expired", detail),
+            E::MalformedToken | E::AccountGone | E::UnknownApiToken => {
+                Self::unauthorized("invalid_token", detail)
+            }
+            E::Unavailable(cause) => Self::unavailable(cause),
+            E::Internal(cause) => Self::internal(cause),
+        }
+    }
+}
+
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         self.status
@@ -192,26 +298,7 @@ impl ResponseError for ApiError {
 /// that is restarting, short enough that clients come back soon after it is up.
 pub const DATABASE_RETRY_AFTER_SECS: u64 = 2;
 
-/// Whether an error (or any error it wraps) says the database cannot be reached: no
-/// connection within the acquire timeout, a broken or refused connection, or a server that
-/// is shutting down or starting up. Such failures are transient, unlike a failing query.
-pub fn database_unreachable(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
-        .any(|error| match error {
-            sqlx::Error::PoolTimedOut
-            | sqlx::Error::PoolClosed
-            | sqlx::Error::Io(_)
-            | sqlx::Error::Tls(_) => true,
-            // Class 08: connection exceptions; 57P01-57P03: the server is shutting down,
-            // crashed, or not accepting connections yet.
-            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-                code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03")
-            }),
-            _ => false,
-        })
-}
+pub use crate::store::health::database_unreachable;
 
 /// Every platform error code with its status and meaning; game-specific rule codes are
 /// listed by each game. The API description publishes both lists.

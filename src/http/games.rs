@@ -1,10 +1,10 @@
 //! Lobby and play endpoints.
 
+use super::caller::Caller;
 use super::conditional::{self, Condition};
 use super::error::{ApiError, Problem};
 use super::{AppState, Created, Json, OptionalJson, Query};
 use crate::auth::Scope;
-use crate::auth::extract::Caller;
 use crate::games::GameKind;
 use crate::service::lobby::{
     self, CreateGameRequest, GamePage, GameSummary, Invitation, InviteRequest, JoinRequest,

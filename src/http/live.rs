@@ -1,12 +1,12 @@
 //! Server-Sent Events: a stream per game and one per user.
 
+use super::caller::{Caller, authenticate, bearer_token};
 use super::error::{ApiError, Problem};
 use super::{AppState, Query};
 use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
-use crate::auth::extract::{Caller, authenticate, bearer_token};
 use crate::live::{Signal, StreamSlot};
-use crate::service::lobby::{self, ListQuery, ListView, game_not_found};
+use crate::service::lobby::{self, ListQuery, ListView};
 use crate::service::{play, readable_by};
 use crate::store::games::{self, Status};
 use actix_web::http::StatusCode;
@@ -126,7 +126,7 @@ pub async fn game_stream(
     let head = games::head(&state.pool, game_id)
         .await?
         .filter(|head| readable_by(head, caller.user_id))
-        .ok_or_else(game_not_found)?;
+        .ok_or(crate::service::Error::GameNotFound)?;
     // A resume id beyond the log (or below it) names nothing the client can have seen, and
     // catching up from it would page through versions that do not exist.
     if resume.is_some_and(|id| !(0..=head.version).contains(&id)) {

@@ -5,6 +5,7 @@ pub mod absence;
 pub mod accounts;
 pub mod audit;
 pub mod body_deadline;
+pub mod caller;
 pub mod conditional;
 pub mod cors;
 pub mod error;
@@ -52,7 +53,7 @@ pub struct AppState {
     /// Writes this instance's appends (in batches) and announces them.
     pub committer: crate::service::committer::Committer,
     /// Users recently found to exist, so access tokens of vanished users are refused cheaply.
-    pub known_users: crate::auth::extract::KnownUsers,
+    pub known_users: crate::auth::credentials::KnownUsers,
 }
 
 /// A `201 Created` JSON response.

@@ -1,8 +1,8 @@
 //! Notification preferences, one-click unsubscribe, and the admin view of failed mails.
 
+use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use super::{AppState, Json, Query};
-use crate::auth::extract::Caller;
 use crate::notify::admin::{self, FailedMail};
 use crate::notify::render::escape_html;
 use crate::notify::token::{self, UnsubscribeScope};

@@ -131,9 +131,7 @@ async fn handle(
     kind: DeadlineKind,
     timer_key: Option<&str>,
 ) -> anyhow::Result<Outcome> {
-    let mut context = read_context(conn, game_id, Uuid::nil(), "")
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut context = read_context(conn, game_id, Uuid::nil(), "").await?;
     if context.head.status() != Status::Active {
         return Ok(Outcome::Gone);
     }
@@ -150,7 +148,7 @@ async fn handle(
         deadlines::restart_at(conn, game_id, seat, until).await?;
         return Ok(Outcome::Postponed);
     }
-    let game_kind = kind_of(&context.head).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let game_kind = kind_of(&context.head)?;
     let control: Option<TimeControl> = context
         .head
         .time_control
@@ -217,8 +215,7 @@ async fn handle(
                     state,
                     Submission { actor, command: &command, origin: Origin::default(), preface, seat_updates },
                 )
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .await?
                 .is_some(),
             ),
         }

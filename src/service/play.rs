@@ -1,13 +1,13 @@
 //! Playing: a seat's view of a game and the submission of actions.
 
+use super::Error;
 use super::cache::ContextCache;
 use super::clock::{self, SeatClock, TimeControl};
 use super::committer::Committer;
-use super::lobby::{GameSummary, game_not_found};
+use super::lobby::GameSummary;
 use super::{EventOut, PlatformEvent, new_event, present, readable_by, state_at, viewer_for};
 use crate::games::rng::GameRng;
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat, Viewer};
-use crate::http::error::ApiError;
 use crate::notify::Notice;
 use crate::store::append::{Append, CommandRecord, Mail, SeatUpdate};
 use crate::store::events::{self, NewEvent};
@@ -42,9 +42,9 @@ pub struct GameDetail {
     pub seed: Option<String>,
 }
 
-pub fn kind_of(head: &GameHead) -> Result<GameKind, ApiError> {
+pub fn kind_of(head: &GameHead) -> Result<GameKind, Error> {
     GameKind::parse(&head.kind)
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("unregistered kind {}", head.kind)))
+        .ok_or_else(|| Error::internal(anyhow::anyhow!("unregistered kind {}", head.kind)))
 }
 
 /// The caller's view of a game, now or at version `at`.
@@ -53,12 +53,12 @@ pub async fn detail(
     caller: Uuid,
     game_id: Uuid,
     at: Option<i64>,
-) -> Result<GameDetail, ApiError> {
+) -> Result<GameDetail, Error> {
     let mut conn = pool.acquire().await?;
     let head = games::head(&mut *conn, game_id)
         .await?
         .filter(|head| readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     let seats = games::seats(&mut *conn, game_id).await?;
     let summary = GameSummary::new(&head, &seats, caller);
     let viewer = viewer_for(&head, caller, summary.your_seat);
@@ -66,13 +66,10 @@ pub async fn detail(
         None => head.version,
         Some(v) if (0..=head.version).contains(&v) => v,
         Some(v) => {
-            return Err(ApiError::bad_request(
-                "invalid_parameter",
-                format!(
-                    "at must be between 0 and the game's version {}, not {v}",
-                    head.version
-                ),
-            ));
+            return Err(Error::InvalidParameter(format!(
+                "at must be between 0 and the game's version {}, not {v}",
+                head.version
+            )));
         }
     };
     let kind = kind_of(&head)?;
@@ -105,12 +102,12 @@ pub async fn detail(
 
 /// The game's current version, for a caller who may read it (else `game_not_found`): what an
 /// action with `If-Match: *` (or a list of tags) is checked against.
-pub async fn current_version(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<i64, ApiError> {
+pub async fn current_version(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<i64, Error> {
     let mut conn = pool.acquire().await?;
     let head = games::head(&mut *conn, game_id)
         .await?
         .filter(|head| readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     Ok(head.version)
 }
 
@@ -235,10 +232,10 @@ pub async fn read_context(
     game_id: Uuid,
     caller: Uuid,
     idempotency_key: &str,
-) -> Result<Context, ApiError> {
+) -> Result<Context, Error> {
     games::read_for_command(conn, game_id, caller, idempotency_key)
         .await?
-        .ok_or_else(game_not_found)
+        .ok_or(Error::GameNotFound)
 }
 
 /// An action as a client submitted it.
@@ -263,7 +260,7 @@ pub async fn submit(
     cache: &ContextCache,
     committer: &Committer,
     attempt: Attempt<'_>,
-) -> Result<Submitted, ApiError> {
+) -> Result<Submitted, Error> {
     let Attempt {
         caller,
         game_id,
@@ -296,18 +293,16 @@ pub async fn submit(
     };
     let head = &context.head;
     if !readable_by(head, caller) {
-        return Err(game_not_found());
+        return Err(Error::GameNotFound);
     }
-    let seat = context
-        .seat_of(caller)
-        .ok_or_else(|| ApiError::forbidden("not_a_player", "you have no seat in this game"))?;
+    let seat = context.seat_of(caller).ok_or(Error::NotAPlayer)?;
     if let Some(requested) = request.seat
         && requested != seat
     {
-        return Err(ApiError::forbidden(
-            "not_a_player",
-            format!("you hold seat {seat}, not seat {requested}"),
-        ));
+        return Err(Error::NotYourSeat {
+            held: seat,
+            requested,
+        });
     }
     match context
         .seat_clocks
@@ -316,31 +311,23 @@ pub async fn submit(
         .map(|c| c.state)
     {
         Some(SeatState::Forfeited) => {
-            return Err(ApiError::conflict(
-                "seat_forfeited",
-                "your seat was forfeited under the game's time control; the bot plays it out",
-            ));
+            return Err(Error::SeatForfeited);
         }
         Some(SeatState::Abandoned) => {
-            return Err(ApiError::conflict(
-                "seat_abandoned",
-                "the bot plays your seat after your timeouts; take it back with POST /games/{id}/return",
-            ));
+            return Err(Error::SeatAbandoned);
         }
         Some(SeatState::Active) | None => {}
     }
     if head.status() != Status::Active {
-        return Err(ApiError::conflict(
-            "game_not_active",
-            format!(
-                "the game is {}; actions are taken in active games",
-                head.status().as_str()
-            ),
-        )
-        .with("game_status", head.status().as_str()));
+        return Err(Error::GameNotActive {
+            status: head.status(),
+        });
     }
     if expected_version != head.version {
-        return Err(version_conflict(head.version, expected_version));
+        return Err(Error::VersionConflict {
+            current: head.version,
+            sent: expected_version,
+        });
     }
     let kind = kind_of(head)?;
     let origin = Origin {
@@ -350,7 +337,7 @@ pub async fn submit(
     };
     let applied = with_rules!(kind, R => {
         let command: <R as Rules>::Command = serde_json::from_value(request.action.clone()).map_err(|e| {
-            ApiError::unprocessable("invalid_command", format!("this is not a {} action: {e}", R::KIND))
+            Error::InvalidCommand { kind: R::KIND, reason: e.to_string() }
         })?;
         let state = match cached_state.as_ref().and_then(|s| s.downcast_ref::<<R as Rules>::State>()) {
             Some(state) => state.clone(),
@@ -395,7 +382,10 @@ pub async fn submit(
             .await?;
             match stored_answer(&now, &request_hash)? {
                 Some(replayed) => Ok(replayed),
-                None => Err(version_conflict(now.head.version, expected_version)),
+                None => Err(Error::VersionConflict {
+                    current: now.head.version,
+                    sent: expected_version,
+                }),
             }
         }
     }
@@ -405,23 +395,15 @@ pub async fn submit(
 async fn connection<'c>(
     pool: &PgPool,
     slot: &'c mut Option<PoolConnection<Postgres>>,
-) -> Result<&'c mut PgConnection, ApiError> {
+) -> Result<&'c mut PgConnection, Error> {
     if slot.is_none() {
         *slot = Some(pool.acquire().await?);
     }
     Ok(slot.as_mut().expect("acquired above"))
 }
 
-fn version_conflict(current: i64, sent: i64) -> ApiError {
-    ApiError::conflict(
-        "version_conflict",
-        format!("the game is at version {current}, not {sent}: reload it and decide again"),
-    )
-    .with("current_version", current)
-}
-
 /// The stored answer to an earlier request with the same key, if there is one.
-fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submitted>, ApiError> {
+fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submitted>, Error> {
     let (Some(hash), Some(status), Some(response)) = (
         &context.stored_hash,
         context.stored_status,
@@ -430,10 +412,7 @@ fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submit
         return Ok(None);
     };
     if hash != request_hash {
-        return Err(ApiError::unprocessable(
-            "idempotency_key_reused",
-            "this Idempotency-Key was already used for a different request",
-        ));
+        return Err(Error::IdempotencyKeyReused);
     }
     let status = StatusCode::from_u16(status as u16).unwrap_or(StatusCode::OK);
     Ok(Some(Submitted::Replayed(status, response.clone())))
@@ -474,7 +453,7 @@ pub async fn apply<R: Rules>(
     context: &Context,
     mut state: R::State,
     submission: Submission<'_, R::Command>,
-) -> Result<Option<Applied<R::State>>, ApiError> {
+) -> Result<Option<Applied<R::State>>, Error> {
     let head = &context.head;
     let Submission {
         actor,
@@ -486,8 +465,7 @@ pub async fn apply<R: Rules>(
     let nonces = head.nonces.clone().unwrap_or_default();
     let first_seq = head.version + 1;
     let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, first_seq as u64);
-    let decided = R::decide(&state, actor, command, &mut rng)
-        .map_err(|e| ApiError::unprocessable(e.code, e.message))?;
+    let decided = R::decide(&state, actor, command, &mut rng).map_err(Error::Rule)?;
     let seats = head.seat_count as u8;
     let actor_seat = match actor {
         Actor::Seat(seat) => Some(seat),

@@ -15,6 +15,7 @@ pub mod invitations;
 pub mod outbox;
 pub mod preferences;
 pub mod seats;
+pub mod tokens;
 pub mod users;
 pub mod vacations;
 
