@@ -291,3 +291,93 @@ fn sql_stays_in_the_store() {
         offenders.join("\n")
     );
 }
+
+/// Layers point one way: only the HTTP layer and the composition roots that assemble the
+/// server (`app.rs`, `main.rs`) may name `crate::http`; the services, the store, auth and the
+/// rest below it know nothing of HTTP (their errors are mapped in `http::error`).
+#[test]
+fn nothing_below_http_imports_from_it() {
+    let src = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src"));
+    let roots = [src.join("app.rs"), src.join("main.rs"), src.join("lib.rs")];
+    let mut offenders = Vec::new();
+    let mut scanned = 0;
+    for file in rust_files(src) {
+        if file.starts_with(src.join("http")) || roots.contains(&file) {
+            continue;
+        }
+        scanned += 1;
+        let text = std::fs::read_to_string(&file).unwrap();
+        for at in http_mentions(&text) {
+            let line = text[..at].matches('\n').count() + 1;
+            offenders.push(format!("{}:{line}", file.display()));
+        }
+    }
+    assert!(
+        scanned > 50,
+        "only {scanned} files scanned: is the walk broken?"
+    );
+    assert!(
+        offenders.is_empty(),
+        "modules below src/http/ name the HTTP layer: {offenders:?}"
+    );
+    // The check itself finds what it is meant to find.
+    for naming in [
+        "use crate::http::error::ApiError;",
+        "crate::http::text::line(x)",
+        "use crate::{games, http::AppState};",
+        "use crate::{\n    games::{Rules, Seat},\n    http,\n};",
+        "let x = kontor::http::openapi::build();",
+    ] {
+        assert_eq!(http_mentions(naming).len(), 1, "{naming}");
+    }
+    for innocent in [
+        "use crate::store::health;",
+        "use actix_web::http::StatusCode;",
+        "use crate::{games::{Rules, Seat}, https};",
+        "crate::httpd",
+    ] {
+        assert!(http_mentions(innocent).is_empty(), "{innocent}");
+    }
+}
+
+/// Where a Rust text names the crate's `http` module: `crate::http`, `kontor::http`, or
+/// `http` as an item of a `crate::{…}` group.
+fn http_mentions(text: &str) -> Vec<usize> {
+    let is_http = |path: &str| {
+        path.trim_start()
+            .strip_prefix("http")
+            .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    };
+    let mut found = Vec::new();
+    for root in ["crate::", "kontor::"] {
+        for (at, _) in text.match_indices(root) {
+            let rest = &text[at + root.len()..];
+            let Some(group) = rest.strip_prefix('{') else {
+                if is_http(rest) {
+                    found.push(at);
+                }
+                continue;
+            };
+            // The group up to its closing brace; `http` may be any item at its top level.
+            let mut depth = 1;
+            let mut items = vec![0];
+            let mut end = group.len();
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 1 => {
+                        end = i;
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 1 => items.push(i + 1),
+                    _ => {}
+                }
+            }
+            if items.iter().any(|&start| is_http(&group[start..end])) {
+                found.push(at);
+            }
+        }
+    }
+    found
+}
