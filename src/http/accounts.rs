@@ -1,7 +1,7 @@
 //! Accounts: register, login, refresh, logout, me, API tokens.
 
 use super::caller::Caller;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use super::{AppState, Created, Json, client_address, text};
 use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
 use crate::store::users;
@@ -77,7 +77,7 @@ struct Registration {
 }
 
 fn invalid(field: &str, detail: String) -> ApiError {
-    ApiError::unprocessable("invalid_field", detail).with("field", field)
+    ApiError::unprocessable(ErrorCode::InvalidField, detail).with("field", field)
 }
 
 fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiError> {
@@ -125,7 +125,7 @@ pub async fn register(
         Ok(created_at) => created_at,
         Err(users::InsertError::UsernameTaken) => {
             return Err(ApiError::conflict(
-                "username_taken",
+                ErrorCode::UsernameTaken,
                 format!(
                     "the username {:?} is taken (names are compared regardless of letter case)",
                     registration.username
@@ -134,7 +134,7 @@ pub async fn register(
         }
         Err(users::InsertError::EmailTaken) => {
             return Err(ApiError::conflict(
-                "email_taken",
+                ErrorCode::EmailTaken,
                 "an account with this email address exists already",
             ));
         }
@@ -178,7 +178,7 @@ pub async fn login(
     let identifier = text::line("username", &body.username, 1..=LOGIN_IDENTIFIER_CHARS)?;
     if body.password.len() > password::MAX_PASSWORD_BYTES {
         return Err(ApiError::unprocessable(
-            "invalid_field",
+            ErrorCode::InvalidField,
             format!(
                 "a password has at most {} bytes",
                 password::MAX_PASSWORD_BYTES
@@ -218,7 +218,7 @@ pub async fn login(
     let Some(user_id) = user_id.filter(|_| password_ok) else {
         throttle::record_failure(&state.pool, &subjects, config.login_window).await?;
         return Err(ApiError::unauthorized(
-            "invalid_credentials",
+            ErrorCode::InvalidCredentials,
             "the username or password is wrong",
         ));
     };
@@ -253,7 +253,7 @@ async fn issue_pair(state: &AppState, user_id: Uuid, family: Uuid) -> Result<Tok
 
 fn invalid_refresh() -> ApiError {
     ApiError::unauthorized(
-        "invalid_token",
+        ErrorCode::InvalidToken,
         "this refresh token is unknown, expired or already used; log in again",
     )
 }
@@ -278,7 +278,7 @@ pub async fn refresh(
     let token = body.into_inner().refresh_token;
     if !token.starts_with(REFRESH_PREFIX) {
         return Err(ApiError::unauthorized(
-            "wrong_token_type",
+            ErrorCode::WrongTokenType,
             "this is not a refresh token (they start with kontor_rt_)",
         ));
     }
@@ -365,7 +365,10 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserP
             .fetch_optional(&state.pool)
             .await?
             .ok_or_else(|| {
-                ApiError::unauthorized("invalid_token", "the token's account does not exist")
+                ApiError::unauthorized(
+                    ErrorCode::InvalidToken,
+                    "the token's account does not exist",
+                )
             })?;
     Ok(Json(UserProfile {
         id,
@@ -431,7 +434,7 @@ pub async fn create_token(
     let name = text::line("name", &body.name, 1..=100)?;
     if body.scopes.is_empty() {
         return Err(ApiError::unprocessable(
-            "invalid_field",
+            ErrorCode::InvalidField,
             "name at least one scope: game:read, game:play",
         )
         .with("field", "scopes"));
@@ -440,7 +443,7 @@ pub async fn create_token(
     for scope in &body.scopes {
         let Some(scope) = Scope::parse(scope) else {
             return Err(ApiError::unprocessable(
-                "invalid_field",
+                ErrorCode::InvalidField,
                 format!("unknown scope {scope:?}; known scopes: game:read, game:play"),
             )
             .with("field", "scopes"));
@@ -451,7 +454,7 @@ pub async fn create_token(
     }
     if body.expires_in_days == Some(0) || body.expires_in_days.is_some_and(|d| d > 3650) {
         return Err(ApiError::unprocessable(
-            "invalid_field",
+            ErrorCode::InvalidField,
             "expires_in_days is between 1 and 3650",
         )
         .with("field", "expires_in_days"));
@@ -533,7 +536,7 @@ pub async fn revoke_token(
     .await?;
     if done.rows_affected() == 0 {
         return Err(ApiError::not_found(
-            "token_not_found",
+            ErrorCode::TokenNotFound,
             "you have no active API token with this id",
         ));
     }

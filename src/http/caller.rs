@@ -3,7 +3,7 @@
 //! is where a request's `Authorization` header meets them, and where scopes are enforced.
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use crate::auth::Scope;
 use crate::auth::credentials::{self, Credential, Identity};
 use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
@@ -33,7 +33,7 @@ impl Caller {
             Credential::Session => Ok(()),
             Credential::ApiToken { scopes, .. } if scopes.contains(&scope) => Ok(()),
             Credential::ApiToken { .. } => Err(ApiError::forbidden(
-                "insufficient_scope",
+                ErrorCode::InsufficientScope,
                 format!("this API token lacks the scope {}", scope.as_str()),
             )
             .with("required_scope", scope.as_str())),
@@ -45,7 +45,7 @@ impl Caller {
         match self.credential {
             Credential::Session => Ok(()),
             Credential::ApiToken { .. } => Err(ApiError::forbidden(
-                "session_required",
+                ErrorCode::SessionRequired,
                 "this needs a logged-in user's access token, not an API token",
             )),
         }
@@ -56,20 +56,20 @@ impl Caller {
 pub fn bearer_token(req: &HttpRequest) -> Result<&str, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Err(ApiError::unauthorized(
-            "unauthenticated",
+            ErrorCode::Unauthenticated,
             "send an access token or API token as `Authorization: Bearer <token>`",
         ));
     };
     let value = value.to_str().unwrap_or("");
     let Some((scheme, token)) = value.split_once(' ') else {
         return Err(ApiError::unauthorized(
-            "unauthenticated",
+            ErrorCode::Unauthenticated,
             "the Authorization header must be `Bearer <token>`",
         ));
     };
     if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
         return Err(ApiError::unauthorized(
-            "unauthenticated",
+            ErrorCode::Unauthenticated,
             "the Authorization header must be `Bearer <token>`",
         ));
     }

@@ -1,7 +1,7 @@
 //! Server-Sent Events: a stream per game and one per user.
 
 use super::caller::{Caller, authenticate, bearer_token};
-use super::error::{ApiError, Problem};
+use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Query};
 use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
@@ -60,7 +60,7 @@ fn stream_slot(state: &AppState, user: uuid::Uuid) -> Result<StreamSlot, ApiErro
     state.hub.open_stream(user, max).ok_or_else(|| {
         let mut error = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
-            "too_many_streams",
+            ErrorCode::TooManyStreams,
             format!("at most {max} live streams may be open per user; close one and retry"),
         )
         .with("retry_after", STREAM_RETRY_AFTER)
@@ -80,7 +80,7 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
             .map(Some)
             .ok_or_else(|| {
                 ApiError::bad_request(
-                    "invalid_parameter",
+                    ErrorCode::InvalidParameter,
                     "Last-Event-ID must be a version number",
                 )
             }),
@@ -131,7 +131,7 @@ pub async fn game_stream(
     // catching up from it would page through versions that do not exist.
     if resume.is_some_and(|id| !(0..=head.version).contains(&id)) {
         return Err(ApiError::bad_request(
-            "invalid_resume_id",
+            ErrorCode::InvalidResumeId,
             format!(
                 "the resume id (Last-Event-ID or last_event_id) must be a version between 0 and the game's current version {}",
                 head.version

@@ -13,7 +13,7 @@
 //! by its handler, with [`line`] for short one-line fields. The rules themselves live in
 //! `crate::text`, below this layer, so the services can apply them too.
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, Responder, web};
@@ -30,12 +30,12 @@ use crate::text::{check_json, check_query};
 impl TextError {
     /// As a problem in a JSON body.
     pub fn in_body(self) -> ApiError {
-        ApiError::unprocessable("invalid_field", self.detail).with("field", self.field)
+        ApiError::unprocessable(ErrorCode::InvalidField, self.detail).with("field", self.field)
     }
 
     /// As a problem in a query string.
     pub fn in_query(self) -> ApiError {
-        ApiError::bad_request("invalid_parameter", self.detail).with("field", self.field)
+        ApiError::bad_request(ErrorCode::InvalidParameter, self.detail).with("field", self.field)
     }
 }
 
@@ -48,7 +48,7 @@ pub fn check_ndjson(text: &str) -> Result<(), ApiError> {
         };
         if let Err(e) = check_json(&value) {
             return Err(ApiError::unprocessable(
-                "invalid_export",
+                ErrorCode::InvalidExport,
                 format!("line {}: {}", index + 1, e.detail),
             )
             .with("line", index + 1)
@@ -106,7 +106,11 @@ fn extract_json<T: DeserializeOwned>(
         let value = parsed.await?.into_inner();
         check_json(&value).map_err(TextError::in_body)?;
         T::deserialize(value).map_err(|e| {
-            ApiError::bad_request("invalid_body", format!("the body does not fit: {e}")).into()
+            ApiError::bad_request(
+                ErrorCode::InvalidBody,
+                format!("the body does not fit: {e}"),
+            )
+            .into()
         })
     })
 }
