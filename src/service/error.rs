@@ -73,7 +73,7 @@ pub enum Error {
         min: u8,
         joined: usize,
     },
-    #[error("there is no game kind {kind:?}; known kinds: {}", crate::games::GameKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))]
+    #[error("there is no game kind {kind:?}; known kinds: {}", known_kinds())]
     UnknownGameKind { kind: String },
     /// The game's options (or its seat count, `field` = `seats`) are not acceptable.
     #[error("{detail}")]
@@ -94,6 +94,15 @@ pub enum Error {
     /// A failure of the server; the cause is for the log.
     #[error(transparent)]
     Internal(anyhow::Error),
+}
+
+/// The registered game kinds, for a refusal of another.
+fn known_kinds() -> String {
+    let kinds: Vec<&str> = crate::games::GameKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    kinds.join(", ")
 }
 
 impl Error {

@@ -1,10 +1,11 @@
 //! The lobby: creating, listing, joining, leaving, starting and cancelling games.
 
 use super::Error;
-use super::clock::{self, SeatClock, TimeControl, TimeControlRequest};
-use super::{PlatformEvent, SeatInfo, new_event, readable_by};
-use crate::games::rng::{GameRng, commitment};
-use crate::games::{GameKind, Rules, Seat};
+use super::clock::{SeatClock, TimeControl, TimeControlRequest};
+use super::{readable_by, step};
+use crate::games::rng::commitment;
+use crate::games::{GameKind, Rules};
+use crate::live::Note;
 use crate::notify::{self, Notice};
 use crate::store::append;
 use crate::store::events;
@@ -424,9 +425,7 @@ pub async fn invite(
             )],
         )
         .await?;
-        let note =
-            json!({"game_id": game_id, "status": "open", "invited": [user_id], "by": inviter});
-        live_note(&mut tx, &note).await?;
+        live_note(&mut tx, &Note::invited(game_id, user_id, inviter)).await?;
     }
     tx.commit().await?;
     Ok((
@@ -439,123 +438,59 @@ pub async fn invite(
     ))
 }
 
-/// Starts a locked open game: seats are renumbered 0.. in seat order, the start event and
-/// the rules engine's setup are appended.
+/// Starts a locked open game: seats are renumbered 0.. in seat order, every time bank is
+/// filled, and what `step::start` decides is written: the start event and the rules
+/// engine's setup, the first state, the clocks, the notices and the note.
 async fn start_locked(conn: &mut PgConnection, head: &GameHead) -> Result<(), Error> {
     let kind = parse_kind(&head.kind)?;
-    let seats = games::seats(&mut *conn, head.id).await?;
-    let count = seats.len();
-    with_rules!(kind, R => {
-        if count < usize::from(R::MIN_SEATS) {
-            return Err(Error::NotEnoughPlayers { kind: R::KIND, min: R::MIN_SEATS, joined: count });
-        }
-    });
+    let count = games::seats(&mut *conn, head.id).await?.len();
+    let (kind_name, min_seats) = with_rules!(kind, R => (R::KIND, R::MIN_SEATS));
+    if count < usize::from(min_seats) {
+        return Err(Error::NotEnoughPlayers {
+            kind: kind_name,
+            min: min_seats,
+            joined: count,
+        });
+    }
     // Renumber the seats 0..count without gaps, keeping their order.
     seats::renumber(&mut *conn, head.id).await?;
+    // Clocks: every seat starts with the whole time bank; the first seats to act get theirs.
+    if let Some(control) = step::time_control(head)
+        && control.bank_seconds > 0
+    {
+        seats::fill_banks(&mut *conn, head.id, control.bank_seconds).await?;
+    }
     let seats = games::seats(&mut *conn, head.id).await?;
-    let nonces: Vec<String> = seats.iter().map(|s| s.nonce.clone()).collect();
-    let started = PlatformEvent::GameStarted {
-        kind: head.kind.clone(),
-        rules_version: head.rules_version,
-        options: head.options.clone(),
-        seats: seats
-            .iter()
-            .map(|s| SeatInfo {
-                seat: s.seat as Seat,
-                user_id: s.user_id,
-                username: s.username.clone(),
-            })
-            .collect(),
-        seed_commitment: head.seed_commitment.clone(),
-        nonces: nonces.clone(),
-    };
-    let seat_count = count as u8;
-    let (mut new_events, state, pending, timer) = with_rules!(kind, R => {
-        let options: <R as Rules>::Options = serde_json::from_value(head.options.clone())
-            .map_err(|e| Error::internal(anyhow::anyhow!("stored options do not decode: {e}")))?;
-        let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, 2);
-        let setup = R::setup(&options, seat_count, &mut rng);
-        let state = R::fold(&setup);
-        let pending: Vec<i16> = R::pending(&state).into_iter().map(i16::from).collect();
-        let new: Vec<_> = setup.iter().map(|e| new_event::<R>(e, None, seat_count)).collect();
-        let timer = R::timer(&state).map(|t| (t.key, t.after_secs));
-        (new, serde_json::to_value(&state).expect("state serialises"), pending, timer)
-    });
-    new_events.insert(0, started.to_new_event());
-    let version = new_events.len() as i64;
-    events::append(&mut *conn, head.id, 1, None, &new_events).await?;
+    let clocks = seat_clocks(&mut *conn, head.id).await?;
+    let start = with_rules!(kind, R => step::start::<R>(head, &seats, &clocks, Utc::now())?);
+    events::append(&mut *conn, head.id, 1, None, &start.events).await?;
     events::save_state(
         &mut *conn,
         head.id,
-        version,
+        start.version,
         head.rules_version,
-        &state.to_string(),
+        &start.state.to_string(),
     )
     .await?;
     games::mark_started(
         &mut *conn,
         head.id,
-        version,
+        start.version,
         count as i16,
-        &nonces,
-        &pending,
+        &start.nonces,
+        &start.pending,
     )
     .await?;
-
-    // Clocks: every seat starts with the whole time bank; the first seats to act get theirs.
-    let control: Option<TimeControl> = head
-        .time_control
-        .clone()
-        .and_then(|c| serde_json::from_value(c).ok());
-    if let Some(control) = &control
-        && control.bank_seconds > 0
-    {
-        seats::fill_banks(&mut *conn, head.id, control.bank_seconds).await?;
-    }
-    let clocks = seat_clocks(&mut *conn, head.id).await?;
-    let plan = clock::plan(
-        control.as_ref(),
-        &clocks,
-        &[],
-        &pending,
-        None,
-        timer.as_ref().map(|(key, secs)| (key.as_str(), *secs)),
-        None,
-        chrono::Utc::now(),
-    );
-    append::arm(&mut *conn, head.id, plan.clocks()).await?;
-
-    // Mail: the game has started, and whose turn it is.
-    let mut notices: Vec<Notice> = seats
-        .iter()
-        .map(|s| Notice::game_started(s.user_id, head.id, json!({})))
-        .collect();
-    for seat in &plan.new_turns {
-        if let Some(clock) = clocks.iter().find(|c| c.seat == *seat) {
-            let deadline = plan.arm.iter().find(|d| d.seat == *seat).map(|d| d.due_at);
-            notices.push(Notice::your_turn(
-                clock.user_id,
-                head.id,
-                *seat,
-                version,
-                json!({"deadline": deadline}),
-            ));
-        }
-    }
-    notify::enqueue(&mut *conn, &notices).await?;
-    let user_of = |seat: &i16| clocks.iter().find(|c| c.seat == *seat).map(|c| c.user_id);
-    let note = json!({
-        "game_id": head.id, "version": version, "status": "active", "started": true,
-        "your_turn": plan.new_turns.iter().filter_map(user_of).collect::<Vec<_>>(),
-        "users": clocks.iter().map(|c| c.user_id).collect::<Vec<_>>(),
-    });
-    live_note(&mut *conn, &note).await?;
+    append::arm(&mut *conn, head.id, start.plan.clocks()).await?;
+    notify::enqueue(&mut *conn, &start.notices).await?;
+    live_note(&mut *conn, &start.note).await?;
     Ok(())
 }
 
 /// Sends a live note when the transaction commits (see `live`).
-pub async fn live_note(conn: &mut PgConnection, note: &Value) -> Result<(), sqlx::Error> {
-    channels::notify(conn, crate::live::LIVE_CHANNEL, &note.to_string()).await
+pub async fn live_note(conn: &mut PgConnection, note: &Note) -> Result<(), Error> {
+    let text = serde_json::to_string(note)?;
+    Ok(channels::notify(conn, crate::live::LIVE_CHANNEL, &text).await?)
 }
 
 /// The seats of a game as the clock sees them (state, bank, vacation, running turn).

@@ -11,6 +11,7 @@ pub mod housekeeping;
 pub mod lobby;
 pub mod play;
 pub mod seats;
+pub mod step;
 
 pub use error::Error;
 

@@ -4,6 +4,7 @@ use super::Error;
 use super::PlatformEvent;
 use super::clock::{self, TimeControl};
 use super::lobby::{live_note, seat_clocks};
+use crate::live::Note;
 use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, Status};
@@ -11,7 +12,6 @@ use crate::store::seats::{self, SeatState};
 use crate::store::{deadlines, vacations};
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use sqlx::PgPool;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -67,8 +67,7 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
         }
         append::arm(&mut tx, game_id, plan.clocks()).await?;
     }
-    let note = json!({"game_id": game_id, "version": version, "status": "active"});
-    live_note(&mut tx, &note).await?;
+    live_note(&mut tx, &Note::returned(game_id, version)).await?;
     tx.commit().await?;
     Ok(version)
 }
