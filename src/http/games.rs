@@ -405,10 +405,12 @@ pub async fn submit_action(
     .await?;
     Ok(match submitted {
         Submitted::Applied(result) => HttpResponse::Ok().json(result),
-        Submitted::Replayed(status, response) => HttpResponse::build(status)
-            .insert_header(("Idempotent-Replayed", "true"))
-            .content_type("application/json")
-            .body(response),
+        Submitted::Replayed(status, response) => {
+            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
+                .insert_header(("Idempotent-Replayed", "true"))
+                .content_type("application/json")
+                .body(response)
+        }
     })
 }
 

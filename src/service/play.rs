@@ -14,7 +14,6 @@ use crate::store::events;
 use crate::store::games::{self, GameHead, Status};
 use crate::store::seats::SeatState;
 use crate::with_rules;
-use actix_web::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -155,8 +154,8 @@ pub struct ActionResult {
 /// Why an action submission was answered from the store rather than decided.
 pub enum Submitted {
     Applied(ActionResult),
-    /// The stored answer, as the JSON text first sent.
-    Replayed(StatusCode, String),
+    /// The stored answer: its status and the JSON text first sent.
+    Replayed(u16, String),
 }
 
 /// Everything the command service reads, in one statement (one consistent snapshot).
@@ -482,8 +481,7 @@ fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submit
     if hash != request_hash {
         return Err(Error::IdempotencyKeyReused);
     }
-    let status = StatusCode::from_u16(status as u16).unwrap_or(StatusCode::OK);
-    Ok(Some(Submitted::Replayed(status, response.clone())))
+    Ok(Some(Submitted::Replayed(status as u16, response.clone())))
 }
 
 /// Who submitted a command, for the command record.
