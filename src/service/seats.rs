@@ -2,7 +2,7 @@
 
 use super::Error;
 use super::PlatformEvent;
-use super::clock::{self, TimeControl};
+use super::clock;
 use super::lobby::{live_note, seat_clocks};
 use crate::live::Note;
 use crate::store::append;
@@ -47,10 +47,7 @@ pub async fn return_to_seat(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Resul
     games::set_version(&mut tx, game_id, version).await?;
     // If the seat must act now, its own clock replaces the bot's.
     if head.pending_seats.contains(&seat) {
-        let control: Option<TimeControl> = head
-            .time_control
-            .clone()
-            .and_then(|c| serde_json::from_value(c).ok());
+        let control = super::step::time_control(&head);
         let clocks = seat_clocks(&mut tx, game_id).await?;
         let mut plan = clock::plan(
             control.as_ref(),
