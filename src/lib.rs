@@ -12,4 +12,5 @@ pub mod notify;
 pub mod redact;
 pub mod service;
 pub mod store;
+pub mod text;
 pub mod time;

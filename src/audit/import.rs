@@ -13,10 +13,10 @@
 //! is complete and verifies again. An unfinished game's export carries no seed, so its random draws cannot be
 //! checked; it is refused (`export_unfinished`).
 
-use super::verify::{Derived, DerivedCommand, Failure, rederive};
+use super::Error;
+use super::verify::{Derived, DerivedCommand, rederive};
 use super::{ExportEvent, ExportHeader};
 use crate::games::{GameKind, Rules};
-use crate::http::error::ApiError;
 use crate::service::lobby::{GameSummary, summary};
 use crate::store::events;
 use crate::store::games::{self, NewSandbox};
@@ -24,54 +24,21 @@ use crate::with_rules;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-fn invalid(code: &'static str, detail: impl Into<String>) -> ApiError {
-    ApiError::unprocessable(code, detail)
-}
-
-/// A verification failure as the answer to an import: the first event that differs and why.
-fn not_verified(failure: Failure) -> ApiError {
-    let detail = match failure.seq {
-        Some(seq) => format!(
-            "the export does not verify at event {seq}: {}",
-            failure.reason
-        ),
-        None => format!("the export does not verify: {}", failure.reason),
-    };
-    let error = invalid("export_not_verified", detail).with("reason", failure.reason);
-    match failure.seq {
-        Some(seq) => error.with("seq", seq),
-        None => error,
-    }
-}
-
 /// Imports a parsed export as a sandbox game of `caller`.
 pub async fn import(
     pool: &PgPool,
     caller: Uuid,
     header: &ExportHeader,
     lines: &[ExportEvent],
-) -> Result<GameSummary, ApiError> {
+) -> Result<GameSummary, Error> {
     if !header.complete {
-        return Err(invalid(
-            "export_incomplete",
-            "this export is redacted for one viewer and cannot be folded; import a complete \
-             log (exported after the game ended, or with `kontor export` by the operator)",
-        ));
+        return Err(Error::ExportIncomplete);
     }
     if header.seed.is_none() {
-        return Err(invalid(
-            "export_unfinished",
-            "this is the log of a game that has not ended: its seed is still secret, so its \
-             random draws cannot be verified, and only verified logs are imported; import it \
-             once the game has ended",
-        ));
+        return Err(Error::ExportUnfinished);
     }
-    let kind = GameKind::parse(&header.kind).ok_or_else(|| {
-        invalid(
-            "unknown_game_kind",
-            format!("there is no game kind {:?}", header.kind),
-        )
-    })?;
+    let kind =
+        GameKind::parse(&header.kind).ok_or_else(|| Error::UnknownGameKind(header.kind.clone()))?;
     let prepared = with_rules!(kind, R => prepare::<R>(header, lines)?);
     let seed = header
         .seed
@@ -110,7 +77,7 @@ pub async fn import(
     // Every snapshot, as for a game played here, so that its past versions read as quickly.
     super::replay::snapshot_log(&mut tx, id, version).await?;
     tx.commit().await?;
-    summary(pool, id, caller).await
+    Ok(summary(pool, id, caller).await?)
 }
 
 struct Prepared {
@@ -123,16 +90,12 @@ struct Prepared {
 }
 
 /// Verifies the log and returns it as re-derived; refuses anything that does not verify.
-fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Prepared, ApiError> {
+fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Prepared, Error> {
     if header.rules_version != R::RULES_VERSION as i32 {
-        return Err(invalid(
-            "unsupported_rules_version",
-            format!(
-                "the log was played under rules version {}; this server folds version {}",
-                header.rules_version,
-                R::RULES_VERSION
-            ),
-        ));
+        return Err(Error::UnsupportedRulesVersion {
+            found: header.rules_version,
+            supported: R::RULES_VERSION,
+        });
     }
     let Derived {
         events,
@@ -142,7 +105,7 @@ fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Pre
         options,
         seats,
         nonces,
-    } = rederive::<R>(header, lines).map_err(not_verified)?;
+    } = rederive::<R>(header, lines).map_err(Error::NotVerified)?;
     Ok(Prepared {
         events,
         commands,

@@ -1,9 +1,8 @@
 //! Reading a game's log: pages of events for a caller, and the export.
 
+use super::Error;
 use super::{CommandRecord, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportEvent, ExportHeader};
 use crate::games::{Actor, Seat, Viewer};
-use crate::http::error::ApiError;
-use crate::service::lobby::game_not_found;
 use crate::service::play::kind_of;
 use crate::service::{EventOut, SeatInfo, present, readable_by, viewer_for};
 use crate::store::events;
@@ -50,24 +49,20 @@ pub async fn page(
     reader: Reader,
     after: i64,
     limit: i64,
-) -> Result<EventPage, ApiError> {
+) -> Result<EventPage, Error> {
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::bad_request(
-            "invalid_parameter",
-            format!("limit must be between 1 and {MAX_PAGE}, not {limit}"),
-        ));
+        return Err(Error::LimitOutOfRange {
+            limit,
+            max: MAX_PAGE,
+        });
     }
     let head = readable_head(pool, game_id, reader).await?;
     let viewer = viewer_of(pool, &head, reader).await?;
     if !(0..=head.version).contains(&after) {
-        return Err(ApiError::bad_request(
-            "invalid_parameter",
-            format!(
-                "after must be a version between 0 and the game's current version {}, not {after}",
-                head.version
-            ),
-        )
-        .with("version", head.version));
+        return Err(Error::AfterOutOfRange {
+            after,
+            version: head.version,
+        });
     }
     // `after <= version` and `limit >= 1`: no overflow below, and `to > after` unless the
     // page is empty because the log ends at `after`.
@@ -93,21 +88,17 @@ async fn readable_head(
     pool: &PgPool,
     game_id: Uuid,
     reader: Reader,
-) -> Result<games::GameHead, ApiError> {
+) -> Result<games::GameHead, Error> {
     games::head(pool, game_id)
         .await?
         .filter(|head| match reader {
             Reader::Operator => true,
             Reader::User(user) => readable_by(head, user),
         })
-        .ok_or_else(game_not_found)
+        .ok_or(Error::Service(crate::service::Error::GameNotFound))
 }
 
-async fn viewer_of(
-    pool: &PgPool,
-    head: &games::GameHead,
-    reader: Reader,
-) -> Result<Viewer, ApiError> {
+async fn viewer_of(pool: &PgPool, head: &games::GameHead, reader: Reader) -> Result<Viewer, Error> {
     Ok(match reader {
         Reader::Operator => Viewer::Omniscient,
         Reader::User(user) => viewer_for(head, user, games::seat_of(pool, head.id, user).await?),
@@ -119,7 +110,7 @@ pub async fn export(
     pool: &PgPool,
     game_id: Uuid,
     reader: Reader,
-) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError> {
+) -> Result<(ExportHeader, Vec<ExportEvent>), Error> {
     let head = readable_head(pool, game_id, reader).await?;
     let viewer = viewer_of(pool, &head, reader).await?;
     let complete = viewer == Viewer::Omniscient;

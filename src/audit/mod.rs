@@ -7,10 +7,13 @@
 //! ended, or by the operator) carries every event unredacted, the seed, and on the first event
 //! of each command the command itself, which is what verification re-decides.
 
+pub mod error;
 pub mod import;
 pub mod log;
 pub mod replay;
 pub mod verify;
+
+pub use error::Error;
 
 use crate::games::{Actor, Viewer};
 use crate::service::{EventOut, SeatInfo};

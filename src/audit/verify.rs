@@ -11,7 +11,7 @@
 use super::{ExportEvent, ExportHeader};
 use crate::games::rng::{GameRng, commitment};
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat};
-use crate::service::play::rank_forfeits_last;
+use crate::service::step::rank_forfeits_last;
 use crate::service::{PlatformEvent, SeatInfo, is_platform_event, new_event};
 use crate::store::events::NewEvent;
 use crate::with_rules;

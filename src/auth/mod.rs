@@ -5,7 +5,7 @@
 //!   only their SHA-256 is stored. The prefix tells them apart from each other and from JWTs,
 //!   so a refresh token sent as an access token is refused with a clear reason.
 
-pub mod extract;
+pub mod credentials;
 pub mod identity;
 pub mod password;
 pub mod throttle;

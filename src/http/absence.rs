@@ -1,9 +1,9 @@
 //! Absent players: taking an abandoned seat back, and vacations.
 
+use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use super::{AppState, Json};
 use crate::auth::Scope;
-use crate::auth::extract::Caller;
 use crate::service::seats::{self, Vacation, VacationRequest};
 use actix_web::{delete, get, post, web};
 use serde::Serialize;

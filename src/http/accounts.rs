@@ -1,8 +1,8 @@
 //! Accounts: register, login, refresh, logout, me, API tokens.
 
-use super::error::ApiError;
+use super::caller::Caller;
+use super::error::{ApiError, ErrorCode};
 use super::{AppState, Created, Json, client_address, text};
-use crate::auth::extract::Caller;
 use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
 use crate::store::{tokens, users};
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
@@ -77,7 +77,7 @@ struct Registration {
 }
 
 fn invalid(field: &str, detail: String) -> ApiError {
-    ApiError::unprocessable("invalid_field", detail).with("field", field)
+    ApiError::unprocessable(ErrorCode::InvalidField, detail).with("field", field)
 }
 
 fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiError> {
@@ -125,7 +125,7 @@ pub async fn register(
         Ok(created_at) => created_at,
         Err(users::InsertError::UsernameTaken) => {
             return Err(ApiError::conflict(
-                "username_taken",
+                ErrorCode::UsernameTaken,
                 format!(
                     "the username {:?} is taken (names are compared regardless of letter case)",
                     registration.username
@@ -134,7 +134,7 @@ pub async fn register(
         }
         Err(users::InsertError::EmailTaken) => {
             return Err(ApiError::conflict(
-                "email_taken",
+                ErrorCode::EmailTaken,
                 "an account with this email address exists already",
             ));
         }
@@ -192,7 +192,7 @@ pub(super) async fn check_credentials(
     let identifier = text::line("username", &body.username, 1..=LOGIN_IDENTIFIER_CHARS)?;
     if body.password.len() > password::MAX_PASSWORD_BYTES {
         return Err(ApiError::unprocessable(
-            "invalid_field",
+            ErrorCode::InvalidField,
             format!(
                 "a password has at most {} bytes",
                 password::MAX_PASSWORD_BYTES
@@ -232,7 +232,7 @@ pub(super) async fn check_credentials(
     let Some(user_id) = user_id.filter(|_| password_ok) else {
         throttle::record_failure(&state.pool, &subjects, config.login_window).await?;
         return Err(ApiError::unauthorized(
-            "invalid_credentials",
+            ErrorCode::InvalidCredentials,
             "the username or password is wrong",
         ));
     };
@@ -261,7 +261,7 @@ pub(super) async fn issue_pair(
 
 pub(super) fn invalid_refresh() -> ApiError {
     ApiError::unauthorized(
-        "invalid_token",
+        ErrorCode::InvalidToken,
         "this refresh token is unknown, expired or already used; log in again",
     )
 }
@@ -292,7 +292,7 @@ pub async fn refresh(
 pub(super) async fn rotate(state: &AppState, token: &str) -> Result<TokenPair, ApiError> {
     if !token.starts_with(REFRESH_PREFIX) {
         return Err(ApiError::unauthorized(
-            "wrong_token_type",
+            ErrorCode::WrongTokenType,
             "this is not a refresh token (they start with kontor_rt_)",
         ));
     }
@@ -358,7 +358,10 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserP
     let account = users::account(&state.pool, caller.user_id)
         .await?
         .ok_or_else(|| {
-            ApiError::unauthorized("invalid_token", "the token's account does not exist")
+            ApiError::unauthorized(
+                ErrorCode::InvalidToken,
+                "the token's account does not exist",
+            )
         })?;
     Ok(Json(UserProfile {
         id: account.id,
@@ -438,7 +441,7 @@ pub async fn create_token(
     let name = text::line("name", &body.name, 1..=100)?;
     if body.scopes.is_empty() {
         return Err(ApiError::unprocessable(
-            "invalid_field",
+            ErrorCode::InvalidField,
             "name at least one scope: game:read, game:play",
         )
         .with("field", "scopes"));
@@ -447,7 +450,7 @@ pub async fn create_token(
     for scope in &body.scopes {
         let Some(scope) = Scope::parse(scope) else {
             return Err(ApiError::unprocessable(
-                "invalid_field",
+                ErrorCode::InvalidField,
                 format!("unknown scope {scope:?}; known scopes: game:read, game:play"),
             )
             .with("field", "scopes"));
@@ -458,7 +461,7 @@ pub async fn create_token(
     }
     if body.expires_in_days == Some(0) || body.expires_in_days.is_some_and(|d| d > 3650) {
         return Err(ApiError::unprocessable(
-            "invalid_field",
+            ErrorCode::InvalidField,
             "expires_in_days is between 1 and 3650",
         )
         .with("field", "expires_in_days"));
@@ -529,7 +532,7 @@ pub async fn revoke_token(
     let revoked = tokens::revoke_api_token(&state.pool, caller.user_id, path.into_inner()).await?;
     if !revoked {
         return Err(ApiError::not_found(
-            "token_not_found",
+            ErrorCode::TokenNotFound,
             "you have no active API token with this id",
         ));
     }

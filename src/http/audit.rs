@@ -1,12 +1,12 @@
 //! Audit endpoints: the event log, the export, fairness verification and import.
 
-use super::error::{ApiError, Problem};
+use super::caller::Caller;
+use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json, Query};
 use crate::audit::log::{self, EventPage, Reader};
 use crate::audit::verify::{Verification, verify_export};
 use crate::audit::{ExportEvent, ExportHeader, import, parse_ndjson, to_ndjson};
 use crate::auth::Scope;
-use crate::auth::extract::Caller;
 use crate::service::lobby::GameSummary;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, get, post, web};
@@ -29,7 +29,7 @@ fn parse_upload(body: &str) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError
     if lines > MAX_EXPORT_EVENTS + 1 {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "export_too_large",
+            ErrorCode::ExportTooLarge,
             format!(
                 "the export has {} events; at most {MAX_EXPORT_EVENTS} are accepted",
                 lines - 1
@@ -38,7 +38,7 @@ fn parse_upload(body: &str) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError
         .with("max_events", MAX_EXPORT_EVENTS));
     }
     super::text::check_ndjson(body)?;
-    parse_ndjson(body).map_err(|e| ApiError::unprocessable("invalid_export", e.to_string()))
+    parse_ndjson(body).map_err(|e| ApiError::unprocessable(ErrorCode::InvalidExport, e.to_string()))
 }
 
 pub const NDJSON: &str = "application/x-ndjson";
@@ -142,7 +142,7 @@ pub async fn verification(
         log::export(&state.pool, path.into_inner(), Reader::User(caller.user_id)).await?;
     if header.seed.is_none() {
         return Err(ApiError::conflict(
-            "game_not_finished",
+            ErrorCode::GameNotFinished,
             "the seed is revealed when the game ends; verify then",
         ));
     }

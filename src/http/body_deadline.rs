@@ -13,7 +13,7 @@
 //! unread body still wanted and closes the connection (after its short linger).
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use actix_web::body::{BodySize, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
@@ -54,7 +54,7 @@ pub async fn body_deadline(
     };
     let mut answer = ApiError::new(
         StatusCode::REQUEST_TIMEOUT,
-        "body_timeout",
+        ErrorCode::BodyTimeout,
         format!(
             "the request body did not arrive within {} s",
             timeout.as_secs()

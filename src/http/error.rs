@@ -4,7 +4,6 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use utoipa::ToSchema;
 
 /// The body of every error response.
@@ -24,8 +23,10 @@ pub struct Problem {
     /// The HTTP status text.
     pub title: String,
     pub status: u16,
-    /// Stable machine-readable code; see the list in the API description.
-    pub code: String,
+    /// Stable machine-readable code: a platform code or a game's rule code (both lists are
+    /// in the API description).
+    #[schema(schema_with = problem_code_schema)]
+    pub code: Code,
     /// What went wrong, for a person.
     pub detail: String,
     /// Further members depending on the code (`current_version`, `field`, `retry_after`…).
@@ -34,11 +35,85 @@ pub struct Problem {
     pub extra: Map<String, Value>,
 }
 
+/// The code of an answer: one of the platform's, or a rule code of a game (which each game
+/// lists in `Rules::ERROR_CODES`, all answered 422).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    Platform(ErrorCode),
+    Rule(&'static str),
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Platform(code) => code.as_str(),
+            Code::Rule(code) => code,
+        }
+    }
+}
+
+impl From<ErrorCode> for Code {
+    fn from(code: ErrorCode) -> Self {
+        Code::Platform(code)
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<ErrorCode> for Code {
+    fn eq(&self, other: &ErrorCode) -> bool {
+        *self == Code::Platform(*other)
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// The schema of `Problem.code`: a platform code ([`ErrorCode`], schema `PlatformErrorCode`)
+/// or any game's rule code.
+fn problem_code_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+    let mut rule_codes: Vec<&str> = Vec::new();
+    for kind in crate::games::GameKind::ALL {
+        crate::with_rules!(kind, R => rule_codes.extend(R::ERROR_CODES.iter().map(|(c, _)| *c)));
+    }
+    rule_codes.sort_unstable();
+    rule_codes.dedup();
+    let rules = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some("A rule code of a game (status 422)."))
+        .enum_values(Some(rule_codes));
+    utoipa::openapi::schema::Schema::OneOf(
+        OneOfBuilder::new()
+            .description(Some(
+                "Stable machine-readable code: a platform code or a game's rule code; see the \
+                 lists in the API description.",
+            ))
+            .item(utoipa::openapi::Ref::from_schema_name("PlatformErrorCode"))
+            .item(rules)
+            .build(),
+    )
+    .into()
+}
+
 /// An error answered to the client. Internal failures carry their cause for the log only.
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: Cow<'static, str>,
+    pub code: Code,
     pub detail: String,
     pub extra: Map<String, Value>,
     pub retry_after: Option<u64>,
@@ -47,11 +122,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(
-        status: StatusCode,
-        code: impl Into<Cow<'static, str>>,
-        detail: impl Into<String>,
-    ) -> Self {
+    pub fn new(status: StatusCode, code: impl Into<Code>, detail: impl Into<String>) -> Self {
         Self {
             status,
             code: code.into(),
@@ -68,33 +139,42 @@ impl ApiError {
         self
     }
 
-    pub fn bad_request(code: &'static str, detail: impl Into<String>) -> Self {
+    pub fn bad_request(code: ErrorCode, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, code, detail)
     }
 
-    pub fn unauthorized(code: &'static str, detail: impl Into<String>) -> Self {
+    pub fn unauthorized(code: ErrorCode, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::UNAUTHORIZED, code, detail)
     }
 
-    pub fn forbidden(code: &'static str, detail: impl Into<String>) -> Self {
+    pub fn forbidden(code: ErrorCode, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::FORBIDDEN, code, detail)
     }
 
-    pub fn not_found(code: &'static str, detail: impl Into<String>) -> Self {
+    pub fn not_found(code: ErrorCode, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, code, detail)
     }
 
-    pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
+    pub fn conflict(code: ErrorCode, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, code, detail)
     }
 
-    pub fn unprocessable(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+    pub fn unprocessable(code: ErrorCode, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail)
     }
 
+    /// A refusal by a game's rules: 422 with the game's own code.
+    pub fn rule(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, Code::Rule(code), detail)
+    }
+
     pub fn too_many_requests(retry_after_secs: u64, detail: impl Into<String>) -> Self {
-        let mut error = Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail)
-            .with("retry_after", retry_after_secs);
+        let mut error = Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            detail,
+        )
+        .with("retry_after", retry_after_secs);
         error.retry_after = Some(retry_after_secs);
         error
     }
@@ -105,21 +185,27 @@ impl ApiError {
     pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
         let cause = cause.into();
         if database_unreachable(&cause) {
-            let mut error = Self::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "database_unavailable",
-                "the database cannot be reached right now; retry after `Retry-After` seconds",
-            )
-            .with("retry_after", DATABASE_RETRY_AFTER_SECS);
-            error.retry_after = Some(DATABASE_RETRY_AFTER_SECS);
-            error.internal = Some(cause);
-            return error;
+            return Self::unavailable(cause);
         }
         let mut error = Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
+            ErrorCode::InternalError,
             "the server failed to handle this request; it has been logged",
         );
+        error.internal = Some(cause);
+        error
+    }
+
+    /// 503 `database_unavailable` with `Retry-After`: the database cannot be reached (the
+    /// cause is logged, as a warning).
+    pub fn unavailable(cause: anyhow::Error) -> Self {
+        let mut error = Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::DatabaseUnavailable,
+            "the database cannot be reached right now; retry after `Retry-After` seconds",
+        )
+        .with("retry_after", DATABASE_RETRY_AFTER_SECS);
+        error.retry_after = Some(DATABASE_RETRY_AFTER_SECS);
         error.internal = Some(cause);
         error
     }
@@ -138,7 +224,7 @@ impl ApiError {
                 .unwrap_or("Error")
                 .to_string(),
             status: self.status.as_u16(),
-            code: self.code.to_string(),
+            code: self.code,
             detail: self.detail.clone(),
             extra: self.extra.clone(),
         }
@@ -160,6 +246,105 @@ impl From<sqlx::Error> for ApiError {
 impl From<anyhow::Error> for ApiError {
     fn from(error: anyhow::Error) -> Self {
         Self::internal(error)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The one place where the errors of the layers below become HTTP answers: each variant gets
+// its status, its stable code and its extra members; its message is the problem's `detail`.
+
+impl From<crate::service::Error> for ApiError {
+    fn from(error: crate::service::Error) -> Self {
+        use crate::service::Error as E;
+        let detail = error.to_string();
+        match error {
+            E::GameNotFound => Self::not_found(ErrorCode::GameNotFound, detail),
+            E::VersionConflict { current, .. } => {
+                Self::conflict(ErrorCode::VersionConflict, detail).with("current_version", current)
+            }
+            E::Rule(refusal) => Self::rule(refusal.code, detail),
+            E::InvalidCommand { .. } => Self::unprocessable(ErrorCode::InvalidCommand, detail),
+            E::IdempotencyKeyReused => Self::unprocessable(ErrorCode::IdempotencyKeyReused, detail),
+            E::NotAPlayer | E::NotYourSeat { .. } | E::OnlyPlayersInvite => {
+                Self::forbidden(ErrorCode::NotAPlayer, detail)
+            }
+            E::SeatForfeited | E::ForfeitedSeatNotReturnable => {
+                Self::conflict(ErrorCode::SeatForfeited, detail)
+            }
+            E::SeatAbandoned => Self::conflict(ErrorCode::SeatAbandoned, detail),
+            E::SeatNotAbandoned => Self::conflict(ErrorCode::SeatNotAbandoned, detail),
+            E::GameNotActive { status } => Self::conflict(ErrorCode::GameNotActive, detail)
+                .with("game_status", status.as_str()),
+            E::GameNotRunning => Self::conflict(ErrorCode::GameNotActive, detail),
+            E::WrongStatus { status, .. } => {
+                Self::conflict(ErrorCode::WrongStatus, detail).with("game_status", status.as_str())
+            }
+            E::AlreadySeated => Self::conflict(ErrorCode::AlreadySeated, detail),
+            E::NotInvited => Self::forbidden(ErrorCode::NotInvited, detail),
+            E::SeatTaken(_) => Self::conflict(ErrorCode::SeatTaken, detail),
+            E::GameFull => Self::conflict(ErrorCode::GameFull, detail),
+            E::NotTheCreator { .. } => Self::forbidden(ErrorCode::NotTheCreator, detail),
+            E::UserNotFound(_) => Self::not_found(ErrorCode::UserNotFound, detail),
+            E::NotEnoughPlayers { .. } => Self::conflict(ErrorCode::NotEnoughPlayers, detail),
+            E::UnknownGameKind { .. } => {
+                Self::unprocessable(ErrorCode::UnknownGameKind, detail).with("field", "kind")
+            }
+            E::InvalidOptions { field, .. } => {
+                Self::unprocessable(ErrorCode::InvalidOptions, detail).with("field", field)
+            }
+            E::InvalidField { field, .. } => {
+                Self::unprocessable(ErrorCode::InvalidField, detail).with("field", field)
+            }
+            E::InvalidParameter(_) => Self::bad_request(ErrorCode::InvalidParameter, detail),
+            E::AlreadyOnVacation => Self::conflict(ErrorCode::AlreadyOnVacation, detail),
+            E::NotOnVacation => Self::conflict(ErrorCode::NotOnVacation, detail),
+            E::Unavailable(cause) => Self::unavailable(cause),
+            E::Internal(cause) => Self::internal(cause),
+        }
+    }
+}
+
+impl From<crate::audit::Error> for ApiError {
+    fn from(error: crate::audit::Error) -> Self {
+        use crate::audit::Error as E;
+        let detail = error.to_string();
+        match error {
+            E::Service(error) => error.into(),
+            E::LimitOutOfRange { .. } => Self::bad_request(ErrorCode::InvalidParameter, detail),
+            E::AfterOutOfRange { version, .. } => {
+                Self::bad_request(ErrorCode::InvalidParameter, detail).with("version", version)
+            }
+            E::ExportIncomplete => Self::unprocessable(ErrorCode::ExportIncomplete, detail),
+            E::ExportUnfinished => Self::unprocessable(ErrorCode::ExportUnfinished, detail),
+            E::UnknownGameKind(_) => Self::unprocessable(ErrorCode::UnknownGameKind, detail),
+            E::UnsupportedRulesVersion { .. } => {
+                Self::unprocessable(ErrorCode::UnsupportedRulesVersion, detail)
+            }
+            E::NotVerified(failure) => {
+                let error = Self::unprocessable(ErrorCode::ExportNotVerified, detail)
+                    .with("reason", failure.reason);
+                match failure.seq {
+                    Some(seq) => error.with("seq", seq),
+                    None => error,
+                }
+            }
+        }
+    }
+}
+
+impl From<crate::auth::credentials::Error> for ApiError {
+    fn from(error: crate::auth::credentials::Error) -> Self {
+        use crate::auth::credentials::Error as E;
+        let detail = error.to_string();
+        match error {
+            E::WrongTokenType => Self::unauthorized(ErrorCode::WrongTokenType, detail),
+            E::TokenExpired => Self::unauthorized(ErrorCode::TokenExpired, detail),
+            E::MalformedToken | E::AccountGone | E::UnknownApiToken => {
+                Self::unauthorized(ErrorCode::InvalidToken, detail)
+            }
+            E::Unavailable(cause) => Self::unavailable(cause),
+            E::Internal(cause) => Self::internal(cause),
+        }
     }
 }
 
@@ -192,288 +377,115 @@ impl ResponseError for ApiError {
 /// that is restarting, short enough that clients come back soon after it is up.
 pub const DATABASE_RETRY_AFTER_SECS: u64 = 2;
 
-/// Whether an error (or any error it wraps) says the database cannot be reached: no
-/// connection within the acquire timeout, a broken or refused connection, or a server that
-/// is shutting down or starting up. Such failures are transient, unlike a failing query.
-pub fn database_unreachable(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
-        .any(|error| match error {
-            sqlx::Error::PoolTimedOut
-            | sqlx::Error::PoolClosed
-            | sqlx::Error::Io(_)
-            | sqlx::Error::Tls(_) => true,
-            // Class 08: connection exceptions; 57P01-57P03: the server is shutting down,
-            // crashed, or not accepting connections yet.
-            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-                code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03")
-            }),
-            _ => false,
-        })
+pub use crate::store::health::database_unreachable;
+
+/// Declares [`ErrorCode`] from one table: each code's variant, its wire name, its status and
+/// its meaning (published in the API description), so that the list of codes is the type.
+macro_rules! error_codes {
+    ($($variant:ident = $code:literal, $status:literal, $meaning:literal;)*) => {
+        /// Every platform error code; game-specific rule codes are listed by each game
+        /// (`Rules::ERROR_CODES`). The API description publishes both lists.
+        // Its schema is `PlatformErrorCode`: `ErrorCode` names a game's rule code with its
+        // meaning in `GET /kinds`, as published before.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
+        #[serde(rename_all = "snake_case")]
+        #[schema(as = PlatformErrorCode)]
+        pub enum ErrorCode {
+            $(#[doc = $meaning] $variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in the order the API description lists them.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
+
+            /// The code as clients see it (`version_conflict`).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)*
+                }
+            }
+
+            /// The status it is answered with (`request_rejected` and `internal_error`
+            /// stand for a class of statuses; this is the one documented).
+            pub const fn status(self) -> u16 {
+                match self {
+                    $(ErrorCode::$variant => $status,)*
+                }
+            }
+
+            /// What it means, for the API description.
+            pub const fn meaning(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $meaning,)*
+                }
+            }
+        }
+    };
 }
 
-/// Every platform error code with its status and meaning; game-specific rule codes are
-/// listed by each game. The API description publishes both lists.
-pub const ERROR_CODES: &[(&str, u16, &str)] = &[
-    ("malformed_json", 400, "The body is not valid JSON."),
-    (
-        "invalid_body",
-        400,
-        "The JSON does not have the expected shape or types.",
-    ),
-    (
-        "invalid_parameter",
-        400,
-        "A path or query parameter is malformed.",
-    ),
-    (
-        "invalid_resume_id",
-        400,
-        "The stream's resume id (Last-Event-ID or last_event_id) is not a version of the game (0 to its current version).",
-    ),
-    (
-        "idempotency_key_required",
-        400,
-        "POST /actions needs an Idempotency-Key header.",
-    ),
-    (
-        "version_required",
-        400,
-        "POST /actions needs the version the client saw (body `version` or If-Match).",
-    ),
-    (
-        "unauthenticated",
-        401,
-        "No credentials were sent, or they are not a bearer token.",
-    ),
-    (
-        "invalid_token",
-        401,
-        "The token is malformed, forged, revoked or unknown, or its account no longer exists.",
-    ),
-    ("token_expired", 401, "The access token has expired."),
-    (
-        "wrong_token_type",
-        401,
-        "A refresh token was sent where an access token is needed, or the reverse.",
-    ),
-    (
-        "invalid_credentials",
-        401,
-        "The username or password is wrong.",
-    ),
-    (
-        "insufficient_scope",
-        403,
-        "The API token lacks the scope this endpoint needs.",
-    ),
-    (
-        "session_required",
-        403,
-        "Only a logged-in user (not an API token) may do this.",
-    ),
-    (
-        "not_a_player",
-        403,
-        "The caller holds no seat in this game, or not the seat named.",
-    ),
-    (
-        "not_the_creator",
-        403,
-        "Only the game's creator may do this.",
-    ),
-    (
-        "not_invited",
-        403,
-        "The game is private and the caller is not invited.",
-    ),
-    ("not_found", 404, "No such resource."),
-    ("game_not_found", 404, "No game with this id."),
-    ("user_not_found", 404, "No user with this name."),
-    ("token_not_found", 404, "No API token with this id."),
-    (
-        "method_not_allowed",
-        405,
-        "The resource does not support this method; `Allow` lists those it does.",
-    ),
-    (
-        "version_conflict",
-        409,
-        "The game moved on since the version sent; `current_version` says where it is.",
-    ),
-    ("username_taken", 409, "Another account has this username."),
-    (
-        "email_taken",
-        409,
-        "Another account has this email address.",
-    ),
-    ("seat_taken", 409, "Someone already sits in that seat."),
-    ("game_full", 409, "Every seat is taken."),
-    (
-        "already_seated",
-        409,
-        "The caller already holds a seat in this game.",
-    ),
-    (
-        "wrong_status",
-        409,
-        "The game is not in a state that allows this (e.g. joining a started game).",
-    ),
-    (
-        "idempotency_key_reused",
-        422,
-        "The Idempotency-Key was already used for a different request.",
-    ),
-    (
-        "body_timeout",
-        408,
-        "The request body did not arrive within KONTOR_BODY_TIMEOUT seconds; the connection is closed.",
-    ),
-    ("payload_too_large", 413, "The body is larger than allowed."),
-    (
-        "unsupported_media_type",
-        415,
-        "The body must be application/json.",
-    ),
-    (
-        "invalid_field",
-        422,
-        "A field is well-formed JSON but not acceptable; `field` names it.",
-    ),
-    (
-        "unknown_game_kind",
-        422,
-        "No game of this kind is registered.",
-    ),
-    (
-        "invalid_options",
-        422,
-        "The game options are unknown or out of range; `field` names the culprit.",
-    ),
-    (
-        "invalid_command",
-        422,
-        "The action is not one this game understands.",
-    ),
-    (
-        "game_not_active",
-        409,
-        "The game has not started yet, or has ended.",
-    ),
-    (
-        "not_enough_players",
-        409,
-        "The game cannot start with so few seats taken.",
-    ),
-    (
-        "game_not_finished",
-        409,
-        "The game has not ended, so its seed is still secret.",
-    ),
-    (
-        "invalid_export",
-        422,
-        "The upload is not a readable Kontor export.",
-    ),
-    (
-        "export_incomplete",
-        422,
-        "The export is redacted for one viewer; import needs a complete log.",
-    ),
-    (
-        "export_unfinished",
-        422,
-        "The export is of a game that has not ended: without its seed it cannot be verified, so it is not imported.",
-    ),
-    (
-        "export_not_verified",
-        422,
-        "The export does not verify; `seq` names the first event that differs and `reason` says why.",
-    ),
-    (
-        "export_too_large",
-        413,
-        "The export has more events than an upload may have; `max_events` says how many.",
-    ),
-    (
-        "unsupported_rules_version",
-        422,
-        "The log was played under rules this server does not fold.",
-    ),
-    (
-        "invalid_unsubscribe_token",
-        400,
-        "The unsubscribe link is damaged or was not signed by this server.",
-    ),
-    (
-        "admin_required",
-        403,
-        "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.",
-    ),
-    ("mail_not_found", 404, "No failed mail with this id."),
-    (
-        "seat_not_abandoned",
-        409,
-        "The seat is being played by its player; there is nothing to take back.",
-    ),
-    (
-        "seat_abandoned",
-        409,
-        "The bot plays this seat after its timeouts; take it back first.",
-    ),
-    (
-        "seat_forfeited",
-        409,
-        "The seat was forfeited under the game's time control.",
-    ),
-    (
-        "already_on_vacation",
-        409,
-        "A vacation is running; end it before starting another.",
-    ),
-    ("not_on_vacation", 409, "There is no vacation to end."),
-    (
-        "rate_limited",
-        429,
-        "Too many attempts; retry after `Retry-After` seconds.",
-    ),
-    (
-        "too_many_streams",
-        429,
-        "The caller holds the most live streams allowed on this server; close one, or retry after `Retry-After` seconds.",
-    ),
-    (
-        "request_rejected",
-        400,
-        "The request was refused before reaching the API (another 4xx status).",
-    ),
-    (
-        "precondition_failed",
-        412,
-        "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.",
-    ),
-    (
-        "web_client_missing",
-        503,
-        "The web client's files were not built into this server (`npm ci && npm run build` in `web/`).",
-    ),
-    (
-        "not_ready",
-        503,
-        "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.",
-    ),
-    (
-        "database_unavailable",
-        503,
-        "The database cannot be reached right now; retry after `Retry-After` seconds.",
-    ),
-    (
-        "internal_error",
-        500,
-        "The server failed; the request may be retried.",
-    ),
-];
+error_codes! {
+    MalformedJson = "malformed_json", 400, "The body is not valid JSON.";
+    InvalidBody = "invalid_body", 400, "The JSON does not have the expected shape or types.";
+    InvalidParameter = "invalid_parameter", 400, "A path or query parameter is malformed.";
+    InvalidResumeId = "invalid_resume_id", 400, "The stream's resume id (Last-Event-ID or last_event_id) is not a version of the game (0 to its current version).";
+    IdempotencyKeyRequired = "idempotency_key_required", 400, "POST /actions needs an Idempotency-Key header.";
+    VersionRequired = "version_required", 400, "POST /actions needs the version the client saw (body `version` or If-Match).";
+    Unauthenticated = "unauthenticated", 401, "No credentials were sent, or they are not a bearer token.";
+    InvalidToken = "invalid_token", 401, "The token is malformed, forged, revoked or unknown, or its account no longer exists.";
+    TokenExpired = "token_expired", 401, "The access token has expired.";
+    WrongTokenType = "wrong_token_type", 401, "A refresh token was sent where an access token is needed, or the reverse.";
+    InvalidCredentials = "invalid_credentials", 401, "The username or password is wrong.";
+    InsufficientScope = "insufficient_scope", 403, "The API token lacks the scope this endpoint needs.";
+    SessionRequired = "session_required", 403, "Only a logged-in user (not an API token) may do this.";
+    NotAPlayer = "not_a_player", 403, "The caller holds no seat in this game, or not the seat named.";
+    NotTheCreator = "not_the_creator", 403, "Only the game's creator may do this.";
+    NotInvited = "not_invited", 403, "The game is private and the caller is not invited.";
+    NotFound = "not_found", 404, "No such resource.";
+    GameNotFound = "game_not_found", 404, "No game with this id.";
+    UserNotFound = "user_not_found", 404, "No user with this name.";
+    TokenNotFound = "token_not_found", 404, "No API token with this id.";
+    MethodNotAllowed = "method_not_allowed", 405, "The resource does not support this method; `Allow` lists those it does.";
+    VersionConflict = "version_conflict", 409, "The game moved on since the version sent; `current_version` says where it is.";
+    UsernameTaken = "username_taken", 409, "Another account has this username.";
+    EmailTaken = "email_taken", 409, "Another account has this email address.";
+    SeatTaken = "seat_taken", 409, "Someone already sits in that seat.";
+    GameFull = "game_full", 409, "Every seat is taken.";
+    AlreadySeated = "already_seated", 409, "The caller already holds a seat in this game.";
+    WrongStatus = "wrong_status", 409, "The game is not in a state that allows this (e.g. joining a started game).";
+    IdempotencyKeyReused = "idempotency_key_reused", 422, "The Idempotency-Key was already used for a different request.";
+    BodyTimeout = "body_timeout", 408, "The request body did not arrive within KONTOR_BODY_TIMEOUT seconds; the connection is closed.";
+    PayloadTooLarge = "payload_too_large", 413, "The body is larger than allowed.";
+    UnsupportedMediaType = "unsupported_media_type", 415, "The body must be application/json.";
+    InvalidField = "invalid_field", 422, "A field is well-formed JSON but not acceptable; `field` names it.";
+    UnknownGameKind = "unknown_game_kind", 422, "No game of this kind is registered.";
+    InvalidOptions = "invalid_options", 422, "The game options are unknown or out of range; `field` names the culprit.";
+    InvalidCommand = "invalid_command", 422, "The action is not one this game understands.";
+    GameNotActive = "game_not_active", 409, "The game has not started yet, or has ended.";
+    NotEnoughPlayers = "not_enough_players", 409, "The game cannot start with so few seats taken.";
+    GameNotFinished = "game_not_finished", 409, "The game has not ended, so its seed is still secret.";
+    InvalidExport = "invalid_export", 422, "The upload is not a readable Kontor export.";
+    ExportIncomplete = "export_incomplete", 422, "The export is redacted for one viewer; import needs a complete log.";
+    ExportUnfinished = "export_unfinished", 422, "The export is of a game that has not ended: without its seed it cannot be verified, so it is not imported.";
+    ExportNotVerified = "export_not_verified", 422, "The export does not verify; `seq` names the first event that differs and `reason` says why.";
+    ExportTooLarge = "export_too_large", 413, "The export has more events than an upload may have; `max_events` says how many.";
+    UnsupportedRulesVersion = "unsupported_rules_version", 422, "The log was played under rules this server does not fold.";
+    InvalidUnsubscribeToken = "invalid_unsubscribe_token", 400, "The unsubscribe link is damaged or was not signed by this server.";
+    AdminRequired = "admin_required", 403, "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.";
+    MailNotFound = "mail_not_found", 404, "No failed mail with this id.";
+    SeatNotAbandoned = "seat_not_abandoned", 409, "The seat is being played by its player; there is nothing to take back.";
+    SeatAbandoned = "seat_abandoned", 409, "The bot plays this seat after its timeouts; take it back first.";
+    SeatForfeited = "seat_forfeited", 409, "The seat was forfeited under the game's time control.";
+    AlreadyOnVacation = "already_on_vacation", 409, "A vacation is running; end it before starting another.";
+    NotOnVacation = "not_on_vacation", 409, "There is no vacation to end.";
+    RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
+    TooManyStreams = "too_many_streams", 429, "The caller holds the most live streams allowed on this server; close one, or retry after `Retry-After` seconds.";
+    RequestRejected = "request_rejected", 400, "The request was refused before reaching the API (another 4xx status).";
+    PreconditionFailed = "precondition_failed", 412, "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.";
+    WebClientMissing = "web_client_missing", 503, "The web client's files were not built into this server (`npm ci && npm run build` in `web/`).";
+    NotReady = "not_ready", 503, "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.";
+    DatabaseUnavailable = "database_unavailable", 503, "The database cannot be reached right now; retry after `Retry-After` seconds.";
+    InternalError = "internal_error", 500, "The server failed; the request may be retried.";
+}
 
 #[cfg(test)]
 mod tests {
@@ -499,6 +511,72 @@ mod tests {
             assert_eq!(
                 response.headers().get(header::RETRY_AFTER).unwrap(),
                 &DATABASE_RETRY_AFTER_SECS.to_string()
+            );
+        }
+    }
+
+    #[test]
+    fn service_errors_keep_their_status_code_and_members() {
+        use crate::service::Error as E;
+        use crate::store::games::Status;
+        let conflict = ApiError::from(E::VersionConflict {
+            current: 13,
+            sent: 12,
+        });
+        assert_eq!(conflict.status, StatusCode::CONFLICT);
+        assert_eq!(conflict.code, ErrorCode::VersionConflict);
+        assert_eq!(
+            conflict.detail,
+            "the game is at version 13, not 12: reload it and decide again"
+        );
+        assert_eq!(conflict.extra["current_version"], 13);
+        let seat = ApiError::from(E::NotYourSeat {
+            held: 1,
+            requested: 2,
+        });
+        assert_eq!(
+            (seat.status, seat.code, seat.detail.as_str()),
+            (
+                StatusCode::FORBIDDEN,
+                Code::Platform(ErrorCode::NotAPlayer),
+                "you hold seat 1, not seat 2"
+            )
+        );
+        let inactive = ApiError::from(E::GameNotActive {
+            status: Status::Finished,
+        });
+        assert_eq!(inactive.extra["game_status"], "finished");
+        let rule = ApiError::from(E::Rule(crate::games::RuleError::new(
+            "not_your_turn",
+            "wait",
+        )));
+        assert_eq!(
+            (rule.status, rule.code, rule.detail.as_str()),
+            (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Code::Rule("not_your_turn"),
+                "wait"
+            )
+        );
+        let field = ApiError::from(E::invalid_field("nonce", "too long"));
+        assert_eq!(field.extra["field"], "nonce");
+        let down = ApiError::from(E::internal(sqlx::Error::PoolTimedOut));
+        assert_eq!(down.code, ErrorCode::DatabaseUnavailable);
+        assert!(down.logged());
+        let bug = ApiError::from(E::internal(anyhow::anyhow!("a bug")));
+        assert_eq!(bug.code, ErrorCode::InternalError);
+    }
+
+    #[test]
+    fn the_codes_are_their_serde_names_with_their_problem_type() {
+        for &code in ErrorCode::ALL {
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+            let problem = ApiError::new(StatusCode::BAD_REQUEST, code, "x").problem();
+            let body = serde_json::to_value(&problem).unwrap();
+            assert_eq!(body["code"], code.as_str());
+            assert_eq!(
+                body["type"],
+                format!("urn:kontor:problem:{}", code.as_str())
             );
         }
     }

@@ -1,10 +1,10 @@
 //! Lobby and play endpoints.
 
+use super::caller::Caller;
 use super::conditional::{self, Condition};
-use super::error::{ApiError, Problem};
+use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Created, Json, OptionalJson, Query};
 use crate::auth::Scope;
-use crate::auth::extract::Caller;
 use crate::games::GameKind;
 use crate::service::lobby::{
     self, CreateGameRequest, GamePage, GameSummary, Invitation, InviteRequest, JoinRequest,
@@ -26,11 +26,14 @@ pub struct KindInfo {
     pub min_seats: u8,
     pub max_seats: u8,
     /// The game's rule error codes with their meaning.
-    pub error_codes: Vec<ErrorCode>,
+    pub error_codes: Vec<RuleCodeInfo>,
 }
 
+/// A rule code of a game with its meaning.
+// Its schema keeps the name it was published with; the platform's codes are another type.
 #[derive(Serialize, ToSchema)]
-pub struct ErrorCode {
+#[schema(as = ErrorCode)]
+pub struct RuleCodeInfo {
     pub code: &'static str,
     pub meaning: &'static str,
 }
@@ -48,7 +51,7 @@ pub fn kind_info(kind: GameKind) -> KindInfo {
         max_seats: R::MAX_SEATS,
         error_codes: R::ERROR_CODES
             .iter()
-            .map(|&(code, meaning)| ErrorCode { code, meaning })
+            .map(|&(code, meaning)| RuleCodeInfo { code, meaning })
             .collect(),
     })
 }
@@ -169,7 +172,7 @@ pub async fn get_game(
                 .and_then(conditional::parse)
                 .ok_or_else(|| {
                     ApiError::bad_request(
-                        "invalid_parameter",
+                        ErrorCode::InvalidParameter,
                         "If-None-Match must be * or a list of entity tags such as \"v12-s0-…\"",
                     )
                     .with("field", "If-None-Match")
@@ -375,13 +378,13 @@ pub async fn submit_action(
         .filter(|k| !k.is_empty())
         .ok_or_else(|| {
             ApiError::bad_request(
-                "idempotency_key_required",
+                ErrorCode::IdempotencyKeyRequired,
                 "send an Idempotency-Key header, unique for each action you mean to take",
             )
         })?;
     if key.len() > 255 {
         return Err(ApiError::bad_request(
-            "idempotency_key_required",
+            ErrorCode::IdempotencyKeyRequired,
             "the Idempotency-Key is longer than 255 characters",
         ));
     }
@@ -390,14 +393,14 @@ pub async fn submit_action(
     let version = match req.headers().get(header::IF_MATCH) {
         None => body.version.ok_or_else(|| {
             ApiError::bad_request(
-                "version_required",
+                ErrorCode::VersionRequired,
                 "send the version you saw, as the body's `version` or as If-Match",
             )
         })?,
         Some(value) => {
             let condition = value.to_str().ok().and_then(conditional::parse).ok_or_else(|| {
                 ApiError::bad_request(
-                    "version_required",
+                    ErrorCode::VersionRequired,
                     "If-Match must be * or the ETag of the game as you saw it (e.g. \"v12-s0-…\")",
                 )
             })?;
@@ -419,10 +422,12 @@ pub async fn submit_action(
     .await?;
     Ok(match submitted {
         Submitted::Applied(result) => HttpResponse::Ok().json(result),
-        Submitted::Replayed(status, response) => HttpResponse::build(status)
-            .insert_header(("Idempotent-Replayed", "true"))
-            .content_type("application/json")
-            .body(response),
+        Submitted::Replayed(status, response) => {
+            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
+                .insert_header(("Idempotent-Replayed", "true"))
+                .content_type("application/json")
+                .body(response)
+        }
     })
 }
 
@@ -448,14 +453,14 @@ async fn match_version(
                     _ if tag.weak => {
                         return Err(ApiError::new(
                             StatusCode::PRECONDITION_FAILED,
-                            "precondition_failed",
+                            ErrorCode::PreconditionFailed,
                             "If-Match compares strongly: a weak tag (W/\"…\") never matches; send the ETag as the game's GET gave it",
                         ));
                     }
                     _ => {
                         return Err(ApiError::new(
                             StatusCode::PRECONDITION_FAILED,
-                            "precondition_failed",
+                            ErrorCode::PreconditionFailed,
                             format!("If-Match: \"{}\" is no tag of this game", tag.opaque),
                         ));
                     }
@@ -468,7 +473,7 @@ async fn match_version(
     };
     match (body_version, versions) {
         (Some(v), Some(listed)) if !listed.contains(&v) => Err(ApiError::bad_request(
-            "version_required",
+            ErrorCode::VersionRequired,
             format!("the body says version {v} but If-Match says {listed:?}"),
         )),
         (Some(v), _) => Ok(v),
@@ -477,7 +482,7 @@ async fn match_version(
             let current = play::current_version(&state.pool, caller, game_id).await?;
             match listed {
                 Some(listed) if !listed.contains(&current) => Err(ApiError::conflict(
-                    "version_conflict",
+                    ErrorCode::VersionConflict,
                     format!("the game is at version {current}, not one of {listed:?}: reload it and decide again"),
                 )
                 .with("current_version", current)),

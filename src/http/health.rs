@@ -6,7 +6,7 @@
 //! is the one this binary expects (a readiness probe: send it traffic only when this is 200).
 
 use super::AppState;
-use super::error::{ApiError, Problem};
+use super::error::{ApiError, ErrorCode, Problem};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, get, web};
 use serde::Serialize;
@@ -68,7 +68,7 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
 }
 
 fn not_ready(detail: String) -> ApiError {
-    let mut error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", detail)
+    let mut error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::NotReady, detail)
         .with("retry_after", NOT_READY_RETRY_AFTER_SECS);
     error.retry_after = Some(NOT_READY_RETRY_AFTER_SECS);
     error

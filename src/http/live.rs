@@ -1,12 +1,12 @@
 //! Server-Sent Events: a stream per game and one per user.
 
-use super::error::{ApiError, Problem};
+use super::caller::{Caller, authenticate, bearer_token};
+use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Query};
 use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
-use crate::auth::extract::{Caller, authenticate, bearer_token};
 use crate::live::{Signal, StreamSlot};
-use crate::service::lobby::{self, ListQuery, ListView, game_not_found};
+use crate::service::lobby::{self, ListQuery, ListView};
 use crate::service::{play, readable_by};
 use crate::store::games::{self, Status};
 use crate::store::presence;
@@ -61,7 +61,7 @@ fn stream_slot(state: &AppState, user: uuid::Uuid) -> Result<StreamSlot, ApiErro
     state.hub.open_stream(user, max).ok_or_else(|| {
         let mut error = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
-            "too_many_streams",
+            ErrorCode::TooManyStreams,
             format!("at most {max} live streams may be open per user; close one and retry"),
         )
         .with("retry_after", STREAM_RETRY_AFTER)
@@ -81,7 +81,7 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
             .map(Some)
             .ok_or_else(|| {
                 ApiError::bad_request(
-                    "invalid_parameter",
+                    ErrorCode::InvalidParameter,
                     "Last-Event-ID must be a version number",
                 )
             }),
@@ -127,12 +127,12 @@ pub async fn game_stream(
     let head = games::head(&state.pool, game_id)
         .await?
         .filter(|head| readable_by(head, caller.user_id))
-        .ok_or_else(game_not_found)?;
+        .ok_or(crate::service::Error::GameNotFound)?;
     // A resume id beyond the log (or below it) names nothing the client can have seen, and
     // catching up from it would page through versions that do not exist.
     if resume.is_some_and(|id| !(0..=head.version).contains(&id)) {
         return Err(ApiError::bad_request(
-            "invalid_resume_id",
+            ErrorCode::InvalidResumeId,
             format!(
                 "the resume id (Last-Event-ID or last_event_id) must be a version between 0 and the game's current version {}",
                 head.version

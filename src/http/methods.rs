@@ -7,7 +7,7 @@
 //! (every route is documented, which a contract test checks).
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use actix_web::body::{BodySize, EitherBody, MessageBody};
 use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
@@ -124,7 +124,7 @@ pub async fn unrouted(req: HttpRequest, state: web::Data<AppState>) -> HttpRespo
     let allowed = allowed_methods(&state.openapi, req.path());
     if allowed.is_empty() {
         return ApiError::not_found(
-            "not_found",
+            ErrorCode::NotFound,
             format!("there is nothing at {method} {}", req.path()),
         )
         .error_response();
@@ -136,7 +136,7 @@ pub async fn unrouted(req: HttpRequest, state: web::Data<AppState>) -> HttpRespo
         .join(", ");
     let mut response = ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
+        ErrorCode::MethodNotAllowed,
         format!("{} answers {list}, not {method}", req.path()),
     )
     .error_response();

@@ -5,6 +5,7 @@ pub mod absence;
 pub mod accounts;
 pub mod audit;
 pub mod body_deadline;
+pub mod caller;
 pub mod conditional;
 pub mod cors;
 pub mod error;
@@ -31,7 +32,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::middleware::ErrorHandlerResponse;
 use actix_web::{HttpRequest, HttpResponse, Responder, web};
-use error::ApiError;
+use error::{ApiError, ErrorCode};
 use serde::Serialize;
 use sqlx::PgPool;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -55,7 +56,7 @@ pub struct AppState {
     /// Writes this instance's appends (in batches) and announces them.
     pub committer: crate::service::committer::Committer,
     /// Users recently found to exist, so access tokens of vanished users are refused cheaply.
-    pub known_users: crate::auth::extract::KnownUsers,
+    pub known_users: crate::auth::credentials::KnownUsers,
 }
 
 /// A `201 Created` JSON response with the created resource's address in `Location`
@@ -149,27 +150,29 @@ fn json_error(error: &JsonPayloadError) -> ApiError {
     match error {
         JsonPayloadError::OverflowKnownLength { length, limit } => ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!("the body has {length} bytes; at most {limit} are accepted"),
         ),
         JsonPayloadError::Overflow { limit } => ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!("the body is larger than the {limit} bytes accepted"),
         ),
         JsonPayloadError::ContentType => ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             "send the body as Content-Type: application/json",
         ),
-        JsonPayloadError::Deserialize(e) if e.is_data() => {
-            ApiError::bad_request("invalid_body", format!("the body does not fit: {e}"))
-        }
-        JsonPayloadError::Deserialize(e) => {
-            ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}"))
-        }
+        JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::bad_request(
+            ErrorCode::InvalidBody,
+            format!("the body does not fit: {e}"),
+        ),
+        JsonPayloadError::Deserialize(e) => ApiError::bad_request(
+            ErrorCode::MalformedJson,
+            format!("the body is not valid JSON: {e}"),
+        ),
         other => ApiError::bad_request(
-            "malformed_json",
+            ErrorCode::MalformedJson,
             format!("the body could not be read: {other}"),
         ),
     }
@@ -182,14 +185,14 @@ pub fn query_config() -> web::QueryConfig {
 
 fn query_error(error: &QueryPayloadError) -> ApiError {
     ApiError::bad_request(
-        "invalid_parameter",
+        ErrorCode::InvalidParameter,
         format!("bad query parameters: {error}"),
     )
 }
 
 pub fn path_config() -> web::PathConfig {
     web::PathConfig::default().error_handler(|error: PathError, _req| {
-        ApiError::bad_request("invalid_parameter", format!("bad path: {error}")).into()
+        ApiError::bad_request(ErrorCode::InvalidParameter, format!("bad path: {error}")).into()
     })
 }
 
@@ -214,13 +217,13 @@ pub fn problem_fallback<B: MessageBody + 'static>(
         None => status.canonical_reason().unwrap_or("error").to_lowercase(),
     };
     let code = match status.as_u16() {
-        400 => "invalid_body",
-        404 => "not_found",
-        405 => "method_not_allowed",
-        413 => "payload_too_large",
-        415 => "unsupported_media_type",
-        500..=599 => "internal_error",
-        _ => "request_rejected",
+        400 => ErrorCode::InvalidBody,
+        404 => ErrorCode::NotFound,
+        405 => ErrorCode::MethodNotAllowed,
+        413 => ErrorCode::PayloadTooLarge,
+        415 => ErrorCode::UnsupportedMediaType,
+        500..=599 => ErrorCode::InternalError,
+        _ => ErrorCode::RequestRejected,
     };
     let (request, _) = response.into_parts();
     let problem = ApiError::new(status, code, detail).error_response();
@@ -239,7 +242,7 @@ fn log_error_response<B>(response: &ServiceResponse<B>) {
     let api_error = error.and_then(|e| e.as_error::<ApiError>());
     if status.is_client_error() {
         tracing::debug!(status = status.as_u16(), error = detail, "client error");
-    } else if api_error.is_some_and(|e| e.code == "not_ready") {
+    } else if api_error.is_some_and(|e| e.code == ErrorCode::NotReady) {
         // A probe asks every few seconds while the database is down: once per probe at
         // error level would drown the log; the outage itself is logged where it hurts.
         tracing::debug!(status = status.as_u16(), error = detail, "not ready");

@@ -1,8 +1,8 @@
 //! Notification preferences, one-click unsubscribe, and the admin view of failed mails.
 
-use super::error::{ApiError, Problem};
+use super::caller::Caller;
+use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json, Query};
-use crate::auth::extract::Caller;
 use crate::notify::admin::{self, FailedMail};
 use crate::notify::render::escape_html;
 use crate::notify::token::{self, UnsubscribeScope};
@@ -103,7 +103,7 @@ pub struct UnsubscribeQuery {
 
 fn bad_token() -> ApiError {
     ApiError::bad_request(
-        "invalid_unsubscribe_token",
+        ErrorCode::InvalidUnsubscribeToken,
         "this unsubscribe link is damaged or was not made by this server; use the link from the mail as it is, or change your preferences at /api/v1/me/notifications",
     )
 }
@@ -118,7 +118,7 @@ async fn check_token(
     let username = users::find_username(&state.pool, user).await?;
     let username = username.ok_or_else(|| {
         ApiError::not_found(
-            "user_not_found",
+            ErrorCode::UserNotFound,
             "the account of this link no longer exists",
         )
     })?;
@@ -204,7 +204,7 @@ pub async fn unsubscribe(
         .unwrap_or("");
     if body.len() > 16 * 1024 || !is_one_click(content_type, &body) {
         return Err(ApiError::bad_request(
-            "invalid_body",
+            ErrorCode::InvalidBody,
             "a one-click unsubscribe sends the form field List-Unsubscribe=One-Click (RFC 8058)",
         ));
     }
@@ -310,7 +310,7 @@ async fn require_admin(state: &AppState, caller: &Caller) -> Result<(), ApiError
         Ok(())
     } else {
         Err(ApiError::forbidden(
-            "admin_required",
+            ErrorCode::AdminRequired,
             "only administrators may do this (the operator grants the role with `kontor admin grant <user>`)",
         ))
     }
@@ -359,7 +359,7 @@ pub async fn failed_mails(
     let limit = query.limit.unwrap_or(100);
     if !(1..=1000).contains(&limit) {
         return Err(ApiError::bad_request(
-            "invalid_parameter",
+            ErrorCode::InvalidParameter,
             "limit is between 1 and 1000",
         ));
     }
@@ -388,7 +388,7 @@ pub async fn retry_mail(
     require_admin(&state, &caller).await?;
     if !admin::retry(&state.pool, path.into_inner()).await? {
         return Err(ApiError::not_found(
-            "mail_not_found",
+            ErrorCode::MailNotFound,
             "no failed mail has this id",
         ));
     }

@@ -1,6 +1,6 @@
 //! The OpenAPI 3.1 description, assembled from the handlers and the games' own schemas.
 
-use super::error::ERROR_CODES;
+use super::error::ErrorCode;
 use crate::games::{Actor, BotLevel, GameKind, GameRng, Rules, Viewer};
 use crate::with_rules;
 use actix_web::{App, get};
@@ -31,6 +31,7 @@ use utoipa_actix_web::AppExt;
     ),
     components(schemas(
         super::error::Problem,
+        super::error::ErrorCode,
         super::health::Health,
         crate::service::PlatformEvent,
         crate::service::EventOut,
@@ -78,8 +79,13 @@ pub fn build() -> Value {
         .split_for_parts();
     let mut description = spec.info.description.take().unwrap_or_default();
     description.push_str("\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n");
-    for (code, status, meaning) in ERROR_CODES {
-        description.push_str(&format!("| `{code}` | {status} | {meaning} |\n"));
+    for code in ErrorCode::ALL {
+        description.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            code.as_str(),
+            code.status(),
+            code.meaning()
+        ));
     }
     for kind in GameKind::ALL {
         with_rules!(kind, R => {

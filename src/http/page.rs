@@ -8,7 +8,7 @@
 //! the browser; anything else falls through to the API's 404 or 405.
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use super::methods;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
@@ -84,7 +84,7 @@ pub async fn page_or_unrouted(req: HttpRequest, state: web::Data<AppState>) -> H
             Some(page) => answer(&req, PAGE, page),
             None => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "web_client_missing",
+                ErrorCode::WebClientMissing,
                 "the web client is not built: run `npm ci && npm run build` in web/ (deploy/setup.sh does) and restart",
             )
             .error_response(),

@@ -5,7 +5,7 @@
 //! refused the same way by each body type (`deny_unknown_fields`).
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
@@ -74,7 +74,7 @@ pub async fn refuse_unknown_parameters(
                 format!("takes only {}", list.join(", "))
             };
             let error = ApiError::bad_request(
-                "invalid_parameter",
+                ErrorCode::InvalidParameter,
                 format!(
                     "unknown query parameter `{first}`: {} {} {takes}",
                     req.method(),

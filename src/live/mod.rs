@@ -7,7 +7,7 @@
 //! again now and then on their own, so a lost or coalesced note costs nothing but a resync.
 
 use crate::store::channels;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sqlx::postgres::PgListener;
 use sqlx::{ConnectOptions, PgConnection, PgPool};
 use std::collections::HashMap;
@@ -20,28 +20,79 @@ use uuid::Uuid;
 /// The channel live notes travel on.
 pub const LIVE_CHANNEL: &str = "kontor_live";
 
-/// What a note says; see `service::play::apply` and `service::lobby::invite`.
-#[derive(Clone, Debug, Default, Deserialize)]
+/// What a note says. Notes are built here only, by the constructors below (an append's by
+/// `service::step`, the lobby's by `service::lobby` and `service::seats`); what a note leaves
+/// at its default is not sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Note {
     pub game_id: Uuid,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub version: i64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub status: String,
     /// Users whose turn began with this change.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub your_turn: Vec<Uuid>,
     /// Every player of the game.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub users: Vec<Uuid>,
     /// Users just invited, and by whom.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invited: Vec<Uuid>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
     /// The game has just started.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub started: bool,
+}
+
+fn is_zero(version: &i64) -> bool {
+    *version == 0
+}
+
+impl Note {
+    /// A game moved on to `version` (`status`: `active` or `finished`): `your_turn` are the
+    /// users whose turn began, `users` every player.
+    pub fn moved(
+        game_id: Uuid,
+        version: i64,
+        status: &str,
+        your_turn: Vec<Uuid>,
+        users: Vec<Uuid>,
+    ) -> Self {
+        Self {
+            game_id,
+            version,
+            status: status.to_string(),
+            your_turn,
+            users,
+            ..Self::default()
+        }
+    }
+
+    /// A game started: it is at `version` after its setup.
+    pub fn started(game_id: Uuid, version: i64, your_turn: Vec<Uuid>, users: Vec<Uuid>) -> Self {
+        Self {
+            started: true,
+            ..Self::moved(game_id, version, "active", your_turn, users)
+        }
+    }
+
+    /// `user` was invited to an open game by `by`.
+    pub fn invited(game_id: Uuid, user: Uuid, by: String) -> Self {
+        Self {
+            game_id,
+            status: "open".to_string(),
+            invited: vec![user],
+            by: Some(by),
+            ..Self::default()
+        }
+    }
+
+    /// A player took back their seat: the game (active) is at `version`.
+    pub fn returned(game_id: Uuid, version: i64) -> Self {
+        Self::moved(game_id, version, "active", Vec::new(), Vec::new())
+    }
 }
 
 /// What the hub passes to streams.

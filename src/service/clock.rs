@@ -6,7 +6,7 @@
 //! when 80% of its time is used; when it passes, the game's policy plays for the seat. A seat
 //! on vacation starts its clock when the vacation ends.
 
-use crate::http::error::ApiError;
+use super::Error;
 use crate::store::append::{Clocks, Deadline};
 use crate::store::deadlines::DeadlineKind;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc, Weekday};
@@ -60,14 +60,13 @@ pub struct TimeControlRequest {
 
 const DAY: i64 = 86_400;
 
-fn invalid(field: &str, detail: &str) -> ApiError {
-    ApiError::unprocessable("invalid_field", detail.to_string())
-        .with("field", format!("time_control.{field}"))
+fn invalid(field: &str, detail: &str) -> Error {
+    Error::invalid_field(format!("time_control.{field}"), detail)
 }
 
 impl TimeControlRequest {
     /// Validates the request. `min_seconds_per_move` is 60 in production; tests lower it.
-    pub fn validate(self, min_seconds_per_move: i64) -> Result<TimeControl, ApiError> {
+    pub fn validate(self, min_seconds_per_move: i64) -> Result<TimeControl, Error> {
         let seconds_per_move = match (self.days_per_move, self.seconds_per_move) {
             (Some(days), None) if (1..=14).contains(&days) => i64::from(days) * DAY,
             (Some(_), None) => return Err(invalid("days_per_move", "days_per_move is 1 to 14")),

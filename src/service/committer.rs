@@ -17,7 +17,6 @@ use crate::live::Publisher;
 use crate::store::append::{self, Append, Rows};
 use crate::time::Clock;
 use serde::Serialize;
-use serde_json::Value;
 use sqlx::PgPool;
 use std::collections::{HashSet, VecDeque};
 use tokio::sync::{mpsc, oneshot};
@@ -64,16 +63,16 @@ impl Committer {
     /// Writes an append (in a batch with others); `Ok(false)` if the game had moved on or the
     /// idempotency key was used meanwhile, and nothing was written. Once written, `note` goes
     /// to live streams.
-    pub async fn append<S: Serialize>(
+    pub async fn append<S: Serialize, N: Serialize>(
         &self,
         append: &Append<'_, S>,
-        note: &Value,
+        note: &N,
     ) -> Result<bool, sqlx::Error> {
         let (written, answer) = oneshot::channel();
         let job = Job {
             game_id: append.game_id,
             rows: Rows::of(append)?,
-            note: note.to_string(),
+            note: serde_json::to_string(note).map_err(|e| sqlx::Error::Encode(e.into()))?,
             written,
         };
         self.jobs.send(job).map_err(|_| sqlx::Error::PoolClosed)?;

@@ -6,11 +6,11 @@
 //! compare-and-set append as a player's move, so a timeout that races a real move never applies
 //! both: whichever is written first wins, and the other writes nothing.
 
-use super::clock::{AbandonPolicy, TimeControl};
+use super::clock::AbandonPolicy;
 use super::committer::Committer;
-use super::play::{self, Origin, Submission, kind_of, read_context};
-use super::{PlatformEvent, TimeoutPlay};
-use crate::games::{Actor, BotLevel, GameRng, Seat};
+use super::play::{self, Context, Origin, Submission, kind_of, read_context};
+use super::{PlatformEvent, TimeoutPlay, step};
+use crate::games::{Actor, BotLevel, GameRng, Rules, Seat};
 use crate::notify::{self, Notice};
 use crate::store::append::SeatUpdate;
 use crate::store::deadlines::{self, DeadlineKind, DueClock};
@@ -133,9 +133,7 @@ async fn handle(
     kind: DeadlineKind,
     timer_key: Option<&str>,
 ) -> anyhow::Result<Outcome> {
-    let mut context = read_context(conn, game_id, Uuid::nil(), "")
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut context = read_context(conn, game_id, Uuid::nil(), "").await?;
     if context.head.status() != Status::Active {
         return Ok(Outcome::Gone);
     }
@@ -152,79 +150,14 @@ async fn handle(
         deadlines::restart_at(conn, game_id, seat, until).await?;
         return Ok(Outcome::Postponed);
     }
-    let game_kind = kind_of(&context.head).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let control: Option<TimeControl> = context
-        .head
-        .time_control
-        .clone()
-        .and_then(|c| serde_json::from_value(c).ok());
-    // Bots choose with their own randomness, not the game's: their choice is recorded as a
-    // command, so verification never needs it.
-    let mut bot_rng = GameRng::from_u64(rand::rng().random());
-    let applied = with_rules!(game_kind, R => {
-        let state = context.state::<R>(conn).await?;
-        let submission = if kind == DeadlineKind::Timer {
-            match R::timer(&state) {
-                Some(timer) if Some(timer.key.as_str()) == timer_key => Some((
-                    Actor::System,
-                    timer.command,
-                    Vec::new(),
-                    Vec::new(),
-                )),
-                _ => None,
-            }
-        } else if !R::pending(&state).contains(&(seat as Seat)) {
-            None
-        } else {
-            let clock = context.seat_clocks.iter().find(|c| c.seat == seat).cloned();
-            let by_bot = kind == DeadlineKind::Bot || clock.as_ref().is_some_and(|c| c.played_by_bot());
-            if by_bot {
-                let command = R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng);
-                Some((Actor::Seat(seat as Seat), command, Vec::new(), Vec::new()))
-            } else {
-                let consecutive = clock.as_ref().map(|c| c.timeouts).unwrap_or(0) + 1;
-                let (command, played) = match R::pass_command(&state, seat as Seat) {
-                    Some(pass) => (pass, TimeoutPlay::Pass),
-                    None => (R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng), TimeoutPlay::Bot),
-                };
-                let mut preface = vec![PlatformEvent::TurnTimedOut {
-                    seat: seat as Seat,
-                    consecutive,
-                    played,
-                }];
-                let mut update = SeatUpdate { seat, timeouts: Some(consecutive), ..SeatUpdate::default() };
-                if let Some(control) = &control
-                    && consecutive >= control.abandon_after
-                {
-                    let (seat_state, policy) = match control.on_abandon {
-                        AbandonPolicy::Bot => (SeatState::Abandoned, "bot"),
-                        AbandonPolicy::Forfeit => (SeatState::Forfeited, "forfeit"),
-                    };
-                    preface.push(PlatformEvent::SeatAbandoned { seat: seat as Seat, policy: policy.to_string() });
-                    update.state = Some(seat_state);
-                    // From now on the bot plays this seat: plan its next turns that way.
-                    for c in context.seat_clocks.0.iter_mut().filter(|c| c.seat == seat) {
-                        c.state = seat_state;
-                    }
-                }
-                Some((Actor::Seat(seat as Seat), command, preface, vec![update]))
-            }
-        };
-        match submission {
-            None => None,
-            Some((actor, command, preface, seat_updates)) => Some(
-                play::apply::<R>(
-                    committer,
-                    &context,
-                    state,
-                    Submission { actor, command: &command, origin: Origin::default(), preface, seat_updates },
-                )
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?
-                .is_some(),
-            ),
-        }
-    });
+    let game_kind = kind_of(&context.head)?;
+    let due = Due {
+        seat,
+        kind,
+        timer_key,
+    };
+    let applied =
+        with_rules!(game_kind, R => play_due::<R>(conn, committer, &mut context, due).await?);
     Ok(match applied {
         None => Outcome::Gone,
         Some(true) => Outcome::Played,
@@ -255,4 +188,100 @@ async fn send_reminders(
     notify::enqueue(&mut tx, &notices).await?;
     tx.commit().await?;
     Ok(due.len())
+}
+
+/// A clock that is due: whose, of which kind, and the key of a rules timer.
+#[derive(Clone, Copy)]
+struct Due<'a> {
+    seat: i16,
+    kind: DeadlineKind,
+    timer_key: Option<&'a str>,
+}
+
+/// Plays what is due in a game of `R`: the rules timer's command, the bot's move for a seat
+/// it plays, or the game's policy for a seat whose time ran out (a pass where the rules allow
+/// one, else the bot), abandoning the seat after too many timeouts. `None`: nothing is due
+/// any more; `Some(false)`: the game moved on first and nothing was written.
+async fn play_due<R: Rules>(
+    conn: &mut PgConnection,
+    committer: &Committer,
+    context: &mut Context,
+    due: Due<'_>,
+) -> anyhow::Result<Option<bool>> {
+    let Due {
+        seat,
+        kind,
+        timer_key,
+    } = due;
+    let control = step::time_control(&context.head);
+    // Bots choose with their own randomness, not the game's: their choice is recorded as a
+    // command, so verification never needs it.
+    let mut bot_rng = GameRng::from_u64(rand::rng().random());
+    let state = context.state::<R>(conn).await?;
+    let submission = if kind == DeadlineKind::Timer {
+        match R::timer(&state) {
+            Some(timer) if Some(timer.key.as_str()) == timer_key => {
+                Some((Actor::System, timer.command, Vec::new(), Vec::new()))
+            }
+            _ => None,
+        }
+    } else if !R::pending(&state).contains(&(seat as Seat)) {
+        None
+    } else {
+        let clock = context.seat_clocks.iter().find(|c| c.seat == seat).cloned();
+        let by_bot = kind == DeadlineKind::Bot || clock.as_ref().is_some_and(|c| c.played_by_bot());
+        if by_bot {
+            let command = R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng);
+            Some((Actor::Seat(seat as Seat), command, Vec::new(), Vec::new()))
+        } else {
+            let consecutive = clock.as_ref().map(|c| c.timeouts).unwrap_or(0) + 1;
+            let (command, played) = match R::pass_command(&state, seat as Seat) {
+                Some(pass) => (pass, TimeoutPlay::Pass),
+                None => (
+                    R::bot_command(&state, seat as Seat, BotLevel::Sensible, &mut bot_rng),
+                    TimeoutPlay::Bot,
+                ),
+            };
+            let mut preface = vec![PlatformEvent::TurnTimedOut {
+                seat: seat as Seat,
+                consecutive,
+                played,
+            }];
+            let mut update = SeatUpdate {
+                seat,
+                timeouts: Some(consecutive),
+                ..SeatUpdate::default()
+            };
+            if let Some(control) = &control
+                && consecutive >= control.abandon_after
+            {
+                let (seat_state, policy) = match control.on_abandon {
+                    AbandonPolicy::Bot => (SeatState::Abandoned, "bot"),
+                    AbandonPolicy::Forfeit => (SeatState::Forfeited, "forfeit"),
+                };
+                preface.push(PlatformEvent::SeatAbandoned {
+                    seat: seat as Seat,
+                    policy: policy.to_string(),
+                });
+                update.state = Some(seat_state);
+                // From now on the bot plays this seat: plan its next turns that way.
+                for c in context.seat_clocks.0.iter_mut().filter(|c| c.seat == seat) {
+                    c.state = seat_state;
+                }
+            }
+            Some((Actor::Seat(seat as Seat), command, preface, vec![update]))
+        }
+    };
+    let Some((actor, command, preface, seat_updates)) = submission else {
+        return Ok(None);
+    };
+    let submission = Submission {
+        actor,
+        command: &command,
+        origin: Origin::default(),
+        preface,
+        seat_updates,
+    };
+    let written = play::apply::<R>(committer, context, state, submission).await?;
+    Ok(Some(written.is_some()))
 }

@@ -1,10 +1,11 @@
 //! The lobby: creating, listing, joining, leaving, starting and cancelling games.
 
-use super::clock::{self, SeatClock, TimeControl, TimeControlRequest};
-use super::{PlatformEvent, SeatInfo, new_event, readable_by};
-use crate::games::rng::{GameRng, commitment};
-use crate::games::{GameKind, Rules, Seat};
-use crate::http::error::ApiError;
+use super::Error;
+use super::clock::{SeatClock, TimeControl, TimeControlRequest};
+use super::{readable_by, step};
+use crate::games::rng::commitment;
+use crate::games::{GameKind, Rules};
+use crate::live::Note;
 use crate::notify::{self, Notice};
 use crate::store::append;
 use crate::store::events;
@@ -145,7 +146,7 @@ pub struct CreateGameRequest {
     pub time_control: Option<TimeControlRequest>,
 }
 
-fn validate_nonce(nonce: Option<String>) -> Result<String, ApiError> {
+fn validate_nonce(nonce: Option<String>) -> Result<String, Error> {
     match nonce {
         None => Ok(hex::encode(rand::rng().random::<[u8; 16]>())),
         Some(n)
@@ -154,49 +155,40 @@ fn validate_nonce(nonce: Option<String>) -> Result<String, ApiError> {
         {
             Ok(n)
         }
-        Some(_) => Err(ApiError::unprocessable(
-            "invalid_field",
+        Some(_) => Err(Error::invalid_field(
+            "nonce",
             "a nonce has 1 to 64 printable ASCII characters",
-        )
-        .with("field", "nonce")),
+        )),
     }
 }
 
-fn parse_kind(kind: &str) -> Result<GameKind, ApiError> {
-    GameKind::parse(kind).ok_or_else(|| {
-        let known: Vec<&str> = GameKind::ALL.iter().map(|k| k.as_str()).collect();
-        ApiError::unprocessable(
-            "unknown_game_kind",
-            format!(
-                "there is no game kind {kind:?}; known kinds: {}",
-                known.join(", ")
-            ),
-        )
-        .with("field", "kind")
+fn parse_kind(kind: &str) -> Result<GameKind, Error> {
+    GameKind::parse(kind).ok_or_else(|| Error::UnknownGameKind {
+        kind: kind.to_string(),
     })
 }
 
 /// The options of `R` for `seats`, validated and completed.
-fn options_for<R: Rules>(raw: &Value, seats: u8) -> Result<Value, ApiError> {
+fn options_for<R: Rules>(raw: &Value, seats: u8) -> Result<Value, Error> {
     if !(R::MIN_SEATS..=R::MAX_SEATS).contains(&seats) {
-        return Err(ApiError::unprocessable(
-            "invalid_options",
-            format!(
+        return Err(Error::InvalidOptions {
+            field: "seats".to_string(),
+            detail: format!(
                 "{} is for {} to {} players, not {seats}",
                 R::KIND,
                 R::MIN_SEATS,
                 R::MAX_SEATS
             ),
-        )
-        .with("field", "seats"));
+        });
     }
     let raw = if raw.is_null() {
         &Value::Object(Default::default())
     } else {
         raw
     };
-    let options = R::parse_options(raw, seats).map_err(|e| {
-        ApiError::unprocessable("invalid_options", e.message.clone()).with("field", e.field)
+    let options = R::parse_options(raw, seats).map_err(|e| Error::InvalidOptions {
+        field: e.field,
+        detail: e.message,
     })?;
     Ok(serde_json::to_value(options).expect("options serialise"))
 }
@@ -206,7 +198,7 @@ pub async fn create(
     caller: Uuid,
     request: CreateGameRequest,
     min_seconds_per_move: i64,
-) -> Result<GameSummary, ApiError> {
+) -> Result<GameSummary, Error> {
     let time_control = request
         .time_control
         .clone()
@@ -219,11 +211,10 @@ pub async fn create(
     let visibility = match request.visibility.as_deref().unwrap_or("public") {
         v @ ("public" | "private") => v.to_string(),
         other => {
-            return Err(ApiError::unprocessable(
-                "invalid_field",
+            return Err(Error::invalid_field(
+                "visibility",
                 format!("visibility is public or private, not {other:?}"),
-            )
-            .with("field", "visibility"));
+            ));
         }
     };
     let nonce = validate_nonce(request.nonce)?;
@@ -257,24 +248,19 @@ pub async fn create(
 }
 
 /// The summary of one game for `caller`.
-pub async fn summary(pool: &PgPool, game_id: Uuid, caller: Uuid) -> Result<GameSummary, ApiError> {
+pub async fn summary(pool: &PgPool, game_id: Uuid, caller: Uuid) -> Result<GameSummary, Error> {
     let head = games::head(pool, game_id)
         .await?
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     let seats = games::seats(pool, game_id).await?;
     Ok(GameSummary::new(&head, &seats, caller))
 }
 
-pub fn game_not_found() -> ApiError {
-    ApiError::not_found("game_not_found", "there is no game with this id")
-}
-
-fn wrong_status(head: &GameHead, what: &str) -> ApiError {
-    ApiError::conflict(
-        "wrong_status",
-        format!("cannot {what}: the game is {}", head.status().as_str()),
-    )
-    .with("game_status", head.status().as_str())
+fn wrong_status(head: &GameHead, action: &'static str) -> Error {
+    Error::WrongStatus {
+        action,
+        status: head.status(),
+    }
 }
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -294,51 +280,41 @@ pub async fn join(
     caller: Uuid,
     game_id: Uuid,
     request: JoinRequest,
-) -> Result<GameSummary, ApiError> {
+) -> Result<GameSummary, Error> {
     let nonce = validate_nonce(request.nonce)?;
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
         .filter(|head| readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     if head.status() != Status::Open {
         return Err(wrong_status(&head, "join"));
     }
     let seats = games::seats(&mut *tx, game_id).await?;
     if seats.iter().any(|s| s.user_id == caller) {
-        return Err(ApiError::conflict(
-            "already_seated",
-            "you already have a seat in this game",
-        ));
+        return Err(Error::AlreadySeated);
     }
     if head.visibility == "private"
         && head.created_by != caller
         && !invitations::is_invited(&mut tx, game_id, caller).await?
     {
-        return Err(ApiError::forbidden(
-            "not_invited",
-            "this game is private and you are not invited",
-        ));
+        return Err(Error::NotInvited);
     }
     let taken: Vec<i16> = seats.iter().map(|s| s.seat).collect();
     let seat = match request.seat {
         Some(seat) if !(0..head.seat_count).contains(&seat) => {
-            return Err(ApiError::unprocessable(
-                "invalid_field",
+            return Err(Error::invalid_field(
+                "seat",
                 format!("seats are numbered 0 to {}", head.seat_count - 1),
-            )
-            .with("field", "seat"));
+            ));
         }
         Some(seat) if taken.contains(&seat) => {
-            return Err(ApiError::conflict(
-                "seat_taken",
-                format!("seat {seat} is taken"),
-            ));
+            return Err(Error::SeatTaken(seat));
         }
         Some(seat) => seat,
         None => (0..head.seat_count)
             .find(|s| !taken.contains(s))
-            .ok_or_else(|| ApiError::conflict("game_full", "every seat is taken"))?,
+            .ok_or(Error::GameFull)?,
     };
     seats::take(&mut tx, game_id, seat, caller, &nonce).await?;
     if taken.len() + 1 == head.seat_count as usize {
@@ -349,20 +325,17 @@ pub async fn join(
 }
 
 /// Gives up a seat before the start.
-pub async fn leave(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
+pub async fn leave(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, Error> {
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
         .filter(|head| readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     if head.status() != Status::Open {
         return Err(wrong_status(&head, "leave"));
     }
     if !seats::leave(&mut tx, game_id, caller).await? {
-        return Err(ApiError::forbidden(
-            "not_a_player",
-            "you have no seat in this game",
-        ));
+        return Err(Error::NotAPlayer);
     }
     tx.commit().await?;
     summary(pool, game_id, caller).await
@@ -373,17 +346,14 @@ async fn lock_own_open_game(
     conn: &mut PgConnection,
     caller: Uuid,
     game_id: Uuid,
-    what: &str,
-) -> Result<GameHead, ApiError> {
+    what: &'static str,
+) -> Result<GameHead, Error> {
     let head = games::lock_head(conn, game_id)
         .await?
         .filter(|head| readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     if head.created_by != caller {
-        return Err(ApiError::forbidden(
-            "not_the_creator",
-            format!("only the game's creator may {what} it"),
-        ));
+        return Err(Error::NotTheCreator { action: what });
     }
     if head.status() != Status::Open {
         return Err(wrong_status(&head, what));
@@ -397,7 +367,7 @@ pub async fn start(
     time: &Clock,
     caller: Uuid,
     game_id: Uuid,
-) -> Result<GameSummary, ApiError> {
+) -> Result<GameSummary, Error> {
     let mut tx = pool.begin().await?;
     let head = lock_own_open_game(&mut tx, caller, game_id, "start").await?;
     start_locked(&mut tx, &head, time).await?;
@@ -406,7 +376,7 @@ pub async fn start(
 }
 
 /// Cancels an open game (creator only). Nothing was played, so nothing is lost.
-pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, ApiError> {
+pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSummary, Error> {
     let mut tx = pool.begin().await?;
     lock_own_open_game(&mut tx, caller, game_id, "cancel").await?;
     games::cancel(&mut tx, game_id).await?;
@@ -435,29 +405,21 @@ pub async fn invite(
     caller: Uuid,
     game_id: Uuid,
     request: InviteRequest,
-) -> Result<(Invitation, bool), ApiError> {
+) -> Result<(Invitation, bool), Error> {
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
         .filter(|head| readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     if games::seat_of(&mut *tx, game_id, caller).await?.is_none() {
-        return Err(ApiError::forbidden(
-            "not_a_player",
-            "only players of this game may invite",
-        ));
+        return Err(Error::OnlyPlayersInvite);
     }
     if head.status() != Status::Open {
         return Err(wrong_status(&head, "invite"));
     }
-    let name = crate::http::text::line("username", &request.username, 1..=254)?;
+    let name = crate::text::line("username", &request.username, 1..=254)?;
     let user = users::find_by_username(&mut *tx, name).await?;
-    let (user_id, username) = user.ok_or_else(|| {
-        ApiError::not_found(
-            "user_not_found",
-            format!("there is no user {:?}", request.username),
-        )
-    })?;
+    let (user_id, username) = user.ok_or_else(|| Error::UserNotFound(request.username.clone()))?;
     let inserted = invitations::invite(&mut tx, game_id, user_id, caller).await?;
     if inserted {
         let inviter = users::username(&mut *tx, caller).await?;
@@ -470,9 +432,7 @@ pub async fn invite(
             )],
         )
         .await?;
-        let note =
-            json!({"game_id": game_id, "status": "open", "invited": [user_id], "by": inviter});
-        live_note(&mut tx, &note).await?;
+        live_note(&mut tx, &Note::invited(game_id, user_id, inviter)).await?;
     }
     tx.commit().await?;
     Ok((
@@ -485,130 +445,59 @@ pub async fn invite(
     ))
 }
 
-/// Starts a locked open game: seats are renumbered 0.. in seat order, the start event and
-/// the rules engine's setup are appended.
-async fn start_locked(
-    conn: &mut PgConnection,
-    head: &GameHead,
-    time: &Clock,
-) -> Result<(), ApiError> {
+/// Starts a locked open game: seats are renumbered 0.. in seat order, every time bank is
+/// filled, and what `step::start` decides is written: the start event and the rules
+/// engine's setup, the first state, the clocks, the notices and the note.
+async fn start_locked(conn: &mut PgConnection, head: &GameHead, time: &Clock) -> Result<(), Error> {
     let kind = parse_kind(&head.kind)?;
-    let seats = games::seats(&mut *conn, head.id).await?;
-    let count = seats.len();
-    with_rules!(kind, R => {
-        if count < usize::from(R::MIN_SEATS) {
-            return Err(ApiError::conflict(
-                "not_enough_players",
-                format!("{} needs at least {} players; {count} have joined", R::KIND, R::MIN_SEATS),
-            ));
-        }
-    });
+    let count = games::seats(&mut *conn, head.id).await?.len();
+    let (kind_name, min_seats) = with_rules!(kind, R => (R::KIND, R::MIN_SEATS));
+    if count < usize::from(min_seats) {
+        return Err(Error::NotEnoughPlayers {
+            kind: kind_name,
+            min: min_seats,
+            joined: count,
+        });
+    }
     // Renumber the seats 0..count without gaps, keeping their order.
     seats::renumber(&mut *conn, head.id).await?;
+    // Clocks: every seat starts with the whole time bank; the first seats to act get theirs.
+    if let Some(control) = step::time_control(head)
+        && control.bank_seconds > 0
+    {
+        seats::fill_banks(&mut *conn, head.id, control.bank_seconds).await?;
+    }
     let seats = games::seats(&mut *conn, head.id).await?;
-    let nonces: Vec<String> = seats.iter().map(|s| s.nonce.clone()).collect();
-    let started = PlatformEvent::GameStarted {
-        kind: head.kind.clone(),
-        rules_version: head.rules_version,
-        options: head.options.clone(),
-        seats: seats
-            .iter()
-            .map(|s| SeatInfo {
-                seat: s.seat as Seat,
-                user_id: s.user_id,
-                username: s.username.clone(),
-            })
-            .collect(),
-        seed_commitment: head.seed_commitment.clone(),
-        nonces: nonces.clone(),
-    };
-    let seat_count = count as u8;
-    let (mut new_events, state, pending, timer) = with_rules!(kind, R => {
-        let options: <R as Rules>::Options = serde_json::from_value(head.options.clone())
-            .map_err(|e| ApiError::internal(anyhow::anyhow!("stored options do not decode: {e}")))?;
-        let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, 2);
-        let setup = R::setup(&options, seat_count, &mut rng);
-        let state = R::fold(&setup);
-        let pending: Vec<i16> = R::pending(&state).into_iter().map(i16::from).collect();
-        let new: Vec<_> = setup.iter().map(|e| new_event::<R>(e, None, seat_count)).collect();
-        let timer = R::timer(&state).map(|t| (t.key, t.after_secs));
-        (new, serde_json::to_value(&state).expect("state serialises"), pending, timer)
-    });
-    new_events.insert(0, started.to_new_event());
-    let version = new_events.len() as i64;
-    events::append(&mut *conn, head.id, 1, None, &new_events).await?;
+    let clocks = seat_clocks(&mut *conn, head.id).await?;
+    let start = with_rules!(kind, R => step::start::<R>(head, &seats, &clocks, time.now())?);
+    events::append(&mut *conn, head.id, 1, None, &start.events).await?;
     events::save_state(
         &mut *conn,
         head.id,
-        version,
+        start.version,
         head.rules_version,
-        &state.to_string(),
+        &start.state.to_string(),
     )
     .await?;
     games::mark_started(
         &mut *conn,
         head.id,
-        version,
+        start.version,
         count as i16,
-        &nonces,
-        &pending,
+        &start.nonces,
+        &start.pending,
     )
     .await?;
-
-    // Clocks: every seat starts with the whole time bank; the first seats to act get theirs.
-    let control: Option<TimeControl> = head
-        .time_control
-        .clone()
-        .and_then(|c| serde_json::from_value(c).ok());
-    if let Some(control) = &control
-        && control.bank_seconds > 0
-    {
-        seats::fill_banks(&mut *conn, head.id, control.bank_seconds).await?;
-    }
-    let clocks = seat_clocks(&mut *conn, head.id).await?;
-    let plan = clock::plan(
-        control.as_ref(),
-        &clocks,
-        &[],
-        &pending,
-        None,
-        timer.as_ref().map(|(key, secs)| (key.as_str(), *secs)),
-        None,
-        time.now(),
-    );
-    append::arm(&mut *conn, head.id, plan.clocks()).await?;
-
-    // Mail: the game has started, and whose turn it is.
-    let mut notices: Vec<Notice> = seats
-        .iter()
-        .map(|s| Notice::game_started(s.user_id, head.id, json!({})))
-        .collect();
-    for seat in &plan.new_turns {
-        if let Some(clock) = clocks.iter().find(|c| c.seat == *seat) {
-            let deadline = plan.arm.iter().find(|d| d.seat == *seat).map(|d| d.due_at);
-            notices.push(Notice::your_turn(
-                clock.user_id,
-                head.id,
-                *seat,
-                version,
-                json!({"deadline": deadline}),
-            ));
-        }
-    }
-    notify::enqueue(&mut *conn, &notices).await?;
-    let user_of = |seat: &i16| clocks.iter().find(|c| c.seat == *seat).map(|c| c.user_id);
-    let note = json!({
-        "game_id": head.id, "version": version, "status": "active", "started": true,
-        "your_turn": plan.new_turns.iter().filter_map(user_of).collect::<Vec<_>>(),
-        "users": clocks.iter().map(|c| c.user_id).collect::<Vec<_>>(),
-    });
-    live_note(&mut *conn, &note).await?;
+    append::arm(&mut *conn, head.id, start.plan.clocks()).await?;
+    notify::enqueue(&mut *conn, &start.notices).await?;
+    live_note(&mut *conn, &start.note).await?;
     Ok(())
 }
 
 /// Sends a live note when the transaction commits (see `live`).
-pub async fn live_note(conn: &mut PgConnection, note: &Value) -> Result<(), sqlx::Error> {
-    channels::notify(conn, crate::live::LIVE_CHANNEL, &note.to_string()).await
+pub async fn live_note(conn: &mut PgConnection, note: &Note) -> Result<(), Error> {
+    let text = serde_json::to_string(note)?;
+    Ok(channels::notify(conn, crate::live::LIVE_CHANNEL, &text).await?)
 }
 
 /// The seats of a game as the clock sees them (state, bank, vacation, running turn).
@@ -663,13 +552,8 @@ fn encode_cursor(at: DateTime<Utc>, id: Uuid) -> String {
     URL_SAFE_NO_PAD.encode(format!("{}|{id}", at.timestamp_micros()))
 }
 
-fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), ApiError> {
-    let bad = || {
-        ApiError::bad_request(
-            "invalid_parameter",
-            "the cursor is not one this server gave",
-        )
-    };
+fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), Error> {
+    let bad = || Error::InvalidParameter("the cursor is not one this server gave".to_string());
     let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad())?;
     let text = String::from_utf8(bytes).map_err(|_| bad())?;
     let (micros, id) = text.split_once('|').ok_or_else(bad)?;
@@ -678,13 +562,12 @@ fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), ApiError> {
 }
 
 /// One page of a lobby list.
-pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GamePage, ApiError> {
+pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GamePage, Error> {
     let view = query.view.unwrap_or_default();
     let limit = i64::from(query.limit.unwrap_or(20));
     if !(1..=100).contains(&limit) {
-        return Err(ApiError::bad_request(
-            "invalid_parameter",
-            "limit is between 1 and 100",
+        return Err(Error::InvalidParameter(
+            "limit is between 1 and 100".to_string(),
         ));
     }
     if let Some(kind) = &query.kind {
@@ -693,15 +576,11 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
     let status = match (&query.status, view) {
         (None, _) => None,
         (Some(s), ListView::Mine) => Some(Status::parse(s).ok_or_else(|| {
-            ApiError::bad_request(
-                "invalid_parameter",
-                "status is open, active, finished or cancelled",
-            )
+            Error::InvalidParameter("status is open, active, finished or cancelled".to_string())
         })?),
         (Some(_), _) => {
-            return Err(ApiError::bad_request(
-                "invalid_parameter",
-                "status only narrows view=mine",
+            return Err(Error::InvalidParameter(
+                "status only narrows view=mine".to_string(),
             ));
         }
     };

@@ -6,10 +6,14 @@ pub mod cache;
 pub mod clock;
 pub mod committer;
 pub mod deadlines;
+pub mod error;
 pub mod housekeeping;
 pub mod lobby;
 pub mod play;
 pub mod seats;
+pub mod step;
+
+pub use error::Error;
 
 use crate::games::{Outcome, Rules, Seat, Viewer};
 use crate::store::events::{self, EventRow, NewEvent};

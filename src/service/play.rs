@@ -1,22 +1,20 @@
 //! Playing: a seat's view of a game and the submission of actions.
 
-use super::cache::ContextCache;
-use super::clock::{self, SeatClock, TimeControl};
+use super::Error;
+use super::cache::{CachedState, ContextCache};
+use super::clock::{self, SeatClock};
 use super::committer::Committer;
-use super::lobby::{GameSummary, game_not_found};
-use super::{EventOut, PlatformEvent, new_event, present, readable_by, state_at, viewer_for};
-use crate::games::rng::GameRng;
-use crate::games::{Actor, GameKind, Outcome, Rules, Seat, Viewer};
-use crate::http::error::ApiError;
+use super::lobby::GameSummary;
+use super::step;
+use super::{EventOut, PlatformEvent, readable_by, state_at, viewer_for};
+use crate::games::{Actor, GameKind, Rules, Seat, Viewer};
 use crate::notify::Notice;
-use crate::store::append::{Append, CommandRecord, Mail, SeatUpdate};
-use crate::store::events::{self, NewEvent};
+use crate::store::append::{Mail, SeatUpdate};
 use crate::store::games::{self, GameHead, Status};
 use crate::store::seats::SeatState;
 use crate::with_rules;
-use actix_web::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use sqlx::pool::PoolConnection;
 use sqlx::types::Json;
@@ -42,9 +40,9 @@ pub struct GameDetail {
     pub seed: Option<String>,
 }
 
-pub fn kind_of(head: &GameHead) -> Result<GameKind, ApiError> {
+pub fn kind_of(head: &GameHead) -> Result<GameKind, Error> {
     GameKind::parse(&head.kind)
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("unregistered kind {}", head.kind)))
+        .ok_or_else(|| Error::internal(anyhow::anyhow!("unregistered kind {}", head.kind)))
 }
 
 /// The caller's view of a game, now or at version `at`.
@@ -53,12 +51,12 @@ pub async fn detail(
     caller: Uuid,
     game_id: Uuid,
     at: Option<i64>,
-) -> Result<GameDetail, ApiError> {
+) -> Result<GameDetail, Error> {
     let mut conn = pool.acquire().await?;
     let head = games::head(&mut *conn, game_id)
         .await?
         .filter(|head| readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     let seats = games::seats(&mut *conn, game_id).await?;
     let summary = GameSummary::new(&head, &seats, caller);
     let viewer = viewer_for(&head, caller, summary.your_seat);
@@ -66,13 +64,10 @@ pub async fn detail(
         None => head.version,
         Some(v) if (0..=head.version).contains(&v) => v,
         Some(v) => {
-            return Err(ApiError::bad_request(
-                "invalid_parameter",
-                format!(
-                    "at must be between 0 and the game's version {}, not {v}",
-                    head.version
-                ),
-            ));
+            return Err(Error::InvalidParameter(format!(
+                "at must be between 0 and the game's version {}, not {v}",
+                head.version
+            )));
         }
     };
     let kind = kind_of(&head)?;
@@ -81,17 +76,13 @@ pub async fn detail(
     {
         (None, None)
     } else {
-        with_rules!(kind, R => {
-            let state = state_at::<R>(&mut conn, &head, at_version).await?;
-            let view = serde_json::to_value(R::view(&state, viewer)).map_err(anyhow::Error::from)?;
-            let legal = match (summary.your_seat, at_version == head.version) {
-                (Some(seat), true) if head.status() == Status::Active => Some(
-                    serde_json::to_value(R::legal(&state, seat as Seat)).map_err(anyhow::Error::from)?,
-                ),
-                _ => None,
-            };
-            (Some(view), legal)
-        })
+        let legal_for = match summary.your_seat {
+            Some(seat) if at_version == head.version && head.status() == Status::Active => {
+                Some(seat as Seat)
+            }
+            _ => None,
+        };
+        with_rules!(kind, R => view_of::<R>(&mut conn, &head, at_version, viewer, legal_for).await?)
     };
     let seed = (head.status() == Status::Finished).then(|| hex::encode(&head.seed));
     Ok(GameDetail {
@@ -103,14 +94,30 @@ pub async fn detail(
     })
 }
 
+/// The view of `viewer` at `at_version`, and what `legal_for` may do there.
+async fn view_of<R: Rules>(
+    conn: &mut PgConnection,
+    head: &GameHead,
+    at_version: i64,
+    viewer: Viewer,
+    legal_for: Option<Seat>,
+) -> Result<(Option<Value>, Option<Value>), Error> {
+    let state = state_at::<R>(conn, head, at_version).await?;
+    let view = serde_json::to_value(R::view(&state, viewer))?;
+    let legal = legal_for
+        .map(|seat| serde_json::to_value(R::legal(&state, seat)))
+        .transpose()?;
+    Ok((Some(view), legal))
+}
+
 /// The game's current version, for a caller who may read it (else `game_not_found`): what an
 /// action with `If-Match: *` (or a list of tags) is checked against.
-pub async fn current_version(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<i64, ApiError> {
+pub async fn current_version(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<i64, Error> {
     let mut conn = pool.acquire().await?;
     let head = games::head(&mut *conn, game_id)
         .await?
         .filter(|head| readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     Ok(head.version)
 }
 
@@ -146,8 +153,8 @@ pub struct ActionResult {
 /// Why an action submission was answered from the store rather than decided.
 pub enum Submitted {
     Applied(ActionResult),
-    /// The stored answer, as the JSON text first sent.
-    Replayed(StatusCode, String),
+    /// The stored answer: its status and the JSON text first sent.
+    Replayed(u16, String),
 }
 
 /// Everything the command service reads, in one statement (one consistent snapshot).
@@ -174,6 +181,15 @@ impl Context {
             .iter()
             .find(|c| c.user_id == user)
             .map(|c| c.seat)
+    }
+
+    /// The game as a command is decided on it.
+    pub fn game(&self) -> step::Game<'_> {
+        step::Game {
+            head: &self.head,
+            seats: &self.seat_clocks,
+            armed_timer: self.armed_timer.as_deref(),
+        }
     }
 
     /// The context after an append this instance wrote: what the next command on the game
@@ -235,10 +251,10 @@ pub async fn read_context(
     game_id: Uuid,
     caller: Uuid,
     idempotency_key: &str,
-) -> Result<Context, ApiError> {
+) -> Result<Context, Error> {
     games::read_for_command(conn, game_id, caller, idempotency_key)
         .await?
-        .ok_or_else(game_not_found)
+        .ok_or(Error::GameNotFound)
 }
 
 /// An action as a client submitted it.
@@ -263,7 +279,7 @@ pub async fn submit(
     cache: &ContextCache,
     committer: &Committer,
     attempt: Attempt<'_>,
-) -> Result<Submitted, ApiError> {
+) -> Result<Submitted, Error> {
     let Attempt {
         caller,
         game_id,
@@ -296,18 +312,16 @@ pub async fn submit(
     };
     let head = &context.head;
     if !readable_by(head, caller) {
-        return Err(game_not_found());
+        return Err(Error::GameNotFound);
     }
-    let seat = context
-        .seat_of(caller)
-        .ok_or_else(|| ApiError::forbidden("not_a_player", "you have no seat in this game"))?;
+    let seat = context.seat_of(caller).ok_or(Error::NotAPlayer)?;
     if let Some(requested) = request.seat
         && requested != seat
     {
-        return Err(ApiError::forbidden(
-            "not_a_player",
-            format!("you hold seat {seat}, not seat {requested}"),
-        ));
+        return Err(Error::NotYourSeat {
+            held: seat,
+            requested,
+        });
     }
     match context
         .seat_clocks
@@ -316,31 +330,23 @@ pub async fn submit(
         .map(|c| c.state)
     {
         Some(SeatState::Forfeited) => {
-            return Err(ApiError::conflict(
-                "seat_forfeited",
-                "your seat was forfeited under the game's time control; the bot plays it out",
-            ));
+            return Err(Error::SeatForfeited);
         }
         Some(SeatState::Abandoned) => {
-            return Err(ApiError::conflict(
-                "seat_abandoned",
-                "the bot plays your seat after your timeouts; take it back with POST /games/{id}/return",
-            ));
+            return Err(Error::SeatAbandoned);
         }
         Some(SeatState::Active) | None => {}
     }
     if head.status() != Status::Active {
-        return Err(ApiError::conflict(
-            "game_not_active",
-            format!(
-                "the game is {}; actions are taken in active games",
-                head.status().as_str()
-            ),
-        )
-        .with("game_status", head.status().as_str()));
+        return Err(Error::GameNotActive {
+            status: head.status(),
+        });
     }
     if expected_version != head.version {
-        return Err(version_conflict(head.version, expected_version));
+        return Err(Error::VersionConflict {
+            current: head.version,
+            sent: expected_version,
+        });
     }
     let kind = kind_of(head)?;
     let origin = Origin {
@@ -348,38 +354,16 @@ pub async fn submit(
         idempotency_key: Some(idempotency_key),
         request_hash: Some(&request_hash),
     };
-    let applied = with_rules!(kind, R => {
-        let command: <R as Rules>::Command = serde_json::from_value(request.action.clone()).map_err(|e| {
-            ApiError::unprocessable("invalid_command", format!("this is not a {} action: {e}", R::KIND))
-        })?;
-        let state = match cached_state.as_ref().and_then(|s| s.downcast_ref::<<R as Rules>::State>()) {
-            Some(state) => state.clone(),
-            None => context.state::<R>(connection(pool, &mut conn).await?).await?,
-        };
-        let submission = Submission {
-            actor: Actor::Seat(seat as Seat),
-            command: &command,
-            origin,
-            preface: Vec::new(),
-            // A player who moves is no longer timing out.
-            seat_updates: context
-                .seat_clocks
-                .iter()
-                .filter(|c| c.seat == seat && c.timeouts > 0)
-                .map(|_| SeatUpdate { seat, timeouts: Some(0), ..SeatUpdate::default() })
-                .collect(),
-        };
-        // The committer writes with its own connections: give this one back first.
-        drop(conn.take());
-        apply::<R>(committer, &context, state, submission).await?.map(|applied| {
-            if applied.result.status == Status::Active.as_str() {
-                cache.put(game_id, applied.context, applied.state);
-            } else {
-                cache.forget(game_id);
-            }
-            applied.result
-        })
-    });
+    let action = Action {
+        cache,
+        committer,
+        context: &context,
+        cached_state: cached_state.as_ref(),
+        seat,
+        action: &request.action,
+        origin,
+    };
+    let applied = with_rules!(kind, R => act::<R>(pool, &action, &mut conn).await?);
     match applied {
         Some(result) => Ok(Submitted::Applied(result)),
         // Someone else moved the game on first: perhaps a retry of this very request (or the
@@ -395,33 +379,97 @@ pub async fn submit(
             .await?;
             match stored_answer(&now, &request_hash)? {
                 Some(replayed) => Ok(replayed),
-                None => Err(version_conflict(now.head.version, expected_version)),
+                None => Err(Error::VersionConflict {
+                    current: now.head.version,
+                    sent: expected_version,
+                }),
             }
         }
     }
+}
+
+/// An action that passed every check of `submit`, to decide under the game's rules.
+struct Action<'a> {
+    cache: &'a ContextCache,
+    committer: &'a Committer,
+    context: &'a Context,
+    /// This instance's copy of the state at the context's version, if it has one.
+    cached_state: Option<&'a CachedState>,
+    seat: i16,
+    action: &'a Value,
+    origin: Origin<'a>,
+}
+
+/// Decides and appends an action of `R`; `Ok(None)`: the game moved on first. What this
+/// instance wrote is remembered for the next action on the game (see `service::cache`).
+async fn act<R: Rules>(
+    pool: &PgPool,
+    action: &Action<'_>,
+    conn: &mut Option<PoolConnection<Postgres>>,
+) -> Result<Option<ActionResult>, Error> {
+    let Action {
+        cache,
+        committer,
+        context,
+        cached_state,
+        seat,
+        origin,
+        ..
+    } = *action;
+    let command: R::Command =
+        serde_json::from_value(action.action.clone()).map_err(|e| Error::InvalidCommand {
+            kind: R::KIND,
+            reason: e.to_string(),
+        })?;
+    let state = match cached_state.and_then(|s| s.downcast_ref::<R::State>()) {
+        Some(state) => state.clone(),
+        None => context.state::<R>(connection(pool, conn).await?).await?,
+    };
+    let submission = Submission {
+        actor: Actor::Seat(seat as Seat),
+        command: &command,
+        origin,
+        preface: Vec::new(),
+        // A player who moves is no longer timing out.
+        seat_updates: context
+            .seat_clocks
+            .iter()
+            .filter(|c| c.seat == seat && c.timeouts > 0)
+            .map(|_| SeatUpdate {
+                seat,
+                timeouts: Some(0),
+                ..SeatUpdate::default()
+            })
+            .collect(),
+    };
+    // The committer writes with its own connections: give this one back first.
+    drop(conn.take());
+    let game_id = context.head.id;
+    Ok(apply::<R>(committer, context, state, submission)
+        .await?
+        .map(|applied| {
+            if applied.result.status == Status::Active.as_str() {
+                cache.put(game_id, applied.context, applied.state);
+            } else {
+                cache.forget(game_id);
+            }
+            applied.result
+        }))
 }
 
 /// The submission's reading connection, acquired when first needed.
 async fn connection<'c>(
     pool: &PgPool,
     slot: &'c mut Option<PoolConnection<Postgres>>,
-) -> Result<&'c mut PgConnection, ApiError> {
+) -> Result<&'c mut PgConnection, Error> {
     if slot.is_none() {
         *slot = Some(pool.acquire().await?);
     }
     Ok(slot.as_mut().expect("acquired above"))
 }
 
-fn version_conflict(current: i64, sent: i64) -> ApiError {
-    ApiError::conflict(
-        "version_conflict",
-        format!("the game is at version {current}, not {sent}: reload it and decide again"),
-    )
-    .with("current_version", current)
-}
-
 /// The stored answer to an earlier request with the same key, if there is one.
-fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submitted>, ApiError> {
+fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submitted>, Error> {
     let (Some(hash), Some(status), Some(response)) = (
         &context.stored_hash,
         context.stored_status,
@@ -430,13 +478,9 @@ fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submit
         return Ok(None);
     };
     if hash != request_hash {
-        return Err(ApiError::unprocessable(
-            "idempotency_key_reused",
-            "this Idempotency-Key was already used for a different request",
-        ));
+        return Err(Error::IdempotencyKeyReused);
     }
-    let status = StatusCode::from_u16(status as u16).unwrap_or(StatusCode::OK);
-    Ok(Some(Submitted::Replayed(status, response.clone())))
+    Ok(Some(Submitted::Replayed(status as u16, response.clone())))
 }
 
 /// Who submitted a command, for the command record.
@@ -465,217 +509,35 @@ pub struct Submission<'a, C> {
     pub seat_updates: Vec<SeatUpdate>,
 }
 
-/// Decides a submission on an active game read as `context`, whose state is `state`, and
-/// appends the outcome in one statement (see `store::append`): only if the game is still at
-/// the version read, by `committer`, which also announces it to live streams. `Ok(None)`: the game moved on meanwhile and nothing was written. Used for
+/// Decides a submission on an active game read as `context`, whose state is `state` (see
+/// `step::decide`), and appends the outcome in one statement (see `store::append`): only if
+/// the game is still at the version read, by `committer`, which also announces it to live
+/// streams. `Ok(None)`: the game moved on meanwhile and nothing was written. Used for
 /// players' actions and for the platform's own (timeouts, bots, rules timers).
 pub async fn apply<R: Rules>(
     committer: &Committer,
     context: &Context,
-    mut state: R::State,
+    state: R::State,
     submission: Submission<'_, R::Command>,
-) -> Result<Option<Applied<R::State>>, ApiError> {
-    let head = &context.head;
-    let Submission {
-        actor,
-        command,
-        origin,
-        preface,
-        mut seat_updates,
-    } = submission;
-    let nonces = head.nonces.clone().unwrap_or_default();
-    let first_seq = head.version + 1;
-    let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, first_seq as u64);
-    let decided = R::decide(&state, actor, command, &mut rng)
-        .map_err(|e| ApiError::unprocessable(e.code, e.message))?;
-    let seats = head.seat_count as u8;
-    let actor_seat = match actor {
-        Actor::Seat(seat) => Some(seat),
-        Actor::System => None,
-    };
-    let mut new_events: Vec<NewEvent> = preface.iter().map(PlatformEvent::to_new_event).collect();
-    // The states to keep as snapshots, at each multiple of SNAPSHOT_EVERY the events pass (the
-    // platform's events leave the rules' state as it is), so that every past version folds
-    // from a snapshot fewer than SNAPSHOT_EVERY versions below it.
-    let decided_from = first_seq + new_events.len() as i64;
-    let mut snapshots: Vec<(i64, R::State)> =
-        events::snapshot_versions(head.version, decided_from - 1, false)
-            .into_iter()
-            .map(|v| (v, state.clone()))
-            .collect();
-    for (i, event) in decided.iter().enumerate() {
-        R::evolve(&mut state, event);
-        new_events.push(new_event::<R>(event, actor_seat, seats));
-        let seq = decided_from + i as i64;
-        if seq % events::SNAPSHOT_EVERY == 0 {
-            snapshots.push((seq, state.clone()));
-        }
-    }
-    let rules_events_end = first_seq + new_events.len() as i64 - 1;
-    let mut outcome = R::outcome(&state);
-    if let Some(outcome) = &mut outcome {
-        let forfeited: Vec<Seat> = context
-            .seat_clocks
-            .iter()
-            .filter(|s| s.state == SeatState::Forfeited)
-            .map(|s| s.seat as Seat)
-            .collect();
-        rank_forfeits_last(outcome, &forfeited);
-        new_events.push(
-            PlatformEvent::GameEnded {
-                outcome: outcome.clone(),
-                seed: hex::encode(&head.seed),
-            }
-            .to_new_event(),
-        );
-    }
-    let version = head.version + new_events.len() as i64;
-    let pending: Vec<i16> = R::pending(&state).into_iter().map(i16::from).collect();
-    let status = if outcome.is_some() {
-        Status::Finished
-    } else {
-        Status::Active
-    };
-    // After the rules' events (the end of the game), and the last state of a finished game.
-    for v in events::snapshot_versions(rules_events_end, version, status == Status::Finished) {
-        snapshots.push((v, state.clone()));
-    }
-    let now = committer.clock().now();
-    let control: Option<TimeControl> = head
-        .time_control
-        .clone()
-        .and_then(|c| serde_json::from_value(c).ok());
-    let timer = R::timer(&state);
-    let plan = clock::plan(
-        control.as_ref(),
-        &context.seat_clocks,
-        &head.pending_seats,
-        &pending,
-        actor_seat.map(i16::from),
-        timer.as_ref().map(|t| (t.key.as_str(), t.after_secs)),
-        context.armed_timer.as_deref(),
-        now,
-    );
-    for &(seat, bank) in &plan.banks {
-        match seat_updates.iter_mut().find(|u| u.seat == seat) {
-            Some(update) => update.bank_secs = Some(bank),
-            None => seat_updates.push(SeatUpdate {
-                seat,
-                bank_secs: Some(bank),
-                ..SeatUpdate::default()
-            }),
-        }
-    }
-    // The answer shows the new events as the acting seat may see them (everything once the
-    // game is over).
-    let viewer = match (status, actor_seat) {
-        (Status::Finished, _) => Viewer::Omniscient,
-        (_, Some(seat)) => Viewer::Seat(seat),
-        (_, None) => Viewer::Spectator,
-    };
-    let rows = events::rows_of(&new_events, first_seq, now);
-    let result = ActionResult {
-        version,
-        status: status.as_str().to_string(),
-        pending: pending.clone(),
-        events: present::<R>(&rows, viewer)?,
-    };
-    let user_of = |seat: i16| {
-        context
-            .seat_clocks
-            .iter()
-            .find(|s| s.seat == seat)
-            .map(|s| s.user_id)
-    };
-    let live = json!({
-        "game_id": head.id,
-        "version": version,
-        "status": status.as_str(),
-        "your_turn": plan.new_turns.iter().filter_map(|&s| user_of(s)).collect::<Vec<_>>(),
-        "users": context.seat_clocks.iter().map(|s| s.user_id).collect::<Vec<_>>(),
-    });
-    // Mail: "your turn" to the seats whose turn begins (with their deadline), the result to
-    // everyone once the game is over.
-    let mut notices: Vec<Notice> = Vec::new();
-    for &seat in &plan.new_turns {
-        if let Some(user) = user_of(seat) {
-            let deadline = plan.arm.iter().find(|d| d.seat == seat).map(|d| d.due_at);
-            notices.push(Notice::your_turn(
-                user,
-                head.id,
-                seat,
-                version,
-                json!({"deadline": deadline}),
-            ));
-        }
-    }
-    if status == Status::Finished {
-        for clock in context.seat_clocks.iter() {
-            notices.push(Notice::game_over(clock.user_id, head.id, json!({})));
-        }
-    }
-    let mail: Vec<Mail> = notices.iter().map(Notice::as_mail).collect();
+) -> Result<Option<Applied<R::State>>, Error> {
+    let origin = submission.origin;
+    let decision = step::decide::<R>(context.game(), state, submission, committer.clock().now())?;
+    let mail: Vec<Mail> = decision.notices.iter().map(Notice::as_mail).collect();
     let written = committer
-        .append(
-            &Append {
-                game_id: head.id,
-                expected_version: head.version,
-                version,
-                status: status.as_str(),
-                pending: &pending,
-                outcome: outcome
-                    .as_ref()
-                    .map(|o| serde_json::to_value(o).expect("outcomes serialise")),
-                at: now,
-                first_seq,
-                events: events::Batch::new(&new_events, first_seq),
-                rules_version: head.rules_version,
-                snapshots: &snapshots,
-                command: CommandRecord {
-                    id: Uuid::now_v7(),
-                    user_id: origin.user_id,
-                    idempotency_key: origin.idempotency_key,
-                    request_hash: origin.request_hash,
-                    seat: actor_seat.map(i16::from),
-                    command: serde_json::to_value(command).map_err(anyhow::Error::from)?,
-                    response: serde_json::to_string(&result).map_err(anyhow::Error::from)?,
-                },
-                clocks: plan.clocks(),
-                seats: &seat_updates,
-                mail: &mail,
-            },
-            &live,
-        )
+        .append(&decision.append(origin, &mail), &decision.note)
         .await?;
     if !written {
         return Ok(None);
     }
     Ok(Some(Applied {
-        context: context.after(version, now, &pending, &plan, &seat_updates),
-        result,
-        state,
+        context: context.after(
+            decision.version,
+            decision.at,
+            &decision.pending,
+            &decision.plan,
+            &decision.seat_updates,
+        ),
+        result: decision.result,
+        state: decision.state,
     }))
-}
-
-/// A forfeited seat ranks after every other and cannot win; the others keep their order.
-pub fn rank_forfeits_last(outcome: &mut Outcome, forfeited: &[Seat]) {
-    if forfeited.is_empty() {
-        return;
-    }
-    let mut order: Vec<usize> = (0..outcome.ranks.len()).collect();
-    let key = |i: usize| (forfeited.contains(&(i as Seat)), outcome.ranks[i]);
-    order.sort_by_key(|&i| key(i));
-    let mut ranks = vec![0u8; outcome.ranks.len()];
-    for (position, &seat) in order.iter().enumerate() {
-        ranks[seat] = if position > 0 && key(order[position - 1]) == key(seat) {
-            ranks[order[position - 1]]
-        } else {
-            position as u8 + 1
-        };
-    }
-    outcome.ranks = ranks;
-    outcome.winners = (0..outcome.ranks.len())
-        .filter(|&i| outcome.ranks[i] == 1)
-        .map(|i| i as Seat)
-        .collect();
 }

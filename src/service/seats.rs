@@ -1,9 +1,10 @@
 //! Absent players: taking an abandoned seat back, and vacations.
 
+use super::Error;
 use super::PlatformEvent;
-use super::clock::{self, TimeControl};
-use super::lobby::{game_not_found, live_note, seat_clocks};
-use crate::http::error::ApiError;
+use super::clock;
+use super::lobby::{live_note, seat_clocks};
+use crate::live::Note;
 use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, Status};
@@ -12,7 +13,6 @@ use crate::store::{deadlines, vacations};
 use crate::time::Clock;
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use sqlx::PgPool;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -24,38 +24,26 @@ pub async fn return_to_seat(
     time: &Clock,
     caller: Uuid,
     game_id: Uuid,
-) -> Result<i64, ApiError> {
+) -> Result<i64, Error> {
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
         .await?
         .filter(|head| super::readable_by(head, caller))
-        .ok_or_else(game_not_found)?;
+        .ok_or(Error::GameNotFound)?;
     let seat = seats::seat_and_state_of(&mut tx, game_id, caller).await?;
     let Some((seat, state)) = seat else {
-        return Err(ApiError::forbidden(
-            "not_a_player",
-            "you have no seat in this game",
-        ));
+        return Err(Error::NotAPlayer);
     };
     if head.status() != Status::Active {
-        return Err(ApiError::conflict(
-            "game_not_active",
-            "the game is not running",
-        ));
+        return Err(Error::GameNotRunning);
     }
     match state {
         SeatState::Abandoned => {}
         SeatState::Forfeited => {
-            return Err(ApiError::conflict(
-                "seat_forfeited",
-                "this seat was forfeited under the game's time control and cannot be taken back",
-            ));
+            return Err(Error::ForfeitedSeatNotReturnable);
         }
         SeatState::Active => {
-            return Err(ApiError::conflict(
-                "seat_not_abandoned",
-                "your seat is not abandoned: you are playing it",
-            ));
+            return Err(Error::SeatNotAbandoned);
         }
     }
     seats::mark_returned(&mut tx, game_id, seat).await?;
@@ -65,10 +53,7 @@ pub async fn return_to_seat(
     games::set_version(&mut tx, game_id, version).await?;
     // If the seat must act now, its own clock replaces the bot's.
     if head.pending_seats.contains(&seat) {
-        let control: Option<TimeControl> = head
-            .time_control
-            .clone()
-            .and_then(|c| serde_json::from_value(c).ok());
+        let control = super::step::time_control(&head);
         let clocks = seat_clocks(&mut tx, game_id).await?;
         let mut plan = clock::plan(
             control.as_ref(),
@@ -85,8 +70,7 @@ pub async fn return_to_seat(
         }
         append::arm(&mut tx, game_id, plan.clocks()).await?;
     }
-    let note = json!({"game_id": game_id, "version": version, "status": "active"});
-    live_note(&mut tx, &note).await?;
+    live_note(&mut tx, &Note::returned(game_id, version)).await?;
     tx.commit().await?;
     Ok(version)
 }
@@ -132,7 +116,7 @@ async fn current(
     vacations::current(pool, user).await
 }
 
-pub async fn vacation(pool: &PgPool, user: Uuid, days_per_year: i64) -> Result<Vacation, ApiError> {
+pub async fn vacation(pool: &PgPool, user: Uuid, days_per_year: i64) -> Result<Vacation, Error> {
     let now = Utc::now();
     let current = current(pool, user).await?;
     let used = used_this_year(pool, user, now).await?;
@@ -150,24 +134,20 @@ pub async fn start_vacation(
     user: Uuid,
     request: VacationRequest,
     days_per_year: i64,
-) -> Result<Vacation, ApiError> {
+) -> Result<Vacation, Error> {
     let now = events::now_micros();
     if current(pool, user).await?.is_some() {
-        return Err(ApiError::conflict(
-            "already_on_vacation",
-            "you are on vacation already; end it first to start another",
-        ));
+        return Err(Error::AlreadyOnVacation);
     }
     let left = days_per_year as f64 - used_this_year(pool, user, now).await?;
     if request.days < 1 || request.days as f64 > left {
-        return Err(ApiError::unprocessable(
-            "invalid_field",
+        return Err(Error::invalid_field(
+            "days",
             format!(
                 "a vacation is 1 to {} whole days (what is left of this year's {days_per_year})",
                 left.floor().max(0.0)
             ),
-        )
-        .with("field", "days"));
+        ));
     }
     let ends = now + chrono::Duration::days(request.days);
     let mut tx = pool.begin().await?;
@@ -182,13 +162,10 @@ pub async fn end_vacation(
     pool: &PgPool,
     user: Uuid,
     days_per_year: i64,
-) -> Result<Vacation, ApiError> {
+) -> Result<Vacation, Error> {
     let now = events::now_micros();
     let Some((starts, ends)) = current(pool, user).await? else {
-        return Err(ApiError::conflict(
-            "not_on_vacation",
-            "you are not on vacation",
-        ));
+        return Err(Error::NotOnVacation);
     };
     let mut tx = pool.begin().await?;
     vacations::set_end(&mut tx, user, starts, now).await?;

@@ -19,3 +19,24 @@ pub async fn pending_migrations(pool: &PgPool) -> Result<Vec<i64>, sqlx::Error> 
         .filter(|v| applied.binary_search(v).is_err())
         .collect())
 }
+
+/// Whether an error (or any error it wraps) says the database cannot be reached: no
+/// connection within the acquire timeout, a broken or refused connection, or a server that
+/// is shutting down or starting up. Such failures are transient, unlike a failing query.
+pub fn database_unreachable(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
+        .any(|error| match error {
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_) => true,
+            // Class 08: connection exceptions; 57P01-57P03: the server is shutting down,
+            // crashed, or not accepting connections yet.
+            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03")
+            }),
+            _ => false,
+        })
+}

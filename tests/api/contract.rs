@@ -46,63 +46,106 @@ fn the_description_is_valid_openapi_3_1() {
     assert!(spec["openapi"].as_str().unwrap().starts_with("3.1"));
 }
 
+/// The error codes are a type (`ErrorCode`), so no code can be answered that is not in the
+/// list: what is left to check is that the list is published as the type says, in the
+/// description's table and as the schema of `Problem.code`, and that the README names codes
+/// that exist, with their status.
 #[test]
-fn every_error_code_in_the_code_is_listed() {
-    let listed: Vec<&str> = kontor::http::error::ERROR_CODES
-        .iter()
-        .map(|(c, ..)| *c)
-        .collect();
-    let mut missing = Vec::new();
-    let mut checked = 0;
-    for file in rust_files(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))) {
-        if file.components().any(|c| c.as_os_str() == "games") {
-            continue; // rule codes are listed by each game and checked below
-        }
-        let text = std::fs::read_to_string(&file).unwrap();
-        for call in [
-            "bad_request(",
-            "unauthorized(",
-            "forbidden(",
-            "not_found(",
-            "conflict(",
-            "unprocessable(",
-        ] {
-            for (at, _) in text.match_indices(call) {
-                // The code is the first argument when it is a literal (rustfmt may wrap it).
-                let rest = text[at + call.len()..].trim_start();
-                let Some(literal) = rest.strip_prefix('"') else {
-                    continue;
-                };
-                let code = literal.split('"').next().unwrap();
-                checked += 1;
-                if !listed.contains(&code) {
-                    missing.push(format!("{code} ({})", file.display()));
-                }
-            }
-        }
+fn every_error_code_is_documented() {
+    use kontor::http::error::ErrorCode;
+    let spec = kontor::http::openapi::build();
+    let description = spec["info"]["description"].as_str().unwrap().to_string();
+    let mut names = std::collections::HashSet::new();
+    for &code in ErrorCode::ALL {
+        // The wire name is serde's, and each is used once.
+        assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        assert!(names.insert(code.as_str()), "{} twice", code.as_str());
+        let row = format!(
+            "| `{}` | {} | {} |",
+            code.as_str(),
+            code.status(),
+            code.meaning()
+        );
+        assert!(description.contains(&row), "the description lacks {row}");
     }
     assert!(
-        missing.is_empty(),
-        "error codes not in ERROR_CODES: {missing:?}"
+        ErrorCode::ALL.len() > 50,
+        "only {} codes?",
+        ErrorCode::ALL.len()
     );
-    assert!(
-        checked > 60,
-        "the scan found only {checked} codes: does it still read the calls?"
-    );
-    // Each game's rule codes appear in the description.
-    let description = kontor::http::openapi::build()["info"]["description"]
-        .as_str()
+    // Problem.code is one of the platform codes or one of a game's rule codes.
+    let schemas = &spec["components"]["schemas"];
+    let platform: Vec<&str> = schemas["PlatformErrorCode"]["enum"]
+        .as_array()
+        .expect("PlatformErrorCode is an enum")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let all: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(platform, all);
+    // (Problem is `allOf` its extra members and its named ones, `extra` being flattened.)
+    let members = schemas["Problem"]["allOf"]
+        .as_array()
         .unwrap()
-        .to_string();
+        .iter()
+        .find(|part| part["properties"].is_object())
+        .expect("Problem has named members");
+    let choices = members["properties"]["code"]["oneOf"]
+        .as_array()
+        .expect("Problem.code is one of the code lists");
+    assert_eq!(choices[0]["$ref"], "#/components/schemas/PlatformErrorCode");
+    let rule_codes: Vec<&str> = choices[1]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    // One of, not any of: no rule code may also be a platform code.
+    assert!(
+        rule_codes.iter().all(|c| !all.contains(c)),
+        "a rule code is also a platform code"
+    );
     for kind in kontor::games::GameKind::ALL {
         for code in kontor::http::games::kind_info(kind).error_codes {
+            // Each game's rule codes appear in the description and in the schema.
             assert!(
                 description.contains(&format!("`{}`", code.code)),
                 "{} is not documented",
                 code.code
             );
+            assert!(
+                rule_codes.contains(&code.code),
+                "{} is not in the schema",
+                code.code
+            );
         }
     }
+    // The README names codes as "<status> `code`": each must exist with that status.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let mut named = 0;
+    for (at, _) in readme.match_indices(" `") {
+        let before = &readme[..at];
+        let status = &before[before.len().saturating_sub(3)..];
+        let Ok(status @ 400..=599) = status.parse::<u16>() else {
+            continue;
+        };
+        let code = readme[at + 2..].split('`').next().unwrap_or("");
+        if code.is_empty() || !code.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+            continue;
+        }
+        let known = ErrorCode::ALL
+            .iter()
+            .find(|c| c.as_str() == code)
+            .unwrap_or_else(|| panic!("the README names {status} `{code}`, which is no code"));
+        assert_eq!(
+            known.status(),
+            status,
+            "the README gives {code} another status"
+        );
+        named += 1;
+    }
+    assert!(named > 5, "the README scan found only {named} codes");
 }
 
 fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -258,11 +301,6 @@ fn each_game_keeps_its_rules_beside_its_code() {
 /// The one folder of `src/` that speaks SQL (migrations live outside `src/`).
 const SQL_HOME: &str = "src/store/";
 
-/// Files outside `src/store/` that still hold a query while another branch of the issue 11
-/// restructuring moves it (the Caller extractor's API-token lookup, which moves with the
-/// extractor). An entry whose file is gone or free of SQL fails the test: remove it then.
-const SQL_NOT_YET_MOVED: &[&str] = &["src/auth/extract.rs"];
-
 /// The lines of `text` that run SQL, however it is spelt: `sqlx::query…` (functions and
 /// macros), `sqlx::raw_sql`, a `QueryBuilder`, an `AssertSqlSafe` string, `query…` imported
 /// from sqlx, or sqlx's `Executor` trait (which runs plain strings: `pool.execute("…")`).
@@ -303,7 +341,7 @@ fn sql_stays_in_the_store() {
             .unwrap_or(file)
             .display()
             .to_string();
-        if name.starts_with(SQL_HOME) || SQL_NOT_YET_MOVED.contains(&name.as_str()) {
+        if name.starts_with(SQL_HOME) {
             continue;
         }
         checked += 1;
@@ -318,13 +356,6 @@ fn sql_stays_in_the_store() {
         "SQL belongs in src/store/ (a named function there); found queries in:\n{}",
         offenders.join("\n")
     );
-    for entry in SQL_NOT_YET_MOVED {
-        let text = std::fs::read_to_string(root.join(entry)).unwrap_or_default();
-        assert!(
-            !sql_lines(&text).is_empty(),
-            "{entry} holds no SQL any more (or is gone): remove it from SQL_NOT_YET_MOVED"
-        );
-    }
     // The detector itself: each spelling is caught, and names that merely look alike are not.
     for query in [
         "let n = sqlx::query_scalar(\"SELECT 1\")",
@@ -372,4 +403,96 @@ fn only_tests_build_a_clock_that_can_be_moved() {
         offenders.is_empty(),
         "only the tests build a TestClock, through the library: {offenders:?}"
     );
+}
+
+/// Layers point one way: only the HTTP layer and the composition roots that assemble the
+/// server (`app.rs`, `main.rs`) may name `crate::http` or actix; the services, the store,
+/// auth and the rest below it know nothing of HTTP (their errors are mapped in `http::error`).
+#[test]
+fn nothing_below_http_imports_from_it() {
+    let src = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src"));
+    let roots = [src.join("app.rs"), src.join("main.rs"), src.join("lib.rs")];
+    let mut offenders = Vec::new();
+    let mut scanned = 0;
+    for file in rust_files(src) {
+        if file.starts_with(src.join("http")) || roots.contains(&file) {
+            continue;
+        }
+        scanned += 1;
+        let text = std::fs::read_to_string(&file).unwrap();
+        // Nor do they use the web framework itself.
+        let framework = text.match_indices("actix").map(|(at, _)| at);
+        for at in http_mentions(&text).into_iter().chain(framework) {
+            let line = text[..at].matches('\n').count() + 1;
+            offenders.push(format!("{}:{line}", file.display()));
+        }
+    }
+    assert!(
+        scanned > 50,
+        "only {scanned} files scanned: is the walk broken?"
+    );
+    assert!(
+        offenders.is_empty(),
+        "modules below src/http/ name the HTTP layer: {offenders:?}"
+    );
+    // The check itself finds what it is meant to find.
+    for naming in [
+        "use crate::http::error::ApiError;",
+        "crate::http::text::line(x)",
+        "use crate::{games, http::AppState};",
+        "use crate::{\n    games::{Rules, Seat},\n    http,\n};",
+        "let x = kontor::http::openapi::build();",
+    ] {
+        assert_eq!(http_mentions(naming).len(), 1, "{naming}");
+    }
+    for innocent in [
+        "use crate::store::health;",
+        "use actix_web::http::StatusCode;",
+        "use crate::{games::{Rules, Seat}, https};",
+        "crate::httpd",
+    ] {
+        assert!(http_mentions(innocent).is_empty(), "{innocent}");
+    }
+}
+
+/// Where a Rust text names the crate's `http` module: `crate::http`, `kontor::http`, or
+/// `http` as an item of a `crate::{…}` group.
+fn http_mentions(text: &str) -> Vec<usize> {
+    let is_http = |path: &str| {
+        path.trim_start()
+            .strip_prefix("http")
+            .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    };
+    let mut found = Vec::new();
+    for root in ["crate::", "kontor::"] {
+        for (at, _) in text.match_indices(root) {
+            let rest = &text[at + root.len()..];
+            let Some(group) = rest.strip_prefix('{') else {
+                if is_http(rest) {
+                    found.push(at);
+                }
+                continue;
+            };
+            // The group up to its closing brace; `http` may be any item at its top level.
+            let mut depth = 1;
+            let mut items = vec![0];
+            let mut end = group.len();
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 1 => {
+                        end = i;
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 1 => items.push(i + 1),
+                    _ => {}
+                }
+            }
+            if items.iter().any(|&start| is_http(&group[start..end])) {
+                found.push(at);
+            }
+        }
+    }
+    found
 }

@@ -1,0 +1,163 @@
+//! Authenticating a bearer token: an access token (a JWT of a user who still exists), or an
+//! API token (a row that is neither revoked nor expired). It takes what it needs (the pool,
+//! the keys, this instance's memory of known users); reading the token from a request is the
+//! HTTP layer's `Caller` extractor.
+
+use super::{API_TOKEN_PREFIX, JwtKeys, REFRESH_PREFIX, Scope, TokenError, token_hash};
+use crate::store::health::database_unreachable;
+use sqlx::PgPool;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+/// How the caller authenticated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Credential {
+    /// An access token from a login: may do everything the account may.
+    Session,
+    /// An API token, limited to its scopes.
+    ApiToken { id: Uuid, scopes: Vec<Scope> },
+}
+
+/// Who a valid token speaks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub user_id: Uuid,
+    pub credential: Credential,
+}
+
+/// Why a token was not accepted. The message (`Display`) is the problem's `detail`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("this is a refresh token; exchange it at /api/v1/auth/refresh for an access token")]
+    WrongTokenType,
+    #[error("the access token has expired; get a new one with your refresh token")]
+    TokenExpired,
+    #[error("the access token is malformed or its signature does not match")]
+    MalformedToken,
+    /// A validly signed access token of an account that no longer exists.
+    #[error("the account of this access token no longer exists")]
+    AccountGone,
+    #[error("this API token is unknown, revoked or expired")]
+    UnknownApiToken,
+    /// The database cannot be reached (transient: retry later).
+    #[error("the database cannot be reached: {0}")]
+    Unavailable(anyhow::Error),
+    #[error(transparent)]
+    Internal(anyhow::Error),
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(cause: sqlx::Error) -> Self {
+        let cause = anyhow::Error::from(cause);
+        if database_unreachable(&cause) {
+            Self::Unavailable(cause)
+        } else {
+            Self::Internal(cause)
+        }
+    }
+}
+
+/// Authenticates a bearer token.
+pub async fn authenticate(
+    pool: &PgPool,
+    jwt: &JwtKeys,
+    known_users: &KnownUsers,
+    token: &str,
+) -> Result<Identity, Error> {
+    if token.starts_with(REFRESH_PREFIX) {
+        return Err(Error::WrongTokenType);
+    }
+    if token.starts_with(API_TOKEN_PREFIX) {
+        return authenticate_api_token(pool, token).await;
+    }
+    match jwt.verify(token) {
+        Ok(user_id) => {
+            ensure_user_exists(pool, known_users, user_id).await?;
+            Ok(Identity {
+                user_id,
+                credential: Credential::Session,
+            })
+        }
+        Err(TokenError::Expired) => Err(Error::TokenExpired),
+        Err(TokenError::Invalid) => Err(Error::MalformedToken),
+    }
+}
+
+/// How many user ids an instance remembers as existing.
+const KNOWN_USERS_CAPACITY: usize = 100_000;
+/// How long a user once found is trusted to exist without looking again.
+const KNOWN_USER_TTL: Duration = Duration::from_secs(60);
+
+/// Users this instance has recently found in the database.
+///
+/// A validly signed access token only proves that its user existed when it was issued: the
+/// account may be gone since (removed by hand, or a database restored from an older backup
+/// under the same JWT secret). Every handler takes the caller's id on trust, and those that
+/// write rows keyed by it would fail on a foreign key with a 500, so authentication checks
+/// that the user exists, for every endpoint at once. Kontor itself never deletes users, so a
+/// user found once is remembered for a while and a steady player costs one primary-key lookup
+/// a minute instead of one per request (an action is otherwise often no read at all). The
+/// time bound keeps a removed account's tokens from passing for more than a minute.
+#[derive(Default)]
+pub struct KnownUsers {
+    seen: Mutex<HashMap<Uuid, Instant>>,
+}
+
+impl KnownUsers {
+    fn contains(&self, user: Uuid) -> bool {
+        let seen = self
+            .seen
+            .lock()
+            .expect("the known-users lock is never poisoned");
+        seen.get(&user)
+            .is_some_and(|found| found.elapsed() < KNOWN_USER_TTL)
+    }
+
+    fn insert(&self, user: Uuid) {
+        let mut seen = self
+            .seen
+            .lock()
+            .expect("the known-users lock is never poisoned");
+        if seen.len() >= KNOWN_USERS_CAPACITY && !seen.contains_key(&user) {
+            seen.retain(|_, found| found.elapsed() < KNOWN_USER_TTL);
+            if seen.len() >= KNOWN_USERS_CAPACITY {
+                // Bounded memory: forgetting only costs a lookup each.
+                seen.clear();
+            }
+        }
+        seen.insert(user, Instant::now());
+    }
+}
+
+/// Refuses an access token whose user no longer exists (see [`KnownUsers`]).
+async fn ensure_user_exists(
+    pool: &PgPool,
+    known_users: &KnownUsers,
+    user: Uuid,
+) -> Result<(), Error> {
+    if known_users.contains(user) {
+        return Ok(());
+    }
+    if !crate::store::users::exists(pool, user).await? {
+        return Err(Error::AccountGone);
+    }
+    known_users.insert(user);
+    Ok(())
+}
+
+/// API tokens need no such check: the token's row is read anyway, and it references its user
+/// by a foreign key, so a token row always has its user.
+async fn authenticate_api_token(pool: &PgPool, token: &str) -> Result<Identity, Error> {
+    let Some(row) = crate::store::tokens::use_api_token(pool, &token_hash(token)).await? else {
+        return Err(Error::UnknownApiToken);
+    };
+    Ok(Identity {
+        user_id: row.user_id,
+        credential: Credential::ApiToken {
+            id: row.id,
+            scopes: row.scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
+        },
+    })
+}

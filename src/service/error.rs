@@ -1,0 +1,159 @@
+//! Why the command service refused or failed: one variant per situation a client can cause,
+//! plus the server's own failures. The message (`Display`) is written for a person and shown
+//! as the problem's `detail`; the status, the stable code and the extra members are the HTTP
+//! layer's business (`http::error`, the one place that maps these).
+
+use crate::games::RuleError;
+use crate::store::games::Status as GameStatus;
+use crate::store::health::database_unreachable;
+
+/// A refusal or failure of a lobby, play or absence operation.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("there is no game with this id")]
+    GameNotFound,
+    /// The client decided on `sent`, but the game is at `current`.
+    #[error("the game is at version {current}, not {sent}: reload it and decide again")]
+    VersionConflict { current: i64, sent: i64 },
+    /// The rules engine refused the command (the game's own code and message).
+    #[error("{}", .0.message)]
+    Rule(RuleError),
+    /// The action is not a command of this game at all.
+    #[error("this is not a {kind} action: {reason}")]
+    InvalidCommand { kind: &'static str, reason: String },
+    #[error("this Idempotency-Key was already used for a different request")]
+    IdempotencyKeyReused,
+    #[error("you have no seat in this game")]
+    NotAPlayer,
+    /// The action names a seat other than the caller's.
+    #[error("you hold seat {held}, not seat {requested}")]
+    NotYourSeat { held: i16, requested: i16 },
+    #[error("only players of this game may invite")]
+    OnlyPlayersInvite,
+    /// An action for a seat forfeited under the time control.
+    #[error("your seat was forfeited under the game's time control; the bot plays it out")]
+    SeatForfeited,
+    /// Taking back a seat that was forfeited (not merely abandoned).
+    #[error("this seat was forfeited under the game's time control and cannot be taken back")]
+    ForfeitedSeatNotReturnable,
+    #[error(
+        "the bot plays your seat after your timeouts; take it back with POST /games/{{id}}/return"
+    )]
+    SeatAbandoned,
+    #[error("your seat is not abandoned: you are playing it")]
+    SeatNotAbandoned,
+    /// An action on a game that is not active.
+    #[error("the game is {}; actions are taken in active games", .status.as_str())]
+    GameNotActive { status: GameStatus },
+    /// Taking back a seat of a game that is not active.
+    #[error("the game is not running")]
+    GameNotRunning,
+    /// A lobby operation (`join`, `leave`, `start`, …) on a game that is no longer open.
+    #[error("cannot {action}: the game is {}", .status.as_str())]
+    WrongStatus {
+        action: &'static str,
+        status: GameStatus,
+    },
+    #[error("you already have a seat in this game")]
+    AlreadySeated,
+    #[error("this game is private and you are not invited")]
+    NotInvited,
+    #[error("seat {0} is taken")]
+    SeatTaken(i16),
+    #[error("every seat is taken")]
+    GameFull,
+    #[error("only the game's creator may {action} it")]
+    NotTheCreator { action: &'static str },
+    /// An invitation for a name no account has (as the client typed it).
+    #[error("there is no user {0:?}")]
+    UserNotFound(String),
+    #[error("{kind} needs at least {min} players; {joined} have joined")]
+    NotEnoughPlayers {
+        kind: &'static str,
+        min: u8,
+        joined: usize,
+    },
+    #[error("there is no game kind {kind:?}; known kinds: {}", known_kinds())]
+    UnknownGameKind { kind: String },
+    /// The game's options (or its seat count, `field` = `seats`) are not acceptable.
+    #[error("{detail}")]
+    InvalidOptions { field: String, detail: String },
+    /// A field of the request body is well-formed but not acceptable.
+    #[error("{detail}")]
+    InvalidField { field: String, detail: String },
+    /// A query or path parameter is not acceptable.
+    #[error("{0}")]
+    InvalidParameter(String),
+    #[error("you are on vacation already; end it first to start another")]
+    AlreadyOnVacation,
+    #[error("you are not on vacation")]
+    NotOnVacation,
+    /// The database cannot be reached (transient: retry later).
+    #[error("the database cannot be reached: {0}")]
+    Unavailable(anyhow::Error),
+    /// A failure of the server; the cause is for the log.
+    #[error(transparent)]
+    Internal(anyhow::Error),
+}
+
+/// The registered game kinds, for a refusal of another.
+fn known_kinds() -> String {
+    let kinds: Vec<&str> = crate::games::GameKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    kinds.join(", ")
+}
+
+impl Error {
+    /// A bad field in a request body.
+    pub fn invalid_field(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::InvalidField {
+            field: field.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// A failure of the server, told apart from a database that cannot be reached.
+    pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
+        let cause = cause.into();
+        if database_unreachable(&cause) {
+            Self::Unavailable(cause)
+        } else {
+            Self::Internal(cause)
+        }
+    }
+}
+
+impl From<anyhow::Error> for Error {
+    fn from(cause: anyhow::Error) -> Self {
+        Self::internal(cause)
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(cause: sqlx::Error) -> Self {
+        Self::internal(cause)
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(cause: serde_json::Error) -> Self {
+        Self::internal(cause)
+    }
+}
+
+impl From<RuleError> for Error {
+    fn from(refusal: RuleError) -> Self {
+        Self::Rule(refusal)
+    }
+}
+
+impl From<crate::text::TextError> for Error {
+    fn from(error: crate::text::TextError) -> Self {
+        Self::InvalidField {
+            field: error.field,
+            detail: error.detail,
+        }
+    }
+}
