@@ -337,9 +337,38 @@ pub async fn invite(
     })
 }
 
+/// The request's `Idempotency-Key`: 1 to 255 visible ASCII characters.
+fn idempotency_key(req: &HttpRequest) -> Result<String, ApiError> {
+    let Some(value) = req.headers().get("Idempotency-Key") else {
+        return Err(ApiError::bad_request(
+            ErrorCode::IdempotencyKeyRequired,
+            "send an Idempotency-Key header, unique for each action you mean to take",
+        ));
+    };
+    let bytes = value.as_bytes();
+    let wrong = if bytes.is_empty() {
+        Some("this one is empty".to_string())
+    } else if bytes.len() > 255 {
+        Some(format!("this one has {} bytes", bytes.len()))
+    } else if !bytes.iter().all(u8::is_ascii_graphic) {
+        Some("this one holds a space, a control character or a character outside ASCII".into())
+    } else {
+        None
+    };
+    if let Some(wrong) = wrong {
+        return Err(ApiError::bad_request(
+            ErrorCode::IdempotencyKeyRequired,
+            format!(
+                "an Idempotency-Key is 1 to 255 visible ASCII characters (letters, digits, punctuation); {wrong}"
+            ),
+        ));
+    }
+    Ok(String::from_utf8_lossy(bytes).into_owned())
+}
+
 /// Submit an action.
 ///
-/// Send an `Idempotency-Key` (any string up to 255 characters, unique per action) and the
+/// Send an `Idempotency-Key` (1 to 255 visible ASCII characters, unique per action) and the
 /// version you saw, in the body or as `If-Match`. A retried request with the same key gets
 /// the stored answer and changes nothing (with `Idempotent-Replayed: true`).
 #[utoipa::path(
@@ -352,7 +381,8 @@ pub async fn invite(
     ),
     request_body = ActionRequest,
     responses(
-        (status = 200, description = "Accepted and appended.", body = ActionResult),
+        (status = 200, description = "Accepted and appended (or, with the same key, the stored answer).", body = ActionResult,
+            headers(("Idempotent-Replayed" = String, description = "`true` when this is the stored answer to an earlier request with the same Idempotency-Key; absent otherwise."))),
         (status = 400, description = "Malformed JSON, `idempotency_key_required` or `version_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`: no seat, or not the seat named.", body = Problem, content_type = "application/problem+json"),
@@ -371,23 +401,7 @@ pub async fn submit_action(
     body: Json<ActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GamePlay)?;
-    let key = req
-        .headers()
-        .get("Idempotency-Key")
-        .map(|v| v.to_str().unwrap_or_default().trim().to_string())
-        .filter(|k| !k.is_empty())
-        .ok_or_else(|| {
-            ApiError::bad_request(
-                ErrorCode::IdempotencyKeyRequired,
-                "send an Idempotency-Key header, unique for each action you mean to take",
-            )
-        })?;
-    if key.len() > 255 {
-        return Err(ApiError::bad_request(
-            ErrorCode::IdempotencyKeyRequired,
-            "the Idempotency-Key is longer than 255 characters",
-        ));
-    }
+    let key = idempotency_key(&req)?;
     let body = body.into_inner();
     let game_id = path.into_inner();
     let version = match req.headers().get(header::IF_MATCH) {

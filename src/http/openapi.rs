@@ -112,6 +112,7 @@ pub fn build() -> Value {
     constrain_fields(&mut value);
     complete_responses(&mut value);
     describe_streams(&mut value);
+    add_links(&mut value);
     inline_primitives(&mut value);
     value
 }
@@ -140,6 +141,40 @@ fn open_problem(spec: &mut Value) {
         merged["example"] = example.clone();
     }
     *problem = merged;
+}
+
+/// OpenAPI links from a created or listed game to what can be done with it, so that stateful
+/// clients and fuzzers can chain create → get → join/start → act.
+fn add_links(spec: &mut Value) {
+    let game_of = |pointer: &str| json!({"game_id": format!("$response.body#{pointer}")});
+    let game_links = |pointer: &str| {
+        let mut links = serde_json::Map::new();
+        for (name, operation, description) in [
+            ("GetGame", "get_game", "The game as the caller sees it."),
+            ("JoinGame", "join_game", "Take a seat."),
+            ("StartGame", "start_game", "Start it (the creator)."),
+            ("SubmitAction", "submit_action", "Act in it."),
+            ("GameStream", "game_stream", "Follow it live."),
+            ("EventLog", "event_log", "Its event log."),
+        ] {
+            links.insert(
+                name.to_string(),
+                json!({"operationId": operation, "parameters": game_of(pointer), "description": description}),
+            );
+        }
+        Value::Object(links)
+    };
+    for (path, method, status, pointer) in [
+        ("/api/v1/games", "post", "201", "/id"),
+        ("/api/v1/games/import", "post", "201", "/id"),
+        ("/api/v1/games/{game_id}", "get", "200", "/id"),
+        ("/api/v1/games/{game_id}/join", "post", "200", "/id"),
+        ("/api/v1/games/{game_id}/start", "post", "200", "/id"),
+    ] {
+        let response = &mut spec["paths"][path][method]["responses"][status];
+        assert!(response.is_object(), "{method} {path} answers {status}");
+        response["links"] = game_links(pointer);
+    }
 }
 
 /// Server-sent events and ndjson have no schema language of their own in OpenAPI 3.1: each
@@ -326,6 +361,67 @@ fn constrain_fields(spec: &mut Value) {
         ),
         ("RegisterRequest", "password", json!({"minLength": 8})),
     ];
+    let parameters = [
+        ("/api/v1/games", "get", "kind", json!({"enum": kinds})),
+        ("/api/v1/games", "get", "status", json!({"enum": statuses})),
+        (
+            "/api/v1/games",
+            "get",
+            "limit",
+            json!({"minimum": 1, "maximum": 100}),
+        ),
+        (
+            "/api/v1/games/{game_id}",
+            "get",
+            "at",
+            json!({"minimum": 0}),
+        ),
+        (
+            "/api/v1/games/{game_id}/events",
+            "get",
+            "after",
+            json!({"minimum": 0}),
+        ),
+        (
+            "/api/v1/games/{game_id}/events",
+            "get",
+            "limit",
+            json!({"minimum": 1, "maximum": 1000}),
+        ),
+        (
+            "/api/v1/games/{game_id}/stream",
+            "get",
+            "last_event_id",
+            json!({"minimum": 0}),
+        ),
+        (
+            "/api/v1/me/stream",
+            "get",
+            "last_event_id",
+            json!({"minimum": 0}),
+        ),
+        (
+            "/api/v1/admin/mail/failed",
+            "get",
+            "limit",
+            json!({"minimum": 1, "maximum": 1000}),
+        ),
+        (
+            "/api/v1/games/{game_id}/actions",
+            "post",
+            "Idempotency-Key",
+            json!({"minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}),
+        ),
+    ];
+    for (path, method, name, constraint) in parameters {
+        let parameter = spec["paths"][path][method]["parameters"]
+            .as_array_mut()
+            .and_then(|list| list.iter_mut().find(|p| p["name"] == name))
+            .unwrap_or_else(|| panic!("{method} {path} takes {name}"));
+        for (key, value) in constraint.as_object().expect("constraints are objects") {
+            parameter["schema"][key] = value.clone();
+        }
+    }
     for (schema, field, constraint) in constraints {
         let property = property_mut(spec, schema, field)
             .unwrap_or_else(|| panic!("{schema}.{field} is in the spec"));
@@ -532,27 +628,28 @@ fn link_game_schemas(spec: &mut Value) {
     }
 }
 
-/// Examples from a seeded bot game: one command of each type with the acting seat's view and
-/// legal actions at that moment. The seed is fixed, so the description does not change between
-/// builds.
-fn add_examples<R: Rules>(spec: &mut Value) {
-    let prefix = prefix_of(R::KIND);
-    let options = R::parse_options(&json!({}), R::MIN_SEATS + 1).expect("default options");
+/// The first command of each type in one seeded bot game, with the acting seat's view and
+/// legal actions at that moment.
+fn collect_examples<R: Rules>(
+    game: u64,
+    level: BotLevel,
+    examples: &mut Vec<(String, Value, Value, Value)>,
+) {
     let seats = R::MIN_SEATS + 1;
+    let options = R::parse_options(&json!({}), seats).expect("default options");
     let mut state = R::State::default();
-    let mut rng = GameRng::from_u64(1);
-    let mut examples: Vec<(String, Value, Value, Value)> = Vec::new();
+    let mut rng = GameRng::from_u64(game);
     let mut version = 0;
     for event in R::setup(&options, seats, &mut rng) {
         R::evolve(&mut state, &event);
         version += 1;
     }
-    let mut bot_rng = GameRng::from_u64(2);
+    let mut bot_rng = GameRng::from_u64(game + 1_000);
     for _ in 0..5_000 {
         let Some(&seat) = R::pending(&state).first() else {
             break;
         };
-        let command = R::bot_command(&state, seat, BotLevel::Sensible, &mut bot_rng);
+        let command = R::bot_command(&state, seat, level, &mut bot_rng);
         let as_json = serde_json::to_value(&command).expect("commands serialise");
         let kind = as_json["type"].as_str().unwrap_or("command").to_string();
         if !examples.iter().any(|(k, ..)| *k == kind) {
@@ -570,6 +667,30 @@ fn add_examples<R: Rules>(spec: &mut Value) {
             R::evolve(&mut state, event);
             version += 1;
         }
+    }
+}
+
+/// Examples from seeded bot games: one command of each type with the acting seat's view and
+/// legal actions at that moment. The seed is fixed, so the description does not change between
+/// builds.
+fn add_examples<R: Rules>(spec: &mut Value) {
+    let prefix = prefix_of(R::KIND);
+    let variants = spec["components"]["schemas"][format!("{prefix}.Command")]["oneOf"]
+        .as_array()
+        .map_or(0, Vec::len);
+    let mut examples: Vec<(String, Value, Value, Value)> = Vec::new();
+    // Seeded games of both bots until every command has shown up (the random bot reaches
+    // the rarer ones: rejecting or withdrawing an offer, declining income), a bounded number.
+    for game in 1..=24u64 {
+        if examples.len() >= variants {
+            break;
+        }
+        let level = if game % 2 == 1 {
+            BotLevel::Sensible
+        } else {
+            BotLevel::Random
+        };
+        collect_examples::<R>(game, level, &mut examples);
     }
     let request_examples = spec
         .pointer_mut("/paths/~1api~1v1~1games~1{game_id}~1actions/post/requestBody/content/application~1json")

@@ -103,8 +103,9 @@ fn extract_json<T: DeserializeOwned>(
     #[allow(clippy::disallowed_types)] // the one place that may use actix's own extractor
     let parsed = web::Json::<Value>::from_request(req, payload);
     Box::pin(async move {
-        let value = parsed.await?.into_inner();
+        let mut value = parsed.await?.into_inner();
         check_json(&value).map_err(TextError::in_body)?;
+        integral_floats(&mut value);
         T::deserialize(value).map_err(|e| {
             ApiError::bad_request(
                 ErrorCode::InvalidBody,
@@ -130,6 +131,25 @@ impl<T: Serialize> Responder for Json<T> {
 
     fn respond_to(self, _: &HttpRequest) -> HttpResponse {
         HttpResponse::Ok().json(self.0)
+    }
+}
+
+/// Writes numbers like `39.0` as the integers they are: to JSON Schema (and so to the API
+/// description) `39.0` is an integer, while serde would refuse it for an integer field.
+fn integral_floats(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            // Exactly representable integers only (|x| < 2^53).
+            if let Some(float) = number.as_f64().filter(|_| number.is_f64())
+                && float.fract() == 0.0
+                && float.abs() < 9_007_199_254_740_992.0
+            {
+                *value = Value::from(float as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats),
+        Value::Object(members) => members.values_mut().for_each(integral_floats),
+        _ => {}
     }
 }
 

@@ -141,3 +141,102 @@ fn every_operation_lists_the_answers_its_kind_can_give() {
     assert!(checked > 30, "only {checked} operations");
     assert!(spec["servers"].as_array().is_some_and(|s| !s.is_empty()));
 }
+
+#[tokio::test]
+async fn bodies_the_description_allows_are_accepted_and_others_refused() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let post = |path: String, token: &str, body: &str| {
+        app.client
+            .post(format!("{}/api/v1{path}", app.address))
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+    };
+    // 3.0 is an integer to JSON Schema, and so to the description.
+    let created = post(
+        "/games".into(),
+        &anna.token,
+        r#"{"kind": "steel-driver", "seats": 3.0}"#,
+    )
+    .await
+    .unwrap();
+    assert_eq!(created.status(), 201);
+    let game: Value = created.json().await.unwrap();
+    assert_eq!(game["seat_count"], 3);
+    let fraction = post(
+        "/games".into(),
+        &anna.token,
+        r#"{"kind": "steel-driver", "seats": 3.5}"#,
+    )
+    .await
+    .unwrap();
+    assert_eq!(fraction.status(), 400);
+    // A join body, when sent, is an object.
+    let id = game["id"].as_str().unwrap();
+    for body in ["false", "[]", "\"x\"", "3"] {
+        let refused = post(format!("/games/{id}/join"), &bert.token, body)
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 400, "{body}");
+    }
+    let joined = post(format!("/games/{id}/join"), &bert.token, "{}")
+        .await
+        .unwrap();
+    assert_eq!(joined.status(), 200);
+}
+
+#[tokio::test]
+async fn idempotency_keys_are_visible_ascii_and_refusals_say_so() {
+    let app = spawn_app().await;
+    let players = [
+        app.register("anna").await,
+        app.register("bert").await,
+        app.register("cora").await,
+    ];
+    let game = app.start_game("steel-driver", json!({}), &players).await;
+    let id = game.to_string();
+    for (key, says) in [
+        ("", "empty"),
+        ("a key", "space"),
+        (&"k".repeat(256)[..], "256 bytes"),
+    ] {
+        let response = app
+            .client
+            .post(format!("{}/api/v1/games/{id}/actions", app.address))
+            .bearer_auth(&players[0].token)
+            .header("idempotency-key", key)
+            .json(&json!({"version": 0, "action": {"type": "pass"}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{key:?}");
+        let problem: Value = response.json().await.unwrap();
+        assert_eq!(problem["code"], "idempotency_key_required");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("visible ASCII") && detail.contains(says),
+            "{detail}"
+        );
+    }
+    let non_ascii = reqwest::header::HeaderValue::from_bytes("clé".as_bytes()).unwrap();
+    let response = app
+        .client
+        .post(format!("{}/api/v1/games/{id}/actions", app.address))
+        .bearer_auth(&players[0].token)
+        .header("idempotency-key", non_ascii)
+        .json(&json!({"version": 0, "action": {"type": "pass"}}))
+        .send()
+        .await
+        .unwrap();
+    let problem: Value = response.json().await.unwrap();
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("outside ASCII"),
+        "{problem}"
+    );
+}
