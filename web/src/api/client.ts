@@ -102,7 +102,7 @@ function asProblem(error: unknown, response: Response): Problem {
     status: response.status,
     code: 'network',
     detail: `the server answered ${response.status} ${response.statusText}`,
-  } as Problem;
+  } as unknown as Problem;
 }
 
 export async function signIn(username: string, password: string): Promise<void> {
