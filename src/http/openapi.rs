@@ -110,6 +110,7 @@ pub fn build() -> Value {
     open_problem(&mut value);
     name_variants(&mut value);
     constrain_fields(&mut value);
+    constrain_request_text(&mut value);
     complete_responses(&mut value);
     describe_streams(&mut value);
     add_links(&mut value);
@@ -177,10 +178,10 @@ fn add_links(spec: &mut Value) {
     }
 }
 
-/// Server-sent events and ndjson have no schema language of their own in OpenAPI 3.1: each
-/// stream's event names and the schema of each event's `data`, and each ndjson body's line
-/// schemas, are given as `x-events` / `x-ndjson-lines` beside the media type (and in words in
-/// the descriptions), so generators and fuzzers can find them.
+/// Server-sent events and ndjson have no schema language of their own in OpenAPI 3.1. A
+/// stream's schema is that of one event (`event`, `id`, `data`; the data's JSON schema as its
+/// `contentSchema`), as SSE-aware tools read it; each ndjson body's line schemas are given as
+/// `x-ndjson-lines` beside the media type (and in words in the descriptions).
 fn describe_streams(spec: &mut Value) {
     let schema = |name: &str| json!({"$ref": format!("#/components/schemas/{name}")});
     let streams = [
@@ -208,7 +209,27 @@ fn describe_streams(spec: &mut Value) {
                 path.replace('~', "~0").replace('/', "~1")
             ))
             .unwrap_or_else(|| panic!("{path} answers text/event-stream"));
-        media["x-events"] = events;
+        // Each item of the stream is one event: its name, its id (the game's version, where
+        // there is one) and its data, a JSON document of the schema given for the name.
+        let items: Vec<Value> = events
+            .as_object()
+            .expect("events are a map")
+            .iter()
+            .map(|(name, data)| {
+                json!({
+                    "type": "object",
+                    "title": name,
+                    "required": ["event", "data"],
+                    "properties": {
+                        "event": {"const": name},
+                        "id": {"type": "string", "pattern": "^[0-9]+$"},
+                        "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": data},
+                        "retry": {"type": "integer"},
+                    },
+                })
+            })
+            .collect();
+        media["schema"] = json!({"oneOf": items});
     }
     let lines = json!([schema("ExportHeader"), schema("ExportEvent")]);
     for pointer in [
@@ -292,6 +313,16 @@ fn complete_responses(spec: &mut Value) {
                     "415",
                     "`unsupported_media_type`: send `Content-Type: application/json`.",
                 );
+                add(
+                    "422",
+                    "`invalid_field`: a field is well-formed but not acceptable (`field` names it), e.g. text with a control character.",
+                );
+            }
+            if path.contains("{game_id}") {
+                add(
+                    "404",
+                    "`game_not_found`: no such game, or a private one the caller may not see.",
+                );
             }
             if path.starts_with("/api/v1/") && !path.ends_with("/openapi.json") {
                 add(
@@ -326,6 +357,15 @@ fn constrain_fields(spec: &mut Value) {
     let statuses = json!(["open", "active", "finished", "cancelled"]);
     let visibility = json!(["public", "private"]);
     let nonce = json!({"minLength": 1, "maxLength": 64, "pattern": "^[ -~]+$"});
+    let min_seats = GameKind::ALL
+        .iter()
+        .map(|k| with_rules!(*k, R => R::MIN_SEATS))
+        .min();
+    let max_seats = GameKind::ALL
+        .iter()
+        .map(|k| with_rules!(*k, R => R::MAX_SEATS))
+        .max();
+    let scopes: Vec<&str> = crate::auth::Scope::ALL.iter().map(|s| s.as_str()).collect();
     let constraints = [
         ("CreateGameRequest", "kind", json!({"enum": kinds})),
         ("GameSummary", "kind", json!({"enum": kinds})),
@@ -360,6 +400,27 @@ fn constrain_fields(spec: &mut Value) {
             json!({"minLength": 3, "maxLength": 32}),
         ),
         ("RegisterRequest", "password", json!({"minLength": 8})),
+        (
+            "LoginRequest",
+            "username",
+            json!({"minLength": 1, "maxLength": 254}),
+        ),
+        (
+            "CreateGameRequest",
+            "seats",
+            json!({"minimum": min_seats, "maximum": max_seats}),
+        ),
+        (
+            "CreateTokenRequest",
+            "scopes",
+            json!({"items": {"type": "string", "enum": scopes}, "uniqueItems": true, "minItems": 1}),
+        ),
+        (
+            "CreateTokenRequest",
+            "expires_in_days",
+            json!({"minimum": 1}),
+        ),
+        ("VacationRequest", "days", json!({"minimum": 1})),
     ];
     let parameters = [
         ("/api/v1/games", "get", "kind", json!({"enum": kinds})),
@@ -413,6 +474,24 @@ fn constrain_fields(spec: &mut Value) {
             json!({"minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}),
         ),
     ];
+    for_each_operation(spec, |_, operation| {
+        let parameters = operation
+            .get_mut("parameters")
+            .and_then(Value::as_array_mut);
+        for parameter in parameters.into_iter().flatten() {
+            if parameter["in"] != "header" {
+                continue;
+            }
+            // A header is there or not: it has no JSON null.
+            parameter["schema"]["type"] = json!("string");
+            let pattern = match parameter["name"].as_str() {
+                Some("If-Match" | "If-None-Match") => ENTITY_TAGS,
+                Some("Last-Event-ID") => "^[0-9]+$",
+                _ => continue,
+            };
+            parameter["schema"]["pattern"] = json!(pattern);
+        }
+    });
     for (path, method, name, constraint) in parameters {
         let parameter = spec["paths"][path][method]["parameters"]
             .as_array_mut()
@@ -427,6 +506,89 @@ fn constrain_fields(spec: &mut Value) {
             .unwrap_or_else(|| panic!("{schema}.{field} is in the spec"));
         for (key, value) in constraint.as_object().expect("constraints are objects") {
             property[key] = value.clone();
+        }
+    }
+}
+
+/// Text in a request may hold tabs and line breaks but no other control character (see
+/// `crate::text`); one-line fields (names) not even those.
+const TEXT: &str = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$";
+const LINE: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$";
+
+/// Gives every free-text string of a request body the pattern the server's text check
+/// enforces.
+fn constrain_request_text(spec: &mut Value) {
+    let mut pending: Vec<String> = Vec::new();
+    for_each_operation(spec, |_, operation| {
+        if let Some(reference) = operation
+            .pointer("/requestBody/content/application~1json/schema/$ref")
+            .and_then(Value::as_str)
+        {
+            pending.push(reference.to_string());
+        }
+    });
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(reference) = pending.pop() {
+        if !seen.insert(reference.clone()) {
+            continue;
+        }
+        let Some(name) = reference.strip_prefix("#/components/schemas/") else {
+            continue;
+        };
+        let Some(schema) = spec["components"]["schemas"].get_mut(name) else {
+            continue;
+        };
+        add_text_patterns(schema, &mut pending);
+    }
+    for (schema, field) in [
+        ("RegisterRequest", "username"),
+        ("RegisterRequest", "email"),
+        ("LoginRequest", "username"),
+        ("InviteRequest", "username"),
+        ("CreateTokenRequest", "name"),
+    ] {
+        if let Some(property) = property_mut(spec, schema, field) {
+            property["pattern"] = json!(LINE);
+        }
+    }
+}
+
+/// Adds [`TEXT`] to the plain strings in `schema` and collects the schemas it refers to.
+fn add_text_patterns(schema: &mut Value, pending: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get("$ref") {
+                pending.push(reference.clone());
+            }
+            let is_string = map.get("type").is_some_and(|t| {
+                t == "string"
+                    || t.as_array()
+                        .is_some_and(|a| a.iter().any(|x| x == "string"))
+            });
+            let free = ["enum", "const", "pattern", "format"]
+                .iter()
+                .all(|key| !map.contains_key(*key));
+            if is_string && free {
+                map.insert("pattern".into(), json!(TEXT));
+            }
+            for child in map.values_mut() {
+                add_text_patterns(child, pending);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| add_text_patterns(v, pending)),
+        _ => {}
+    }
+}
+
+/// `*` or a comma-separated list of entity tags (RFC 9110), as `If-Match` and
+/// `If-None-Match` take them.
+const ENTITY_TAGS: &str = r#"^\s*(\*|(W/)?"[!#-~]*"(\s*,\s*(W/)?"[!#-~]*")*)\s*$"#;
+
+/// Calls `f` with each operation's path and object.
+fn for_each_operation(spec: &mut Value, mut f: impl FnMut(&str, &mut Value)) {
+    for (path, item) in spec["paths"].as_object_mut().into_iter().flatten() {
+        for (_, operation) in item.as_object_mut().into_iter().flatten() {
+            f(path, operation);
         }
     }
 }

@@ -175,8 +175,9 @@ impl<T: DeserializeOwned + 'static> FromRequest for OptionalJson<T> {
         if no_body {
             return Box::pin(async { Ok(OptionalJson(None)) });
         }
-        let body = extract_json::<T>(req, payload);
-        Box::pin(async move { body.await.map(|v| OptionalJson(Some(v))) })
+        // A JSON `null` is no body as well.
+        let body = extract_json::<Option<T>>(req, payload);
+        Box::pin(async move { body.await.map(OptionalJson) })
     }
 }
 
