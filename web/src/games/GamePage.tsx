@@ -132,6 +132,14 @@ export function GamePage({ id }: { id: string }) {
   const onEvent = useCallback((e: EventOut) => log.add([e]), [log.add]);
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent);
   const past = usePastGame(id, at);
+  // Seats taken before the start are not events of the game's stream: while the game is
+  // open, look again every few seconds.
+  const open = detail?.status === 'open';
+  useEffect(() => {
+    if (!open) return;
+    const timer = setInterval(() => void load(), 4000);
+    return () => clearInterval(timer);
+  }, [open, load]);
   const module = detail ? gameModule(detail.kind) : undefined;
 
   useEffect(() => {
