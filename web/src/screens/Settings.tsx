@@ -93,10 +93,15 @@ function Notifications() {
   const save = async (change: Schemas['PreferencesUpdate']) => {
     setSaved(false);
     error.clear();
+    // Shown at once (a controlled checkbox would otherwise spring back until the answer
+    // comes); put back as it was if the server refuses.
+    const before = prefs;
+    if (before) setPrefs({ ...before, ...(change as Partial<Preferences>) });
     try {
       setPrefs(await ok(api.PUT('/api/v1/me/notifications', { body: change })));
       setSaved(true);
     } catch (err) {
+      setPrefs(before);
       error.fail(err);
     }
   };
