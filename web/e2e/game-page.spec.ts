@@ -73,6 +73,16 @@ test('a move shows on the other players\' pages without a reload', async ({ brow
   const mover = players.find((p) => p.name === moverName)!;
   const watchers = players.filter((p) => p !== mover);
   const lines = await watchers[0]!.page.getByTestId('log').locator('li').count();
+  // Each watcher also has the lobby open in a second tab: "Your turn" follows the move.
+  const lobbies = await Promise.all(
+    watchers.map(async (w) => {
+      const lobby = await w.context.newPage();
+      await lobby.goto('/');
+      await expect(lobby.getByTestId('list-my-turn')).toHaveAttribute('data-loaded', 'true');
+      await expect(lobby.getByTestId('list-my-turn').locator(`[data-game-id="${id}"]`)).toHaveCount(0);
+      return lobby;
+    }),
+  );
   await expect(mover.page.getByTestId('turn')).toHaveText('Your turn.');
   const token = await accessToken(request, mover.name);
   const moved = await request.post(`/api/v1/games/${id}/actions`, {
@@ -86,6 +96,10 @@ test('a move shows on the other players\' pages without a reload', async ({ brow
     await expect(w.page.getByTestId('log').locator('li')).toHaveCount(lines + 1);
     await expect(w.page.getByTestId('replay')).toHaveAttribute('max', String(detail.version + 1));
   }
+  // The one now to move sees it in the lobby without a reload (the user stream).
+  const next = (await Promise.all(watchers.map((w) => w.page.getByTestId('turn').textContent()))).indexOf('Your turn.');
+  expect(next).toBeGreaterThanOrEqual(0);
+  await expect(lobbies[next]!.getByTestId('list-my-turn').locator(`[data-game-id="${id}"]`)).toContainText('your move');
   // The lobby on a phone: nothing sideways.
   await anna.page.setViewportSize({ width: 360, height: 740 });
   await anna.page.goto('/');

@@ -211,13 +211,14 @@ export function GamePage({ id }: { id: string }) {
 
   return (
     <article class="game" data-status={detail.status}>
-      <h1>
-        {module?.name[lang] ?? detail.kind}{' '}
-        {detail.visibility === 'private' && <span class="tag">{m.privateGame}</span>}{' '}
+      <header class="game-head">
+        <h1>
+          {module?.name[lang] ?? detail.kind} {detail.visibility === 'private' && <span class="tag">{m.privateGame}</span>}
+        </h1>
         <small class="muted" data-testid="connection">
           {connected ? `● ${m.live}` : `○ ${m.reconnecting}`}
         </small>
-      </h1>
+      </header>
       <div aria-live="assertive" class="messages">
         {message && (
           <p class={message.kind} role={message.kind === 'error' ? 'alert' : 'status'} data-testid="game-message">
@@ -261,7 +262,7 @@ export function GamePage({ id }: { id: string }) {
           />
         </div>
       )}
-      {started && detail.version > 1 && <Replay version={detail.version} at={isPast ? shown.at_version : null} onSeek={seek} />}
+      {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {started && <GameLog events={log.events} module={module} seatName={seatName} />}
       {detail.status === 'active' && <ExportButton id={id} />}
     </article>

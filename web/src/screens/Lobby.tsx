@@ -131,6 +131,8 @@ export function Lobby() {
     // Coming back to the tab also refreshes: a stream may have been cut while asleep.
     const onVisible = () => document.visibilityState === 'visible' && bump();
     document.addEventListener('visibilitychange', onVisible);
+    // New open games of others are no notice of mine: look again now and then.
+    const timer = setInterval(() => document.visibilityState === 'visible' && bump(), 30_000);
     const stop = follow('/api/v1/me/stream', {
       onMessage: (message) => {
         if (message.event !== 'snapshot') bump();
@@ -138,6 +140,7 @@ export function Lobby() {
     });
     return () => {
       stop();
+      clearInterval(timer);
       document.removeEventListener('visibilitychange', onVisible);
     };
   }, [user]);
