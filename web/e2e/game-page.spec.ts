@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { accessToken, checkFinishedGame, signUp } from './support';
 
+// Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
+test.describe.configure({ timeout: 120_000 });
+
 /** A finished game: a complete golden export imported as a sandbox of the player's. */
 async function importFinished(request: import('@playwright/test').APIRequestContext, name: string, file: string) {
   const token = await accessToken(request, name);

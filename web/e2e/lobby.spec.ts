@@ -3,6 +3,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { signUp, type Player } from './support';
 
+// Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
+test.describe.configure({ timeout: 120_000 });
+
 const GAME = 'Steel Driver';
 
 /** Creates a game through the new-game screen; returns its id (from the page's address). */

@@ -82,3 +82,10 @@ export async function checkFinishedGame(page: Page): Promise<void> {
   await expect(verification).toHaveAttribute('data-verified', 'true');
   await expect(verification).toContainText('Verified');
 }
+
+/** Several players, each signed up through the page in a browser context of their own. */
+export async function signUpPlayers(browser: Browser, bases: string[]): Promise<Player[]> {
+  const players: Player[] = [];
+  for (const base of bases) players.push(await signUp(browser, base));
+  return players;
+}

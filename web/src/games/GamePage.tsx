@@ -49,7 +49,8 @@ export function newKey(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-type Message = { kind: 'error' | 'notice'; text: string } | null;
+// The refusal itself is kept, and put in words when shown, so a language switch translates it.
+type Message = { kind: 'error'; error: unknown } | { kind: 'notice' } | null;
 
 /** The live game: loaded once, then kept current by its stream. */
 function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => void) {
@@ -155,9 +156,9 @@ export function GamePage({ id }: { id: string }) {
     } catch (err) {
       if (err instanceof ApiError && err.code === 'version_conflict') {
         await load();
-        setMessage({ kind: 'notice', text: m.conflict });
+        setMessage({ kind: 'notice' });
       } else {
-        setMessage({ kind: 'error', text: errorText(err, lang, module?.errorMessages) });
+        setMessage({ kind: 'error', error: err });
       }
       throw err;
     } finally {
@@ -222,7 +223,7 @@ export function GamePage({ id }: { id: string }) {
       <div aria-live="assertive" class="messages">
         {message && (
           <p class={message.kind} role={message.kind === 'error' ? 'alert' : 'status'} data-testid="game-message">
-            {message.text}
+            {message.kind === 'error' ? errorText(message.error, lang, module?.errorMessages) : m.conflict}
           </p>
         )}
       </div>

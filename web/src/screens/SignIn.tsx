@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ApiError, ok } from '../api/client';
-import { defineMessages, useMessages } from '../i18n';
+import { api, ok } from '../api/client';
+import { errorText } from '../api/errors';
+import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 
 const msgs = defineMessages({
@@ -19,10 +20,12 @@ const msgs = defineMessages({
   haveAccount: { en: 'Already registered?', ja: '登録済みの方は' },
 });
 
-function ErrorLine({ error }: { error: string | null }) {
+/** A refusal, in the language shown now (so switching it translates the message too). */
+function ErrorLine({ error }: { error: unknown }) {
+  const { lang } = useLang();
   return error ? (
     <p class="error" role="alert">
-      {error}
+      {errorText(error, lang)}
     </p>
   ) : null;
 }
@@ -31,7 +34,7 @@ export function SignIn() {
   const m = useMessages(msgs);
   const { signIn } = useSession();
   const { route } = useLocation();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -42,7 +45,7 @@ export function SignIn() {
       await signIn(String(form.get('username')), String(form.get('password')));
       route('/');
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(err);
     } finally {
       setBusy(false);
     }
@@ -75,7 +78,7 @@ export function SignUp() {
   const m = useMessages(msgs);
   const { signIn } = useSession();
   const { route } = useLocation();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -93,7 +96,7 @@ export function SignUp() {
       await signIn(username, password);
       route('/');
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(err);
     } finally {
       setBusy(false);
     }
