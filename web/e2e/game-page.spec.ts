@@ -2,7 +2,7 @@
 // the other pages live (log and turn), the page in Japanese, and at 360 pixels wide.
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { accessToken, checkFinishedGame, signUp } from './support';
+import { accessToken, checkFinishedGame, signUp, signUpPlayers } from './support';
 
 // Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
 test.describe.configure({ timeout: 120_000 });
@@ -108,5 +108,33 @@ test('a move shows on the other players\' pages without a reload', async ({ brow
   await anna.page.goto('/');
   await expect(anna.page.getByTestId('list-running')).toContainText('Steel Driver');
   await noSidewaysScroll(anna.page);
+  for (const p of players) await p.context.close();
+});
+
+test('a player whose seat the bot took after a timeout returns to it', async ({ browser, request }) => {
+  const players = await signUpPlayers(browser, ['anna', 'bert', 'cara']);
+  const tokens = await Promise.all(players.map((p) => accessToken(request, p.name)));
+  // Five seconds a move, abandoned after one timeout (the test server allows short moves).
+  const created = await request.post('/api/v1/games', {
+    headers: { authorization: `Bearer ${tokens[0]}` },
+    data: { kind: 'steel-driver', seats: 3, time_control: { seconds_per_move: 5, abandon_after: 1 } },
+  });
+  expect(created.status()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  for (const token of tokens.slice(1)) {
+    expect((await request.post(`/api/v1/games/${id}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
+  }
+  const detail = (await (await request.get(`/api/v1/games/${id}`, { headers: { authorization: `Bearer ${tokens[0]}` } })).json()) as {
+    pending: number[];
+    seats: { seat: number; username: string }[];
+  };
+  const first = players.find((p) => p.name === detail.seats.find((s) => s.seat === detail.pending[0])!.username)!;
+  await first.page.goto(`/games/${id}`);
+  await expect(first.page.getByTestId('countdown')).toBeVisible();
+  const back = first.page.getByRole('button', { name: 'Return to my seat' });
+  await expect(back).toBeVisible({ timeout: 30_000 });
+  await expect(first.page.getByText('the bot is playing your seat')).toBeVisible();
+  await back.click();
+  await expect(first.page.getByTestId('log')).toContainText(`${first.name} is back at the table.`);
   for (const p of players) await p.context.close();
 });
