@@ -32,6 +32,11 @@ test('a finished game: result, seed, replay slider and verification', async ({ b
   await expect(anna.page.getByTestId('seed')).toHaveText(/^[0-9a-f]{64}$/);
   await expect(anna.page.getByTestId('log')).toContainText('The game is over; the seed is revealed.');
   await checkFinishedGame(anna.page);
+  // An address with ?at= opens on that version (a link to a position).
+  await anna.page.goto(`/games/${id}?at=5`);
+  await expect(anna.page.getByTestId('board')).toHaveAttribute('data-at-version', '5');
+  await expect(anna.page.getByText('A past position')).toBeVisible();
+  await anna.page.getByRole('button', { name: 'Back to now' }).click();
 
   // The log downloads as ndjson.
   const download = anna.page.waitForEvent('download');

@@ -31,6 +31,10 @@ const msgs = defineMessages({
     ja: '観戦中：観戦者に公開されている情報だけが表示されます。',
   },
   privateGame: { en: 'Private game', ja: '非公開のゲーム' },
+  sandbox: {
+    en: 'An imported copy of a finished game, to step through; only you can see it.',
+    ja: '終了したゲームを取り込んだ検討用のコピーです。あなただけが見られます。',
+  },
   conflict: {
     en: 'The game moved on while you were choosing. The board now shows the new position; check your choice and send it again.',
     ja: '選んでいる間にゲームが進みました。盤面は最新の状態です。選択を確認して、もう一度送ってください。',
@@ -101,10 +105,10 @@ function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => voi
 }
 
 /** The game as it was at version `at` (null: none asked for). */
-function usePastGame(id: string, at: number | null) {
+function usePastGame(id: string, at: number | null, enabled: boolean) {
   const [past, setPast] = useState<GameDetail | null>(null);
   useEffect(() => {
-    if (at === null) {
+    if (at === null || !enabled) {
       setPast(null);
       return;
     }
@@ -115,7 +119,7 @@ function usePastGame(id: string, at: number | null) {
     return () => {
       stale = true;
     };
-  }, [id, at]);
+  }, [id, at, enabled]);
   return past;
 }
 
@@ -132,7 +136,7 @@ export function GamePage({ id }: { id: string }) {
   const log = useEventLog(id, signedIn);
   const onEvent = useCallback((e: EventOut) => log.add([e]), [log.add]);
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent);
-  const past = usePastGame(id, at);
+  const past = usePastGame(id, at, signedIn);
   // Seats taken before the start are not events of the game's stream: while the game is
   // open, look again every few seconds.
   const open = detail?.status === 'open';
@@ -242,8 +246,9 @@ export function GamePage({ id }: { id: string }) {
           </button>
         </p>
       )}
-      {started && mySeat === null && <p class="muted">{m.spectator}</p>}
+      {detail.sandbox ? <p class="muted">{m.sandbox}</p> : started && mySeat === null && <p class="muted">{m.spectator}</p>}
       {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
+      {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {isPast && <p class="notice">{m.past}</p>}
       {module && shown.view && (
         <div class="board" data-testid="board" data-at-version={shown.at_version}>
@@ -263,7 +268,6 @@ export function GamePage({ id }: { id: string }) {
           />
         </div>
       )}
-      {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {started && <GameLog events={log.events} module={module} seatName={seatName} />}
       {detail.status === 'active' && <ExportButton id={id} />}
     </article>
