@@ -2,7 +2,7 @@
 // the other pages live (log and turn), the page in Japanese, and at 360 pixels wide.
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { accessToken, checkFinishedGame, signUp, signUpPlayers } from './support';
+import { accessToken, checkFinishedGame, passwordOf, signUp, signUpPlayers } from './support';
 
 // Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
 test.describe.configure({ timeout: 120_000 });
@@ -142,4 +142,20 @@ test('a player whose seat the bot took after a timeout returns to it', async ({ 
   await back.click();
   await expect(first.page.getByTestId('log')).toContainText(`${first.name} is back at the table.`);
   for (const p of players) await p.context.close();
+});
+
+test('a game page opened signed out (a link from a mail) asks to sign in and then shows the game', async ({ browser, request }) => {
+  const anna = await signUp(browser, 'anna');
+  const id = await importFinished(request, anna.name, 'flying-dutchman-4p.ndjson');
+  await anna.context.close();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`/games/${id}`);
+  await expect(page.getByText('Sign in to see this game.')).toBeVisible();
+  await page.getByLabel('Username or email address').fill(anna.name);
+  await page.getByLabel('Password').fill(passwordOf(anna.name));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(new RegExp(`/games/${id}$`));
+  await expect(page.getByTestId('turn')).toHaveText('The game is over.');
+  await context.close();
 });

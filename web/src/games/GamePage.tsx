@@ -16,6 +16,7 @@ import { TurnBar } from '../components/TurnBar';
 import { GameLog, useEventLog } from '../components/GameLog';
 import { Replay } from '../components/Replay';
 import { ExportButton, Finished } from '../components/Finished';
+import { SignIn } from '../screens/SignIn';
 
 const msgs = defineMessages({
   loading: { en: 'Loading…', ja: '読み込み中…' },
@@ -172,9 +173,10 @@ export function GamePage({ id }: { id: string }) {
 
   if (user === null) {
     return (
-      <p>
-        <a href="/signin">{m.signIn}</a>
-      </p>
+      <>
+        <p class="notice">{m.signIn}</p>
+        <SignIn />
+      </>
     );
   }
   if (failure instanceof ApiError && (failure.status === 404 || failure.status === 403) && !detail) {

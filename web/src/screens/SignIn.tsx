@@ -21,6 +21,17 @@ const msgs = defineMessages({
 });
 
 /** A refusal, in the language shown now (so switching it translates the message too). */
+/**
+ * After signing in on its own screen the lobby follows; shown in place of another screen
+ * (a game's page opened from a mail, settings) that screen stays, now signed in.
+ */
+function useAfterSignIn() {
+  const { path, route } = useLocation();
+  return () => {
+    if (path === '/signin' || path === '/signup') route('/');
+  };
+}
+
 function ErrorLine({ error }: { error: unknown }) {
   const { lang } = useLang();
   return error ? (
@@ -33,7 +44,7 @@ function ErrorLine({ error }: { error: unknown }) {
 export function SignIn() {
   const m = useMessages(msgs);
   const { signIn } = useSession();
-  const { route } = useLocation();
+  const done = useAfterSignIn();
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -43,7 +54,7 @@ export function SignIn() {
     setError(null);
     try {
       await signIn(String(form.get('username')), String(form.get('password')));
-      route('/');
+      done();
     } catch (err) {
       setError(err);
     } finally {
@@ -77,7 +88,7 @@ export function SignIn() {
 export function SignUp() {
   const m = useMessages(msgs);
   const { signIn } = useSession();
-  const { route } = useLocation();
+  const done = useAfterSignIn();
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -94,7 +105,7 @@ export function SignUp() {
         }),
       );
       await signIn(username, password);
-      route('/');
+      done();
     } catch (err) {
       setError(err);
     } finally {
