@@ -84,7 +84,7 @@ test('three players meet in the lobby, join, start, and see the turn pass live',
   const dora = await signUp(browser, 'dora');
   await dora.page.goto(`/games/${id}`);
   await expect(dora.page.getByText('You are watching')).toBeVisible();
-  await expect(dora.page.getByTestId('board')).toBeVisible();
+  await expect(dora.page.getByTestId('board-frame')).toBeVisible();
   await expect(dora.page.getByRole('button', { name: 'Join' })).toHaveCount(0);
   await expect(dora.page.getByTestId('turn')).toHaveText(new RegExp(`Waiting for ${mover.name}`));
 

@@ -253,7 +253,7 @@ export function GamePage({ id }: { id: string }) {
       {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {isPast && <p class="notice">{m.past}</p>}
       {module && shown.view && (
-        <div class="board" data-testid="board" data-at-version={shown.at_version}>
+        <div class="board" data-testid="board-frame" data-at-version={shown.at_version}>
           <module.Board
             // The live board is never remounted by an update, so a half-made choice
             // survives new versions (and the reload after a 409); each past version is
