@@ -267,6 +267,7 @@ export function GamePage({ id }: { id: string }) {
             busy={busy}
             past={isPast}
             seatName={seatName}
+            events={isPast ? log.events.filter((e) => e.seq <= shown.at_version) : log.events}
           />
         </div>
       )}
