@@ -59,7 +59,13 @@ type Message = { kind: 'error'; error: unknown } | { kind: 'notice' } | null;
 
 /** The live game: loaded once, then kept current by its stream. */
 function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => void) {
-  const [detail, setDetail] = useState<GameDetail | null>(null);
+  const [detail, setDetailState] = useState<GameDetail | null>(null);
+  // An answer that crossed a newer one on the way (a load and the stream's snapshot) never
+  // takes the page back to an older version.
+  const setDetail = useCallback(
+    (next: GameDetail) => setDetailState((old) => (old && old.id === next.id && next.version < old.version ? old : next)),
+    [],
+  );
   const [failure, setFailure] = useState<ApiError | Error | null>(null);
   const [connected, setConnected] = useState(false);
   // Loads are not run side by side; one asked for meanwhile runs once the current ends,
