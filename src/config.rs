@@ -381,8 +381,8 @@ pub const SETTINGS: &[Setting] = &[
     ),
     Setting::value(
         "KONTOR_GAME_URL",
-        "{base}/api/v1/games/{id}",
-        "Link to a game in mails; {base} is KONTOR_BASE_URL, {id} the game id.",
+        "{base}/games/{id}",
+        "Link to a game in mails (default: its page in the web client); {base} is KONTOR_BASE_URL, {id} the game id.",
     ),
     Setting::value(
         "RUST_LOG",

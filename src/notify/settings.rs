@@ -202,7 +202,7 @@ mod tests {
         let id = uuid::Uuid::nil();
         assert_eq!(
             settings.game_link("https://k.example", id),
-            format!("https://k.example/api/v1/games/{id}")
+            format!("https://k.example/games/{id}")
         );
     }
 }

@@ -204,21 +204,31 @@ async fn a_committed_notice_is_mailed_once_with_text_html_game_link_and_working_
         Some("List-Unsubscribe=One-Click")
     );
 
-    // The link to the game works (for the player, with their token).
+    // The link is the game's page in the web client (which asks a signed-out reader to sign
+    // in, then shows the game through the API).
     let game_link = f.notifier.game_link(game);
-    assert!(game_link.starts_with(&f.app.address), "{game_link}");
+    assert_eq!(game_link, format!("{}/games/{game}", f.app.address));
     assert!(links(mail.text()).contains(&game_link), "{}", mail.text());
     assert!(links(mail.html()).contains(&game_link), "{}", mail.html());
-    let opened = f
+    let opened = f.app.client.get(&game_link).send().await.unwrap();
+    assert_eq!(opened.status(), 200, "is the web client built?");
+    assert!(
+        opened.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let game_api = format!("{}/api/v1/games/{game}", f.app.address);
+    let fetched = f
         .app
         .client
-        .get(&game_link)
+        .get(&game_api)
         .bearer_auth(&player.token)
         .send()
         .await
         .unwrap();
-    let opened = read(opened).await;
-    assert_eq!(opened.assert_ok()["id"], game.to_string());
+    let fetched = read(fetched).await;
+    assert_eq!(fetched.assert_ok()["id"], game.to_string());
 
     // The unsubscribe link: in the header and in both bodies, without a login.
     let url = unsubscribe_url(&received[0]);
