@@ -44,6 +44,14 @@ async fn stream_caller(
     req: &HttpRequest,
     query: &StreamQuery,
 ) -> Result<Caller, ApiError> {
+    // Checked whether or not a Last-Event-ID header overrides it: a request is refused for
+    // what it holds, not only for what is used.
+    if query.last_event_id.is_some_and(|id| id < 0) {
+        return Err(ApiError::bad_request(
+            ErrorCode::InvalidResumeId,
+            "the resume id (last_event_id) is a version of the game: 0 or more",
+        ));
+    }
     let token = match (bearer_token(req), &query.access_token) {
         (Ok(token), _) => token.to_string(),
         (Err(_), Some(token)) => token.clone(),

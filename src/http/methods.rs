@@ -100,9 +100,19 @@ fn routes(spec: &serde_json::Value) -> &'static [(ResourceDef, Vec<Method>)] {
 /// The methods a path answers, in a fixed order, `HEAD` with every `GET`; empty for a path
 /// that does not exist.
 pub fn allowed_methods(spec: &serde_json::Value, path: &str) -> Vec<Method> {
-    let found: Vec<&Method> = routes(spec)
+    // A path can fit several routes (`/games/import` fits `/games/{game_id}` too); like the
+    // router, the one with the fewest parameters is the path's.
+    let matching: Vec<&(ResourceDef, Vec<Method>)> = routes(spec)
         .iter()
         .filter(|(def, _)| def.is_match(path))
+        .collect();
+    let fewest = matching
+        .iter()
+        .map(|(def, _)| def.pattern().unwrap_or_default().matches('{').count())
+        .min();
+    let found: Vec<&Method> = matching
+        .iter()
+        .filter(|(def, _)| Some(def.pattern().unwrap_or_default().matches('{').count()) == fewest)
         .flat_map(|(_, methods)| methods)
         .collect();
     [

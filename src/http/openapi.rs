@@ -413,7 +413,7 @@ fn constrain_fields(spec: &mut Value) {
         (
             "CreateTokenRequest",
             "scopes",
-            json!({"items": {"type": "string", "enum": scopes}, "uniqueItems": true, "minItems": 1}),
+            json!({"items": {"type": "string", "enum": scopes}, "minItems": 1}),
         ),
         (
             "CreateTokenRequest",
@@ -773,7 +773,7 @@ fn link_game_schemas(spec: &mut Value) {
             "The game's options, every default filled in.",
         ),
     ] {
-        let linked = json!({"description": description, "oneOf": one_of_games(part, nullable)});
+        let linked = json!({"description": description, "anyOf": one_of_games(part, nullable)});
         // A struct with a flattened member is an `allOf`: the field belongs in the member that
         // declares it, or generators intersect the untyped and the linked declaration.
         let declaring = match schemas[schema]

@@ -533,7 +533,7 @@ pub struct ListQuery {
     pub view: Option<ListView>,
     /// Only games of this kind.
     pub kind: Option<String>,
-    /// With `view=mine`: only games in this status.
+    /// Only games in this status (with any view; e.g. `view=mine&status=active`).
     pub status: Option<String>,
     /// Page size, 1–100 (default 20).
     pub limit: Option<u32>,
@@ -573,16 +573,12 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
     if let Some(kind) = &query.kind {
         parse_kind(kind)?;
     }
-    let status = match (&query.status, view) {
-        (None, _) => None,
-        (Some(s), ListView::Mine) => Some(Status::parse(s).ok_or_else(|| {
+    // A status narrows any view (`view=finished&status=active` is simply empty).
+    let status = match &query.status {
+        None => None,
+        Some(s) => Some(Status::parse(s).ok_or_else(|| {
             Error::InvalidParameter("status is open, active, finished or cancelled".to_string())
         })?),
-        (Some(_), _) => {
-            return Err(Error::InvalidParameter(
-                "status only narrows view=mine".to_string(),
-            ));
-        }
     };
     let cursor = query.cursor.as_deref().map(decode_cursor).transpose()?;
     let rows = games::list(

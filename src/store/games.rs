@@ -302,7 +302,7 @@ pub struct ListFilter<'a> {
     pub caller: Uuid,
     /// Only games of this kind.
     pub kind: Option<&'a str>,
-    /// Only games in this status (`Listing::Mine`).
+    /// Only games in this status (any listing).
     pub status: Option<Status>,
     /// Rows to return at most.
     pub limit: i64,
@@ -332,7 +332,7 @@ pub async fn list<'e>(
             false,
         ),
         Listing::Mine => (
-            "g.status <> 'cancelled' AND ($4::text IS NULL OR g.status = $4)
+            "g.status <> 'cancelled'
                AND (EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1)
                     OR (g.sandbox AND g.created_by = $1))",
             "g.created_at",
@@ -365,6 +365,7 @@ pub async fn list<'e>(
         "SELECT {HEAD_COLUMNS}, {sort_key} AS sort_at
            FROM games g
           WHERE {condition} AND ($2::text IS NULL OR g.kind = $2)
+            AND ($4::text IS NULL OR g.status = $4)
             AND ($5::timestamptz IS NULL OR ({sort_key}, g.id) {cmp} ($5, $6))
           ORDER BY {sort_key} {order}, g.id {order}
           LIMIT $3"

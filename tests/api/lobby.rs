@@ -358,15 +358,23 @@ async fn my_games_narrow_by_status_and_kind() {
         .as_user(&anna)
         .send()
         .await;
-    assert_eq!(ids(listed.assert_ok()), vec![open]);
+    assert_eq!(ids(listed.assert_ok()), vec![open.clone()]);
     app.get("/games?view=mine&status=playing")
         .as_user(&anna)
         .send()
         .await
         .assert_problem(400, "invalid_parameter");
-    app.get("/games?view=open&status=open")
+    // A status narrows the other views too.
+    let open_open = app
+        .get("/games?view=open&status=open")
         .as_user(&anna)
         .send()
-        .await
-        .assert_problem(400, "invalid_parameter");
+        .await;
+    assert_eq!(ids(open_open.assert_ok()), vec![open]);
+    let open_active = app
+        .get("/games?view=open&status=active")
+        .as_user(&anna)
+        .send()
+        .await;
+    assert!(ids(open_active.assert_ok()).is_empty());
 }
