@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a machine for running the test suite: everything deploy/setup.sh installs, and the
-# test tools (the OpenAPI 3.1 validator the contract test runs, from PyPI).
+# test tools (the OpenAPI 3.1 validator and the schemathesis fuzzer the contract tests run,
+# from PyPI; the web client's test tools from npm; Debian's Chromium).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,14 @@ if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ]; then
     [ "$(id -u)" -eq 0 ] && apt-get install -y -qq python3-venv > /dev/null && python3 -m venv "$VALIDATOR"
   }
   "$VALIDATOR/bin/pip" install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0
+fi
+
+# The fuzzer the contract test runs against a test server (tests/api/fuzz.rs), pinned.
+FUZZER=target/schemathesis
+if [ ! -x "$FUZZER/bin/schemathesis" ]; then
+  echo "Installing schemathesis into $FUZZER..."
+  python3 -m venv "$FUZZER"
+  "$FUZZER/bin/pip" install --quiet --disable-pip-version-check schemathesis==4.32.5
 fi
 
 # The web client's type check, lint and browser-test runner (its devDependencies).
