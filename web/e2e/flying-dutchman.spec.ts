@@ -231,13 +231,23 @@ test('three players play The Flying Dutchman to the end through their pages', as
       const first = (await page.getByTestId('fd-controls').textContent())?.includes('Declared so far') ?? false;
       await destinations.nth(first ? 1 : 0).click();
     } else if (kind === 'negotiate') {
-      await negotiate(deciders, ties.wanted[0] ?? 'no_agreement', pages, version);
+      version = await negotiate(deciders, ties.wanted[0] ?? 'no_agreement', pages, version);
       ties.wanted.shift();
     } else if (kind === 'extra_round') {
       const faces = (await page.getByTestId('fd-composer').count()) ? await composerFaces(page) : [];
-      if (!extraBidPlaced && faces.length) {
+      const other = deciders[1];
+      if (!extraBidPlaced && faces.length && other) {
+        // The bidder starts composing; another tied player's choice arrives meanwhile (an
+        // update at the same step), and the half-made bid is still there to be placed.
         extraBidPlaced = true;
-        await composeAndBid(page, [{ face: faces[0]!, minus: false }], lucky);
+        const chip = page.getByTestId('fd-composer').locator('li[data-face]').first().locator('button[data-face]');
+        await chip.click();
+        await expect(chip).toHaveAttribute('aria-pressed', 'true');
+        await button(other, 'Drop out').click();
+        version = await synced(pages, version);
+        await expect(chip).toHaveAttribute('aria-pressed', 'true');
+        await expect(page.getByTestId('fd-bid-value')).toHaveAttribute('data-value', String(faces[0]));
+        await page.getByTestId('fd-place-bid').click();
       } else {
         await button(page, 'Drop out').click();
       }
@@ -303,13 +313,14 @@ async function orderOfRound(pages: Page[], first: Page): Promise<Page[]> {
 /**
  * Plays a negotiation between the tied pages. `agreement`: the first makes an offer with a
  * payment, the second rejects it, makes and withdraws its own offer, and accepts the first.
- * Otherwise the first declares "no agreement".
+ * Otherwise the first declares "no agreement". Returns the version the pages were last seen at
+ * together (the last click's answer is still to come).
  */
-async function negotiate(tied: Page[], outcome: string, pages: Page[], version: number) {
+async function negotiate(tied: Page[], outcome: string, pages: Page[], version: number): Promise<number> {
   const [a, b] = tied as [Page, Page];
   if (outcome !== 'agreement') {
     await button(a, 'No agreement').click();
-    return;
+    return version;
   }
   const nameOfB = await b.getByTestId('signed-in-as').textContent();
   const form = a.getByTestId('fd-controls').locator('form');
@@ -332,7 +343,8 @@ async function negotiate(tied: Page[], outcome: string, pages: Page[], version: 
   const offerB = b.getByTestId('fd-controls').locator('li[data-offer]').nth(1);
   const idB = await offerB.getAttribute('data-offer');
   await button(b, `Withdraw offer ${idB}`).click();
-  await synced(pages, version);
+  version = await synced(pages, version);
   await expect(b.getByTestId('fd-controls').locator('li[data-offer]')).toHaveCount(1);
   await button(b, `Accept offer ${idA}`).click();
+  return version;
 }

@@ -124,6 +124,19 @@ export function Board({ detail, view, legal, mySeat, act, busy, past, seatName }
       <RoundInfo view={view} />
       {finished && <FdOutcome detail={detail} seatName={seatName} />}
       <div class="fd-layout">
+        {deciding && mySeat !== null && (
+          <div class="fd-act">
+            <Controls
+              key={decisionKey(view, legal)}
+              view={view}
+              legal={legal}
+              mySeat={mySeat}
+              busy={busy}
+              act={act}
+              seatName={seatName}
+            />
+          </div>
+        )}
         <div class="fd-sea" aria-label={m.sea}>
           <BoardMap
             board={view.board}
@@ -135,17 +148,6 @@ export function Board({ detail, view, legal, mySeat, act, busy, past, seatName }
           <ValueTrack view={view} />
         </div>
         <div class="fd-side">
-          {deciding && mySeat !== null && (
-            <Controls
-              key={decisionKey(view, legal)}
-              view={view}
-              legal={legal}
-              mySeat={mySeat}
-              busy={busy}
-              act={act}
-              seatName={seatName}
-            />
-          )}
           {me && !finished && <MyHand view={view} me={me} />}
           <Reveal view={view} seatName={seatName} />
           <Players view={view} mySeat={mySeat} seatName={seatName} pending={pending} />
