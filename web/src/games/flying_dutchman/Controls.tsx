@@ -270,7 +270,7 @@ function DestinationPanel({ view, legal, busy, send, m, seatName }: PanelProps) 
       <p class="fd-note">{declaring ? m.declareHelp : m.moveHelp}</p>
       {declaring && declarations.length > 0 && (
         <p>
-          {m.declared}: {declarations.map((d) => `${seatName(d.seat)} → ${name(d.to)}`).join(', ')}
+          {m.declared}: {declarations.map((d) => `${seatName(d.seat)} → ${name(d.to)}`).join(lang === 'ja' ? '、' : ', ')}
         </p>
       )}
       <ul class="fd-destinations">
@@ -301,16 +301,22 @@ function OfferItem({ offer, legal, mySeat, busy, send, m, view, seatName }: Pane
   const mine = offer.by === mySeat;
   const accepted = legal.accepted.includes(offer.id);
   const rejected = legal.rejected.includes(offer.id);
-  const names = (seats: number[]) => seats.map(seatName).join(', ');
+  const names = (seats: number[]) => seats.map(seatName).join(lang === 'ja' ? '、' : ', ');
+  const ja = lang === 'ja';
+  const parts = [
+    offer.payments.length ? offer.payments.map((p) => m.pays(seatName(p.seat), p.amount)).join(ja ? '、' : ', ') : m.noPayments,
+    m.acceptedBy(names(offer.accepted_by)),
+    offer.rejected_by.length > 0 ? m.rejectedBy(names(offer.rejected_by)) : '',
+    !mine && accepted ? m.youAccept : '',
+    rejected ? m.youReject : '',
+  ].filter(Boolean);
   return (
     <li data-offer={offer.id}>
       <p>
-        <strong>{m.offerLine(offer.id, seatName(offer.by), spaceName(view.board, offer.to, lang))}</strong>;{' '}
-        {offer.payments.length ? offer.payments.map((p) => m.pays(seatName(p.seat), p.amount)).join(', ') : m.noPayments}.{' '}
-        {m.acceptedBy(names(offer.accepted_by))}
-        {offer.rejected_by.length > 0 && `; ${m.rejectedBy(names(offer.rejected_by))}`}.
-        {!mine && accepted && ` (${m.youAccept})`}
-        {rejected && ` (${m.youReject})`}
+        <strong>{m.offerLine(offer.id, seatName(offer.by), spaceName(view.board, offer.to, lang))}</strong>
+        {ja ? '：' : ': '}
+        {parts.join(ja ? '。' : '; ')}
+        {ja ? '。' : '.'}
       </p>
       <div class="fd-buttons">
         {!mine && !accepted && has(legal, 'accept_offer') && (
@@ -346,7 +352,7 @@ function NegotiationPanel(props: PanelProps) {
       <p class="fd-note">{m.deadline(duration(deadline, m))}</p>
       {declarations.length > 0 && (
         <p>
-          {m.declared}: {declarations.map((d) => `${seatName(d.seat)} → ${name(d.to)}`).join(', ')}
+          {m.declared}: {declarations.map((d) => `${seatName(d.seat)} → ${name(d.to)}`).join(lang === 'ja' ? '、' : ', ')}
         </p>
       )}
       <h5>{m.offers}</h5>

@@ -40,7 +40,7 @@ export function FdOutcome({ detail, seatName }: { detail: GameDetail; seatName: 
         <table>
           <thead>
             <tr>
-              <th scope="col">{m.rank}</th>
+              <th scope="col" class="fd-rank">{m.rank}</th>
               <th scope="col">{m.player}</th>
               <th scope="col">{m.coins}</th>
               <th scope="col">{m.shares}</th>
@@ -53,7 +53,7 @@ export function FdOutcome({ detail, seatName }: { detail: GameDetail; seatName: 
               const score = outcome.scores[seat];
               return (
                 <tr key={seat} data-seat={seat}>
-                  <td>{outcome.ranks[seat]}</td>
+                  <td class="fd-rank">{outcome.ranks[seat]}</td>
                   <th scope="row">{seatName(seat)}</th>
                   <td>{p.bankrupt ? '—' : p.coins}</td>
                   <td data-hand-of={seat}>
@@ -61,7 +61,11 @@ export function FdOutcome({ detail, seatName }: { detail: GameDetail; seatName: 
                       ? m.bankrupt
                       : (p.shares ?? []).map((c, i) => <ShareCard key={i} colour={c} lang={lang} note={String(worth(c))} />)}
                   </td>
-                  <td data-field="wealth">{score ?? '—'}</td>
+                  <td data-field="wealth">
+                    {p.bankrupt || score === null || score === undefined
+                      ? '—'
+                      : `${[p.coins, ...(p.shares ?? []).map(worth)].join(' + ')} = ${score}`}
+                  </td>
                 </tr>
               );
             })}

@@ -2,7 +2,7 @@
 // horseshoes received, a sealed bid) are absent from other seats' copies, and the line then
 // says only what happened, not what it was.
 import type { Lang } from '../../i18n';
-import { COLOURS, bidValue, spaceName, type BidHorseshoe, type BoardData, type Colour, type FdEvent, type MoveReason } from './common';
+import { COLOURS, bidValue, capitalise, spaceName, type BidHorseshoe, type BoardData, type Colour, type FdEvent, type MoveReason } from './common';
 
 type Names = (seat: number) => string;
 
@@ -82,7 +82,7 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
     case 'smith_split':
       return ja
         ? `鍛冶屋：${seats(event.seats, name, lang)}が置き場から${event.each}個ずつ受け取り、${event.left_in_pool}個残った。`
-        : `The smith: ${seats(event.seats, name, lang)} take ${event.each} horseshoe${event.each === 1 ? '' : 's'} each from the pool; ${event.left_in_pool} stay.`;
+        : `The smith: ${seats(event.seats, name, lang)} ${event.seats.length === 1 ? 'takes' : 'take'} ${event.each} horseshoe${event.each === 1 ? '' : 's'}${event.seats.length === 1 ? '' : ' each'} from the pool; ${event.left_in_pool} stay${event.left_in_pool === 1 ? 's' : ''}.`;
     case 'horseshoes_drawn':
       if (event.horseshoes)
         return ja
@@ -195,12 +195,12 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
           : 'nobody holds it';
       return ja
         ? `幽霊船が${c}の船を襲った（価値${event.value}）：${pays}。${c}は0に落ち、全マーカーが1つ進む。`
-        : `The ghost ship hits a ${c} ship (worth ${event.value}): ${pays}. ${c} drops to 0, every marker moves on.`;
+        : `The ghost ship hits ${/^[aeiou]/.test(c) ? 'an' : 'a'} ${c} ship (worth ${event.value}): ${pays}. ${capitalise(c)} drops to 0, every marker moves on.`;
     }
     case 'bankrupt':
       return ja
         ? `${name(event.seat)}は破産した（${event.coins_lost}ドゥカートを失う）。手札：${colours(event.shares, lang)}、蹄鉄 ${event.horseshoes.join(' ') || 'なし'}。`
-        : `${name(event.seat)} is bankrupt and loses ${event.coins_lost} ducats; their cards: ${colours(event.shares, lang)}, horseshoes ${event.horseshoes.join(' ') || 'none'}.`;
+        : `${name(event.seat)} is bankrupt and loses ${event.coins_lost} ducat${event.coins_lost === 1 ? '' : 's'}; their cards: ${colours(event.shares, lang)}, horseshoes ${event.horseshoes.join(' ') || 'none'}.`;
     case 'income_taken':
       return ja
         ? `${name(event.seat)}は${COLOURS[event.colour].name[lang]}の株を見せて${event.amount}ドゥカート受け取った。`
@@ -210,7 +210,7 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
     case 'pool_refilled':
       return ja
         ? `片付け：入札された蹄鉄${event.added}個が置き場に戻り、置き場は${event.size}個。`
-        : `Clean-up: ${event.added} bid horseshoe${event.added === 1 ? '' : 's'} go to the pool, now ${event.size}.`;
+        : `Clean-up: ${event.added} bid horseshoe${event.added === 1 ? ' goes' : 's go'} to the pool, now ${event.size}.`;
     case 'game_ended': {
       const scores = event.scores
         .map((s, seat) => (s === null || s === undefined ? null : `${name(seat)} ${s}`))
