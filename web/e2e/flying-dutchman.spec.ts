@@ -5,7 +5,7 @@
 // ends in an agreement (offer with a payment, reject, withdraw, accept), the other in "no
 // agreement" and an extra round (bid again, drop out).
 import { expect, test, type Page } from '@playwright/test';
-import { signUp, type Player } from './support';
+import { checkFinishedGame, signUp, type Player } from './support';
 import { expectNoHiddenLeak, ownHand } from './fd-hidden';
 
 test.use({ actionTimeout: 20_000 });
@@ -114,22 +114,21 @@ test('three players play The Flying Dutchman to the end through their pages', as
   for (const name of ['ada', 'bert', 'cleo']) players.push(await signUp(browser, name));
   const [host, ...guests] = players as [Player, Player, Player];
 
-  // The host creates the game on the new-game screen, with a short negotiation deadline.
-  await host.page.goto('/new');
+  // The host creates the game on the new-game screen, with a short negotiation deadline; the
+  // others find it among the lobby's open games and join. It starts when the seats are full.
+  await host.page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'New game' }).click();
   await host.page.getByLabel('Game').selectOption({ label: 'The Flying Dutchman' });
   await host.page.getByLabel('Seats').fill('3');
   await expect(host.page.getByTestId('fd-options')).toContainText('35 ducats each');
   await host.page.getByLabel('Negotiation deadline (minutes)').fill('30');
-  await host.page.getByRole('button', { name: 'Create' }).click();
+  await host.page.getByRole('button', { name: 'Create the game' }).click();
   await expect(host.page).toHaveURL(/\/games\/[0-9a-f-]+$/);
-  const gameUrl = host.page.url();
+  const id = host.page.url().split('/').pop()!;
   for (const guest of guests) {
-    await guest.page.goto(gameUrl);
+    await guest.page.goto('/');
+    await guest.page.getByTestId('list-open').locator(`[data-game-id="${id}"]`).getByRole('link', { name: 'The Flying Dutchman' }).click();
     await guest.page.getByRole('button', { name: 'Join' }).click();
   }
-  // The game starts when its seats are full; a start button is pressed if one is offered.
-  const start = host.page.getByRole('button', { name: 'Start' });
-  if (await start.isVisible().catch(() => false)) await start.click();
 
   const pages = players.map((p) => p.page);
   for (const page of pages) await expect(board(page)).toBeVisible();
@@ -258,7 +257,7 @@ test('three players play The Flying Dutchman to the end through their pages', as
     } else {
       throw new Error(`unexpected decision ${kind}`);
     }
-    await expect(page.getByTestId('fd-refusal')).toHaveCount(0);
+    await expect(page.getByTestId('game-message')).toHaveCount(0);
     version = await synced(pages, version);
     await expectNoHiddenLeak(pages);
   }
@@ -269,6 +268,8 @@ test('three players play The Flying Dutchman to the end through their pages', as
     await expect(page.getByTestId('fd-winners')).toContainText(/Winner|Shared win/);
     expect(await page.evaluate(() => (window as unknown as { fdNoReload?: boolean }).fdNoReload)).toBe(true);
   }
+  // The replay slider and the verification of the finished game.
+  await checkFinishedGame(host.page);
   console.warn(`Flying Dutchman: ${steps} decisions in ${Math.round((Date.now() - started) / 1000)} s`);
   for (const p of players) await p.context.close();
 });

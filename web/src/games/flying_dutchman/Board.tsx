@@ -1,11 +1,10 @@
 // The Flying Dutchman's game page body, from the caller's view and legal choices only: what
 // is happening now, the sea, the value track, the caller's hand and controls, everyone's
-// public information, and the result at the end.
+// public information. (The game page around it shows the result at the end, with `Outcome`.)
 import { defineMessages, useLang, useMessages } from '../../i18n';
 import type { BoardProps } from '../types';
 import { BoardMap } from './BoardMap';
 import { Controls } from './Controls';
-import { FdOutcome } from './Outcome';
 import { MyHand, Players, Reveal, RoundInfo, ValueTrack } from './Tableau';
 import { type Command, type Legal, type MoveReason, type View } from './common';
 import { rememberBoard } from './names';
@@ -40,7 +39,6 @@ const msgs = defineMessages({
   declaration_reason: { en: 'all declared the same', ja: '全員が同じ宣言' },
   agreement: { en: 'agreed', ja: '合意' },
   sea: { en: 'The sea', ja: '海' },
-  past: { en: 'A past position: no moves can be made here.', ja: '過去の局面です。ここでは手を打てません。' },
 });
 
 /** Where the ghost ship may go by the rules, from the public view (adjacent, not back). */
@@ -120,9 +118,7 @@ export function Board({ detail, view, legal, mySeat, act, busy, past, seatName }
       data-my-seat={mySeat ?? undefined}
     >
       <StepLine view={view} mySeat={mySeat} seatName={seatName} />
-      {past && <p class="fd-note">{m.past}</p>}
       <RoundInfo view={view} />
-      {finished && <FdOutcome detail={detail} seatName={seatName} />}
       <div class="fd-layout">
         {deciding && mySeat !== null && (
           <div class="fd-act">

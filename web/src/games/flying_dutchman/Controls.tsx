@@ -5,7 +5,6 @@ import { useState } from 'preact/hooks';
 import { defineMessages, useLang, useMessages } from '../../i18n';
 import { BidComposer } from './BidComposer';
 import { COLOURS, ShareCard, spaceName, type BidHorseshoe, type Command, type Legal, type Offer, type View } from './common';
-import { refusalMessage } from './errors';
 
 const msgs = defineMessages({
   yourMove: { en: 'Your move', ja: 'あなたの番' },
@@ -113,20 +112,17 @@ export interface ControlsProps {
   seatName: (seat: number) => string;
 }
 
-/** Sends a command; a refusal is shown here in the viewer's language. */
-function useSend(act: (c: Command) => Promise<void>) {
-  const { lang } = useLang();
-  const [error, setError] = useState<string | null>(null);
-  const send = (command: Command) => {
-    setError(null);
-    act(command).catch((err: unknown) => setError(refusalMessage(err, lang)));
-  };
-  return { send, error };
+/**
+ * Sends a command. A refusal is shown by the game page (in the viewer's language, from the
+ * module's `errorMessages`); the panel keeps its half-made choice for another try.
+ */
+function sender(act: (c: Command) => Promise<void>) {
+  return (command: Command) => void act(command).catch(() => {});
 }
 
 export function Controls(props: ControlsProps) {
   const m = useMessages(msgs);
-  const { send, error } = useSend(props.act);
+  const send = sender(props.act);
   const { legal } = props;
   const panel = (() => {
     switch (legal.decision) {
@@ -151,11 +147,6 @@ export function Controls(props: ControlsProps) {
   return (
     <section class="fd-controls" aria-label={m.yourMove} data-testid="fd-controls" data-decision={legal.decision}>
       <h3>{m.yourMove}</h3>
-      {error && (
-        <p class="error" role="alert" data-testid="fd-refusal">
-          {error}
-        </p>
-      )}
       {panel}
     </section>
   );

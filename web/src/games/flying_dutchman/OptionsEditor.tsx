@@ -55,8 +55,7 @@ export function OptionsEditor({ options, onChange }: OptionsEditorProps<Options>
   // The field's text is its own, so a number being typed is not replaced while it is out of range.
   const [minutes, setMinutes] = useState(String(Math.round(current.negotiation_deadline_secs / 60)));
   return (
-    <fieldset class="fd-options" data-testid="fd-options">
-      <legend>{m.title}</legend>
+    <div class="fd-options" data-testid="fd-options" role="group" aria-label={m.title}>
       <fieldset>
         <legend>{m.edition}</legend>
         <p class="fd-note" id="fd-edition-help">
@@ -116,6 +115,6 @@ export function OptionsEditor({ options, onChange }: OptionsEditorProps<Options>
       <p class="fd-note" id="fd-deadline-help">
         {m.deadlineHelp}
       </p>
-    </fieldset>
+    </div>
   );
 }

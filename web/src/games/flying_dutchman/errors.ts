@@ -1,9 +1,9 @@
 // The rules' refusals in both languages, by the server's `code` (the codes listed by the
-// engine's ERROR_CODES). An unknown code falls back to the server's own message.
-import { ApiError } from '../../api/client';
-import { defineMessages, resolve, type Lang } from '../../i18n';
+// engine's ERROR_CODES in decide.rs). The game page shows them (`errorMessages` of the
+// module); a code left out shows the server's own text.
+import type { CodeMessages } from '../../api/errors';
 
-const ruleErrors = defineMessages({
+export const ruleErrors: CodeMessages = {
   game_not_started: { en: 'The game has not been set up yet.', ja: 'ゲームはまだ準備されていません。' },
   game_over: { en: 'The game has ended; no more moves.', ja: 'ゲームは終了しました。もう手は打てません。' },
   unknown_seat: { en: 'There is no such seat at this table.', ja: 'その席はこの卓にありません。' },
@@ -39,18 +39,4 @@ const ruleErrors = defineMessages({
   not_your_offer: { en: 'Only its maker may withdraw an offer.', ja: '提案を取り下げられるのは提案者だけです。' },
   already_accepted: { en: 'You have already accepted that offer.', ja: 'その提案はすでに受け入れています。' },
   already_rejected: { en: 'You have already rejected that offer.', ja: 'その提案はすでに拒否しています。' },
-  version_conflict: {
-    en: 'The game moved on meanwhile; the page has been brought up to date.',
-    ja: 'その間にゲームが進みました。画面を最新にしました。',
-  },
-});
-
-/** A refusal in the viewer's language (the rule's own message), or the server's text. */
-export function refusalMessage(err: unknown, lang: Lang): string {
-  if (err instanceof ApiError) {
-    const table = resolve(ruleErrors, lang) as Record<string, string>;
-    if (err.status === 409 && !(err.code in table)) return table.version_conflict!;
-    return table[err.code] ?? err.message;
-  }
-  return err instanceof Error ? err.message : String(err);
-}
+};

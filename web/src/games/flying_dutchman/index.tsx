@@ -3,6 +3,7 @@
 import type { GameModule } from '../types';
 import { Board } from './Board';
 import { describeEvent } from './describe';
+import { ruleErrors } from './errors';
 import { knownBoard } from './names';
 import { OptionsEditor } from './OptionsEditor';
 import { FdOutcome } from './Outcome';
@@ -17,4 +18,5 @@ export const flyingDutchman: GameModule<View, Legal, Command, Options, FdEvent> 
   OptionsEditor,
   describe: (event, lang, seatName) => describeEvent(event, lang, seatName, knownBoard()),
   Outcome: FdOutcome,
+  errorMessages: ruleErrors,
 };
