@@ -211,6 +211,7 @@ test('three players play The Flying Dutchman to the end through their pages', as
       if (screenshot && round >= 3) {
         screenshot = false;
         await page.setViewportSize({ width: 1280, height: 900 });
+        await board(page).evaluate((el) => el.scrollIntoView());
         await page.screenshot({ path: '../docs/screenshots/flying-dutchman.png' });
       }
       const destinations = page.getByTestId('fd-controls').locator('button[data-destination]');

@@ -22,8 +22,8 @@ const msgs = defineMessages({
   oneGold: { en: 'Only one gold horseshoe per bid.', ja: '金の蹄鉄は1回の入札に1個まで。' },
   empty: { en: 'No horseshoe chosen yet.', ja: 'まだ蹄鉄を選んでいません。' },
   value: {
-    en: (v: number, ln: number) => `Bid value ${v} · lucky number ${ln}`,
-    ja: (v: number, ln: number) => `入札の値 ${v} ・ ラッキーナンバー ${ln}`,
+    en: (v: number, ln: number) => `Bid value ${String(v).replace('-', '−')} · lucky number ${ln}`,
+    ja: (v: number, ln: number) => `入札の値 ${String(v).replace('-', '−')} ・ ラッキーナンバー ${ln}`,
   },
   valid: { en: 'valid (not over the lucky number)', ja: '有効（ラッキーナンバー以下）' },
   invalid: { en: 'over the lucky number: this bid would be invalid', ja: 'ラッキーナンバー超過：この入札は無効になります' },

@@ -25,11 +25,12 @@ const msgs = defineMessages({
   kontor: { en: 'Kontor', ja: '商館' },
   thisRound: { en: 'This round', ja: 'このラウンド' },
   start: { en: 'start player', ja: 'スタートプレイヤー' },
+  toAct: { en: 'to act', ja: '手番' },
   you: { en: 'you', ja: 'あなた' },
   bankrupt: { en: 'bankrupt', ja: '破産' },
   actKontor: { en: 'Kontor exchange', ja: '商館で交換' },
   actSmith: { en: 'smith', ja: '鍛冶屋' },
-  actBid: { en: (n: number) => `bid of ${n} horseshoe${n === 1 ? '' : 's'}`, ja: (n: number) => `${n}個の蹄鉄で入札` },
+  actBid: { en: (n: number) => `bid (${n} horseshoe${n === 1 ? '' : 's'})`, ja: (n: number) => `入札（蹄鉄${n}個）` },
   actPass: { en: 'passed', ja: 'パス' },
   myHand: { en: 'My hand', ja: '自分の手札' },
   myShares: { en: 'My share cards', ja: '自分の株券' },
@@ -42,7 +43,7 @@ const msgs = defineMessages({
   reveal: { en: 'Bids revealed this round', ja: 'このラウンドで公開された入札' },
   valid: { en: 'valid', ja: '有効' },
   invalid: { en: 'over the lucky number: invalid', ja: 'ラッキーナンバー超過：無効' },
-  value: { en: (n: number) => `value ${n}`, ja: (n: number) => `値 ${n}` },
+  value: { en: (n: number) => `value ${String(n).replace('-', '−')}`, ja: (n: number) => `値 ${String(n).replace('-', '−')}` },
   publicHand: { en: (n: string) => `${n}'s cards (public)`, ja: (n: string) => `${n}の手札（公開）` },
 });
 
@@ -157,10 +158,20 @@ export function Players({
                 class={[pending.includes(p.seat) ? 'fd-pending' : '', p.bankrupt ? 'fd-bankrupt' : ''].join(' ')}
               >
                 <th scope="row">
-                  {pending.includes(p.seat) && <span aria-hidden="true">▶ </span>}
+                  {pending.includes(p.seat) && (
+                    <span title={m.toAct}>
+                      <span aria-hidden="true">▶ </span>
+                      <span class="visually-hidden">{m.toAct}: </span>
+                    </span>
+                  )}
                   {seatName(p.seat)}
+                  {p.seat === view.start_player && (
+                    <span title={m.start}>
+                      <span aria-hidden="true"> ★</span>
+                      <span class="visually-hidden"> ({m.start})</span>
+                    </span>
+                  )}
                   {p.seat === mySeat && <small> ({m.you})</small>}
-                  {p.seat === view.start_player && <small> · {m.start}</small>}
                   {p.bankrupt && <small> · {m.bankrupt}</small>}
                 </th>
                 <td data-field="coins">{p.coins}</td>
@@ -174,6 +185,9 @@ export function Players({
           </tbody>
         </table>
       </div>
+      <p class="fd-note">
+        ▶ {m.toAct} · ★ {m.start}
+      </p>
       {view.players
         .filter((p) => p.seat !== mySeat && (p.shares || p.horseshoes))
         .map((p) => (
