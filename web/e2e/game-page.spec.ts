@@ -34,7 +34,7 @@ test('a finished game: result, seed, replay slider and verification', async ({ b
   await checkFinishedGame(anna.page);
   // An address with ?at= opens on that version (a link to a position).
   await anna.page.goto(`/games/${id}?at=5`);
-  await expect(anna.page.getByTestId('board')).toHaveAttribute('data-at-version', '5');
+  await expect(anna.page.getByTestId('board-frame')).toHaveAttribute('data-at-version', '5');
   await expect(anna.page.getByText('A past position')).toBeVisible();
   await anna.page.getByRole('button', { name: 'Back to now' }).click();
 

@@ -61,7 +61,7 @@ export async function accessToken(request: APIRequestContext, name: string): Pro
  */
 export async function checkFinishedGame(page: Page): Promise<void> {
   const slider = page.getByTestId('replay');
-  const board = page.getByTestId('board');
+  const board = page.getByTestId('board-frame');
   await expect(slider).toBeVisible();
   const last = Number(await slider.getAttribute('max'));
   expect(last).toBeGreaterThan(2);

@@ -59,7 +59,13 @@ type Message = { kind: 'error'; error: unknown } | { kind: 'notice' } | null;
 
 /** The live game: loaded once, then kept current by its stream. */
 function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => void) {
-  const [detail, setDetail] = useState<GameDetail | null>(null);
+  const [detail, setDetailState] = useState<GameDetail | null>(null);
+  // An answer that crossed a newer one on the way (a load and the stream's snapshot) never
+  // takes the page back to an older version.
+  const setDetail = useCallback(
+    (next: GameDetail) => setDetailState((old) => (old && old.id === next.id && next.version < old.version ? old : next)),
+    [],
+  );
   const [failure, setFailure] = useState<ApiError | Error | null>(null);
   const [connected, setConnected] = useState(false);
   // Loads are not run side by side; one asked for meanwhile runs once the current ends,
@@ -253,7 +259,7 @@ export function GamePage({ id }: { id: string }) {
       {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {isPast && <p class="notice">{m.past}</p>}
       {module && shown.view && (
-        <div class="board" data-testid="board" data-at-version={shown.at_version}>
+        <div class="board" data-testid="board-frame" data-at-version={shown.at_version}>
           <module.Board
             // The live board is never remounted by an update, so a half-made choice
             // survives new versions (and the reload after a 409); each past version is
@@ -267,6 +273,7 @@ export function GamePage({ id }: { id: string }) {
             busy={busy}
             past={isPast}
             seatName={seatName}
+            events={isPast ? log.events.filter((e) => e.seq <= shown.at_version) : log.events}
           />
         </div>
       )}
