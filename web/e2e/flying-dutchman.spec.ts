@@ -145,6 +145,7 @@ test('three players play The Flying Dutchman to the end through their pages', as
   let firstMoveChecked = false;
   let screenshot = process.env.KONTOR_SCREENSHOTS === '1';
   let mapPickUsed = false;
+  let phoneChecked = false;
   let steps = 0;
 
   while ((await attr(pages[0]!, 'data-step')) !== 'finished') {
@@ -157,6 +158,17 @@ test('three players play The Flying Dutchman to the end through their pages', as
     const kind = (await decision(page))!;
     const round = Number(await attr(page, 'data-round'));
     const lucky = Number(await page.getByTestId('fd-lucky').locator('strong').textContent());
+
+    if (!phoneChecked && round >= 2) {
+      // On a 360-pixel phone the page does not scroll sideways and the controls come first.
+      phoneChecked = true;
+      await page.setViewportSize({ width: 360, height: 800 });
+      await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      const controlsTop = (await page.getByTestId('fd-controls').boundingBox())!.y;
+      const mapTop = (await page.getByTestId('fd-map').boundingBox())!.y;
+      expect(controlsTop).toBeLessThan(mapTop);
+      await page.setViewportSize({ width: 1280, height: 720 });
+    }
 
     if (kind === 'action') {
       // At a round's first action, perhaps plan a tie: the first two to act bid the same value;
