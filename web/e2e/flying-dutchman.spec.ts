@@ -271,8 +271,16 @@ test('three players play The Flying Dutchman to the end through their pages', as
     } else {
       throw new Error(`unexpected decision ${kind}`);
     }
+    // The move lands on every page. (A refusal would be a bug of the controls, which offer
+    // only legal choices: the page's message is then part of the failure.)
+    try {
+      version = await synced(pages, version);
+    } catch (err) {
+      const message = page.getByTestId('game-message');
+      const said = (await message.count()) ? ` The page says: ${await message.textContent()}` : '';
+      throw new Error(`${(err as Error).message} (after ${kind}).${said}`, { cause: err });
+    }
     await expect(page.getByTestId('game-message')).toHaveCount(0);
-    version = await synced(pages, version);
     await expectNoHiddenLeak(pages);
   }
 

@@ -2,7 +2,8 @@
 // is happening now, the sea, the value track, the caller's hand and controls, everyone's
 // public information. (The game page around it shows the result at the end, with `Outcome`.)
 import { defineMessages, useLang, useMessages } from '../../i18n';
-import type { BoardProps } from '../types';
+import type { BoardProps, EventOut } from '../types';
+import { describeEvent } from './describe';
 import { BoardMap } from './BoardMap';
 import { Controls } from './Controls';
 import { MyHand, Players, Reveal, RoundInfo, ValueTrack } from './Tableau';
@@ -39,6 +40,7 @@ const msgs = defineMessages({
   declaration_reason: { en: 'all declared the same', ja: '全員が同じ宣言' },
   agreement: { en: 'agreed', ja: '合意' },
   sea: { en: 'The sea', ja: '海' },
+  justNow: { en: 'What just happened', ja: '直前の出来事' },
 });
 
 /** Where the ghost ship may go by the rules, from the public view (adjacent, not back). */
@@ -88,12 +90,31 @@ function StepLine({ view, mySeat, seatName }: { view: View; mySeat: number | nul
   );
 }
 
+/** The events of the latest command (they share one time), in words: what just happened. */
+function JustNow({ events, view, seatName }: { events: EventOut[]; view: View; seatName: (s: number) => string }) {
+  const m = useMessages(msgs);
+  const { lang } = useLang();
+  const last = events[events.length - 1];
+  if (!last) return null;
+  const latest = events.filter((e) => e.at === last.at && !e.type.startsWith('kontor.')).slice(-5);
+  if (latest.length === 0) return null;
+  return (
+    <section class="fd-justnow" aria-label={m.justNow} data-testid="fd-just-now">
+      <ul>
+        {latest.map((e) => (
+          <li key={e.seq}>{describeEvent(e.data as never, lang, seatName, view.board)}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** A key for the step the caller decides in: the controls keep their state while it holds. */
 function decisionKey(view: View, legal: Legal): string {
   return `${view.round}:${view.step.step}:${legal.decision}`;
 }
 
-export function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: BoardProps<View, Legal, Command>) {
+export function Board({ detail, view, legal, mySeat, act, busy, past, seatName, events }: BoardProps<View, Legal, Command>) {
   const m = useMessages(msgs);
   rememberBoard(view.board);
   const me = mySeat === null ? undefined : view.players.find((p) => p.seat === mySeat);
@@ -119,6 +140,7 @@ export function Board({ detail, view, legal, mySeat, act, busy, past, seatName }
     >
       <StepLine view={view} mySeat={mySeat} seatName={seatName} />
       <RoundInfo view={view} />
+      {events && <JustNow events={events} view={view} seatName={seatName} />}
       <div class="fd-layout">
         {deciding && mySeat !== null && (
           <div class="fd-act">

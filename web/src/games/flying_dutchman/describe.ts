@@ -99,7 +99,7 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
         .join(ja ? '、' : '; ');
       const dropped = event.dropped_out.length
         ? ja
-          ? ` 降りた：${seats(event.dropped_out, name, lang)}。`
+          ? `降りた：${seats(event.dropped_out, name, lang)}。`
           : ` Dropped out: ${seats(event.dropped_out, name, lang)}.`
         : '';
       const head = event.extra_round ? (ja ? '追加ラウンドの入札公開' : 'Extra-round bids revealed') : ja ? '入札公開' : 'Bids revealed';
@@ -115,11 +115,11 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
             : ja
               ? '有効な入札なし：サイコロ勝負。'
               : 'No valid bid: a dice-off decides.';
-      return `${head}: ${bids || (ja ? 'なし' : 'none')}.${dropped} ${result}`;
+      return ja ? `${head}：${bids || 'なし'}。${dropped}${result}` : `${head}: ${bids || 'none'}.${dropped} ${result}`;
     }
     case 'dice_off': {
       const rolls = event.rolls
-        .map((round) => round.map((r) => `${name(r.seat)} ${r.die_a}+${r.die_b}=${r.total}`).join(', '))
+        .map((round) => round.map((r) => `${name(r.seat)} ${r.die_a}+${r.die_b}=${r.total}`).join(ja ? '、' : ', '))
         .join(ja ? ' / 振り直し ' : ' / re-roll ');
       return ja
         ? `サイコロ勝負：${rolls}。${name(event.winner)}が幽霊船を動かす。`
