@@ -11,7 +11,8 @@
 //   2. On every other page the detector finds no item in the owner's hand, unless that hand
 //      is public (bankrupt, or shares after the end): a view that carried another seat's
 //      hand, or a board that drew one, fails here.
-//   3. The owner's hand as the API serialises it (`"horseshoes":[1,10,…]`,
+//   3. A spectator's page shows no hand at all.
+//   4. The owner's hand as the API serialises it (`"horseshoes":[1,10,…]`,
 //      `"shares":["red",…]`) is in no other page's DOM or storage: a page that kept the raw
 //      view (or someone else's) where scripts can read it fails here.
 import { expect, type Page } from '@playwright/test';
@@ -67,7 +68,7 @@ function serialisations(hand: Hand): string[] {
  * Checks, at this moment, that each page shows its own hand and no other seat's. `pages`
  * are the seated players' pages, all at the same version of the game.
  */
-export async function expectNoHiddenLeak(pages: Page[]) {
+export async function expectNoHiddenLeak(pages: Page[], watchers: Page[] = []) {
   const finished = (await pages[0]!.getByTestId('fd-board').getAttribute('data-step')) === 'finished';
   if (finished) return; // every hand is public at the end
   const extraRound = (await pages[0]!.getByTestId('fd-board').getAttribute('data-step')) === 'extra_round';
@@ -93,6 +94,14 @@ export async function expectNoHiddenLeak(pages: Page[]) {
       expect(await handItemsShown(other, owner.seat), `page of seat ${hands[i]!.seat} shows seat ${owner.seat}'s hand`).toBe(0);
       // 3. Nor keeps it as data.
       for (const text of serialisations(owner)) expect(states[i]).not.toContain(text);
+    }
+    // A spectator sees no hand at all (its page may lag a version; that does not matter here).
+    for (const watcher of watchers) {
+      const counts = await publicCounts(watcher, owner.seat);
+      if (counts.bankrupt) continue;
+      expect(await handItemsShown(watcher, owner.seat), `a spectator's page shows seat ${owner.seat}'s hand`).toBe(0);
+      const state = await readableState(watcher);
+      for (const text of serialisations(owner)) expect(state).not.toContain(text);
     }
   }
 }

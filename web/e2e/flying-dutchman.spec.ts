@@ -3,7 +3,7 @@
 // short (pass when allowed, else a Kontor exchange once, else bid horseshoes away), and on
 // the way it steers into two ties so that the tie protocol is played through the page: one
 // ends in an agreement (offer with a payment, reject, withdraw, accept), the other in "no
-// agreement" and an extra round (bid again, drop out).
+// agreement" and an extra round (bid again, drop out). A fourth person watches as a spectator.
 import { expect, test, type Page } from '@playwright/test';
 import { checkFinishedGame, signUp, type Player } from './support';
 import { expectNoHiddenLeak, ownHand } from './fd-hidden';
@@ -131,6 +131,10 @@ test('three players play The Flying Dutchman to the end through their pages', as
   }
 
   const pages = players.map((p) => p.page);
+  // A fourth person watches the public game.
+  const watcher = await signUp(browser, 'dora');
+  await watcher.page.goto(`/games/${id}`);
+  await expect(watcher.page.getByText('You are watching')).toBeVisible();
   for (const page of pages) await expect(board(page)).toBeVisible();
   // A mark in each page's memory: a reload would lose it, so it shows at the end that every
   // update came over the stream.
@@ -281,7 +285,8 @@ test('three players play The Flying Dutchman to the end through their pages', as
       throw new Error(`${(err as Error).message} (after ${kind}).${said}`, { cause: err });
     }
     await expect(page.getByTestId('game-message')).toHaveCount(0);
-    await expectNoHiddenLeak(pages);
+    await expectNoHiddenLeak(pages, [watcher.page]);
+    await expect(watcher.page.getByTestId('fd-controls')).toHaveCount(0);
   }
 
   expect(ties.wanted, 'both ties were played through').toEqual([]);
@@ -300,7 +305,8 @@ test('three players play The Flying Dutchman to the end through their pages', as
   await expect(guest.getByTestId('fd-step')).toHaveText('ゲームは終了しました。');
   await expect(guest.getByTestId('log')).toContainText('ゲーム終了：');
   console.warn(`Flying Dutchman: ${steps} decisions in ${Math.round((Date.now() - started) / 1000)} s`);
-  for (const p of players) await p.context.close();
+  await expect(watcher.page.getByTestId('fd-outcome')).toBeVisible();
+  for (const p of [...players, watcher]) await p.context.close();
 });
 
 function button(page: Page, name: string) {
