@@ -1,27 +1,22 @@
-// Placeholder until the board is drawn: the caller's view and legal actions as data.
-import type { Schemas } from '../../api/client';
-import type { BoardProps, GameModule, OptionsEditorProps } from '../types';
+// The Flying Dutchman for the game page: the board and controls, the options editor, a line
+// in words for each event and the final result.
+import type { GameModule } from '../types';
+import { Board } from './Board';
+import { describeEvent } from './describe';
+import { ruleErrors } from './errors';
+import { knownBoard } from './names';
+import { OptionsEditor } from './OptionsEditor';
+import { FdOutcome } from './Outcome';
+import type { Command, FdEvent, Legal, Options, View } from './common';
 
-type View = Schemas['FlyingDutchman.View'];
-type Legal = Schemas['FlyingDutchman.Legal'];
-type Command = Schemas['FlyingDutchman.Command'];
-type Options = Schemas['FlyingDutchman.Options'];
-type Event = Schemas['FlyingDutchman.Event'];
-
-function Board({ view, legal }: BoardProps<View, Legal, Command>) {
-  return <pre>{JSON.stringify({ view, legal }, null, 1)}</pre>;
-}
-
-function OptionsEditor(_: OptionsEditorProps<Options>) {
-  return null;
-}
-
-export const flyingDutchman: GameModule<View, Legal, Command, Options, Event> = {
+export const flyingDutchman: GameModule<View, Legal, Command, Options, FdEvent> = {
   kind: 'flying-dutchman',
   name: { en: 'The Flying Dutchman', ja: 'フライング・ダッチマン' },
   minSeats: 3,
   maxSeats: 6,
   Board,
   OptionsEditor,
-  describe: (event) => (event as { type: string }).type,
+  describe: (event, lang, seatName) => describeEvent(event, lang, seatName, knownBoard()),
+  Outcome: FdOutcome,
+  errorMessages: ruleErrors,
 };
