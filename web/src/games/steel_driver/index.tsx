@@ -81,7 +81,7 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props
   }
 
   return (
-    <div class="sd-board">
+    <div class="sd-board" data-testid="sd-board" data-version={detail.at_version}>
       <Status view={view} mySeat={mySeat} seatName={seatName} />
       {error && (
         <p class="error" role="alert" data-testid="sd-error">
