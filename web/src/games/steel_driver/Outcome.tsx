@@ -10,7 +10,11 @@ const msgs = defineMessages({
   byCompany: { en: 'Goods and final profit by company', ja: '会社ごとの商品と最終利益' },
   company: { en: 'Company', ja: '会社' },
   goods: { en: 'Goods', ja: '商品' },
-  sets: { en: 'Sets (colours: value)', ja: 'セット（色数：価値）' },
+  sets: { en: 'Sets', ja: 'セット' },
+  set: {
+    en: (n: number, value: number) => `${n} colour${n === 1 ? '' : 's'} $${value}`,
+    ja: (n: number, value: number) => `${n}色 $${value}`,
+  },
   profit: { en: 'Final profit', ja: '最終利益' },
   deliveredBy: { en: 'Delivered by', ja: '出荷の担当' },
   byPlayer: { en: 'Final dividends by player (profit × shares)', ja: 'プレイヤーごとの最終配当（利益×株数）' },
@@ -66,7 +70,7 @@ export function Outcome({ detail, seatName }: { detail: GameDetail; seatName: (s
                   <td>
                     <Goods goods={c.goods} />
                   </td>
-                  <td>{sets.length ? sets.map((n) => `${n}: $${SET_VALUES[n] ?? 0}`).join(' + ') : m.noSets}</td>
+                  <td>{sets.length ? sets.map((n) => m.set(n, SET_VALUES[n] ?? 0)).join(' + ') : m.noSets}</td>
                   <td>${c.final_profit}</td>
                 </tr>
               );
