@@ -1,5 +1,5 @@
 // Helpers for the browser tests.
-import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
 /** A password the server's strength check accepts, different for each player. */
 export function passwordOf(name: string): string {
@@ -45,4 +45,40 @@ export async function readableState(page: Page): Promise<string> {
     }
     return `${document.documentElement.outerHTML}\n${storage.join('\n')}\n${document.cookie}`;
   });
+}
+
+/** A player's access token, for setting up through the API what a test does not exercise. */
+export async function accessToken(request: APIRequestContext, name: string): Promise<string> {
+  const response = await request.post('/api/v1/auth/login', { data: { username: name, password: passwordOf(name) } });
+  expect(response.ok()).toBe(true);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * On a finished game's page: the replay slider shows an earlier version's board (and the
+ * step buttons move one version), "Back to now" returns to the end, and the verification
+ * says the game verified.
+ */
+export async function checkFinishedGame(page: Page): Promise<void> {
+  const slider = page.getByTestId('replay');
+  const board = page.getByTestId('board');
+  await expect(slider).toBeVisible();
+  const last = Number(await slider.getAttribute('max'));
+  expect(last).toBeGreaterThan(2);
+  await expect(board).toHaveAttribute('data-at-version', String(last));
+  const earlier = Math.max(2, Math.floor(last / 2));
+  await slider.fill(String(earlier));
+  await expect(page).toHaveURL(new RegExp(`[?&]at=${earlier}(&|$)`));
+  await expect(board).toHaveAttribute('data-at-version', String(earlier));
+  await expect(page.getByTestId('at-version')).toHaveAttribute('data-at', String(earlier));
+  await page.getByRole('button', { name: 'Step back' }).click();
+  await expect(board).toHaveAttribute('data-at-version', String(earlier - 1));
+  await page.getByRole('button', { name: 'Step forward' }).click();
+  await expect(board).toHaveAttribute('data-at-version', String(earlier));
+  await page.getByRole('button', { name: 'Back to now' }).click();
+  await expect(board).toHaveAttribute('data-at-version', String(last));
+  await expect(page).not.toHaveURL(/[?&]at=/);
+  const verification = page.getByTestId('verification');
+  await expect(verification).toHaveAttribute('data-verified', 'true');
+  await expect(verification).toContainText('Verified');
 }

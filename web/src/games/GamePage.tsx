@@ -1,12 +1,21 @@
 // A game's page: loads the caller's view, follows the game's stream, and hands the board
-// to the game's module. The lobby part (join, start, invite…) is shown while the game is open.
+// to the game's module. Around the board: the open table (join, start, invite…) before the
+// start; whose turn it is with the deadline; "return to my seat"; the log in words; the
+// replay slider (`?at=N`); after the end, the result, the seed and its verification.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { api, ApiError, ok } from '../api/client';
+import { errorText } from '../api/errors';
 import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 import { gameModule } from './registry';
-import type { GameDetail } from './types';
+import type { EventOut, GameDetail } from './types';
+import { OpenTable } from '../components/OpenTable';
+import { TurnBar } from '../components/TurnBar';
+import { GameLog, useEventLog } from '../components/GameLog';
+import { Replay } from '../components/Replay';
+import { ExportButton, Finished } from '../components/Finished';
 
 const msgs = defineMessages({
   loading: { en: 'Loading…', ja: '読み込み中…' },
@@ -14,14 +23,25 @@ const msgs = defineMessages({
     en: 'There is no such game, or it is private and you are not invited.',
     ja: 'このゲームは存在しないか、招待されていない非公開のゲームです。',
   },
-  join: { en: 'Join', ja: '参加する' },
-  leave: { en: 'Leave', ja: '退出する' },
-  start: { en: 'Start', ja: '開始する' },
-  cancel: { en: 'Cancel the game', ja: 'ゲームを中止する' },
-  seats: { en: 'Seats', ja: '席' },
-  waiting: { en: 'Waiting for players', ja: 'プレイヤー募集中' },
+  signIn: { en: 'Sign in to see this game.', ja: 'このゲームを見るにはログインしてください。' },
   live: { en: 'Live', ja: 'ライブ' },
   reconnecting: { en: 'Reconnecting…', ja: '再接続中…' },
+  spectator: {
+    en: 'You are watching: you see what every spectator sees.',
+    ja: '観戦中：観戦者に公開されている情報だけが表示されます。',
+  },
+  privateGame: { en: 'Private game', ja: '非公開のゲーム' },
+  conflict: {
+    en: 'The game moved on while you were choosing. The board now shows the new position; check your choice and send it again.',
+    ja: '選んでいる間にゲームが進みました。盤面は最新の状態です。選択を確認して、もう一度送ってください。',
+  },
+  abandoned: {
+    en: 'You timed out too often, so the bot is playing your seat.',
+    ja: '時間切れが続いたため、ボットがあなたの席を操作しています。',
+  },
+  returnToSeat: { en: 'Return to my seat', ja: '自分の席に戻る' },
+  cancelled: { en: 'This game was cancelled before it started.', ja: 'このゲームは開始前に中止されました。' },
+  past: { en: 'A past position: no moves can be made here.', ja: '過去の局面です。ここでは操作できません。' },
 });
 
 export function newKey(): string {
@@ -29,126 +49,221 @@ export function newKey(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-export function GamePage({ id }: { id: string }) {
-  const m = useMessages(msgs);
-  const { lang } = useLang();
-  const { user } = useSession();
-  const [detail, setDetail] = useState<GameDetail | null>(null);
-  const [missing, setMissing] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [connected, setConnected] = useState(false);
-  const reloading = useRef(false);
+type Message = { kind: 'error' | 'notice'; text: string } | null;
 
+/** The live game: loaded once, then kept current by its stream. */
+function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => void) {
+  const [detail, setDetail] = useState<GameDetail | null>(null);
+  const [failure, setFailure] = useState<ApiError | Error | null>(null);
+  const [connected, setConnected] = useState(false);
+  // Loads are not run side by side; one asked for meanwhile runs once the current ends,
+  // so the last event always leads to a load that sees it.
+  const inFlight = useRef(false);
+  const again = useRef(false);
   const load = useCallback(async () => {
-    if (reloading.current) return;
-    reloading.current = true;
+    if (inFlight.current) {
+      again.current = true;
+      return;
+    }
+    inFlight.current = true;
     try {
-      setDetail(await ok(api.GET('/api/v1/games/{game_id}', { params: { path: { game_id: id } } })));
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) setMissing(true);
-      else setError(err instanceof Error ? err.message : String(err));
+      do {
+        again.current = false;
+        try {
+          setDetail(await ok(api.GET('/api/v1/games/{game_id}', { params: { path: { game_id: id } } })));
+          setFailure(null);
+        } catch (err) {
+          setFailure(err as Error);
+        }
+      } while (again.current);
     } finally {
-      reloading.current = false;
+      inFlight.current = false;
     }
   }, [id]);
 
   useEffect(() => {
-    if (user === undefined) return;
+    if (!enabled) return;
     void load();
-    if (!user) return;
     return follow(`/api/v1/games/${id}/stream`, {
       onMessage: (message) => {
         if (message.event === 'snapshot') setDetail(JSON.parse(message.data) as GameDetail);
-        else if (message.event === 'event') void load();
+        else if (message.event === 'event') {
+          onEvent(JSON.parse(message.data) as EventOut);
+          void load();
+        }
       },
       onConnected: setConnected,
+      onFailed: () => setConnected(false),
     });
-  }, [id, user, load]);
+  }, [id, enabled, load, onEvent]);
+  return { detail, failure, connected, load };
+}
+
+/** The game as it was at version `at` (null: none asked for). */
+function usePastGame(id: string, at: number | null) {
+  const [past, setPast] = useState<GameDetail | null>(null);
+  useEffect(() => {
+    if (at === null) {
+      setPast(null);
+      return;
+    }
+    let stale = false;
+    void ok(api.GET('/api/v1/games/{game_id}', { params: { path: { game_id: id }, query: { at } } }))
+      .then((d) => !stale && setPast(d))
+      .catch(() => !stale && setPast(null));
+    return () => {
+      stale = true;
+    };
+  }, [id, at]);
+  return past;
+}
+
+export function GamePage({ id }: { id: string }) {
+  const m = useMessages(msgs);
+  const { lang } = useLang();
+  const { user } = useSession();
+  const { query, route } = useLocation();
+  const at = query.at && /^\d+$/.test(query.at) ? Number(query.at) : null;
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<Message>(null);
+
+  const signedIn = user !== undefined && user !== null;
+  const log = useEventLog(id, signedIn);
+  const onEvent = useCallback((e: EventOut) => log.add([e]), [log.add]);
+  const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent);
+  const past = usePastGame(id, at);
+  // Seats taken before the start are not events of the game's stream: while the game is
+  // open, look again every few seconds.
+  const open = detail?.status === 'open';
+  useEffect(() => {
+    if (!open) return;
+    const timer = setInterval(() => void load(), 4000);
+    return () => clearInterval(timer);
+  }, [open, load]);
+  const module = detail ? gameModule(detail.kind) : undefined;
+
+  useEffect(() => {
+    if (detail && module) document.title = `${module.name[lang]} · Kontor`;
+  }, [detail?.kind, module, lang]);
 
   const run = async (call: () => Promise<unknown>) => {
     setBusy(true);
-    setError(null);
+    setMessage(null);
     try {
       await call();
       await load();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 409) await load();
-      setError(err instanceof Error ? err.message : String(err));
+      if (err instanceof ApiError && err.code === 'version_conflict') {
+        await load();
+        setMessage({ kind: 'notice', text: m.conflict });
+      } else {
+        setMessage({ kind: 'error', text: errorText(err, lang, module?.errorMessages) });
+      }
       throw err;
     } finally {
       setBusy(false);
     }
   };
 
-  if (missing) return <p role="alert">{m.notFound}</p>;
-  if (!detail) return <p>{m.loading}</p>;
-  const module = gameModule(detail.kind);
-  const path = { params: { path: { game_id: id } } };
+  if (user === null) {
+    return (
+      <p>
+        <a href="/signin">{m.signIn}</a>
+      </p>
+    );
+  }
+  if (failure instanceof ApiError && (failure.status === 404 || failure.status === 403) && !detail) {
+    return (
+      <p role="alert" data-testid="game-missing">
+        {m.notFound}
+      </p>
+    );
+  }
+  if (!detail) {
+    return failure ? (
+      <p role="alert" class="error">
+        {errorText(failure, lang)}
+      </p>
+    ) : (
+      <p>{m.loading}</p>
+    );
+  }
+
   const mySeat = detail.your_seat ?? null;
-  const seatName = (seat: number) => detail.seats.find((s) => s.seat === seat)?.username ?? `#${seat + 1}`;
+  // An imported sandbox has no seats of its own: its players are named by its first event.
+  const startedBy = log.events.find((e) => e.type === 'kontor.game_started')?.data as { seats?: { seat: number; username: string }[] } | undefined;
+  const seatName = (seat: number) =>
+    detail.seats.find((s) => s.seat === seat)?.username ?? startedBy?.seats?.find((s) => s.seat === seat)?.username ?? `#${seat + 1}`;
+  const shown = at !== null && past ? past : detail;
+  const isPast = shown.at_version !== detail.version;
+  const mine = mySeat === null ? undefined : detail.seats.find((s) => s.seat === mySeat);
   const act = (action: unknown) =>
     run(() =>
       ok(
         api.POST('/api/v1/games/{game_id}/actions', {
-          ...path,
-          params: { ...path.params, header: { 'Idempotency-Key': newKey() } },
+          params: { path: { game_id: id }, header: { 'Idempotency-Key': newKey() } },
           body: { action: action as never, version: detail.version },
         } as never),
       ),
     );
-  const quiet = (call: () => Promise<unknown>) => () => void run(call).catch(() => {});
+  const seek = (n: number | null) => route(n === null ? `/games/${id}` : `/games/${id}?at=${n}`, true);
+  const started = detail.status === 'active' || detail.status === 'finished';
+
   return (
-    <article class="game">
+    <article class="game" data-status={detail.status}>
       <h1>
         {module?.name[lang] ?? detail.kind}{' '}
-        <small aria-live="polite">{user ? (connected ? m.live : m.reconnecting) : ''}</small>
+        {detail.visibility === 'private' && <span class="tag">{m.privateGame}</span>}{' '}
+        <small class="muted" data-testid="connection">
+          {connected ? `● ${m.live}` : `○ ${m.reconnecting}`}
+        </small>
       </h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
+      <div aria-live="assertive" class="messages">
+        {message && (
+          <p class={message.kind} role={message.kind === 'error' ? 'alert' : 'status'} data-testid="game-message">
+            {message.text}
+          </p>
+        )}
+      </div>
+      {detail.status === 'open' && <OpenTable detail={detail} user={user ?? null} busy={busy} run={run} />}
+      {detail.status === 'cancelled' && <p>{m.cancelled}</p>}
+      {started && <TurnBar detail={detail} seatName={seatName} />}
+      {mine?.state === 'abandoned' && detail.status === 'active' && (
+        <p class="notice">
+          {m.abandoned}{' '}
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void run(() => ok(api.POST('/api/v1/games/{game_id}/return', { params: { path: { game_id: id } } }))).catch(() => {})}
+          >
+            {m.returnToSeat}
+          </button>
         </p>
       )}
-      {detail.status === 'open' && (
-        <section aria-label={m.waiting}>
-          <h2>{m.waiting}</h2>
-          <p>
-            {m.seats}: {detail.seats.map((s) => s.username).join(', ')} ({detail.seats.length}/{detail.seat_count})
-          </p>
-          {mySeat === null && (
-            <button type="button" disabled={busy} onClick={quiet(() => ok(api.POST('/api/v1/games/{game_id}/join', path)))}>
-              {m.join}
-            </button>
-          )}
-          {mySeat !== null && mySeat !== 0 && (
-            <button type="button" disabled={busy} onClick={quiet(() => ok(api.POST('/api/v1/games/{game_id}/leave', path)))}>
-              {m.leave}
-            </button>
-          )}
-          {mySeat === 0 && (
-            <>
-              <button type="button" disabled={busy} onClick={quiet(() => ok(api.POST('/api/v1/games/{game_id}/start', path)))}>
-                {m.start}
-              </button>
-              <button type="button" disabled={busy} onClick={quiet(() => ok(api.POST('/api/v1/games/{game_id}/cancel', path)))}>
-                {m.cancel}
-              </button>
-            </>
-          )}
-        </section>
+      {started && mySeat === null && <p class="muted">{m.spectator}</p>}
+      {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
+      {isPast && <p class="notice">{m.past}</p>}
+      {module && shown.view && (
+        <div class="board" data-testid="board" data-at-version={shown.at_version}>
+          <module.Board
+            // The live board is never remounted by an update, so a half-made choice
+            // survives new versions (and the reload after a 409); each past version is
+            // a board of its own.
+            key={isPast ? `at-${shown.at_version}` : 'live'}
+            detail={shown}
+            view={shown.view as never}
+            legal={(isPast ? null : (shown.legal ?? null)) as never}
+            mySeat={mySeat}
+            act={act}
+            busy={busy}
+            past={isPast}
+            seatName={seatName}
+          />
+        </div>
       )}
-      {module && detail.view && (
-        <module.Board
-          detail={detail}
-          view={detail.view as never}
-          legal={(detail.legal ?? null) as never}
-          mySeat={mySeat}
-          act={act}
-          busy={busy}
-          past={detail.at_version !== detail.version}
-          seatName={seatName}
-        />
-      )}
+      {started && detail.version > 1 && <Replay version={detail.version} at={isPast ? shown.at_version : null} onSeek={seek} />}
+      {started && <GameLog events={log.events} module={module} seatName={seatName} />}
+      {detail.status === 'active' && <ExportButton id={id} />}
     </article>
   );
 }

@@ -9,6 +9,12 @@ export type GameDetail = Schemas['GameDetail'];
 export type EventOut = Schemas['EventOut'];
 export type Seat = Schemas['SeatSummary'];
 
+/**
+ * The live board is not remounted when the game moves on: `detail` changes under it, so
+ * any choice it keeps in its own state survives updates and the reload after a 409
+ * (`version_conflict`). When `detail.version` changes, drop what no longer fits `legal`.
+ * A past version (`past`) is a board of its own, with `legal` null.
+ */
 export interface BoardProps<View, Legal, Command> {
   detail: GameDetail;
   view: View;
@@ -45,4 +51,9 @@ export interface GameModule<View = unknown, Legal = unknown, Command = unknown, 
   describe: (event: Event, lang: Lang, seatName: (seat: number) => string) => string;
   /** The final result in words, from the outcome (for finished games). */
   Outcome?: ComponentType<{ detail: GameDetail; seatName: (seat: number) => string }>;
+  /**
+   * The game's rule error codes in words, for refusals shown in Japanese (English shows the
+   * server's own detail). Codes left out show the server's text.
+   */
+  errorMessages?: Record<string, Record<Lang, string>>;
 }

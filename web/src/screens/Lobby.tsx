@@ -1,52 +1,120 @@
+// The lobby: the games waiting for my move first (with the time left), then my running
+// games, my games still waiting for players, open games to join and finished games. Each
+// list pages as the API does. The user's live stream (`/me/stream`) refreshes the lists
+// whenever a turn, a start, an end or an invitation comes in.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
+import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 import { gameModule } from '../games/registry';
+import { Countdown } from '../components/Countdown';
+import { moveDeadline } from '../components/time';
 import { SignIn } from './SignIn';
 
 type Summary = Schemas['GameSummary'];
 type ListView = Schemas['ListView'];
 
 const msgs = defineMessages({
+  title: { en: 'Lobby', ja: 'ロビー' },
   myTurn: { en: 'Your turn', ja: 'あなたの手番' },
-  mine: { en: 'My games', ja: '参加中のゲーム' },
-  open: { en: 'Open games', ja: '参加者募集中' },
-  finished: { en: 'Finished', ja: '終了したゲーム' },
+  running: { en: 'My running games', ja: '進行中のゲーム' },
+  waiting: { en: 'My games waiting for players', ja: '参加者を待っているゲーム' },
+  open: { en: 'Open games to join', ja: '参加者募集中のゲーム' },
+  finished: { en: 'Finished games', ja: '終了したゲーム' },
   none: { en: 'None.', ja: 'ありません。' },
-  players: { en: 'Players', ja: 'プレイヤー' },
+  more: { en: 'Show more', ja: 'さらに表示' },
+  newGame: { en: 'Start a new game', ja: '新しいゲームを作る' },
+  seats: { en: (n: number, of: number) => `${n}/${of} seats`, ja: (n: number, of: number) => `${n}/${of}席` },
+  status: {
+    en: (s: string) => ({ open: 'waiting for players', active: 'running', finished: 'finished', cancelled: 'cancelled' })[s] ?? s,
+    ja: (s: string) => ({ open: '募集中', active: '進行中', finished: '終了', cancelled: '中止' })[s] ?? s,
+  },
+  yourMove: { en: 'your move', ja: 'あなたの手番' },
+  toMove: { en: (who: string) => `${who} to move`, ja: (who: string) => `${who}の手番` },
+  won: { en: (who: string) => `won by ${who}`, ja: (who: string) => `勝者：${who}` },
+  private: { en: 'private', ja: '非公開' },
+  count: { en: (n: number) => `(${n})`, ja: (n: number) => `（${n}）` },
 });
 
 function GameRow({ game }: { game: Summary }) {
+  const m = useMessages(msgs);
   const { lang } = useLang();
   const module = gameModule(game.kind);
-  const names = game.seats.map((s) => s.username).join(', ');
+  const name = (seat: number) => game.seats.find((s) => s.seat === seat)?.username ?? `#${seat + 1}`;
+  const deadline = moveDeadline(game);
+  const winners = (game.outcome as Schemas['Outcome'] | null | undefined)?.winners ?? [];
+  let turn: string | null = null;
+  if (game.status === 'active') turn = game.your_turn ? m.yourMove : m.toMove(game.pending.map(name).join(', '));
+  else if (game.status === 'finished' && winners.length > 0) turn = m.won(winners.map(name).join(', '));
   return (
-    <li>
-      <a href={`/games/${game.id}`}>
-        {module?.name[lang] ?? game.kind} · {game.seats.length}/{game.seat_count} · {names}
-      </a>
+    <li class="game-row" data-testid="game-row" data-game-id={game.id}>
+      <a href={`/games/${game.id}`}>{module?.name[lang] ?? game.kind}</a>
+      {game.visibility === 'private' && <span class="tag">{m.private}</span>}
+      <span class="muted">
+        {' '}
+        · {m.status(game.status)} · {m.seats(game.seats.length, game.seat_count)}
+      </span>
+      <div class="players">{game.seats.map((s) => s.username).join(', ')}</div>
+      {(turn || deadline) && (
+        <div class={game.your_turn ? 'your-turn' : undefined}>
+          {turn && <strong>{turn}</strong>} {deadline && <Countdown deadline={deadline} />}
+        </div>
+      )}
     </li>
   );
 }
 
-function GameList({ view, title }: { view: ListView; title: string }) {
+function GameList(props: { view: ListView; status?: string; title: string; refresh: number; id: string }) {
   const m = useMessages(msgs);
   const [games, setGames] = useState<Summary[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const fetchPage = (after: string | null) =>
+    ok(
+      api.GET('/api/v1/games', {
+        params: { query: { view: props.view, status: props.status, limit: 20, cursor: after ?? undefined } },
+      }),
+    );
+  // A refresh starts again from the first page (what changed is most likely there).
   useEffect(() => {
-    void ok(api.GET('/api/v1/games', { params: { query: { view } } })).then((page) => setGames(page.items));
-  }, [view]);
+    let stale = false;
+    void fetchPage(null)
+      .then((page) => {
+        if (stale) return;
+        setGames(page.items);
+        setCursor(page.next_cursor ?? null);
+      })
+      .catch(() => {});
+    return () => {
+      stale = true;
+    };
+  }, [props.view, props.status, props.refresh]);
+  const more = async () => {
+    const page = await fetchPage(cursor);
+    setGames((old) => [...(old ?? []), ...page.items.filter((g) => !old?.some((o) => o.id === g.id))]);
+    setCursor(page.next_cursor ?? null);
+  };
   return (
-    <section aria-label={title}>
-      <h2>{title}</h2>
+    <section aria-labelledby={props.id} data-testid={`list-${props.id}`} data-loaded={games !== null}>
+      <h2 id={props.id}>
+        {props.title}{' '}
+        <span class="muted" aria-live={props.view === 'my_turn' ? 'polite' : undefined}>
+          {games && games.length > 0 ? m.count(games.length) : ''}
+        </span>
+      </h2>
       {games === null ? null : games.length === 0 ? (
-        <p>{m.none}</p>
+        <p class="muted">{m.none}</p>
       ) : (
         <ul class="games">
           {games.map((g) => (
             <GameRow key={g.id} game={g} />
           ))}
         </ul>
+      )}
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void more()}>
+          {m.more}
+        </button>
       )}
     </section>
   );
@@ -55,14 +123,41 @@ function GameList({ view, title }: { view: ListView; title: string }) {
 export function Lobby() {
   const m = useMessages(msgs);
   const { user } = useSession();
+  const [refresh, setRefresh] = useState(0);
+  useEffect(() => {
+    if (!user) return;
+    document.title = 'Kontor';
+    const bump = () => setRefresh((n) => n + 1);
+    // Coming back to the tab also refreshes: a stream may have been cut while asleep.
+    const onVisible = () => document.visibilityState === 'visible' && bump();
+    document.addEventListener('visibilitychange', onVisible);
+    const stop = follow('/api/v1/me/stream', {
+      onMessage: (message) => {
+        if (message.event !== 'snapshot') bump();
+      },
+    });
+    return () => {
+      stop();
+      document.removeEventListener('visibilitychange', onVisible);
+    };
+  }, [user]);
   if (user === undefined) return null;
   if (user === null) return <SignIn />;
   return (
-    <div class="lobby">
-      <GameList view="my_turn" title={m.myTurn} />
-      <GameList view="mine" title={m.mine} />
-      <GameList view="open" title={m.open} />
-      <GameList view="finished" title={m.finished} />
-    </div>
+    <>
+      <h1 class="visually-hidden">{m.title}</h1>
+      <p>
+        <a href="/new" class="button">
+          {m.newGame}
+        </a>
+      </p>
+      <div class="lobby">
+        <GameList id="my-turn" view="my_turn" title={m.myTurn} refresh={refresh} />
+        <GameList id="running" view="mine" status="active" title={m.running} refresh={refresh} />
+        <GameList id="waiting" view="mine" status="open" title={m.waiting} refresh={refresh} />
+        <GameList id="open" view="open" title={m.open} refresh={refresh} />
+        <GameList id="finished" view="finished" title={m.finished} refresh={refresh} />
+      </div>
+    </>
   );
 }

@@ -1,44 +1,108 @@
-import { useState } from 'preact/hooks';
+// A new game: its kind, the number of seats (the kind's range, from `GET /kinds`), the
+// game's own options (its module's editor), a time control and who may join. On creation
+// the page goes to the new game, where the creator waits for players and invites them.
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ApiError, ok } from '../api/client';
+import { api, ok, type Schemas } from '../api/client';
+import { errorText } from '../api/errors';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { GAMES, gameModule } from '../games/registry';
+
+type TimeControlRequest = Schemas['TimeControlRequest'];
 
 const msgs = defineMessages({
   title: { en: 'New game', ja: '新しいゲーム' },
   game: { en: 'Game', ja: 'ゲーム' },
   seats: { en: 'Seats', ja: '人数' },
+  seatsHint: {
+    en: (lo: number, hi: number) => `${lo} to ${hi} players. You take the first seat.`,
+    ja: (lo: number, hi: number) => `${lo}〜${hi}人。あなたが最初の席に着きます。`,
+  },
   visibility: { en: 'Who may join', ja: '参加できる人' },
   public: { en: 'Anyone (listed in the lobby)', ja: '誰でも（ロビーに表示）' },
-  private: { en: 'Invited players only', ja: '招待したプレイヤーのみ' },
-  create: { en: 'Create', ja: '作成' },
+  private: { en: 'Invited players only (not listed)', ja: '招待したプレイヤーのみ（ロビーに表示しない）' },
+  options: { en: 'Options', ja: 'オプション' },
+  time: { en: 'Time control', ja: '持ち時間' },
+  timed: { en: 'Limit the time for each move', ja: '1手ごとの時間を制限する' },
+  timedHint: {
+    en: 'Without a limit, the game waits for each player as long as it takes.',
+    ja: '制限なしの場合、各プレイヤーの手番をいつまでも待ちます。',
+  },
+  daysPerMove: { en: 'Days per move', ja: '1手あたりの日数' },
+  daysPerMoveHint: {
+    en: 'How long each player has for a move, 1 to 14 days, from the moment the turn comes to them.',
+    ja: '手番が回ってきてから1手を指すまでの日数（1〜14日）。',
+  },
+  bankDays: { en: 'Time bank (days)', ja: '予備時間（日）' },
+  bankDaysHint: {
+    en: 'Extra time each player starts with, 0 to 30 days, spent when a move takes longer than its days.',
+    ja: '各プレイヤーが最初に持つ予備の時間（0〜30日）。1手の日数を超えたときに使われます。',
+  },
+  weekends: { en: 'Weekends do not count', ja: '週末は数えない' },
+  weekendsHint: { en: 'Saturdays and Sundays (UTC) stop the clocks.', ja: '土曜日と日曜日（UTC）は時計が止まります。' },
+  abandonAfter: { en: 'Timeouts before a seat is abandoned', ja: '席を放棄とみなす連続時間切れ回数' },
+  abandonAfterHint: {
+    en: 'After this many timeouts in a row (1 to 10), the seat is handed over as chosen below.',
+    ja: 'この回数（1〜10回）続けて時間切れになると、下で選んだとおりに席が扱われます。',
+  },
+  onAbandon: { en: 'Then', ja: 'その後' },
+  bot: {
+    en: 'the bot plays the seat until its player returns',
+    ja: 'プレイヤーが戻るまでボットが席を操作する',
+  },
+  forfeit: { en: 'the seat forfeits: the bot plays it out and it ranks last', ja: '失格：ボットが最後まで操作し、最下位になる' },
+  create: { en: 'Create the game', ja: 'ゲームを作成' },
 });
 
 export function NewGame() {
   const m = useMessages(msgs);
   const { lang } = useLang();
   const { route } = useLocation();
+  const [kinds, setKinds] = useState<Schemas['KindInfo'][]>([]);
   const [kind, setKind] = useState(GAMES[0]!.kind);
-  const [seats, setSeats] = useState(4);
+  const [seats, setSeats] = useState(3);
   const [visibility, setVisibility] = useState<'public' | 'private'>('public');
   const [options, setOptions] = useState<Record<string, unknown>>({});
+  const [timed, setTimed] = useState(false);
+  // The fields this form offers, never null (the request type allows null for "default").
+  type Fields = 'days_per_move' | 'bank_days' | 'weekends_paused' | 'abandon_after' | 'on_abandon';
+  const [tc, setTc] = useState<{ [K in Fields]: NonNullable<TimeControlRequest[K]> }>({
+    days_per_move: 3,
+    bank_days: 0,
+    weekends_paused: false,
+    abandon_after: 3,
+    on_abandon: 'bot',
+  });
   const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    document.title = 'Kontor';
+    void ok(api.GET('/api/v1/kinds')).then((list) => setKinds(list.items)).catch(() => {});
+  }, []);
   const module = gameModule(kind)!;
+  const info = kinds.find((k) => k.kind === kind);
+  const minSeats = info?.min_seats ?? module.minSeats;
+  const maxSeats = info?.max_seats ?? module.maxSeats;
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
+    setBusy(true);
     try {
       const game = await ok(
         api.POST('/api/v1/games', {
-          body: { kind, seats, visibility, options: options as never },
+          body: { kind, seats, visibility, options: options as never, time_control: timed ? tc : null },
         }),
       );
       route(`/games/${game.id}`);
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(errorText(err, lang, module.errorMessages));
+    } finally {
+      setBusy(false);
     }
   };
   const Editor = module.OptionsEditor;
+  const num = (key: 'days_per_move' | 'bank_days' | 'abandon_after') => (e: Event) =>
+    setTc({ ...tc, [key]: Number((e.currentTarget as HTMLInputElement).value) });
   return (
     <section class="narrow">
       <h1>{m.title}</h1>
@@ -52,7 +116,7 @@ export function NewGame() {
               setOptions({});
             }}
           >
-            {GAMES.map((g) => (
+            {GAMES.filter((g) => kinds.length === 0 || kinds.some((k) => k.kind === g.kind)).map((g) => (
               <option key={g.kind} value={g.kind}>
                 {g.name[lang]}
               </option>
@@ -63,30 +127,102 @@ export function NewGame() {
           {m.seats}
           <input
             type="number"
-            min={module.minSeats}
-            max={module.maxSeats}
+            min={minSeats}
+            max={maxSeats}
             value={seats}
+            required
+            aria-describedby="seats-hint"
             onInput={(e) => setSeats(Number(e.currentTarget.value))}
           />
+          <small id="seats-hint" class="hint">
+            {m.seatsHint(minSeats, maxSeats)}
+          </small>
         </label>
         <fieldset>
           <legend>{m.visibility}</legend>
           <label>
-            <input type="radio" name="visibility" checked={visibility === 'public'} onChange={() => setVisibility('public')} />
-            {m.public}
+            <input type="radio" name="visibility" checked={visibility === 'public'} onChange={() => setVisibility('public')} /> {m.public}
           </label>
           <label>
-            <input type="radio" name="visibility" checked={visibility === 'private'} onChange={() => setVisibility('private')} />
+            <input type="radio" name="visibility" checked={visibility === 'private'} onChange={() => setVisibility('private')} />{' '}
             {m.private}
           </label>
         </fieldset>
-        <Editor seats={seats} options={options as never} onChange={(o) => setOptions(o as Record<string, unknown>)} />
+        <fieldset>
+          <legend>{m.options}</legend>
+          <Editor seats={seats} options={options as never} onChange={(o) => setOptions(o as Record<string, unknown>)} />
+        </fieldset>
+        <fieldset>
+          <legend>{m.time}</legend>
+          <label>
+            <input type="checkbox" checked={timed} onChange={(e) => setTimed(e.currentTarget.checked)} aria-describedby="timed-hint" />{' '}
+            {m.timed}
+          </label>
+          <small id="timed-hint" class="hint">
+            {m.timedHint}
+          </small>
+          {timed && (
+            <>
+              <label>
+                {m.daysPerMove}
+                <input type="number" min={1} max={14} value={tc.days_per_move} onInput={num('days_per_move')} aria-describedby="dpm-hint" />
+                <small id="dpm-hint" class="hint">
+                  {m.daysPerMoveHint}
+                </small>
+              </label>
+              <label>
+                {m.bankDays}
+                <input type="number" min={0} max={30} value={tc.bank_days} onInput={num('bank_days')} aria-describedby="bank-hint" />
+                <small id="bank-hint" class="hint">
+                  {m.bankDaysHint}
+                </small>
+              </label>
+              <label>
+                <input
+                  type="checkbox"
+                  checked={tc.weekends_paused}
+                  onChange={(e) => setTc({ ...tc, weekends_paused: e.currentTarget.checked })}
+                  aria-describedby="weekend-hint"
+                />{' '}
+                {m.weekends}
+              </label>
+              <small id="weekend-hint" class="hint">
+                {m.weekendsHint}
+              </small>
+              <label>
+                {m.abandonAfter}
+                <input type="number" min={1} max={10} value={tc.abandon_after} onInput={num('abandon_after')} aria-describedby="abandon-hint" />
+                <small id="abandon-hint" class="hint">
+                  {m.abandonAfterHint}
+                </small>
+              </label>
+              <fieldset>
+                <legend>{m.onAbandon}</legend>
+                <label>
+                  <input type="radio" name="on_abandon" checked={tc.on_abandon === 'bot'} onChange={() => setTc({ ...tc, on_abandon: 'bot' })} />{' '}
+                  {m.bot}
+                </label>
+                <label>
+                  <input
+                    type="radio"
+                    name="on_abandon"
+                    checked={tc.on_abandon === 'forfeit'}
+                    onChange={() => setTc({ ...tc, on_abandon: 'forfeit' })}
+                  />{' '}
+                  {m.forfeit}
+                </label>
+              </fieldset>
+            </>
+          )}
+        </fieldset>
         {error && (
           <p class="error" role="alert">
             {error}
           </p>
         )}
-        <button type="submit">{m.create}</button>
+        <button type="submit" disabled={busy}>
+          {m.create}
+        </button>
       </form>
     </section>
   );

@@ -1,15 +1,339 @@
-import { defineMessages, useMessages } from '../i18n';
+// Settings: how each kind of notice reaches me, vacation, and API tokens for bots and tools.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ok, type Schemas } from '../api/client';
+import { errorText } from '../api/errors';
+import { defineMessages, useLang, useMessages } from '../i18n';
+import { useSession } from '../session';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { SignIn } from './SignIn';
+
+type Preferences = Schemas['Preferences'];
+type Delivery = Schemas['Delivery'];
+type Notice = Exclude<keyof Preferences, 'always_email'>;
 
 const msgs = defineMessages({
   title: { en: 'Settings', ja: '設定' },
+  notifications: { en: 'Mail notifications', ja: 'メール通知' },
+  your_turn: { en: 'It is my turn in a game', ja: '自分の手番になったとき' },
+  reminder: { en: 'My deadline in a game is near', ja: '手番の期限が近いとき' },
+  invited: { en: 'Someone invited me to a game', ja: 'ゲームに招待されたとき' },
+  game_started: { en: 'A game I sit in has started', ja: '参加しているゲームが始まったとき' },
+  game_over: { en: 'A game I played has ended', ja: '参加したゲームが終わったとき' },
+  immediately: { en: 'At once', ja: 'すぐに' },
+  digest: { en: 'In the daily digest', ja: '1日1回のまとめで' },
+  off: { en: 'Never', ja: '送らない' },
+  alwaysEmail: {
+    en: 'Mail "your turn" even while I watch the game\'s page',
+    ja: 'ゲームのページを見ている間も「あなたの手番」メールを送る',
+  },
+  saved: { en: 'Saved.', ja: '保存しました。' },
+  vacation: { en: 'Vacation', ja: '休暇' },
+  vacationHint: {
+    en: 'While you are on vacation your clocks stand still in every game; turns that come to you start when you are back.',
+    ja: '休暇中はすべてのゲームであなたの時計が止まります。その間に回ってきた手番は、戻ったときから始まります。',
+  },
+  daysLeft: {
+    en: (left: number, of: number) => `${left} of ${of} days left this year.`,
+    ja: (left: number, of: number) => `今年の休暇は${of}日中、残り${left}日です。`,
+  },
+  onVacation: { en: (until: string) => `On vacation until ${until}.`, ja: (until: string) => `${until}まで休暇中です。` },
+  days: { en: 'Days', ja: '日数' },
+  startVacation: { en: 'Go on vacation now', ja: '今から休暇を取る' },
+  endVacation: { en: 'End the vacation now', ja: '休暇を今すぐ終える' },
+  endVacationHint: { en: 'Unused days go back to the allowance.', ja: '使わなかった日数は戻ります。' },
+  tokens: { en: 'API tokens', ja: 'APIトークン' },
+  tokensHint: {
+    en: 'For bots and tools that play or read games for you. A token is shown once, when it is made.',
+    ja: 'あなたの代わりにゲームを読んだりプレイしたりするボットやツール用です。トークンは作成時に一度だけ表示されます。',
+  },
+  tokenName: { en: 'Name', ja: '名前' },
+  scopes: { en: 'May', ja: '権限' },
+  'game:read': { en: 'read games (game:read)', ja: 'ゲームを読む（game:read）' },
+  'game:play': { en: 'play moves (game:play)', ja: '手を指す（game:play）' },
+  expires: { en: 'Expires after (days, empty = never)', ja: '有効期間（日、空欄 = 無期限）' },
+  create: { en: 'Create token', ja: 'トークンを作成' },
+  shownOnce: {
+    en: 'Your new token. Copy it now: it will not be shown again.',
+    ja: '新しいトークンです。今コピーしてください。二度と表示されません。',
+  },
+  copy: { en: 'Copy', ja: 'コピー' },
+  copied: { en: 'Copied.', ja: 'コピーしました。' },
+  done: { en: 'Done', ja: '閉じる' },
+  noTokens: { en: 'No tokens.', ja: 'トークンはありません。' },
+  created: { en: 'created', ja: '作成' },
+  lastUsed: { en: 'last used', ja: '最終使用' },
+  never: { en: 'never', ja: 'なし' },
+  expiresAt: { en: 'expires', ja: '期限' },
+  revoke: { en: 'Revoke', ja: '無効にする' },
+  reallyRevoke: { en: (n: string) => `Revoke "${n}"? It stops working at once.`, ja: (n: string) => `「${n}」を無効にしますか？すぐに使えなくなります。` },
 });
 
-// To be built: notifications per kind, vacation, API tokens.
+function useError() {
+  const { lang } = useLang();
+  const [error, setError] = useState<string | null>(null);
+  const line = error ? (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  ) : null;
+  return { line, clear: () => setError(null), fail: (err: unknown) => setError(errorText(err, lang)) };
+}
+
+const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over'];
+const DELIVERIES: Delivery[] = ['immediately', 'digest', 'off'];
+
+function Notifications() {
+  const m = useMessages(msgs);
+  const [prefs, setPrefs] = useState<Preferences | null>(null);
+  const [saved, setSaved] = useState(false);
+  const error = useError();
+  useEffect(() => {
+    void ok(api.GET('/api/v1/me/notifications')).then(setPrefs).catch(error.fail);
+  }, []);
+  const save = async (change: Schemas['PreferencesUpdate']) => {
+    setSaved(false);
+    error.clear();
+    // Shown at once (a controlled checkbox would otherwise spring back until the answer
+    // comes); put back as it was if the server refuses.
+    const before = prefs;
+    if (before) setPrefs({ ...before, ...(change as Partial<Preferences>) });
+    try {
+      setPrefs(await ok(api.PUT('/api/v1/me/notifications', { body: change })));
+      setSaved(true);
+    } catch (err) {
+      setPrefs(before);
+      error.fail(err);
+    }
+  };
+  return (
+    <section aria-labelledby="notif-title">
+      <h2 id="notif-title">{m.notifications}</h2>
+      {prefs && (
+        <form onSubmit={(e) => e.preventDefault()} data-testid="notifications">
+          {NOTICES.map((notice) => (
+            <label key={notice}>
+              {m[notice]}
+              <select value={prefs[notice]} onChange={(e) => void save({ [notice]: e.currentTarget.value as Delivery })}>
+                {DELIVERIES.map((d) => (
+                  <option key={d} value={d}>
+                    {m[d]}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
+          <label>
+            <input type="checkbox" checked={prefs.always_email} onChange={(e) => void save({ always_email: e.currentTarget.checked })} />{' '}
+            {m.alwaysEmail}
+          </label>
+        </form>
+      )}
+      <p aria-live="polite" class="ok">
+        {saved ? m.saved : ''}
+      </p>
+      {error.line}
+    </section>
+  );
+}
+
+function Vacation() {
+  const m = useMessages(msgs);
+  const { lang } = useLang();
+  const [vacation, setVacation] = useState<Schemas['Vacation'] | null>(null);
+  const [days, setDays] = useState(7);
+  const error = useError();
+  const reload = () => ok(api.GET('/api/v1/me/vacation')).then(setVacation);
+  useEffect(() => {
+    void reload().catch(error.fail);
+  }, []);
+  const call = async (send: () => Promise<unknown>) => {
+    error.clear();
+    try {
+      await send();
+      await reload();
+    } catch (err) {
+      error.fail(err);
+    }
+  };
+  const left = vacation ? Math.floor(vacation.days_left * 10) / 10 : 0;
+  return (
+    <section aria-labelledby="vacation-title" data-testid="vacation">
+      <h2 id="vacation-title">{m.vacation}</h2>
+      <p class="hint">{m.vacationHint}</p>
+      {vacation && (
+        <>
+          <p aria-live="polite">
+            {vacation.on_vacation && vacation.until ? `${m.onVacation(new Date(vacation.until).toLocaleString(lang))} ` : ''}
+            {m.daysLeft(left, vacation.days_per_year)}
+          </p>
+          {vacation.on_vacation ? (
+            <p>
+              <button type="button" onClick={() => void call(() => ok(api.DELETE('/api/v1/me/vacation')))}>
+                {m.endVacation}
+              </button>{' '}
+              <span class="hint">{m.endVacationHint}</span>
+            </p>
+          ) : (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void call(() => ok(api.POST('/api/v1/me/vacation', { body: { days } })));
+              }}
+            >
+              <label>
+                {m.days}
+                <span class="row">
+                  <input type="number" min={1} max={Math.max(1, Math.floor(vacation.days_left))} value={days} onInput={(e) => setDays(Number(e.currentTarget.value))} />
+                  <button type="submit">{m.startVacation}</button>
+                </span>
+              </label>
+            </form>
+          )}
+        </>
+      )}
+      {error.line}
+    </section>
+  );
+}
+
+function NewToken({ token, onDone }: { token: string; onDone: () => void }) {
+  const m = useMessages(msgs);
+  const [copied, setCopied] = useState(false);
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.select(), []);
+  const copy = async () => {
+    field.current?.select();
+    try {
+      await navigator.clipboard.writeText(token);
+    } catch {
+      // No clipboard permission: the text is selected for the player to copy by hand.
+      document.execCommand('copy');
+    }
+    setCopied(true);
+  };
+  return (
+    <div class="notice" role="status" data-testid="new-token">
+      <p>{m.shownOnce}</p>
+      <span class="row">
+        <input ref={field} readOnly value={token} aria-label={m.tokens} data-testid="token-value" />
+        <button type="button" onClick={() => void copy()}>
+          {m.copy}
+        </button>
+      </span>
+      <p aria-live="polite">{copied ? m.copied : ''}</p>
+      <button type="button" class="secondary" onClick={onDone}>
+        {m.done}
+      </button>
+    </div>
+  );
+}
+
+function Tokens() {
+  const m = useMessages(msgs);
+  const { lang } = useLang();
+  const [tokens, setTokens] = useState<Schemas['ApiTokenInfo'][] | null>(null);
+  const [created, setCreated] = useState<string | null>(null);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['game:read', 'game:play']);
+  const [expires, setExpires] = useState('');
+  const error = useError();
+  const reload = () => ok(api.GET('/api/v1/me/tokens')).then((list) => setTokens(list.items));
+  useEffect(() => {
+    void reload().catch(error.fail);
+  }, []);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    error.clear();
+    try {
+      const made = await ok(
+        api.POST('/api/v1/me/tokens', {
+          body: { name: name.trim(), scopes, expires_in_days: expires ? Number(expires) : null },
+        }),
+      );
+      setCreated(made.token);
+      setName('');
+      await reload();
+    } catch (err) {
+      error.fail(err);
+    }
+  };
+  const revoke = async (id: string) => {
+    error.clear();
+    try {
+      await ok(api.DELETE('/api/v1/me/tokens/{token_id}', { params: { path: { token_id: id } } }));
+      await reload();
+    } catch (err) {
+      error.fail(err);
+    }
+  };
+  const when = (t: string | null | undefined) => (t ? new Date(t).toLocaleString(lang) : m.never);
+  return (
+    <section aria-labelledby="tokens-title">
+      <h2 id="tokens-title">{m.tokens}</h2>
+      <p class="hint">{m.tokensHint}</p>
+      {created && <NewToken token={created} onDone={() => setCreated(null)} />}
+      <form onSubmit={create}>
+        <label>
+          {m.tokenName}
+          <input value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <fieldset>
+          <legend>{m.scopes}</legend>
+          {(['game:read', 'game:play'] as const).map((scope) => (
+            <label key={scope}>
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
+              />{' '}
+              {m[scope]}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          {m.expires}
+          <input type="number" min={1} value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={!name.trim() || scopes.length === 0}>
+          {m.create}
+        </button>
+      </form>
+      {error.line}
+      {tokens && tokens.length === 0 && <p class="muted">{m.noTokens}</p>}
+      {tokens && tokens.length > 0 && (
+        <ul class="games" data-testid="tokens">
+          {tokens.map((t) => (
+            <li key={t.id} data-testid="token-row">
+              <strong>{t.name}</strong> <code>{t.prefix}…</code> · {t.scopes.join(', ')}
+              <div class="hint">
+                {m.created} {when(t.created_at)} · {m.lastUsed} {when(t.last_used_at)}
+                {t.expires_at ? ` · ${m.expiresAt} ${when(t.expires_at)}` : ''}
+              </div>
+              <ConfirmButton question={m.reallyRevoke(t.name)} onConfirm={() => void revoke(t.id)}>
+                {m.revoke}
+              </ConfirmButton>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 export function Settings() {
   const m = useMessages(msgs);
+  const { user } = useSession();
+  useEffect(() => {
+    document.title = 'Kontor';
+  }, []);
+  if (user === undefined) return null;
+  if (user === null) return <SignIn />;
   return (
-    <section>
+    <div class="narrow">
       <h1>{m.title}</h1>
-    </section>
+      <Notifications />
+      <Vacation />
+      <Tokens />
+    </div>
   );
 }

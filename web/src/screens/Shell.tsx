@@ -1,4 +1,6 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { defineMessages, LANGS, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 
@@ -13,7 +15,32 @@ const msgs = defineMessages({
   language: { en: 'Language', ja: '言語' },
 });
 
+/**
+ * After a navigation inside the page, focus moves to the new screen's heading (or to the
+ * main region), so a keyboard or screen-reader user starts at the top of what changed.
+ * Only the path counts: `?at=` moves of the replay slider keep the focus on the slider.
+ */
+function useFocusOnNavigation() {
+  const { path } = useLocation();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    // The new screen renders (and may load) after the route changes; wait for a frame.
+    const frame = requestAnimationFrame(() => {
+      const target = document.querySelector<HTMLElement>('main h1') ?? document.getElementById('main');
+      if (!target) return;
+      if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+      target.focus();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [path]);
+}
+
 export function Shell({ children }: { children: ComponentChildren }) {
+  useFocusOnNavigation();
   const m = useMessages(msgs);
   const { lang, setLang } = useLang();
   const { user, signOut } = useSession();
@@ -57,7 +84,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
           </span>
         )}
       </header>
-      <main id="main">{children}</main>
+      <main id="main" tabIndex={-1}>{children}</main>
     </>
   );
 }

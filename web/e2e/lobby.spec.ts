@@ -1,0 +1,134 @@
+// The lobby, a new game, joining, inviting, starting and cancelling, through the page in
+// three (and a fourth, watching) browser contexts.
+import { expect, test, type Page } from '@playwright/test';
+import { signUp, type Player } from './support';
+
+const GAME = 'Steel Driver';
+
+/** Creates a game through the new-game screen; returns its id (from the page's address). */
+async function createGame(page: Page, opts: { private?: boolean; timed?: boolean } = {}): Promise<string> {
+  await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'New game' }).click();
+  await expect(page.getByRole('heading', { name: 'New game' })).toBeFocused();
+  await page.getByLabel('Game').selectOption({ label: GAME });
+  await expect(page.getByText('3 to 6 players')).toBeVisible();
+  await page.getByLabel('Seats').fill('3');
+  if (opts.private) await page.getByLabel('Invited players only').check();
+  if (opts.timed) {
+    await page.getByLabel('Limit the time for each move').check();
+    await page.getByLabel('Days per move').fill('2');
+  }
+  await page.getByRole('button', { name: 'Create the game' }).click();
+  await expect(page).toHaveURL(/\/games\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole('heading', { name: GAME })).toBeVisible();
+  return page.url().split('/games/')[1]!;
+}
+
+function seats(page: Page) {
+  return page.getByTestId('seats');
+}
+
+test('three players meet in the lobby, join, start, and see the turn pass live', async ({ browser }) => {
+  const [anna, bert, cara] = [await signUp(browser, 'anna'), await signUp(browser, 'bert'), await signUp(browser, 'cara')];
+  const id = await createGame(anna.page, { timed: true });
+  await expect(anna.page.getByText('1 of 3 seats taken')).toBeVisible();
+  await expect(seats(anna.page)).toContainText(`${anna.name} (you) (creator)`);
+
+  // Bert finds it among the open games and joins; Anna's page shows him without a reload.
+  await bert.page.goto('/');
+  const row = bert.page.getByTestId('list-open').locator(`[data-game-id="${id}"]`);
+  await expect(row).toContainText(anna.name);
+  await expect(row).toContainText('1/3 seats');
+  await row.getByRole('link', { name: GAME }).click();
+  await bert.page.getByRole('button', { name: 'Join' }).click();
+  await expect(seats(bert.page)).toContainText(`${bert.name} (you)`);
+  await expect(seats(anna.page)).toContainText(bert.name);
+
+  // Starting with two of three is refused, and the page says why.
+  await anna.page.getByRole('button', { name: 'Start now' }).click();
+  await expect(anna.page.getByTestId('game-message')).toBeVisible();
+  await expect(anna.page.getByTestId('game-message')).not.toBeEmpty();
+
+  // Anna invites Cara by name; Cara joins from the game's page; the last seat starts it.
+  await anna.page.getByLabel('Username').fill(cara.name);
+  await anna.page.getByRole('button', { name: 'Invite', exact: true }).click();
+  await expect(anna.page.getByText(`${cara.name} is invited.`)).toBeVisible();
+  await anna.page.getByLabel('Username').fill('nobody-by-this-name');
+  await anna.page.getByRole('button', { name: 'Invite', exact: true }).click();
+  await expect(anna.page.getByRole('alert')).toContainText(/user/i);
+
+  await cara.page.goto(`/games/${id}`);
+  await cara.page.getByRole('button', { name: 'Join' }).click();
+  for (const p of [anna, bert, cara]) {
+    await expect(p.page.getByTestId('turn')).toHaveText(/Your turn\.|Waiting for /);
+    await expect(p.page.getByTestId('countdown')).toContainText(/1 d 23 h left|2 d 0 h left/);
+  }
+
+  // Exactly one of them is to move, and the lobby puts that game first for them.
+  const players: Player[] = [anna, bert, cara];
+  const turns = await Promise.all(players.map((p) => p.page.getByTestId('turn').textContent()));
+  const mover = players[turns.findIndex((t) => t === 'Your turn.')]!;
+  expect(turns.filter((t) => t === 'Your turn.')).toHaveLength(1);
+  await mover.page.getByRole('link', { name: 'Lobby' }).click();
+  const mine = mover.page.getByTestId('list-my-turn').locator(`[data-game-id="${id}"]`);
+  await expect(mine).toContainText('your move');
+  await expect(mine.getByTestId('countdown')).toContainText('left');
+  const other = players.find((p) => p !== mover)!;
+  await other.page.goto('/');
+  await expect(other.page.getByTestId('list-running').locator(`[data-game-id="${id}"]`)).toContainText(`${mover.name} to move`);
+  await expect(other.page.getByTestId('list-my-turn').locator(`[data-game-id="${id}"]`)).toHaveCount(0);
+
+  // A fourth user watches: the public view, no seat, no controls of a player.
+  const dora = await signUp(browser, 'dora');
+  await dora.page.goto(`/games/${id}`);
+  await expect(dora.page.getByText('You are watching')).toBeVisible();
+  await expect(dora.page.getByTestId('board')).toBeVisible();
+  await expect(dora.page.getByRole('button', { name: 'Join' })).toHaveCount(0);
+  await expect(dora.page.getByTestId('turn')).toHaveText(new RegExp(`Waiting for ${mover.name}`));
+
+  // The log in words starts with who plays.
+  await expect(dora.page.getByTestId('log')).toContainText(`The game starts: ${anna.name}, ${bert.name}, ${cara.name}.`);
+
+  for (const p of [anna, bert, cara, dora]) await p.context.close();
+});
+
+test('a private game admits the invited only, and a game can be cancelled after a confirmation', async ({ browser }) => {
+  const anna = await signUp(browser, 'anna');
+  const eve = await signUp(browser, 'eve');
+  const id = await createGame(anna.page, { private: true });
+  await expect(anna.page.getByRole('heading', { name: GAME })).toContainText('Private game');
+
+  // Eve has the link but no invitation: the page says so, and joining is refused in words.
+  await eve.page.goto(`/games/${id}`);
+  await expect(eve.page.getByText('only invited players may join')).toBeVisible();
+  await eve.page.getByRole('button', { name: 'Join' }).click();
+  await expect(eve.page.getByRole('alert')).toContainText('private');
+  // Nor is it listed for her among the open games.
+  await eve.page.goto('/');
+  await expect(eve.page.getByTestId('list-open')).toHaveAttribute('data-loaded', 'true');
+  await expect(eve.page.getByTestId('list-open').locator(`[data-game-id="${id}"]`)).toHaveCount(0);
+
+  // Invited, she can join.
+  await anna.page.getByLabel('Username').fill(eve.name);
+  await anna.page.getByRole('button', { name: 'Invite', exact: true }).click();
+  await expect(anna.page.getByText(`${eve.name} is invited.`)).toBeVisible();
+  await eve.page.goto(`/games/${id}`);
+  await eve.page.getByRole('button', { name: 'Join' }).click();
+  await expect(seats(eve.page)).toContainText(`${eve.name} (you)`);
+  await eve.page.getByRole('button', { name: 'Leave' }).click();
+  await expect(eve.page.getByRole('button', { name: 'Join' })).toBeVisible();
+
+  // Cancelling asks first; "No" keeps the game.
+  await anna.page.getByRole('button', { name: 'Cancel the game' }).click();
+  await expect(anna.page.getByRole('button', { name: 'No', exact: true })).toBeFocused();
+  await anna.page.getByRole('button', { name: 'No', exact: true }).click();
+  await expect(anna.page.getByText('1 of 3 seats taken')).toBeVisible();
+  await anna.page.getByRole('button', { name: 'Cancel the game' }).click();
+  await anna.page.getByRole('button', { name: 'Yes', exact: true }).click();
+  await expect(anna.page.getByText('This game was cancelled before it started.')).toBeVisible();
+
+  // A game that does not exist says so.
+  await anna.page.goto('/games/00000000-0000-7000-8000-000000000000');
+  await expect(anna.page.getByTestId('game-missing')).toBeVisible();
+  await anna.context.close();
+  await eve.context.close();
+});

@@ -1,0 +1,65 @@
+// A refusal in words. English shows the server's own detail (for rule refusals: the rules'
+// message). Japanese shows a translation by the problem's `code` where one exists (the
+// platform's here, a game's from its module), else the server's text.
+import { ApiError } from './client';
+import type { Lang } from '../i18n';
+
+export type CodeMessages = Record<string, Record<Lang, string>>;
+
+const PLATFORM: CodeMessages = {
+  version_conflict: {
+    en: 'The game moved on while you were choosing.',
+    ja: '選んでいる間にゲームが進みました。',
+  },
+  not_a_player: { en: 'You do not sit in this game.', ja: 'このゲームの席に着いていません。' },
+  not_the_creator: { en: 'Only the creator of the game may do this.', ja: 'ゲームの作成者だけが行えます。' },
+  not_invited: {
+    en: 'This game is private and you are not invited.',
+    ja: 'このゲームは非公開で、招待されていません。',
+  },
+  game_not_found: { en: 'There is no such game.', ja: 'そのゲームはありません。' },
+  user_not_found: { en: 'There is no user with this name.', ja: 'その名前のユーザーはいません。' },
+  token_not_found: { en: 'There is no such API token.', ja: 'そのAPIトークンはありません。' },
+  seat_taken: { en: 'Someone already sits in that seat.', ja: 'その席はすでに埋まっています。' },
+  game_full: { en: 'Every seat is taken.', ja: '満席です。' },
+  already_seated: { en: 'You already sit in this game.', ja: 'すでにこのゲームの席に着いています。' },
+  wrong_status: {
+    en: 'The game is not in a state that allows this.',
+    ja: 'ゲームの状態のため、これは行えません。',
+  },
+  game_not_active: { en: 'The game has not started yet, or has ended.', ja: 'ゲームは始まっていないか、終了しています。' },
+  not_enough_players: { en: 'Too few players to start.', ja: '開始するには人数が足りません。' },
+  game_not_finished: { en: 'The game has not ended yet.', ja: 'ゲームはまだ終わっていません。' },
+  invalid_credentials: { en: 'The username or password is wrong.', ja: 'ユーザー名またはパスワードが違います。' },
+  username_taken: { en: 'Another account has this username.', ja: 'このユーザー名は使われています。' },
+  email_taken: { en: 'Another account has this email address.', ja: 'このメールアドレスは使われています。' },
+  invalid_field: { en: 'A field is not acceptable.', ja: '入力内容に受け付けられない項目があります。' },
+  invalid_options: { en: 'An option is unknown or out of range.', ja: 'オプションが不明か範囲外です。' },
+  invalid_command: { en: 'This game does not understand that action.', ja: 'このゲームでは行えない操作です。' },
+  seat_not_abandoned: { en: 'Your seat is not played by the bot.', ja: 'あなたの席はボットが操作していません。' },
+  seat_abandoned: {
+    en: 'The bot plays your seat after its timeouts; take it back first.',
+    ja: '時間切れのためボットがあなたの席を操作しています。先に席に戻ってください。',
+  },
+  seat_forfeited: { en: 'The seat was forfeited under the time control.', ja: '持ち時間の規定によりこの席は失格です。' },
+  already_on_vacation: { en: 'A vacation is running; end it first.', ja: '休暇中です。先に終了してください。' },
+  not_on_vacation: { en: 'There is no vacation to end.', ja: '終了する休暇はありません。' },
+  rate_limited: { en: 'Too many attempts; try again shortly.', ja: '試行が多すぎます。しばらくしてからお試しください。' },
+  too_many_streams: {
+    en: 'Too many live pages are open; close one.',
+    ja: 'ライブ表示のページが多すぎます。どれかを閉じてください。',
+  },
+  insufficient_scope: { en: 'The token lacks the scope for this.', ja: 'トークンに必要な権限がありません。' },
+  session_required: { en: 'Only a signed-in user may do this.', ja: 'ログインしたユーザーだけが行えます。' },
+  network: { en: 'The server could not be reached.', ja: 'サーバーに接続できませんでした。' },
+};
+
+/** The refusal in the viewer's language; `game` adds a game's own rule codes. */
+export function errorText(err: unknown, lang: Lang, game?: CodeMessages): string {
+  if (err instanceof ApiError) {
+    if (lang === 'en') return err.message;
+    return game?.[err.code]?.ja ?? PLATFORM[err.code]?.ja ?? err.message;
+  }
+  if (err instanceof TypeError) return PLATFORM.network![lang];
+  return err instanceof Error ? err.message : String(err);
+}

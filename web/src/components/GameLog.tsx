@@ -1,0 +1,118 @@
+// The log in words: every event the viewer may see, one line each. Loaded page by page
+// from `GET /games/{id}/events` and kept live by the events of the game's stream.
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, ok } from '../api/client';
+import { defineMessages, useLang, useMessages, type Lang } from '../i18n';
+import type { EventOut, GameModule } from '../games/types';
+
+const msgs = defineMessages({
+  title: { en: 'Log', ja: 'ログ' },
+  empty: { en: 'Nothing has happened yet.', ja: 'まだ何も起きていません。' },
+  started: { en: (n: string) => `The game starts: ${n}.`, ja: (n: string) => `ゲーム開始：${n}。` },
+  ended: { en: 'The game is over; the seed is revealed.', ja: 'ゲーム終了。シードが公開されました。' },
+  timedOut: {
+    en: (s: string, how: string) => `${s}'s time ran out (${how === 'bot' ? 'the bot moved' : 'passed'}).`,
+    ja: (s: string, how: string) => `${s}の持ち時間が切れました（${how === 'bot' ? 'ボットが手番を実行' : 'パス'}）。`,
+  },
+  abandoned: {
+    en: (s: string) => `${s} timed out too often; the bot plays the seat.`,
+    ja: (s: string) => `${s}は時間切れが続いたため、ボットが席を操作します。`,
+  },
+  returned: { en: (s: string) => `${s} is back at the table.`, ja: (s: string) => `${s}が席に戻りました。` },
+});
+
+type Messages = { [K in keyof typeof msgs]: (typeof msgs)[K]['en'] };
+
+/** The events of a game: the log's pages, merged with what the stream brings. */
+export function useEventLog(id: string, enabled: boolean) {
+  const [events, setEvents] = useState<EventOut[]>([]);
+  const add = useCallback((more: EventOut[]) => {
+    setEvents((old) => {
+      const bySeq = new Map(old.map((e) => [e.seq, e]));
+      for (const e of more) bySeq.set(e.seq, e);
+      return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+    });
+  }, []);
+  useEffect(() => {
+    setEvents([]);
+    if (!enabled) return;
+    let stopped = false;
+    void (async () => {
+      let after: number | null = 0;
+      while (after !== null && !stopped) {
+        const page: { items: EventOut[]; next_after?: number | null } = await ok(
+          api.GET('/api/v1/games/{game_id}/events', {
+            params: { path: { game_id: id }, query: { after, limit: 200 } },
+          }),
+        );
+        if (stopped) return;
+        add(page.items);
+        after = page.next_after ?? null;
+      }
+    })().catch(() => {});
+    return () => {
+      stopped = true;
+    };
+  }, [id, enabled, add]);
+  return { events, add };
+}
+
+function platformLine(event: EventOut, m: Messages, seatName: (s: number) => string): string | null {
+  const data = event.data as { type: string; seat?: number; played?: string; seats?: { username: string }[] };
+  switch (event.type) {
+    case 'kontor.game_started':
+      return m.started((data.seats ?? []).map((s) => s.username).join(', '));
+    case 'kontor.game_ended':
+      return m.ended;
+    case 'kontor.turn_timed_out':
+      return m.timedOut(seatName(data.seat ?? 0), data.played ?? 'pass');
+    case 'kontor.seat_abandoned':
+      return m.abandoned(seatName(data.seat ?? 0));
+    case 'kontor.seat_returned':
+      return m.returned(seatName(data.seat ?? 0));
+    default:
+      return null;
+  }
+}
+
+/** One line for an event: the platform's own, else the game module's. */
+export function describeEvent(
+  event: EventOut,
+  module: GameModule<never, never, never, never, never> | undefined,
+  lang: Lang,
+  m: Messages,
+  seatName: (s: number) => string,
+): string {
+  const own = platformLine(event, m, seatName);
+  if (own !== null) return own;
+  try {
+    return module ? module.describe(event.data as never, lang, seatName) : event.type;
+  } catch {
+    return event.type;
+  }
+}
+
+export function GameLog(props: {
+  events: EventOut[];
+  module: GameModule<never, never, never, never, never> | undefined;
+  seatName: (s: number) => string;
+}) {
+  const m = useMessages(msgs);
+  const { lang } = useLang();
+  return (
+    <section class="log" aria-labelledby="log-title">
+      <h2 id="log-title">{m.title}</h2>
+      {props.events.length === 0 ? (
+        <p>{m.empty}</p>
+      ) : (
+        <ol data-testid="log" tabIndex={0} aria-labelledby="log-title">
+          {props.events.map((e) => (
+            <li key={e.seq} value={e.seq}>
+              {describeEvent(e, props.module, lang, m, props.seatName)}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
