@@ -1,9 +1,9 @@
-// The rules' refusals in both languages, by the server's `code` (the English texts are the
-// server's own, from ERROR_CODES in src/games/steel_driver/decide.rs).
-import { ApiError } from '../../api/client';
+// The rules' refusals in both languages, by the server's `code`, for the game page (which
+// shows the server's own detail in English and these in Japanese). The English texts are
+// the server's, from ERROR_CODES in src/games/steel_driver/decide.rs.
 import type { Lang } from '../../i18n';
 
-const RULE_ERRORS: Record<string, { en: string; ja: string }> = {
+export const RULE_ERRORS: Record<string, Record<Lang, string>> = {
   not_your_turn: { en: 'Another seat (or nobody) must act now.', ja: '今はほかの席の手番です（または誰の手番でもありません）。' },
   wrong_step: { en: 'This command does not fit the current step of the game.', ja: 'この操作は今のゲームの段階に合いません。' },
   no_opening_bid: { en: 'An auction must be opened with a bid of at least 1 cube.', ja: '競りは1キューブ以上の入札で始めなければなりません。' },
@@ -21,21 +21,3 @@ const RULE_ERRORS: Record<string, { en: string; ja: string }> = {
   no_goods_there: { en: 'That city holds no goods cube.', ja: 'その都市に商品キューブはありません。' },
   must_take_goods: { en: 'The company can take a goods cube, so it may not pass.', ja: 'この会社は商品を取れるので、パスできません。' },
 };
-
-const PLATFORM: Record<string, { en: string; ja: string }> = {
-  version_conflict: {
-    en: 'The game moved on before your action arrived; the page now shows the new position.',
-    ja: '操作が届く前にゲームが進みました。最新の局面を表示しています。',
-  },
-  game_not_active: { en: 'The game is not running (it has not started, or it has ended).', ja: 'ゲームは進行中ではありません（開始前か終了後です）。' },
-};
-
-/** The refusal in the viewer's language: the rules' message for a known code, else the server's. */
-export function refusal(err: unknown, lang: Lang): string {
-  if (err instanceof ApiError) {
-    const known = RULE_ERRORS[err.code] ?? PLATFORM[err.code];
-    if (known) return known[lang];
-    return err.message;
-  }
-  return err instanceof Error ? err.message : String(err);
-}

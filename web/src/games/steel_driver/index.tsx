@@ -5,7 +5,7 @@ import { defineMessages, useLang, useMessages } from '../../i18n';
 import type { BoardProps, GameModule } from '../types';
 import { Controls, sortedOptions, useOptionText, type Choice } from './Controls';
 import { describe } from './describe';
-import { refusal } from './errors';
+import { RULE_ERRORS } from './errors';
 import { MapView, type MapPick } from './MapView';
 import { COLOUR, type Command, type Event, type Legal, type Options, type View, companyLabel } from './model';
 import { Outcome } from './Outcome';
@@ -51,13 +51,12 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props
   // new `detail` (another player's move, a reload after 409); each control uses a part only
   // while `legal` still allows it.
   const [choice, setChoiceState] = useState<Choice>({});
-  const [error, setError] = useState<string | null>(null);
   const setChoice = (change: Partial<Choice>) => setChoiceState((c) => ({ ...c, ...change }));
+  // The game page shows a refusal in words; the choice is kept so it can be sent again.
   const send = (command: Command) => {
-    setError(null);
     act(command).then(
       () => setChoiceState({}),
-      (err: unknown) => setError(refusal(err, lang)),
+      () => {},
     );
   };
   const active = !past && legal && legal.step !== 'wait' ? legal : null;
@@ -83,11 +82,6 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props
   return (
     <div class="sd-board" data-testid="sd-board" data-version={detail.at_version}>
       <Status view={view} mySeat={mySeat} seatName={seatName} />
-      {error && (
-        <p class="error" role="alert" data-testid="sd-error">
-          {error}
-        </p>
-      )}
       {active && mySeat !== null && (
         <Controls view={view} legal={active} choice={choice} setChoice={setChoice} send={send} busy={busy} seatName={seatName} />
       )}
@@ -99,7 +93,6 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props
             : m.transcontinentalOpen}
         </p>
       </div>
-      {view.phase === 'finished' && <Outcome detail={detail} seatName={seatName} />}
       <CompanyBoxes view={view} seatName={seatName} />
       <PlayersTable view={view} seatName={seatName} mySeat={mySeat} />
     </div>
@@ -138,5 +131,7 @@ export const steelDriver: GameModule<View, Legal, Command, Options, Event> = {
   Board,
   OptionsEditor,
   describe,
+  // The game page shows it above the board once the game is over.
   Outcome,
+  errorMessages: RULE_ERRORS,
 };
