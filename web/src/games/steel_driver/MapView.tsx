@@ -64,6 +64,8 @@ export function MapView({ view, pick = {} }: { view: View; pick?: MapPick }) {
   const built = links.filter((l) => l.company).length;
   return (
     <figure class="sd-map">
+      {/* On a phone the map keeps a readable size and scrolls sideways. */}
+      <div class="sd-map-scroll">
       <svg
         viewBox={`0 0 ${WIDTH} ${height}`}
         role="group"
@@ -176,6 +178,7 @@ export function MapView({ view, pick = {} }: { view: View; pick?: MapPick }) {
           );
         })}
       </svg>
+      </div>
       <figcaption class="sd-legend" aria-label={m.legend}>
         {COLOURS.map((c) => (
           <span key={c} class="sd-key">

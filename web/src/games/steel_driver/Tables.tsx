@@ -21,11 +21,13 @@ const msgs = defineMessages({
   acting: { en: 'to act', ja: '手番' },
   player: { en: 'Player', ja: 'プレイヤー' },
   money: { en: 'Money', ja: 'お金' },
-  controls: { en: 'Controls', ja: '支配' },
-  pawn: { en: 'holds the pawn', ja: 'スタートプレイヤー駒' },
+  pawn: { en: 'pawn', ja: '駒' },
+  pawnLong: { en: 'holds the active-player pawn', ja: 'スタートプレイヤー駒を持っている' },
+  controlsMark: { en: '◆ = controls the company', ja: '◆＝会社を支配' },
   you: { en: '(you)', ja: '（あなた）' },
   toAct: { en: 'to act', ja: '手番' },
   sharesOf: { en: (c: string) => `Shares of ${c}`, ja: (c: string) => `${c}の株` },
+  sharesHeld: { en: 'Shares', ja: '株' },
   none: { en: '—', ja: '—' },
 });
 
@@ -128,24 +130,13 @@ export function PlayersTable({
       <h2>{m.players}</h2>
       <div class="sd-scroll">
         <table>
+          <caption class="sd-caption">{m.controlsMark}</caption>
           <thead>
             <tr>
               <th scope="col">{m.player}</th>
               <th scope="col">{m.money}</th>
               <th scope="col">{m.cubes}</th>
-              {view.companies.map((c) => (
-                <th scope="col" key={c.company}>
-                  <span
-                    class="sd-mark chip"
-                    style={{ background: COMPANY[c.company].fill, color: COMPANY[c.company].ink }}
-                    title={m.sharesOf(companyLabel(c.company, lang))}
-                  >
-                    {COMPANY[c.company].mark[lang]}
-                  </span>
-                  <span class="visually-hidden">{m.sharesOf(companyLabel(c.company, lang))}</span>
-                </th>
-              ))}
-              <th scope="col">{m.controls}</th>
+              <th scope="col">{m.sharesHeld}</th>
             </tr>
           </thead>
           <tbody>
@@ -153,15 +144,33 @@ export function PlayersTable({
               <tr key={p.seat} class={view.pending.includes(p.seat) ? 'sd-to-act' : undefined} data-testid={`sd-player-${p.seat}`}>
                 <th scope="row">
                   {seatName(p.seat)} {p.seat === mySeat && m.you}
-                  {view.pawn === p.seat && view.phase !== 'finished' && <span class="sd-tag"> ♟ {m.pawn}</span>}
+                  {view.pawn === p.seat && view.phase !== 'finished' && (
+                    <span class="sd-tag" title={m.pawnLong}>
+                      {' '}
+                      ♟ {m.pawn}
+                    </span>
+                  )}
                   {view.pending.includes(p.seat) && <span class="sd-tag"> ▶ {m.toAct}</span>}
                 </th>
                 <td>${p.money}</td>
                 <td>{p.cubes}</td>
-                {p.shares.map((n, i) => (
-                  <td key={i}>{n || ''}</td>
-                ))}
-                <td>{p.controls.map((c) => COMPANY[c].mark[lang]).join(' ') || m.none}</td>
+                <td>
+                  <span class="sd-goods-list">
+                    {view.companies.map((c, i) =>
+                      p.shares[i] ? (
+                        <span
+                          key={c.company}
+                          class="sd-mark chip"
+                          style={{ background: COMPANY[c.company].fill, color: COMPANY[c.company].ink }}
+                          title={m.sharesOf(companyLabel(c.company, lang))}
+                        >
+                          {p.controls.includes(c.company) && '◆'}
+                          {COMPANY[c.company].mark[lang]}×{p.shares[i]}
+                        </span>
+                      ) : null,
+                    )}
+                  </span>
+                </td>
               </tr>
             ))}
           </tbody>

@@ -10,6 +10,16 @@ type Lines = { [T in Event['type']]: (e: Extract<Event, { type: T }>, name: Name
 
 const money = (n: number) => `$${n}`;
 
+/** Payments summed per seat, in seat order: "Ann $550, Bob $480". */
+function perSeat(payments: { seat: number; amount: number }[], name: Name, sep: string): string {
+  const total = new Map<number, number>();
+  for (const p of payments) total.set(p.seat, (total.get(p.seat) ?? 0) + p.amount);
+  return [...total.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([seat, amount]) => `${name(seat)} ${money(amount)}`)
+    .join(sep);
+}
+
 const EN: Lines = {
   game_started: (e, name) =>
     `The game is set up for ${e.seats} players; ${name(e.first_player)} holds the pawn.`,
@@ -34,7 +44,7 @@ const EN: Lines = {
     e.bonuses.map((b) => `${co(b.company)} +${money(b.amount)}`).join(', ') +
     '.',
   company_passed: (e, _, co) =>
-    `${co(e.company)} passes${e.automatic ? ' (nobody controls it)' : ''} and takes place ${e.place + 1} of the next order.`,
+    `${co(e.company)} passes${e.automatic ? ' (nobody controls it)' : ''}: place ${e.place + 1} in the next company order.`,
   dividends_paid: (e, name, co) =>
     `Round ${e.round} dividends: ` +
     (e.payments.map((p) => `${name(p.seat)} ${money(p.amount)} from ${co(p.company)}`).join(', ') || 'none') +
@@ -58,10 +68,7 @@ const EN: Lines = {
     `${co(e.company)} takes no more goods${e.automatic ? ' (nobody delivers for it)' : ''}.`,
   final_profits: (e, _, co) =>
     'Final profits: ' + e.profits.map((p) => `${co(p.company)} ${money(p.profit)}`).join(', ') + '.',
-  final_dividends_paid: (e, name, co) =>
-    'Final dividends: ' +
-    (e.payments.map((p) => `${name(p.seat)} ${money(p.amount)} (${p.shares} × ${co(p.company)})`).join(', ') || 'none') +
-    '.',
+  final_dividends_paid: (e, name) => `Final dividends (profit × shares): ${perSeat(e.payments, name, ', ') || 'none'}.`,
   game_ended: (e, name) =>
     `The game ends: ${e.scores.map((s, i) => `${name(i)} ${money(s)}`).join(', ')}. Winner: ${e.winners.map(name).join(', ')}.`,
 };
@@ -88,7 +95,7 @@ const JA: Lines = {
   transcontinental_bonus: (e, _, co) =>
     `大陸横断！${co(e.company)}が完成：` + e.bonuses.map((b) => `${co(b.company)} +${money(b.amount)}`).join('、') + '。',
   company_passed: (e, _, co) =>
-    `${co(e.company)}はパス${e.automatic ? '（支配者なし）' : ''}。次の順番は${e.place + 1}番目。`,
+    `${co(e.company)}はパス${e.automatic ? '（支配者なし）' : ''}。次の会社の順番では${e.place + 1}番目。`,
   dividends_paid: (e, name, co) =>
     `第${e.round}ラウンドの配当：` +
     (e.payments.map((p) => `${name(p.seat)}に${co(p.company)}から${money(p.amount)}`).join('、') || 'なし') +
@@ -112,10 +119,7 @@ const JA: Lines = {
     `${co(e.company)}はもう商品を取りません${e.automatic ? '（担当者なし）' : ''}。`,
   final_profits: (e, _, co) =>
     '最終利益：' + e.profits.map((p) => `${co(p.company)} ${money(p.profit)}`).join('、') + '。',
-  final_dividends_paid: (e, name, co) =>
-    '最終配当：' +
-    (e.payments.map((p) => `${name(p.seat)} ${money(p.amount)}（${co(p.company)} ${p.shares}株）`).join('、') || 'なし') +
-    '。',
+  final_dividends_paid: (e, name) => `最終配当（利益×株数）：${perSeat(e.payments, name, '、') || 'なし'}。`,
   game_ended: (e, name) =>
     `ゲーム終了：${e.scores.map((s, i) => `${name(i)} ${money(s)}`).join('、')}。勝者：${e.winners.map(name).join('、')}。`,
 };

@@ -82,19 +82,22 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props
   return (
     <div class="sd-board" data-testid="sd-board" data-version={detail.at_version}>
       <Status view={view} mySeat={mySeat} seatName={seatName} />
-      {active && mySeat !== null && (
-        <Controls view={view} legal={active} choice={choice} setChoice={setChoice} send={send} busy={busy} seatName={seatName} />
-      )}
-      <div class="sd-layout">
-        <MapView view={view} pick={pick} />
-        <p class="sd-hint">
-          {view.transcontinental
-            ? m.transcontinental(view.transcontinental.companies.map((c) => companyLabel(c, lang)).join(', '))
-            : m.transcontinentalOpen}
-        </p>
+      {/* Beside the map on a wide screen; on a narrow one the controls come first. */}
+      <div class="sd-main">
+        {active && mySeat !== null && (
+          <Controls view={view} legal={active} choice={choice} setChoice={setChoice} send={send} busy={busy} seatName={seatName} />
+        )}
+        <div class="sd-map-col">
+          <MapView view={view} pick={pick} />
+          <p class="sd-hint">
+            {view.transcontinental
+              ? m.transcontinental(view.transcontinental.companies.map((c) => companyLabel(c, lang)).join(', '))
+              : m.transcontinentalOpen}
+          </p>
+        </div>
+        <PlayersTable view={view} seatName={seatName} mySeat={mySeat} />
       </div>
       <CompanyBoxes view={view} seatName={seatName} />
-      <PlayersTable view={view} seatName={seatName} mySeat={mySeat} />
     </div>
   );
 }
