@@ -148,7 +148,7 @@ test('three players play a whole game of Steel Driver in their browsers', async 
       if (process.env.KONTOR_SCREENSHOTS === '1') {
         await page.setViewportSize({ width: 1280, height: 900 });
         mkdirSync('../docs/screenshots', { recursive: true });
-        await page.getByTestId('sd-map').scrollIntoViewIfNeeded();
+        await page.evaluate(() => window.scrollTo(0, 0));
         await page.screenshot({ path: '../docs/screenshots/steel-driver.png' });
       }
     }

@@ -28,8 +28,8 @@ export function OptionsEditor({ seats, options, onChange }: OptionsEditorProps<O
   const m = useMessages(msgs);
   const valid = seats >= 3 && seats <= 6;
   return (
-    <fieldset class="sd-options">
-      <legend>{m.options}</legend>
+    // The new-game screen puts this inside its own "Options" group.
+    <div class="sd-options" role="group" aria-label={m.options}>
       <label>
         {m.map}
         <select
@@ -48,6 +48,6 @@ export function OptionsEditor({ seats, options, onChange }: OptionsEditorProps<O
         {m.mapMeans}
       </p>
       {valid && <p class="sd-hint">{m.seatsMean(seats, cubesPerRound(seats))}</p>}
-    </fieldset>
+    </div>
   );
 }
