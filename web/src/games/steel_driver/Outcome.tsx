@@ -12,14 +12,14 @@ const msgs = defineMessages({
   goods: { en: 'Goods', ja: '商品' },
   sets: { en: 'Sets', ja: 'セット' },
   set: {
-    en: (n: number, value: number) => `${n} colour${n === 1 ? '' : 's'} $${value}`,
-    ja: (n: number, value: number) => `${n}色 $${value}`,
+    en: (times: number, n: number, value: number) => `${times > 1 ? `${times} × ` : ''}${n} colour${n === 1 ? '' : 's'} $${value}`,
+    ja: (times: number, n: number, value: number) => `${n}色 $${value}${times > 1 ? ` ×${times}` : ''}`,
   },
   profit: { en: 'Final profit', ja: '最終利益' },
   deliveredBy: { en: 'Delivered by', ja: '出荷の担当' },
   byPlayer: { en: 'Final dividends by player (profit × shares)', ja: 'プレイヤーごとの最終配当（利益×株数）' },
   player: { en: 'Player', ja: 'プレイヤー' },
-  before: { en: 'Before', ja: '最終配当前' },
+  before: { en: 'Round dividends', ja: 'ラウンド配当' },
   final: { en: 'Final dividends', ja: '最終配当' },
   money: { en: 'Money', ja: 'お金' },
   goodsControlled: { en: 'Goods (tie-break)', ja: '商品数（同点時）' },
@@ -29,6 +29,17 @@ const msgs = defineMessages({
   noSets: { en: 'no goods', ja: '商品なし' },
   nobody: { en: 'nobody', ja: 'なし' },
 });
+
+/** Set sizes (largest first) as [size, how many] pairs. */
+function grouped(sets: number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const n of sets) {
+    const last = out.at(-1);
+    if (last && last[0] === n) last[1] += 1;
+    else out.push([n, 1]);
+  }
+  return out;
+}
 
 export function Outcome({ detail, seatName }: { detail: GameDetail; seatName: (seat: number) => string }) {
   const m = useMessages(msgs);
@@ -70,7 +81,7 @@ export function Outcome({ detail, seatName }: { detail: GameDetail; seatName: (s
                   <td>
                     <Goods goods={c.goods} />
                   </td>
-                  <td>{sets.length ? sets.map((n) => m.set(n, SET_VALUES[n] ?? 0)).join(' + ') : m.noSets}</td>
+                  <td>{sets.length ? grouped(sets).map(([n, times]) => m.set(times, n, SET_VALUES[n] ?? 0)).join(' + ') : m.noSets}</td>
                   <td>${c.final_profit}</td>
                 </tr>
               );
@@ -111,7 +122,9 @@ export function Outcome({ detail, seatName }: { detail: GameDetail; seatName: (s
                     {won && <span class="sd-tag"> ★ {m.winner}</span>}
                   </th>
                   {finals.map((amount, i) => (
-                    <td key={i}>{amount ? `${p.shares[i]} × $${view.companies[i]!.final_profit} = $${amount}` : ''}</td>
+                    <td key={i} class="sd-nowrap">
+                      {amount ? `${p.shares[i]} × $${view.companies[i]!.final_profit} = $${amount}` : ''}
+                    </td>
                   ))}
                   <td>${final}</td>
                   <td>${p.money - final}</td>
