@@ -27,6 +27,8 @@ const msgs = defineMessages({
 export interface MapPick {
   /** Links to highlight as choosable, with an accessible description of each. */
   links?: Map<LinkId, string>;
+  /** A short note drawn beside a choosable link (the profit it would bring). */
+  linkNotes?: Map<LinkId, string>;
   selectedLink?: LinkId | null;
   onLink?: (link: LinkId) => void;
   /** Cities to highlight as choosable (goods to take). */
@@ -107,6 +109,11 @@ export function MapView({ view, pick = {} }: { view: View; pick?: MapPick }) {
               <text x={mid.x} y={mid.y} fill={company?.ink ?? 'currentColor'} class="sd-badge-text">
                 {company ? company.mark[lang] : link.cost}
               </text>
+              {choice && pick.linkNotes?.has(link.id) && (
+                <text x={mid.x} y={mid.y - 17} class="sd-link-note">
+                  {pick.linkNotes.get(link.id)}
+                </text>
+              )}
             </>
           );
           if (!choice) return <g key={link.id}>{body}</g>;

@@ -64,6 +64,7 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props
   const pick: MapPick = {};
   if (active?.step === 'build') {
     pick.links = new Map(sortedOptions(active).map((o) => [o.link, optionText(o)]));
+    pick.linkNotes = new Map(active.links.map((o) => [o.link, `+$${o.profit}${o.transcontinental ? ' +$50' : ''}`]));
     pick.selectedLink = active.links.some((o) => o.link === choice.link) ? choice.link : null;
     pick.onLink = (link) => setChoice({ link });
   } else if (active?.step === 'take_goods') {
