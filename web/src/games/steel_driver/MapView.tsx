@@ -4,7 +4,7 @@
 // are highlighted and can be chosen by click or keyboard.
 import { useMemo } from 'preact/hooks';
 import { defineMessages, useLang, useMessages } from '../../i18n';
-import { COLOUR, COMPANIES, COMPANY, COLOURS, type CityId, type LinkId, type View, linkLabel } from './model';
+import { COLOUR, COMPANIES, COMPANY, COLOURS, type CityId, type LinkId, type View, companyLabel, linkLabel } from './model';
 import { WIDTH, layoutCities, type Point } from './layout';
 
 const msgs = defineMessages({
@@ -216,7 +216,8 @@ export function MapView({ view, pick = {} }: { view: View; pick?: MapPick }) {
               <line x1="0" y1="6" x2="40" y2="6" class="sd-track-casing" />
               <line x1="0" y1="6" x2="40" y2="6" stroke={COMPANY[c].fill} stroke-width="6" stroke-dasharray={COMPANY[c].dash || undefined} />
             </svg>
-            {COMPANY[c].mark[lang]} = {COMPANY[c].name[lang]}
+            {/* In Japanese the mark is the name itself. */}
+            {COMPANY[c].mark[lang] === COMPANY[c].name[lang] ? companyLabel(c, lang) : `${COMPANY[c].mark[lang]} = ${COMPANY[c].name[lang]}`}
           </span>
         ))}
         {pick.links && pick.links.size > 0 && (

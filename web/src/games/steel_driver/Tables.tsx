@@ -45,7 +45,9 @@ export function CompanyBoxes({ view, seatName }: { view: View; seatName: (seat: 
           return (
             <li key={c.company} class={active ? 'sd-box active' : 'sd-box'} data-testid={`sd-company-${c.company}`}>
               <h3 style={{ background: style.fill, color: style.ink }}>
-                <span class="sd-mark">{style.mark[lang]}</span> {companyLabel(c.company, lang)}
+                {/* In Japanese the mark is the name itself. */}
+                {style.mark[lang] !== style.name[lang] && <span class="sd-mark">{style.mark[lang]} </span>}
+                {companyLabel(c.company, lang)}
                 {active && <span class="sd-tag"> · {m.acting}</span>}
                 {c.passed && <span class="sd-tag"> · {m.passed}</span>}
               </h3>
