@@ -55,8 +55,8 @@ const msgs = defineMessages({
     ja: (c: string) => `${c}がニューヨークとサンフランシスコを結び、ルートが同点で複数あります。完成させた会社に+$50、選んだルート上のほかの会社に+$30。`,
   },
   pathOption: {
-    en: (companies: string, links: number) => `${companies} — ${links} links`,
-    ja: (companies: string, links: number) => `${companies}（${links}区間）`,
+    en: (bonuses: string, links: number) => `${bonuses} — ${links} links`,
+    ja: (bonuses: string, links: number) => `${bonuses}（${links}区間）`,
   },
   choosePath: { en: 'Choose this path', ja: 'このルートに決める' },
   goodsTitle: { en: (c: string) => `Take goods for ${c}`, ja: (c: string) => `${c}の商品を取る` },
@@ -292,7 +292,11 @@ function ChoosePath({ legal, choice, setChoice, send, busy }: StepProps<'choose_
           {legal.options.map((o, i) => (
             <label key={i} class="sd-choice">
               <input type="radio" name="sd-path" checked={i === index} onChange={() => setChoice({ path: i })} />{' '}
-              {m.pathOption(o.companies.map((c) => companyLabel(c, lang)).join(', '), o.links.length)}
+              {m.pathOption(
+                // The completing company earns $50, every other company on the path $30.
+                o.companies.map((c) => `${companyLabel(c, lang)} +$${c === legal.company ? 50 : 30}`).join(', '),
+                o.links.length,
+              )}
             </label>
           ))}
         </div>

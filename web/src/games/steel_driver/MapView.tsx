@@ -22,6 +22,7 @@ const msgs = defineMessages({
   city: { en: 'City', ja: '都市' },
   legalLink: { en: 'Link you may build', ja: '建設できる区間' },
   goodsHere: { en: 'Goods cube', ja: '商品キューブ' },
+  pathKey: { en: 'Transcontinental path', ja: '大陸横断ルート' },
 });
 
 export interface MapPick {
@@ -220,6 +221,14 @@ export function MapView({ view, pick = {} }: { view: View; pick?: MapPick }) {
             {COMPANY[c].mark[lang] === COMPANY[c].name[lang] ? companyLabel(c, lang) : `${COMPANY[c].mark[lang]} = ${COMPANY[c].name[lang]}`}
           </span>
         ))}
+        {pick.path && pick.path.length > 0 && (
+          <span class="sd-key">
+            <svg viewBox="0 0 40 12" class="wide" aria-hidden="true">
+              <line x1="0" y1="6" x2="40" y2="6" class="sd-path" />
+            </svg>
+            {m.pathKey}
+          </span>
+        )}
         {pick.links && pick.links.size > 0 && (
           <span class="sd-key">
             <svg viewBox="0 0 40 12" class="wide" aria-hidden="true">
