@@ -182,6 +182,15 @@ test('three players play a whole game of Steel Driver in their browsers', async 
       await expect(outcome.getByTestId(`sd-final-${seat}`)).toContainText(q.name);
     }
   }
+  // The log tells the game in words; in Japanese too, with the final scoring.
+  await expect(host.page.getByText(/opens an auction for Red with \d+ cubes\.$/).first()).toBeVisible();
+  await expect(host.page.getByText(/^Final dividends \(profit × shares\): /)).toBeVisible();
+  const guest = guests[0]!.page;
+  await guest.getByLabel('Language').selectOption('ja');
+  await expect(guest.getByTestId('sd-outcome')).toContainText('最終得点');
+  await expect(guest.getByTestId('sd-outcome')).toContainText('勝者：');
+  await expect(guest.getByText(/^最終配当（利益×株数）：/)).toBeVisible();
+
   // The replay slider and the verification of the finished game (the generic game page).
   await checkFinishedGame(host.page);
   for (const p of players) await p.context.close();
