@@ -32,6 +32,8 @@ const msgs = defineMessages({
   },
   yourBid: { en: 'Your bid (cubes)', ja: 'あなたの入札（キューブ）' },
   bid: { en: (n: number) => `Bid ${n}`, ja: (n: number) => `${n}で入札` },
+  bidInvalid: { en: 'Bid', ja: '入札' },
+  range: { en: (lo: number, hi: number) => `${lo} to ${hi} cubes`, ja: (lo: number, hi: number) => `${lo}〜${hi}キューブ` },
   passBid: { en: 'Pass (drop out of this auction)', ja: 'パス（この競りから降りる）' },
   cannotOutbid: { en: 'You hold too few cubes to outbid: you can only pass.', ja: 'キューブが足りず上回れないので、パスしかできません。' },
   buildTitle: { en: (c: string) => `Build for ${c}`, ja: (c: string) => `${c}の建設` },
@@ -73,7 +75,8 @@ const msgs = defineMessages({
 /** The player's half-made choice; each part is used only while `legal` still allows it. */
 export interface Choice {
   company?: Company;
-  bid?: number;
+  /** The bid as typed (kept as text, so a field being edited is not rewritten). */
+  bid?: string;
   link?: LinkId;
   path?: number;
   city?: CityId;
@@ -89,9 +92,35 @@ export interface ControlsProps {
   seatName: (seat: number) => string;
 }
 
-/** A number within [min, max]: the chosen one if it fits, else `min`. */
-export function fitting(value: number | undefined, min: number, max: number): number {
-  return value !== undefined && value >= min && value <= max ? value : min;
+/** The typed bid as a whole number within [min, max], or null when it is not one. */
+export function parseBid(text: string, min: number, max: number): number | null {
+  if (!/^\d+$/.test(text.trim())) return null;
+  const n = Number(text);
+  return n >= min && n <= max ? n : null;
+}
+
+/** A number of cubes, with the range it must be in said beside it when it is outside. */
+function CubesField(props: { label: string; min: number; max: number; text: string; onText: (text: string) => void }) {
+  const m = useMessages(msgs);
+  const valid = parseBid(props.text, props.min, props.max) !== null;
+  return (
+    <label>
+      {props.label}
+      <input
+        type="number"
+        inputMode="numeric"
+        min={props.min}
+        max={props.max}
+        value={props.text}
+        aria-invalid={!valid}
+        aria-describedby="sd-bid-range"
+        onInput={(e) => props.onText(e.currentTarget.value)}
+      />
+      <span id="sd-bid-range" class={valid ? 'sd-hint' : 'sd-hint error'}>
+        {m.range(props.min, props.max)}
+      </span>
+    </label>
+  );
 }
 
 export function Controls(props: ControlsProps) {
@@ -115,13 +144,14 @@ function OpenAuction({ legal, choice, setChoice, send, busy }: StepProps<'open_a
   const m = useMessages(msgs);
   const { lang } = useLang();
   const company = choice.company && legal.companies.includes(choice.company) ? choice.company : legal.companies[0];
-  const bid = fitting(choice.bid, legal.min_bid, legal.max_bid);
+  const text = choice.bid ?? String(legal.min_bid);
+  const bid = parseBid(text, legal.min_bid, legal.max_bid);
   const canOpen = legal.companies.length > 0 && legal.max_bid >= legal.min_bid;
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (canOpen && company) send({ type: 'open_auction', company, bid });
+        if (canOpen && company && bid !== null) send({ type: 'open_auction', company, bid });
       }}
     >
       <h3>{m.openTitle}</h3>
@@ -142,23 +172,14 @@ function OpenAuction({ legal, choice, setChoice, send, busy }: StepProps<'open_a
               ))}
             </div>
           </fieldset>
-          <label>
-            {m.openingBid}
-            <input
-              type="number"
-              min={legal.min_bid}
-              max={legal.max_bid}
-              value={bid}
-              onInput={(e) => setChoice({ bid: Number(e.currentTarget.value) })}
-            />
-          </label>
+          <CubesField label={m.openingBid} min={legal.min_bid} max={legal.max_bid} text={text} onText={(bid) => setChoice({ bid })} />
         </>
       ) : (
         <p>{m.noCubes}</p>
       )}
       <div class="sd-buttons">
         {canOpen && (
-          <button type="submit" disabled={busy}>
+          <button type="submit" disabled={busy || bid === null}>
             {m.open}
           </button>
         )}
@@ -175,12 +196,13 @@ function OpenAuction({ legal, choice, setChoice, send, busy }: StepProps<'open_a
 function Bid({ legal, choice, setChoice, send, busy, seatName }: StepProps<'bid'>) {
   const m = useMessages(msgs);
   const { lang } = useLang();
-  const bid = fitting(choice.bid, legal.min_bid, legal.cubes);
+  const text = choice.bid ?? String(legal.min_bid);
+  const bid = parseBid(text, legal.min_bid, legal.cubes);
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (legal.can_bid) send({ type: 'bid', bid });
+        if (legal.can_bid && bid !== null) send({ type: 'bid', bid });
       }}
     >
       <h3>{m.bidTitle(companyLabel(legal.company, lang))}</h3>
@@ -188,23 +210,14 @@ function Bid({ legal, choice, setChoice, send, busy, seatName }: StepProps<'bid'
         {m.highBid(legal.high_bid, seatName(legal.high_bidder))} {m.youHold(legal.cubes)}
       </p>
       {legal.can_bid ? (
-        <label>
-          {m.yourBid}
-          <input
-            type="number"
-            min={legal.min_bid}
-            max={legal.cubes}
-            value={bid}
-            onInput={(e) => setChoice({ bid: Number(e.currentTarget.value) })}
-          />
-        </label>
+        <CubesField label={m.yourBid} min={legal.min_bid} max={legal.cubes} text={text} onText={(bid) => setChoice({ bid })} />
       ) : (
         <p>{m.cannotOutbid}</p>
       )}
       <div class="sd-buttons">
         {legal.can_bid && (
-          <button type="submit" disabled={busy}>
-            {m.bid(bid)}
+          <button type="submit" disabled={busy || bid === null}>
+            {bid === null ? m.bidInvalid : m.bid(bid)}
           </button>
         )}
         {legal.can_pass && (
