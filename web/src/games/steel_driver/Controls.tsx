@@ -49,6 +49,7 @@ const msgs = defineMessages({
   },
   bonus: { en: ' + transcontinental bonus $50', ja: ' ＋大陸横断ボーナス$50' },
   build: { en: (link: string) => `Build ${link}`, ja: (link: string) => `${link}を建設` },
+  buildable: { en: 'Links it may build (most profitable first)', ja: '建設できる区間（利益の大きい順）' },
   chooseLink: { en: 'Choose a link first', ja: 'まず区間を選んでください' },
   passBuild: { en: 'Pass (no link can be built)', ja: 'パス（建設できる区間なし）' },
   pathTitle: { en: 'Transcontinental: choose the path that earns the bonus', ja: '大陸横断：ボーナスを得るルートを選ぶ' },
@@ -259,7 +260,7 @@ function Build({ legal, choice, setChoice, send, busy }: StepProps<'build'>) {
       <p>{m.buildFacts(legal.cubes, legal.track_left)}</p>
       {options.length > 0 && (
         <fieldset>
-          <legend>{m.buildTitle(companyLabel(legal.company, lang))}</legend>
+          <legend>{m.buildable}</legend>
           <div class="sd-choices column">
             {options.map((o) => (
               <label key={o.link} class="sd-choice">
