@@ -2,7 +2,10 @@
 // the other pages live (log and turn), the page in Japanese, and at 360 pixels wide.
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { accessToken, checkFinishedGame, signUp } from './support';
+import { accessToken, checkFinishedGame, passwordOf, signUp, signUpPlayers } from './support';
+
+// Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
+test.describe.configure({ timeout: 120_000 });
 
 /** A finished game: a complete golden export imported as a sandbox of the player's. */
 async function importFinished(request: import('@playwright/test').APIRequestContext, name: string, file: string) {
@@ -29,6 +32,11 @@ test('a finished game: result, seed, replay slider and verification', async ({ b
   await expect(anna.page.getByTestId('seed')).toHaveText(/^[0-9a-f]{64}$/);
   await expect(anna.page.getByTestId('log')).toContainText('The game is over; the seed is revealed.');
   await checkFinishedGame(anna.page);
+  // An address with ?at= opens on that version (a link to a position).
+  await anna.page.goto(`/games/${id}?at=5`);
+  await expect(anna.page.getByTestId('board-frame')).toHaveAttribute('data-at-version', '5');
+  await expect(anna.page.getByText('A past position')).toBeVisible();
+  await anna.page.getByRole('button', { name: 'Back to now' }).click();
 
   // The log downloads as ndjson.
   const download = anna.page.waitForEvent('download');
@@ -73,6 +81,16 @@ test('a move shows on the other players\' pages without a reload', async ({ brow
   const mover = players.find((p) => p.name === moverName)!;
   const watchers = players.filter((p) => p !== mover);
   const lines = await watchers[0]!.page.getByTestId('log').locator('li').count();
+  // Each watcher also has the lobby open in a second tab: "Your turn" follows the move.
+  const lobbies = await Promise.all(
+    watchers.map(async (w) => {
+      const lobby = await w.context.newPage();
+      await lobby.goto('/');
+      await expect(lobby.getByTestId('list-my-turn')).toHaveAttribute('data-loaded', 'true');
+      await expect(lobby.getByTestId('list-my-turn').locator(`[data-game-id="${id}"]`)).toHaveCount(0);
+      return lobby;
+    }),
+  );
   await expect(mover.page.getByTestId('turn')).toHaveText('Your turn.');
   const token = await accessToken(request, mover.name);
   const moved = await request.post(`/api/v1/games/${id}/actions`, {
@@ -86,10 +104,58 @@ test('a move shows on the other players\' pages without a reload', async ({ brow
     await expect(w.page.getByTestId('log').locator('li')).toHaveCount(lines + 1);
     await expect(w.page.getByTestId('replay')).toHaveAttribute('max', String(detail.version + 1));
   }
+  // The one now to move sees it in the lobby without a reload (the user stream).
+  const next = (await Promise.all(watchers.map((w) => w.page.getByTestId('turn').textContent()))).indexOf('Your turn.');
+  expect(next).toBeGreaterThanOrEqual(0);
+  await expect(lobbies[next]!.getByTestId('list-my-turn').locator(`[data-game-id="${id}"]`)).toContainText('your move');
   // The lobby on a phone: nothing sideways.
   await anna.page.setViewportSize({ width: 360, height: 740 });
   await anna.page.goto('/');
   await expect(anna.page.getByTestId('list-running')).toContainText('Steel Driver');
   await noSidewaysScroll(anna.page);
   for (const p of players) await p.context.close();
+});
+
+test('a player whose seat the bot took after a timeout returns to it', async ({ browser, request }) => {
+  const players = await signUpPlayers(browser, ['anna', 'bert', 'cara']);
+  const tokens = await Promise.all(players.map((p) => accessToken(request, p.name)));
+  // Five seconds a move, abandoned after one timeout (the test server allows short moves).
+  const created = await request.post('/api/v1/games', {
+    headers: { authorization: `Bearer ${tokens[0]}` },
+    data: { kind: 'steel-driver', seats: 3, time_control: { seconds_per_move: 5, abandon_after: 1 } },
+  });
+  expect(created.status()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  for (const token of tokens.slice(1)) {
+    expect((await request.post(`/api/v1/games/${id}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
+  }
+  const detail = (await (await request.get(`/api/v1/games/${id}`, { headers: { authorization: `Bearer ${tokens[0]}` } })).json()) as {
+    pending: number[];
+    seats: { seat: number; username: string }[];
+  };
+  const first = players.find((p) => p.name === detail.seats.find((s) => s.seat === detail.pending[0])!.username)!;
+  await first.page.goto(`/games/${id}`);
+  await expect(first.page.getByTestId('countdown')).toBeVisible();
+  const back = first.page.getByRole('button', { name: 'Return to my seat' });
+  await expect(back).toBeVisible({ timeout: 30_000 });
+  await expect(first.page.getByText('the bot is playing your seat')).toBeVisible();
+  await back.click();
+  await expect(first.page.getByTestId('log')).toContainText(`${first.name} is back at the table.`);
+  for (const p of players) await p.context.close();
+});
+
+test('a game page opened signed out (a link from a mail) asks to sign in and then shows the game', async ({ browser, request }) => {
+  const anna = await signUp(browser, 'anna');
+  const id = await importFinished(request, anna.name, 'flying-dutchman-4p.ndjson');
+  await anna.context.close();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`/games/${id}`);
+  await expect(page.getByText('Sign in to see this game.')).toBeVisible();
+  await page.getByLabel('Username or email address').fill(anna.name);
+  await page.getByLabel('Password').fill(passwordOf(anna.name));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(new RegExp(`/games/${id}$`));
+  await expect(page.getByTestId('turn')).toHaveText('The game is over.');
+  await context.close();
 });

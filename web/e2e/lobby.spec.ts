@@ -1,7 +1,10 @@
 // The lobby, a new game, joining, inviting, starting and cancelling, through the page in
 // three (and a fourth, watching) browser contexts.
 import { expect, test, type Page } from '@playwright/test';
-import { signUp, type Player } from './support';
+import { accessToken, signUp, type Player } from './support';
+
+// Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
+test.describe.configure({ timeout: 120_000 });
 
 const GAME = 'Steel Driver';
 
@@ -81,7 +84,7 @@ test('three players meet in the lobby, join, start, and see the turn pass live',
   const dora = await signUp(browser, 'dora');
   await dora.page.goto(`/games/${id}`);
   await expect(dora.page.getByText('You are watching')).toBeVisible();
-  await expect(dora.page.getByTestId('board')).toBeVisible();
+  await expect(dora.page.getByTestId('board-frame')).toBeVisible();
   await expect(dora.page.getByRole('button', { name: 'Join' })).toHaveCount(0);
   await expect(dora.page.getByTestId('turn')).toHaveText(new RegExp(`Waiting for ${mover.name}`));
 
@@ -131,4 +134,20 @@ test('a private game admits the invited only, and a game can be cancelled after 
   await expect(anna.page.getByTestId('game-missing')).toBeVisible();
   await anna.context.close();
   await eve.context.close();
+});
+
+test('a long list pages: twenty at first, the rest on "Show more"', async ({ browser, request }) => {
+  const anna = await signUp(browser, 'anna');
+  const token = await accessToken(request, anna.name);
+  for (let i = 0; i < 21; i++) {
+    const created = await request.post('/api/v1/games', { headers: { authorization: `Bearer ${token}` }, data: { kind: 'flying-dutchman', seats: 3 } });
+    expect(created.status()).toBe(201);
+  }
+  await anna.page.reload();
+  const waiting = anna.page.getByTestId('list-waiting');
+  await expect(waiting.getByTestId('game-row')).toHaveCount(20);
+  await waiting.getByRole('button', { name: 'Show more' }).click();
+  await expect(waiting.getByTestId('game-row')).toHaveCount(21);
+  await expect(waiting.getByRole('button', { name: 'Show more' })).toHaveCount(0);
+  await anna.context.close();
 });

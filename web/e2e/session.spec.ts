@@ -1,5 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { readableState, signUp } from './support';
+import { passwordOf, readableState, signUp, signUpPlayers } from './support';
+
+// Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
+test.describe.configure({ timeout: 120_000 });
 
 test('a player signs up, stays signed in across a reload, and signs out', async ({ browser }) => {
   const anna = await signUp(browser, 'anna');
@@ -18,6 +21,30 @@ test('a player signs up, stays signed in across a reload, and signs out', async 
   await anna.page.reload();
   await expect(anna.page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
   await anna.context.close();
+});
+
+test('three players sign up in three browsers; a wrong password is refused in words; signing in again works', async ({ browser }) => {
+  const players = await signUpPlayers(browser, ['anna', 'bert', 'cara']);
+  expect(new Set(players.map((p) => p.name)).size).toBe(3);
+  for (const p of players) await expect(p.page.getByTestId('signed-in-as')).toHaveText(p.name);
+
+  const [anna] = players;
+  await anna!.page.getByRole('button', { name: 'Sign out' }).click();
+  await anna!.page.getByLabel('Username or email address').fill(anna!.name);
+  await anna!.page.getByLabel('Password').fill('not the password at all');
+  await anna!.page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(anna!.page.getByRole('alert')).not.toBeEmpty();
+  // The same refusal in Japanese comes from its code.
+  await anna!.page.getByLabel('Language').selectOption('ja');
+  await anna!.page.getByRole('button', { name: 'ログイン' }).click();
+  await expect(anna!.page.getByRole('alert')).toHaveText('ユーザー名またはパスワードが違います。');
+  await anna!.page.getByLabel('言語').selectOption('en');
+  await anna!.page.getByLabel('Password').fill(passwordOf(anna!.name));
+  await anna!.page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(anna!.page.getByTestId('signed-in-as')).toHaveText(anna!.name);
+  await anna!.page.reload();
+  await expect(anna!.page.getByTestId('signed-in-as')).toHaveText(anna!.name);
+  for (const p of players) await p.context.close();
 });
 
 test('the page has a strict content security policy', async ({ request }) => {

@@ -3,6 +3,9 @@
 import { expect, test } from '@playwright/test';
 import { signUp } from './support';
 
+// Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
+test.describe.configure({ timeout: 120_000 });
+
 test('notifications, vacation and API tokens', async ({ browser, request }) => {
   const anna = await signUp(browser, 'anna');
   const { page } = anna;

@@ -61,7 +61,7 @@ export async function accessToken(request: APIRequestContext, name: string): Pro
  */
 export async function checkFinishedGame(page: Page): Promise<void> {
   const slider = page.getByTestId('replay');
-  const board = page.getByTestId('board');
+  const board = page.getByTestId('board-frame');
   await expect(slider).toBeVisible();
   const last = Number(await slider.getAttribute('max'));
   expect(last).toBeGreaterThan(2);
@@ -81,4 +81,11 @@ export async function checkFinishedGame(page: Page): Promise<void> {
   const verification = page.getByTestId('verification');
   await expect(verification).toHaveAttribute('data-verified', 'true');
   await expect(verification).toContainText('Verified');
+}
+
+/** Several players, each signed up through the page in a browser context of their own. */
+export async function signUpPlayers(browser: Browser, bases: string[]): Promise<Player[]> {
+  const players: Player[] = [];
+  for (const base of bases) players.push(await signUp(browser, base));
+  return players;
 }

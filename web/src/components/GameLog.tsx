@@ -1,6 +1,6 @@
 // The log in words: every event the viewer may see, one line each. Loaded page by page
 // from `GET /games/{id}/events` and kept live by the events of the game's stream.
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { defineMessages, useLang, useMessages, type Lang } from '../i18n';
 import type { EventOut, GameModule } from '../games/types';
@@ -99,15 +99,26 @@ export function GameLog(props: {
 }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
+  // The newest line stays in sight as lines come in, unless the reader scrolled up.
+  const list = useRef<HTMLOListElement>(null);
+  const atEnd = useRef(true);
+  useLayoutEffect(() => {
+    const el = list.current;
+    if (el && atEnd.current) el.scrollTop = el.scrollHeight;
+  }, [props.events.length]);
+  const onScroll = () => {
+    const el = list.current;
+    if (el) atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 8;
+  };
   return (
     <section class="log" aria-labelledby="log-title">
       <h2 id="log-title">{m.title}</h2>
       {props.events.length === 0 ? (
         <p>{m.empty}</p>
       ) : (
-        <ol data-testid="log" tabIndex={0} aria-labelledby="log-title">
+        <ol data-testid="log" tabIndex={0} aria-labelledby="log-title" ref={list} onScroll={onScroll}>
           {props.events.map((e) => (
-            <li key={e.seq} value={e.seq}>
+            <li key={e.seq} value={e.seq} title={new Date(e.at).toLocaleString(lang)}>
               {describeEvent(e, props.module, lang, m, props.seatName)}
             </li>
           ))}

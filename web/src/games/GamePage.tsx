@@ -16,6 +16,7 @@ import { TurnBar } from '../components/TurnBar';
 import { GameLog, useEventLog } from '../components/GameLog';
 import { Replay } from '../components/Replay';
 import { ExportButton, Finished } from '../components/Finished';
+import { SignIn } from '../screens/SignIn';
 
 const msgs = defineMessages({
   loading: { en: 'Loading…', ja: '読み込み中…' },
@@ -31,6 +32,10 @@ const msgs = defineMessages({
     ja: '観戦中：観戦者に公開されている情報だけが表示されます。',
   },
   privateGame: { en: 'Private game', ja: '非公開のゲーム' },
+  sandbox: {
+    en: 'An imported copy of a finished game, to step through; only you can see it.',
+    ja: '終了したゲームを取り込んだ検討用のコピーです。あなただけが見られます。',
+  },
   conflict: {
     en: 'The game moved on while you were choosing. The board now shows the new position; check your choice and send it again.',
     ja: '選んでいる間にゲームが進みました。盤面は最新の状態です。選択を確認して、もう一度送ってください。',
@@ -49,11 +54,18 @@ export function newKey(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-type Message = { kind: 'error' | 'notice'; text: string } | null;
+// The refusal itself is kept, and put in words when shown, so a language switch translates it.
+type Message = { kind: 'error'; error: unknown } | { kind: 'notice' } | null;
 
 /** The live game: loaded once, then kept current by its stream. */
 function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => void) {
-  const [detail, setDetail] = useState<GameDetail | null>(null);
+  const [detail, setDetailState] = useState<GameDetail | null>(null);
+  // An answer that crossed a newer one on the way (a load and the stream's snapshot) never
+  // takes the page back to an older version.
+  const setDetail = useCallback(
+    (next: GameDetail) => setDetailState((old) => (old && old.id === next.id && next.version < old.version ? old : next)),
+    [],
+  );
   const [failure, setFailure] = useState<ApiError | Error | null>(null);
   const [connected, setConnected] = useState(false);
   // Loads are not run side by side; one asked for meanwhile runs once the current ends,
@@ -100,10 +112,10 @@ function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => voi
 }
 
 /** The game as it was at version `at` (null: none asked for). */
-function usePastGame(id: string, at: number | null) {
+function usePastGame(id: string, at: number | null, enabled: boolean) {
   const [past, setPast] = useState<GameDetail | null>(null);
   useEffect(() => {
-    if (at === null) {
+    if (at === null || !enabled) {
       setPast(null);
       return;
     }
@@ -114,7 +126,7 @@ function usePastGame(id: string, at: number | null) {
     return () => {
       stale = true;
     };
-  }, [id, at]);
+  }, [id, at, enabled]);
   return past;
 }
 
@@ -131,7 +143,7 @@ export function GamePage({ id }: { id: string }) {
   const log = useEventLog(id, signedIn);
   const onEvent = useCallback((e: EventOut) => log.add([e]), [log.add]);
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent);
-  const past = usePastGame(id, at);
+  const past = usePastGame(id, at, signedIn);
   // Seats taken before the start are not events of the game's stream: while the game is
   // open, look again every few seconds.
   const open = detail?.status === 'open';
@@ -155,9 +167,9 @@ export function GamePage({ id }: { id: string }) {
     } catch (err) {
       if (err instanceof ApiError && err.code === 'version_conflict') {
         await load();
-        setMessage({ kind: 'notice', text: m.conflict });
+        setMessage({ kind: 'notice' });
       } else {
-        setMessage({ kind: 'error', text: errorText(err, lang, module?.errorMessages) });
+        setMessage({ kind: 'error', error: err });
       }
       throw err;
     } finally {
@@ -167,9 +179,10 @@ export function GamePage({ id }: { id: string }) {
 
   if (user === null) {
     return (
-      <p>
-        <a href="/signin">{m.signIn}</a>
-      </p>
+      <>
+        <p class="notice">{m.signIn}</p>
+        <SignIn />
+      </>
     );
   }
   if (failure instanceof ApiError && (failure.status === 404 || failure.status === 403) && !detail) {
@@ -211,17 +224,18 @@ export function GamePage({ id }: { id: string }) {
 
   return (
     <article class="game" data-status={detail.status}>
-      <h1>
-        {module?.name[lang] ?? detail.kind}{' '}
-        {detail.visibility === 'private' && <span class="tag">{m.privateGame}</span>}{' '}
+      <header class="game-head">
+        <h1>
+          {module?.name[lang] ?? detail.kind} {detail.visibility === 'private' && <span class="tag">{m.privateGame}</span>}
+        </h1>
         <small class="muted" data-testid="connection">
           {connected ? `● ${m.live}` : `○ ${m.reconnecting}`}
         </small>
-      </h1>
+      </header>
       <div aria-live="assertive" class="messages">
         {message && (
           <p class={message.kind} role={message.kind === 'error' ? 'alert' : 'status'} data-testid="game-message">
-            {message.text}
+            {message.kind === 'error' ? errorText(message.error, lang, module?.errorMessages) : m.conflict}
           </p>
         )}
       </div>
@@ -240,11 +254,12 @@ export function GamePage({ id }: { id: string }) {
           </button>
         </p>
       )}
-      {started && mySeat === null && <p class="muted">{m.spectator}</p>}
+      {detail.sandbox ? <p class="muted">{m.sandbox}</p> : started && mySeat === null && <p class="muted">{m.spectator}</p>}
       {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
+      {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {isPast && <p class="notice">{m.past}</p>}
       {module && shown.view && (
-        <div class="board" data-testid="board" data-at-version={shown.at_version}>
+        <div class="board" data-testid="board-frame" data-at-version={shown.at_version}>
           <module.Board
             // The live board is never remounted by an update, so a half-made choice
             // survives new versions (and the reload after a 409); each past version is
@@ -258,10 +273,10 @@ export function GamePage({ id }: { id: string }) {
             busy={busy}
             past={isPast}
             seatName={seatName}
+            events={isPast ? log.events.filter((e) => e.seq <= shown.at_version) : log.events}
           />
         </div>
       )}
-      {started && detail.version > 1 && <Replay version={detail.version} at={isPast ? shown.at_version : null} onSeek={seek} />}
       {started && <GameLog events={log.events} module={module} seatName={seatName} />}
       {detail.status === 'active' && <ExportButton id={id} />}
     </article>

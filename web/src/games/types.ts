@@ -30,6 +30,11 @@ export interface BoardProps<View, Legal, Command> {
   past: boolean;
   /** A seat's name as shown at the table. */
   seatName: (seat: number) => string;
+  /**
+   * The log as the viewer may see it, up to the shown version (for "what just happened":
+   * the last roll, the ghost ship's move…). May still be loading: empty at first.
+   */
+  events?: EventOut[];
 }
 
 export interface OptionsEditorProps<Options> {

@@ -65,16 +65,19 @@ function GameRow({ game }: { game: Summary }) {
   );
 }
 
-function GameList(props: { view: ListView; status?: string; title: string; refresh: number; id: string }) {
+function GameList(props: { view: ListView; status?: string; title: string; refresh: number; id: string; notMine?: boolean }) {
   const m = useMessages(msgs);
   const [games, setGames] = useState<Summary[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
-  const fetchPage = (after: string | null) =>
-    ok(
+  // "Open games to join" leaves out my own (they are listed as mine, waiting for players).
+  const fetchPage = async (after: string | null) => {
+    const page = await ok(
       api.GET('/api/v1/games', {
         params: { query: { view: props.view, status: props.status, limit: 20, cursor: after ?? undefined } },
       }),
     );
+    return props.notMine ? { ...page, items: page.items.filter((g) => g.your_seat == null) } : page;
+  };
   // A refresh starts again from the first page (what changed is most likely there).
   useEffect(() => {
     let stale = false;
@@ -131,6 +134,8 @@ export function Lobby() {
     // Coming back to the tab also refreshes: a stream may have been cut while asleep.
     const onVisible = () => document.visibilityState === 'visible' && bump();
     document.addEventListener('visibilitychange', onVisible);
+    // New open games of others are no notice of mine: look again now and then.
+    const timer = setInterval(() => document.visibilityState === 'visible' && bump(), 30_000);
     const stop = follow('/api/v1/me/stream', {
       onMessage: (message) => {
         if (message.event !== 'snapshot') bump();
@@ -138,6 +143,7 @@ export function Lobby() {
     });
     return () => {
       stop();
+      clearInterval(timer);
       document.removeEventListener('visibilitychange', onVisible);
     };
   }, [user]);
@@ -155,7 +161,7 @@ export function Lobby() {
         <GameList id="my-turn" view="my_turn" title={m.myTurn} refresh={refresh} />
         <GameList id="running" view="mine" status="active" title={m.running} refresh={refresh} />
         <GameList id="waiting" view="mine" status="open" title={m.waiting} refresh={refresh} />
-        <GameList id="open" view="open" title={m.open} refresh={refresh} />
+        <GameList id="open" view="open" title={m.open} refresh={refresh} notMine />
         <GameList id="finished" view="finished" title={m.finished} refresh={refresh} />
       </div>
     </>

@@ -7,6 +7,8 @@ import { api, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { GAMES, gameModule } from '../games/registry';
+import { useSession } from '../session';
+import { SignIn } from './SignIn';
 
 type TimeControlRequest = Schemas['TimeControlRequest'];
 
@@ -100,6 +102,9 @@ export function NewGame() {
       setBusy(false);
     }
   };
+  const { user } = useSession();
+  if (user === undefined) return null;
+  if (user === null) return <SignIn />;
   const Editor = module.OptionsEditor;
   const num = (key: 'days_per_move' | 'bank_days' | 'abandon_after') => (e: Event) =>
     setTc({ ...tc, [key]: Number((e.currentTarget as HTMLInputElement).value) });

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ApiError, ok } from '../api/client';
-import { defineMessages, useMessages } from '../i18n';
+import { api, ok } from '../api/client';
+import { errorText } from '../api/errors';
+import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 
 const msgs = defineMessages({
@@ -19,10 +20,23 @@ const msgs = defineMessages({
   haveAccount: { en: 'Already registered?', ja: '登録済みの方は' },
 });
 
-function ErrorLine({ error }: { error: string | null }) {
+/** A refusal, in the language shown now (so switching it translates the message too). */
+/**
+ * After signing in on its own screen the lobby follows; shown in place of another screen
+ * (a game's page opened from a mail, settings) that screen stays, now signed in.
+ */
+function useAfterSignIn() {
+  const { path, route } = useLocation();
+  return () => {
+    if (path === '/signin' || path === '/signup') route('/');
+  };
+}
+
+function ErrorLine({ error }: { error: unknown }) {
+  const { lang } = useLang();
   return error ? (
     <p class="error" role="alert">
-      {error}
+      {errorText(error, lang)}
     </p>
   ) : null;
 }
@@ -30,8 +44,8 @@ function ErrorLine({ error }: { error: string | null }) {
 export function SignIn() {
   const m = useMessages(msgs);
   const { signIn } = useSession();
-  const { route } = useLocation();
-  const [error, setError] = useState<string | null>(null);
+  const done = useAfterSignIn();
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -40,9 +54,9 @@ export function SignIn() {
     setError(null);
     try {
       await signIn(String(form.get('username')), String(form.get('password')));
-      route('/');
+      done();
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(err);
     } finally {
       setBusy(false);
     }
@@ -74,8 +88,8 @@ export function SignIn() {
 export function SignUp() {
   const m = useMessages(msgs);
   const { signIn } = useSession();
-  const { route } = useLocation();
-  const [error, setError] = useState<string | null>(null);
+  const done = useAfterSignIn();
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -91,9 +105,9 @@ export function SignUp() {
         }),
       );
       await signIn(username, password);
-      route('/');
+      done();
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(err);
     } finally {
       setBusy(false);
     }
