@@ -148,7 +148,8 @@ test('three players play a whole game of Steel Driver in their browsers', async 
       if (process.env.KONTOR_SCREENSHOTS === '1') {
         await page.setViewportSize({ width: 1280, height: 900 });
         mkdirSync('../docs/screenshots', { recursive: true });
-        await page.evaluate(() => window.scrollTo(0, 0));
+        // The board from its top: the round and phase, the controls beside the map.
+        await board.evaluate((el) => el.scrollIntoView({ block: 'start' }));
         await page.screenshot({ path: '../docs/screenshots/steel-driver.png' });
       }
     }

@@ -2,7 +2,7 @@
 // `legal` allows the caller now. Everything shown comes from the caller's view and legal.
 import { useState } from 'preact/hooks';
 import { defineMessages, useLang, useMessages } from '../../i18n';
-import type { BoardProps, GameModule } from '../types';
+import type { BoardProps, EventOut, GameModule } from '../types';
 import { Controls, sortedOptions, useOptionText, type Choice } from './Controls';
 import { describe } from './describe';
 import { RULE_ERRORS } from './errors';
@@ -14,6 +14,7 @@ import { CompanyBoxes, PlayersTable } from './Tables';
 import './steel-driver.css';
 
 const msgs = defineMessages({
+  last: { en: 'Last:', ja: '直前：' },
   round: { en: (r: number, of: number) => `Round ${r} of ${of}`, ja: (r: number, of: number) => `第${r}ラウンド（全${of}）` },
   setup: { en: 'Setting up', ja: '準備中' },
   auction: { en: 'Auctions', ja: '競り' },
@@ -43,7 +44,7 @@ const msgs = defineMessages({
 
 type Props = BoardProps<View, Legal, Command>;
 
-function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props) {
+function Board({ detail, view, legal, mySeat, act, busy, past, seatName, events }: Props) {
   const m = useMessages(msgs);
   const { lang } = useLang();
   const optionText = useOptionText();
@@ -83,6 +84,7 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props
   return (
     <div class="sd-board" data-testid="sd-board" data-version={detail.at_version}>
       <Status view={view} mySeat={mySeat} seatName={seatName} />
+      <LastMove events={events} seatName={seatName} />
       {/* Beside the map on a wide screen; on a narrow one the controls come first. */}
       <div class="sd-main">
         {active && mySeat !== null && (
@@ -100,6 +102,19 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName }: Props
       </div>
       <CompanyBoxes view={view} seatName={seatName} />
     </div>
+  );
+}
+
+/** What just happened: the latest event of the game in words. */
+function LastMove({ events, seatName }: { events?: EventOut[]; seatName: (s: number) => string }) {
+  const m = useMessages(msgs);
+  const { lang } = useLang();
+  const last = [...(events ?? [])].reverse().find((e) => !e.type.startsWith('kontor.'));
+  if (!last) return null;
+  return (
+    <p class="sd-last" data-testid="sd-last">
+      {m.last} {describe(last.data as Event, lang, seatName)}
+    </p>
   );
 }
 
