@@ -74,6 +74,7 @@ pub async fn list_kinds() -> Json<KindList> {
         (status = 200, description = "One page of games.", body = GamePage),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`: `kind` names no registered game.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games")]
@@ -163,7 +164,11 @@ pub async fn get_game(
     response
         .insert_header(header::ETag(header::EntityTag::new_strong(tag.clone())))
         .insert_header((header::CACHE_CONTROL, "private, no-cache"));
-    let unchanged = match req.headers().get(header::IF_NONE_MATCH) {
+    let if_none_match = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .filter(|value| !value.as_bytes().trim_ascii().is_empty());
+    let unchanged = match if_none_match {
         None => false,
         Some(value) => {
             let condition = value
@@ -404,7 +409,12 @@ pub async fn submit_action(
     let key = idempotency_key(&req)?;
     let body = body.into_inner();
     let game_id = path.into_inner();
-    let version = match req.headers().get(header::IF_MATCH) {
+    // An empty list (RFC 9110 allows `#entity-tag` to be empty) is no condition.
+    let if_match = req
+        .headers()
+        .get(header::IF_MATCH)
+        .filter(|value| !value.as_bytes().trim_ascii().is_empty());
+    let version = match if_match {
         None => body.version.ok_or_else(|| {
             ApiError::bad_request(
                 ErrorCode::VersionRequired,

@@ -295,7 +295,12 @@ fn complete_responses(spec: &mut Value) {
             if secured {
                 add(
                     "401",
-                    "No or bad credentials: `missing_token`, `invalid_token`, `token_expired` or `wrong_token_type`.",
+                    "No or bad credentials: `unauthenticated`, `invalid_token`, `token_expired` or `wrong_token_type`.",
+                );
+                // Every secured operation needs a scope or a logged-in user's session.
+                add(
+                    "403",
+                    "`insufficient_scope` (an API token without the scope this needs) or `session_required` (only a logged-in user's access token may do this).",
                 );
             }
             if takes_path || takes_query || json_body {
@@ -365,6 +370,7 @@ fn constrain_fields(spec: &mut Value) {
         .iter()
         .map(|k| with_rules!(*k, R => R::MAX_SEATS))
         .max();
+    let last_seat = max_seats.map(|m| m - 1);
     let scopes: Vec<&str> = crate::auth::Scope::ALL.iter().map(|s| s.as_str()).collect();
     let constraints = [
         ("CreateGameRequest", "kind", json!({"enum": kinds})),
@@ -418,9 +424,29 @@ fn constrain_fields(spec: &mut Value) {
         (
             "CreateTokenRequest",
             "expires_in_days",
-            json!({"minimum": 1}),
+            json!({"minimum": 1, "maximum": 3650}),
         ),
         ("VacationRequest", "days", json!({"minimum": 1})),
+        (
+            "CreateTokenRequest",
+            "name",
+            json!({"minLength": 1, "maxLength": 100}),
+        ),
+        (
+            "InviteRequest",
+            "username",
+            json!({"minLength": 1, "maxLength": 254}),
+        ),
+        (
+            "JoinRequest",
+            "seat",
+            json!({"minimum": 0, "maximum": last_seat}),
+        ),
+        (
+            "ActionRequest",
+            "seat",
+            json!({"minimum": 0, "maximum": last_seat}),
+        ),
     ];
     let parameters = [
         ("/api/v1/games", "get", "kind", json!({"enum": kinds})),
@@ -430,6 +456,12 @@ fn constrain_fields(spec: &mut Value) {
             "get",
             "limit",
             json!({"minimum": 1, "maximum": 100}),
+        ),
+        (
+            "/api/v1/games",
+            "get",
+            "cursor",
+            json!({"minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"}),
         ),
         (
             "/api/v1/games/{game_id}",
@@ -479,6 +511,17 @@ fn constrain_fields(spec: &mut Value) {
             .get_mut("parameters")
             .and_then(Value::as_array_mut);
         for parameter in parameters.into_iter().flatten() {
+            if parameter["in"] == "query" {
+                // Query text is checked like body text (`crate::text`).
+                let schema = &mut parameter["schema"];
+                let plain = ["enum", "const", "pattern", "format", "$ref"]
+                    .iter()
+                    .all(|key| schema.get(*key).is_none());
+                if schema["type"] == "string" && plain {
+                    schema["pattern"] = json!(TEXT);
+                }
+                continue;
+            }
             if parameter["in"] != "header" {
                 continue;
             }
@@ -499,6 +542,14 @@ fn constrain_fields(spec: &mut Value) {
             .unwrap_or_else(|| panic!("{method} {path} takes {name}"));
         for (key, value) in constraint.as_object().expect("constraints are objects") {
             parameter["schema"][key] = value.clone();
+        }
+    }
+    // Options left out take their defaults, so no option is required of a request (and an
+    // answer, which has them all, still fits).
+    for kind in GameKind::ALL {
+        let name = format!("{}.Options", prefix_of(kind.as_str()));
+        if let Some(options) = spec["components"]["schemas"].get_mut(&name) {
+            options.as_object_mut().map(|o| o.remove("required"));
         }
     }
     for (schema, field, constraint) in constraints {
@@ -582,7 +633,9 @@ fn add_text_patterns(schema: &mut Value, pending: &mut Vec<String>) {
 
 /// `*` or a comma-separated list of entity tags (RFC 9110), as `If-Match` and
 /// `If-None-Match` take them.
-const ENTITY_TAGS: &str = r#"^\s*(\*|(W/)?"[!#-~]*"(\s*,\s*(W/)?"[!#-~]*")*)\s*$"#;
+/// A bare version number (`12`) is read as the tag `"12"`, as earlier versions accepted it.
+/// An empty list is no condition.
+const ENTITY_TAGS: &str = r#"^\s*(\*|[0-9]+|(W/)?"[!#-~]*"(\s*,\s*(W/)?"[!#-~]*")*)?\s*$"#;
 
 /// Calls `f` with each operation's path and object.
 fn for_each_operation(spec: &mut Value, mut f: impl FnMut(&str, &mut Value)) {
@@ -741,7 +794,7 @@ fn link_game_schemas(spec: &mut Value) {
             "CreateGameRequest",
             "options",
             "Options",
-            false,
+            true,
             "The game's options; absent ones take their defaults. Unknown options are refused.",
         ),
         (

@@ -1,5 +1,6 @@
-//! One policy for query parameters, everywhere: an operation takes the query parameters its
-//! description lists and no others. An unknown one is refused with 400 `invalid_parameter`
+//! Requests are held to what the description documents before any handler sees them: a
+//! path answers only its documented methods, and (one policy for query parameters,
+//! everywhere) an operation takes the query parameters its description lists and no others. An unknown one is refused with 400 `invalid_parameter`
 //! naming it (a misspelt `limt=5` would otherwise be silently ignored on operations without
 //! query parameters, while those with them refused it). Unknown members of JSON bodies are
 //! refused the same way by each body type (`deny_unknown_fields`).
@@ -58,6 +59,16 @@ pub async fn refuse_unknown_parameters(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    // A path that exists answers only its documented methods, even where the router would
+    // hand the request to a neighbouring route (`GET /games/import` to `/games/{game_id}`).
+    if let Some(state) = req.app_data::<web::Data<AppState>>().cloned() {
+        let allowed = super::methods::allowed_methods(&state.openapi, req.path());
+        if !allowed.is_empty() && !allowed.contains(req.method()) {
+            let (req, _) = req.into_parts();
+            let response = super::methods::unrouted(req.clone(), state).await;
+            return Ok(ServiceResponse::new(req, response).map_into_right_body());
+        }
+    }
     if !req.query_string().is_empty()
         && let Some(state) = req.app_data::<web::Data<AppState>>()
         && let Some(names) = declared(&state.openapi, req.method(), req.path())

@@ -9,6 +9,7 @@ mod clocks;
 mod committer;
 mod contract;
 mod exact;
+mod fuzz;
 mod games;
 mod golden;
 mod hardening;

@@ -5,7 +5,8 @@ import { defineMessages, useMessages } from '../../i18n';
 import type { OptionsEditorProps } from '../types';
 import type { Options } from './common';
 
-const DEFAULTS: Options = {
+// Every option has a default on the server, so the schema requires none; the page fills them.
+const DEFAULTS: Required<Options> = {
   edition: '2016',
   value_track: 'without_one',
   board: 'standard',
@@ -45,7 +46,7 @@ const msgs = defineMessages({
 
 export function OptionsEditor({ options, onChange }: OptionsEditorProps<Options>) {
   const m = useMessages(msgs);
-  const current = { ...DEFAULTS, ...options };
+  const current: Required<Options> = { ...DEFAULTS, ...options };
   // Keeps only what differs from the defaults, so the stored game shows the server's defaults.
   const set = <K extends keyof Options>(key: K, value: Options[K]) => {
     const next: Partial<Options> = { ...options, [key]: value };
