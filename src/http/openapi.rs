@@ -109,6 +109,7 @@ pub fn build() -> Value {
     link_game_schemas(&mut value);
     open_problem(&mut value);
     name_variants(&mut value);
+    type_event_lines(&mut value);
     constrain_fields(&mut value);
     constrain_request_text(&mut value);
     complete_responses(&mut value);
@@ -657,6 +658,34 @@ fn property_mut<'a>(spec: &'a mut Value, schema: &str, field: &str) -> Option<&'
         .as_array_mut()?
         .iter_mut()
         .find_map(|member| member.get_mut("properties")?.get_mut(field))
+}
+
+/// An event in a log is one of a game's events or one of the platform's (`kontor.…`): its
+/// `data` is either, and its `type` is one of their tags.
+fn type_event_lines(spec: &mut Value) {
+    let unions: Vec<String> = GameKind::ALL
+        .iter()
+        .map(|k| format!("{}.Event", prefix_of(k.as_str())))
+        .chain(["PlatformEvent".to_string()])
+        .collect();
+    let schemas = &spec["components"]["schemas"];
+    let mut tags: Vec<String> = unions
+        .iter()
+        .flat_map(|union| {
+            schemas[union]["discriminator"]["mapping"]
+                .as_object()
+                .map(|m| m.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+        .collect();
+    tags.sort();
+    tags.dedup();
+    let event = property_mut(spec, "EventOut", "type").expect("EventOut has a type");
+    event["enum"] = json!(tags);
+    let data = property_mut(spec, "EventOut", "data").expect("EventOut has data");
+    if let Some(choices) = data["anyOf"].as_array_mut() {
+        choices.push(json!({"$ref": "#/components/schemas/PlatformEvent"}));
+    }
 }
 
 /// Gives every variant of a tagged union its own component with a discriminator mapping, so

@@ -43,6 +43,15 @@ async fn schemathesis_finds_nothing_the_description_does_not_say() {
         .await
         .unwrap();
     let api_token = created["token"].as_str().unwrap().to_string();
+    // A running game the fuzzer plays in, for every operation that takes a game id.
+    let others = [app.register("bert").await, app.register("cora").await];
+    let game = app
+        .start_game(
+            "flying-dutchman",
+            json!({}),
+            &[fuzzer.clone(), others[0].clone(), others[1].clone()],
+        )
+        .await;
     let spec = format!("{}/api/v1/openapi.json", app.address);
     let work = std::env::temp_dir().join(format!("kontor-fuzz-{}", uuid::Uuid::now_v7()));
     std::fs::create_dir_all(&work).unwrap();
@@ -67,6 +76,7 @@ async fn schemathesis_finds_nothing_the_description_does_not_say() {
             .current_dir(&work)
             // The hooks module (ndjson bodies as text) beside the configuration.
             .env("PYTHONPATH", root.join("tests/fuzz"))
+            .env("KONTOR_FUZZ_GAME", game.to_string())
             .output()
             .await
             .unwrap();
@@ -76,8 +86,19 @@ async fn schemathesis_finds_nothing_the_description_does_not_say() {
             "schemathesis with {credential} found failures:\n{report}\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
-        // It really ran the operations (a run that tested nothing would succeed too).
+        // It really ran the operations, on real data (a run that tested nothing, or only
+        // unknown ids, would succeed too).
         assert!(report.contains("Tested: "), "{report}");
+        // (A failed mail to retry is the one id the fuzzer has none of.)
+        let missing = report
+            .split("Missing test data")
+            .nth(1)
+            .map(|rest| rest.split("\n\n💡").next().unwrap_or(rest))
+            .unwrap_or_default();
+        assert!(
+            !missing.contains("{game_id}"),
+            "game operations saw only 404s:\n{report}"
+        );
     }
     std::fs::remove_dir_all(&work).unwrap();
 }
