@@ -269,90 +269,87 @@ fn complete_responses(spec: &mut Value) {
     let location = json!({
         "Location": {"description": "The address of what was created.", "schema": {"type": "string"}}
     });
-    let paths = spec["paths"].as_object_mut().expect("the spec has paths");
-    for (path, item) in paths.iter_mut() {
-        for (_, operation) in item.as_object_mut().into_iter().flatten() {
-            let secured = operation["security"]
-                .as_array()
-                .is_some_and(|s| s.iter().any(|r| r.get("bearer").is_some()));
-            let parameters = operation["parameters"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            let takes_path = parameters.iter().any(|p| p["in"] == "path");
-            let takes_query = parameters.iter().any(|p| p["in"] == "query");
-            let json_body = operation["requestBody"]["content"]
-                .get("application/json")
-                .is_some();
-            let any_body = operation.get("requestBody").is_some();
-            let responses = operation["responses"]
-                .as_object_mut()
-                .expect("every operation lists responses");
-            let mut add = |status: &str, description: &str| {
-                responses
-                    .entry(status)
-                    .or_insert_with(|| problem(description));
+    for_each_operation(spec, |path, operation| {
+        let secured = operation["security"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|r| r.get("bearer").is_some()));
+        let parameters = operation["parameters"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let takes_path = parameters.iter().any(|p| p["in"] == "path");
+        let takes_query = parameters.iter().any(|p| p["in"] == "query");
+        let json_body = operation["requestBody"]["content"]
+            .get("application/json")
+            .is_some();
+        let any_body = operation.get("requestBody").is_some();
+        let responses = operation["responses"]
+            .as_object_mut()
+            .expect("every operation lists responses");
+        let mut add = |status: &str, description: &str| {
+            responses
+                .entry(status)
+                .or_insert_with(|| problem(description));
+        };
+        if secured {
+            add(
+                "401",
+                "No or bad credentials: `unauthenticated`, `invalid_token`, `token_expired` or `wrong_token_type`.",
+            );
+            // Every secured operation needs a scope or a logged-in user's session.
+            add(
+                "403",
+                "`insufficient_scope` (an API token without the scope this needs) or `session_required` (only a logged-in user's access token may do this).",
+            );
+        }
+        if takes_path || takes_query || json_body {
+            add(
+                "400",
+                "`invalid_parameter` (a malformed id or query parameter, or an unknown query parameter), `malformed_json` or `invalid_body`.",
+            );
+        }
+        if any_body {
+            add("408", "`body_timeout`: the body came too slowly.");
+            add("413", "`payload_too_large`.");
+        }
+        if json_body {
+            add(
+                "415",
+                "`unsupported_media_type`: send `Content-Type: application/json`.",
+            );
+            add(
+                "422",
+                "`invalid_field`: a field is well-formed but not acceptable (`field` names it), e.g. text with a control character.",
+            );
+        }
+        if path.contains("{game_id}") {
+            add(
+                "404",
+                "`game_not_found`: no such game, or a private one the caller may not see.",
+            );
+        }
+        if path.starts_with("/api/v1/") && !path.ends_with("/openapi.json") {
+            add(
+                "503",
+                "`database_unavailable`: retry after `Retry-After` seconds.",
+            );
+        }
+        for (status, response) in responses.iter_mut() {
+            let headers = match status.as_str() {
+                "429" | "503" => &retry_after,
+                "201" => &location,
+                _ => continue,
             };
-            if secured {
-                add(
-                    "401",
-                    "No or bad credentials: `unauthenticated`, `invalid_token`, `token_expired` or `wrong_token_type`.",
-                );
-                // Every secured operation needs a scope or a logged-in user's session.
-                add(
-                    "403",
-                    "`insufficient_scope` (an API token without the scope this needs) or `session_required` (only a logged-in user's access token may do this).",
-                );
-            }
-            if takes_path || takes_query || json_body {
-                add(
-                    "400",
-                    "`invalid_parameter` (a malformed id or query parameter, or an unknown query parameter), `malformed_json` or `invalid_body`.",
-                );
-            }
-            if any_body {
-                add("408", "`body_timeout`: the body came too slowly.");
-                add("413", "`payload_too_large`.");
-            }
-            if json_body {
-                add(
-                    "415",
-                    "`unsupported_media_type`: send `Content-Type: application/json`.",
-                );
-                add(
-                    "422",
-                    "`invalid_field`: a field is well-formed but not acceptable (`field` names it), e.g. text with a control character.",
-                );
-            }
-            if path.contains("{game_id}") {
-                add(
-                    "404",
-                    "`game_not_found`: no such game, or a private one the caller may not see.",
-                );
-            }
-            if path.starts_with("/api/v1/") && !path.ends_with("/openapi.json") {
-                add(
-                    "503",
-                    "`database_unavailable`: retry after `Retry-After` seconds.",
-                );
-            }
-            for (status, response) in responses.iter_mut() {
-                let headers = match status.as_str() {
-                    "429" | "503" => &retry_after,
-                    "201" => &location,
-                    _ => continue,
-                };
-                let declared = response
-                    .as_object_mut()
-                    .expect("responses are objects")
-                    .entry("headers")
-                    .or_insert_with(|| json!({}));
-                for (name, header) in headers.as_object().expect("headers are a map") {
-                    declared[name] = header.clone();
-                }
+            let declared = response
+                .as_object_mut()
+                .expect("responses are objects")
+                .entry("headers")
+                .or_insert_with(|| json!({}));
+            for (name, header) in headers.as_object().expect("headers are a map") {
+                declared[name] = header.clone();
             }
         }
-    }
+    });
 }
 
 /// Says what the server accepts and answers for fields the Rust types carry as plain strings:
@@ -768,6 +765,7 @@ fn common_tag(members: &[Value]) -> Option<String> {
         .find(|tag| members.iter().all(|m| tags_of(m).contains(tag)))
 }
 
+/// `use_kontor`, `game.started`, `steel-driver` → `UseKontor`, `GameStarted`, `SteelDriver`.
 fn pascal(words: &str) -> String {
     words
         .split(['_', '.', '-'])
@@ -794,9 +792,6 @@ fn one_of_games(part: &str, nullable: bool) -> Value {
 
 /// Points the generic fields (an action, a view, legal actions) at the games' own schemas.
 fn link_game_schemas(spec: &mut Value) {
-    let schemas = spec
-        .pointer_mut("/components/schemas")
-        .expect("the spec has component schemas");
     for (schema, field, part, nullable, description) in [
         (
             "ActionRequest",
@@ -855,20 +850,11 @@ fn link_game_schemas(spec: &mut Value) {
             "The game's options, every default filled in.",
         ),
     ] {
-        let linked = json!({"description": description, "anyOf": one_of_games(part, nullable)});
         // A struct with a flattened member is an `allOf`: the field belongs in the member that
         // declares it, or generators intersect the untyped and the linked declaration.
-        let declaring = match schemas[schema]
-            .get_mut("allOf")
-            .and_then(Value::as_array_mut)
-        {
-            Some(members) => members
-                .iter_mut()
-                .find(|member| member["properties"].get(field).is_some())
-                .expect("a member of the allOf declares the field"),
-            None => &mut schemas[schema],
-        };
-        declaring["properties"][field] = linked;
+        *property_mut(spec, schema, field)
+            .unwrap_or_else(|| panic!("{schema}.{field} is in the spec")) =
+            json!({"description": description, "anyOf": one_of_games(part, nullable)});
     }
 }
 
@@ -1007,14 +993,7 @@ fn replace_refs(value: &mut Value, inlined: &serde_json::Map<String, Value>) {
 
 /// The schema-name prefix of a game's types (`FlyingDutchman.Command`).
 fn prefix_of(kind: &str) -> String {
-    kind.split('-')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
+    pascal(kind)
 }
 
 /// Adds a game's Options, Command, Event, View and Legal schemas (and all they refer to)
