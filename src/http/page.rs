@@ -9,7 +9,7 @@
 
 use super::AppState;
 use super::error::{ApiError, ErrorCode};
-use super::methods;
+use super::{conditional, methods};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
@@ -30,6 +30,7 @@ const PAGE: &str = "index.html";
 /// A file of the client, from the binary or from `KONTOR_WEB_DIR`.
 struct File {
     data: Vec<u8>,
+    /// The entity tag, without its quotes: a digest of the content.
     tag: String,
     mime: String,
 }
@@ -38,7 +39,7 @@ async fn file(state: &AppState, name: &str) -> Option<File> {
     let Some(dir) = &state.config.web_dir else {
         let asset = Assets::get(name)?;
         return Some(File {
-            tag: format!("\"{}\"", hex(&asset.metadata.sha256_hash()[..16])),
+            tag: hex::encode(&asset.metadata.sha256_hash()[..16]),
             mime: asset.metadata.mimetype().to_string(),
             data: asset.data.into_owned(),
         });
@@ -54,7 +55,7 @@ async fn file(state: &AppState, name: &str) -> Option<File> {
     let data = tokio::fs::read(&path).await.ok()?;
     let digest = sha2::Sha256::digest(&data);
     Some(File {
-        tag: format!("\"{}\"", hex(&digest[..16])),
+        tag: hex::encode(&digest[..16]),
         mime: mime_guess::from_path(&path)
             .first_or_octet_stream()
             .essence_str()
@@ -105,7 +106,8 @@ fn answer(req: &HttpRequest, name: &str, file: File) -> HttpResponse {
         .headers()
         .get(header::IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.split(',').any(|t| t.trim() == tag || t.trim() == "*"));
+        .and_then(conditional::parse)
+        .is_some_and(|condition| conditional::none_match(&condition, &tag));
     let mut response = if unchanged {
         HttpResponse::NotModified()
     } else {
@@ -113,7 +115,7 @@ fn answer(req: &HttpRequest, name: &str, file: File) -> HttpResponse {
     };
     response
         .insert_header((header::CACHE_CONTROL, cache))
-        .insert_header((header::ETAG, tag));
+        .insert_header(header::ETag(header::EntityTag::new_strong(tag)));
     if unchanged {
         return response.finish();
     }
@@ -129,8 +131,4 @@ fn answer(req: &HttpRequest, name: &str, file: File) -> HttpResponse {
                 .unwrap_or(HeaderValue::from_static("application/octet-stream")),
         ))
         .body(data)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
