@@ -10,7 +10,7 @@
 use super::accounts::{self, LoginRequest, TokenPair};
 use super::error::{ApiError, Problem};
 use super::{AppState, Json};
-use actix_web::cookie::{Cookie, SameSite, time};
+use actix_web::cookie::{Cookie, CookieBuilder, SameSite, time};
 use actix_web::{HttpRequest, HttpResponse, post, web};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -40,11 +40,7 @@ pub struct SessionToken {
 
 /// The answer: the access token in the body, the refresh token in the cookie.
 fn session_response(state: &AppState, pair: TokenPair) -> HttpResponse {
-    let cookie = Cookie::build(SESSION_COOKIE, pair.refresh_token)
-        .path(COOKIE_PATH)
-        .http_only(true)
-        .same_site(SameSite::Strict)
-        .secure(secure(state))
+    let cookie = session_cookie(state, pair.refresh_token)
         .max_age(time::Duration::seconds(
             i64::try_from(pair.refresh_expires_in).unwrap_or(i64::MAX),
         ))
@@ -60,6 +56,16 @@ fn session_response(state: &AppState, pair: TokenPair) -> HttpResponse {
         })
 }
 
+/// The session cookie's attributes, the same whether it is set or cleared (a browser only
+/// clears a cookie of the same name, path and domain).
+fn session_cookie(state: &AppState, value: String) -> CookieBuilder<'static> {
+    Cookie::build(SESSION_COOKIE, value)
+        .path(COOKIE_PATH)
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(secure(state))
+}
+
 fn secure(state: &AppState) -> bool {
     state
         .config
@@ -70,12 +76,7 @@ fn secure(state: &AppState) -> bool {
 
 /// A cookie that tells the browser to forget the session.
 fn cleared(state: &AppState) -> Cookie<'static> {
-    let mut cookie = Cookie::build(SESSION_COOKIE, "")
-        .path(COOKIE_PATH)
-        .http_only(true)
-        .same_site(SameSite::Strict)
-        .secure(secure(state))
-        .finish();
+    let mut cookie = session_cookie(state, String::new()).finish();
     cookie.make_removal();
     cookie
 }
