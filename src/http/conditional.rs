@@ -23,6 +23,17 @@ pub struct Tag<'a> {
     pub opaque: &'a str,
 }
 
+/// A request's `If-Match` or `If-None-Match` header, unless it is absent or an empty list
+/// (RFC 9110 allows `#entity-tag` to be empty), which is no condition.
+pub fn condition_header(
+    req: &actix_web::HttpRequest,
+    name: actix_web::http::header::HeaderName,
+) -> Option<&actix_web::http::header::HeaderValue> {
+    req.headers()
+        .get(name)
+        .filter(|value| !value.as_bytes().trim_ascii().is_empty())
+}
+
 /// An `If-Match` or `If-None-Match` value.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Condition<'a> {

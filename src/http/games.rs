@@ -164,11 +164,7 @@ pub async fn get_game(
     response
         .insert_header(header::ETag(header::EntityTag::new_strong(tag.clone())))
         .insert_header((header::CACHE_CONTROL, "private, no-cache"));
-    let if_none_match = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .filter(|value| !value.as_bytes().trim_ascii().is_empty());
-    let unchanged = match if_none_match {
+    let unchanged = match conditional::condition_header(&req, header::IF_NONE_MATCH) {
         None => false,
         Some(value) => {
             let condition = value
@@ -409,12 +405,7 @@ pub async fn submit_action(
     let key = idempotency_key(&req)?;
     let body = body.into_inner();
     let game_id = path.into_inner();
-    // An empty list (RFC 9110 allows `#entity-tag` to be empty) is no condition.
-    let if_match = req
-        .headers()
-        .get(header::IF_MATCH)
-        .filter(|value| !value.as_bytes().trim_ascii().is_empty());
-    let version = match if_match {
+    let version = match conditional::condition_header(&req, header::IF_MATCH) {
         None => body.version.ok_or_else(|| {
             ApiError::bad_request(
                 ErrorCode::VersionRequired,

@@ -102,9 +102,7 @@ fn answer(req: &HttpRequest, name: &str, file: File) -> HttpResponse {
     } else {
         "no-cache"
     };
-    let unchanged = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
+    let unchanged = conditional::condition_header(req, header::IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())
         .and_then(conditional::parse)
         .is_some_and(|condition| conditional::none_match(&condition, &tag));
