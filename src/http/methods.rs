@@ -15,6 +15,7 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::Bytes;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
+use std::collections::BTreeSet;
 use std::pin::Pin;
 use std::sync::OnceLock;
 use std::task::{Context, Poll};
@@ -75,46 +76,79 @@ impl MessageBody for Headless {
     }
 }
 
-/// Each documented path with the methods it answers.
-fn routes(spec: &serde_json::Value) -> &'static [(ResourceDef, Vec<Method>)] {
-    static ROUTES: OnceLock<Vec<(ResourceDef, Vec<Method>)>> = OnceLock::new();
+/// A documented path: its operations, each with the query parameters it takes.
+struct Route {
+    def: ResourceDef,
+    /// How many `{parameters}` the path has: of the routes a path fits, the one with the
+    /// fewest is its (as for the router: `/games/import` before `/games/{game_id}`).
+    parameters: usize,
+    operations: Vec<(Method, BTreeSet<String>)>,
+}
+
+/// Every documented path, read once from the description.
+fn routes(spec: &serde_json::Value) -> &'static [Route] {
+    static ROUTES: OnceLock<Vec<Route>> = OnceLock::new();
     ROUTES.get_or_init(|| {
         let Some(paths) = spec["paths"].as_object() else {
             return Vec::new();
         };
         paths
             .iter()
-            .map(|(path, operations)| {
-                let methods = operations
+            .map(|(path, item)| Route {
+                def: ResourceDef::new(path.as_str()),
+                parameters: path.matches('{').count(),
+                operations: item
                     .as_object()
                     .into_iter()
-                    .flat_map(|o| o.keys())
-                    .filter_map(|m| Method::from_bytes(m.to_uppercase().as_bytes()).ok())
-                    .collect();
-                (ResourceDef::new(path.as_str()), methods)
+                    .flatten()
+                    .filter_map(|(method, operation)| {
+                        let method = Method::from_bytes(method.to_uppercase().as_bytes()).ok()?;
+                        let query = operation["parameters"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter(|p| p["in"] == "query")
+                            .filter_map(|p| p["name"].as_str().map(str::to_string))
+                            .collect();
+                        Some((method, query))
+                    })
+                    .collect(),
             })
             .collect()
     })
 }
 
+/// The operations of the route `path` is (empty for a path that does not exist).
+fn operations_at<'s>(
+    spec: &'s serde_json::Value,
+    path: &str,
+) -> impl Iterator<Item = &'static (Method, BTreeSet<String>)> + use<'s> {
+    let matching: Vec<&'static Route> = routes(spec)
+        .iter()
+        .filter(|r| r.def.is_match(path))
+        .collect();
+    let fewest = matching.iter().map(|r| r.parameters).min();
+    matching
+        .into_iter()
+        .filter(move |r| Some(r.parameters) == fewest)
+        .flat_map(|r| &r.operations)
+}
+
+/// The query parameters the operation `method path` takes, or `None` for an undocumented one.
+pub fn query_parameters(
+    spec: &serde_json::Value,
+    method: &Method,
+    path: &str,
+) -> Option<&'static BTreeSet<String>> {
+    operations_at(spec, path)
+        .find(|(m, _)| m == method)
+        .map(|(_, query)| query)
+}
+
 /// The methods a path answers, in a fixed order, `HEAD` with every `GET`; empty for a path
 /// that does not exist.
 pub fn allowed_methods(spec: &serde_json::Value, path: &str) -> Vec<Method> {
-    // A path can fit several routes (`/games/import` fits `/games/{game_id}` too); like the
-    // router, the one with the fewest parameters is the path's.
-    let matching: Vec<&(ResourceDef, Vec<Method>)> = routes(spec)
-        .iter()
-        .filter(|(def, _)| def.is_match(path))
-        .collect();
-    let fewest = matching
-        .iter()
-        .map(|(def, _)| def.pattern().unwrap_or_default().matches('{').count())
-        .min();
-    let found: Vec<&Method> = matching
-        .iter()
-        .filter(|(def, _)| Some(def.pattern().unwrap_or_default().matches('{').count()) == fewest)
-        .flat_map(|(_, methods)| methods)
-        .collect();
+    let found: Vec<&Method> = operations_at(spec, path).map(|(m, _)| m).collect();
     [
         Method::GET,
         Method::HEAD,

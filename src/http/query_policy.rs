@@ -8,50 +8,9 @@
 use super::AppState;
 use super::error::{ApiError, ErrorCode};
 use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
-use actix_web::http::Method;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::{Error, web};
-use std::collections::BTreeSet;
-use std::sync::OnceLock;
-
-/// Each documented operation: its path, method and the query parameters it takes.
-type Operations = Vec<(ResourceDef, Method, BTreeSet<String>)>;
-
-fn operations(spec: &serde_json::Value) -> &'static Operations {
-    static OPERATIONS: OnceLock<Operations> = OnceLock::new();
-    OPERATIONS.get_or_init(|| {
-        let mut found = Vec::new();
-        for (path, item) in spec["paths"].as_object().into_iter().flatten() {
-            for (method, operation) in item.as_object().into_iter().flatten() {
-                let Ok(method) = Method::from_bytes(method.to_uppercase().as_bytes()) else {
-                    continue;
-                };
-                let names = operation["parameters"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|p| p["in"] == "query")
-                    .filter_map(|p| p["name"].as_str().map(str::to_string))
-                    .collect();
-                found.push((ResourceDef::new(path.as_str()), method, names));
-            }
-        }
-        found
-    })
-}
-
-/// The query parameters an operation takes, or `None` for an undocumented one.
-fn declared<'a>(
-    spec: &'a serde_json::Value,
-    method: &Method,
-    path: &str,
-) -> Option<&'a BTreeSet<String>> {
-    operations(spec)
-        .iter()
-        .find(|(def, m, _)| m == method && def.is_match(path))
-        .map(|(_, _, names)| names)
-}
 
 /// Refuses requests with query parameters their operation does not take (middleware for
 /// `actix_web::middleware::from_fn`; inside `head_as_get`, so `HEAD` is checked as `GET`).
@@ -71,7 +30,8 @@ pub async fn refuse_unknown_parameters(
     }
     if !req.query_string().is_empty()
         && let Some(state) = req.app_data::<web::Data<AppState>>()
-        && let Some(names) = declared(&state.openapi, req.method(), req.path())
+        && let Some(names) =
+            super::methods::query_parameters(&state.openapi, req.method(), req.path())
     {
         let unknown: Vec<String> = url::form_urlencoded::parse(req.query_string().as_bytes())
             .map(|(name, _)| name.into_owned())
