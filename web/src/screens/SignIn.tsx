@@ -32,6 +32,26 @@ function useAfterSignIn() {
   };
 }
 
+/** A form's submit handler around `action`, with the refusal to show and whether it is busy. */
+function useSubmit(action: (form: FormData) => Promise<void>) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    setBusy(true);
+    setError(null);
+    try {
+      await action(form);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { submit, error, busy };
+}
+
 function ErrorLine({ error }: { error: unknown }) {
   const { lang } = useLang();
   return error ? (
@@ -45,22 +65,10 @@ export function SignIn() {
   const m = useMessages(msgs);
   const { signIn } = useSession();
   const done = useAfterSignIn();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget as HTMLFormElement);
-    setBusy(true);
-    setError(null);
-    try {
-      await signIn(String(form.get('username')), String(form.get('password')));
-      done();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, error, busy } = useSubmit(async (form) => {
+    await signIn(String(form.get('username')), String(form.get('password')));
+    done();
+  });
   return (
     <section class="narrow">
       <h1>{m.signIn}</h1>
@@ -89,29 +97,17 @@ export function SignUp() {
   const m = useMessages(msgs);
   const { signIn } = useSession();
   const done = useAfterSignIn();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget as HTMLFormElement);
+  const { submit, error, busy } = useSubmit(async (form) => {
     const username = String(form.get('username'));
     const password = String(form.get('password'));
-    setBusy(true);
-    setError(null);
-    try {
-      await ok(
-        api.POST('/api/v1/auth/register', {
-          body: { username, email: String(form.get('email')), password },
-        }),
-      );
-      await signIn(username, password);
-      done();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    await ok(
+      api.POST('/api/v1/auth/register', {
+        body: { username, email: String(form.get('email')), password },
+      }),
+    );
+    await signIn(username, password);
+    done();
+  });
   return (
     <section class="narrow">
       <h1>{m.signUp}</h1>
