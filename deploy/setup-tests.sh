@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a machine for running the test suite: everything deploy/setup.sh installs, and the
-# test tools (the OpenAPI 3.1 validator and the schemathesis fuzzer the contract tests run,
-# from PyPI; the web client's test tools from npm; Debian's Chromium).
+# test tools (the OpenAPI 3.1 validator, the schemathesis fuzzer and the client generator the
+# contract tests run, from PyPI; the web client's test tools from npm; Debian's Chromium).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,15 @@ if [ ! -x "$FUZZER/bin/schemathesis" ]; then
   echo "Installing schemathesis into $FUZZER..."
   python3 -m venv "$FUZZER"
   "$FUZZER/bin/pip" install --quiet --disable-pip-version-check schemathesis==4.32.5
+fi
+
+# The client generator a third party would use, and mypy to hold the test's script to the
+# generated types (tests/api/client.rs), pinned.
+CLIENT=target/python-client
+if [ ! -x "$CLIENT/bin/mypy" ]; then
+  echo "Installing openapi-python-client and mypy into $CLIENT..."
+  python3 -m venv "$CLIENT"
+  "$CLIENT/bin/pip" install --quiet --disable-pip-version-check openapi-python-client==0.29.1 mypy==2.4.1
 fi
 
 # The web client's type check, lint and browser-test runner (its devDependencies).

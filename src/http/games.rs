@@ -192,7 +192,7 @@ pub async fn get_game(
     tag = "lobby",
     security(("bearer" = [])),
     params(("game_id" = Uuid, Path, description = "The game.")),
-    request_body(content = Option<JoinRequest>, description = "Optional: the seat and a nonce."),
+    request_body(content = JoinRequest, description = "Optional: the seat and a nonce (no body, or `{}`, for any free seat)."),
     responses(
         (status = 200, description = "Seated (the game may have started).", body = GameSummary),
         (status = 403, description = "`not_invited`.", body = Problem, content_type = "application/problem+json"),

@@ -175,9 +175,10 @@ impl<T: DeserializeOwned + 'static> FromRequest for OptionalJson<T> {
         if no_body {
             return Box::pin(async { Ok(OptionalJson(None)) });
         }
-        // A JSON `null` is no body as well.
-        let body = extract_json::<Option<T>>(req, payload);
-        Box::pin(async move { body.await.map(OptionalJson) })
+        // A body that is sent is the object itself: `null` is refused like any other
+        // non-object, as the description says (it offers no `null`).
+        let body = extract_json::<T>(req, payload);
+        Box::pin(async move { body.await.map(|body| OptionalJson(Some(body))) })
     }
 }
 

@@ -5,6 +5,7 @@ mod admin;
 mod audit;
 mod bad_input;
 mod bots;
+mod client;
 mod clocks;
 mod committer;
 mod contract;

@@ -1,0 +1,147 @@
+//! The description, used as a third party would: openapi-python-client (installed by
+//! deploy/setup-tests.sh) generates a client from the committed `openapi/openapi.json`, mypy
+//! checks strictly that `tests/client/play.py` uses nothing but its typed calls and models,
+//! and the script plays whole games of both kinds against a test server until it has sent
+//! every command type of each game.
+
+use crate::support::spawn_app;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Output;
+
+fn run(command: &mut std::process::Command, what: &str) -> Output {
+    let output = command.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        output.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Each game's command types, from the description's discriminator mappings.
+fn command_types(spec: &Value) -> BTreeMap<String, BTreeSet<String>> {
+    [
+        ("flying-dutchman", "FlyingDutchman.Command"),
+        ("steel-driver", "SteelDriver.Command"),
+    ]
+    .into_iter()
+    .map(|(kind, schema)| {
+        let mapping = spec["components"]["schemas"][schema]["discriminator"]["mapping"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{schema} has a discriminator mapping"));
+        (kind.to_string(), mapping.keys().cloned().collect())
+    })
+    .collect()
+}
+
+#[tokio::test]
+async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = root.join("target/python-client/bin");
+    assert!(
+        venv.join("openapi-python-client").exists(),
+        "{} is missing: run deploy/setup-tests.sh",
+        venv.display()
+    );
+    let work = std::env::temp_dir().join(format!("kontor-client-{}", uuid::Uuid::now_v7()));
+    run(
+        std::process::Command::new(venv.join("openapi-python-client"))
+            .arg("generate")
+            .arg("--path")
+            .arg(root.join("openapi/openapi.json"))
+            .arg("--output-path")
+            .arg(&work)
+            .arg("--meta")
+            .arg("none"),
+        "openapi-python-client",
+    );
+    // `--meta none` writes the package itself; the script imports it by its name.
+    let packages = work.parent().unwrap().join(format!(
+        "{}-packages",
+        work.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&packages).unwrap();
+    std::fs::rename(&work, packages.join("kontor_api_client")).unwrap();
+    let script = root.join("tests/client/play.py");
+    run(
+        std::process::Command::new(venv.join("mypy"))
+            .args(["--strict", "--follow-imports=silent", "--no-incremental"])
+            .arg(&script)
+            .env("MYPYPATH", &packages),
+        "mypy --strict on the script",
+    );
+
+    let spec: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("openapi/openapi.json")).unwrap())
+            .unwrap();
+    let mut wanted = command_types(&spec);
+    // Steel Driver asks to choose a path only when two transcontinental paths tie, too
+    // seldom to wait for; the script sends it whenever it is asked (it is the only choice).
+    wanted
+        .get_mut("steel-driver")
+        .unwrap()
+        .remove("choose_path");
+    let app = spawn_app().await;
+    let output = tokio::process::Command::new(venv.join("python"))
+        .arg(&script)
+        .arg(&app.address)
+        .arg("17")
+        .arg(serde_json::to_string(&wanted).unwrap())
+        .env("PYTHONPATH", &packages)
+        .output()
+        .await
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the generated client's games failed:\n{report}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::remove_dir_all(&packages).unwrap();
+
+    // The script's account of its games, checked against the server's own.
+    let games: Vec<Value> = report
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let checker = app.register("checker").await;
+    let mut sent: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for game in &games {
+        let id = game["game"].as_str().unwrap();
+        let detail = app
+            .get(&format!("/games/{id}"))
+            .as_user(&checker)
+            .send()
+            .await
+            .assert_ok()
+            .clone();
+        assert_eq!(detail["status"], "finished", "{game}");
+        assert_eq!(detail["version"], game["version"]);
+        let verification = app
+            .get(&format!("/games/{id}/verification"))
+            .as_user(&checker)
+            .send()
+            .await
+            .assert_ok()
+            .clone();
+        assert_eq!(verification["verified"], json!(true), "{verification}");
+        let kind = game["kind"].as_str().unwrap().to_string();
+        sent.entry(kind).or_default().extend(
+            game["sent"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap().to_string()),
+        );
+    }
+    for (kind, types) in &wanted {
+        let missing: Vec<_> = types.difference(&sent[kind]).collect();
+        assert!(
+            missing.is_empty(),
+            "{kind}: the generated client never sent {missing:?}"
+        );
+    }
+}

@@ -1,0 +1,398 @@
+"""Plays whole games of both kinds through a client that openapi-python-client generated from
+the committed description, with nothing but its calls and models: no raw HTTP, no dicts for
+commands. tests/api/client.rs generates the client, type-checks this file against it with
+mypy --strict, and runs it against a test server.
+
+    python play.py <base URL> <seed> '{"<kind>": ["<command type>", ...], ...}'
+
+Each seat follows a simple policy over what `legal` offers, seeded so that a failure can be
+replayed. Whole games of each kind are played until every command type listed for it has been
+sent (at most MAX_GAMES). Prints one JSON line per game: its id, kind, version, the command
+types sent and the rule refusals met (the policy may pick a bid the rules refuse).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import uuid
+from typing import Any, TypeVar, Union
+
+from kontor_api_client import AuthenticatedClient, Client
+from kontor_api_client.api.accounts import login, register
+from kontor_api_client.api.audit import event_log, verification
+from kontor_api_client.api.lobby import create_game, join_game, start_game
+from kontor_api_client.api.play import get_game, submit_action
+from kontor_api_client.models import (
+    ActionRequest,
+    ActionResult,
+    CreateGameRequest,
+    CreateGameRequestKind,
+    EventOut,
+    EventPage,
+    FlyingDutchmanAcceptOffer,
+    FlyingDutchmanAcceptOfferType,
+    FlyingDutchmanBid,
+    FlyingDutchmanBidType,
+    FlyingDutchmanDeclare,
+    FlyingDutchmanDeclareType,
+    FlyingDutchmanDeclineIncome,
+    FlyingDutchmanDeclineIncomeType,
+    FlyingDutchmanDropOut,
+    FlyingDutchmanDropOutType,
+    FlyingDutchmanFdBidHorseshoe,
+    FlyingDutchmanFdCommandKind,
+    FlyingDutchmanFdDecision,
+    FlyingDutchmanFdPaymentTerm,
+    FlyingDutchmanFdSign,
+    FlyingDutchmanLegal,
+    FlyingDutchmanMakeOffer,
+    FlyingDutchmanMakeOfferType,
+    FlyingDutchmanMove,
+    FlyingDutchmanMoveType,
+    FlyingDutchmanNoAgreement,
+    FlyingDutchmanNoAgreementType,
+    FlyingDutchmanPass,
+    FlyingDutchmanPassType,
+    FlyingDutchmanRejectOffer,
+    FlyingDutchmanRejectOfferType,
+    FlyingDutchmanReturnShares,
+    FlyingDutchmanReturnSharesType,
+    FlyingDutchmanTakeIncome,
+    FlyingDutchmanTakeIncomeType,
+    FlyingDutchmanUseKontor,
+    FlyingDutchmanUseKontorType,
+    FlyingDutchmanUseSmith,
+    FlyingDutchmanUseSmithType,
+    FlyingDutchmanWithdrawOffer,
+    FlyingDutchmanWithdrawOfferType,
+    GameDetail,
+    GameSummary,
+    GameSummaryStatus,
+    LoginRequest,
+    Problem,
+    RegisterRequest,
+    SteelDriverBid,
+    SteelDriverBidType,
+    SteelDriverBuild,
+    SteelDriverBuildType,
+    SteelDriverChoosePath,
+    SteelDriverChoosePathType,
+    SteelDriverLegalBid,
+    SteelDriverLegalBuild,
+    SteelDriverLegalChoosePath,
+    SteelDriverLegalOpenAuction,
+    SteelDriverLegalTakeGoods,
+    SteelDriverOpenAuction,
+    SteelDriverOpenAuctionType,
+    SteelDriverPassBid,
+    SteelDriverPassBidType,
+    SteelDriverPassBuild,
+    SteelDriverPassBuildType,
+    SteelDriverPassDelivery,
+    SteelDriverPassDeliveryType,
+    SteelDriverPassPawn,
+    SteelDriverPassPawnType,
+    SteelDriverTakeGoods,
+    SteelDriverTakeGoodsType,
+    TokenPair,
+    UserProfile,
+    Verification,
+)
+from kontor_api_client.types import UNSET, Response, Unset
+
+Command = Union[
+    FlyingDutchmanAcceptOffer,
+    FlyingDutchmanBid,
+    FlyingDutchmanDeclare,
+    FlyingDutchmanDeclineIncome,
+    FlyingDutchmanDropOut,
+    FlyingDutchmanMakeOffer,
+    FlyingDutchmanMove,
+    FlyingDutchmanNoAgreement,
+    FlyingDutchmanPass,
+    FlyingDutchmanRejectOffer,
+    FlyingDutchmanReturnShares,
+    FlyingDutchmanTakeIncome,
+    FlyingDutchmanUseKontor,
+    FlyingDutchmanUseSmith,
+    FlyingDutchmanWithdrawOffer,
+    SteelDriverBid,
+    SteelDriverBuild,
+    SteelDriverChoosePath,
+    SteelDriverOpenAuction,
+    SteelDriverPassBid,
+    SteelDriverPassBuild,
+    SteelDriverPassDelivery,
+    SteelDriverPassPawn,
+    SteelDriverTakeGoods,
+]
+
+# More decisions than any game of these sizes takes; reaching it means the game is stuck.
+MAX_STEPS = 5000
+# Games of one kind played to see each of its command types sent at least once.
+MAX_GAMES = 12
+
+T = TypeVar("T")
+
+
+def parsed(response: Response[T | Problem], what: str) -> T:
+    """The typed body of a successful answer; a problem (or nothing parsed) ends the run."""
+    body = response.parsed
+    if body is None or isinstance(body, Problem):
+        raise SystemExit(f"{what}: {response.status_code} {response.content!r}")
+    return body
+
+
+class Player:
+    def __init__(self, base: str, name: str) -> None:
+        password = f"{name}-Correct-Horse-7"
+        anonymous = Client(base_url=base)
+        profile = parsed(
+            register.sync_detailed(
+                client=anonymous,
+                body=RegisterRequest(username=name, email=f"{name}@example.org", password=password),
+            ),
+            "register",
+        )
+        assert isinstance(profile, UserProfile) and profile.username == name
+        tokens = parsed(
+            login.sync_detailed(client=anonymous, body=LoginRequest(username=name, password=password)),
+            "login",
+        )
+        assert isinstance(tokens, TokenPair)
+        self.name = name
+        self.client = AuthenticatedClient(base_url=base, token=tokens.access_token)
+
+    def game(self, game_id: uuid.UUID) -> GameDetail:
+        detail = parsed(get_game.sync_detailed(game_id, client=self.client), "get game")
+        assert isinstance(detail, GameDetail), detail
+        return detail
+
+
+def fd_command(
+    legal: FlyingDutchmanLegal, seat: int, turns: dict[int, tuple[int, int]], rng: random.Random
+) -> Command:
+    """One of the commands `legal` offers, with arguments taken from it."""
+    offered = set(legal.commands)
+    decision = legal.decision
+    K = FlyingDutchmanFdCommandKind
+    if decision != FlyingDutchmanFdDecision.NEGOTIATE:
+        turns.pop(seat, None)
+    if decision == FlyingDutchmanFdDecision.ACTION:
+        if K.USE_KONTOR in offered and rng.random() < 0.2:
+            return FlyingDutchmanUseKontor(type_=FlyingDutchmanUseKontorType.USE_KONTOR)
+        if K.USE_SMITH in offered and rng.random() < 0.2:
+            return FlyingDutchmanUseSmith(type_=FlyingDutchmanUseSmithType.USE_SMITH)
+        if K.PASS in offered and (K.BID not in offered or rng.random() < 0.5):
+            return FlyingDutchmanPass(type_=FlyingDutchmanPassType.PASS)
+        return fd_bid(legal, rng)
+    if decision == FlyingDutchmanFdDecision.EXTRA_ROUND:
+        if K.BID in offered and rng.random() < 0.5:
+            return fd_bid(legal, rng)
+        return FlyingDutchmanDropOut(type_=FlyingDutchmanDropOutType.DROP_OUT)
+    if decision == FlyingDutchmanFdDecision.RETURN_SHARES:
+        return FlyingDutchmanReturnShares(
+            type_=FlyingDutchmanReturnSharesType.RETURN_SHARES,
+            cards=rng.sample(legal.returnable, 2),
+        )
+    if decision == FlyingDutchmanFdDecision.MOVE:
+        return FlyingDutchmanMove(type_=FlyingDutchmanMoveType.MOVE, to=rng.choice(legal.destinations))
+    if decision == FlyingDutchmanFdDecision.DECLARE:
+        return FlyingDutchmanDeclare(
+            type_=FlyingDutchmanDeclareType.DECLARE, to=rng.choice(legal.destinations)
+        )
+    if decision == FlyingDutchmanFdDecision.NEGOTIATE:
+        turn, patience = turns.get(seat, (0, rng.choice([1, 10, 10])))
+        turns[seat] = (turn + 1, patience)
+        return fd_negotiate(legal, seat, turn, patience, rng)
+    if decision == FlyingDutchmanFdDecision.ISLAND_INCOME:
+        if legal.income and rng.random() < 0.8:
+            return FlyingDutchmanTakeIncome(
+                type_=FlyingDutchmanTakeIncomeType.TAKE_INCOME, colour=rng.choice(legal.income).colour
+            )
+        return FlyingDutchmanDeclineIncome(type_=FlyingDutchmanDeclineIncomeType.DECLINE_INCOME)
+    raise SystemExit(f"seat {seat} is pending without a decision: {legal.to_dict()}")
+
+
+def fd_bid(legal: FlyingDutchmanLegal, rng: random.Random) -> FlyingDutchmanBid:
+    """A bid of one or two horseshoes, never two gold ones (the gold one counts plus); often
+    the lowest silver one alone, which ties with the others' and leads to negotiations."""
+    silver = sorted((h for h in legal.horseshoes if not h.gold), key=lambda h: h.value)
+    gold = [h for h in legal.horseshoes if h.gold]
+    if silver and rng.random() < 0.5:
+        lowest = FlyingDutchmanFdBidHorseshoe(value=silver[0].value, sign=FlyingDutchmanFdSign.PLUS)
+        return FlyingDutchmanBid(type_=FlyingDutchmanBidType.BID, horseshoes=[lowest])
+    picks = rng.sample(silver, min(len(silver), rng.randint(1, 2)))
+    if gold and (not picks or rng.random() < 0.3):
+        picks = picks[:1] + [rng.choice(gold)]
+    horseshoes = [
+        FlyingDutchmanFdBidHorseshoe(
+            value=h.value,
+            sign=FlyingDutchmanFdSign.PLUS
+            if h.gold or rng.random() < 0.7
+            else FlyingDutchmanFdSign.MINUS,
+        )
+        for h in picks
+    ]
+    return FlyingDutchmanBid(type_=FlyingDutchmanBidType.BID, horseshoes=horseshoes)
+
+
+def fd_negotiate(legal: FlyingDutchmanLegal, seat: int, turn: int, patience: int, rng: random.Random) -> Command:
+    """The seat's `turn`-th command of this negotiation: an offer, a rejection of another's,
+    taking its own back and offering anew, then acceptances, and no agreement once its
+    `patience` is spent; so every negotiation command is sent and every negotiation ends."""
+    K = FlyingDutchmanFdCommandKind
+    offered = set(legal.commands)
+    if turn >= patience:
+        return FlyingDutchmanNoAgreement(type_=FlyingDutchmanNoAgreementType.NO_AGREEMENT)
+    mine = [o for o in legal.offers if o.by == seat]
+    open_to_me = [
+        o for o in legal.offers if o.by != seat and seat not in o.accepted_by and seat not in o.rejected_by
+    ]
+    if K.REJECT_OFFER in offered and open_to_me and turn == 1:
+        return FlyingDutchmanRejectOffer(type_=FlyingDutchmanRejectOfferType.REJECT_OFFER, offer=open_to_me[0].id)
+    if K.WITHDRAW_OFFER in offered and mine and turn == 2:
+        return FlyingDutchmanWithdrawOffer(type_=FlyingDutchmanWithdrawOfferType.WITHDRAW_OFFER, offer=mine[0].id)
+    if K.ACCEPT_OFFER in offered and open_to_me and turn >= 3:
+        return FlyingDutchmanAcceptOffer(type_=FlyingDutchmanAcceptOfferType.ACCEPT_OFFER, offer=open_to_me[0].id)
+    if K.MAKE_OFFER in offered and not mine:
+        to = rng.choice(legal.promise_limits)
+        payments = []
+        if legal.payees and to.available > 0:
+            payments.append(
+                FlyingDutchmanFdPaymentTerm(seat=rng.choice(legal.payees), amount=rng.randint(1, min(5, to.available)))
+            )
+        return FlyingDutchmanMakeOffer(type_=FlyingDutchmanMakeOfferType.MAKE_OFFER, to=to.to, payments=payments)
+    if K.WITHDRAW_OFFER in offered and mine:
+        return FlyingDutchmanWithdrawOffer(type_=FlyingDutchmanWithdrawOfferType.WITHDRAW_OFFER, offer=mine[0].id)
+    return FlyingDutchmanNoAgreement(type_=FlyingDutchmanNoAgreementType.NO_AGREEMENT)
+
+
+def sd_command(detail: GameDetail, rng: random.Random) -> Command:
+    legal = detail.legal
+    if isinstance(legal, SteelDriverLegalOpenAuction):
+        if legal.companies and legal.max_bid >= legal.min_bid and (not legal.can_pass or rng.random() < 0.8):
+            return SteelDriverOpenAuction(
+                type_=SteelDriverOpenAuctionType.OPEN_AUCTION,
+                company=rng.choice(legal.companies),
+                bid=rng.randint(legal.min_bid, min(legal.max_bid, legal.min_bid + 3)),
+            )
+        return SteelDriverPassPawn(type_=SteelDriverPassPawnType.PASS_PAWN)
+    if isinstance(legal, SteelDriverLegalBid):
+        if legal.can_bid and (not legal.can_pass or rng.random() < 0.4):
+            return SteelDriverBid(type_=SteelDriverBidType.BID, bid=rng.randint(legal.min_bid, legal.cubes))
+        return SteelDriverPassBid(type_=SteelDriverPassBidType.PASS_BID)
+    if isinstance(legal, SteelDriverLegalBuild):
+        if legal.links:
+            return SteelDriverBuild(type_=SteelDriverBuildType.BUILD, link=rng.choice(legal.links).link)
+        return SteelDriverPassBuild(type_=SteelDriverPassBuildType.PASS_BUILD)
+    if isinstance(legal, SteelDriverLegalTakeGoods):
+        if legal.goods:
+            return SteelDriverTakeGoods(type_=SteelDriverTakeGoodsType.TAKE_GOODS, city=rng.choice(legal.goods).city)
+        return SteelDriverPassDelivery(type_=SteelDriverPassDeliveryType.PASS_DELIVERY)
+    if isinstance(legal, SteelDriverLegalChoosePath):
+        return SteelDriverChoosePath(
+            type_=SteelDriverChoosePathType.CHOOSE_PATH, index=rng.randrange(len(legal.options))
+        )
+    raise SystemExit(f"a pending seat has nothing to do: {detail.to_dict()}")
+
+
+def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random) -> dict[str, Any]:
+    tag = uuid.uuid4().hex[:8]
+    players = [Player(base, f"py{tag}{n}") for n in range(seats)]
+    host = players[0]
+    created = parsed(
+        create_game.sync_detailed(client=host.client, body=CreateGameRequest(kind=kind, seats=seats)),
+        "create game",
+    )
+    assert isinstance(created, GameSummary)
+    for guest in players[1:]:
+        parsed(join_game.sync_detailed(created.id, client=guest.client), "join")
+    # A game starts by itself once its last seat is taken; the host starts it otherwise.
+    if host.game(created.id).status == GameSummaryStatus.OPEN:
+        parsed(start_game.sync_detailed(created.id, client=host.client), "start")
+
+    sent: set[str] = set()
+    refused: dict[str, int] = {}
+    # Commands each seat sent in the negotiation under way, and how many it will send.
+    negotiating: dict[int, tuple[int, int]] = {}
+    by_seat = {host.game(created.id).your_seat: host}
+    for guest in players[1:]:
+        by_seat[guest.game(created.id).your_seat] = guest
+    detail = host.game(created.id)
+    for _ in range(MAX_STEPS):
+        if detail.status == GameSummaryStatus.FINISHED:
+            break
+        assert detail.pending, f"an active game with no pending seat: {detail.to_dict()}"
+        seat = rng.choice(detail.pending)
+        player = by_seat[seat]
+        mine = player.game(created.id)
+        if isinstance(mine.legal, FlyingDutchmanLegal):
+            command: Command = fd_command(mine.legal, seat, negotiating, rng)
+        else:
+            command = sd_command(mine, rng)
+        answer = submit_action.sync_detailed(
+            created.id,
+            client=player.client,
+            body=ActionRequest(action=command, version=mine.version),
+            idempotency_key=uuid.uuid4().hex,
+        )
+        result = answer.parsed
+        if isinstance(result, Problem):
+            # A rule refusal of a command the simple policy chose badly (a bid the rules
+            # refuse) is fine: the seat chooses again. Anything else is a failure.
+            assert answer.status_code == 422, f"{command.to_dict()}: {answer.content!r}"
+            refused[command.type_.value] = refused.get(command.type_.value, 0) + 1
+        else:
+            assert isinstance(result, ActionResult), answer.content
+            sent.add(command.type_.value)
+        detail = host.game(created.id)
+    else:
+        raise SystemExit(f"the game did not finish within {MAX_STEPS} decisions")
+
+    report = parsed(verification.sync_detailed(created.id, client=host.client), "verification")
+    assert isinstance(report, Verification) and report.verified, report.to_dict()
+    events = all_events(host, created.id)
+    assert [e.seq for e in events] == list(range(1, detail.version + 1)), "the log has gaps"
+    assert events[-1].type_.value == "kontor.game_ended"
+    assert detail.outcome is not None and detail.outcome is not UNSET
+    return {
+        "game": str(created.id),
+        "kind": kind.value,
+        "version": detail.version,
+        "sent": sorted(sent),
+        "refused": refused,
+    }
+
+
+def all_events(player: Player, game_id: uuid.UUID) -> list[EventOut]:
+    """The whole log, page by page as `next_after` says."""
+    events: list[EventOut] = []
+    after: int | Unset = UNSET
+    while True:
+        page = parsed(event_log.sync_detailed(game_id, client=player.client, after=after, limit=1000), "events")
+        assert isinstance(page, EventPage)
+        events.extend(page.items)
+        if not isinstance(page.next_after, int):
+            return events
+        after = page.next_after
+
+
+def main() -> None:
+    base, seed, wanted = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+    rng = random.Random(seed)
+    for kind, seats in [(CreateGameRequestKind.FLYING_DUTCHMAN, 4), (CreateGameRequestKind.STEEL_DRIVER, 4)]:
+        # Whole games of the kind until every one of its command types has been sent.
+        missing = set(wanted[kind.value])
+        for _ in range(MAX_GAMES):
+            game = play(base, kind, seats, rng)
+            print(json.dumps(game), flush=True)
+            missing -= set(game["sent"])
+            if not missing:
+                break
+
+
+if __name__ == "__main__":
+    main()
