@@ -316,7 +316,10 @@ fn start_nginx(stack: &mut Stack, upstreams: [u16; 2]) -> (u16, u16) {
 /// "prepared statement \"sqlx_s_1\" already exists" at once, and "incorrect binary data
 /// format in bind parameter 1" (one client's parameters bound to another's statement).
 /// `statement-cache-capacity=0` does not help, since sqlx still names each statement (it only
-/// stops caching and never closes them). See the README's PgBouncer section.
+/// stops caching and never closes them). With PgBouncer 1.25.2 built from source, transaction
+/// mode and `max_prepared_statements = 200`, this test passed (run by hand); without the
+/// session URL it failed there (the migration lock released elsewhere, a notification
+/// delivered into another client's query). See the README's PgBouncer section.
 fn start_pgbouncer(stack: &mut Stack) -> u16 {
     let port = free_port();
     let dir = &stack.dir;
@@ -585,8 +588,9 @@ async fn play_through_the_proxy(stack: &mut Stack, app: &TestApp, database: Data
     ));
     let first_version = wait_for(|| followed.lock().unwrap().ids.first().copied()).await;
 
-    // Play to the end; instance b is killed (SIGKILL, as a crash) while the 21st action is
-    // under way, and started again before the 51st, while the client goes on.
+    // Play to the end; instance b hangs (SIGSTOP) before the 21st action and is killed
+    // (SIGKILL, as a crash) a moment later, with whatever nginx sent it meanwhile under way,
+    // and started again before the 51st, while the client goes on.
     let mut rng = kontor::games::GameRng::from_u64(15);
     let mut keys = BTreeSet::new();
     let mut served_by: HashMap<String, usize> = HashMap::new();
@@ -595,8 +599,10 @@ async fn play_through_the_proxy(stack: &mut Stack, app: &TestApp, database: Data
     for action_number in 0..5_000 {
         if action_number == 20 {
             let mut victim = stack.take("kontor-b");
+            // SAFETY: a signal to our own child, which has not been waited for yet.
+            assert_eq!(unsafe { libc::kill(victim.id() as i32, libc::SIGSTOP) }, 0);
             killer = Some(std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(15));
+                std::thread::sleep(Duration::from_millis(300));
                 victim.kill().unwrap();
                 victim.wait().unwrap();
             }));
@@ -647,18 +653,21 @@ async fn play_through_the_proxy(stack: &mut Stack, app: &TestApp, database: Data
     })
     .await;
     follower.abort();
-    let seen = followed.lock().unwrap();
+    let (ids, streams) = {
+        let seen = followed.lock().unwrap();
+        (seen.ids.clone(), seen.upstreams.clone())
+    };
     let expected: Vec<i64> = (first_version..=final_version).collect();
-    assert_eq!(seen.ids, expected, "each event once, in order");
+    assert_eq!(ids, expected, "each event once, in order");
+    // The first connection's instance is one address (a retried one lists each it tried).
+    let stream_instance = &streams[0];
     assert!(
         served_by.len() == 2
             && served_by
                 .keys()
-                .any(|up| !seen.upstreams[0].is_empty() && up != &seen.upstreams[0]),
-        "actions went to both instances, not only to the stream's ({:?}): {served_by:?}",
-        seen.upstreams
+                .any(|up| !stream_instance.is_empty() && up != stream_instance),
+        "actions went to both instances, not only to the stream's ({streams:?}): {served_by:?}"
     );
-    drop(seen);
 
     // Exactly one command record per intended action: none lost, none twice.
     let recorded: Vec<String> = sqlx::query_scalar(
@@ -682,9 +691,8 @@ async fn play_through_the_proxy(stack: &mut Stack, app: &TestApp, database: Data
     stack.assert_running();
     let retries = client.retries.lock().unwrap().clone();
     eprintln!(
-        "{} actions, served by {served_by:?}, stream connections {:?}, {} requests sent again: {retries:?}",
+        "{} actions, served by {served_by:?}, stream connections {streams:?}, {} requests sent again: {retries:?}",
         keys.len(),
-        followed.lock().unwrap().upstreams,
         retries.len()
     );
 }
