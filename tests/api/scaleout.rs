@@ -588,25 +588,15 @@ async fn play_through_the_proxy(stack: &mut Stack, app: &TestApp, database: Data
     ));
     let first_version = wait_for(|| followed.lock().unwrap().ids.first().copied()).await;
 
-    // Play to the end; instance b hangs (SIGSTOP) before the 21st action and is killed
-    // (SIGKILL, as a crash) a moment later, with whatever nginx sent it meanwhile under way,
-    // and started again before the 51st, while the client goes on.
+    // Play to the end; instance b hangs (SIGSTOP) with the 21st action and is killed
+    // (SIGKILL, as a crash) a moment later with it under way, and started again before the
+    // 51st, while the client goes on.
     let mut rng = kontor::games::GameRng::from_u64(15);
     let mut keys = BTreeSet::new();
     let mut served_by: HashMap<String, usize> = HashMap::new();
     let mut final_version = 0;
-    let mut killer = None;
+    let mut killer: Option<std::thread::JoinHandle<()>> = None;
     for action_number in 0..5_000 {
-        if action_number == 20 {
-            let mut victim = stack.take("kontor-b");
-            // SAFETY: a signal to our own child, which has not been waited for yet.
-            assert_eq!(unsafe { libc::kill(victim.id() as i32, libc::SIGSTOP) }, 0);
-            killer = Some(std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(300));
-                victim.kill().unwrap();
-                victim.wait().unwrap();
-            }));
-        }
         if action_number == 50 {
             killer.take().unwrap().join().unwrap();
             stack.start("kontor-b", kontor(stack, "b", ports[1], &database, false));
@@ -625,6 +615,22 @@ async fn play_through_the_proxy(stack: &mut Stack, app: &TestApp, database: Data
         let key = Uuid::new_v4().to_string();
         let url = client.url(&format!("/games/{game}/actions"));
         let body = json!({"version": version, "action": action});
+        let resent_before = client.retries.lock().unwrap().len();
+        if action_number == 20 {
+            // This action goes to b, which hangs with it and dies: nginx alternates between
+            // the instances (one worker process), so once a request was served by a, the next
+            // goes to b.
+            let a = format!("127.0.0.1:{}", ports[0]);
+            while client.get("/kinds", token).await.upstream != a {}
+            let mut victim = stack.take("kontor-b");
+            // SAFETY: a signal to our own child, which has not been waited for yet.
+            assert_eq!(unsafe { libc::kill(victim.id() as i32, libc::SIGSTOP) }, 0);
+            killer = Some(std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(300));
+                victim.kill().unwrap();
+                victim.wait().unwrap();
+            }));
+        }
         // Sent again, unchanged, until it is answered: the key makes that safe.
         let answer = client
             .send(|c| {
@@ -640,6 +646,14 @@ async fn play_through_the_proxy(stack: &mut Stack, app: &TestApp, database: Data
             "action {action_number} ({action}): {}",
             answer.body
         );
+        if action_number == 20 {
+            // nginx never resends a POST that reached an instance: the client had to.
+            let resent = client.retries.lock().unwrap()[resent_before..].to_vec();
+            assert!(
+                !resent.is_empty(),
+                "the action under way on the dying instance was answered 502 and sent again"
+            );
+        }
         *served_by.entry(answer.upstream).or_default() += 1;
         keys.insert(key);
     }
