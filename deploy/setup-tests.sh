@@ -70,6 +70,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   echo "Installing ${missing[*]} from the OS packages..."
   apt-get update -qq
-  # Installed as tools only: the test runs them on loopback with its own configuration.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" > /dev/null
+  # Installed as tools only: the test runs them on loopback with its own configuration, so
+  # the packages' own services must not start (nginx would take port 80). policy-rc.d
+  # answering 101 tells the packages' scripts not to start them.
+  own_policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  installed=0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" > /dev/null || installed=$?
+  if [ -n "$own_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
+  [ "$installed" -eq 0 ] || exit "$installed"
+  # ... nor at the next boot.
+  if [ -d /run/systemd/system ]; then
+    systemctl disable --quiet nginx pgbouncer 2> /dev/null || true
+  fi
 fi
