@@ -700,8 +700,15 @@ async fn play_through_the_proxy(stack: &mut Stack, app: &TestApp, database: Data
     let (checked, output) = app.kontor(&["replay", "--check"]).await;
     assert!(checked, "kontor replay --check: {output}");
 
-    // The restarted instance serves again.
+    // The restarted instance serves again, and nginx sends it requests once more (after its
+    // fail_timeout).
     wait_ready(stack, &direct, &format!("http://127.0.0.1:{}", ports[1])).await;
+    let b = format!("127.0.0.1:{}", ports[1]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while client.get("/kinds", &players[0].1).await.upstream != b {
+        assert!(Instant::now() < deadline, "nginx never went back to b");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     stack.assert_running();
     let retries = client.retries.lock().unwrap().clone();
     eprintln!(
@@ -762,4 +769,73 @@ async fn the_same_through_pgbouncer_with_a_session_url() {
         session_url: Some(app.database_url()),
     };
     play_through_the_proxy(&mut stack, &app, database).await;
+}
+
+/// The deploy kit keeps what the README says of it (the files are not run here: no container
+/// engine, no systemd).
+#[test]
+fn the_deploy_kit_keeps_its_promises() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
+    let unit = read("deploy/kontor.service");
+    for directive in [
+        "ExecStart=/usr/local/bin/kontor serve",
+        "DynamicUser=yes",
+        "StateDirectory=kontor",
+        "ProtectSystem=strict",
+        "ProtectHome=yes",
+        "PrivateTmp=yes",
+        "NoNewPrivileges=yes",
+        "Restart=on-failure",
+        "RestartSec=",
+        "EnvironmentFile=/etc/kontor/kontor.env",
+    ] {
+        assert!(
+            unit.lines().any(|l| l.starts_with(directive)),
+            "deploy/kontor.service lacks {directive}"
+        );
+    }
+    let image = read("deploy/Dockerfile");
+    assert!(image.matches("\nFROM ").count() >= 3, "a multi-stage build");
+    assert!(
+        image.contains("FROM debian:bookworm-slim"),
+        "a small runtime"
+    );
+    assert!(image.contains("\nUSER kontor"), "not root");
+    let entry = read("deploy/docker-entrypoint.sh");
+    assert!(entry.contains("KONTOR_DATABASE_URL"), "the URL is required");
+    let compose = read("deploy/compose.yaml");
+    for part in [
+        "kontor-a:",
+        "kontor-b:",
+        "postgres:",
+        "mailpit",
+        "./nginx.conf:/etc/nginx/conf.d/",
+        "KONTOR_JWT_SECRET",
+    ] {
+        assert!(compose.contains(part), "deploy/compose.yaml lacks {part}");
+    }
+    let ignore = read(".dockerignore");
+    for heavy in ["target/", "web/node_modules/", ".git/"] {
+        assert!(
+            ignore.lines().any(|l| l == heavy),
+            ".dockerignore lacks {heavy}"
+        );
+    }
+    // The streams' location is unbuffered with a long read timeout.
+    let stream = NGINX_CONF
+        .split("location ~ ^/api/v1/(games/[^/]+|me)/stream$")
+        .nth(1)
+        .expect("deploy/nginx.conf has a location for the live streams");
+    let stream = &stream[..stream.find('}').unwrap()];
+    assert!(stream.contains("proxy_buffering off;"), "{stream}");
+    assert!(stream.contains("proxy_read_timeout 1h;"), "{stream}");
+    // The proxy lets through the largest body Kontor takes (an uploaded export).
+    let limit = kontor::http::audit::MAX_EXPORT_BODY;
+    assert_eq!(limit % (1024 * 1024), 0);
+    let directive = format!("client_max_body_size {}m;", limit / (1024 * 1024));
+    assert!(
+        NGINX_CONF.contains(&directive),
+        "deploy/nginx.conf lacks {directive}"
+    );
 }
