@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares a machine for running the test suite: everything deploy/setup.sh installs, and the
 # test tools (the OpenAPI 3.1 validator, the schemathesis fuzzer and the client generator the
-# contract tests run, from PyPI; the web client's test tools from npm; Debian's Chromium).
+# contract tests run, from PyPI; the web client's test tools from npm; Debian's Chromium;
+# Debian's nginx and pgbouncer for the scale-out test).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,4 +64,36 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "Installing Chromium from the OS packages..."
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null
+fi
+
+# The scale-out test (tests/api/scaleout.rs) runs two servers behind Debian's nginx, and
+# behind PgBouncer in front of PostgreSQL; the server itself needs neither.
+missing=()
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
+[ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
+command -v openssl > /dev/null || missing+=(openssl)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "${missing[*]} needed for the scale-out test: run 'sudo apt-get install -y ${missing[*]}'" >&2
+    exit 1
+  fi
+  echo "Installing ${missing[*]} from the OS packages..."
+  apt-get update -qq
+  # Installed as tools only: the test runs them on loopback with its own configuration, so
+  # the packages' own services must not start (nginx would take port 80). policy-rc.d
+  # answering 101 tells the packages' scripts not to start them.
+  own_policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  installed=0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" > /dev/null || installed=$?
+  if [ -n "$own_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
+  [ "$installed" -eq 0 ] || exit "$installed"
+  # ... nor at the next boot.
+  if [ -d /run/systemd/system ]; then
+    systemctl disable --quiet nginx pgbouncer 2> /dev/null || true
+  fi
 fi

@@ -53,8 +53,26 @@ pub async fn open_database(config: &Config) -> anyhow::Result<DatabaseHandle> {
             (pool, Some(pg))
         }
     };
-    store::migrate(&pool).await?;
+    match &config.session_database_url {
+        Some(url) => {
+            let session = store::session_pool(url, config.db_acquire_timeout)?;
+            let migrated = store::migrate_over(&pool, &session).await;
+            session.close().await;
+            migrated?;
+        }
+        None => store::migrate(&pool).await?,
+    }
     Ok(DatabaseHandle { pool, embedded })
+}
+
+/// The pool for `LISTEN` and the live publisher (see [`store::session_pool`]): its own when
+/// `KONTOR_SESSION_DATABASE_URL` is set, else `None`: the main pool serves.
+fn session_pool(config: &Config) -> anyhow::Result<Option<PgPool>> {
+    config
+        .session_database_url
+        .as_deref()
+        .map(|url| store::session_pool(url, config.db_acquire_timeout))
+        .transpose()
 }
 
 /// A server bound to its port, ready to run.
@@ -64,6 +82,9 @@ pub struct Application {
     pub state: web::Data<AppState>,
     workers: Supervisor,
     failures: mpsc::UnboundedReceiver<WorkerFailure>,
+    /// The session pool when it is not the main pool (`KONTOR_SESSION_DATABASE_URL`): the
+    /// server's own, closed once it has stopped.
+    own_session: Option<PgPool>,
 }
 
 /// A background task that stopped while the server ran: it returned, panicked or was aborted.
@@ -292,15 +313,18 @@ impl Application {
         config.bind.set_port(port);
         let (workers, failures) = Supervisor::new();
         // Built before anything is spawned: an error here leaves nothing running.
+        let own_session = session_pool(&config)?;
+        let session = own_session.clone().unwrap_or_else(|| pool.clone());
         let mail = match config.workers {
             true => Some(crate::notify::mail_worker(
                 pool.clone(),
+                session.clone(),
                 &config,
                 workers.stop_token(),
             )?),
             false => None,
         };
-        let (publisher, publishing) = crate::live::Publisher::new(pool.clone());
+        let (publisher, publishing) = crate::live::Publisher::new(session.clone());
         workers.spawn_service("live-publisher", publishing);
         let (committer, committing) = crate::service::committer::Committer::new(
             pool.clone(),
@@ -331,7 +355,7 @@ impl Application {
             );
         }
         let hub = std::sync::Arc::new(crate::live::Hub::new());
-        workers.spawn_worker("live-listener", hub.clone().listen(pool.clone()));
+        workers.spawn_worker("live-listener", hub.clone().listen(session));
         let state = web::Data::new(AppState {
             pool,
             jwt,
@@ -397,6 +421,7 @@ impl Application {
             state,
             workers,
             failures,
+            own_session,
         })
     }
 
@@ -421,7 +446,7 @@ impl Application {
     /// Runs until the server is stopped (Ctrl-C, SIGTERM or a [`StopHandle`]) or one of its
     /// background tasks stops unexpectedly (see [`Supervisor`]); the workers have finished
     /// by then. A task's failure is the error returned. The pool stays open for the caller
-    /// to close.
+    /// to close (a session pool of its own, see `KONTOR_SESSION_DATABASE_URL`, is closed).
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         let handle = self.stop_handle();
         let mut failures = self.failures;
@@ -441,6 +466,9 @@ impl Application {
         stopper.abort();
         // Stopped some other way (the actix handle, a failure): the workers still finish.
         self.workers.stop_workers().await;
+        if let Some(session) = &self.own_session {
+            session.close().await;
+        }
         let failure = failed.lock().unwrap_or_else(|e| e.into_inner()).take();
         match failure {
             Some(failure) => Err(failure.into()),

@@ -22,6 +22,10 @@ pub enum Database {
 pub struct Config {
     pub bind: SocketAddr,
     pub database: Database,
+    /// A URL for what needs a session of its own (`LISTEN`, the migrations' advisory lock,
+    /// the live publisher's session setting) when `database` goes through a transaction
+    /// pooler such as PgBouncer; `None` = the same database as everything else.
+    pub session_database_url: Option<String>,
     pub data_dir: PathBuf,
     /// HMAC key for access tokens; `None` = generate one and keep it in the data folder.
     pub jwt_secret: Option<String>,
@@ -97,6 +101,7 @@ impl std::fmt::Debug for Config {
         let Config {
             bind,
             database,
+            session_database_url,
             data_dir,
             jwt_secret,
             base_url,
@@ -127,6 +132,10 @@ impl std::fmt::Debug for Config {
         f.debug_struct("Config")
             .field("bind", bind)
             .field("database", database)
+            .field(
+                "session_database_url",
+                &session_database_url.as_deref().map(crate::redact::mask_url),
+            )
             .field("data_dir", data_dir)
             .field(
                 "jwt_secret",
@@ -223,6 +232,11 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_DATABASE_URL",
         "(embedded)",
         "PostgreSQL URL. Unset: a private cluster in the data folder, created and started by Kontor.",
+    ),
+    Setting::described(
+        "KONTOR_SESSION_DATABASE_URL",
+        "(KONTOR_DATABASE_URL)",
+        "PostgreSQL URL for what needs a session of its own (LISTEN, the migrations' lock): set it to the database itself when KONTOR_DATABASE_URL goes through PgBouncer in transaction mode.",
     ),
     Setting::value(
         "KONTOR_DATA_DIR",
@@ -478,6 +492,16 @@ impl Config {
             Some(url) => Database::Url(url.to_string()),
             None => Database::Embedded,
         };
+        let session_database_url = values
+            .given("KONTOR_SESSION_DATABASE_URL")
+            .map(str::to_string);
+        if session_database_url.is_some() && matches!(database, Database::Embedded) {
+            // The embedded cluster is reached directly; a second URL could only name another
+            // database, whose notes and locks the server would then miss.
+            bail!(
+                "KONTOR_SESSION_DATABASE_URL needs KONTOR_DATABASE_URL (the embedded cluster needs no session URL)"
+            );
+        }
         let workers = match values.value("KONTOR_WORKERS") {
             "true" | "1" | "yes" => true,
             "false" | "0" | "no" => false,
@@ -521,6 +545,7 @@ impl Config {
         Ok(Self {
             bind,
             database,
+            session_database_url,
             data_dir: PathBuf::from(values.value("KONTOR_DATA_DIR")),
             jwt_secret: values.given("KONTOR_JWT_SECRET").map(str::to_string),
             base_url: values
@@ -714,6 +739,36 @@ mod tests {
     }
 
     #[test]
+    fn a_session_url_is_for_a_database_given_by_url() {
+        let map = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            Config::from_map(&HashMap::new())
+                .unwrap()
+                .session_database_url,
+            None
+        );
+        let direct = "postgres://kontor@db.example:5432/kontor";
+        let config = Config::from_map(&map(&[
+            (
+                "KONTOR_DATABASE_URL",
+                "postgres://kontor@db.example:6432/kontor",
+            ),
+            ("KONTOR_SESSION_DATABASE_URL", direct),
+        ]))
+        .unwrap();
+        assert_eq!(config.session_database_url.as_deref(), Some(direct));
+        let error = Config::from_map(&map(&[("KONTOR_SESSION_DATABASE_URL", direct)]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("KONTOR_DATABASE_URL"), "{error}");
+    }
+
+    #[test]
     fn bad_values_are_explained() {
         let mut map = HashMap::new();
         map.insert("KONTOR_ACCESS_TOKEN_TTL".to_string(), "soon".to_string());
@@ -733,13 +788,17 @@ mod tests {
                 "KONTOR_DATABASE_URL",
                 "postgres://kontor:db-pass@db.example/kontor?password=db-pass2",
             ),
+            (
+                "KONTOR_SESSION_DATABASE_URL",
+                "postgres://kontor:session-pass@db.example:5432/kontor",
+            ),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         let config = Config::from_map(&map).unwrap();
         for text in [format!("{config:?}"), format!("{config:#?}")] {
-            for secret in ["jwt-secret", "smtp-pass", "db-pass"] {
+            for secret in ["jwt-secret", "smtp-pass", "db-pass", "session-pass"] {
                 assert!(!text.contains(secret), "{secret} in {text}");
             }
             assert!(

@@ -60,6 +60,9 @@ pub struct DeliveryReport {
 /// Delivers the outbox: the state a worker needs, cheap to share.
 pub struct Notifier {
     pool: PgPool,
+    /// Where the worker listens for new mail: a session of its own (`LISTEN`), which may be
+    /// another pool than `pool` (see `KONTOR_SESSION_DATABASE_URL`).
+    session: PgPool,
     mailer: Mailer,
     settings: NotifySettings,
     from: Mailbox,
@@ -109,6 +112,7 @@ impl Notifier {
             .parse()
             .with_context(|| format!("KONTOR_MAIL_FROM is not an address: {}", config.mail_from))?;
         Ok(Self {
+            session: pool.clone(),
             pool,
             mailer,
             settings,
@@ -122,6 +126,11 @@ impl Notifier {
             ),
             clock: config.clock.clone(),
         })
+    }
+
+    /// Listens for new mail over `session` instead of the main pool.
+    pub fn listening_on(self, session: PgPool) -> Self {
+        Self { session, ..self }
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -461,10 +470,10 @@ impl Notifier {
     }
 
     async fn listen(&self) -> Option<sqlx::postgres::PgListener> {
-        if self.pool.is_closed() {
+        if self.pool.is_closed() || self.session.is_closed() {
             return None;
         }
-        let mut listener = match sqlx::postgres::PgListener::connect_with(&self.pool).await {
+        let mut listener = match sqlx::postgres::PgListener::connect_with(&self.session).await {
             Ok(l) => l,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot listen for new mail; polling");
@@ -494,6 +503,7 @@ enum Recorded {
 /// run one each against the same database.
 pub fn spawn_workers(pool: PgPool, config: Config) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     Ok(tokio::spawn(mail_worker(
+        pool.clone(),
         pool,
         &config,
         CancellationToken::new(),
@@ -504,10 +514,11 @@ pub fn spawn_workers(pool: PgPool, config: Config) -> anyhow::Result<tokio::task
 /// cancelled.
 pub fn mail_worker(
     pool: PgPool,
+    session: PgPool,
     config: &Config,
     stop: CancellationToken,
 ) -> anyhow::Result<impl Future<Output = ()> + Send + 'static> {
-    let notifier = Notifier::new(pool, config)?;
+    let notifier = Notifier::new(pool, config)?.listening_on(session);
     tracing::info!(mailer = ?notifier.mailer, "mail delivery worker started");
     Ok(notifier.run(stop))
 }

@@ -61,11 +61,37 @@ pub async fn connect_with_timeout(
         .context("connecting to PostgreSQL")
 }
 
+/// Connections of the session pool (see [`session_pool`]): the live listener's, the mail
+/// listener's, and one to spare (a reconnect while the old connection is not yet returned).
+pub const SESSION_POOL_SIZE: u32 = 3;
+
+/// The pool for what needs a PostgreSQL session of its own rather than a transaction:
+/// `LISTEN` (the live listener, the mail listener) and the migrations' advisory lock. Through
+/// a transaction pooler (PgBouncer in transaction mode) neither works, since consecutive
+/// transactions of one client may run on different server connections, so `url` then names
+/// the database directly. Opened lazily: nothing connects before the first listener does.
+pub fn session_pool(url: &str, acquire_timeout: Duration) -> anyhow::Result<PgPool> {
+    let options: PgConnectOptions = url
+        .parse()
+        .context("KONTOR_SESSION_DATABASE_URL is not a PostgreSQL URL")?;
+    Ok(PgPoolOptions::new()
+        .max_connections(SESSION_POOL_SIZE)
+        .acquire_timeout(acquire_timeout)
+        .connect_lazy_with(options))
+}
+
 /// Applies every migration not yet applied, then recomputes the identity keys of accounts
 /// made before the current folding (see `users::backfill_identity_keys`).
 pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
+    migrate_over(pool, pool).await
+}
+
+/// [`migrate`], with the migrations themselves applied over `session`: sqlx holds a
+/// session-level advisory lock while it migrates (so that two instances starting at once do
+/// not both apply a migration), which a transaction pooler would hand to some other client.
+pub async fn migrate_over(pool: &PgPool, session: &PgPool) -> anyhow::Result<()> {
     MIGRATOR
-        .run(pool)
+        .run(session)
         .await
         .context("applying database migrations")?;
     let backfill = users::backfill_identity_keys(pool)

@@ -432,6 +432,8 @@ fn serving_installs_no_test_tools() {
             "chromium",
             "playwright",
             "schemathesis",
+            "nginx",
+            "pgbouncer",
         ] {
             assert!(
                 !words.contains(&word),
