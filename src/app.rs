@@ -61,6 +61,8 @@ pub async fn open_database(config: &Config) -> anyhow::Result<DatabaseHandle> {
 pub struct Application {
     port: u16,
     server: Server,
+    /// The separate metrics address's server (`KONTOR_METRICS_BIND`), if any.
+    metrics_server: Option<Server>,
     pub state: web::Data<AppState>,
     workers: Supervisor,
     failures: mpsc::UnboundedReceiver<WorkerFailure>,
@@ -235,6 +237,7 @@ const STREAMS_GRACE: Duration = Duration::from_secs(10);
 #[derive(Clone)]
 pub struct StopHandle {
     server: ServerHandle,
+    metrics_server: Option<ServerHandle>,
     hub: Arc<crate::live::Hub>,
     workers: Supervisor,
 }
@@ -252,6 +255,9 @@ impl StopHandle {
         }
         self.workers.stop_workers().await;
         self.server.stop(graceful).await;
+        if let Some(metrics) = &self.metrics_server {
+            metrics.stop(graceful).await;
+        }
     }
 }
 
@@ -285,6 +291,11 @@ impl Application {
         listener: TcpListener,
     ) -> anyhow::Result<Self> {
         config.refuse_retired_settings()?;
+        // Bound first, like the main address: a taken port fails before anything runs.
+        let metrics_listener = config.metrics_bind.map(bind).transpose()?;
+        if let (Some(bind), Some(listener)) = (&mut config.metrics_bind, &metrics_listener) {
+            bind.set_port(listener.local_addr()?.port());
+        }
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
         let port = listener.local_addr()?.port();
@@ -332,6 +343,10 @@ impl Application {
         }
         let hub = std::sync::Arc::new(crate::live::Hub::new());
         workers.spawn_worker("live-listener", hub.clone().listen(pool.clone()));
+        if config.metrics_enabled() {
+            crate::telemetry::install();
+            workers.spawn_worker("metrics", crate::telemetry::upkeep(workers.stop_token()));
+        }
         let state = web::Data::new(AppState {
             pool,
             jwt,
@@ -367,7 +382,11 @@ impl Application {
                 // Outside the error handlers, so that the problems they make get them too.
                 .wrap(from_fn(http::headers::security_headers))
                 .wrap(from_fn(http::methods::head_as_get))
+                // Inside the request's span: the access line carries its fields.
+                .wrap(from_fn(http::observe::observe))
                 .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
+                // Outermost: the span, every problem and every response get the request id.
+                .wrap(from_fn(http::observe::request_id))
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")
                         .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),
@@ -381,8 +400,28 @@ impl Application {
         // Signals are handled in `run_until_stopped`, which ends the live streams first.
         .disable_signals()
         .listen(listener);
-        let server = match server {
-            Ok(server) => server.run(),
+        let metrics_server = metrics_listener.map(|listener| {
+            let state = state.clone();
+            HttpServer::new(move || {
+                App::new()
+                    .app_data(state.clone())
+                    .wrap(from_fn(http::observe::request_id))
+                    .route(
+                        "/metrics",
+                        web::get().to(http::metrics::metrics_without_token),
+                    )
+                    .default_service(web::to(http::metrics::only_metrics))
+            })
+            .workers(1)
+            .disable_signals()
+            .listen(listener)
+        });
+        let servers = match metrics_server {
+            None => server.map(|server| (server, None)),
+            Some(metrics) => server.and_then(|server| Ok((server, Some(metrics?)))),
+        };
+        let (server, metrics_server) = match servers {
+            Ok((server, metrics)) => (server.run(), metrics.map(|m| m.run())),
             Err(error) => {
                 // Nothing will run: the tasks spawned above end now.
                 workers.begin_stop();
@@ -394,6 +433,7 @@ impl Application {
         Ok(Self {
             port,
             server,
+            metrics_server,
             state,
             workers,
             failures,
@@ -409,6 +449,7 @@ impl Application {
     pub fn stop_handle(&self) -> StopHandle {
         StopHandle {
             server: self.server.handle(),
+            metrics_server: self.metrics_server.as_ref().map(Server::handle),
             hub: self.state.hub.clone(),
             workers: self.workers.clone(),
         }
@@ -437,8 +478,16 @@ impl Application {
             }
             handle.stop(true).await;
         });
+        let metrics = self.metrics_server.map(|server| {
+            let handle = server.handle();
+            (handle, tokio::spawn(server))
+        });
         let result = self.server.await;
         stopper.abort();
+        if let Some((handle, running)) = metrics {
+            handle.stop(true).await;
+            let _ = running.await;
+        }
         // Stopped some other way (the actix handle, a failure): the workers still finish.
         self.workers.stop_workers().await;
         let failure = failed.lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -116,14 +116,28 @@ enum MailCommand {
     },
 }
 
+/// The log: lines for people, or JSON objects (`KONTOR_LOG_FORMAT=json`), one a line, each
+/// with the fields of the span it happened in: a request's lines carry its id, route and
+/// masked target, its access line also the status and the latency.
+fn init_log() -> anyhow::Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| kontor::config::default_of("RUST_LOG").into());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match kontor::config::LogFormat::from_env()? {
+        kontor::config::LogFormat::Text => builder.init(),
+        kontor::config::LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| kontor::config::default_of("RUST_LOG").into()),
-        )
-        .init();
+    init_log()?;
     match cli.command {
         Command::Simulate {
             kind,
