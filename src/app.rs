@@ -72,7 +72,7 @@ pub struct Application {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerFailure {
     /// The task's name (`mail`, `deadlines`, `housekeeping`, `live-listener`, `committer`,
-    /// `live-publisher`).
+    /// `live-publisher`, `metrics`).
     pub worker: &'static str,
     /// How it stopped, for the log.
     pub how: String,
