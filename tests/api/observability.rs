@@ -171,6 +171,7 @@ async fn json_logs_carry_the_request_id_and_keep_the_password_out() {
             ("KONTOR_LOG_FORMAT", "json"),
             ("RUST_LOG", "info"),
             ("KONTOR_WORKERS", "false"),
+            ("KONTOR_TRUSTED_PROXIES", "127.0.0.1"),
         ],
     )
     .await;
@@ -178,10 +179,12 @@ async fn json_logs_carry_the_request_id_and_keep_the_password_out() {
     let kinds = client
         .get(format!("{base}/api/v1/kinds"))
         .header("X-Request-Id", "abc-123")
+        .header("X-Forwarded-For", "203.0.113.5, 198.51.100.9")
         .send()
         .await
         .unwrap();
     assert_eq!(kinds.status(), 200);
+    assert_eq!(kinds.headers()["x-request-id"], "abc-123");
     let password = "Wrong-Horse-Battery-4711";
     let login = client
         .post(format!("{base}/api/v1/auth/login"))
@@ -204,6 +207,8 @@ async fn json_logs_carry_the_request_id_and_keep_the_password_out() {
     assert_eq!(line["level"], "INFO", "{line}");
     assert_eq!(line["span"]["http.route"], "/api/v1/kinds", "{line}");
     assert_eq!(line["span"]["http.method"], "GET", "{line}");
+    // The client behind the trusted proxy (this test), not what it claimed before that.
+    assert_eq!(line["span"]["http.client_ip"], "198.51.100.9", "{line}");
     assert!(
         line["latency_ms"].as_f64().is_some_and(|ms| ms >= 0.0),
         "{line}"
