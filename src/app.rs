@@ -291,7 +291,7 @@ impl Application {
         listener: TcpListener,
     ) -> anyhow::Result<Self> {
         config.refuse_retired_settings()?;
-        // Bound first, like the main address: a taken port fails before anything runs.
+        // Bound before anything is spawned: a taken port fails with nothing running.
         let metrics_listener = config.metrics_bind.map(bind).transpose()?;
         if let (Some(bind), Some(listener)) = (&mut config.metrics_bind, &metrics_listener) {
             bind.set_port(listener.local_addr()?.port());

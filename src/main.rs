@@ -171,6 +171,9 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
                 address = %config.bind, port = app.port(),
                 "Kontor is listening; API docs at http://{}:{}/docs/", config.bind.ip(), app.port()
             );
+            if let Some(metrics) = app.state.config.metrics_bind {
+                tracing::info!(address = %metrics, "metrics at http://{metrics}/metrics");
+            }
             let result = app.run_until_stopped().await;
             database.pool.close().await;
             if let Some(pg) = &database.embedded {
