@@ -167,20 +167,28 @@ pub async fn render(pool: &PgPool, now: DateTime<Utc>) -> String {
     let Some(handle) = handle() else {
         return String::new();
     };
-    let idle = pool.num_idle() as f64;
-    let size = f64::from(pool.size());
-    metrics::gauge!(names::POOL_CONNECTIONS, "state" => "idle").set(idle);
-    metrics::gauge!(names::POOL_CONNECTIONS, "state" => "used").set((size - idle).max(0.0));
-    match crate::store::outbox::due_summary(pool, now).await {
+    // The gauges are the process's: two scrapes at once (two servers in one process, as in
+    // the tests) must not render each other's samples.
+    static SCRAPING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _one_at_a_time = SCRAPING.lock().await;
+    let (outbox, deadlines) = tokio::join!(
+        crate::store::outbox::due_summary(pool, now),
+        crate::store::deadlines::count_due(pool, now),
+    );
+    match outbox {
         Ok(due) => {
             metrics::gauge!(names::OUTBOX_DUE).set(due.count as f64);
             metrics::gauge!(names::OLDEST_DUE_AGE).set(due.oldest_age_secs.max(0.0));
         }
         Err(error) => tracing::warn!(%error, "metrics: the mail due cannot be counted"),
     }
-    match crate::store::deadlines::count_due(pool, now).await {
+    match deadlines {
         Ok(due) => metrics::gauge!(names::DEADLINES_DUE).set(due as f64),
         Err(error) => tracing::warn!(%error, "metrics: the clocks due cannot be counted"),
     }
+    let idle = pool.num_idle() as f64;
+    let size = f64::from(pool.size());
+    metrics::gauge!(names::POOL_CONNECTIONS, "state" => "idle").set(idle);
+    metrics::gauge!(names::POOL_CONNECTIONS, "state" => "used").set((size - idle).max(0.0));
     handle.render()
 }
