@@ -424,3 +424,32 @@ async fn without_a_metrics_setting_there_are_no_metrics_here() {
     let reply = read(scrape(&app, Some("anything")).await).await;
     reply.assert_problem(404, "metrics_not_served");
 }
+
+#[tokio::test]
+async fn a_taken_metrics_address_stops_the_server_from_starting() {
+    let app = spawn_app().await;
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let settings: HashMap<String, String> = [
+        ("KONTOR_BIND", "127.0.0.1:0"),
+        ("KONTOR_JWT_SECRET", JWT_SECRET),
+        ("KONTOR_WORKERS", "false"),
+        ("KONTOR_METRICS_BIND", address.as_str()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .chain([(
+        "KONTOR_DATA_DIR".to_string(),
+        app.config.data_dir.display().to_string(),
+    )])
+    .collect();
+    let config = kontor::config::Config::from_map(&settings).unwrap();
+    let error = match kontor::app::Application::build(config, app.pool.clone()) {
+        Ok(_) => panic!("a server started on a taken metrics address"),
+        Err(error) => error.to_string(),
+    };
+    assert!(
+        error.contains(&format!("cannot listen on {address}")),
+        "{error}"
+    );
+}
