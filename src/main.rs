@@ -119,11 +119,14 @@ enum MailCommand {
 /// The log: lines for people, or JSON objects (`KONTOR_LOG_FORMAT=json`), one a line, each
 /// with the fields of the span it happened in: a request's lines carry its id, route and
 /// masked target, its access line also the status and the latency.
-fn init_log() -> anyhow::Result<()> {
+fn init_log() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| kontor::config::default_of("RUST_LOG").into());
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    match kontor::config::LogFormat::from_env()? {
+    // A configuration that cannot be read is reported by the commands that read it (with
+    // the log in the default format); the others (`openapi`, `simulate`, `verify`) run.
+    let format = kontor::config::LogFormat::from_env().unwrap_or(kontor::config::LogFormat::Text);
+    match format {
         kontor::config::LogFormat::Text => builder.init(),
         kontor::config::LogFormat::Json => builder
             .json()
@@ -132,12 +135,11 @@ fn init_log() -> anyhow::Result<()> {
             .with_span_list(false)
             .init(),
     }
-    Ok(())
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    init_log()?;
+    init_log();
     match cli.command {
         Command::Simulate {
             kind,
