@@ -79,6 +79,8 @@ fn session_pool(config: &Config) -> anyhow::Result<Option<PgPool>> {
 pub struct Application {
     port: u16,
     server: Server,
+    /// The separate metrics address's server (`KONTOR_METRICS_BIND`), if any.
+    metrics_server: Option<Server>,
     pub state: web::Data<AppState>,
     workers: Supervisor,
     failures: mpsc::UnboundedReceiver<WorkerFailure>,
@@ -91,7 +93,7 @@ pub struct Application {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerFailure {
     /// The task's name (`mail`, `deadlines`, `housekeeping`, `live-listener`, `committer`,
-    /// `live-publisher`).
+    /// `live-publisher`, `metrics`).
     pub worker: &'static str,
     /// How it stopped, for the log.
     pub how: String,
@@ -256,6 +258,7 @@ const STREAMS_GRACE: Duration = Duration::from_secs(10);
 #[derive(Clone)]
 pub struct StopHandle {
     server: ServerHandle,
+    metrics_server: Option<ServerHandle>,
     hub: Arc<crate::live::Hub>,
     workers: Supervisor,
 }
@@ -273,6 +276,9 @@ impl StopHandle {
         }
         self.workers.stop_workers().await;
         self.server.stop(graceful).await;
+        if let Some(metrics) = &self.metrics_server {
+            metrics.stop(graceful).await;
+        }
     }
 }
 
@@ -306,6 +312,11 @@ impl Application {
         listener: TcpListener,
     ) -> anyhow::Result<Self> {
         config.refuse_retired_settings()?;
+        // Bound before anything is spawned: a taken port fails with nothing running.
+        let metrics_listener = config.metrics_bind.map(bind).transpose()?;
+        if let (Some(bind), Some(listener)) = (&mut config.metrics_bind, &metrics_listener) {
+            bind.set_port(listener.local_addr()?.port());
+        }
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
         let port = listener.local_addr()?.port();
@@ -356,6 +367,10 @@ impl Application {
         }
         let hub = std::sync::Arc::new(crate::live::Hub::new());
         workers.spawn_worker("live-listener", hub.clone().listen(session));
+        if config.metrics_enabled() {
+            crate::telemetry::install();
+            workers.spawn_worker("metrics", crate::telemetry::upkeep(workers.stop_token()));
+        }
         let state = web::Data::new(AppState {
             pool,
             jwt,
@@ -391,7 +406,11 @@ impl Application {
                 // Outside the error handlers, so that the problems they make get them too.
                 .wrap(from_fn(http::headers::security_headers))
                 .wrap(from_fn(http::methods::head_as_get))
+                // Inside the request's span: the access line carries its fields.
+                .wrap(from_fn(http::observe::observe))
                 .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
+                // Outermost: the span, every problem and every response get the request id.
+                .wrap(from_fn(http::observe::request_id))
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")
                         .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),
@@ -405,8 +424,28 @@ impl Application {
         // Signals are handled in `run_until_stopped`, which ends the live streams first.
         .disable_signals()
         .listen(listener);
-        let server = match server {
-            Ok(server) => server.run(),
+        let metrics_server = metrics_listener.map(|listener| {
+            let state = state.clone();
+            HttpServer::new(move || {
+                App::new()
+                    .app_data(state.clone())
+                    .wrap(from_fn(http::observe::request_id))
+                    .route(
+                        "/metrics",
+                        web::get().to(http::metrics::metrics_without_token),
+                    )
+                    .default_service(web::to(http::metrics::only_metrics))
+            })
+            .workers(1)
+            .disable_signals()
+            .listen(listener)
+        });
+        let servers = match metrics_server {
+            None => server.map(|server| (server, None)),
+            Some(metrics) => server.and_then(|server| Ok((server, Some(metrics?)))),
+        };
+        let (server, metrics_server) = match servers {
+            Ok((server, metrics)) => (server.run(), metrics.map(|m| m.run())),
             Err(error) => {
                 // Nothing will run: the tasks spawned above end now.
                 workers.begin_stop();
@@ -418,6 +457,7 @@ impl Application {
         Ok(Self {
             port,
             server,
+            metrics_server,
             state,
             workers,
             failures,
@@ -434,6 +474,7 @@ impl Application {
     pub fn stop_handle(&self) -> StopHandle {
         StopHandle {
             server: self.server.handle(),
+            metrics_server: self.metrics_server.as_ref().map(Server::handle),
             hub: self.state.hub.clone(),
             workers: self.workers.clone(),
         }
@@ -462,8 +503,16 @@ impl Application {
             }
             handle.stop(true).await;
         });
+        let metrics = self.metrics_server.map(|server| {
+            let handle = server.handle();
+            (handle, tokio::spawn(server))
+        });
         let result = self.server.await;
         stopper.abort();
+        if let Some((handle, running)) = metrics {
+            handle.stop(true).await;
+            let _ = running.await;
+        }
         // Stopped some other way (the actix handle, a failure): the workers still finish.
         self.workers.stop_workers().await;
         if let Some(session) = &self.own_session {

@@ -78,6 +78,49 @@ pub struct Config {
     /// Where "now" comes from (see [`crate::time`]): always the system clock when read from
     /// the environment; only a program using the library (the tests) puts another here.
     pub clock: crate::time::Clock,
+    /// Reverse proxies (addresses and CIDR ranges) whose `X-Forwarded-For` is believed; from
+    /// anyone else it is ignored (see `http::forwarded`). Empty: the peer is the client.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// How the log is written (`main` reads it before anything is logged).
+    pub log_format: LogFormat,
+    /// A second address that serves only `/metrics` (no token: keep it on a private network).
+    pub metrics_bind: Option<SocketAddr>,
+    /// When set, `/metrics` on the main address answers to `Authorization: Bearer <token>`;
+    /// unset, it is not served there.
+    pub metrics_token: Option<String>,
+}
+
+/// The log's format (`KONTOR_LOG_FORMAT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Lines for people (tracing-subscriber's default).
+    Text,
+    /// One JSON object per line, with the fields of the spans it happened in.
+    Json,
+}
+
+impl LogFormat {
+    fn parse(value: &str) -> anyhow::Result<Self> {
+        match value {
+            "text" => Ok(Self::Text),
+            "json" => Ok(Self::Json),
+            other => bail!("KONTOR_LOG_FORMAT must be text or json, not {other:?}"),
+        }
+    }
+
+    /// The format the environment (and the file `KONTOR_CONFIG` names) asks for, read before
+    /// the rest of the configuration, so that even its errors are logged in that format.
+    pub fn from_env() -> anyhow::Result<Self> {
+        let values = env_values()?;
+        Self::parse(Values::new(&values).value("KONTOR_LOG_FORMAT"))
+    }
+}
+
+impl Config {
+    /// Whether metrics are recorded at all: only when something serves them.
+    pub fn metrics_enabled(&self) -> bool {
+        self.metrics_bind.is_some() || self.metrics_token.is_some()
+    }
 }
 
 /// Shows the URL without its password.
@@ -128,6 +171,10 @@ impl std::fmt::Debug for Config {
             notify,
             retired_admin_users,
             clock,
+            trusted_proxies,
+            log_format,
+            metrics_bind,
+            metrics_token,
         } = self;
         f.debug_struct("Config")
             .field("bind", bind)
@@ -171,6 +218,13 @@ impl std::fmt::Debug for Config {
             .field("notify", notify)
             .field("retired_admin_users", retired_admin_users)
             .field("clock", clock)
+            .field("trusted_proxies", trusted_proxies)
+            .field("log_format", log_format)
+            .field("metrics_bind", metrics_bind)
+            .field(
+                "metrics_token",
+                &metrics_token.as_ref().map(|_| crate::redact::MASK),
+            )
             .finish()
     }
 }
@@ -403,6 +457,26 @@ pub const SETTINGS: &[Setting] = &[
         "info,sqlx=warn",
         "Log filter (tracing-subscriber syntax).",
     ),
+    Setting::value(
+        "KONTOR_LOG_FORMAT",
+        "text",
+        "`text` (lines for people) or `json` (one JSON object per line, with each request's id, route, status and latency).",
+    ),
+    Setting::described(
+        "KONTOR_TRUSTED_PROXIES",
+        "(none)",
+        "Comma-separated addresses and CIDR ranges (10.0.0.5, 10.1.0.0/16) of reverse proxies whose X-Forwarded-For names the client. Unset: the peer is the client.",
+    ),
+    Setting::described(
+        "KONTOR_METRICS_BIND",
+        "(none)",
+        "A second address and port that serves only /metrics (Prometheus), without a token. Unset: not served there.",
+    ),
+    Setting::described(
+        "KONTOR_METRICS_TOKEN",
+        "(none)",
+        "Serves /metrics on the main address to requests with Authorization: Bearer <token>. Unset: not served there.",
+    ),
 ];
 
 /// The per-address limit of failed logins, unless given: this many times the per-account one.
@@ -463,18 +537,23 @@ impl<'a> Values<'a> {
     }
 }
 
+/// The settings of the process environment, after those of the file `KONTOR_CONFIG` names.
+fn env_values() -> anyhow::Result<HashMap<String, String>> {
+    let env: HashMap<String, String> = std::env::vars().collect();
+    let mut values = HashMap::new();
+    if let Some(path) = env.get("KONTOR_CONFIG") {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the configuration file {path}"))?;
+        values.extend(parse_env_file(&text).with_context(|| format!("in {path}"))?);
+    }
+    values.extend(env);
+    Ok(values)
+}
+
 impl Config {
     /// Reads the process environment (and the file it may name).
     pub fn from_env() -> anyhow::Result<Self> {
-        let env: HashMap<String, String> = std::env::vars().collect();
-        let mut values = HashMap::new();
-        if let Some(path) = env.get("KONTOR_CONFIG") {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the configuration file {path}"))?;
-            values.extend(parse_env_file(&text).with_context(|| format!("in {path}"))?);
-        }
-        values.extend(env);
-        Self::from_map(&values)
+        Self::from_map(&env_values()?)
     }
 
     /// Builds a configuration from `KEY -> value` pairs; absent keys take their defaults
@@ -582,6 +661,24 @@ impl Config {
                 .filter(|name| !name.is_empty())
                 .collect(),
             clock: crate::time::Clock::system(),
+            trusted_proxies: values
+                .given("KONTOR_TRUSTED_PROXIES")
+                .unwrap_or("")
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(parse_proxy)
+                .collect::<anyhow::Result<Vec<_>>>()?,
+            log_format: LogFormat::parse(values.value("KONTOR_LOG_FORMAT"))?,
+            metrics_bind: values
+                .given("KONTOR_METRICS_BIND")
+                .map(|a| {
+                    a.parse().with_context(|| {
+                        format!("KONTOR_METRICS_BIND must be an address and port such as 127.0.0.1:9090, not {a:?}")
+                    })
+                })
+                .transpose()?,
+            metrics_token: values.given("KONTOR_METRICS_TOKEN").map(str::to_string),
         })
     }
 
@@ -635,6 +732,20 @@ fn parse_env_file(text: &str) -> anyhow::Result<Vec<(String, String)>> {
         pairs.push((key.trim().to_string(), value.to_string()));
     }
     Ok(pairs)
+}
+
+/// One entry of `KONTOR_TRUSTED_PROXIES`: a CIDR range, or one address (a range of one).
+fn parse_proxy(entry: &str) -> anyhow::Result<ipnet::IpNet> {
+    entry
+        .parse::<ipnet::IpNet>()
+        .map(|net| net.trunc())
+        .or_else(|_| entry.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "KONTOR_TRUSTED_PROXIES: {entry:?} is not an address or CIDR range such as \
+                 10.0.0.5, 10.1.0.0/16 or fd00::/8"
+            )
+        })
 }
 
 /// One origin of `KONTOR_CORS_ORIGINS`, in the form a browser sends it in `Origin`
@@ -820,6 +931,36 @@ mod tests {
             let error = Config::from_map(&map).unwrap_err().to_string();
             assert!(error.contains(key), "{error}");
         }
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_and_ranges() {
+        let none = Config::from_map(&HashMap::new()).unwrap();
+        assert!(none.trusted_proxies.is_empty());
+        assert_eq!(none.log_format, LogFormat::Text);
+        assert!(!none.metrics_enabled());
+        let map = HashMap::from([(
+            "KONTOR_TRUSTED_PROXIES".to_string(),
+            " 10.0.0.5, 10.1.2.3/16 ,fd00::/8,::1".to_string(),
+        )]);
+        let nets: Vec<String> = Config::from_map(&map)
+            .unwrap()
+            .trusted_proxies
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(nets, ["10.0.0.5/32", "10.1.0.0/16", "fd00::/8", "::1/128"]);
+        for bad in ["10.0.0", "10.0.0.0/33", "proxy.example", "*"] {
+            let map = HashMap::from([("KONTOR_TRUSTED_PROXIES".to_string(), bad.to_string())]);
+            let error = Config::from_map(&map).unwrap_err().to_string();
+            assert!(error.contains("KONTOR_TRUSTED_PROXIES"), "{bad}: {error}");
+        }
+        let map = HashMap::from([("KONTOR_LOG_FORMAT".to_string(), "xml".to_string())]);
+        assert!(Config::from_map(&map).is_err());
+        let map = HashMap::from([("KONTOR_METRICS_TOKEN".to_string(), "s3cret".to_string())]);
+        let config = Config::from_map(&map).unwrap();
+        assert!(config.metrics_enabled());
+        assert!(!format!("{config:?}").contains("s3cret"));
     }
 
     #[test]

@@ -12,5 +12,6 @@ pub mod notify;
 pub mod redact;
 pub mod service;
 pub mod store;
+pub mod telemetry;
 pub mod text;
 pub mod time;

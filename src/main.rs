@@ -116,14 +116,30 @@ enum MailCommand {
     },
 }
 
+/// The log: lines for people, or JSON objects (`KONTOR_LOG_FORMAT=json`), one a line, each
+/// with the fields of the span it happened in: a request's lines carry its id, route and
+/// masked target, its access line also the status and the latency.
+fn init_log() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| kontor::config::default_of("RUST_LOG").into());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // A configuration that cannot be read is reported by the commands that read it (with
+    // the log in the default format); the others (`openapi`, `simulate`, `verify`) run.
+    let format = kontor::config::LogFormat::from_env().unwrap_or(kontor::config::LogFormat::Text);
+    match format {
+        kontor::config::LogFormat::Text => builder.init(),
+        kontor::config::LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| kontor::config::default_of("RUST_LOG").into()),
-        )
-        .init();
+    init_log();
     match cli.command {
         Command::Simulate {
             kind,
@@ -157,6 +173,9 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
                 address = %config.bind, port = app.port(),
                 "Kontor is listening; API docs at http://{}:{}/docs/", config.bind.ip(), app.port()
             );
+            if let Some(metrics) = app.state.config.metrics_bind {
+                tracing::info!(address = %metrics, "metrics at http://{metrics}/metrics");
+            }
             let result = app.run_until_stopped().await;
             database.pool.close().await;
             if let Some(pg) = &database.embedded {

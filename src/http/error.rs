@@ -29,6 +29,11 @@ pub struct Problem {
     pub code: Code,
     /// What went wrong, for a person.
     pub detail: String,
+    /// The request's id (its `X-Request-Id`, echoed in the response's): quote it when
+    /// reporting a problem, it finds the request in the server's log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub request_id: Option<String>,
     /// Further members depending on the code (`current_version`, `field`, `retry_after`…).
     #[serde(flatten)]
     #[schema(value_type = Object)]
@@ -226,6 +231,7 @@ impl ApiError {
             status: self.status.as_u16(),
             code: self.code,
             detail: self.detail.clone(),
+            request_id: super::observe::current_request_id(),
             extra: self.extra.clone(),
         }
     }
@@ -361,6 +367,9 @@ impl ResponseError for ApiError {
                 tracing::error!(error = ?cause, "internal error");
             }
         }
+        if self.code == ErrorCode::DatabaseUnavailable {
+            metrics::counter!(crate::telemetry::names::DB_UNAVAILABLE).increment(1);
+        }
         let mut response = HttpResponse::build(self.status);
         response.insert_header((header::CONTENT_TYPE, "application/problem+json"));
         if let Some(seconds) = self.retry_after {
@@ -472,6 +481,7 @@ error_codes! {
     InvalidUnsubscribeToken = "invalid_unsubscribe_token", 400, "The unsubscribe link is damaged or was not signed by this server.";
     AdminRequired = "admin_required", 403, "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.";
     MailNotFound = "mail_not_found", 404, "No failed mail with this id.";
+    MetricsNotServed = "metrics_not_served", 404, "This server serves no metrics on this address (KONTOR_METRICS_TOKEN is not set).";
     SeatNotAbandoned = "seat_not_abandoned", 409, "The seat is being played by its player; there is nothing to take back.";
     SeatAbandoned = "seat_abandoned", 409, "The bot plays this seat after its timeouts; take it back first.";
     SeatForfeited = "seat_forfeited", 409, "The seat was forfeited under the game's time control.";

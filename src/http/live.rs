@@ -64,9 +64,13 @@ async fn stream_caller(
 
 /// Takes one of the caller's live stream slots on this instance (`KONTOR_LIVE_MAX_STREAMS_PER_USER`,
 /// game and user streams together), or answers 429.
-fn stream_slot(state: &AppState, user: uuid::Uuid) -> Result<StreamSlot, ApiError> {
+fn stream_slot(
+    state: &AppState,
+    user: uuid::Uuid,
+    kind: &'static str,
+) -> Result<StreamSlot, ApiError> {
     let max = state.config.live_max_streams_per_user;
-    state.hub.open_stream(user, max).ok_or_else(|| {
+    state.hub.open_stream(user, max, kind).ok_or_else(|| {
         let mut error = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::TooManyStreams,
@@ -148,7 +152,7 @@ pub async fn game_stream(
         )
         .with("version", head.version));
     }
-    let slot = stream_slot(&state, caller.user_id)?;
+    let slot = stream_slot(&state, caller.user_id, "game")?;
     // Subscribe before reading, so nothing between the read and the first note is missed.
     let signals = state.hub.subscribe();
     let (sender, receiver) = mpsc::channel(64);
@@ -301,7 +305,7 @@ pub async fn user_stream(
 ) -> Result<impl Responder, ApiError> {
     let caller = stream_caller(&state, &req, &query).await?;
     let me = caller.user_id;
-    let slot = stream_slot(&state, me)?;
+    let slot = stream_slot(&state, me, "user")?;
     let closed = state.hub.closed();
     let mut signals = state.hub.subscribe();
     let waiting = lobby::list(

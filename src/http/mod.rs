@@ -9,12 +9,15 @@ pub mod caller;
 pub mod conditional;
 pub mod cors;
 pub mod error;
+pub mod forwarded;
 pub mod games;
 pub mod headers;
 pub mod health;
 pub mod live;
 pub mod methods;
+pub mod metrics;
 pub mod notifications;
+pub mod observe;
 pub mod openapi;
 pub mod page;
 pub mod query_policy;
@@ -85,14 +88,27 @@ impl<T: Serialize> Responder for Created<T> {
     }
 }
 
-/// The client's address as seen by this server (proxies are not trusted).
+/// The client's address: the peer's, or, when the peer is one of `KONTOR_TRUSTED_PROXIES`,
+/// the address its `X-Forwarded-For` names (see [`forwarded`]). Whatever keys on the client
+/// (the login throttle, the request log) asks here.
 pub fn client_address(req: &HttpRequest) -> Option<String> {
-    req.peer_addr().map(|a| a.ip().to_string())
+    let peer = req.peer_addr()?.ip();
+    let trusted = req
+        .app_data::<web::Data<AppState>>()
+        .map(|state| state.config.trusted_proxies.as_slice())
+        .unwrap_or_default();
+    let forwarded_for = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok());
+    Some(forwarded::client_ip(peer, forwarded_for, trusted).to_string())
 }
 
-/// Registers the health probes (at the root, outside `/api/v1`).
+/// Registers the health probes and the metrics (at the root, outside `/api/v1`).
 pub fn configure_root(cfg: &mut ServiceConfig) {
-    cfg.service(health::healthz).service(health::readyz);
+    cfg.service(health::healthz)
+        .service(health::readyz)
+        .service(metrics::metrics);
 }
 
 /// Registers every API endpoint (under the `/api/v1` scope given by the caller).

@@ -56,6 +56,15 @@ impl Modify for BearerAuth {
                     .build(),
             ),
         );
+        components.add_security_scheme(
+            "metrics_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The operator's KONTOR_METRICS_TOKEN."))
+                    .build(),
+            ),
+        );
     }
 }
 
@@ -289,6 +298,13 @@ fn complete_responses(spec: &mut Value) {
     let location = json!({
         "Location": {"description": "The address of what was created.", "schema": {"type": "string"}}
     });
+    // Every answer carries it: declared once, referred to by each response.
+    spec["components"]["headers"]["X-Request-Id"] = json!({
+        "description": "The request's id: the client's `X-Request-Id` when it is visible ASCII of at most 128 characters, else one the server made. Problems carry it as `request_id`.",
+        "required": true,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 128}
+    });
+    let request_id = json!({"$ref": "#/components/headers/X-Request-Id"});
     for_each_operation(spec, |path, operation| {
         let secured = operation["security"]
             .as_array()
@@ -355,16 +371,17 @@ fn complete_responses(spec: &mut Value) {
             );
         }
         for (status, response) in responses.iter_mut() {
-            let headers = match status.as_str() {
-                "429" | "503" => &retry_after,
-                "201" => &location,
-                _ => continue,
-            };
             let declared = response
                 .as_object_mut()
                 .expect("responses are objects")
                 .entry("headers")
                 .or_insert_with(|| json!({}));
+            declared["X-Request-Id"] = request_id.clone();
+            let headers = match status.as_str() {
+                "429" | "503" => &retry_after,
+                "201" => &location,
+                _ => continue,
+            };
             for (name, header) in headers.as_object().expect("headers are a map") {
                 declared[name] = header.clone();
             }

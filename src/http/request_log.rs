@@ -1,7 +1,9 @@
 //! The request log: one span per request, as `tracing_actix_web`'s default records it, but
 //! with the target's credentials masked (`?access_token=`, the unsubscribe link's `?token=`;
 //! see [`crate::redact`]). No header but the user agent is recorded: never `Authorization`
-//! or `Cookie`.
+//! or `Cookie`. The request id is the one `observe::request_id` gave the request (the
+//! client's `X-Request-Id` when sane), and the client's address is `http::client_address`'s
+//! (a forwarded one only from a trusted proxy).
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -24,11 +26,15 @@ impl RootSpanBuilder for MaskedRootSpan {
             .unwrap_or("");
         let route = request.match_pattern().unwrap_or_else(|| "default".into());
         let method = request.method().as_str();
-        let request_id = request
-            .extensions()
-            .get::<RequestId>()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        let request_id = match request.extensions().get::<super::observe::RequestId>() {
+            Some(id) => id.0.to_string(),
+            None => request
+                .extensions()
+                .get::<RequestId>()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+        };
+        let client_ip = super::client_address(request.request()).unwrap_or_default();
         let target = crate::redact::mask_target(request.path(), request.uri().query());
         let connection = request.connection_info();
         tracing::info_span!(
@@ -38,7 +44,7 @@ impl RootSpanBuilder for MaskedRootSpan {
             http.flavor = %flavor(request.version()),
             http.scheme = %connection.scheme(),
             http.host = %connection.host(),
-            http.client_ip = %connection.realip_remote_addr().unwrap_or(""),
+            http.client_ip = %client_ip,
             http.user_agent = %user_agent,
             http.target = %target,
             http.status_code = Empty,

@@ -118,10 +118,13 @@ pub struct Hub {
 pub struct StreamSlot {
     hub: Arc<Hub>,
     user: Uuid,
+    /// `game` or `user`, for the open-streams gauge.
+    kind: &'static str,
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
+        metrics::gauge!(crate::telemetry::names::LIVE_STREAMS, "kind" => self.kind).decrement(1);
         let mut streams = self.hub.streams.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(open) = streams.get_mut(&self.user) {
             *open -= 1;
@@ -155,17 +158,25 @@ impl Hub {
 
     /// Takes one of `user`'s at most `max` stream slots on this instance; `None` when all
     /// are taken. The slot is free again when the returned guard is dropped, which the
-    /// stream's task does when its client has gone (or the server stops).
-    pub fn open_stream(self: &Arc<Self>, user: Uuid, max: usize) -> Option<StreamSlot> {
+    /// stream's task does when its client has gone (or the server stops). `kind` (`game` or
+    /// `user`) labels the stream in the metrics.
+    pub fn open_stream(
+        self: &Arc<Self>,
+        user: Uuid,
+        max: usize,
+        kind: &'static str,
+    ) -> Option<StreamSlot> {
         let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
         let open = streams.entry(user).or_insert(0);
         if *open >= max {
             return None;
         }
         *open += 1;
+        metrics::gauge!(crate::telemetry::names::LIVE_STREAMS, "kind" => kind).increment(1);
         Some(StreamSlot {
             hub: self.clone(),
             user,
+            kind,
         })
     }
 
@@ -315,15 +326,17 @@ mod tests {
     fn stream_slots_are_counted_per_user_and_freed_when_dropped() {
         let hub = Arc::new(Hub::new());
         let (anna, bert) = (Uuid::new_v4(), Uuid::new_v4());
-        let first = hub.open_stream(anna, 2).expect("a first slot");
-        let second = hub.open_stream(anna, 2).expect("a second slot");
-        assert!(hub.open_stream(anna, 2).is_none(), "no third");
-        let other = hub.open_stream(bert, 2).expect("another user's slot");
+        let first = hub.open_stream(anna, 2, "game").expect("a first slot");
+        let second = hub.open_stream(anna, 2, "game").expect("a second slot");
+        assert!(hub.open_stream(anna, 2, "game").is_none(), "no third");
+        let other = hub
+            .open_stream(bert, 2, "user")
+            .expect("another user's slot");
         assert_eq!((hub.open_streams(anna), hub.open_streams_total()), (2, 3));
         drop(first);
         assert_eq!(hub.open_streams(anna), 1);
         let third = hub
-            .open_stream(anna, 2)
+            .open_stream(anna, 2, "game")
             .expect("a freed slot is taken again");
         drop((second, third, other));
         assert_eq!(hub.open_streams_total(), 0);

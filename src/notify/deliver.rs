@@ -362,6 +362,8 @@ impl Notifier {
             Outcome::Sent => {
                 outbox::mark_sent(&self.pool, mail.id).await?;
                 tracing::debug!(mail = %mail.id, kind = %mail.kind, "mail sent");
+                metrics::counter!(crate::telemetry::names::MAILS_SENT, "kind" => mail.kind.clone())
+                    .increment(1);
                 return Ok(Recorded::Sent);
             }
             Outcome::Skipped(reason) => {
@@ -386,6 +388,12 @@ impl Notifier {
                     self.clock.now(),
                 )
                 .await?;
+                metrics::counter!(
+                    crate::telemetry::names::MAILS_FAILED,
+                    "kind" => mail.kind.clone(),
+                    "final" => if give_up { "true" } else { "false" },
+                )
+                .increment(1);
                 if give_up {
                     tracing::warn!(mail = %mail.id, kind = %mail.kind, attempts, error = %error,
                         "mail failed for good; `kontor mail retry` sends it again");

@@ -155,7 +155,13 @@ fn take_batch(queued: &mut VecDeque<Job>, busy: &mut HashSet<Uuid>) -> Vec<Job> 
 }
 
 async fn commit(pool: &PgPool, publisher: &Publisher, batch: Vec<Job>) {
-    let mut conn = match pool.acquire().await {
+    use crate::telemetry::names;
+    metrics::histogram!(names::BATCH_SIZE).record(batch.len() as f64);
+    // The one place a connection is awaited on every action's path: its wait is the pool's.
+    let waiting = std::time::Instant::now();
+    let acquired = pool.acquire().await;
+    metrics::histogram!(names::POOL_ACQUIRE_WAIT).record(waiting.elapsed().as_secs_f64());
+    let mut conn = match acquired {
         Ok(conn) => conn,
         Err(error) => {
             for job in batch {

@@ -91,7 +91,10 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
         .await
         {
             Ok(Outcome::Played) => match kind {
-                DeadlineKind::Turn => pass.timeouts += 1,
+                DeadlineKind::Turn => {
+                    pass.timeouts += 1;
+                    metrics::counter!(crate::telemetry::names::TIMEOUTS_APPLIED).increment(1);
+                }
                 DeadlineKind::Bot => pass.bot_moves += 1,
                 DeadlineKind::Timer => pass.timers += 1,
             },

@@ -529,6 +529,7 @@ pub async fn apply<R: Rules>(
     if !written {
         return Ok(None);
     }
+    metrics::counter!(crate::telemetry::names::ACTIONS_APPENDED, "kind" => R::KIND).increment(1);
     Ok(Some(Applied {
         context: context.after(
             decision.version,

@@ -145,3 +145,17 @@ pub async fn shift_turns_of(
     .await?;
     Ok(())
 }
+
+/// How many clocks are due at `now` and not leased to a worker (for the metrics).
+pub async fn count_due<'e>(
+    executor: impl PgExecutor<'e>,
+    now: DateTime<Utc>,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM deadlines
+          WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until < $1)",
+    )
+    .bind(now)
+    .fetch_one(executor)
+    .await
+}

@@ -467,3 +467,31 @@ pub async fn retry_all_failed<'e>(executor: impl PgExecutor<'e>) -> Result<u64, 
     .await?
     .rows_affected())
 }
+
+/// How much mail is due at `now` (for the metrics).
+#[derive(Debug, sqlx::FromRow)]
+pub struct DueSummary {
+    /// Mails due: pending and due, or being sent under a lease that has expired.
+    pub count: i64,
+    /// How long the oldest of them has been due, in seconds; 0 when none is.
+    pub oldest_age_secs: f64,
+}
+
+/// Counts the mail due at `now` as [`claim_due`] would claim it.
+pub async fn due_summary<'e>(
+    executor: impl PgExecutor<'e>,
+    now: DateTime<Utc>,
+) -> Result<DueSummary, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT count(*) AS count,
+                COALESCE(EXTRACT(EPOCH FROM $1 - min(due_at))::float8, 0) AS oldest_age_secs
+           FROM (SELECT CASE WHEN status = 'pending' THEN next_attempt_at ELSE lease_until END
+                        AS due_at
+                   FROM mail_outbox
+                  WHERE (status = 'pending' AND next_attempt_at <= $1)
+                     OR (status = 'sending' AND lease_until <= $1)) due",
+    )
+    .bind(now)
+    .fetch_one(executor)
+    .await
+}

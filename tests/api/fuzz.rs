@@ -26,6 +26,11 @@ async fn schemathesis_finds_nothing_the_description_does_not_say() {
     ] {
         options.settings.insert(setting.into(), "1000000".into());
     }
+    // Metrics on the main address: the fuzzer's tokens are not the metrics token, so it
+    // checks the 401s (and that the metrics are not served to a user's token).
+    options
+        .settings
+        .insert("KONTOR_METRICS_TOKEN".into(), "fuzz-metrics-token".into());
     let app = spawn_app_with(options).await;
     let fuzzer = app.register("fuzzer").await;
     kontor::store::users::set_admin(&app.pool, "fuzzer", true)

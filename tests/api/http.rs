@@ -67,6 +67,7 @@ async fn a_preflight_from_an_allowed_origin_is_answered_and_others_get_no_cors_h
         "if-match",
         "if-none-match",
         "last-event-id",
+        "x-request-id",
     ] {
         assert!(allowed.contains(name), "{name} not in {allowed}");
     }
@@ -123,7 +124,13 @@ async fn cross_origin_answers_carry_the_allowed_origin_and_the_exposed_headers()
         let list = header(headers, "access-control-expose-headers")
             .unwrap()
             .to_string();
-        for name in ["etag", "idempotent-replayed", "retry-after", "location"] {
+        for name in [
+            "etag",
+            "idempotent-replayed",
+            "retry-after",
+            "location",
+            "x-request-id",
+        ] {
             assert!(list.contains(name), "{name} not in {list}");
         }
         assert!(header(headers, "vary").unwrap().contains("Origin"));

@@ -20,6 +20,7 @@ mod http;
 mod live;
 mod lobby;
 mod notify;
+mod observability;
 mod operations;
 mod play;
 mod scaleout;

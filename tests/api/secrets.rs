@@ -11,13 +11,13 @@ use tokio::io::AsyncReadExt;
 use uuid::Uuid;
 
 /// A `kontor serve` process on the test's database whose stdout and stderr are collected.
-struct LoggedServer {
+pub(crate) struct LoggedServer {
     child: tokio::process::Child,
     log: Arc<Mutex<String>>,
 }
 
 impl LoggedServer {
-    async fn start(app: &TestApp, env: &[(&str, &str)]) -> (Self, String) {
+    pub(crate) async fn start(app: &TestApp, env: &[(&str, &str)]) -> (Self, String) {
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
             .arg("serve")
             .env("KONTOR_DATABASE_URL", app.database_url())
@@ -67,12 +67,12 @@ impl LoggedServer {
         (server, format!("http://127.0.0.1:{port}"))
     }
 
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.log.lock().unwrap().clone()
     }
 
     /// Polls the log until `found` finds something in it (bounded; panics with the log).
-    async fn wait_for<T>(&self, found: impl Fn(&str) -> Option<T>) -> T {
+    pub(crate) async fn wait_for<T>(&self, found: impl Fn(&str) -> Option<T>) -> T {
         for _ in 0..600 {
             if let Some(value) = found(&self.text()) {
                 return value;

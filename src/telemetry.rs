@@ -1,0 +1,194 @@
+//! Metrics in Prometheus's text format (`/metrics`, see `http::metrics`).
+//!
+//! The code that does a thing counts it where it happens, through the `metrics` crate's
+//! macros (`metrics::counter!(names::ACTIONS_APPENDED, ..)`); those cost nothing while no
+//! recorder is installed, which is the case unless the configuration serves metrics
+//! (`KONTOR_METRICS_BIND` or `KONTOR_METRICS_TOKEN`). The recorder is the process's
+//! (`metrics` has one global recorder), installed by the first server that needs it.
+//!
+//! Gauges that need a query (mail due, deadlines due) are sampled when scraped, not per
+//! request; the pool's and the streams' are read from memory.
+
+use chrono::{DateTime, Utc};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use sqlx::PgPool;
+use std::sync::OnceLock;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The names of every metric, in one place.
+pub mod names {
+    pub const HTTP_REQUESTS: &str = "kontor_http_requests_total";
+    pub const HTTP_DURATION: &str = "kontor_http_request_duration_seconds";
+    pub const ACTIONS_APPENDED: &str = "kontor_actions_appended_total";
+    pub const BATCH_SIZE: &str = "kontor_group_commit_batch_size";
+    pub const TIMEOUTS_APPLIED: &str = "kontor_timeouts_applied_total";
+    pub const DEADLINES_DUE: &str = "kontor_deadlines_due";
+    pub const POOL_CONNECTIONS: &str = "kontor_db_pool_connections";
+    pub const POOL_ACQUIRE_WAIT: &str = "kontor_db_pool_acquire_wait_seconds";
+    pub const DB_UNAVAILABLE: &str = "kontor_db_unavailable_total";
+    pub const LIVE_STREAMS: &str = "kontor_live_streams_open";
+    pub const OUTBOX_DUE: &str = "kontor_mail_outbox_due";
+    pub const OLDEST_DUE_AGE: &str = "kontor_mail_oldest_due_age_seconds";
+    pub const MAILS_SENT: &str = "kontor_mails_sent_total";
+    pub const MAILS_FAILED: &str = "kontor_mails_failed_total";
+}
+
+/// Buckets of the latency histograms, in seconds.
+const SECONDS_BUCKETS: &[f64] = &[
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+/// Buckets of the group commit's batch sizes (at most 64 appends a statement).
+const BATCH_BUCKETS: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
+
+/// How often the recorder folds its histograms' samples (unscraped, they would pile up).
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+/// Installs the process's recorder once; `None` if another recorder was installed first (by
+/// a program embedding the library), whose metrics this server then cannot render.
+pub fn install() -> Option<&'static PrometheusHandle> {
+    HANDLE
+        .get_or_init(|| {
+            let recorder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
+                .and_then(|b| {
+                    b.set_buckets_for_metric(Matcher::Full(names::BATCH_SIZE.into()), BATCH_BUCKETS)
+                })
+                .expect("the buckets are not empty")
+                .build_recorder();
+            let handle = recorder.handle();
+            match metrics::set_global_recorder(recorder) {
+                Ok(()) => {
+                    describe();
+                    Some(handle)
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "another metrics recorder is installed: /metrics stays empty");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// The installed recorder's handle, if [`install`] has run and succeeded.
+pub fn handle() -> Option<&'static PrometheusHandle> {
+    HANDLE.get().and_then(Option::as_ref)
+}
+
+fn describe() {
+    use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
+    describe_counter!(
+        names::HTTP_REQUESTS,
+        "HTTP requests answered, by route pattern, method and status."
+    );
+    describe_histogram!(
+        names::HTTP_DURATION,
+        Unit::Seconds,
+        "Time to the response's head, by route pattern."
+    );
+    describe_counter!(
+        names::ACTIONS_APPENDED,
+        "Commands appended to game logs (players' actions, timeouts, bot moves), by game kind."
+    );
+    describe_histogram!(
+        names::BATCH_SIZE,
+        "Appends written together in one statement by the group committer."
+    );
+    describe_counter!(
+        names::TIMEOUTS_APPLIED,
+        "Turns whose time ran out and whose timeout policy was played."
+    );
+    describe_gauge!(
+        names::DEADLINES_DUE,
+        "Clocks (turns, bot moves, rules timers) due now and not yet handled."
+    );
+    describe_gauge!(
+        names::POOL_CONNECTIONS,
+        "Database connections of this server's pool, by state (idle, used)."
+    );
+    describe_histogram!(
+        names::POOL_ACQUIRE_WAIT,
+        Unit::Seconds,
+        "Time the group committer waited for a database connection."
+    );
+    describe_counter!(
+        names::DB_UNAVAILABLE,
+        "Requests answered 503 database_unavailable."
+    );
+    describe_gauge!(
+        names::LIVE_STREAMS,
+        "Live streams open on this server, by kind (game, user)."
+    );
+    describe_gauge!(names::OUTBOX_DUE, "Mails due for delivery now.");
+    describe_gauge!(
+        names::OLDEST_DUE_AGE,
+        Unit::Seconds,
+        "How long the oldest due mail has been due (0 when none is)."
+    );
+    describe_counter!(names::MAILS_SENT, "Mails delivered, by notice kind.");
+    describe_counter!(
+        names::MAILS_FAILED,
+        "Failed delivery attempts, by notice kind; final=\"true\" for mails given up on."
+    );
+}
+
+/// Counts one answered request.
+pub fn http_request(route: &str, method: &'static str, status: u16, seconds: f64) {
+    metrics::counter!(
+        names::HTTP_REQUESTS,
+        "route" => route.to_string(),
+        "method" => method,
+        "status" => status.to_string(),
+    )
+    .increment(1);
+    metrics::histogram!(names::HTTP_DURATION, "route" => route.to_string()).record(seconds);
+}
+
+/// Folds the histograms' samples every few seconds until `stop` (a worker of the server).
+pub async fn upkeep(stop: CancellationToken) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(UPKEEP_EVERY) => {}
+            _ = stop.cancelled() => return,
+        }
+        if let Some(handle) = handle() {
+            handle.run_upkeep();
+        }
+    }
+}
+
+/// Samples the gauges that are read rather than counted (the pool's connections; the mail
+/// and the clocks due at `now`, by query) and renders every metric. A query that fails (the
+/// database is away) leaves its gauges as they were; the rest is rendered all the same.
+pub async fn render(pool: &PgPool, now: DateTime<Utc>) -> String {
+    let Some(handle) = handle() else {
+        return String::new();
+    };
+    // The gauges are the process's: two scrapes at once (two servers in one process, as in
+    // the tests) must not render each other's samples.
+    static SCRAPING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _one_at_a_time = SCRAPING.lock().await;
+    let (outbox, deadlines) = tokio::join!(
+        crate::store::outbox::due_summary(pool, now),
+        crate::store::deadlines::count_due(pool, now),
+    );
+    match outbox {
+        Ok(due) => {
+            metrics::gauge!(names::OUTBOX_DUE).set(due.count as f64);
+            metrics::gauge!(names::OLDEST_DUE_AGE).set(due.oldest_age_secs.max(0.0));
+        }
+        Err(error) => tracing::warn!(%error, "metrics: the mail due cannot be counted"),
+    }
+    match deadlines {
+        Ok(due) => metrics::gauge!(names::DEADLINES_DUE).set(due as f64),
+        Err(error) => tracing::warn!(%error, "metrics: the clocks due cannot be counted"),
+    }
+    let idle = pool.num_idle() as f64;
+    let size = f64::from(pool.size());
+    metrics::gauge!(names::POOL_CONNECTIONS, "state" => "idle").set(idle);
+    metrics::gauge!(names::POOL_CONNECTIONS, "state" => "used").set((size - idle).max(0.0));
+    handle.render()
+}
