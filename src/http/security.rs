@@ -9,9 +9,7 @@
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json, client_address, text};
-use crate::auth::{
-    self, RESET_PASSWORD_PREFIX, VERIFY_EMAIL_PREFIX, identity, password, throttle,
-};
+use crate::auth::{self, RESET_PASSWORD_PREFIX, VERIFY_EMAIL_PREFIX, identity, password, throttle};
 use crate::notify::account::{self as mail, AccountMail, PasswordChange};
 use crate::store::mail_tokens::{self, MailToken, NewMailToken};
 use crate::store::{sessions, tokens, users};
@@ -164,11 +162,10 @@ async fn check_own_password(
         .map_err(ApiError::internal)?;
     if !ok {
         throttle::record_failure(&state.pool, &subjects, config.login_window).await?;
-        return Err(ApiError::forbidden(
-            ErrorCode::WrongPassword,
-            "the current password is wrong",
-        )
-        .with("field", field));
+        return Err(
+            ApiError::forbidden(ErrorCode::WrongPassword, "the current password is wrong")
+                .with("field", field),
+        );
     }
     throttle::clear(&state.pool, &subjects[0].0).await?;
     Ok(())
@@ -248,7 +245,12 @@ pub async fn verify_email(
     let now = state.config.clock.now();
     let mut tx = state.pool.begin().await?;
     let token = mail_tokens::lock(&mut tx, &auth::token_hash(raw)).await?;
-    judge(token.as_ref(), mail_tokens::VERIFY_EMAIL, "verification", now)?;
+    judge(
+        token.as_ref(),
+        mail_tokens::VERIFY_EMAIL,
+        "verification",
+        now,
+    )?;
     let token = token.expect("judged above");
     let changed = match users::verify_email(&mut *tx, token.user_id, &token.email, now).await? {
         users::Verified::Address => false,
@@ -331,7 +333,10 @@ pub async fn resend_verification(
 async fn take_verify_mail(state: &AppState, user_id: Uuid) -> Result<(), ApiError> {
     let limits = VERIFY_MAILS.map(|l| limit(format!("mail:verify:{}:{user_id}", l.1), l));
     if let Err(wait) = throttle::take(&state.pool, &limits).await? {
-        return Err(rate_limited(wait, "a verification link was mailed just now"));
+        return Err(rate_limited(
+            wait,
+            "a verification link was mailed just now",
+        ));
     }
     Ok(())
 }
@@ -491,14 +496,24 @@ pub async fn reset_password(
     let hash = auth::token_hash(raw);
     let now = state.config.clock.now();
     let found = mail_tokens::find(&state.pool, &hash).await?;
-    judge(found.as_ref(), mail_tokens::RESET_PASSWORD, "password reset", now)?;
+    judge(
+        found.as_ref(),
+        mail_tokens::RESET_PASSWORD,
+        "password reset",
+        now,
+    )?;
     let found = found.expect("judged above");
     let account = own_account(&state, found.user_id).await?;
     let password_hash = new_password_hash("password", body.password, &account).await?;
     let mut tx = state.pool.begin().await?;
     // Judged again under the lock: two resets with one link cannot both pass.
     let token = mail_tokens::lock(&mut tx, &hash).await?;
-    judge(token.as_ref(), mail_tokens::RESET_PASSWORD, "password reset", now)?;
+    judge(
+        token.as_ref(),
+        mail_tokens::RESET_PASSWORD,
+        "password reset",
+        now,
+    )?;
     let token = token.expect("judged above");
     users::set_password(&mut *tx, token.user_id, &password_hash).await?;
     mail_tokens::mark_used(&mut *tx, token.id, now).await?;
@@ -571,11 +586,8 @@ pub async fn change_password(
     let mut tx = state.pool.begin().await?;
     users::set_password(&mut *tx, caller.user_id, &hash).await?;
     let sessions = sessions::revoke_all_except(&mut *tx, caller.user_id, caller.session).await?;
-    let notice = AccountMail::password_changed(
-        caller.user_id,
-        Uuid::now_v7(),
-        PasswordChange::Changed,
-    );
+    let notice =
+        AccountMail::password_changed(caller.user_id, Uuid::now_v7(), PasswordChange::Changed);
     mail::enqueue(&mut tx, &[notice]).await?;
     tx.commit().await?;
     Ok(Json(PasswordChanged {
@@ -776,8 +788,7 @@ pub async fn revoke_other_sessions(
 /// Refuses to let an account whose address is not verified create, join or act in games,
 /// where the operator asked for that (`KONTOR_UNVERIFIED_MAY_PLAY=false`).
 pub async fn require_verified(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
-    if state.config.unverified_may_play || users::is_verified(&state.pool, caller.user_id).await?
-    {
+    if state.config.unverified_may_play || users::is_verified(&state.pool, caller.user_id).await? {
         return Ok(());
     }
     Err(ApiError::forbidden(

@@ -188,9 +188,15 @@ pub fn recipient_override(data: &Value) -> Option<&str> {
 /// One paragraph, or the prominent link.
 enum Part {
     Para(String),
-    Action { label: String, url: String },
+    Action {
+        label: String,
+        url: String,
+    },
     /// A sentence ending in a link.
-    LinkLine { text: String, url: String },
+    LinkLine {
+        text: String,
+        url: String,
+    },
     Footer(String),
 }
 
@@ -256,8 +262,13 @@ pub fn render(
                         } else {
                             "このメールアドレスが Kontor のアカウントのものであることを確認してください。".to_string()
                         }),
-                        Part::Action { label: "メールアドレスを確認する".into(), url },
-                        Part::Para(format!("このリンクは {until} まで、一度だけ使えます。心当たりがない場合は、このメールを無視してください。何も変わりません。")),
+                        Part::Action {
+                            label: "メールアドレスを確認する".into(),
+                            url,
+                        },
+                        Part::Para(format!(
+                            "このリンクは {until} まで、一度だけ使えます。心当たりがない場合は、このメールを無視してください。何も変わりません。"
+                        )),
                         footer,
                     ],
                 )
@@ -269,10 +280,16 @@ pub fn render(
                         Part::Para(if change {
                             "you asked to change the email address of your Kontor account to this one. The change takes effect when you confirm it.".to_string()
                         } else {
-                            "please confirm that this address belongs to your Kontor account.".to_string()
+                            "please confirm that this address belongs to your Kontor account."
+                                .to_string()
                         }),
-                        Part::Action { label: "Confirm the address".into(), url },
-                        Part::Para(format!("The link works once, until {until}. If you did not ask for this, ignore this mail: nothing changes.")),
+                        Part::Action {
+                            label: "Confirm the address".into(),
+                            url,
+                        },
+                        Part::Para(format!(
+                            "The link works once, until {until}. If you did not ask for this, ignore this mail: nothing changes."
+                        )),
                         footer,
                     ],
                 )
@@ -286,9 +303,16 @@ pub fn render(
                     "Kontor：パスワードの再設定".to_string(),
                     vec![
                         Part::Para(greeting),
-                        Part::Para("Kontor のアカウントのパスワード再設定が依頼されました。".into()),
-                        Part::Action { label: "新しいパスワードを設定する".into(), url },
-                        Part::Para(format!("このリンクは {until} まで、一度だけ使えます。新しいパスワードを設定すると、すべての端末からログアウトし、アカウントのすべての API トークンが無効になります。心当たりがない場合は、このメールを無視してください。パスワードは変わりません。")),
+                        Part::Para(
+                            "Kontor のアカウントのパスワード再設定が依頼されました。".into(),
+                        ),
+                        Part::Action {
+                            label: "新しいパスワードを設定する".into(),
+                            url,
+                        },
+                        Part::Para(format!(
+                            "このリンクは {until} まで、一度だけ使えます。新しいパスワードを設定すると、すべての端末からログアウトし、アカウントのすべての API トークンが無効になります。心当たりがない場合は、このメールを無視してください。パスワードは変わりません。"
+                        )),
                         footer,
                     ],
                 )
@@ -316,8 +340,14 @@ pub fn render(
                     "Kontor：メールアドレスの変更".to_string(),
                     vec![
                         Part::Para(greeting),
-                        Part::Para(format!("Kontor のアカウントのメールアドレスを {new} に変更する依頼がありました。新しいアドレスが確認されると変更が有効になります。")),
-                        Part::LinkLine { text: "心当たりがない場合は、すぐにパスワードを再設定してください：".into(), url: reset_page },
+                        Part::Para(format!(
+                            "Kontor のアカウントのメールアドレスを {new} に変更する依頼がありました。新しいアドレスが確認されると変更が有効になります。"
+                        )),
+                        Part::LinkLine {
+                            text: "心当たりがない場合は、すぐにパスワードを再設定してください："
+                                .into(),
+                            url: reset_page,
+                        },
                         footer,
                     ],
                 )
@@ -326,8 +356,13 @@ pub fn render(
                     "The email address of your Kontor account is being changed".to_string(),
                     vec![
                         Part::Para(greeting),
-                        Part::Para(format!("your Kontor account's address is being changed to {new}. The change takes effect once the new address is confirmed.")),
-                        Part::LinkLine { text: "If this was not you, reset your password now:".into(), url: reset_page },
+                        Part::Para(format!(
+                            "your Kontor account's address is being changed to {new}. The change takes effect once the new address is confirmed."
+                        )),
+                        Part::LinkLine {
+                            text: "If this was not you, reset your password now:".into(),
+                            url: reset_page,
+                        },
                         footer,
                     ],
                 )
@@ -345,7 +380,11 @@ pub fn render(
                         } else {
                             "Kontor のアカウントのパスワードが変更されました。ほかの端末からはすべてログアウトしました。".to_string()
                         }),
-                        Part::LinkLine { text: "心当たりがない場合は、すぐにパスワードを再設定してください：".into(), url: reset_page },
+                        Part::LinkLine {
+                            text: "心当たりがない場合は、すぐにパスワードを再設定してください："
+                                .into(),
+                            url: reset_page,
+                        },
                         footer,
                     ],
                 )
@@ -359,7 +398,10 @@ pub fn render(
                         } else {
                             "the password of your Kontor account was just changed. Every other device was signed out.".to_string()
                         }),
-                        Part::LinkLine { text: "If this was not you, reset your password now:".into(), url: reset_page },
+                        Part::LinkLine {
+                            text: "If this was not you, reset your password now:".into(),
+                            url: reset_page,
+                        },
                         footer,
                     ],
                 )
@@ -447,7 +489,14 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         let mails = [
-            AccountMail::verify_email(user, user, "nora@example.org", "kontor_ve_abc", expires, true),
+            AccountMail::verify_email(
+                user,
+                user,
+                "nora@example.org",
+                "kontor_ve_abc",
+                expires,
+                true,
+            ),
             AccountMail::password_reset(user, user, "kontor_pw_def", expires),
             AccountMail::email_changed(user, user, "nora@example.org"),
             AccountMail::password_changed(user, user, PasswordChange::Reset),
@@ -473,11 +522,31 @@ mod tests {
     fn every_account_mail_renders_in_english_and_japanese() {
         let en = render_all(Language::En);
         let ja = render_all(Language::Ja);
-        assert!(en[0].text.contains("https://k.example/verify-email?token=kontor_ve_abc"));
-        assert!(ja[0].text.contains("https://k.example/verify-email?token=kontor_ve_abc"));
-        assert!(en[0].text.contains("Tue, 1 Dec 2026 15:00 UTC"), "{}", en[0].text);
-        assert!(ja[0].text.contains("2026年12月1日 15:00 (UTC)"), "{}", ja[0].text);
-        assert!(en[1].text.contains("https://k.example/reset-password?token=kontor_pw_def"));
+        assert!(
+            en[0]
+                .text
+                .contains("https://k.example/verify-email?token=kontor_ve_abc")
+        );
+        assert!(
+            ja[0]
+                .text
+                .contains("https://k.example/verify-email?token=kontor_ve_abc")
+        );
+        assert!(
+            en[0].text.contains("Tue, 1 Dec 2026 15:00 UTC"),
+            "{}",
+            en[0].text
+        );
+        assert!(
+            ja[0].text.contains("2026年12月1日 15:00 (UTC)"),
+            "{}",
+            ja[0].text
+        );
+        assert!(
+            en[1]
+                .text
+                .contains("https://k.example/reset-password?token=kontor_pw_def")
+        );
         assert!(ja[1].subject.contains("パスワード"));
         assert!(en[2].text.contains("n***@example.org"));
         assert!(!en[2].text.contains("nora@"));
@@ -516,7 +585,10 @@ mod tests {
     fn kinds_round_trip() {
         for kind in AccountMailKind::ALL {
             assert_eq!(AccountMailKind::parse(kind.as_str()), Some(kind));
-            assert_eq!(MailKind::parse(kind.as_str()), Some(MailKind::Account(kind)));
+            assert_eq!(
+                MailKind::parse(kind.as_str()),
+                Some(MailKind::Account(kind))
+            );
         }
     }
 }

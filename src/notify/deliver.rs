@@ -252,7 +252,9 @@ impl Notifier {
                     }));
                 }
             };
-            return Ok(self.send(mail, &recipient.username, address, rendered, None).await);
+            return Ok(self
+                .send(mail, &recipient.username, address, rendered, None)
+                .await);
         }
         let now = self.clock.now();
         let links = Links {

@@ -90,7 +90,12 @@ async fn stored_anywhere(app: &TestApp, token: &str) -> bool {
 }
 
 async fn me(app: &TestApp, user: &User) -> Value {
-    app.get("/me").as_user(user).send().await.assert_ok().clone()
+    app.get("/me")
+        .as_user(user)
+        .send()
+        .await
+        .assert_ok()
+        .clone()
 }
 
 async fn verify(app: &TestApp, token: &str) -> Reply {
@@ -98,14 +103,6 @@ async fn verify(app: &TestApp, token: &str) -> Reply {
         .json(&json!({ "token": token }))
         .send()
         .await
-}
-
-async fn mark_verified(app: &TestApp, user: &User) {
-    sqlx::query("UPDATE users SET email_verified_at = now() WHERE id = $1")
-        .bind(user.id)
-        .execute(&app.pool)
-        .await
-        .unwrap();
 }
 
 fn tampered(token: &str) -> String {
@@ -122,7 +119,7 @@ const BOOKKEEPING: &[&str] = &["login_failures"];
 async fn registration_mails_a_link_that_verifies_the_address_once() {
     let f = fixture(&[]).await;
     let app = &f.app;
-    let nora = app.register("nora").await;
+    let nora = app.register_unverified("nora").await;
     let profile = me(app, &nora).await;
     assert_eq!(profile["email_verified"], false);
     let mail = f.mail_for("verify_email", "nora@example.org").await;
@@ -164,7 +161,7 @@ async fn registration_mails_a_link_that_verifies_the_address_once() {
 async fn expired_and_replaced_links_are_refused() {
     let f = fixture(&[]).await;
     let app = &f.app;
-    let nora = app.register("nora").await;
+    let nora = app.register_unverified("nora").await;
     let first = token_in(
         &f.mail_for("verify_email", "nora@example.org").await,
         "verify-email",
@@ -200,7 +197,7 @@ async fn expired_and_replaced_links_are_refused() {
 async fn resending_is_rate_limited_and_only_for_what_waits() {
     let f = fixture(&[]).await;
     let app = &f.app;
-    let nora = app.register("nora").await;
+    let nora = app.register_unverified("nora").await;
     let first = app
         .post("/me/email/verification")
         .as_user(&nora)
@@ -234,7 +231,6 @@ async fn resending_is_rate_limited_and_only_for_what_waits() {
 
     // A verified address with no change waiting needs no link.
     let bert = app.register("bert").await;
-    mark_verified(app, &bert).await;
     app.post("/me/email/verification")
         .as_user(&bert)
         .send()
@@ -257,11 +253,9 @@ async fn outbox(app: &TestApp, user: &User) -> Vec<(String, String, Option<Strin
 async fn an_unverified_address_gets_no_game_mail() {
     let f = fixture(&[]).await;
     let app = &f.app;
-    let anna = app.register("anna").await;
+    let anna = app.register_unverified("anna").await;
     let bert = app.register("bert").await;
     let cleo = app.register("cleo").await;
-    mark_verified(app, &bert).await;
-    mark_verified(app, &cleo).await;
     let players = [anna.clone(), bert.clone(), cleo.clone()];
     app.start_game("flying-dutchman", json!({}), &players).await;
     let arrived = f.deliver().await;
@@ -272,8 +266,10 @@ async fn an_unverified_address_gets_no_game_mail() {
         .collect();
     assert_eq!(to_anna, ["verify_email"], "anna gets only her link");
     assert!(
-        arrived.iter().any(|m| m.to.iter().any(|t| t == "bert@example.org")
-            && m.mail().header("X-Kontor-Notice") == Some("game_started")),
+        arrived
+            .iter()
+            .any(|m| m.to.iter().any(|t| t == "bert@example.org")
+                && m.mail().header("X-Kontor-Notice") == Some("game_started")),
         "verified players get the game's mail"
     );
     let anna_rows = outbox(app, &anna).await;
@@ -292,7 +288,7 @@ async fn an_unverified_address_gets_no_game_mail() {
 async fn unverified_accounts_may_read_but_not_play_where_the_setting_says_so() {
     let f = fixture(&[("KONTOR_UNVERIFIED_MAY_PLAY", "false")]).await;
     let app = &f.app;
-    let nora = app.register("nora").await;
+    let nora = app.register_unverified("nora").await;
     me(app, &nora).await;
     app.get("/games").as_user(&nora).send().await.assert_ok();
     let before = app.fingerprint_except(BOOKKEEPING).await;
@@ -305,7 +301,6 @@ async fn unverified_accounts_may_read_but_not_play_where_the_setting_says_so() {
     assert_eq!(app.fingerprint_except(BOOKKEEPING).await, before);
 
     let bert = app.register("bert").await;
-    mark_verified(app, &bert).await;
     let game = app.open_game(&bert).await;
     app.post(&format!("/games/{game}/join"))
         .as_user(&nora)
@@ -359,8 +354,9 @@ async fn reset(app: &TestApp, token: &str, password: &str) -> Reply {
 async fn a_reset_answers_alike_for_every_name_and_its_link_works_once() {
     let f = fixture(&[]).await;
     let app = &f.app;
-    let anna = app.register("anna").await;
+    let anna = app.register_unverified("anna").await;
     f.deliver().await;
+    assert_eq!(me(app, &anna).await["email_verified"], false);
     // A second login, and an API token.
     let second = login(app, "anna", &password_of("anna")).await;
     let second_refresh = second.assert_ok()["refresh_token"]
@@ -382,17 +378,17 @@ async fn a_reset_answers_alike_for_every_name_and_its_link_works_once() {
     let known = forgot(app, "anna").await;
     let unknown = forgot(app, "nobody-at-all").await;
     assert_eq!(known.status.as_u16(), 202, "{}", known.text);
-    assert_eq!(
-        (known.status, &known.body),
-        (unknown.status, &unknown.body)
-    );
+    assert_eq!((known.status, &known.body), (unknown.status, &unknown.body));
     let mail = f.mail_for("password_reset", "anna@example.org").await;
     let first = token_in(&mail, "reset-password");
     assert!(first.starts_with("kontor_pw_"));
     assert!(!stored_anywhere(app, &first).await);
     // By address too; the newer link replaces the older.
     let by_address = forgot(app, "ANNA@example.org").await;
-    assert_eq!((by_address.status, &by_address.body), (known.status, &known.body));
+    assert_eq!(
+        (by_address.status, &by_address.body),
+        (known.status, &known.body)
+    );
     let token = token_in(
         &f.mail_for("password_reset", "anna@example.org").await,
         "reset-password",
@@ -437,7 +433,11 @@ async fn a_reset_answers_alike_for_every_name_and_its_link_works_once() {
     // The link reached the address: it counts as verified. The owner is told.
     assert_eq!(me(app, &anna).await["email_verified"], true);
     let told = f.mail_for("password_changed", "anna@example.org").await;
-    assert!(told.mail().text().contains("reset"), "{}", told.mail().text());
+    assert!(
+        told.mail().text().contains("reset"),
+        "{}",
+        told.mail().text()
+    );
 
     // Once only.
     reset(app, &token, "another brand new horse battery")
@@ -538,7 +538,6 @@ async fn a_new_address_takes_effect_when_its_link_is_used() {
     let f = fixture(&[]).await;
     let app = &f.app;
     let anna = app.register("anna").await;
-    mark_verified(app, &anna).await;
     app.register("bert").await;
     f.deliver().await;
 
@@ -560,7 +559,9 @@ async fn a_new_address_takes_effect_when_its_link_is_used() {
         .await
         .assert_problem(422, "invalid_field");
 
-    let asked = change(&password_of("anna"), "anna@new.example").send().await;
+    let asked = change(&password_of("anna"), "anna@new.example")
+        .send()
+        .await;
     assert_eq!(asked.status.as_u16(), 202, "{}", asked.text);
     assert_eq!(asked.body["pending_email"], "anna@new.example");
     // Nothing changes until the link is used.
@@ -578,11 +579,17 @@ async fn a_new_address_takes_effect_when_its_link_is_used() {
         .iter()
         .find(|m| m.to == ["anna@example.org"])
         .expect("the old address is told");
-    assert_eq!(notice.mail().header("X-Kontor-Notice"), Some("email_changed"));
+    assert_eq!(
+        notice.mail().header("X-Kontor-Notice"),
+        Some("email_changed")
+    );
     let text = notice.mail().text().to_string();
     assert!(text.contains("a***@new.example"), "{text}");
     assert!(!text.contains("anna@new.example"), "{text}");
-    assert!(text.contains("https://kontor.test/reset-password"), "{text}");
+    assert!(
+        text.contains("https://kontor.test/reset-password"),
+        "{text}"
+    );
 
     let done = verify(app, &token_in(link, "verify-email")).await;
     assert_eq!(done.assert_ok()["email"], "anna@new.example");
@@ -634,7 +641,10 @@ async fn logins_are_listed_and_ended_one_or_all() {
         .json(&json!({"username": "anna", "password": password_of("anna")}))
         .send()
         .await;
-    let phone_token = phone.assert_ok()["access_token"].as_str().unwrap().to_string();
+    let phone_token = phone.assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let phone_refresh = phone.body["refresh_token"].as_str().unwrap().to_string();
 
     let list = app.get("/me/sessions").token(&phone_token).send().await;
@@ -686,7 +696,10 @@ async fn logins_are_listed_and_ended_one_or_all() {
     assert_eq!(items[0]["current"], true);
     // The phone's own login still refreshes, and stays the current one.
     let renewed = refresh(&app, &phone_refresh).await;
-    let renewed_token = renewed.assert_ok()["access_token"].as_str().unwrap().to_string();
+    let renewed_token = renewed.assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let list = app.get("/me/sessions").token(&renewed_token).send().await;
     assert_eq!(list.assert_ok()["items"][0]["current"], true);
 
