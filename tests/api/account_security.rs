@@ -725,3 +725,26 @@ async fn logins_are_listed_and_ended_one_or_all() {
         .await
         .assert_problem(403, "session_required");
 }
+
+#[tokio::test]
+async fn the_mails_links_open_the_web_client_which_sends_no_referrer() {
+    let app = spawn_app().await;
+    for page in ["verify-email", "reset-password"] {
+        let response = app
+            .client
+            .get(format!("{}/{page}?token=kontor_ve_abc", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{page}: is the web client built?");
+        let headers = response.headers();
+        assert!(
+            headers["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html")
+        );
+        // The token in the address must not travel on to another site.
+        assert_eq!(headers["referrer-policy"], "no-referrer");
+    }
+}
