@@ -42,6 +42,7 @@ INSERT INTO login_sessions (id, user_id, created_at, last_used_at)
 SELECT family_id, min(user_id::text)::uuid, min(created_at), max(created_at)
   FROM refresh_tokens GROUP BY family_id;
 
+-- Game notices to an address that is not verified are skipped (skip_reason 'unverified').
 -- The mails of the account itself. They are transactional: never held for the digest, not
 -- subject to notification preferences, and sent to unverified addresses too.
 ALTER TABLE mail_outbox DROP CONSTRAINT mail_outbox_kind_check;
