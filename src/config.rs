@@ -47,6 +47,12 @@ pub struct Config {
     /// Failed logins allowed per client address within `login_window` before 429.
     pub login_max_failures_per_address: u32,
     pub login_window: Duration,
+    /// How long a password reset link works.
+    pub reset_token_ttl: Duration,
+    /// How long an address verification link works.
+    pub verify_token_ttl: Duration,
+    /// Whether an account whose address is not verified may create, join and act in games.
+    pub unverified_may_play: bool,
     /// The shortest time per move a game may have (seconds).
     pub min_seconds_per_move: i64,
     /// How often the deadline worker looks for due clocks when nothing wakes it.
@@ -158,6 +164,9 @@ impl std::fmt::Debug for Config {
             login_max_failures,
             login_max_failures_per_address,
             login_window,
+            reset_token_ttl,
+            verify_token_ttl,
+            unverified_may_play,
             min_seconds_per_move,
             deadline_poll,
             vacation_days_per_year,
@@ -205,6 +214,9 @@ impl std::fmt::Debug for Config {
                 login_max_failures_per_address,
             )
             .field("login_window", login_window)
+            .field("reset_token_ttl", reset_token_ttl)
+            .field("verify_token_ttl", verify_token_ttl)
+            .field("unverified_may_play", unverified_may_play)
             .field("min_seconds_per_move", min_seconds_per_move)
             .field("deadline_poll", deadline_poll)
             .field("vacation_days_per_year", vacation_days_per_year)
@@ -403,6 +415,21 @@ pub const SETTINGS: &[Setting] = &[
         "Window for counting failed logins, in seconds.",
     ),
     Setting::value(
+        "KONTOR_RESET_TOKEN_TTL",
+        "3600",
+        "How long a password reset link works, in seconds.",
+    ),
+    Setting::value(
+        "KONTOR_VERIFY_TOKEN_TTL",
+        "172800",
+        "How long an address verification link works, in seconds.",
+    ),
+    Setting::value(
+        "KONTOR_UNVERIFIED_MAY_PLAY",
+        "true",
+        "Whether an account whose email address is not verified yet may create, join and act in games (false: 403 email_not_verified; it may still sign in and read).",
+    ),
+    Setting::value(
         "KONTOR_MAIL_MAX_ATTEMPTS",
         "8",
         "Attempts to deliver a mail before it is marked failed (then `kontor mail retry`).",
@@ -586,6 +613,16 @@ impl Config {
             "false" | "0" | "no" => false,
             other => bail!("KONTOR_WORKERS must be true or false, not {other:?}"),
         };
+        let unverified_may_play = match values.value("KONTOR_UNVERIFIED_MAY_PLAY") {
+            "true" | "1" | "yes" => true,
+            "false" | "0" | "no" => false,
+            other => bail!("KONTOR_UNVERIFIED_MAY_PLAY must be true or false, not {other:?}"),
+        };
+        let reset_token_ttl = values.seconds("KONTOR_RESET_TOKEN_TTL")?;
+        let verify_token_ttl = values.seconds("KONTOR_VERIFY_TOKEN_TTL")?;
+        if reset_token_ttl.is_zero() || verify_token_ttl.is_zero() {
+            bail!("KONTOR_RESET_TOKEN_TTL and KONTOR_VERIFY_TOKEN_TTL must be at least 1 second");
+        }
         let db_pool_size: u32 = values.number("KONTOR_DB_POOL_SIZE")?;
         let login_max_failures: u32 = values.number("KONTOR_LOGIN_MAX_FAILURES")?;
         if db_pool_size == 0 {
@@ -640,6 +677,9 @@ impl Config {
             login_max_failures,
             login_max_failures_per_address,
             login_window: values.seconds("KONTOR_LOGIN_WINDOW")?,
+            reset_token_ttl,
+            verify_token_ttl,
+            unverified_may_play,
             min_seconds_per_move: i64::from(values.number::<u32>("KONTOR_MIN_SECONDS_PER_MOVE")?),
             deadline_poll: Duration::from_millis(u64::from(
                 values.number::<u32>("KONTOR_DEADLINE_POLL_MS")?,

@@ -5,7 +5,7 @@
 //! unsubscribe link carries its signed token as `?token=`, and a client may put a token in a
 //! query by mistake. Whatever logs a request target or a configured URL goes through here.
 
-use crate::auth::{API_TOKEN_PREFIX, REFRESH_PREFIX};
+use crate::auth::{API_TOKEN_PREFIX, REFRESH_PREFIX, RESET_PASSWORD_PREFIX, VERIFY_EMAIL_PREFIX};
 use std::borrow::Cow;
 
 /// What a masked value is replaced with.
@@ -26,10 +26,13 @@ fn is_secret_name(name: &str) -> bool {
 }
 
 /// Whether a (decoded) value looks like one of Kontor's credentials wherever it appears: an
-/// API token, a refresh token or a JWT (whose base64url header always starts with `eyJ`).
+/// API token, a refresh token, a mailed link's token or a JWT (whose base64url header always
+/// starts with `eyJ`).
 fn looks_like_credential(value: &str) -> bool {
     value.starts_with(API_TOKEN_PREFIX)
         || value.starts_with(REFRESH_PREFIX)
+        || value.starts_with(VERIFY_EMAIL_PREFIX)
+        || value.starts_with(RESET_PASSWORD_PREFIX)
         || value.starts_with("eyJ")
 }
 
@@ -156,6 +159,12 @@ mod tests {
             mask_query("access%5Ftoken=abc&Sig=1&view=open&t=kontor_pat_xyz&kontor_rt_abc"),
             "access%5Ftoken=***&Sig=***&view=open&t=***&***"
         );
+        // The links of verification and reset mails, however the token is named.
+        assert_eq!(
+            mask_target("/verify-email", Some("token=kontor_ve_abc")),
+            "/verify-email?token=***"
+        );
+        assert_eq!(mask_query("t=kontor_pw_abc&lang=ja"), "t=***&lang=ja");
         assert_eq!(
             mask_query("password=hunter2&limit=10&cursor=abc"),
             "password=***&limit=10&cursor=abc"

@@ -12,9 +12,11 @@
 //! the integration tests do.
 //!
 //! Still on the system clock, on purpose: live presence (a stream's heartbeat is real time),
-//! the login throttle's window, token expiry, and vacations (whether one runs now is decided
-//! inside the game head's query; a moved clock only ever runs ahead of the system's, so a
-//! vacation that began by the system clock has begun for it too). Bookkeeping columns such as
+//! the login throttle's window (and the mail limits that share its table), access and refresh
+//! token expiry (a mailed link's expiry does follow the instance's clock), and vacations
+//! (whether one runs now is decided inside the game head's query; a moved clock only ever
+//! runs ahead of the system's, so a vacation that began by the system clock has begun for it
+//! too). Bookkeeping columns such as
 //! `updated_at` take the database's `now()` unless a statement already binds the clock.
 
 use chrono::{DateTime, Utc};

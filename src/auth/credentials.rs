@@ -25,6 +25,8 @@ pub enum Credential {
 pub struct Identity {
     pub user_id: Uuid,
     pub credential: Credential,
+    /// The login (refresh-token family) an access token was issued for, when it names one.
+    pub session: Option<Uuid>,
 }
 
 /// Why a token was not accepted. The message (`Display`) is the problem's `detail`.
@@ -72,12 +74,13 @@ pub async fn authenticate(
     if token.starts_with(API_TOKEN_PREFIX) {
         return authenticate_api_token(pool, token).await;
     }
-    match jwt.verify(token) {
-        Ok(user_id) => {
+    match jwt.verify_session(token) {
+        Ok((user_id, session)) => {
             ensure_user_exists(pool, known_users, user_id).await?;
             Ok(Identity {
                 user_id,
                 credential: Credential::Session,
+                session,
             })
         }
         Err(TokenError::Expired) => Err(Error::TokenExpired),
@@ -159,5 +162,6 @@ async fn authenticate_api_token(pool: &PgPool, token: &str) -> Result<Identity, 
             id: row.id,
             scopes: row.scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
         },
+        session: None,
     })
 }

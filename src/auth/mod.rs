@@ -26,6 +26,9 @@ use uuid::Uuid;
 
 pub const REFRESH_PREFIX: &str = "kontor_rt_";
 pub const API_TOKEN_PREFIX: &str = "kontor_pat_";
+/// Links mailed to verify an address (`kontor_ve_…`) or reset a password (`kontor_pw_…`).
+pub const VERIFY_EMAIL_PREFIX: &str = "kontor_ve_";
+pub const RESET_PASSWORD_PREFIX: &str = "kontor_pw_";
 
 /// What an API token may do. Access tokens from a login may do everything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
@@ -92,6 +95,11 @@ pub struct AccessClaims {
     pub iat: u64,
     /// Always `access`: guards against other JWTs signed with the same key.
     pub typ: String,
+    /// The login (refresh-token family) the token was issued for, so that the account's
+    /// session list can mark the caller's own and a password change can keep it. Absent in
+    /// tokens issued before logins were listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<Uuid>,
 }
 
 /// Why an access token was refused.
@@ -139,28 +147,49 @@ impl JwtKeys {
         self.ttl
     }
 
-    /// Issues an access token for `user`.
+    /// Issues an access token for `user` that names no login.
     pub fn issue(&self, user: Uuid) -> anyhow::Result<String> {
         let now = jsonwebtoken::get_current_timestamp();
         self.issue_with_times(user, now, now + self.ttl.as_secs())
     }
 
+    /// Issues an access token for `user` within the login `session`.
+    pub fn issue_for_session(&self, user: Uuid, session: Uuid) -> anyhow::Result<String> {
+        let now = jsonwebtoken::get_current_timestamp();
+        self.sign(AccessClaims {
+            sub: user,
+            exp: now + self.ttl.as_secs(),
+            iat: now,
+            typ: "access".to_string(),
+            sid: Some(session),
+        })
+    }
+
     /// Issues a token with explicit times (tests use it to make expired tokens).
     pub fn issue_with_times(&self, user: Uuid, iat: u64, exp: u64) -> anyhow::Result<String> {
-        let claims = AccessClaims {
+        self.sign(AccessClaims {
             sub: user,
             exp,
             iat,
             typ: "access".to_string(),
-        };
+            sid: None,
+        })
+    }
+
+    fn sign(&self, claims: AccessClaims) -> anyhow::Result<String> {
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .context("signing an access token")
     }
 
     /// Checks signature, algorithm (HS256 only; `none` is refused), expiry and type.
     pub fn verify(&self, token: &str) -> Result<Uuid, TokenError> {
+        self.verify_session(token).map(|(user, _)| user)
+    }
+
+    /// Like [`JwtKeys::verify`], with the login the token names (if it names one).
+    pub fn verify_session(&self, token: &str) -> Result<(Uuid, Option<Uuid>), TokenError> {
         match jsonwebtoken::decode::<AccessClaims>(token, &self.decoding, &self.validation) {
-            Ok(data) if data.claims.typ == "access" => Ok(data.claims.sub),
+            Ok(data) if data.claims.typ == "access" => Ok((data.claims.sub, data.claims.sid)),
             Ok(_) => Err(TokenError::Invalid),
             Err(e) if matches!(e.kind(), ErrorKind::ExpiredSignature) => Err(TokenError::Expired),
             Err(_) => Err(TokenError::Invalid),

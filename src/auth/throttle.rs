@@ -69,3 +69,26 @@ pub async fn record_failure(
 pub async fn clear(pool: &PgPool, subject: &str) -> Result<(), sqlx::Error> {
     store::clear(pool, subject).await
 }
+
+/// A rate limit: at most `limit` uses of `subject` per `window`.
+pub struct Limit {
+    pub subject: String,
+    pub limit: u32,
+    pub window: Duration,
+}
+
+/// Counts one use against every limit; `Err(seconds)` (the longest wait) when any of them
+/// is used up.
+pub async fn take(pool: &PgPool, limits: &[Limit]) -> Result<Result<(), u64>, sqlx::Error> {
+    let mut wait: Option<f64> = None;
+    for limit in limits {
+        let limit_count = i32::try_from(limit.limit).unwrap_or(i32::MAX);
+        if let Some(left) = store::take(pool, &limit.subject, limit_count, limit.window).await? {
+            wait = Some(wait.map_or(left, |w| w.max(left)));
+        }
+    }
+    Ok(match wait {
+        Some(seconds) => Err(seconds.ceil().max(1.0) as u64),
+        None => Ok(()),
+    })
+}

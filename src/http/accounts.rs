@@ -1,10 +1,11 @@
-//! Accounts: register, login, refresh, logout, me, API tokens.
+//! Accounts: register, login, refresh, logout, me, API tokens. Verification, password reset
+//! and change, change of address and the list of logins are in `security`.
 
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode};
 use super::{AppState, Created, Json, client_address, text};
 use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
-use crate::store::{tokens, users};
+use crate::store::{mail_tokens, sessions, tokens, users};
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -26,12 +27,19 @@ pub struct RegisterRequest {
 }
 
 #[derive(Serialize, ToSchema)]
-#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z"}))]
+#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z", "email_verified": true}))]
 pub struct UserProfile {
     pub id: Uuid,
     pub username: String,
     pub email: String,
     pub created_at: DateTime<Utc>,
+    /// Whether the address is verified (its link was used). Game notices are mailed only to
+    /// a verified address. A new account gets a verification link by mail.
+    pub email_verified: bool,
+    /// A new address waiting for its verification link (`POST /me/email`); it replaces
+    /// `email` once the link is used. Absent when no change waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_email: Option<String>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -121,7 +129,9 @@ pub async fn register(
         email: &registration.email,
         password_hash: &hash,
     };
-    let created_at = match users::insert(&state.pool, &new_user).await {
+    // The account and its verification mail commit together: no account without its link.
+    let mut tx = state.pool.begin().await?;
+    let created_at = match users::insert(&mut *tx, &new_user).await {
         Ok(created_at) => created_at,
         Err(users::InsertError::UsernameTaken) => {
             return Err(ApiError::conflict(
@@ -140,6 +150,9 @@ pub async fn register(
         }
         Err(users::InsertError::Database(e)) => return Err(e.into()),
     };
+    super::security::mail_verification_link(&state, &mut tx, id, &registration.email, false)
+        .await?;
+    tx.commit().await?;
     Ok(Created::at(
         "/me",
         UserProfile {
@@ -147,6 +160,8 @@ pub async fn register(
             username: registration.username,
             email: registration.email,
             created_at,
+            email_verified: false,
+            pending_email: None,
         },
     ))
 }
@@ -178,7 +193,7 @@ pub async fn login(
     body: Json<LoginRequest>,
 ) -> Result<Json<TokenPair>, ApiError> {
     let user_id = check_credentials(&state, &req, body.into_inner()).await?;
-    let pair = issue_pair(&state, user_id, Uuid::now_v7()).await?;
+    let pair = issue_pair(&state, user_id, Uuid::now_v7(), user_agent(&req).as_deref()).await?;
     Ok(Json(pair))
 }
 
@@ -240,18 +255,40 @@ pub(super) async fn check_credentials(
     Ok(user_id)
 }
 
-/// A new access token and a new refresh token in the same family.
+/// The longest client description kept of a login (its `User-Agent`).
+const USER_AGENT_CHARS: usize = 200;
+
+/// The client a login comes from, as its `User-Agent` says (truncated, control characters
+/// dropped), for the account's list of logins.
+pub(super) fn user_agent(req: &HttpRequest) -> Option<String> {
+    let value = req.headers().get(actix_web::http::header::USER_AGENT)?;
+    let text = String::from_utf8_lossy(value.as_bytes());
+    let clean: String = text
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(USER_AGENT_CHARS)
+        .collect();
+    let clean = clean.trim().to_string();
+    (!clean.is_empty()).then_some(clean)
+}
+
+/// A new access token and a new refresh token in the same family (login); the login is
+/// recorded (with `user_agent` when it is new) as used now.
 pub(super) async fn issue_pair(
     state: &AppState,
     user_id: Uuid,
     family: Uuid,
+    user_agent: Option<&str>,
 ) -> Result<TokenPair, ApiError> {
     let refresh_token = auth::random_token(REFRESH_PREFIX);
     let ttl = state.config.refresh_token_ttl;
     let hash = auth::token_hash(&refresh_token);
-    tokens::insert_refresh_token(&state.pool, user_id, family, &hash, ttl).await?;
+    let mut tx = state.pool.begin().await?;
+    tokens::insert_refresh_token(&mut *tx, user_id, family, &hash, ttl).await?;
+    sessions::touch(&mut *tx, family, user_id, user_agent).await?;
+    tx.commit().await?;
     Ok(TokenPair {
-        access_token: state.jwt.issue(user_id)?,
+        access_token: state.jwt.issue_for_session(user_id, family)?,
         token_type: "Bearer",
         expires_in: state.jwt.ttl().as_secs(),
         refresh_token,
@@ -313,7 +350,7 @@ pub(super) async fn rotate(state: &AppState, token: &str) -> Result<TokenPair, A
     }
     tokens::revoke_refresh_token(&mut *tx, stored.id).await?;
     tx.commit().await?;
-    issue_pair(state, user_id, stored.family_id).await
+    issue_pair(state, user_id, stored.family_id, None).await
 }
 
 /// Log out: revoke the refresh token (and every token of the same login).
@@ -363,11 +400,17 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserP
                 "the token's account does not exist",
             )
         })?;
+    let pending_email =
+        mail_tokens::open_verification(&state.pool, caller.user_id, state.config.clock.now())
+            .await?
+            .filter(|address| identity::key(address) != identity::key(&account.email));
     Ok(Json(UserProfile {
         id: account.id,
         username: account.username,
         email: account.email,
         created_at: account.created_at,
+        email_verified: account.email_verified_at.is_some(),
+        pending_email,
     }))
 }
 

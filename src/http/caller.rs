@@ -15,6 +15,8 @@ use uuid::Uuid;
 pub struct Caller {
     pub user_id: Uuid,
     pub credential: Credential,
+    /// The login an access token was issued for (see `auth::AccessClaims::sid`).
+    pub session: Option<Uuid>,
 }
 
 impl From<Identity> for Caller {
@@ -22,6 +24,7 @@ impl From<Identity> for Caller {
         Self {
             user_id: identity.user_id,
             credential: identity.credential,
+            session: identity.session,
         }
     }
 }

@@ -479,6 +479,13 @@ error_codes! {
     ExportTooLarge = "export_too_large", 413, "The export has more events than an upload may have; `max_events` says how many.";
     UnsupportedRulesVersion = "unsupported_rules_version", 422, "The log was played under rules this server does not fold.";
     InvalidUnsubscribeToken = "invalid_unsubscribe_token", 400, "The unsubscribe link is damaged or was not signed by this server.";
+    MailTokenInvalid = "mail_token_invalid", 400, "The token of a mailed link (address verification, password reset) is unknown, damaged or for another purpose.";
+    MailTokenExpired = "mail_token_expired", 410, "The mailed link has expired; ask for a new one.";
+    MailTokenUsed = "mail_token_used", 410, "The mailed link was used already, or a newer link replaced it.";
+    EmailNotVerified = "email_not_verified", 403, "The account's email address is not verified yet, and this server lets only verified accounts play (KONTOR_UNVERIFIED_MAY_PLAY=false).";
+    WrongPassword = "wrong_password", 403, "The account's current password is wrong.";
+    EmailAlreadyVerified = "email_already_verified", 409, "The address is verified already and no change of address waits for its link.";
+    SessionNotFound = "session_not_found", 404, "No active login (session) of the caller with this id.";
     AdminRequired = "admin_required", 403, "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.";
     MailNotFound = "mail_not_found", 404, "No failed mail with this id.";
     MetricsNotServed = "metrics_not_served", 404, "This server serves no metrics on this address (KONTOR_METRICS_TOKEN is not set).";

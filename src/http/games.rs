@@ -98,6 +98,7 @@ pub async fn list_games(
         (status = 201, description = "The game, open for players.", body = GameSummary),
         (status = 400, description = "Malformed JSON or wrong types.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`insufficient_scope`, or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`, `invalid_options` (with `field`) or `invalid_field`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -108,6 +109,7 @@ pub async fn create_game(
     body: Json<CreateGameRequest>,
 ) -> Result<Created<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
+    super::security::require_verified(&state, &caller).await?;
     let game = lobby::create(
         &state.pool,
         caller.user_id,
@@ -195,7 +197,7 @@ pub async fn get_game(
     request_body(content = JoinRequest, description = "Optional: the seat and a nonce (no body, or `{}`, for any free seat)."),
     responses(
         (status = 200, description = "Seated (the game may have started).", body = GameSummary),
-        (status = 403, description = "`not_invited`.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_invited`, `insufficient_scope`, or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`wrong_status`, `already_seated`, `seat_taken` or `game_full`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -208,6 +210,7 @@ pub async fn join_game(
     body: OptionalJson<JoinRequest>,
 ) -> Result<Json<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
+    super::security::require_verified(&state, &caller).await?;
     let request = body.0.unwrap_or_default();
     Ok(Json(
         lobby::join(
@@ -386,7 +389,7 @@ fn idempotency_key(req: &HttpRequest) -> Result<String, ApiError> {
             headers(("Idempotent-Replayed" = String, description = "`true` when this is the stored answer to an earlier request with the same Idempotency-Key; absent otherwise."))),
         (status = 400, description = "Malformed JSON, `idempotency_key_required` or `version_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`not_a_player`: no seat, or not the seat named.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`: no seat, or not the seat named; `insufficient_scope`; or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`version_conflict` (with `current_version`) or `game_not_active`.", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`precondition_failed`: `If-Match` holds a weak tag or none of this game's.", body = Problem, content_type = "application/problem+json"),
@@ -402,6 +405,7 @@ pub async fn submit_action(
     body: Json<ActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GamePlay)?;
+    super::security::require_verified(&state, &caller).await?;
     let key = idempotency_key(&req)?;
     let body = body.into_inner();
     let game_id = path.into_inner();

@@ -22,6 +22,7 @@ pub mod openapi;
 pub mod page;
 pub mod query_policy;
 pub mod request_log;
+pub mod security;
 pub mod session;
 pub mod text;
 
@@ -124,6 +125,15 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(accounts::create_token)
         .service(accounts::list_tokens)
         .service(accounts::revoke_token)
+        .service(security::verify_email)
+        .service(security::resend_verification)
+        .service(security::forgot_password)
+        .service(security::reset_password)
+        .service(security::change_password)
+        .service(security::change_email)
+        .service(security::list_sessions)
+        .service(security::revoke_other_sessions)
+        .service(security::revoke_session)
         .service(games::list_kinds)
         .service(games::list_games)
         .service(games::create_game)

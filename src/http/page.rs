@@ -23,7 +23,15 @@ struct Assets;
 
 /// The first path segments of the page's screens (`/` is the lobby). Keep in step with the
 /// routes in `web/src/app.tsx`.
-pub const SCREENS: &[&str] = &["signin", "signup", "settings", "new", "games"];
+pub const SCREENS: &[&str] = &[
+    "signin",
+    "signup",
+    "settings",
+    "new",
+    "games",
+    "verify-email",
+    "reset-password",
+];
 
 const PAGE: &str = "index.html";
 

@@ -108,7 +108,8 @@ pub async fn open_session(
     body: Json<LoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let user_id = accounts::check_credentials(&state, &req, body.into_inner()).await?;
-    let pair = accounts::issue_pair(&state, user_id, Uuid::now_v7()).await?;
+    let user_agent = accounts::user_agent(&req);
+    let pair = accounts::issue_pair(&state, user_id, Uuid::now_v7(), user_agent.as_deref()).await?;
     Ok(session_response(&state, pair))
 }
 

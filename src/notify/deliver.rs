@@ -15,6 +15,8 @@
 //! Mails carry `Message-ID: <outbox id@domain>`, the same on every attempt, so a receiver can
 //! recognise such a repeat.
 
+use super::account::{self, AccountContext};
+use super::language::Language;
 use super::mailer::{Mailer, SendError};
 use super::render::{self, DigestData, GameInfo, Links, NoticeContext, Player};
 use super::settings::NotifySettings;
@@ -212,18 +214,57 @@ impl Notifier {
         let Some(recipient) = recipient else {
             return Ok(Outcome::Skipped("no_address"));
         };
-        let address = match recipient.email.trim().parse::<lettre::Address>() {
+        let kind = MailKind::parse(&mail.kind);
+        // An account mail may go to another address than the account's (the verification
+        // link of a new address); every other mail goes to the account's own.
+        let to = match kind {
+            Some(MailKind::Account(_)) => {
+                account::recipient_override(&mail.data).unwrap_or(&recipient.email)
+            }
+            _ => &recipient.email,
+        };
+        let address = match to.trim().parse::<lettre::Address>() {
             Ok(address) => address,
-            Err(_) if recipient.email.trim().is_empty() => {
+            Err(_) if to.trim().is_empty() => {
                 return Ok(Outcome::Skipped("no_address"));
             }
             Err(e) => {
                 return Ok(Outcome::Failed(SendError {
                     permanent: true,
-                    message: format!("the address {:?} is not usable: {e}", recipient.email),
+                    message: format!("the address {to:?} is not usable: {e}"),
                 }));
             }
         };
+        // Until its owner has shown that an address is theirs, it gets only the account's own
+        // mail, never game notices: Kontor must not be a way to mail strangers.
+        if !matches!(kind, Some(MailKind::Account(_))) && !recipient.email_verified {
+            return Ok(Outcome::Skipped("unverified"));
+        }
+        if let Some(MailKind::Account(kind)) = kind {
+            // TODO(acc2 merge): the recipient's language (`users.language`) instead of English.
+            let language = Language::En;
+            let rendered = account::render(
+                kind,
+                language,
+                &AccountContext {
+                    recipient_name: &recipient.username,
+                    data: &mail.data,
+                    base_url: &self.base_url,
+                },
+            );
+            let rendered = match rendered {
+                Ok(rendered) => rendered,
+                Err(message) => {
+                    return Ok(Outcome::Failed(SendError {
+                        permanent: true,
+                        message,
+                    }));
+                }
+            };
+            return Ok(self
+                .send(mail, &recipient.username, address, rendered, None)
+                .await);
+        }
         let now = self.clock.now();
         let links = Links {
             unsubscribe: self.unsubscribe_url(
@@ -235,7 +276,7 @@ impl Notifier {
             ),
             unsubscribe_all: self.unsubscribe_url(mail.user_id, UnsubscribeScope::All),
         };
-        let rendered = match MailKind::parse(&mail.kind) {
+        let rendered = match kind {
             Some(MailKind::Notice(kind)) => {
                 match preferences_of(&recipient).of(kind) {
                     Delivery::Off => return Ok(Outcome::Skipped("off")),
@@ -278,6 +319,7 @@ impl Notifier {
                     }));
                 }
             },
+            Some(MailKind::Account(_)) => unreachable!("account mails were sent above"),
             None => {
                 return Ok(Outcome::Failed(SendError {
                     permanent: true,
@@ -285,13 +327,27 @@ impl Notifier {
                 }));
             }
         };
-        let message = match self.message(mail, &recipient.username, address, rendered, &links) {
+        Ok(self
+            .send(mail, &recipient.username, address, rendered, Some(&links))
+            .await)
+    }
+
+    /// Builds the message and sends it, within half the lease.
+    async fn send(
+        &self,
+        mail: &Claimed,
+        username: &str,
+        address: lettre::Address,
+        rendered: render::Rendered,
+        links: Option<&Links>,
+    ) -> Outcome {
+        let message = match self.message(mail, username, address, rendered, links) {
             Ok(message) => message,
             Err(e) => {
-                return Ok(Outcome::Failed(SendError {
+                return Outcome::Failed(SendError {
                     permanent: true,
                     message: format!("building the message: {e}"),
-                }));
+                });
             }
         };
         let name = format!("{}-{}", mail.id, mail.kind);
@@ -300,7 +356,7 @@ impl Notifier {
             self.mailer.send(&message, &name),
         )
         .await;
-        Ok(match sent {
+        match sent {
             Ok(Ok(())) => Outcome::Sent,
             Ok(Err(e)) => Outcome::Failed(e),
             Err(_) => Outcome::Failed(SendError {
@@ -310,7 +366,7 @@ impl Notifier {
                     self.settings.send_timeout()
                 ),
             }),
-        })
+        }
     }
 
     fn message(
@@ -319,7 +375,7 @@ impl Notifier {
         username: &str,
         address: lettre::Address,
         rendered: render::Rendered,
-        links: &Links,
+        links: Option<&Links>,
     ) -> anyhow::Result<Message> {
         let domain = self.from.email.domain().to_string();
         let mut message = Message::builder()
@@ -339,11 +395,14 @@ impl Notifier {
             ));
         };
         // RFC 2369 and RFC 8058: mail clients show an unsubscribe button that POSTs here.
-        raw("List-Unsubscribe", format!("<{}>", links.unsubscribe));
-        raw(
-            "List-Unsubscribe-Post",
-            "List-Unsubscribe=One-Click".to_string(),
-        );
+        // Account mails have none: they are transactional, not a subscription.
+        if let Some(links) = links {
+            raw("List-Unsubscribe", format!("<{}>", links.unsubscribe));
+            raw(
+                "List-Unsubscribe-Post",
+                "List-Unsubscribe=One-Click".to_string(),
+            );
+        }
         // RFC 3834: a machine wrote this; no vacation replies, please.
         raw("Auto-Submitted", "auto-generated".to_string());
         raw("X-Kontor-Notice", mail.kind.clone());

@@ -17,9 +17,11 @@
 //!   (unless `always_email`), and "your turn" and reminders are skipped once the player no
 //!   longer has to act in that game.
 
+pub mod account;
 pub mod admin;
 pub mod deliver;
 pub mod digest;
+pub mod language;
 pub mod mailer;
 pub mod prefs;
 pub mod render;
@@ -92,11 +94,13 @@ impl NoticeKind {
     }
 }
 
-/// What a row of the outbox is: a notice, or the daily digest built from held notices.
+/// What a row of the outbox is: a notice, the daily digest built from held notices, or a
+/// mail of the account itself (see [`account`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MailKind {
     Notice(NoticeKind),
     Digest,
+    Account(account::AccountMailKind),
 }
 
 impl MailKind {
@@ -104,13 +108,16 @@ impl MailKind {
         match self {
             MailKind::Notice(kind) => kind.as_str(),
             MailKind::Digest => "digest",
+            MailKind::Account(kind) => kind.as_str(),
         }
     }
 
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "digest" => Some(MailKind::Digest),
-            other => NoticeKind::parse(other).map(MailKind::Notice),
+            other => NoticeKind::parse(other)
+                .map(MailKind::Notice)
+                .or_else(|| account::AccountMailKind::parse(other).map(MailKind::Account)),
         }
     }
 }

@@ -267,11 +267,13 @@ pub async fn renew_lease<'e>(
     Ok(renewed > 0)
 }
 
-/// Marks a mail sent, whoever holds its claim now: it has been sent and never is again.
+/// Marks a mail sent, whoever holds its claim now: it has been sent and never is again. The
+/// single-use token an account mail carried (`data.token`) is blanked: the mail has it now,
+/// and the database keeps only its hash (`mail_tokens`).
 pub async fn mark_sent<'e>(executor: impl PgExecutor<'e>, id: Uuid) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE mail_outbox SET status = 'sent', sent_at = now(), lease_until = NULL,
-                last_error = NULL, updated_at = now()
+                last_error = NULL, updated_at = now(), data = data - 'token'
           WHERE id = $1 AND status <> 'sent'",
     )
     .bind(id)
@@ -292,7 +294,7 @@ pub async fn mark_skipped<'e>(
 ) -> Result<(), sqlx::Error> {
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "UPDATE mail_outbox SET status = 'skipped', skip_reason = $3, lease_until = NULL,
-                updated_at = now() WHERE {CLAIMED}"
+                updated_at = now(), data = data - 'token' WHERE {CLAIMED}"
     )))
     .bind(id)
     .bind(claim)
@@ -319,8 +321,9 @@ pub async fn mark_held<'e>(
     Ok(())
 }
 
-/// Records a failed attempt of a claimed mail at `now`: failed for good when `give_up`, else
-/// pending again `wait_secs` later.
+/// Records a failed attempt of a claimed mail at `now`: failed for good when `give_up` (an
+/// account mail's token is then blanked, as when it is sent), else pending again `wait_secs`
+/// later.
 pub async fn mark_failed<'e>(
     executor: impl PgExecutor<'e>,
     id: Uuid,
@@ -333,6 +336,7 @@ pub async fn mark_failed<'e>(
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "UPDATE mail_outbox
             SET status = CASE WHEN $3 THEN 'failed' ELSE 'pending' END,
+                data = CASE WHEN $3 THEN data - 'token' ELSE data END,
                 next_attempt_at = $6 + make_interval(secs => $4),
                 last_error = $5, lease_until = NULL, updated_at = $6
           WHERE {CLAIMED}"
@@ -360,6 +364,8 @@ pub struct Recipient {
     pub game_started: String,
     pub game_over: String,
     pub always_email: bool,
+    /// Whether the address is verified: game notices are mailed only to verified addresses.
+    pub email_verified: bool,
     /// Seen on the game's live stream in the last minute (`live_presence`, see
     /// `housekeeping::PRESENCE_WINDOW_SECS`).
     pub watching: bool,
@@ -379,6 +385,7 @@ pub async fn recipient<'e>(
                 coalesce(p.game_started, 'immediately')::text AS game_started,
                 coalesce(p.game_over, 'immediately')::text AS game_over,
                 coalesce(p.always_email, false) AS always_email,
+                u.email_verified_at IS NOT NULL AS email_verified,
                 EXISTS (SELECT 1 FROM live_presence lp
                          WHERE lp.user_id = u.id AND lp.game_id = $2
                            AND lp.seen_at > now() - make_interval(secs => $3)) AS watching
@@ -411,7 +418,8 @@ pub struct FailedMail {
     pub user_id: Uuid,
     pub username: String,
     pub email: String,
-    /// `your_turn`, `reminder`, `invited`, `game_started`, `game_over` or `digest`.
+    /// `your_turn`, `reminder`, `invited`, `game_started`, `game_over`, `digest`, or an
+    /// account mail: `verify_email`, `password_reset`, `email_changed`, `password_changed`.
     pub kind: String,
     pub game_id: Option<Uuid>,
     pub attempts: i32,

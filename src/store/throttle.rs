@@ -1,5 +1,6 @@
 //! Failed logins (`login_failures`): one row per subject (an account, an unknown identifier,
-//! a client address) with its failures in the current window. What counts against which
+//! a client address) with its failures in the current window. The same table counts the
+//! rate-limited mails of accounts (verification and reset links, subjects `mail:…`). What counts against which
 //! subject, and with what limit, is `auth::throttle`'s business.
 
 use sqlx::PgExecutor;
@@ -56,4 +57,31 @@ pub async fn clear<'e>(executor: impl PgExecutor<'e>, subject: &str) -> Result<(
         .execute(executor)
         .await?;
     Ok(())
+}
+
+/// Counts one use against `subject` (a rate limit rather than failures: a mail sent, say)
+/// and returns the seconds (fractional) until its window ends if this use is more than the
+/// `limit` its window allows; a subject whose window is over starts a new one. One
+/// statement, so concurrent uses cannot both slip under the limit.
+pub async fn take<'e>(
+    executor: impl PgExecutor<'e>,
+    subject: &str,
+    limit: i32,
+    window: Duration,
+) -> Result<Option<f64>, sqlx::Error> {
+    let (count, left): (i32, f64) = sqlx::query_as(
+        "INSERT INTO login_failures (subject, failures, window_start) VALUES ($1, 1, now())
+         ON CONFLICT (subject) DO UPDATE SET
+           failures = CASE WHEN login_failures.window_start + make_interval(secs => $2) <= now()
+                           THEN 1 ELSE login_failures.failures + 1 END,
+           window_start = CASE WHEN login_failures.window_start + make_interval(secs => $2) <= now()
+                               THEN now() ELSE login_failures.window_start END
+         RETURNING failures,
+                   extract(epoch FROM window_start + make_interval(secs => $2) - now())::float8",
+    )
+    .bind(subject)
+    .bind(window.as_secs_f64())
+    .fetch_one(executor)
+    .await?;
+    Ok((count > limit).then_some(left))
 }

@@ -199,3 +199,19 @@ pub async fn use_api_token(pool: &PgPool, token_hash: &[u8]) -> sqlx::Result<Opt
     .fetch_optional(pool)
     .await
 }
+
+/// Revokes every API token of the user that still works; returns how many.
+pub async fn revoke_all_api_tokens<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<u64, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE api_tokens SET revoked_at = now()
+          WHERE user_id = $1 AND revoked_at IS NULL
+            AND (expires_at IS NULL OR expires_at > now())",
+    )
+    .bind(user_id)
+    .execute(executor)
+    .await?;
+    Ok(done.rows_affected())
+}

@@ -24,8 +24,11 @@ pub enum InsertError {
     Database(sqlx::Error),
 }
 
-/// Creates an account; returns its creation time.
-pub async fn insert(pool: &PgPool, user: &NewUser<'_>) -> Result<DateTime<Utc>, InsertError> {
+/// Creates an account (its address not verified yet); returns its creation time.
+pub async fn insert<'e>(
+    executor: impl PgExecutor<'e>,
+    user: &NewUser<'_>,
+) -> Result<DateTime<Utc>, InsertError> {
     let result = sqlx::query_scalar(
         "INSERT INTO users
            (id, username, username_key, email, email_key, password_hash, identity_keys_version)
@@ -38,7 +41,7 @@ pub async fn insert(pool: &PgPool, user: &NewUser<'_>) -> Result<DateTime<Utc>, 
     .bind(identity::key(user.email))
     .bind(user.password_hash)
     .bind(KEYS_VERSION)
-    .fetch_one(pool)
+    .fetch_one(executor)
     .await;
     match result {
         Ok(created_at) => Ok(created_at),
@@ -238,10 +241,12 @@ pub struct Account {
     pub username: String,
     pub email: String,
     pub created_at: DateTime<Utc>,
+    /// When the current address was verified; `None`: not yet.
+    pub email_verified_at: Option<DateTime<Utc>>,
 }
 
 /// The columns of an [`Account`].
-const ACCOUNT_COLUMNS: &str = "id, username, email, created_at";
+const ACCOUNT_COLUMNS: &str = "id, username, email, created_at, email_verified_at";
 
 /// The account with this id, if it exists.
 pub async fn account<'e>(
@@ -284,4 +289,113 @@ pub async fn username<'e>(
     find_username(executor, user_id)
         .await?
         .ok_or(sqlx::Error::RowNotFound)
+}
+
+/// The account a password reset names, by username or email address (as a login does): its
+/// id and current address.
+pub async fn find_for_reset<'e>(
+    executor: impl PgExecutor<'e>,
+    identifier: &str,
+) -> Result<Option<(Uuid, String)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, email FROM users WHERE username_key = $1 OR email_key = $1
+          ORDER BY created_at, id LIMIT 1",
+    )
+    .bind(identity::key(identifier))
+    .fetch_optional(executor)
+    .await
+}
+
+/// The password hash of an account.
+pub async fn password_hash<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(executor)
+        .await
+}
+
+/// Sets an account's password hash.
+pub async fn set_password<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    password_hash: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+        .bind(id)
+        .bind(password_hash)
+        .execute(executor)
+        .await?;
+    Ok(())
+}
+
+/// Whether the account's current address is verified (`false` for no such account).
+pub async fn is_verified<'e>(executor: impl PgExecutor<'e>, id: Uuid) -> sqlx::Result<bool> {
+    let verified: Option<bool> =
+        sqlx::query_scalar("SELECT email_verified_at IS NOT NULL FROM users WHERE id = $1")
+            .bind(id)
+            .fetch_optional(executor)
+            .await?;
+    Ok(verified == Some(true))
+}
+
+/// Whether an account other than `except` has this address (in any case or normal form).
+pub async fn email_taken<'e>(
+    executor: impl PgExecutor<'e>,
+    email: &str,
+    except: Uuid,
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE email_key = $1 AND id <> $2)")
+        .bind(identity::key(email))
+        .bind(except)
+        .fetch_one(executor)
+        .await
+}
+
+/// What verifying an address did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verified {
+    /// The address was the account's own and is verified now (or was already).
+    Address,
+    /// The account's address is now this one, verified.
+    Changed,
+    /// Another account has the address meanwhile; nothing changed.
+    EmailTaken,
+}
+
+/// Makes `email` the account's verified address at `now`: marks it verified if it is the
+/// account's address already, else changes the address to it (unless another account has
+/// taken it since the link was sent).
+pub async fn verify_email<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    email: &str,
+    now: DateTime<Utc>,
+) -> Result<Verified, sqlx::Error> {
+    let result = sqlx::query_scalar(
+        "UPDATE users u SET email = CASE WHEN u.email_key = $3 THEN u.email ELSE $2 END,
+                            email_key = $3,
+                            email_verified_at = CASE WHEN u.email_key = $3
+                                                     THEN coalesce(u.email_verified_at, $4)
+                                                     ELSE $4 END
+           FROM (SELECT email_key FROM users WHERE id = $1) old
+          WHERE u.id = $1
+        RETURNING old.email_key = $3",
+    )
+    .bind(id)
+    .bind(email)
+    .bind(identity::key(email))
+    .bind(now)
+    .fetch_one(executor)
+    .await;
+    match result {
+        Ok(true) => Ok(Verified::Address),
+        Ok(false) => Ok(Verified::Changed),
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_email_key_key") => {
+            Ok(Verified::EmailTaken)
+        }
+        Err(e) => Err(e),
+    }
 }

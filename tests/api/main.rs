@@ -1,5 +1,6 @@
 //! The integration tests: the real HTTP server against a real PostgreSQL.
 
+mod account_security;
 mod accounts;
 mod admin;
 mod audit;

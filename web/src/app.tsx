@@ -10,6 +10,8 @@ import { NewGame } from './screens/NewGame';
 import { Settings } from './screens/Settings';
 import { GamePage } from './games/GamePage';
 import { NotFound } from './screens/NotFound';
+import { VerifyEmail } from './screens/account/VerifyEmail';
+import { ResetPassword } from './screens/account/ResetPassword';
 
 export function App() {
   return (
@@ -24,6 +26,8 @@ export function App() {
               <Route path="/new" component={NewGame} />
               <Route path="/settings" component={Settings} />
               <Route path="/games/:id" component={GamePage} />
+              <Route path="/verify-email" component={VerifyEmail} />
+              <Route path="/reset-password" component={ResetPassword} />
               <Route default component={NotFound} />
             </Router>
           </Shell>

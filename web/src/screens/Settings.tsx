@@ -6,6 +6,7 @@ import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { SignIn } from './SignIn';
+import { Security } from './account/Security';
 
 type Preferences = Schemas['Preferences'];
 type Delivery = Schemas['Delivery'];
@@ -334,6 +335,7 @@ export function Settings() {
       <Notifications />
       <Vacation />
       <Tokens />
+      <Security />
     </div>
   );
 }

@@ -18,6 +18,7 @@ const msgs = defineMessages({
   },
   noAccount: { en: 'No account yet?', ja: 'アカウントをお持ちでない方は' },
   haveAccount: { en: 'Already registered?', ja: '登録済みの方は' },
+  forgot: { en: 'Forgot password?', ja: 'パスワードをお忘れですか？' },
 });
 
 /** A refusal, in the language shown now (so switching it translates the message too). */
@@ -86,6 +87,9 @@ export function SignIn() {
           {m.signIn}
         </button>
       </form>
+      <p>
+        <a href="/reset-password">{m.forgot}</a>
+      </p>
       <p>
         {m.noAccount} <a href="/signup">{m.signUp}</a>
       </p>

@@ -1,0 +1,594 @@
+//! The mails of the account itself: the address verification link, the password reset link,
+//! the notice to the old address of a change of address, and the notice that the password
+//! was changed.
+//!
+//! They are transactional, unlike game notices: queued straight as due (never held for the
+//! digest), not subject to notification preferences, without unsubscribe links, and sent to
+//! addresses that are not verified yet (a verification link must reach one). A link's
+//! single-use token stays in the outbox row's `data.token` only until the mail is sent (or
+//! skipped, or failed for good); then it is blanked (`store::outbox::mark_sent`), so the
+//! database keeps nothing but its hash (`store::mail_tokens`).
+
+use super::language::Language;
+use super::render::{Rendered, escape_html};
+use super::{CHANNEL, MailKind};
+use crate::store::{channels, outbox};
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use std::fmt::Write;
+use uuid::Uuid;
+
+/// What an account mail is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccountMailKind {
+    /// A link that verifies an address (at registration, on request, or a new address).
+    VerifyEmail,
+    /// A link to choose a new password.
+    PasswordReset,
+    /// To the old address: the account's address is being changed.
+    EmailChanged,
+    /// The account's password was changed or reset.
+    PasswordChanged,
+}
+
+impl AccountMailKind {
+    pub const ALL: [AccountMailKind; 4] = [
+        AccountMailKind::VerifyEmail,
+        AccountMailKind::PasswordReset,
+        AccountMailKind::EmailChanged,
+        AccountMailKind::PasswordChanged,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountMailKind::VerifyEmail => "verify_email",
+            AccountMailKind::PasswordReset => "password_reset",
+            AccountMailKind::EmailChanged => "email_changed",
+            AccountMailKind::PasswordChanged => "password_changed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+}
+
+/// How a password came to change, for [`AccountMail::password_changed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PasswordChange {
+    /// With a reset link: every login and API token was revoked.
+    Reset,
+    /// By the signed-in owner: every other login was ended.
+    Changed,
+}
+
+/// One account mail to one user.
+#[derive(Clone, Debug)]
+pub struct AccountMail {
+    pub user_id: Uuid,
+    pub kind: AccountMailKind,
+    /// One mail per key and recipient.
+    pub dedupe_key: String,
+    /// For the template: `token`, `expires_at`, `to` (the address, when not the account's
+    /// own), `change`, `new_address` (masked), `how`.
+    pub data: Value,
+}
+
+impl AccountMail {
+    /// The verification link of token `token_id` (the raw `token`), mailed to `to`; `change`:
+    /// `to` is a new address that replaces the account's when the link is used.
+    pub fn verify_email(
+        user_id: Uuid,
+        token_id: Uuid,
+        to: &str,
+        token: &str,
+        expires_at: DateTime<Utc>,
+        change: bool,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: AccountMailKind::VerifyEmail,
+            dedupe_key: format!("verify_email:{token_id}"),
+            data: json!({"to": to, "token": token, "expires_at": expires_at, "change": change}),
+        }
+    }
+
+    /// The password reset link of token `token_id`.
+    pub fn password_reset(
+        user_id: Uuid,
+        token_id: Uuid,
+        token: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: AccountMailKind::PasswordReset,
+            dedupe_key: format!("password_reset:{token_id}"),
+            data: json!({"token": token, "expires_at": expires_at}),
+        }
+    }
+
+    /// To the account's (old) address: its address is being changed to `new_address`
+    /// (shown masked); `token_id` is the new address's verification token.
+    pub fn email_changed(user_id: Uuid, token_id: Uuid, new_address: &str) -> Self {
+        Self {
+            user_id,
+            kind: AccountMailKind::EmailChanged,
+            dedupe_key: format!("email_changed:{token_id}"),
+            data: json!({"new_address": mask_address(new_address)}),
+        }
+    }
+
+    /// The password was changed or reset (`event` names the change: one mail per change).
+    pub fn password_changed(user_id: Uuid, event: Uuid, how: PasswordChange) -> Self {
+        Self {
+            user_id,
+            kind: AccountMailKind::PasswordChanged,
+            dedupe_key: format!("password_changed:{event}"),
+            data: json!({"how": match how {
+                PasswordChange::Reset => "reset",
+                PasswordChange::Changed => "changed",
+            }}),
+        }
+    }
+}
+
+/// `nora@example.org` → `n***@example.org`: enough for the owner to recognise, too little
+/// for anyone else to learn the address.
+pub fn mask_address(address: &str) -> String {
+    match address.rsplit_once('@') {
+        Some((local, domain)) => {
+            let first: String = local.chars().take(1).collect();
+            format!("{first}***@{domain}")
+        }
+        None => "***".to_string(),
+    }
+}
+
+/// Queues account mails inside the caller's transaction, due at once (no preferences apply).
+pub async fn enqueue(conn: &mut PgConnection, mails: &[AccountMail]) -> sqlx::Result<()> {
+    if mails.is_empty() {
+        return Ok(());
+    }
+    let mut rows = outbox::NewMails::default();
+    for mail in mails {
+        rows.ids.push(Uuid::now_v7());
+        rows.user_ids.push(mail.user_id);
+        rows.kinds.push(mail.kind.as_str());
+        rows.game_ids.push(None);
+        rows.dedupe_keys.push(mail.dedupe_key.as_str());
+        rows.data.push(mail.data.clone());
+        rows.statuses.push("pending");
+    }
+    outbox::insert(&mut *conn, &rows).await?;
+    channels::notify(&mut *conn, CHANNEL, "").await?;
+    Ok(())
+}
+
+impl From<AccountMailKind> for MailKind {
+    fn from(kind: AccountMailKind) -> Self {
+        MailKind::Account(kind)
+    }
+}
+
+/// What an account mail is made from.
+pub struct AccountContext<'a> {
+    pub recipient_name: &'a str,
+    pub data: &'a Value,
+    /// `KONTOR_BASE_URL`: the web client's pages for the links.
+    pub base_url: &'a str,
+}
+
+/// The address an account mail goes to when it is not the account's own (a new address).
+pub fn recipient_override(data: &Value) -> Option<&str> {
+    data.get("to").and_then(Value::as_str)
+}
+
+/// One paragraph, or the prominent link.
+enum Part {
+    Para(String),
+    Action {
+        label: String,
+        url: String,
+    },
+    /// A sentence ending in a link.
+    LinkLine {
+        text: String,
+        url: String,
+    },
+    Footer(String),
+}
+
+fn when(at: DateTime<Utc>, language: Language) -> String {
+    match language {
+        Language::En => at.format("%a, %-d %b %Y %H:%M UTC").to_string(),
+        Language::Ja => at.format("%Y年%-m月%-d日 %H:%M (UTC)").to_string(),
+    }
+}
+
+/// Renders an account mail; `Err` says why it cannot be (its link's token is no longer
+/// stored: the mail was already sent or gave up).
+pub fn render(
+    kind: AccountMailKind,
+    language: Language,
+    ctx: &AccountContext,
+) -> Result<Rendered, String> {
+    let name = ctx.recipient_name;
+    let token = ctx.data.get("token").and_then(Value::as_str);
+    let expires = ctx
+        .data
+        .get("expires_at")
+        .and_then(Value::as_str)
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .map(|d| when(d.with_timezone(&Utc), language));
+    let link = |page: &str| -> Result<String, String> {
+        let token = token.ok_or_else(|| {
+            format!(
+                "the {} link's token is no longer stored (only its hash is kept once a mail \
+                 was sent or gave up); ask for a new link",
+                kind.as_str()
+            )
+        })?;
+        Ok(format!("{}/{page}?token={token}", ctx.base_url))
+    };
+    let reset_page = format!("{}/reset-password", ctx.base_url);
+    let ja = language == Language::Ja;
+    let greeting = if ja {
+        format!("{name} さん")
+    } else {
+        format!("Hello {name},")
+    };
+    let footer = Part::Footer(if ja {
+        "このメールはアカウントに関するお知らせです。通知の設定にかかわらず送信されます。"
+            .to_string()
+    } else {
+        "This mail is about your Kontor account itself, so it is sent whatever your \
+         notification preferences."
+            .to_string()
+    });
+    let (subject, parts) = match kind {
+        AccountMailKind::VerifyEmail => {
+            let change = ctx.data.get("change").and_then(Value::as_bool) == Some(true);
+            let url = link("verify-email")?;
+            let until = expires.unwrap_or_default();
+            if ja {
+                (
+                    "Kontor：メールアドレスの確認".to_string(),
+                    vec![
+                        Part::Para(greeting),
+                        Part::Para(if change {
+                            "Kontor のアカウントのメールアドレスをこのアドレスに変更する依頼がありました。確認すると変更が有効になります。".to_string()
+                        } else {
+                            "このメールアドレスが Kontor のアカウントのものであることを確認してください。".to_string()
+                        }),
+                        Part::Action {
+                            label: "メールアドレスを確認する".into(),
+                            url,
+                        },
+                        Part::Para(format!(
+                            "このリンクは {until} まで、一度だけ使えます。心当たりがない場合は、このメールを無視してください。何も変わりません。"
+                        )),
+                        footer,
+                    ],
+                )
+            } else {
+                (
+                    "Confirm your email address for Kontor".to_string(),
+                    vec![
+                        Part::Para(greeting),
+                        Part::Para(if change {
+                            "you asked to change the email address of your Kontor account to this one. The change takes effect when you confirm it.".to_string()
+                        } else {
+                            "please confirm that this address belongs to your Kontor account."
+                                .to_string()
+                        }),
+                        Part::Action {
+                            label: "Confirm the address".into(),
+                            url,
+                        },
+                        Part::Para(format!(
+                            "The link works once, until {until}. If you did not ask for this, ignore this mail: nothing changes."
+                        )),
+                        footer,
+                    ],
+                )
+            }
+        }
+        AccountMailKind::PasswordReset => {
+            let url = link("reset-password")?;
+            let until = expires.unwrap_or_default();
+            if ja {
+                (
+                    "Kontor：パスワードの再設定".to_string(),
+                    vec![
+                        Part::Para(greeting),
+                        Part::Para(
+                            "Kontor のアカウントのパスワード再設定が依頼されました。".into(),
+                        ),
+                        Part::Action {
+                            label: "新しいパスワードを設定する".into(),
+                            url,
+                        },
+                        Part::Para(format!(
+                            "このリンクは {until} まで、一度だけ使えます。新しいパスワードを設定すると、すべての端末からログアウトし、アカウントのすべての API トークンが無効になります。心当たりがない場合は、このメールを無視してください。パスワードは変わりません。"
+                        )),
+                        footer,
+                    ],
+                )
+            } else {
+                (
+                    "Reset your Kontor password".to_string(),
+                    vec![
+                        Part::Para(greeting),
+                        Part::Para("someone (probably you) asked to reset the password of your Kontor account.".into()),
+                        Part::Action { label: "Choose a new password".into(), url },
+                        Part::Para(format!("The link works once, until {until}. A new password signs out every device and revokes every API token of the account. If you did not ask for this, ignore this mail: your password stays as it is.")),
+                        footer,
+                    ],
+                )
+            }
+        }
+        AccountMailKind::EmailChanged => {
+            let new = ctx
+                .data
+                .get("new_address")
+                .and_then(Value::as_str)
+                .unwrap_or("***");
+            if ja {
+                (
+                    "Kontor：メールアドレスの変更".to_string(),
+                    vec![
+                        Part::Para(greeting),
+                        Part::Para(format!(
+                            "Kontor のアカウントのメールアドレスを {new} に変更する依頼がありました。新しいアドレスが確認されると変更が有効になります。"
+                        )),
+                        Part::LinkLine {
+                            text: "心当たりがない場合は、すぐにパスワードを再設定してください："
+                                .into(),
+                            url: reset_page,
+                        },
+                        footer,
+                    ],
+                )
+            } else {
+                (
+                    "The email address of your Kontor account is being changed".to_string(),
+                    vec![
+                        Part::Para(greeting),
+                        Part::Para(format!(
+                            "your Kontor account's address is being changed to {new}. The change takes effect once the new address is confirmed."
+                        )),
+                        Part::LinkLine {
+                            text: "If this was not you, reset your password now:".into(),
+                            url: reset_page,
+                        },
+                        footer,
+                    ],
+                )
+            }
+        }
+        AccountMailKind::PasswordChanged => {
+            let reset = ctx.data.get("how").and_then(Value::as_str) == Some("reset");
+            if ja {
+                (
+                    "Kontor：パスワードが変更されました".to_string(),
+                    vec![
+                        Part::Para(greeting),
+                        Part::Para(if reset {
+                            "メールで送られたリンクから Kontor のアカウントのパスワードが再設定されました。すべての端末からログアウトし、すべての API トークンを無効にしました。".to_string()
+                        } else {
+                            "Kontor のアカウントのパスワードが変更されました。ほかの端末からはすべてログアウトしました。".to_string()
+                        }),
+                        Part::LinkLine {
+                            text: "心当たりがない場合は、すぐにパスワードを再設定してください："
+                                .into(),
+                            url: reset_page,
+                        },
+                        footer,
+                    ],
+                )
+            } else {
+                (
+                    "Your Kontor password was changed".to_string(),
+                    vec![
+                        Part::Para(greeting),
+                        Part::Para(if reset {
+                            "the password of your Kontor account was just reset with a link mailed to you. Every device was signed out and every API token revoked.".to_string()
+                        } else {
+                            "the password of your Kontor account was just changed. Every other device was signed out.".to_string()
+                        }),
+                        Part::LinkLine {
+                            text: "If this was not you, reset your password now:".into(),
+                            url: reset_page,
+                        },
+                        footer,
+                    ],
+                )
+            }
+        }
+    };
+    Ok(Rendered {
+        text: to_text(&parts),
+        html: to_html(&subject, language, &parts),
+        subject,
+    })
+}
+
+fn to_text(parts: &[Part]) -> String {
+    let mut out = String::new();
+    for part in parts {
+        match part {
+            Part::Para(text) => {
+                let _ = writeln!(out, "{text}");
+            }
+            Part::Action { label, url } => {
+                let _ = writeln!(out, "{label}:\n{url}");
+            }
+            Part::LinkLine { text, url } => {
+                let _ = writeln!(out, "{text}\n{url}");
+            }
+            Part::Footer(text) => {
+                let _ = writeln!(out, "-- \n{text}");
+            }
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_string() + "\n"
+}
+
+fn to_html(title: &str, language: Language, parts: &[Part]) -> String {
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
+         <body style=\"font-family: sans-serif; line-height: 1.5; max-width: 40em; margin: 1em auto; color: #222;\">\n",
+        language.as_str(),
+        escape_html(title)
+    );
+    for part in parts {
+        match part {
+            Part::Para(text) => {
+                let _ = writeln!(out, "<p>{}</p>", escape_html(text));
+            }
+            Part::Action { label, url } => {
+                let _ = writeln!(
+                    out,
+                    "<p><a href=\"{}\" style=\"display: inline-block; padding: 0.5em 1em; background: #2b5797; color: #fff; text-decoration: none; border-radius: 4px;\">{}</a></p>",
+                    escape_html(url),
+                    escape_html(label)
+                );
+            }
+            Part::LinkLine { text, url } => {
+                let _ = writeln!(
+                    out,
+                    "<p>{} <a href=\"{}\">{}</a></p>",
+                    escape_html(text),
+                    escape_html(url),
+                    escape_html(url)
+                );
+            }
+            Part::Footer(text) => {
+                let _ = writeln!(
+                    out,
+                    "<hr><p style=\"font-size: small; color: #666;\">{}</p>",
+                    escape_html(text)
+                );
+            }
+        }
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render_all(language: Language) -> Vec<Rendered> {
+        let user = Uuid::now_v7();
+        let expires = DateTime::parse_from_rfc3339("2026-12-01T15:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let mails = [
+            AccountMail::verify_email(
+                user,
+                user,
+                "nora@example.org",
+                "kontor_ve_abc",
+                expires,
+                true,
+            ),
+            AccountMail::password_reset(user, user, "kontor_pw_def", expires),
+            AccountMail::email_changed(user, user, "nora@example.org"),
+            AccountMail::password_changed(user, user, PasswordChange::Reset),
+        ];
+        mails
+            .iter()
+            .map(|mail| {
+                render(
+                    mail.kind,
+                    language,
+                    &AccountContext {
+                        recipient_name: "<anna>",
+                        data: &mail.data,
+                        base_url: "https://k.example",
+                    },
+                )
+                .unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_account_mail_renders_in_english_and_japanese() {
+        let en = render_all(Language::En);
+        let ja = render_all(Language::Ja);
+        assert!(
+            en[0]
+                .text
+                .contains("https://k.example/verify-email?token=kontor_ve_abc")
+        );
+        assert!(
+            ja[0]
+                .text
+                .contains("https://k.example/verify-email?token=kontor_ve_abc")
+        );
+        assert!(
+            en[0].text.contains("Tue, 1 Dec 2026 15:00 UTC"),
+            "{}",
+            en[0].text
+        );
+        assert!(
+            ja[0].text.contains("2026年12月1日 15:00 (UTC)"),
+            "{}",
+            ja[0].text
+        );
+        assert!(
+            en[1]
+                .text
+                .contains("https://k.example/reset-password?token=kontor_pw_def")
+        );
+        assert!(ja[1].subject.contains("パスワード"));
+        assert!(en[2].text.contains("n***@example.org"));
+        assert!(!en[2].text.contains("nora@"));
+        assert!(ja[2].text.contains("n***@example.org"));
+        assert!(en[3].text.contains("reset with a link"));
+        assert!(ja[3].text.contains("再設定されました"));
+        for (en, ja) in en.iter().zip(&ja) {
+            assert_ne!(en.subject, ja.subject);
+            assert!(en.html.contains("lang=\"en\"") && ja.html.contains("lang=\"ja\""));
+            assert!(en.html.contains("&lt;anna&gt;") && !en.html.contains("<anna>"));
+            assert!(ja.text.contains("<anna> さん"));
+            assert!(!en.text.contains("nsubscribe"));
+        }
+    }
+
+    #[test]
+    fn a_link_whose_token_was_blanked_is_not_rendered() {
+        let data = json!({"expires_at": "2026-12-01T15:00:00Z"});
+        let ctx = AccountContext {
+            recipient_name: "anna",
+            data: &data,
+            base_url: "https://k.example",
+        };
+        assert!(render(AccountMailKind::PasswordReset, Language::En, &ctx).is_err());
+        assert!(render(AccountMailKind::PasswordChanged, Language::En, &ctx).is_ok());
+    }
+
+    #[test]
+    fn addresses_are_masked() {
+        assert_eq!(mask_address("nora@example.org"), "n***@example.org");
+        assert_eq!(mask_address("ü@x.jp"), "ü***@x.jp");
+        assert_eq!(mask_address("nothing"), "***");
+    }
+
+    #[test]
+    fn kinds_round_trip() {
+        for kind in AccountMailKind::ALL {
+            assert_eq!(AccountMailKind::parse(kind.as_str()), Some(kind));
+            assert_eq!(
+                MailKind::parse(kind.as_str()),
+                Some(MailKind::Account(kind))
+            );
+        }
+    }
+}
