@@ -3,6 +3,7 @@
 mod accounts;
 mod admin;
 mod audit;
+mod backup;
 mod bad_input;
 mod bots;
 mod clocks;
