@@ -504,19 +504,19 @@ async fn main() {
             wait_for(&seen, id, *version, expected[id]).await;
         }
         // From the first action sent to the last stream served, for the whole wave.
-        let seen_now = seen.lock().unwrap();
-        let last = this_wave
-            .iter()
-            .filter_map(|(id, v, _)| {
-                seen_now
-                    .game_events
-                    .get(&(id.clone(), *v))?
-                    .iter()
-                    .max()
-                    .copied()
-            })
-            .max();
-        drop(seen_now);
+        let last = {
+            let seen = seen.lock().unwrap();
+            this_wave
+                .iter()
+                .filter_map(|(id, v, _)| {
+                    seen.game_events
+                        .get(&(id.clone(), *v))?
+                        .iter()
+                        .max()
+                        .copied()
+                })
+                .max()
+        };
         if let Some(last) = last {
             wave_every.push(last.saturating_duration_since(started));
         }
