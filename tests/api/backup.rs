@@ -314,5 +314,22 @@ async fn a_backup_restores_into_a_new_cluster_with_games_that_verify_and_play_on
         String::from_utf8_lossy(&refused.stderr).contains("not empty"),
         "{refused:?}"
     );
+
+    // With no server running on it, the script starts the embedded cluster for the dump and
+    // stops it again.
     drop(new_pg);
+    let postmaster = data.join("postgres").join("data").join("postmaster.pid");
+    assert!(!postmaster.exists(), "the test's cluster is stopped");
+    let cold = scratch.0.join("backup-cold");
+    script(
+        "backup.sh",
+        &[&cold],
+        &[("KONTOR_DATA_DIR", &data)],
+        &["KONTOR_DATABASE_URL"],
+    );
+    assert!(cold.join("kontor.dump").exists() && cold.join("jwt-secret").exists());
+    assert!(
+        !postmaster.exists(),
+        "the script stopped the cluster it started"
+    );
 }
