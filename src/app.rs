@@ -359,6 +359,7 @@ impl Application {
                 crate::service::housekeeping::run(
                     pool.clone(),
                     config.keep_sent_mail_days,
+                    config.login_window,
                     config.housekeeping_every,
                     config.clock.clone(),
                     workers.stop_token(),

@@ -472,7 +472,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::value(
         "KONTOR_HOUSEKEEPING_EVERY",
         "3600",
-        "Seconds between the workers' housekeeping passes (old mail, stale live presence).",
+        "Seconds between the workers' housekeeping passes (old mail, stale live presence, expired refresh tokens, ended login-failure windows).",
     ),
     Setting::value(
         "KONTOR_GAME_URL",

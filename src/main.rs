@@ -235,14 +235,15 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             let swept = kontor::service::housekeeping::sweep(
                 &database.pool,
                 config.keep_sent_mail_days,
+                config.login_window,
                 config.clock.now(),
             )
             .await;
             database.pool.close().await;
             let swept = swept?;
             println!(
-                "deleted {} finished mail(s) and {} stale live presence row(s)",
-                swept.mails, swept.presence
+                "deleted {} finished mail(s) and {} stale live presence row(s), {} expired refresh token(s) and {} failed-login counter(s) whose window ended",
+                swept.mails, swept.presence, swept.refresh_tokens, swept.login_failures
             );
             Ok(())
         }

@@ -3,9 +3,10 @@
 //! `kontor housekeeping`; deleting twice is harmless, so several instances may run it.
 //!
 //! Deleted: mail finished (sent or skipped) more than `KONTOR_KEEP_SENT_MAIL_DAYS` days ago,
-//! and the live-presence rows of streams and instances that ended without saying so. Never
-//! deleted: the game log, the commands, the games, the seats, the snapshots, the accounts,
-//! and mail not finished (due, held for a digest, or failed for good).
+//! the live-presence rows of streams and instances that ended without saying so, expired
+//! refresh tokens and failed-login counters whose window has ended. Never deleted: the game
+//! log, the commands, the games, the seats, the snapshots, the accounts, the API tokens, and
+//! mail not finished (due, held for a digest, or failed for good).
 
 use crate::store::housekeeping;
 use crate::time::Clock;
@@ -19,18 +20,25 @@ use tokio_util::sync::CancellationToken;
 pub struct Swept {
     pub mails: u64,
     pub presence: u64,
+    pub refresh_tokens: u64,
+    pub login_failures: u64,
 }
 
 /// One pass at `now`: deletes mail finished more than `keep_sent_mail_days` days before (none
-/// if 0) and stale live-presence rows (those by the database's own clock: presence is real
-/// time, see [`crate::time`]).
+/// if 0), and by the database's own clock (as they are judged where they are used: presence
+/// is real time, see [`crate::time`]; token expiry and login windows are checked with SQL's
+/// `now()`) stale live-presence rows, expired refresh tokens and failed-login counters whose
+/// `login_window` has ended.
 pub async fn sweep(
     pool: &PgPool,
     keep_sent_mail_days: u32,
+    login_window: Duration,
     now: DateTime<Utc>,
 ) -> Result<Swept, sqlx::Error> {
     let mut swept = Swept {
         presence: housekeeping::purge_stale_presence(pool).await?,
+        refresh_tokens: housekeeping::purge_expired_refresh_tokens(pool).await?,
+        login_failures: housekeeping::purge_ended_login_windows(pool, login_window).await?,
         ..Swept::default()
     };
     if keep_sent_mail_days > 0 {
@@ -52,6 +60,7 @@ pub async fn sweep(
 pub async fn run(
     pool: PgPool,
     keep_sent_mail_days: u32,
+    login_window: Duration,
     every: Duration,
     clock: Clock,
     stop: CancellationToken,
@@ -60,11 +69,13 @@ pub async fn run(
         if pool.is_closed() || stop.is_cancelled() {
             return;
         }
-        match sweep(&pool, keep_sent_mail_days, clock.now()).await {
+        match sweep(&pool, keep_sent_mail_days, login_window, clock.now()).await {
             Ok(swept) if swept != Swept::default() => {
                 tracing::info!(
                     mails = swept.mails,
                     presence = swept.presence,
+                    refresh_tokens = swept.refresh_tokens,
+                    login_failures = swept.login_failures,
                     "housekeeping"
                 )
             }

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
+use std::time::Duration;
 
 /// How long a `live_presence` row counts as "watching" after its last heartbeat. A row older
 /// than this counts for nothing (a stream still open refreshes its row at its next beat), so
@@ -51,5 +52,37 @@ pub async fn purge_stale_presence<'e>(executor: impl PgExecutor<'e>) -> Result<u
             .bind(PRESENCE_WINDOW_SECS as f64)
             .execute(executor)
             .await?;
+    Ok(done.rows_affected())
+}
+
+/// Deletes the refresh tokens that have expired (by the database's clock, which judges their
+/// expiry at `/auth/refresh`). Every refresh writes a new row, so without this the table
+/// would grow by one row per browser session every quarter of an hour, forever. An expired
+/// token is refused whether or not its row exists; what goes with the row is only that a
+/// spent token presented after its expiry no longer ends the rest of its login. Returns how
+/// many were deleted.
+pub async fn purge_expired_refresh_tokens<'e>(
+    executor: impl PgExecutor<'e>,
+) -> Result<u64, sqlx::Error> {
+    let done = sqlx::query("DELETE FROM refresh_tokens WHERE expires_at <= now()")
+        .execute(executor)
+        .await?;
+    Ok(done.rows_affected())
+}
+
+/// Deletes the failed-login counters whose window (`KONTOR_LOGIN_WINDOW`) has ended: they
+/// block nothing and the next failure starts a new window anyway. A row is written per
+/// subject that ever failed a login (every client address, every mistyped name), so without
+/// this the table only grows. Returns how many were deleted.
+pub async fn purge_ended_login_windows<'e>(
+    executor: impl PgExecutor<'e>,
+    window: Duration,
+) -> Result<u64, sqlx::Error> {
+    let done = sqlx::query(
+        "DELETE FROM login_failures WHERE window_start + make_interval(secs => $1) <= now()",
+    )
+    .bind(window.as_secs_f64())
+    .execute(executor)
+    .await?;
     Ok(done.rows_affected())
 }

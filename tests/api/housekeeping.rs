@@ -1,4 +1,5 @@
-//! Housekeeping: old finished mail and stale live presence are deleted; the rest stays.
+//! Housekeeping: old finished mail, stale live presence, expired refresh tokens and ended
+//! failed-login windows are deleted; the rest stays.
 
 use crate::bots;
 use crate::support::*;
@@ -51,6 +52,41 @@ async fn presence(app: &TestApp, user: Uuid, game: Uuid, instance: &str, secs_ag
     .unwrap();
 }
 
+/// A refresh token of `user` expiring `expires_in_secs` from now (negative: expired).
+async fn refresh_token(app: &TestApp, user: Uuid, expires_in_secs: f64) -> Uuid {
+    let id = Uuid::now_v7();
+    sqlx::query(
+        "INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at)
+         VALUES ($1, $2, $1, decode(md5($1::text), 'hex'), now() + make_interval(secs => $3))",
+    )
+    .bind(id)
+    .bind(user)
+    .bind(expires_in_secs)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    id
+}
+
+async fn login_failures(app: &TestApp, subject: &str, started_secs_ago: f64) {
+    sqlx::query(
+        "INSERT INTO login_failures (subject, failures, window_start)
+         VALUES ($1, 3, now() - make_interval(secs => $2))",
+    )
+    .bind(subject)
+    .bind(started_secs_ago)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+}
+
+async fn ids(app: &TestApp, sql: &str) -> Vec<String> {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_string()))
+        .fetch_all(&app.pool)
+        .await
+        .unwrap()
+}
+
 async fn mails(app: &TestApp) -> Vec<Uuid> {
     sqlx::query_scalar("SELECT id FROM mail_outbox ORDER BY id")
         .fetch_all(&app.pool)
@@ -97,16 +133,40 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
     presence(&app, user, game, "dead", 600.0).await;
     presence(&app, user, game, "just-died", 61.0).await;
     presence(&app, user, game, "alive", 1.0).await;
-    // Housekeeping deletes from these two; every other table stays as it is.
-    let swept_tables = ["mail_outbox", "live_presence"];
+    let refresh_tokens = "SELECT id::text FROM refresh_tokens ORDER BY id";
+    let mut live_tokens = ids(&app, refresh_tokens).await;
+    refresh_token(&app, user, -1.0).await;
+    live_tokens.push(refresh_token(&app, user, 60.0).await.to_string());
+    live_tokens.sort();
+    // The login window is KONTOR_LOGIN_WINDOW, 900 s by default.
+    login_failures(&app, "ip:192.0.2.1", 901.0).await;
+    login_failures(&app, "ip:192.0.2.2", 10.0).await;
+    // Housekeeping deletes from these; every other table stays as it is.
+    let swept_tables = [
+        "mail_outbox",
+        "live_presence",
+        "refresh_tokens",
+        "login_failures",
+    ];
     let log = app.fingerprint_except(&swept_tables).await;
 
     let (ok, out) = app.kontor(&["housekeeping"]).await;
     assert!(ok, "{out}");
     assert!(
-        out.contains("deleted 4 finished mail(s) and 2 stale live presence row(s)"),
+        out.contains("deleted 4 finished mail(s) and 2 stale live presence row(s), 1 expired refresh token(s) and 1 failed-login counter(s) whose window ended"),
         "{out}"
     );
+    assert_eq!(ids(&app, refresh_tokens).await, live_tokens);
+    assert_eq!(
+        ids(&app, "SELECT subject FROM login_failures").await,
+        ["ip:192.0.2.2"]
+    );
+    // The players' logins still refresh.
+    app.post("/auth/refresh")
+        .json(&json!({"refresh_token": players[1].refresh}))
+        .send()
+        .await
+        .assert_ok();
     kept.sort();
     assert_eq!(mails(&app).await, kept);
     for gone in [old_sent, old_skipped, old_digest, summed] {
@@ -118,19 +178,34 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
     assert_eq!(app.fingerprint_except(&swept_tables).await, log);
 
     // Nothing left to do: a second pass deletes nothing.
-    let swept = kontor::service::housekeeping::sweep(&app.pool, 30, app.config.clock.now())
-        .await
-        .unwrap();
+    let swept = kontor::service::housekeeping::sweep(
+        &app.pool,
+        30,
+        app.config.login_window,
+        app.config.clock.now(),
+    )
+    .await
+    .unwrap();
     assert_eq!(swept, Default::default());
     // 0 keeps finished mail forever; with 1 day the two-day-old mails go too.
     presence(&app, user, game, "dead-again", 120.0).await;
-    let swept = kontor::service::housekeeping::sweep(&app.pool, 0, app.config.clock.now())
-        .await
-        .unwrap();
+    let swept = kontor::service::housekeeping::sweep(
+        &app.pool,
+        0,
+        app.config.login_window,
+        app.config.clock.now(),
+    )
+    .await
+    .unwrap();
     assert_eq!((swept.mails, swept.presence), (0, 1));
-    let swept = kontor::service::housekeeping::sweep(&app.pool, 1, app.config.clock.now())
-        .await
-        .unwrap();
+    let swept = kontor::service::housekeeping::sweep(
+        &app.pool,
+        1,
+        app.config.login_window,
+        app.config.clock.now(),
+    )
+    .await
+    .unwrap();
     assert_eq!(swept.mails, 4);
     assert_eq!(mails(&app).await.len(), 4);
 }
@@ -150,9 +225,15 @@ async fn the_workers_keep_house() {
     presence(&app, user.id, game, "dead", 600.0).await;
     presence(&app, user.id, game, "alive", 0.0).await;
     let old = mail(&app, user.id, "your_turn", "sent", 40, None).await;
+    let expired = refresh_token(&app, user.id, -1.0).await.to_string();
     // A bounded wait for the worker's next pass.
     for _ in 0..500 {
-        if instances(&app).await == ["alive"] && !mails(&app).await.contains(&old) {
+        if instances(&app).await == ["alive"]
+            && !mails(&app).await.contains(&old)
+            && !ids(&app, "SELECT id::text FROM refresh_tokens")
+                .await
+                .contains(&expired)
+        {
             return;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;

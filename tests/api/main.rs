@@ -4,6 +4,7 @@ mod account_security;
 mod accounts;
 mod admin;
 mod audit;
+mod backup;
 mod bad_input;
 mod bots;
 mod client;

@@ -1,0 +1,545 @@
+//! Live-stream fan-out: many concurrent Server-Sent-Event streams on one running Kontor server,
+//! the server's memory per idle stream, and the time from an action to its event on every
+//! stream that should receive it.
+//!
+//! ```text
+//! cargo bench --bench streams -- --url http://127.0.0.1:8080 --server-pid PID \
+//!     --streams 10000 --games 50 --actions 40 --waves 5
+//! ```
+//!
+//! `--games` Steel Driver games are started among `3 × games` users. Half the streams are
+//! game streams (`GET /games/{id}/stream`, spread evenly over the games and over all users as
+//! players or spectators), half user streams (`GET /me/stream`, spread over the users); the
+//! server must allow that many per user (`KONTOR_LIVE_MAX_STREAMS_PER_USER`). The server's
+//! resident memory (`VmRSS` of `/proc/<pid>/status`) is read before the streams open, with a
+//! tenth of them open, and with all open and idle; the memory per idle stream is the growth
+//! over the last nine tenths divided by their number. Then:
+//! * `--actions` single actions, one game at a time: each event's time to reach every stream
+//!   of its game (and the `your_turn` notice on the next player's user streams);
+//! * `--waves` waves of one action in every game at once: the same, with every game stream
+//!   receiving an event in the same moment.
+//!
+//! Times are measured from the moment the action's answer arrived (its acceptance); an event
+//! can reach a stream before the answer reaches its client (the note goes out as the append
+//! commits), which counts as 0. `deploy/bench-streams.sh` runs this against a release build.
+
+use kontor::games::steel_driver::SteelDriver;
+use kontor::games::{BotLevel, GameRng, Rules};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+
+struct Args {
+    url: String,
+    server_pid: Option<u32>,
+    streams: usize,
+    games: usize,
+    actions: usize,
+    waves: usize,
+    open_concurrency: usize,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        url: "http://127.0.0.1:8080".into(),
+        server_pid: None,
+        streams: 10_000,
+        games: 50,
+        actions: 40,
+        waves: 5,
+        open_concurrency: 32,
+    };
+    let mut it = std::env::args().skip(1);
+    let number = |it: &mut dyn Iterator<Item = String>, name: &str| -> usize {
+        it.next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} needs a number"))
+    };
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--url" => args.url = it.next().expect("--url needs a value"),
+            "--server-pid" => args.server_pid = Some(number(&mut it, "--server-pid") as u32),
+            "--streams" => args.streams = number(&mut it, "--streams"),
+            "--games" => args.games = number(&mut it, "--games"),
+            "--actions" => args.actions = number(&mut it, "--actions"),
+            "--waves" => args.waves = number(&mut it, "--waves"),
+            "--open-concurrency" => args.open_concurrency = number(&mut it, "--open-concurrency"),
+            // cargo bench passes --bench; ignore what is not ours.
+            _ => {}
+        }
+    }
+    assert!(
+        args.games > 0 && args.streams >= 2,
+        "at least one game and two streams"
+    );
+    args
+}
+
+/// The server's resident memory in KiB.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Client {
+    async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+        let mut request = self
+            .http
+            .post(format!("{}/api/v1{path}", self.base))
+            .json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if path.ends_with("/actions") {
+            let key = format!("{path}-{}", body["version"]);
+            request = request.header("Idempotency-Key", key);
+        }
+        let response = request.send().await.expect("the server answers");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn user(&self, name: &str) -> (String, String) {
+        let password = "bench-password-123";
+        self.post(
+            "/auth/register",
+            None,
+            &json!({"username": name, "email": format!("{name}@bench.invalid"), "password": password}),
+        )
+        .await;
+        let (status, body) = self
+            .post(
+                "/auth/login",
+                None,
+                &json!({"username": name, "password": password}),
+            )
+            .await;
+        assert_eq!(status, 200, "login failed: {body}");
+        let token = body["access_token"].as_str().unwrap().to_string();
+        let me = self
+            .http
+            .get(format!("{}/api/v1/me", self.base))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap();
+        (token, me["id"].as_str().unwrap().to_string())
+    }
+}
+
+/// A game the benchmark plays: its players' tokens and its state folded from its log.
+struct Game {
+    id: String,
+    tokens: Vec<String>,
+    version: i64,
+    state: <SteelDriver as Rules>::State,
+    rng: GameRng,
+}
+
+async fn new_game(client: &Client, tokens: Vec<String>, seed: u64) -> Game {
+    let (status, game) = client
+        .post(
+            "/games",
+            Some(&tokens[0]),
+            &json!({"kind": "steel-driver", "seats": 3}),
+        )
+        .await;
+    assert_eq!(status, 201, "create failed: {game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    for token in &tokens[1..] {
+        client
+            .post(&format!("/games/{id}/join"), Some(token), &json!({}))
+            .await;
+    }
+    let log: Value = client
+        .http
+        .get(format!(
+            "{}/api/v1/games/{id}/events?limit=1000",
+            client.base
+        ))
+        .bearer_auth(&tokens[0])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut state = <SteelDriver as Rules>::State::default();
+    fold_into(&mut state, &log["items"]);
+    Game {
+        id,
+        tokens,
+        version: log["version"].as_i64().unwrap(),
+        state,
+        rng: GameRng::from_u64(seed),
+    }
+}
+
+fn fold_into(state: &mut <SteelDriver as Rules>::State, events: &Value) {
+    for event in events.as_array().unwrap() {
+        if event["type"].as_str().unwrap().starts_with("kontor.") {
+            continue;
+        }
+        let event: <SteelDriver as Rules>::Event =
+            serde_json::from_value(event["data"].clone()).unwrap();
+        SteelDriver::evolve(state, &event);
+    }
+}
+
+/// One action of the pending seat; `None` if the game has ended. Returns the new version and
+/// when the answer arrived.
+async fn act(client: &Client, game: &mut Game) -> Option<(i64, Instant)> {
+    let seat = *SteelDriver::pending(&game.state).first()?;
+    let command = SteelDriver::bot_command(&game.state, seat, BotLevel::Random, &mut game.rng);
+    let (status, answer) = client
+        .post(
+            &format!("/games/{}/actions", game.id),
+            Some(&game.tokens[usize::from(seat)]),
+            &json!({"version": game.version, "action": command}),
+        )
+        .await;
+    let answered = Instant::now();
+    assert_eq!(status, 200, "action refused: {answer}");
+    fold_into(&mut game.state, &answer["events"]);
+    game.version = answer["version"].as_i64().unwrap();
+    Some((game.version, answered))
+}
+
+/// What the streams saw: for each (game, version), when each game stream received the event
+/// with that id, and when user streams received a `your_turn` notice for it.
+#[derive(Default)]
+struct Seen {
+    game_events: HashMap<(String, i64), Vec<Instant>>,
+    your_turn: HashMap<(String, i64), Vec<Instant>>,
+}
+
+/// Reads one SSE stream until the process ends, recording what it receives.
+async fn read_stream(
+    mut response: reqwest::Response,
+    seen: Arc<Mutex<Seen>>,
+    game: Option<String>,
+) {
+    let mut buffer = String::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        let now = Instant::now();
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let message: String = buffer.drain(..end + 2).collect();
+            let mut event = "";
+            let mut id = None;
+            let mut data = "";
+            for line in message.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    event = v.trim();
+                } else if let Some(v) = line.strip_prefix("id:") {
+                    id = v.trim().parse::<i64>().ok();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data = v.trim();
+                }
+            }
+            match (event, &game) {
+                ("event", Some(game)) => {
+                    if let Some(id) = id {
+                        let mut seen = seen.lock().unwrap();
+                        seen.game_events
+                            .entry((game.clone(), id))
+                            .or_default()
+                            .push(now);
+                    }
+                }
+                ("your_turn", None) => {
+                    let data: Value = serde_json::from_str(data).unwrap_or(Value::Null);
+                    if let (Some(game), Some(version)) =
+                        (data["game_id"].as_str(), data["version"].as_i64())
+                    {
+                        let mut seen = seen.lock().unwrap();
+                        seen.your_turn
+                            .entry((game.to_string(), version))
+                            .or_default()
+                            .push(now);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Opens one stream, retrying while the server is busy (503) for a while.
+async fn open(client: &Client, path: &str, token: &str) -> reqwest::Response {
+    for attempt in 0..50 {
+        match client
+            .http
+            .get(format!("{}/api/v1{path}", client.base))
+            .bearer_auth(token)
+            .send()
+            .await
+        {
+            Ok(response) if response.status() == 200 => return response,
+            Ok(response) if response.status() == 503 => {}
+            Ok(response) => panic!(
+                "{path}: {} {}",
+                response.status(),
+                response.text().await.unwrap_or_default()
+            ),
+            Err(error) if attempt < 49 => eprintln!("{path}: {error}; again"),
+            Err(error) => panic!("{path}: {error}"),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("{path} stayed unavailable")
+}
+
+/// Milliseconds at the percentiles of `samples`.
+fn percentiles(samples: &mut [Duration]) -> Value {
+    samples.sort();
+    let at = |p: f64| {
+        samples
+            .get(((samples.len() as f64 * p) as usize).min(samples.len().saturating_sub(1)))
+            .map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)
+    };
+    json!({"samples": samples.len(), "p50_ms": at(0.5), "p99_ms": at(0.99), "max_ms": samples.last().map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)})
+}
+
+/// Waits (bounded) until every game stream of `game` saw `version`; false on the bound.
+async fn wait_for(seen: &Mutex<Seen>, game: &str, version: i64, expected: usize) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let key = (game.to_string(), version);
+    while Instant::now() < deadline {
+        let got = seen
+            .lock()
+            .unwrap()
+            .game_events
+            .get(&key)
+            .map_or(0, Vec::len);
+        if got >= expected {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    false
+}
+
+/// The delivery times of the actions `done` ((game, version, answered)): per stream event,
+/// and per action the time until the last expected stream had it.
+fn delivery_report(
+    seen: &Seen,
+    done: &[(String, i64, Instant)],
+    expected: &HashMap<String, usize>,
+) -> Value {
+    let (mut each, mut every, mut turn) = (Vec::new(), Vec::new(), Vec::new());
+    let mut missing = 0;
+    for (game, version, answered) in done {
+        let key = (game.clone(), *version);
+        let times = seen.game_events.get(&key).cloned().unwrap_or_default();
+        missing += expected[game].saturating_sub(times.len());
+        let lag = |t: &Instant| t.saturating_duration_since(*answered);
+        each.extend(times.iter().map(lag));
+        if let Some(last) = times.iter().max() {
+            every.push(lag(last));
+        }
+        if let Some(times) = seen.your_turn.get(&key) {
+            turn.extend(times.iter().map(lag));
+        }
+    }
+    json!({
+        "actions": done.len(),
+        "to_each_game_stream": percentiles(&mut each),
+        "to_every_game_stream_of_the_action": percentiles(&mut every),
+        "your_turn_to_user_streams": percentiles(&mut turn),
+        "missing": missing,
+    })
+}
+
+#[tokio::main]
+async fn main() {
+    let args = parse_args();
+    let client = Arc::new(Client {
+        http: reqwest::Client::builder()
+            .pool_max_idle_per_host(64)
+            .build()
+            .unwrap(),
+        base: args.url.trim_end_matches('/').to_string(),
+    });
+    let run = format!("{:x}", std::process::id());
+    eprintln!("registering {} players...", args.games * 3);
+    let mut users = Vec::new();
+    for index in 0..args.games * 3 {
+        users.push(client.user(&format!("s{run}u{index}")).await);
+    }
+    let mut games = Vec::new();
+    for (index, table) in users.chunks(3).enumerate() {
+        let tokens = table.iter().map(|(token, _)| token.clone()).collect();
+        games.push(new_game(&client, tokens, index as u64).await);
+    }
+    let rss = |what: &str| {
+        let kib = args.server_pid.and_then(rss_kib);
+        eprintln!("server RSS {what}: {kib:?} KiB");
+        kib
+    };
+    // Idle a moment so that what the set-up allocated has settled.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let before = rss("before the streams");
+
+    eprintln!("opening {} streams...", args.streams);
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let game_streams = args.streams / 2;
+    let mut expected: HashMap<String, usize> = HashMap::new();
+    let gate = Arc::new(Semaphore::new(args.open_concurrency));
+    let opened = Arc::new(AtomicUsize::new(0));
+    let opening = Instant::now();
+    // In two steps, a tenth and the rest: the memory the first tenth adds includes what the
+    // set-up left for the allocator to reuse (argon2's buffers, say), so the memory per
+    // stream is the growth over the rest.
+    let first = (args.streams / 10).max(1);
+    let mut first_rss = None;
+    for range in [0..first, first..args.streams] {
+        let mut openers = Vec::new();
+        for index in range.clone() {
+            // Even: a game stream (games round-robin); odd: a user stream. Users round-robin.
+            let (token, _) = &users[index % users.len()];
+            let game = (index % 2 == 0).then(|| games[(index / 2) % games.len()].id.clone());
+            if let Some(game) = &game {
+                *expected.entry(game.clone()).or_default() += 1;
+            }
+            let path = match &game {
+                Some(game) => format!("/games/{game}/stream"),
+                None => "/me/stream".to_string(),
+            };
+            let (client, seen, gate, opened, token) = (
+                client.clone(),
+                seen.clone(),
+                gate.clone(),
+                opened.clone(),
+                token.clone(),
+            );
+            openers.push(tokio::spawn(async move {
+                let permit = gate.acquire_owned().await.unwrap();
+                let response = open(&client, &path, &token).await;
+                drop(permit);
+                opened.fetch_add(1, Ordering::Relaxed);
+                tokio::spawn(read_stream(response, seen, game));
+            }));
+        }
+        for opener in openers {
+            opener.await.unwrap();
+        }
+        if range.start == 0 {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            first_rss = rss(&format!("with {first} streams open"));
+        }
+    }
+    let open_seconds = opening.elapsed().as_secs_f64();
+    eprintln!(
+        "{} streams open in {open_seconds:.1} s",
+        opened.load(Ordering::Relaxed)
+    );
+    // The snapshots are in; let the streams settle into idleness (a presence beat included).
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let after = rss("with the streams open");
+    let per_stream = match (first_rss, after) {
+        (Some(b), Some(a)) if args.streams > first => {
+            json!((a.saturating_sub(b) as f64 * 1024.0 / (args.streams - first) as f64).round())
+        }
+        _ => Value::Null,
+    };
+
+    // Single actions, one game at a time.
+    eprintln!("{} single actions...", args.actions);
+    let mut single = Vec::new();
+    for index in 0..args.actions {
+        let game = &mut games[index % args.games];
+        let Some((version, answered)) = act(&client, game).await else {
+            continue;
+        };
+        let id = game.id.clone();
+        wait_for(&seen, &id, version, expected[&id]).await;
+        single.push((id, version, answered));
+        // Let the your_turn notices in before the next action.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // Waves: one action in every game at once.
+    eprintln!("{} waves of {} actions at once...", args.waves, args.games);
+    let mut waves = Vec::new();
+    let mut wave_every = Vec::new();
+    for _ in 0..args.waves {
+        let started = Instant::now();
+        let tasks: Vec<_> = games
+            .drain(..)
+            .map(|mut game| {
+                let client = client.clone();
+                tokio::spawn(async move {
+                    let done = act(&client, &mut game).await;
+                    (game, done)
+                })
+            })
+            .collect();
+        let mut this_wave = Vec::new();
+        for task in tasks {
+            let (game, done) = task.await.unwrap();
+            if let Some((version, answered)) = done {
+                this_wave.push((game.id.clone(), version, answered));
+            }
+            games.push(game);
+        }
+        for (id, version, _) in &this_wave {
+            wait_for(&seen, id, *version, expected[id]).await;
+        }
+        // From the first action sent to the last stream served, for the whole wave.
+        let last = {
+            let seen = seen.lock().unwrap();
+            this_wave
+                .iter()
+                .filter_map(|(id, v, _)| {
+                    seen.game_events
+                        .get(&(id.clone(), *v))?
+                        .iter()
+                        .max()
+                        .copied()
+                })
+                .max()
+        };
+        if let Some(last) = last {
+            wave_every.push(last.saturating_duration_since(started));
+        }
+        waves.extend(this_wave);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let seen = seen.lock().unwrap();
+    let report = json!({
+        "streams": args.streams,
+        "game_streams": game_streams,
+        "user_streams": args.streams - game_streams,
+        "games": args.games,
+        "users": users.len(),
+        "open_seconds": (open_seconds * 10.0).round() / 10.0,
+        "server_rss_kib_before": before,
+        "server_rss_kib_with_a_tenth": first_rss,
+        "server_rss_kib_after": after,
+        "server_bytes_per_idle_stream": per_stream,
+        "single_actions": delivery_report(&seen, &single, &expected),
+        "waves": delivery_report(&seen, &waves, &expected),
+        "wave_first_send_to_last_stream": percentiles(&mut wave_every),
+    });
+    println!("{report}");
+    // The streams end with the process.
+    std::process::exit(0);
+}
