@@ -12,6 +12,11 @@ use sqlx::PgPool;
 use std::time::Duration;
 use uuid::Uuid;
 
+/// Rate-limited mails are counted in the same table under subjects beginning `mail:`, with
+/// windows of their own; none is longer than this, so housekeeping may forget such a counter
+/// once this long has passed since its window began.
+pub const LONGEST_MAIL_WINDOW: Duration = Duration::from_secs(86_400);
+
 /// Whom a login attempt names.
 pub enum Account<'a> {
     /// An existing account, however it was named (username or email address, any case).

@@ -29,6 +29,13 @@ const VERIFY_MAILS: [(u32, u64); 2] = [(1, 60), (5, 86_400)];
 const RESET_MAILS_PER_ACCOUNT: (u32, u64) = (3, 3_600);
 /// Reset requests per client address: ten an hour, then 429.
 const RESET_REQUESTS_PER_ADDRESS: (u32, u64) = (10, 3_600);
+// Housekeeping forgets mail counters after the longest window it knows of.
+const _: () = assert!(
+    VERIFY_MAILS[0].1 <= throttle::LONGEST_MAIL_WINDOW.as_secs()
+        && VERIFY_MAILS[1].1 <= throttle::LONGEST_MAIL_WINDOW.as_secs()
+        && RESET_MAILS_PER_ACCOUNT.1 <= throttle::LONGEST_MAIL_WINDOW.as_secs()
+        && RESET_REQUESTS_PER_ADDRESS.1 <= throttle::LONGEST_MAIL_WINDOW.as_secs()
+);
 /// The longest token a link may carry (ours have 53 characters).
 const TOKEN_CHARS: usize = 200;
 

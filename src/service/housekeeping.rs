@@ -38,7 +38,12 @@ pub async fn sweep(
     let mut swept = Swept {
         presence: housekeeping::purge_stale_presence(pool).await?,
         refresh_tokens: housekeeping::purge_expired_refresh_tokens(pool).await?,
-        login_failures: housekeeping::purge_ended_login_windows(pool, login_window).await?,
+        login_failures: housekeeping::purge_ended_login_windows(
+            pool,
+            login_window,
+            crate::auth::throttle::LONGEST_MAIL_WINDOW,
+        )
+        .await?,
         ..Swept::default()
     };
     if keep_sent_mail_days > 0 {

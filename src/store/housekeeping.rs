@@ -70,18 +70,23 @@ pub async fn purge_expired_refresh_tokens<'e>(
     Ok(done.rows_affected())
 }
 
-/// Deletes the failed-login counters whose window (`KONTOR_LOGIN_WINDOW`) has ended: they
-/// block nothing and the next failure starts a new window anyway. A row is written per
-/// subject that ever failed a login (every client address, every mistyped name), so without
-/// this the table only grows. Returns how many were deleted.
+/// Deletes the failed-login counters whose window (`KONTOR_LOGIN_WINDOW`) has ended, and the
+/// mail counters (subjects `mail:…`) older than `mail_window`, the longest of theirs: they
+/// block nothing and the next use starts a new window anyway. A row is written per subject
+/// that ever failed a login (every client address, every mistyped name), so without this the
+/// table only grows. Returns how many were deleted.
 pub async fn purge_ended_login_windows<'e>(
     executor: impl PgExecutor<'e>,
-    window: Duration,
+    login_window: Duration,
+    mail_window: Duration,
 ) -> Result<u64, sqlx::Error> {
     let done = sqlx::query(
-        "DELETE FROM login_failures WHERE window_start + make_interval(secs => $1) <= now()",
+        "DELETE FROM login_failures
+          WHERE window_start + make_interval(secs => CASE WHEN subject LIKE 'mail:%'
+                                                          THEN $2 ELSE $1 END) <= now()",
     )
-    .bind(window.as_secs_f64())
+    .bind(login_window.as_secs_f64())
+    .bind(mail_window.as_secs_f64())
     .execute(executor)
     .await?;
     Ok(done.rows_affected())
