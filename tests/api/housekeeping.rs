@@ -141,6 +141,9 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
     // The login window is KONTOR_LOGIN_WINDOW, 900 s by default.
     login_failures(&app, "ip:192.0.2.1", 901.0).await;
     login_failures(&app, "ip:192.0.2.2", 10.0).await;
+    // Counters of account mails live beside them, with windows of up to a day.
+    login_failures(&app, "mail:verify:86400:someone", 901.0).await;
+    login_failures(&app, "mail:verify:86400:someone-else", 86_401.0).await;
     // Housekeeping deletes from these; every other table stays as it is.
     let swept_tables = [
         "mail_outbox",
@@ -153,14 +156,17 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
     let (ok, out) = app.kontor(&["housekeeping"]).await;
     assert!(ok, "{out}");
     assert!(
-        out.contains("deleted 4 finished mail(s) and 2 stale live presence row(s), 1 expired refresh token(s) and 1 failed-login counter(s) whose window ended"),
+        out.contains("deleted 4 finished mail(s) and 2 stale live presence row(s), 1 expired refresh token(s) and 2 failed-login counter(s) whose window ended"),
         "{out}"
     );
     assert_eq!(ids(&app, refresh_tokens).await, live_tokens);
     assert_eq!(
-        ids(&app, "SELECT subject FROM login_failures").await,
-        ["ip:192.0.2.2"]
+        ids(&app, "SELECT subject FROM login_failures ORDER BY subject").await,
+        ["ip:192.0.2.2", "mail:verify:86400:someone"]
     );
+    // The log, the commands, the games, the seats, the snapshots, the logins (every other
+    // table) are untouched.
+    assert_eq!(app.fingerprint_except(&swept_tables).await, log);
     // The players' logins still refresh.
     app.post("/auth/refresh")
         .json(&json!({"refresh_token": players[1].refresh}))
@@ -173,9 +179,6 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
         assert!(!kept.contains(&gone));
     }
     assert_eq!(instances(&app).await, vec!["alive".to_string()]);
-    // The log, the commands, the games, the seats, the snapshots (every other table) are
-    // untouched.
-    assert_eq!(app.fingerprint_except(&swept_tables).await, log);
 
     // Nothing left to do: a second pass deletes nothing.
     let swept = kontor::service::housekeeping::sweep(
