@@ -1,7 +1,7 @@
 //! Scale-out: two `kontor serve` processes on one database behind nginx (Debian's package,
 //! run with the shipped `deploy/nginx.conf`), and the same again with the database behind
-//! PgBouncer and `KONTOR_SESSION_DATABASE_URL` going around it (see [`start_pgbouncer`]
-//! for why in session mode). A whole game is played through the proxy while a live
+//! PgBouncer and `KONTOR_SESSION_DATABASE_URL` going around it (in transaction mode with a
+//! PgBouncer that tracks prepared statements, else in session mode: see [`start_pgbouncer`]). A whole game is played through the proxy while a live
 //! stream follows it from whichever instance serves it, and one instance is killed and
 //! started again mid-game: every action either succeeds or is sent again with the same
 //! `Idempotency-Key` until it does, and in the end the log holds each action exactly once.
@@ -306,9 +306,10 @@ fn start_nginx(stack: &mut Stack, upstreams: [u16; 2]) -> (u16, u16) {
 }
 
 /// PgBouncer in front of the test cluster (its Unix socket), trusting the one role on
-/// loopback, in session mode.
+/// loopback: in transaction mode where the PgBouncer installed tracks prepared statements
+/// (1.21 and later), else in session mode.
 ///
-/// Not transaction mode: Debian bookworm's PgBouncer is 1.18, which does not track
+/// Not transaction mode with Debian bookworm's PgBouncer, 1.18, which does not track
 /// protocol-level prepared statements (1.21 and later do, with `max_prepared_statements`),
 /// and sqlx 0.9 always uses them: every query with parameters is parsed in one round trip
 /// and bound in the next, each ending with a Sync, between which PgBouncer 1.18 in
@@ -322,6 +323,11 @@ fn start_nginx(stack: &mut Stack, upstreams: [u16; 2]) -> (u16, u16) {
 /// delivered into another client's query). See the README's PgBouncer section.
 fn start_pgbouncer(stack: &mut Stack) -> u16 {
     let port = free_port();
+    let mode = if tracks_prepared_statements() {
+        "pool_mode = transaction\nmax_prepared_statements = 200"
+    } else {
+        "pool_mode = session"
+    };
     let dir = &stack.dir;
     std::fs::write(dir.join("userlist.txt"), "\"kontor\" \"\"\n").unwrap();
     let ini = dir.join("pgbouncer.ini");
@@ -337,7 +343,7 @@ listen_port = {port}
 unix_socket_dir =
 auth_type = trust
 auth_file = {d}/userlist.txt
-pool_mode = session
+{mode}
 default_pool_size = 20
 max_client_conn = 200
 logfile = {d}/pgbouncer-own.log
@@ -364,6 +370,23 @@ ignore_startup_parameters = extra_float_digits
     command.arg(&ini);
     stack.start("pgbouncer", command);
     port
+}
+
+/// Whether the PgBouncer installed is 1.21 or later ("PgBouncer 1.18.0" on bookworm).
+fn tracks_prepared_statements() -> bool {
+    let output = Command::new(tool("/usr/sbin/pgbouncer"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    let version: Vec<u32> = text
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("0")
+        .split('.')
+        .map(|part| part.parse().unwrap_or(0))
+        .collect();
+    version.as_slice() >= [1, 21].as_slice()
 }
 
 /// A client's view of one answer.
