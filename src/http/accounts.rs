@@ -4,6 +4,7 @@ use super::caller::Caller;
 use super::error::{ApiError, ErrorCode};
 use super::{AppState, Created, Json, client_address, text};
 use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
+use crate::notify::language::Language;
 use crate::store::{tokens, users};
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
@@ -23,15 +24,49 @@ pub struct RegisterRequest {
     /// 8–128 characters, and not easy to guess: common passwords, keyboard patterns,
     /// repeats and the username or email address are refused (zxcvbn score ≥ 3 of 4).
     pub password: String,
+    /// The language of the mails (`en`, the default, or `ja`); changed later with
+    /// `PUT /me/profile`.
+    pub language: Option<Language>,
 }
 
 #[derive(Serialize, ToSchema)]
-#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z"}))]
+#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z", "display_name": "Anna K.", "language": "en", "time_zone": "Europe/Berlin"}))]
 pub struct UserProfile {
     pub id: Uuid,
     pub username: String,
     pub email: String,
     pub created_at: DateTime<Utc>,
+    /// Shown beside the username at the table; `null` if none.
+    pub display_name: Option<String>,
+    /// The language of the mails.
+    pub language: Language,
+    /// The IANA time zone of the dates in mails and of the digest hour.
+    pub time_zone: String,
+}
+
+impl From<users::Account> for UserProfile {
+    fn from(account: users::Account) -> Self {
+        Self {
+            id: account.id,
+            username: account.username,
+            email: account.email,
+            created_at: account.created_at,
+            display_name: account.display_name,
+            language: Language::parse(&account.language).unwrap_or_default(),
+            time_zone: account.time_zone,
+        }
+    }
+}
+
+/// The profile of the caller's account (401 if it no longer exists).
+pub(super) async fn profile_of(state: &AppState, user: Uuid) -> Result<UserProfile, ApiError> {
+    let account = users::account(&state.pool, user).await?.ok_or_else(|| {
+        ApiError::unauthorized(
+            ErrorCode::InvalidToken,
+            "the token's account does not exist",
+        )
+    })?;
+    Ok(account.into())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -82,6 +117,16 @@ fn invalid(field: &str, detail: String) -> ApiError {
 
 fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiError> {
     let username = identity::username(&body.username).map_err(|e| invalid("username", e.0))?;
+    // Deleted accounts are shown under these names: nobody may pass for one.
+    if identity::key(&username).starts_with(crate::service::accounts::DELETED_PREFIX) {
+        return Err(invalid(
+            "username",
+            format!(
+                "names beginning with {:?} are kept for deleted accounts",
+                crate::service::accounts::DELETED_PREFIX
+            ),
+        ));
+    }
     let email = identity::email(&body.email).map_err(|e| invalid("email", e.0))?;
     Ok(Registration { username, email })
 }
@@ -115,7 +160,9 @@ pub async fn register(
     .await
     .map_err(ApiError::internal)??;
     let id = Uuid::now_v7();
+    let language = body.language.unwrap_or_default();
     let new_user = users::NewUser {
+        language: language.as_str(),
         id,
         username: &registration.username,
         email: &registration.email,
@@ -140,6 +187,7 @@ pub async fn register(
         }
         Err(users::InsertError::Database(e)) => return Err(e.into()),
     };
+
     Ok(Created::at(
         "/me",
         UserProfile {
@@ -147,6 +195,9 @@ pub async fn register(
             username: registration.username,
             email: registration.email,
             created_at,
+            display_name: None,
+            language,
+            time_zone: "UTC".to_string(),
         },
     ))
 }
@@ -355,20 +406,7 @@ pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiEr
 )]
 #[get("/me")]
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserProfile>, ApiError> {
-    let account = users::account(&state.pool, caller.user_id)
-        .await?
-        .ok_or_else(|| {
-            ApiError::unauthorized(
-                ErrorCode::InvalidToken,
-                "the token's account does not exist",
-            )
-        })?;
-    Ok(Json(UserProfile {
-        id: account.id,
-        username: account.username,
-        email: account.email,
-        created_at: account.created_at,
-    }))
+    Ok(Json(profile_of(&state, caller.user_id).await?))
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -17,6 +17,7 @@ pub mod methods;
 pub mod notifications;
 pub mod openapi;
 pub mod page;
+pub mod profile;
 pub mod query_policy;
 pub mod request_log;
 pub mod session;
@@ -108,6 +109,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(accounts::create_token)
         .service(accounts::list_tokens)
         .service(accounts::revoke_token)
+        .service(profile::put_profile)
+        .service(profile::delete_me)
+        .service(profile::export_me)
+        .service(profile::list_blocks)
+        .service(profile::block)
+        .service(profile::unblock)
         .service(games::list_kinds)
         .service(games::list_games)
         .service(games::create_game)

@@ -24,6 +24,7 @@ pub struct PreferencesUpdate {
     pub invited: Option<Delivery>,
     pub game_started: Option<Delivery>,
     pub game_over: Option<Delivery>,
+    pub player_left: Option<Delivery>,
     pub always_email: Option<bool>,
 }
 
@@ -81,6 +82,7 @@ pub async fn put_preferences(
         (NoticeKind::Invited, update.invited),
         (NoticeKind::GameStarted, update.game_started),
         (NoticeKind::GameOver, update.game_over),
+        (NoticeKind::PlayerLeft, update.player_left),
     ] {
         if let Some(value) = value {
             preferences.set(kind, value);

@@ -83,6 +83,7 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
         invited: parse(&recipient.invited),
         game_started: parse(&recipient.game_started),
         game_over: parse(&recipient.game_over),
+        player_left: parse(&recipient.player_left),
         always_email: recipient.always_email,
     }
 }
@@ -528,11 +529,11 @@ pub(crate) async fn load_games(pool: &PgPool, ids: &[Uuid]) -> sqlx::Result<Vec<
                 .seats
                 .into_iter()
                 .zip(g.user_ids)
-                .zip(g.usernames)
-                .map(|((seat, user_id), name)| Player {
+                .zip(g.usernames.into_iter().zip(g.display_names))
+                .map(|((seat, user_id), (username, display_name))| Player {
                     seat,
                     user_id,
-                    name,
+                    name: render::player_name(&username, display_name.as_deref()),
                 })
                 .collect(),
         })

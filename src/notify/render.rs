@@ -16,6 +16,15 @@ pub struct Player {
     pub name: String,
 }
 
+/// How a player is named in a mail: the display name beside the username, which stays the
+/// identifier (`Anna K. (anna)`).
+pub fn player_name(username: &str, display_name: Option<&str>) -> String {
+    match display_name {
+        Some(display) if display != username => format!("{display} ({username})"),
+        _ => username.to_string(),
+    }
+}
+
 /// What the database says about a game a notice is about.
 #[derive(Clone, Debug)]
 pub struct GameInfo {
@@ -482,6 +491,10 @@ pub fn headline(ctx: &NoticeContext) -> String {
             Some(result) => format!("{game} is over: {result}"),
             None => format!("{game}{with} is over"),
         },
+        NoticeKind::PlayerLeft => match str_field(ctx.data, "player") {
+            Some(player) => format!("{player} left {game}"),
+            None => format!("A player left {game}"),
+        },
     }
 }
 
@@ -606,6 +619,24 @@ pub fn notice(ctx: &NoticeContext) -> Rendered {
                      (GET /api/v1/games/{id}/verification)."
                 ))]));
             }
+        }
+        NoticeKind::PlayerLeft => {
+            let player = str_field(ctx.data, "player").unwrap_or("another player");
+            blocks.push(Block::Para(vec![
+                b(player),
+                t(" deleted their account and left your game of "),
+                b(&game),
+                t("."),
+            ]));
+            blocks.push(Block::Para(vec![t(
+                if str_field(ctx.data, "policy") == Some("forfeit") {
+                    "Under the game's rule for abandoned seats the seat is forfeited: the bot \
+                     plays it out and it ranks last. The game goes on."
+                } else {
+                    "Under the game's rule for abandoned seats the bot plays the seat from now \
+                     on. The game goes on."
+                },
+            )]));
         }
     }
     if let Some(url) = &ctx.game_link {

@@ -359,7 +359,12 @@ pub struct Recipient {
     pub invited: String,
     pub game_started: String,
     pub game_over: String,
+    pub player_left: String,
     pub always_email: bool,
+    /// `en` or `ja`.
+    pub language: String,
+    /// An IANA time zone name.
+    pub time_zone: String,
     /// Seen on the game's live stream in the last minute (`live_presence`, see
     /// `housekeeping::PRESENCE_WINDOW_SECS`).
     pub watching: bool,
@@ -378,12 +383,14 @@ pub async fn recipient<'e>(
                 coalesce(p.invited, 'immediately')::text AS invited,
                 coalesce(p.game_started, 'immediately')::text AS game_started,
                 coalesce(p.game_over, 'immediately')::text AS game_over,
+                coalesce(p.player_left, 'immediately')::text AS player_left,
+                u.language, u.time_zone,
                 coalesce(p.always_email, false) AS always_email,
                 EXISTS (SELECT 1 FROM live_presence lp
                          WHERE lp.user_id = u.id AND lp.game_id = $2
                            AND lp.seen_at > now() - make_interval(secs => $3)) AS watching
            FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id
-          WHERE u.id = $1",
+          WHERE u.id = $1 AND u.deleted_at IS NULL",
     )
     .bind(user_id)
     .bind(game_id)
