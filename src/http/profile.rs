@@ -384,11 +384,10 @@ async fn block_target(state: &AppState, caller: Uuid, name: &str) -> Result<Uuid
         ));
     };
     if id == caller {
-        return Err(ApiError::unprocessable(
-            ErrorCode::InvalidField,
-            "you cannot block yourself",
-        )
-        .with("field", "username"));
+        return Err(
+            ApiError::unprocessable(ErrorCode::InvalidField, "you cannot block yourself")
+                .with("field", "username"),
+        );
     }
     Ok(id)
 }

@@ -2,8 +2,8 @@
 //! rules engine decide, and appends the events with the head row's compare-and-set (see
 //! `play::submit`); the lobby's changes run under the game's row lock.
 
-pub mod cache;
 pub mod accounts;
+pub mod cache;
 pub mod clock;
 pub mod committer;
 pub mod deadlines;

@@ -432,11 +432,10 @@ pub async fn erase(
 
 /// The password hash of a live account (`None` for a deleted or unknown one).
 pub async fn password_hash(pool: &PgPool, id: Uuid) -> sqlx::Result<Option<String>> {
-    let hash: Option<Option<String>> = sqlx::query_scalar(
-        "SELECT password_hash FROM users WHERE id = $1 AND deleted_at IS NULL",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await?;
+    let hash: Option<Option<String>> =
+        sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1 AND deleted_at IS NULL")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
     Ok(hash.flatten())
 }

@@ -8,6 +8,7 @@ mod bots;
 mod clocks;
 mod committer;
 mod contract;
+mod deletion;
 mod exact;
 mod fuzz;
 mod games;
