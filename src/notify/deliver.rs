@@ -15,6 +15,7 @@
 //! Mails carry `Message-ID: <outbox id@domain>`, the same on every attempt, so a receiver can
 //! recognise such a repeat.
 
+use super::language::Language;
 use super::mailer::{Mailer, SendError};
 use super::render::{self, DigestData, GameInfo, Links, NoticeContext, Player};
 use super::settings::NotifySettings;
@@ -256,13 +257,22 @@ impl Notifier {
                     game_link: mail.game_id.map(|id| self.game_link(id)),
                     links: &links,
                     now,
+                    language: Language::parse(&recipient.language).unwrap_or_default(),
+                    zone: render::zone(&recipient.time_zone),
                 })
             }
             Some(MailKind::Digest) => match serde_json::from_value::<DigestData>(mail.data.clone())
             {
-                Ok(data) => {
-                    render::digest(&recipient.username, &data, &|id| self.game_link(id), &links)
-                }
+                Ok(data) => render::digest(
+                    &recipient.username,
+                    &data,
+                    &|id| self.game_link(id),
+                    &links,
+                    render::Locale {
+                        language: Language::parse(&recipient.language).unwrap_or_default(),
+                        zone: render::zone(&recipient.time_zone),
+                    },
+                ),
                 Err(e) => {
                     return Ok(Outcome::Failed(SendError {
                         permanent: true,

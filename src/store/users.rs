@@ -439,3 +439,16 @@ pub async fn password_hash(pool: &PgPool, id: Uuid) -> sqlx::Result<Option<Strin
             .await?;
     Ok(hash.flatten())
 }
+
+/// How mail to a live account is written: its username, language and time zone name.
+pub async fn mail_locale<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> sqlx::Result<Option<(String, String, String)>> {
+    sqlx::query_as(
+        "SELECT username, language, time_zone FROM users WHERE id = $1 AND deleted_at IS NULL",
+    )
+    .bind(id)
+    .fetch_optional(executor)
+    .await
+}
