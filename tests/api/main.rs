@@ -22,6 +22,7 @@ mod lobby;
 mod notify;
 mod operations;
 mod play;
+mod profiles;
 mod secrets;
 mod smtp;
 mod supervision;
