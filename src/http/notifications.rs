@@ -29,7 +29,7 @@ pub struct PreferencesUpdate {
 }
 
 /// The caller's notification preferences: for each kind of notice `immediately`, `digest`
-/// (one mail a day, from `KONTOR_DIGEST_HOUR` UTC) or `off`; and whether "your turn" mails
+/// (one mail a day, from `KONTOR_DIGEST_HOUR` in the caller's time zone) or `off`; and whether "your turn" mails
 /// are sent even while the caller watches the game's live stream (`always_email`).
 ///
 /// Needs a logged-in user's access token: API tokens (for bots and tools) cannot read or

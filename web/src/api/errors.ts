@@ -50,6 +50,8 @@ const PLATFORM: CodeMessages = {
     ja: 'ライブ表示のページが多すぎます。どれかを閉じてください。',
   },
   insufficient_scope: { en: 'The token lacks the scope for this.', ja: 'トークンに必要な権限がありません。' },
+  blocked: { en: 'You cannot invite this player or join this game.', ja: 'この招待または参加はできません。' },
+  wrong_password: { en: 'The password is wrong.', ja: 'パスワードが違います。' },
   session_required: { en: 'Only a signed-in user may do this.', ja: 'ログインしたユーザーだけが行えます。' },
   network: { en: 'The server could not be reached.', ja: 'サーバーに接続できませんでした。' },
 };
