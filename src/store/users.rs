@@ -378,23 +378,21 @@ pub async fn erase(
     placeholder: &str,
     now: DateTime<Utc>,
 ) -> sqlx::Result<Erased> {
-    let mut erased = Erased::default();
-    erased.refresh_tokens = sqlx::query("DELETE FROM refresh_tokens WHERE user_id = $1")
-        .bind(id)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
-    erased.api_tokens = sqlx::query("DELETE FROM api_tokens WHERE user_id = $1")
-        .bind(id)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
-    // One statement: a digest row and the notices it summed up go together.
-    erased.mails = sqlx::query("DELETE FROM mail_outbox WHERE user_id = $1")
-        .bind(id)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
+    let mut deleted = Vec::with_capacity(3);
+    for statement in [
+        "DELETE FROM refresh_tokens WHERE user_id = $1",
+        "DELETE FROM api_tokens WHERE user_id = $1",
+        // One statement: a digest row and the notices it summed up go together.
+        "DELETE FROM mail_outbox WHERE user_id = $1",
+    ] {
+        let done = sqlx::query(statement).bind(id).execute(&mut *conn).await?;
+        deleted.push(done.rows_affected());
+    }
+    let erased = Erased {
+        refresh_tokens: deleted[0],
+        api_tokens: deleted[1],
+        mails: deleted[2],
+    };
     for statement in [
         "DELETE FROM notification_prefs WHERE user_id = $1",
         "DELETE FROM vacations WHERE user_id = $1",
