@@ -277,12 +277,12 @@ pub async fn admins(pool: &PgPool) -> sqlx::Result<Vec<Account>> {
     .await
 }
 
-/// The name of the user with this id, if the account exists.
+/// The name of the user with this id, if the account exists (and is not deleted).
 pub async fn find_username<'e>(
     executor: impl PgExecutor<'e>,
     user_id: Uuid,
 ) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
+    sqlx::query_scalar("SELECT username FROM users WHERE id = $1 AND deleted_at IS NULL")
         .bind(user_id)
         .fetch_optional(executor)
         .await
