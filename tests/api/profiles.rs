@@ -355,3 +355,81 @@ async fn a_block_stops_invitations_and_joins_both_ways() {
         .await
         .assert_ok();
 }
+
+#[tokio::test]
+async fn the_digest_comes_at_the_digest_hour_of_each_recipients_own_time_zone() {
+    use chrono::{TimeZone, Utc};
+    use kontor::notify::{Notice, NoticeKind};
+    let sink = SmtpSink::start().await;
+    let settings = [
+        ("KONTOR_SMTP_URL", sink.url()),
+        ("KONTOR_MAIL_FROM", "kontor@kontor.test".to_string()),
+        ("KONTOR_DIGEST_HOUR", "7".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let app = spawn_app_with(AppOptions { settings }).await;
+    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
+    let mut users = Vec::new();
+    for (name, zone) in [
+        ("tokyo", "Asia/Tokyo"),
+        ("angeles", "America/Los_Angeles"),
+        ("greenwich", "UTC"),
+    ] {
+        let user = app.register(name).await;
+        app.put("/me/profile")
+            .as_user(&user)
+            .json(&json!({"time_zone": zone}))
+            .send()
+            .await
+            .assert_ok();
+        app.put("/me/notifications")
+            .as_user(&user)
+            .json(&json!({"game_over": "digest"}))
+            .send()
+            .await
+            .assert_ok();
+        let mut tx = app.pool.begin().await.unwrap();
+        kontor::notify::enqueue(
+            &mut tx,
+            &[Notice {
+                user_id: user.id,
+                kind: NoticeKind::GameOver,
+                game_id: None,
+                dedupe_key: "game_over:test".into(),
+                data: json!({}),
+            }],
+        )
+        .await
+        .unwrap();
+        tx.commit().await.unwrap();
+        users.push(user);
+    }
+    let digest_keys = |user: uuid::Uuid| {
+        let pool = app.pool.clone();
+        async move {
+            let keys: Vec<String> = sqlx::query_scalar(
+                "SELECT dedupe_key FROM mail_outbox WHERE user_id = $1 AND kind = 'digest'",
+            )
+            .bind(user)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            keys
+        }
+    };
+    // 03:00 UTC: noon in Tokyo (1 December), 19:00 the evening before in Los Angeles
+    // (30 November), too early in Greenwich.
+    let early = Utc.with_ymd_and_hms(2026, 12, 1, 3, 0, 0).unwrap();
+    assert_eq!(notifier.queue_digests(early).await.unwrap(), 2);
+    assert_eq!(digest_keys(users[0].id).await, ["digest:2026-12-01"]);
+    assert_eq!(digest_keys(users[1].id).await, ["digest:2026-11-30"]);
+    assert!(digest_keys(users[2].id).await.is_empty());
+    // 07:00 UTC: Greenwich's turn; nobody gets a second one.
+    let seven = Utc.with_ymd_and_hms(2026, 12, 1, 7, 0, 0).unwrap();
+    assert_eq!(notifier.queue_digests(seven).await.unwrap(), 1);
+    assert_eq!(digest_keys(users[2].id).await, ["digest:2026-12-01"]);
+    assert_eq!(notifier.queue_digests(seven).await.unwrap(), 0);
+    assert_eq!(notifier.deliver_due(10).await.unwrap().sent, 3);
+}
