@@ -350,6 +350,34 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
         .unwrap();
     let verified = read(verified).await;
     assert_eq!(verified.assert_ok()["verified"], true, "{}", verified.text);
+    // A seat that leaves under a policy no game has, or a seat not in the game, does not verify.
+    for (member, value) in [("policy", json!("stay")), ("seat", json!(9))] {
+        let mut seq = 0;
+        let tampered: String = export
+            .lines()
+            .map(|line| {
+                let mut line: Value = serde_json::from_str(line).unwrap();
+                if line["type"] == "kontor.seat_left" {
+                    line["data"][member] = value.clone();
+                    seq = line["seq"].as_i64().unwrap();
+                }
+                line.to_string() + "\n"
+            })
+            .collect();
+        let report = w
+            .app
+            .client
+            .post(w.app.url("/verify"))
+            .bearer_auth(&cleo.token)
+            .header("content-type", "application/x-ndjson")
+            .body(tampered)
+            .send()
+            .await
+            .unwrap();
+        let report = read(report).await;
+        assert_eq!(report.assert_ok()["verified"], false, "{member}");
+        assert_eq!(report.body["failure"]["seq"], seq, "{}", report.text);
+    }
     let imported = w
         .app
         .client
