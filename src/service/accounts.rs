@@ -12,10 +12,12 @@ use super::clock::{self, AbandonPolicy};
 use super::lobby::{live_note, seat_clocks};
 use super::{Error, PlatformEvent, step};
 use crate::live::Note;
+use crate::notify::digest::rename_in_digest;
+use crate::notify::render::{self, DigestData};
 use crate::notify::{self, Notice};
 use crate::store::games::{self, Status};
 use crate::store::seats::{self, SeatState};
-use crate::store::{append, events, users};
+use crate::store::{append, events, outbox, users};
 use crate::time::Clock;
 use serde_json::json;
 use sqlx::{PgConnection, PgPool};
@@ -44,7 +46,7 @@ pub async fn delete_account(
     user: Uuid,
 ) -> Result<Option<Deletion>, Error> {
     let mut tx = pool.begin().await?;
-    let Some((old_username, _)) = users::lock_live(&mut tx, user).await? else {
+    let Some((old_username, display_name)) = users::lock_live(&mut tx, user).await? else {
         return Ok(None);
     };
     let placeholder = placeholder(&mut tx).await?;
@@ -56,6 +58,19 @@ pub async fn delete_account(
         settle_game(&mut tx, time, user, game_id, &placeholder, &mut deletion).await?;
     }
     let erased = users::erase(&mut tx, user, &old_username, &placeholder, time.now()).await?;
+    // Other players' digests queued before now name the player as they were shown then.
+    let mut names = Vec::new();
+    if let Some(display) = display_name.as_deref() {
+        names.push(render::player_name(&old_username, Some(display)));
+    }
+    names.push(old_username.clone());
+    for (id, data) in outbox::unsent_digests_holding(&mut tx, &old_username).await? {
+        let Ok(mut digest) = serde_json::from_value::<DigestData>(data) else {
+            continue;
+        };
+        rename_in_digest(&mut digest, &names, &placeholder);
+        outbox::set_data(&mut tx, id, &serde_json::to_value(&digest)?).await?;
+    }
     tx.commit().await?;
     tracing::info!(
         account = %user, %placeholder, games_left = deletion.games_left.len(),

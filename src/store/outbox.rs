@@ -139,6 +139,22 @@ pub async fn set_data(conn: &mut PgConnection, id: Uuid, data: &Value) -> Result
     Ok(())
 }
 
+/// Digest mails not sent yet (pending, being sent, or failed and retryable by an admin) whose
+/// stored content holds `text`: their id and data.
+pub async fn unsent_digests_holding(
+    conn: &mut PgConnection,
+    text: &str,
+) -> Result<Vec<(Uuid, Value)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, data FROM mail_outbox
+          WHERE kind = 'digest' AND status IN ('pending', 'sending', 'failed')
+            AND strpos(data::text, $1) > 0",
+    )
+    .bind(text)
+    .fetch_all(conn)
+    .await
+}
+
 /// Removes a mail that turned out to have nothing to say (before it was ever sent).
 pub async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM mail_outbox WHERE id = $1")

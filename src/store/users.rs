@@ -330,13 +330,13 @@ pub async fn update_profile<'e>(
     Ok(done == 1)
 }
 
-/// Locks a live (not deleted) account for its deletion: its username and password hash.
+/// Locks a live (not deleted) account for its deletion: its username and display name.
 pub async fn lock_live(
     conn: &mut PgConnection,
     id: Uuid,
 ) -> sqlx::Result<Option<(String, Option<String>)>> {
     sqlx::query_as(
-        "SELECT username, password_hash FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE",
+        "SELECT username, display_name FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE",
     )
     .bind(id)
     .fetch_optional(conn)

@@ -166,6 +166,29 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
         "display names beside usernames"
     );
     let mails_before = w.sink.received().len();
+    // A digest for anna, queued (not yet sent) while the account still had its name: it names
+    // the inviter in a line written then.
+    w.app
+        .put("/me/notifications")
+        .as_user(&anna)
+        .json(&json!({"invited": "digest"}))
+        .send()
+        .await
+        .assert_ok();
+    let mut tx = w.app.pool.begin().await.unwrap();
+    kontor::notify::enqueue(
+        &mut tx,
+        &[kontor::notify::Notice::invited(
+            anna.id,
+            own_open,
+            json!({"inviter": LEAVER}),
+        )],
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let noon = chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 12, 1, 12, 0, 0).unwrap();
+    assert_eq!(w.notifier.queue_digests(noon).await.unwrap(), 1);
 
     // The deletion needs the password, and a session.
     w.app
@@ -297,6 +320,12 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
         .collect();
     assert!(left_mails.contains(&"anna@example.org"), "{left_mails:?}");
     assert!(left_mails.contains(&"cleo@example.org"), "{left_mails:?}");
+    assert!(
+        after_mails
+            .iter()
+            .any(|m| m.to[0] == "anna@example.org" && m.data.contains("daily digest")),
+        "the digest queued before the deletion went out after it"
+    );
     for mail in after_mails {
         assert!(
             !mail.to.iter().any(|to| to.contains(LEAVER)),
