@@ -462,7 +462,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::value(
         "KONTOR_DIGEST_HOUR",
         "7",
-        "Hour of the day (UTC) from which the daily digests are sent.",
+        "Hour of the day, in each recipient's own time zone (their profile's; UTC unless they chose one), from which their daily digest is sent.",
     ),
     Setting::value(
         "KONTOR_KEEP_SENT_MAIL_DAYS",

@@ -4,7 +4,7 @@ use super::Error;
 use super::{CommandRecord, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportEvent, ExportHeader};
 use crate::games::{Actor, Seat, Viewer};
 use crate::service::play::kind_of;
-use crate::service::{EventOut, SeatInfo, present, readable_by, viewer_for};
+use crate::service::{EventOut, SeatInfo, name_seats, present, readable_by, viewer_for};
 use crate::store::events;
 use crate::store::games::{self, Status};
 use crate::with_rules;
@@ -75,12 +75,24 @@ pub async fn page(
         Vec::new()
     };
     let kind = kind_of(&head)?;
-    let items = with_rules!(kind, R => present::<R>(&rows, viewer)?);
+    let mut items = with_rules!(kind, R => present::<R>(&rows, viewer)?);
+    if items.iter().any(|e| e.kind == "kontor.game_started") {
+        name_seats(&mut items, &current_names(pool, game_id).await?);
+    }
     Ok(EventPage {
         items,
         version: head.version,
         next_after: (to < head.version).then_some(to),
     })
+}
+
+/// The current username of each seated account (see `service::name_seats`).
+async fn current_names(pool: &PgPool, game_id: Uuid) -> Result<HashMap<Uuid, String>, Error> {
+    Ok(games::seats(pool, game_id)
+        .await?
+        .into_iter()
+        .map(|s| (s.user_id, s.username))
+        .collect())
 }
 
 /// The head row of a game `reader` may read (a sandbox only its importer), else 404.
@@ -116,7 +128,7 @@ pub async fn export(
     let complete = viewer == Viewer::Omniscient;
     let rows = events::load(pool, game_id, 1, head.version).await?;
     let kind = kind_of(&head)?;
-    let visible = with_rules!(kind, R => present::<R>(&rows, viewer)?);
+    let mut visible = with_rules!(kind, R => present::<R>(&rows, viewer)?);
     let mut commands: HashMap<i64, CommandRecord> = HashMap::new();
     if complete {
         let recorded = games::recorded_commands(pool, game_id).await?;
@@ -128,8 +140,13 @@ pub async fn export(
             commands.insert(first_seq, CommandRecord { actor, action });
         }
     }
-    let seats = games::seats(pool, game_id)
-        .await?
+    let seat_rows = games::seats(pool, game_id).await?;
+    let names = seat_rows
+        .iter()
+        .map(|s| (s.user_id, s.username.clone()))
+        .collect();
+    name_seats(&mut visible, &names);
+    let seats = seat_rows
         .into_iter()
         .map(|s| SeatInfo {
             seat: s.seat as Seat,

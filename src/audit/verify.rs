@@ -542,6 +542,39 @@ fn verify<R: Rules>(
                 };
                 abandoned.remove(at);
             }
+            // The seat's player deleted their account: the bot plays the seat from here for
+            // good (it can no longer be returned), ranked last under `forfeit`.
+            PlatformEvent::SeatLeft { seat, policy } => {
+                if R::outcome(&state).is_some() {
+                    return Err(Failure::at(
+                        seq,
+                        "the game is over here: the next event must be kontor.game_ended",
+                    ));
+                }
+                if *seat >= seat_count {
+                    return Err(Failure::at(
+                        seq,
+                        format!("seat {seat} leaves, but it is not in the game"),
+                    ));
+                }
+                if forfeited.contains(seat) {
+                    return Err(Failure::at(
+                        seq,
+                        format!("seat {seat} leaves, but it was forfeited already"),
+                    ));
+                }
+                match policy.as_str() {
+                    "forfeit" => forfeited.push(*seat),
+                    "bot" => {}
+                    _ => {
+                        return Err(Failure::at(
+                            seq,
+                            format!("a seat leaves under the unknown policy {policy:?}"),
+                        ));
+                    }
+                }
+                abandoned.retain(|s| s != seat);
+            }
             PlatformEvent::TurnTimedOut { .. } | PlatformEvent::SeatAbandoned { .. } => {
                 return Err(Failure::at(
                     seq,

@@ -99,8 +99,9 @@ const KNOWN_USER_TTL: Duration = Duration::from_secs(60);
 /// account may be gone since (removed by hand, or a database restored from an older backup
 /// under the same JWT secret). Every handler takes the caller's id on trust, and those that
 /// write rows keyed by it would fail on a foreign key with a 500, so authentication checks
-/// that the user exists, for every endpoint at once. Kontor itself never deletes users, so a
-/// user found once is remembered for a while and a steady player costs one primary-key lookup
+/// that the user exists, for every endpoint at once. A deleted account (`DELETE` of one's own
+/// account keeps the row, marked deleted) counts as gone. A user found once is remembered for a
+/// while and a steady player costs one primary-key lookup
 /// a minute instead of one per request (an action is otherwise often no read at all). The
 /// time bound keeps a removed account's tokens from passing for more than a minute.
 #[derive(Default)]
@@ -116,6 +117,15 @@ impl KnownUsers {
             .expect("the known-users lock is never poisoned");
         seen.get(&user)
             .is_some_and(|found| found.elapsed() < KNOWN_USER_TTL)
+    }
+
+    /// Forgets a user at once (their account was just deleted through this instance; other
+    /// instances forget it within [`KNOWN_USER_TTL`]).
+    pub fn forget(&self, user: Uuid) {
+        self.seen
+            .lock()
+            .expect("the known-users lock is never poisoned")
+            .remove(&user);
     }
 
     fn insert(&self, user: Uuid) {

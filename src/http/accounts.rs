@@ -5,6 +5,7 @@ use super::caller::Caller;
 use super::error::{ApiError, ErrorCode};
 use super::{AppState, Created, Json, client_address, text};
 use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
+use crate::notify::language::Language;
 use crate::store::{mail_tokens, sessions, tokens, users};
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
@@ -24,10 +25,13 @@ pub struct RegisterRequest {
     /// 8–128 characters, and not easy to guess: common passwords, keyboard patterns,
     /// repeats and the username or email address are refused (zxcvbn score ≥ 3 of 4).
     pub password: String,
+    /// The language of the mails (`en`, the default, or `ja`); changed later with
+    /// `PUT /me/profile`.
+    pub language: Option<Language>,
 }
 
 #[derive(Serialize, ToSchema)]
-#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z", "email_verified": true}))]
+#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z", "email_verified": true, "display_name": "Anna K.", "language": "en", "time_zone": "Europe/Berlin"}))]
 pub struct UserProfile {
     pub id: Uuid,
     pub username: String,
@@ -40,6 +44,36 @@ pub struct UserProfile {
     /// `email` once the link is used. Absent when no change waits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pending_email: Option<String>,
+    /// Shown beside the username at the table; `null` if none.
+    pub display_name: Option<String>,
+    /// The language of the mails.
+    pub language: Language,
+    /// The IANA time zone of the dates in mails and of the digest hour.
+    pub time_zone: String,
+}
+
+/// The profile of the caller's account (401 if it no longer exists).
+pub(super) async fn profile_of(state: &AppState, user: Uuid) -> Result<UserProfile, ApiError> {
+    let account = users::account(&state.pool, user).await?.ok_or_else(|| {
+        ApiError::unauthorized(
+            ErrorCode::InvalidToken,
+            "the token's account does not exist",
+        )
+    })?;
+    let pending_email = mail_tokens::open_verification(&state.pool, user, state.config.clock.now())
+        .await?
+        .filter(|address| identity::key(address) != identity::key(&account.email));
+    Ok(UserProfile {
+        id: account.id,
+        username: account.username,
+        email: account.email,
+        created_at: account.created_at,
+        email_verified: account.email_verified_at.is_some(),
+        pending_email,
+        display_name: account.display_name,
+        language: Language::parse(&account.language).unwrap_or_default(),
+        time_zone: account.time_zone,
+    })
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -90,6 +124,16 @@ fn invalid(field: &str, detail: String) -> ApiError {
 
 fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiError> {
     let username = identity::username(&body.username).map_err(|e| invalid("username", e.0))?;
+    // Deleted accounts are shown under these names: nobody may pass for one.
+    if identity::key(&username).starts_with(crate::service::accounts::DELETED_PREFIX) {
+        return Err(invalid(
+            "username",
+            format!(
+                "names beginning with {:?} are kept for deleted accounts",
+                crate::service::accounts::DELETED_PREFIX
+            ),
+        ));
+    }
     let email = identity::email(&body.email).map_err(|e| invalid("email", e.0))?;
     Ok(Registration { username, email })
 }
@@ -123,7 +167,9 @@ pub async fn register(
     .await
     .map_err(ApiError::internal)??;
     let id = Uuid::now_v7();
+    let language = body.language.unwrap_or_default();
     let new_user = users::NewUser {
+        language: language.as_str(),
         id,
         username: &registration.username,
         email: &registration.email,
@@ -162,6 +208,9 @@ pub async fn register(
             created_at,
             email_verified: false,
             pending_email: None,
+            display_name: None,
+            language,
+            time_zone: "UTC".to_string(),
         },
     ))
 }
@@ -392,26 +441,7 @@ pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiEr
 )]
 #[get("/me")]
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserProfile>, ApiError> {
-    let account = users::account(&state.pool, caller.user_id)
-        .await?
-        .ok_or_else(|| {
-            ApiError::unauthorized(
-                ErrorCode::InvalidToken,
-                "the token's account does not exist",
-            )
-        })?;
-    let pending_email =
-        mail_tokens::open_verification(&state.pool, caller.user_id, state.config.clock.now())
-            .await?
-            .filter(|address| identity::key(address) != identity::key(&account.email));
-    Ok(Json(UserProfile {
-        id: account.id,
-        username: account.username,
-        email: account.email,
-        created_at: account.created_at,
-        email_verified: account.email_verified_at.is_some(),
-        pending_email,
-    }))
+    Ok(Json(profile_of(&state, caller.user_id).await?))
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -287,6 +287,7 @@ impl From<crate::service::Error> for ApiError {
             }
             E::AlreadySeated => Self::conflict(ErrorCode::AlreadySeated, detail),
             E::NotInvited => Self::forbidden(ErrorCode::NotInvited, detail),
+            E::CannotInvite | E::CannotJoin => Self::forbidden(ErrorCode::Blocked, detail),
             E::SeatTaken(_) => Self::conflict(ErrorCode::SeatTaken, detail),
             E::GameFull => Self::conflict(ErrorCode::GameFull, detail),
             E::NotTheCreator { .. } => Self::forbidden(ErrorCode::NotTheCreator, detail),
@@ -449,6 +450,8 @@ error_codes! {
     NotAPlayer = "not_a_player", 403, "The caller holds no seat in this game, or not the seat named.";
     NotTheCreator = "not_the_creator", 403, "Only the game's creator may do this.";
     NotInvited = "not_invited", 403, "The game is private and the caller is not invited.";
+    Blocked = "blocked", 403, "The invitation or the join is not possible: one of the two players blocked the other.";
+    WrongPassword = "wrong_password", 403, "The password sent to confirm this is not the account's (it counts as a failed login).";
     NotFound = "not_found", 404, "No such resource.";
     GameNotFound = "game_not_found", 404, "No game with this id.";
     UserNotFound = "user_not_found", 404, "No user with this name.";
@@ -483,7 +486,6 @@ error_codes! {
     MailTokenExpired = "mail_token_expired", 410, "The mailed link has expired; ask for a new one.";
     MailTokenUsed = "mail_token_used", 410, "The mailed link was used already, or a newer link replaced it.";
     EmailNotVerified = "email_not_verified", 403, "The account's email address is not verified yet, and this server lets only verified accounts play (KONTOR_UNVERIFIED_MAY_PLAY=false).";
-    WrongPassword = "wrong_password", 403, "The account's current password is wrong.";
     EmailAlreadyVerified = "email_already_verified", 409, "The address is verified already and no change of address waits for its link.";
     SessionNotFound = "session_not_found", 404, "No active login (session) of the caller with this id.";
     AdminRequired = "admin_required", 403, "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.";

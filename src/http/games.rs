@@ -197,7 +197,7 @@ pub async fn get_game(
     request_body(content = JoinRequest, description = "Optional: the seat and a nonce (no body, or `{}`, for any free seat)."),
     responses(
         (status = 200, description = "Seated (the game may have started).", body = GameSummary),
-        (status = 403, description = "`not_invited`, `insufficient_scope`, or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_invited`, `insufficient_scope`, `email_not_verified` (where only verified accounts may play), or `blocked`: a player seated in the game and the caller blocked one another (either way).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`wrong_status`, `already_seated`, `seat_taken` or `game_full`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -309,7 +309,7 @@ pub async fn cancel_game(
     responses(
         (status = 201, description = "Invited.", body = Invitation),
         (status = 200, description = "Was invited already.", body = Invitation),
-        (status = 403, description = "`not_a_player`.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`, or `blocked`: the caller cannot invite this player (a block between them, either way).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found` or `user_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`wrong_status`.", body = Problem, content_type = "application/problem+json"),
     )

@@ -284,7 +284,8 @@ impl Watcher {
 }
 
 /// The caller's notices as they happen: first `event: snapshot` with the games waiting for
-/// them, then `your_turn`, `game_started`, `game_over` and `invited` events, each with the
+/// them, then `your_turn`, `game_started`, `game_over`, `invited` and `player_left` (another
+/// player of a running game deleted their account; with the seat) events, each with the
 /// game's id. Keep-alive comments every 15 s. Counts against the same per-user limit of
 /// open streams as the game streams (`too_many_streams`).
 #[utoipa::path(
@@ -346,6 +347,9 @@ pub async fn user_stream(
                         }
                         if note.invited.contains(&me) {
                             out.push(("invited", json!({"game_id": note.game_id, "by": note.by})));
+                        }
+                        if let Some(seat) = note.left_seat && note.users.contains(&me) {
+                            out.push(("player_left", json!({"game_id": note.game_id, "version": note.version, "seat": seat})));
                         }
                         if note.users.contains(&me) && note.status == Status::Finished.as_str() {
                             out.push(("game_over", json!({"game_id": note.game_id, "version": note.version})));

@@ -20,6 +20,7 @@ pub mod notifications;
 pub mod observe;
 pub mod openapi;
 pub mod page;
+pub mod profile;
 pub mod query_policy;
 pub mod request_log;
 pub mod security;
@@ -134,6 +135,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(security::list_sessions)
         .service(security::revoke_other_sessions)
         .service(security::revoke_session)
+        .service(profile::put_profile)
+        .service(profile::delete_me)
+        .service(profile::export_me)
+        .service(profile::list_blocks)
+        .service(profile::block)
+        .service(profile::unblock)
         .service(games::list_kinds)
         .service(games::list_games)
         .service(games::create_game)

@@ -24,11 +24,12 @@ pub struct PreferencesUpdate {
     pub invited: Option<Delivery>,
     pub game_started: Option<Delivery>,
     pub game_over: Option<Delivery>,
+    pub player_left: Option<Delivery>,
     pub always_email: Option<bool>,
 }
 
 /// The caller's notification preferences: for each kind of notice `immediately`, `digest`
-/// (one mail a day, from `KONTOR_DIGEST_HOUR` UTC) or `off`; and whether "your turn" mails
+/// (one mail a day, from `KONTOR_DIGEST_HOUR` in the caller's time zone) or `off`; and whether "your turn" mails
 /// are sent even while the caller watches the game's live stream (`always_email`).
 ///
 /// Needs a logged-in user's access token: API tokens (for bots and tools) cannot read or
@@ -81,6 +82,7 @@ pub async fn put_preferences(
         (NoticeKind::Invited, update.invited),
         (NoticeKind::GameStarted, update.game_started),
         (NoticeKind::GameOver, update.game_over),
+        (NoticeKind::PlayerLeft, update.player_left),
     ] {
         if let Some(value) = value {
             preferences.set(kind, value);

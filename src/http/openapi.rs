@@ -473,6 +473,11 @@ fn constrain_fields(spec: &mut Value) {
             json!({"minLength": 1, "maxLength": 254}),
         ),
         (
+            "ProfileUpdate",
+            "display_name",
+            json!({"minLength": 1, "maxLength": 40}),
+        ),
+        (
             "JoinRequest",
             "seat",
             json!({"minimum": 0, "maximum": last_seat}),
@@ -632,6 +637,7 @@ fn constrain_request_text(spec: &mut Value) {
         ("LoginRequest", "username"),
         ("InviteRequest", "username"),
         ("CreateTokenRequest", "name"),
+        ("ProfileUpdate", "display_name"),
     ] {
         if let Some(property) = property_mut(spec, schema, field) {
             property["pattern"] = json!(LINE);

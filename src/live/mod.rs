@@ -44,6 +44,9 @@ pub struct Note {
     /// The game has just started.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub started: bool,
+    /// The seat whose player deleted their account (`kontor.seat_left`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_seat: Option<i16>,
 }
 
 fn is_zero(version: &i64) -> bool {
@@ -86,6 +89,15 @@ impl Note {
             invited: vec![user],
             by: Some(by),
             ..Self::default()
+        }
+    }
+
+    /// The player of `seat` deleted their account: the game (active) is at `version`;
+    /// `users` are the other players, whose user streams are told.
+    pub fn left(game_id: Uuid, version: i64, seat: i16, users: Vec<Uuid>) -> Self {
+        Self {
+            left_seat: Some(seat),
+            ..Self::moved(game_id, version, "active", Vec::new(), users)
         }
     }
 

@@ -88,6 +88,7 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
         invited: parse(&recipient.invited),
         game_started: parse(&recipient.game_started),
         game_over: parse(&recipient.game_over),
+        player_left: parse(&recipient.player_left),
         always_email: recipient.always_email,
     }
 }
@@ -241,11 +242,9 @@ impl Notifier {
             return Ok(Outcome::Skipped("unverified"));
         }
         if let Some(MailKind::Account(kind)) = kind {
-            // TODO(acc2 merge): the recipient's language (`users.language`) instead of English.
-            let language = Language::En;
             let rendered = account::render(
                 kind,
-                language,
+                Language::parse(&recipient.language).unwrap_or_default(),
                 &AccountContext {
                     recipient_name: &recipient.username,
                     data: &mail.data,
@@ -305,13 +304,22 @@ impl Notifier {
                     game_link: mail.game_id.map(|id| self.game_link(id)),
                     links: &links,
                     now,
+                    language: Language::parse(&recipient.language).unwrap_or_default(),
+                    zone: render::zone(&recipient.time_zone),
                 })
             }
             Some(MailKind::Digest) => match serde_json::from_value::<DigestData>(mail.data.clone())
             {
-                Ok(data) => {
-                    render::digest(&recipient.username, &data, &|id| self.game_link(id), &links)
-                }
+                Ok(data) => render::digest(
+                    &recipient.username,
+                    &data,
+                    &|id| self.game_link(id),
+                    &links,
+                    render::Locale {
+                        language: Language::parse(&recipient.language).unwrap_or_default(),
+                        zone: render::zone(&recipient.time_zone),
+                    },
+                ),
                 Err(e) => {
                     return Ok(Outcome::Failed(SendError {
                         permanent: true,
@@ -606,11 +614,11 @@ pub(crate) async fn load_games(pool: &PgPool, ids: &[Uuid]) -> sqlx::Result<Vec<
                 .seats
                 .into_iter()
                 .zip(g.user_ids)
-                .zip(g.usernames)
-                .map(|((seat, user_id), name)| Player {
+                .zip(g.usernames.into_iter().zip(g.display_names))
+                .map(|((seat, user_id), (username, display_name))| Player {
                     seat,
                     user_id,
-                    name,
+                    name: render::player_name(&username, display_name.as_deref()),
                 })
                 .collect(),
         })

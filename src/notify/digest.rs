@@ -1,7 +1,7 @@
 //! The daily digest, for users who chose `digest` for some kinds of notice.
 //!
-//! From `KONTOR_DIGEST_HOUR` (UTC) on, once per user and day (dedupe key `digest:<date>`), a
-//! digest mail is queued for every user who has held notices, or who chose `digest` for
+//! From `KONTOR_DIGEST_HOUR` in each user's own time zone on, once per user and (local) day
+//! (dedupe key `digest:<date>`, the user's local date), a digest mail is queued for every user who has held notices, or who chose `digest` for
 //! "your turn" or reminders and has games waiting. It lists
 //!
 //! * the active games where the user is pending (`status = 'active' AND seat =
@@ -14,6 +14,7 @@
 //! leased and deduplicated the same way.
 
 use super::deliver::{Notifier, load_games};
+use super::language::Language;
 use super::render::{self, DigestData, Links, NewsItem, NoticeContext, WaitingGame};
 use super::{CHANNEL, Delivery, NoticeKind, prefs};
 use crate::store::{channels, games, outbox, users};
@@ -24,17 +25,25 @@ use uuid::Uuid;
 /// Queues the digests due at `now`; returns how many were queued. Safe to run in several
 /// workers at once (the dedupe key decides, and the loser waits for the winner's commit).
 pub async fn queue(notifier: &Notifier, now: DateTime<Utc>) -> anyhow::Result<usize> {
-    if now.hour() < notifier.settings().digest_hour {
-        return Ok(0);
-    }
-    let date = now.date_naive();
-    let key = format!("digest:{date}");
     let pool = notifier.pool();
-    let candidates = outbox::digest_candidates(pool, &key).await?;
     let mut queued = 0;
-    for user in candidates {
-        if queue_one(notifier, user, date, &key, now).await? {
-            queued += 1;
+    // Somewhere on earth it is the day before, the same day or the day after the UTC date:
+    // for each, the users still without that day's digest whose own clock shows that date
+    // and at least the digest hour.
+    for days in [-1i64, 0, 1] {
+        let date = now.date_naive() + chrono::Duration::days(days);
+        let key = format!("digest:{date}");
+        for user in outbox::digest_candidates(pool, &key).await? {
+            let Some((_, _, zone)) = users::mail_locale(pool, user).await? else {
+                continue;
+            };
+            let local = now.with_timezone(&render::zone(&zone));
+            if local.date_naive() != date || local.hour() < notifier.settings().digest_hour {
+                continue;
+            }
+            if queue_one(notifier, user, date, &key, now).await? {
+                queued += 1;
+            }
         }
     }
     Ok(queued)
@@ -82,7 +91,9 @@ async fn queue_one(
         .into_iter()
         .map(|g| (g.id, g))
         .collect();
-    let username = users::username(&mut *tx, user).await?;
+    let Some((username, language, zone)) = users::mail_locale(&mut *tx, user).await? else {
+        return Ok(false);
+    };
     let waiting: Vec<WaitingGame> = waiting_ids
         .iter()
         .filter_map(|id| games.get(id))
@@ -116,6 +127,8 @@ async fn queue_one(
                     game_link: None,
                     links: &no_links,
                     now,
+                    language: Language::parse(&language).unwrap_or_default(),
+                    zone: render::zone(&zone),
                 }),
                 game_id: h.game_id,
             })
@@ -139,4 +152,83 @@ async fn queue_one(
     channels::notify(&mut *tx, CHANNEL, "").await?;
     tx.commit().await?;
     Ok(true)
+}
+
+/// Whether `c` may be part of a name (so a match next to it is inside a longer word).
+fn name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '-'
+}
+
+/// `text` with every whole-word occurrence of `old` replaced by `new`.
+fn replace_word(text: &str, old: &str, new: &str) -> String {
+    if old.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(old) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + old.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(name_char) || after.is_some_and(name_char) {
+            out.push_str(old);
+        } else {
+            out.push_str(new);
+        }
+        rest = &rest[at + old.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Renames a player in a stored digest not yet sent: `names` (as mails show them, the
+/// longest first, e.g. `Quentin Q. (quentin)`, then `quentin`) become `new` in the lists of
+/// opponents and in the news lines, which were written when the digest was queued.
+pub fn rename_in_digest(data: &mut DigestData, names: &[String], new: &str) {
+    let rename = |text: &str| {
+        names
+            .iter()
+            .fold(text.to_string(), |text, old| replace_word(&text, old, new))
+    };
+    for game in &mut data.waiting {
+        for opponent in &mut game.opponents {
+            *opponent = rename(opponent);
+        }
+    }
+    for item in &mut data.news {
+        item.headline = rename(&item.headline);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_player_is_renamed_in_whole_words_only() {
+        assert_eq!(
+            replace_word("ann invited you; anna and ann", "ann", "deleted-player-1"),
+            "deleted-player-1 invited you; anna and deleted-player-1"
+        );
+        let mut data = DigestData {
+            date: "2026-12-01".parse().unwrap(),
+            waiting: vec![WaitingGame {
+                game_id: Uuid::nil(),
+                game_kind: "steel-driver".into(),
+                opponents: vec!["Quentin Q. (quentin)".into(), "quentina".into()],
+                since: None,
+            }],
+            news: vec![NewsItem {
+                headline: "quentin invited you to play Steel Driver".into(),
+                game_id: None,
+            }],
+        };
+        let names = ["Quentin Q. (quentin)".to_string(), "quentin".to_string()];
+        rename_in_digest(&mut data, &names, "deleted-player-2");
+        assert_eq!(data.waiting[0].opponents, ["deleted-player-2", "quentina"]);
+        assert_eq!(
+            data.news[0].headline,
+            "deleted-player-2 invited you to play Steel Driver"
+        );
+    }
 }

@@ -57,15 +57,19 @@ pub enum NoticeKind {
     GameStarted,
     /// A game the user played has ended.
     GameOver,
+    /// Another player of a running game deleted their account; the game's abandonment
+    /// policy plays their seat.
+    PlayerLeft,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 5] = [
+    pub const ALL: [NoticeKind; 6] = [
         NoticeKind::YourTurn,
         NoticeKind::Reminder,
         NoticeKind::Invited,
         NoticeKind::GameStarted,
         NoticeKind::GameOver,
+        NoticeKind::PlayerLeft,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -75,6 +79,7 @@ impl NoticeKind {
             NoticeKind::Invited => "invited",
             NoticeKind::GameStarted => "game_started",
             NoticeKind::GameOver => "game_over",
+            NoticeKind::PlayerLeft => "player_left",
         }
     }
 
@@ -90,6 +95,7 @@ impl NoticeKind {
             NoticeKind::Invited => "invitations",
             NoticeKind::GameStarted => "\"game started\" mails",
             NoticeKind::GameOver => "game results",
+            NoticeKind::PlayerLeft => "\"a player left\" mails",
         }
     }
 }
@@ -203,6 +209,18 @@ impl Notice {
             kind: NoticeKind::GameStarted,
             game_id: Some(game_id),
             dedupe_key: format!("game_started:{game_id}"),
+            data,
+        }
+    }
+
+    /// "A player left": one per game, seat and recipient. `data` carries `seat`, `player`
+    /// (the placeholder name of the deleted account) and `policy` (`bot` or `forfeit`).
+    pub fn player_left(user_id: Uuid, game_id: Uuid, seat: i16, data: serde_json::Value) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::PlayerLeft,
+            game_id: Some(game_id),
+            dedupe_key: format!("player_left:{game_id}:{seat}"),
             data,
         }
     }

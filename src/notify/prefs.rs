@@ -46,6 +46,7 @@ impl Delivery {
     "invited": "immediately",
     "game_started": "digest",
     "game_over": "off",
+    "player_left": "immediately",
     "always_email": false
 }))]
 pub struct Preferences {
@@ -59,6 +60,8 @@ pub struct Preferences {
     pub game_started: Delivery,
     /// A game you played has ended, with the result.
     pub game_over: Delivery,
+    /// Another player of a running game deleted their account.
+    pub player_left: Delivery,
     /// Mail "your turn" even while you watch the game's live stream (by default no such
     /// mail is sent while you are watching).
     pub always_email: bool,
@@ -72,6 +75,7 @@ impl Preferences {
             NoticeKind::Invited => self.invited,
             NoticeKind::GameStarted => self.game_started,
             NoticeKind::GameOver => self.game_over,
+            NoticeKind::PlayerLeft => self.player_left,
         }
     }
 
@@ -82,6 +86,7 @@ impl Preferences {
             NoticeKind::Invited => &mut self.invited,
             NoticeKind::GameStarted => &mut self.game_started,
             NoticeKind::GameOver => &mut self.game_over,
+            NoticeKind::PlayerLeft => &mut self.player_left,
         };
         *slot = delivery;
     }
@@ -97,6 +102,7 @@ impl Preferences {
             invited: parse(&row.invited),
             game_started: parse(&row.game_started),
             game_over: parse(&row.game_over),
+            player_left: parse(&row.player_left),
             always_email: row.always_email,
         }
     }
@@ -110,6 +116,7 @@ impl Preferences {
             invited: self.invited.as_str().to_string(),
             game_started: self.game_started.as_str().to_string(),
             game_over: self.game_over.as_str().to_string(),
+            player_left: self.player_left.as_str().to_string(),
             always_email: self.always_email,
         }
     }

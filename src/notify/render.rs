@@ -3,7 +3,9 @@
 //! a notice's data gives a plainer sentence, not an error.
 
 use super::NoticeKind;
-use chrono::{DateTime, Utc};
+use super::language::Language;
+use chrono::{DateTime, Datelike, Utc};
+use chrono_tz::Tz;
 use serde_json::Value;
 use std::fmt::Write;
 use uuid::Uuid;
@@ -14,6 +16,15 @@ pub struct Player {
     pub seat: i16,
     pub user_id: Uuid,
     pub name: String,
+}
+
+/// How a player is named in a mail: the display name beside the username, which stays the
+/// identifier (`Anna K. (anna)`).
+pub fn player_name(username: &str, display_name: Option<&str>) -> String {
+    match display_name {
+        Some(display) if display != username => format!("{display} ({username})"),
+        _ => username.to_string(),
+    }
 }
 
 /// What the database says about a game a notice is about.
@@ -82,6 +93,10 @@ pub struct NoticeContext<'a> {
     pub game_link: Option<String>,
     pub links: &'a Links,
     pub now: DateTime<Utc>,
+    /// The recipient's language.
+    pub language: Language,
+    /// The recipient's time zone: dates and deadlines are shown in it.
+    pub zone: Tz,
 }
 
 /// A game waiting for the user, as listed in the digest.
@@ -239,10 +254,11 @@ fn to_text(blocks: &[Block]) -> String {
     out.trim_end().to_string() + "\n"
 }
 
-fn to_html(title: &str, blocks: &[Block]) -> String {
+fn to_html(title: &str, blocks: &[Block], language: Language) -> String {
     let mut out = format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
+        "<!DOCTYPE html>\n<html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
          <body style=\"font-family: sans-serif; line-height: 1.5; max-width: 40em; margin: 1em auto; color: #222;\">\n",
+        language.as_str(),
         escape_html(title)
     );
     for block in blocks {
@@ -302,12 +318,32 @@ pub fn game_title(kind: &str) -> String {
     }
 }
 
+/// A game's title in `language`: the Japanese editions' names (『さまよえるオランダ人』 is
+/// the 2016 Japanese edition of The Flying Dutchman).
+pub fn game_title_in(kind: &str, language: Language) -> String {
+    match (language, kind) {
+        (Language::En, _) => game_title(kind),
+        (Language::Ja, "flying-dutchman") => "さまよえるオランダ人".to_string(),
+        (Language::Ja, "steel-driver") => "スチールドライバー".to_string(),
+        (Language::Ja, "") => "あなたのゲーム".to_string(),
+        (Language::Ja, _) => game_title(kind),
+    }
+}
+
 /// `["a", "b", "c"]` → `a, b and c`.
 pub fn names(list: &[String]) -> String {
     match list {
         [] => String::new(),
         [one] => one.clone(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// A list of names in `language` (`a、b、c` in Japanese).
+fn names_in(list: &[String], language: Language) -> String {
+    match language {
+        Language::En => names(list),
+        Language::Ja => list.join("、"),
     }
 }
 
@@ -322,8 +358,22 @@ fn ordinal(n: u64) -> String {
     format!("{n}{suffix}")
 }
 
-fn when(at: DateTime<Utc>) -> String {
-    at.format("%a, %-d %b %Y %H:%M UTC").to_string()
+/// An instant as the recipient reads it: in their time zone, which is named.
+fn when(at: DateTime<Utc>, zone: Tz, language: Language) -> String {
+    let local = at.with_timezone(&zone);
+    match language {
+        Language::En => format!("{} {}", local.format("%a, %-d %b %Y %H:%M"), zone.name()),
+        Language::Ja => {
+            const DAYS: [&str; 7] = ["月", "火", "水", "木", "金", "土", "日"];
+            let day = DAYS[local.weekday().num_days_from_monday() as usize];
+            format!(
+                "{}（{day}）{}（{}）",
+                local.format("%Y年%-m月%-d日"),
+                local.format("%H:%M"),
+                zone.name()
+            )
+        }
+    }
 }
 
 /// "in 5 hours", "in 3 days", "now".
@@ -334,6 +384,17 @@ fn from_now(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
         1..=89 => format!("in {minutes} minute{}", if minutes == 1 { "" } else { "s" }),
         90..=2159 => format!("in {} hours", (minutes + 30) / 60),
         _ => format!("in {} days", (minutes + 720) / 1440),
+    }
+}
+
+/// The same in Japanese: "5時間後", "3日後", "今".
+fn from_now_ja(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let minutes = (at - now).num_minutes();
+    match minutes {
+        i64::MIN..=0 => "今".to_string(),
+        1..=89 => format!("{minutes}分後"),
+        90..=2159 => format!("{}時間後", (minutes + 30) / 60),
+        _ => format!("{}日後", (minutes + 720) / 1440),
     }
 }
 
@@ -421,19 +482,30 @@ fn result_line(ctx: &NoticeContext, table: &[Standing]) -> Option<String> {
         .filter(|s| s.rank == Some(1))
         .map(|s| s.name.clone())
         .collect();
-    Some(match rank {
-        1 if winners.len() > 1 => format!("you share the win with {}", {
-            let others: Vec<String> = winners
-                .into_iter()
-                .filter(|w| w != ctx.recipient_name)
-                .collect();
-            names(&others)
-        }),
-        1 => "you won".to_string(),
-        n => format!(
+    let others: Vec<String> = table
+        .iter()
+        .filter(|s| s.rank == Some(1) && !s.is_you)
+        .map(|s| s.name.clone())
+        .collect();
+    let language = ctx.language;
+    Some(match (language, rank) {
+        (Language::En, 1) if winners.len() > 1 => {
+            format!("you share the win with {}", names(&others))
+        }
+        (Language::En, 1) => "you won".to_string(),
+        (Language::En, n) => format!(
             "{} won; you finished {} of {}",
             names(&winners),
             ordinal(n),
+            table.len()
+        ),
+        (Language::Ja, 1) if winners.len() > 1 => {
+            format!("{}と同点で優勝しました", names_in(&others, language))
+        }
+        (Language::Ja, 1) => "あなたの勝ちです".to_string(),
+        (Language::Ja, n) => format!(
+            "{}の勝ち、あなたは{}人中{n}位でした",
+            names_in(&winners, language),
             table.len()
         ),
     })
@@ -446,23 +518,67 @@ fn opponents(ctx: &NoticeContext) -> Vec<String> {
 }
 
 fn game_name(ctx: &NoticeContext) -> String {
-    game_title(
+    game_title_in(
         str_field(ctx.data, "game_kind")
             .or(ctx.game.map(|g| g.kind.as_str()))
             .unwrap_or(""),
+        ctx.language,
     )
+}
+
+/// How a person calls a kind of mail, in `language` (English: [`NoticeKind::label`]).
+pub fn kind_label(kind: NoticeKind, language: Language) -> &'static str {
+    match language {
+        Language::En => kind.label(),
+        Language::Ja => match kind {
+            NoticeKind::YourTurn => "「あなたの番」メール",
+            NoticeKind::Reminder => "期限のリマインダー",
+            NoticeKind::Invited => "招待のメール",
+            NoticeKind::GameStarted => "「ゲーム開始」メール",
+            NoticeKind::GameOver => "ゲーム結果のメール",
+            NoticeKind::PlayerLeft => "「プレイヤー退出」メール",
+        },
+    }
 }
 
 /// The subject of a notice; also its one-line summary in the digest.
 pub fn headline(ctx: &NoticeContext) -> String {
     let game = game_name(ctx);
-    let with = {
-        let others = opponents(ctx);
-        if others.is_empty() {
+    let others = opponents(ctx);
+    if ctx.language == Language::Ja {
+        let with = if others.is_empty() {
             String::new()
         } else {
-            format!(" with {}", names(&others))
-        }
+            format!("（{}と対戦）", names_in(&others, Language::Ja))
+        };
+        return match ctx.kind {
+            NoticeKind::YourTurn => format!("{game}{with}であなたの番です"),
+            NoticeKind::Reminder => match deadline(ctx.data) {
+                Some(at) => format!(
+                    "リマインダー: {game}の手番の期限は{}です",
+                    from_now_ja(at, ctx.now)
+                ),
+                None => format!("リマインダー: {game}があなたの手を待っています"),
+            },
+            NoticeKind::Invited => match str_field(ctx.data, "inviter") {
+                Some(inviter) => format!("{inviter}さんから{game}に招待されました"),
+                None => format!("{game}に招待されました"),
+            },
+            NoticeKind::GameStarted => format!("{game}{with}が始まりました"),
+            NoticeKind::GameOver => match result_line(ctx, &standings(ctx)) {
+                Some(result) => format!("{game}が終わりました: {result}"),
+                None => format!("{game}{with}が終わりました"),
+            },
+            NoticeKind::PlayerLeft => match str_field(ctx.data, "player") {
+                Some(player) => format!("{player}が{game}から退出しました"),
+                None => format!("{game}からプレイヤーが退出しました"),
+            },
+        };
+    }
+    let with = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", names(&others))
     };
     match ctx.kind {
         NoticeKind::YourTurn => format!("Your turn in {game}{with}"),
@@ -482,54 +598,194 @@ pub fn headline(ctx: &NoticeContext) -> String {
             Some(result) => format!("{game} is over: {result}"),
             None => format!("{game}{with} is over"),
         },
+        NoticeKind::PlayerLeft => match str_field(ctx.data, "player") {
+            Some(player) => format!("{player} left {game}"),
+            None => format!("A player left {game}"),
+        },
     }
 }
 
-fn footer(reason: String, links: &Links, what: &str) -> Block {
-    Block::Footer(vec![
-        t(format!("{reason} ")),
-        link(format!("Unsubscribe from {what}"), &links.unsubscribe),
-        t(" (one click, no login needed) or "),
-        link("from all mail from Kontor", &links.unsubscribe_all),
-        t(". Your preferences: GET/PUT /api/v1/me/notifications."),
-    ])
+/// The small print: why the mail came, and the one-click unsubscribe links.
+fn footer(reason: String, links: &Links, what: &str, language: Language) -> Block {
+    match language {
+        Language::En => Block::Footer(vec![
+            t(format!("{reason} ")),
+            link(format!("Unsubscribe from {what}"), &links.unsubscribe),
+            t(" (one click, no login needed) or "),
+            link("from all mail from Kontor", &links.unsubscribe_all),
+            t(". Your preferences: GET/PUT /api/v1/me/notifications."),
+        ]),
+        Language::Ja => Block::Footer(vec![
+            t(reason),
+            link(format!("{what}の配信を停止する"), &links.unsubscribe),
+            t("（ワンクリック、ログイン不要）か、"),
+            link(
+                "Kontorからのすべてのメールを停止する",
+                &links.unsubscribe_all,
+            ),
+            t("ことができます。設定: GET/PUT /api/v1/me/notifications"),
+        ]),
+    }
 }
 
-/// A notice mail.
-pub fn notice(ctx: &NoticeContext) -> Rendered {
-    let subject = headline(ctx);
-    let game = game_name(ctx);
-    let others = opponents(ctx);
+/// The body of a notice in Japanese (after the greeting).
+fn notice_blocks_ja(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<Block> {
+    let ja = Language::Ja;
     let with = if others.is_empty() {
         String::new()
     } else {
-        format!(" with {}", names(&others))
+        format!("（{}と対戦）", names_in(others, ja))
     };
-    let mut blocks = vec![Block::Para(vec![t(format!(
-        "Hello {},",
-        ctx.recipient_name
-    ))])];
+    let mut blocks = Vec::new();
+    match ctx.kind {
+        NoticeKind::YourTurn => {
+            blocks.push(Block::Para(vec![
+                b(game),
+                t(format!("{with}であなたの番です。")),
+            ]));
+            if let Some(at) = deadline(ctx.data) {
+                blocks.push(Block::Para(vec![
+                    b(when(at, ctx.zone, ja)),
+                    t(format!(
+                        "（{}）までに手を指してください。",
+                        from_now_ja(at, ctx.now)
+                    )),
+                ]));
+            }
+        }
+        NoticeKind::Reminder => {
+            let mut spans = vec![b(game), t(format!("{with}のあなたの手番は、"))];
+            match deadline(ctx.data) {
+                Some(at) => {
+                    spans.push(b(when(at, ctx.zone, ja)));
+                    spans.push(t(format!(
+                        "（{}）が期限です。過ぎるとゲームの時間切れのルールが適用されます。",
+                        from_now_ja(at, ctx.now)
+                    )));
+                }
+                None => spans.push(t("まだあなたを待っています。")),
+            }
+            blocks.push(Block::Para(spans));
+        }
+        NoticeKind::Invited => {
+            let inviter = str_field(ctx.data, "inviter").unwrap_or("ほかのプレイヤー");
+            blocks.push(Block::Para(vec![
+                b(inviter),
+                t("さんから"),
+                b(game),
+                t("に招待されました。"),
+            ]));
+            let seated = ctx
+                .game
+                .map(|g| g.others(ctx.recipient_id))
+                .unwrap_or_default();
+            if !seated.is_empty() {
+                blocks.push(Block::Para(vec![t(format!(
+                    "着席済み: {}",
+                    names_in(&seated, ja)
+                ))]));
+            }
+            if let Some(id) = ctx.game_id {
+                blocks.push(Block::Para(vec![t(format!(
+                    "席が空いているうちに、クライアントから、または POST /api/v1/games/{id}/join で参加してください。"
+                ))]));
+            }
+        }
+        NoticeKind::GameStarted => {
+            blocks.push(Block::Para(vec![
+                b(game),
+                t(format!("{with}のゲームが始まりました。")),
+            ]));
+        }
+        NoticeKind::GameOver => {
+            let table = standings(ctx);
+            let mut spans = vec![b(game), t(format!("{with}のゲームが終わりました"))];
+            match result_line(ctx, &table) {
+                Some(result) => spans.push(t(format!("。{result}。"))),
+                None => spans.push(t("。")),
+            }
+            blocks.push(Block::Para(spans));
+            if !table.is_empty() {
+                blocks.push(Block::Para(vec![t("最終順位:")]));
+                blocks.push(Block::List(
+                    table
+                        .iter()
+                        .map(|s| {
+                            let mut line = String::new();
+                            if let Some(rank) = s.rank {
+                                let _ = write!(line, "{rank}位 ");
+                            }
+                            line.push_str(&s.name);
+                            if s.is_you {
+                                line.push_str("（あなた）");
+                            }
+                            if let Some(score) = s.score {
+                                let _ = write!(line, ": {score}");
+                            }
+                            vec![t(line)]
+                        })
+                        .collect(),
+                ));
+            }
+            if let Some(id) = ctx.game_id {
+                blocks.push(Block::Para(vec![t(format!(
+                    "ゲームのシードが公開されました。すべてのシャッフルとダイスを誰でも検証できます\
+                     （GET /api/v1/games/{id}/verification）。"
+                ))]));
+            }
+        }
+        NoticeKind::PlayerLeft => {
+            let player = str_field(ctx.data, "player").unwrap_or("ほかのプレイヤー");
+            blocks.push(Block::Para(vec![
+                b(player),
+                t("がアカウントを削除し、"),
+                b(game),
+                t("のゲームから退出しました。"),
+            ]));
+            blocks.push(Block::Para(vec![t(
+                if str_field(ctx.data, "policy") == Some("forfeit") {
+                    "放棄された席のルールにより、この席は棄権となります。ボットが最後までプレイし、\
+                     順位は最下位です。ゲームは続きます。"
+                } else {
+                    "放棄された席のルールにより、これからはボットがこの席をプレイします。\
+                     ゲームは続きます。"
+                },
+            )]));
+        }
+    }
+    blocks
+}
+
+/// The body of a notice in English (after the greeting).
+fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<Block> {
+    let en = Language::En;
+    let with = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", names(others))
+    };
+    let mut blocks = Vec::new();
     match ctx.kind {
         NoticeKind::YourTurn => {
             blocks.push(Block::Para(vec![
                 t("it is your turn in "),
-                b(&game),
+                b(game),
                 t(format!("{with}.")),
             ]));
             if let Some(at) = deadline(ctx.data) {
                 blocks.push(Block::Para(vec![
                     t("Please move by "),
-                    b(when(at)),
+                    b(when(at, ctx.zone, en)),
                     t(format!(" ({}).", from_now(at, ctx.now))),
                 ]));
             }
         }
         NoticeKind::Reminder => {
-            let mut spans = vec![t("your move in "), b(&game), t(format!("{with} "))];
+            let mut spans = vec![t("your move in "), b(game), t(format!("{with} "))];
             match deadline(ctx.data) {
                 Some(at) => {
                     spans.push(t("is due by "));
-                    spans.push(b(when(at)));
+                    spans.push(b(when(at, ctx.zone, en)));
                     spans.push(t(format!(
                         " ({}). After that the game's time-out rule applies.",
                         from_now(at, ctx.now)
@@ -544,7 +800,7 @@ pub fn notice(ctx: &NoticeContext) -> Rendered {
             blocks.push(Block::Para(vec![
                 b(inviter),
                 t(" invited you to play "),
-                b(&game),
+                b(game),
                 t("."),
             ]));
             let seated = ctx
@@ -566,13 +822,13 @@ pub fn notice(ctx: &NoticeContext) -> Rendered {
         NoticeKind::GameStarted => {
             blocks.push(Block::Para(vec![
                 t("your game of "),
-                b(&game),
+                b(game),
                 t(format!("{with} has started.")),
             ]));
         }
         NoticeKind::GameOver => {
             let table = standings(ctx);
-            let mut spans = vec![t("the game of "), b(&game), t(format!("{with} is over"))];
+            let mut spans = vec![t("the game of "), b(game), t(format!("{with} is over"))];
             match result_line(ctx, &table) {
                 Some(result) => spans.push(t(format!(": {result}."))),
                 None => spans.push(t(".")),
@@ -607,57 +863,147 @@ pub fn notice(ctx: &NoticeContext) -> Rendered {
                 ))]));
             }
         }
+        NoticeKind::PlayerLeft => {
+            let player = str_field(ctx.data, "player").unwrap_or("another player");
+            blocks.push(Block::Para(vec![
+                b(player),
+                t(" deleted their account and left your game of "),
+                b(game),
+                t("."),
+            ]));
+            blocks.push(Block::Para(vec![t(
+                if str_field(ctx.data, "policy") == Some("forfeit") {
+                    "Under the game's rule for abandoned seats the seat is forfeited: the bot \
+                     plays it out and it ranks last. The game goes on."
+                } else {
+                    "Under the game's rule for abandoned seats the bot plays the seat from now \
+                     on. The game goes on."
+                },
+            )]));
+        }
     }
+    blocks
+}
+
+/// A notice mail, in the recipient's language.
+pub fn notice(ctx: &NoticeContext) -> Rendered {
+    let subject = headline(ctx);
+    let game = game_name(ctx);
+    let others = opponents(ctx);
+    let language = ctx.language;
+    let label = kind_label(ctx.kind, language);
+    let mut blocks = match language {
+        Language::En => vec![Block::Para(vec![t(format!(
+            "Hello {},",
+            ctx.recipient_name
+        ))])],
+        Language::Ja => vec![Block::Para(vec![t(format!(
+            "{}さん、こんにちは。",
+            ctx.recipient_name
+        ))])],
+    };
+    blocks.extend(match language {
+        Language::En => notice_blocks_en(ctx, &game, &others),
+        Language::Ja => notice_blocks_ja(ctx, &game, &others),
+    });
     if let Some(url) = &ctx.game_link {
         blocks.push(Block::Action {
-            label: "Open the game".to_string(),
+            label: match language {
+                Language::En => "Open the game",
+                Language::Ja => "ゲームを開く",
+            }
+            .to_string(),
             url: url.clone(),
         });
     }
-    blocks.push(footer(
-        format!(
-            "You get this mail because your Kontor preference for {} is \"immediately\".",
-            ctx.kind.label()
+    let reason = match language {
+        Language::En => format!(
+            "You get this mail because your Kontor preference for {label} is \"immediately\"."
         ),
-        ctx.links,
-        ctx.kind.label(),
-    ));
+        Language::Ja => format!(
+            "Kontorの{label}の設定が「すぐに送る」(immediately)なので、このメールをお送りしています。"
+        ),
+    };
+    blocks.push(footer(reason, ctx.links, label, language));
     Rendered {
         text: to_text(&blocks),
-        html: to_html(&subject, &blocks),
+        html: to_html(&subject, &blocks, language),
         subject,
     }
 }
 
-/// The daily digest.
+/// A stored time zone name as a zone (UTC for a name this build does not know).
+pub fn zone(name: &str) -> Tz {
+    name.parse().unwrap_or(Tz::UTC)
+}
+
+/// How a digest is written: the recipient's language and time zone.
+#[derive(Clone, Copy, Debug)]
+pub struct Locale {
+    pub language: Language,
+    pub zone: Tz,
+}
+
+impl Default for Locale {
+    fn default() -> Self {
+        Self {
+            language: Language::En,
+            zone: Tz::UTC,
+        }
+    }
+}
+
+/// The daily digest, in the recipient's language and time zone.
 pub fn digest(
     recipient_name: &str,
     data: &DigestData,
     game_link: &dyn Fn(Uuid) -> String,
     links: &Links,
+    locale: Locale,
 ) -> Rendered {
+    let Locale { language, zone } = locale;
+    let ja = language == Language::Ja;
     let waiting = data.waiting.len();
-    let subject = match waiting {
-        0 => format!("Your Kontor digest for {}", data.date),
-        1 => "Kontor: 1 game is waiting for you".to_string(),
-        n => format!("Kontor: {n} games are waiting for you"),
+    let subject = match (ja, waiting) {
+        (false, 0) => format!("Your Kontor digest for {}", data.date),
+        (false, 1) => "Kontor: 1 game is waiting for you".to_string(),
+        (false, n) => format!("Kontor: {n} games are waiting for you"),
+        (true, 0) => format!(
+            "Kontorのダイジェスト（{}）",
+            data.date.format("%Y年%-m月%-d日")
+        ),
+        (true, n) => format!("Kontor: {n}件のゲームがあなたの手を待っています"),
     };
-    let mut blocks = vec![Block::Para(vec![t(format!("Hello {recipient_name},"))])];
+    let greeting = if ja {
+        format!("{recipient_name}さん、こんにちは。")
+    } else {
+        format!("Hello {recipient_name},")
+    };
+    let mut blocks = vec![Block::Para(vec![t(greeting)])];
     if waiting > 0 {
-        blocks.push(Block::Para(vec![t(match waiting {
-            1 => "this game is waiting for your move:".to_string(),
-            n => format!("these {n} games are waiting for your move:"),
+        blocks.push(Block::Para(vec![t(match (ja, waiting) {
+            (false, 1) => "this game is waiting for your move:".to_string(),
+            (false, n) => format!("these {n} games are waiting for your move:"),
+            (true, n) => format!("次の{n}件のゲームがあなたの手を待っています:"),
         })]));
         blocks.push(Block::List(
             data.waiting
                 .iter()
                 .map(|g| {
-                    let mut spans = vec![b(game_title(&g.game_kind))];
+                    let mut spans = vec![b(game_title_in(&g.game_kind, language))];
                     if !g.opponents.is_empty() {
-                        spans.push(t(format!(" with {}", names(&g.opponents))));
+                        spans.push(t(if ja {
+                            format!("（{}と対戦）", names_in(&g.opponents, language))
+                        } else {
+                            format!(" with {}", names(&g.opponents))
+                        }));
                     }
                     if let Some(since) = g.since {
-                        spans.push(t(format!(", your turn since {}", when(since))));
+                        spans.push(t(if ja {
+                            format!("、{}からあなたの番", when(since, zone, language))
+                        } else {
+                            format!(", your turn since {}", when(since, zone, language))
+                        }));
                     }
                     spans.push(t(": "));
                     let url = game_link(g.game_id);
@@ -667,10 +1013,18 @@ pub fn digest(
                 .collect(),
         ));
     } else {
-        blocks.push(Block::Para(vec![t("no game is waiting for your move.")]));
+        blocks.push(Block::Para(vec![t(if ja {
+            "あなたの手を待っているゲームはありません。"
+        } else {
+            "no game is waiting for your move."
+        })]));
     }
     if !data.news.is_empty() {
-        blocks.push(Block::Para(vec![t("Since the last digest:")]));
+        blocks.push(Block::Para(vec![t(if ja {
+            "前回のダイジェストから:"
+        } else {
+            "Since the last digest:"
+        })]));
         blocks.push(Block::List(
             data.news
                 .iter()
@@ -686,15 +1040,21 @@ pub fn digest(
                 .collect(),
         ));
     }
-    blocks.push(footer(
-        "You get this digest because some of your Kontor notification preferences are \"digest\"."
-            .to_string(),
-        links,
-        "the daily digest",
-    ));
+    let (reason, what) = if ja {
+        (
+            "Kontorの通知設定の一部が「ダイジェスト」(digest)なので、このダイジェストをお送りしています。",
+            "日次ダイジェスト",
+        )
+    } else {
+        (
+            "You get this digest because some of your Kontor notification preferences are \"digest\".",
+            "the daily digest",
+        )
+    };
+    blocks.push(footer(reason.to_string(), links, what, language));
     Rendered {
         text: to_text(&blocks),
-        html: to_html(&subject, &blocks),
+        html: to_html(&subject, &blocks, language),
         subject,
     }
 }
@@ -755,6 +1115,8 @@ mod tests {
             game_link: Some("https://k.example/games/1?a=1&b=2".into()),
             links: &links,
             now: Utc::now(),
+            language: Language::En,
+            zone: Tz::UTC,
         };
         let mail = notice(&ctx);
         assert_eq!(
@@ -800,5 +1162,148 @@ mod tests {
         assert_eq!(from_now(now - chrono::Duration::hours(1), now), "now");
         let wrapped = wrap(&"word ".repeat(40), "");
         assert!(wrapped.lines().all(|l| l.len() <= 76));
+        assert_eq!(
+            from_now_ja(now + chrono::Duration::hours(5), now),
+            "5時間後"
+        );
+        assert_eq!(names_in(&["a".into(), "b".into()], Language::Ja), "a、b");
+        assert_eq!(
+            game_title_in("flying-dutchman", Language::Ja),
+            "さまよえるオランダ人"
+        );
+        assert_eq!(player_name("anna", Some("Anna K.")), "Anna K. (anna)");
+        assert_eq!(player_name("anna", None), "anna");
+    }
+
+    /// Whether `text` has Japanese in it (kana or kanji).
+    fn has_japanese(text: &str) -> bool {
+        text.chars()
+            .any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}'))
+    }
+
+    #[test]
+    fn every_mail_is_written_in_both_languages_with_its_unsubscribe_links() {
+        let me = Uuid::now_v7();
+        let info = game(me);
+        let links = links();
+        let deadline = "2026-12-01T12:00:00Z";
+        let now: DateTime<Utc> = "2026-12-01T07:00:00Z".parse().unwrap();
+        for kind in NoticeKind::ALL {
+            let data = json!({"deadline": deadline, "inviter": "anna", "player": "deleted-player-3", "policy": "forfeit"});
+            for language in Language::ALL {
+                let zone: Tz = "Asia/Tokyo".parse().unwrap();
+                let ctx = NoticeContext {
+                    recipient_id: me,
+                    recipient_name: "bert",
+                    kind,
+                    data: &data,
+                    game_id: Some(info.id),
+                    game: Some(&info),
+                    game_link: Some("https://k.example/games/1".into()),
+                    links: &links,
+                    now,
+                    language,
+                    zone,
+                };
+                let mail = notice(&ctx);
+                for part in [&mail.text, &mail.html] {
+                    assert!(
+                        part.contains(&links.unsubscribe),
+                        "{kind:?} {language:?}: {part}"
+                    );
+                    assert!(
+                        part.contains(&links.unsubscribe_all),
+                        "{kind:?} {language:?}"
+                    );
+                    assert!(part.contains("https://k.example/games/1"));
+                }
+                assert!(
+                    mail.html
+                        .contains(&format!("lang=\"{}\"", language.as_str()))
+                );
+                match language {
+                    Language::En => {
+                        assert!(!has_japanese(&mail.subject), "{}", mail.subject);
+                        assert!(!has_japanese(&mail.text), "{}", mail.text);
+                        assert!(mail.text.starts_with("Hello bert,"));
+                    }
+                    Language::Ja => {
+                        assert!(has_japanese(&mail.subject), "{kind:?}: {}", mail.subject);
+                        assert!(mail.text.starts_with("bertさん"), "{}", mail.text);
+                        assert!(
+                            mail.subject.contains("さまよえるオランダ人"),
+                            "{}",
+                            mail.subject
+                        );
+                    }
+                }
+                // Deadlines are shown in the recipient's zone (12:00 UTC = 21:00 in Tokyo),
+                // which is named.
+                if matches!(kind, NoticeKind::YourTurn | NoticeKind::Reminder) {
+                    assert!(mail.text.contains("21:00"), "{}", mail.text);
+                    assert!(mail.text.contains("Asia/Tokyo"), "{}", mail.text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_digest_is_written_in_both_languages_in_the_recipients_zone() {
+        let data = DigestData {
+            date: "2026-12-01".parse().unwrap(),
+            waiting: vec![WaitingGame {
+                game_id: Uuid::nil(),
+                game_kind: "steel-driver".into(),
+                opponents: vec!["anna".into(), "carla".into()],
+                since: Some("2026-11-30T23:30:00Z".parse().unwrap()),
+            }],
+            news: vec![NewsItem {
+                headline: "news".into(),
+                game_id: None,
+            }],
+        };
+        let links = links();
+        let link = |id: Uuid| format!("https://k.example/games/{id}");
+        let berlin: Tz = "Europe/Berlin".parse().unwrap();
+        let en = digest(
+            "bert",
+            &data,
+            &link,
+            &links,
+            Locale {
+                language: Language::En,
+                zone: berlin,
+            },
+        );
+        assert_eq!(en.subject, "Kontor: 1 game is waiting for you");
+        assert!(
+            en.html.contains("Tue, 1 Dec 2026 00:30 Europe/Berlin"),
+            "{}",
+            en.text
+        );
+        assert!(en.text.contains("anna and carla"));
+        let ja = digest(
+            "bert",
+            &data,
+            &link,
+            &links,
+            Locale {
+                language: Language::Ja,
+                zone: berlin,
+            },
+        );
+        assert!(has_japanese(&ja.subject), "{}", ja.subject);
+        assert!(ja.text.contains("スチールドライバー"), "{}", ja.text);
+        assert!(
+            ja.text
+                .contains("2026年12月1日（火）00:30（Europe/Berlin）"),
+            "{}",
+            ja.text
+        );
+        assert!(ja.text.contains("anna、carla"));
+        for mail in [&en, &ja] {
+            assert!(mail.text.contains(&links.unsubscribe));
+            assert!(mail.html.contains(&links.unsubscribe_all));
+        }
     }
 }

@@ -58,6 +58,13 @@ pub enum Error {
     AlreadySeated,
     #[error("this game is private and you are not invited")]
     NotInvited,
+    /// A block between the two users, either way. The message says no more than that the
+    /// invitation is not possible, so a blocked user is not told who blocked whom.
+    #[error("you cannot invite this player")]
+    CannotInvite,
+    /// A block between the caller and a player seated in the game, either way.
+    #[error("you cannot join this game")]
+    CannotJoin,
     #[error("seat {0} is taken")]
     SeatTaken(i16),
     #[error("every seat is taken")]

@@ -11,7 +11,7 @@ use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, GameHead, ListFilter, Listing, NewGame, SeatRow, Status};
 use crate::store::seats::{self, SeatState};
-use crate::store::{channels, invitations, users};
+use crate::store::{blocks, channels, invitations, users};
 use crate::time::Clock;
 use crate::with_rules;
 use base64::Engine;
@@ -31,6 +31,8 @@ pub struct SeatSummary {
     pub seat: i16,
     pub user_id: Uuid,
     pub username: String,
+    /// The player's display name, shown beside the username; `null` if none.
+    pub display_name: Option<String>,
     /// `active`; `abandoned` after too many timeouts (the bot plays it until the player
     /// returns); `forfeited` (the bot plays it out, it ranks last).
     pub state: SeatState,
@@ -105,6 +107,7 @@ impl GameSummary {
                     seat: s.seat,
                     user_id: s.user_id,
                     username: s.username.clone(),
+                    display_name: s.display_name.clone(),
                     state: s.state,
                 })
                 .collect(),
@@ -300,6 +303,10 @@ pub async fn join(
     {
         return Err(Error::NotInvited);
     }
+    // Nobody sits at a table with someone who blocked them, or whom they blocked.
+    if blocks::with_seated(&mut tx, game_id, caller).await? {
+        return Err(Error::CannotJoin);
+    }
     let taken: Vec<i16> = seats.iter().map(|s| s.seat).collect();
     let seat = match request.seat {
         Some(seat) if !(0..head.seat_count).contains(&seat) => {
@@ -420,6 +427,9 @@ pub async fn invite(
     let name = crate::text::line("username", &request.username, 1..=254)?;
     let user = users::find_by_username(&mut *tx, name).await?;
     let (user_id, username) = user.ok_or_else(|| Error::UserNotFound(request.username.clone()))?;
+    if blocks::between(&mut tx, caller, user_id).await? {
+        return Err(Error::CannotInvite);
+    }
     let inserted = invitations::invite(&mut tx, game_id, user_id, caller).await?;
     if inserted {
         let inviter = users::username(&mut *tx, caller).await?;

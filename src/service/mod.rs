@@ -2,6 +2,7 @@
 //! rules engine decide, and appends the events with the head row's compare-and-set (see
 //! `play::submit`); the lobby's changes run under the game's row lock.
 
+pub mod accounts;
 pub mod cache;
 pub mod clock;
 pub mod committer;
@@ -66,6 +67,12 @@ pub enum PlatformEvent {
     /// The player of an abandoned seat took it back.
     #[serde(rename = "kontor.seat_returned")]
     SeatReturned { seat: Seat },
+    /// The seat's player deleted their account. The seat goes to the game's abandonment
+    /// policy for good: the bot plays it to the end (`bot`), or plays it out with the seat
+    /// ranked last (`forfeit`). Nobody can return to it. It begins no command (like
+    /// `kontor.seat_returned`); nothing is drawn.
+    #[serde(rename = "kontor.seat_left")]
+    SeatLeft { seat: Seat, policy: String },
 }
 
 impl PlatformEvent {
@@ -76,6 +83,7 @@ impl PlatformEvent {
             PlatformEvent::TurnTimedOut { .. } => "kontor.turn_timed_out",
             PlatformEvent::SeatAbandoned { .. } => "kontor.seat_abandoned",
             PlatformEvent::SeatReturned { .. } => "kontor.seat_returned",
+            PlatformEvent::SeatLeft { .. } => "kontor.seat_left",
         }
     }
 
@@ -123,6 +131,35 @@ pub struct EventOut {
     /// The event as this viewer may see it (redacted by the game's rules).
     #[schema(value_type = Object)]
     pub data: Value,
+}
+
+/// Names the seats of `kontor.game_started` events by the current names of their accounts.
+///
+/// The stored start event keeps the username each seat had when the game began (the log is
+/// never rewritten), but a name belongs to its account: after an account is deleted its seat
+/// must be shown under the placeholder, and nothing served may carry the old name. So every
+/// event served or exported takes the names from `names` (user id → current username); a
+/// seat whose account is not listed keeps the stored text. Verification compares seats by id
+/// and seat number only, so an export named this way verifies.
+pub fn name_seats(events: &mut [EventOut], names: &std::collections::HashMap<Uuid, String>) {
+    for event in events
+        .iter_mut()
+        .filter(|e| e.kind == "kontor.game_started")
+    {
+        let Some(seats) = event.data.get_mut("seats").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for seat in seats {
+            let name = seat
+                .get("user_id")
+                .and_then(Value::as_str)
+                .and_then(|id| id.parse::<Uuid>().ok())
+                .and_then(|id| names.get(&id));
+            if let (Some(name), Some(slot)) = (name, seat.get_mut("username")) {
+                *slot = Value::String(name.clone());
+            }
+        }
+    }
 }
 
 /// Whether `caller` may read the game at all: anyone may, except a sandbox (an imported game),

@@ -440,6 +440,7 @@ mod tests {
     fn seat_rows() -> Vec<SeatRow> {
         (0..SEATS)
             .map(|seat| SeatRow {
+                display_name: None,
                 seat,
                 user_id: user(seat),
                 username: format!("player{seat}"),

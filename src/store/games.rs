@@ -259,6 +259,8 @@ pub struct GameWithPlayers {
     pub seats: Vec<i16>,
     pub user_ids: Vec<Uuid>,
     pub usernames: Vec<String>,
+    /// Their display names, `None` where they chose none.
+    pub display_names: Vec<Option<String>>,
 }
 
 /// These games with their players (unknown ids are left out).
@@ -270,7 +272,8 @@ pub async fn with_players<'e>(
         "SELECT g.id, g.kind, g.status, g.pending_seats, g.outcome, g.turn_started_at,
                 coalesce(array_agg(s.seat ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS seats,
                 coalesce(array_agg(s.user_id ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS user_ids,
-                coalesce(array_agg(u.username ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS usernames
+                coalesce(array_agg(u.username ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS usernames,
+                coalesce(array_agg(u.display_name ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}') AS display_names
            FROM games g
            LEFT JOIN game_seats s ON s.game_id = g.id
            LEFT JOIN users u ON u.id = s.user_id

@@ -139,6 +139,22 @@ pub async fn set_data(conn: &mut PgConnection, id: Uuid, data: &Value) -> Result
     Ok(())
 }
 
+/// Digest mails not sent yet (pending, being sent, or failed and retryable by an admin) whose
+/// stored content holds `text`: their id and data.
+pub async fn unsent_digests_holding(
+    conn: &mut PgConnection,
+    text: &str,
+) -> Result<Vec<(Uuid, Value)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, data FROM mail_outbox
+          WHERE kind = 'digest' AND status IN ('pending', 'sending', 'failed')
+            AND strpos(data::text, $1) > 0",
+    )
+    .bind(text)
+    .fetch_all(conn)
+    .await
+}
+
 /// Removes a mail that turned out to have nothing to say (before it was ever sent).
 pub async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM mail_outbox WHERE id = $1")
@@ -363,9 +379,14 @@ pub struct Recipient {
     pub invited: String,
     pub game_started: String,
     pub game_over: String,
+    pub player_left: String,
     pub always_email: bool,
     /// Whether the address is verified: game notices are mailed only to verified addresses.
     pub email_verified: bool,
+    /// `en` or `ja`.
+    pub language: String,
+    /// An IANA time zone name.
+    pub time_zone: String,
     /// Seen on the game's live stream in the last minute (`live_presence`, see
     /// `housekeeping::PRESENCE_WINDOW_SECS`).
     pub watching: bool,
@@ -384,13 +405,15 @@ pub async fn recipient<'e>(
                 coalesce(p.invited, 'immediately')::text AS invited,
                 coalesce(p.game_started, 'immediately')::text AS game_started,
                 coalesce(p.game_over, 'immediately')::text AS game_over,
+                coalesce(p.player_left, 'immediately')::text AS player_left,
+                u.language, u.time_zone,
                 coalesce(p.always_email, false) AS always_email,
                 u.email_verified_at IS NOT NULL AS email_verified,
                 EXISTS (SELECT 1 FROM live_presence lp
                          WHERE lp.user_id = u.id AND lp.game_id = $2
                            AND lp.seen_at > now() - make_interval(secs => $3)) AS watching
            FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id
-          WHERE u.id = $1",
+          WHERE u.id = $1 AND u.deleted_at IS NULL",
     )
     .bind(user_id)
     .bind(game_id)

@@ -14,11 +14,12 @@ pub struct PrefsRow {
     pub invited: String,
     pub game_started: String,
     pub game_over: String,
+    pub player_left: String,
     pub always_email: bool,
 }
 
 const COLUMNS: &str = "user_id, your_turn::text, reminder::text, invited::text, \
-     game_started::text, game_over::text, always_email";
+     game_started::text, game_over::text, player_left::text, always_email";
 
 /// The rows of these users (users without one are absent).
 pub async fn load_many(
@@ -52,12 +53,14 @@ pub async fn lock(conn: &mut PgConnection, user: Uuid) -> Result<PrefsRow, sqlx:
 pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO notification_prefs
-             (user_id, your_turn, reminder, invited, game_started, game_over, always_email)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+             (user_id, your_turn, reminder, invited, game_started, game_over, always_email,
+              player_left)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (user_id) DO UPDATE SET
              your_turn = EXCLUDED.your_turn, reminder = EXCLUDED.reminder,
              invited = EXCLUDED.invited, game_started = EXCLUDED.game_started,
              game_over = EXCLUDED.game_over, always_email = EXCLUDED.always_email,
+             player_left = EXCLUDED.player_left,
              updated_at = now()",
     )
     .bind(row.user_id)
@@ -67,6 +70,7 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     .bind(&row.game_started)
     .bind(&row.game_over)
     .bind(row.always_email)
+    .bind(&row.player_left)
     .execute(conn)
     .await?;
     Ok(())

@@ -32,12 +32,14 @@ pub struct SeatRow {
     pub seat: i16,
     pub user_id: Uuid,
     pub username: String,
+    /// The player's display name, if they chose one.
+    pub display_name: Option<String>,
     pub nonce: String,
     pub state: SeatState,
 }
 
 /// The columns of a [`SeatRow`] from `game_seats s JOIN users u`.
-const SEAT_COLUMNS: &str = "s.seat, s.user_id, u.username, s.nonce, s.state";
+const SEAT_COLUMNS: &str = "s.seat, s.user_id, u.username, u.display_name, s.nonce, s.state";
 
 /// The taken seats of a game, in seat order.
 pub async fn seats<'e>(
@@ -234,4 +236,67 @@ pub async fn clocks(conn: &mut PgConnection, game_id: Uuid) -> Result<Vec<SeatCl
             .fetch_one(conn)
             .await?;
     Ok(clocks.0)
+}
+
+/// The games a user sits in, and the open games they created (seated or not), by id: what
+/// deleting the account must settle. Ascending, so that their rows are locked in one order.
+pub async fn games_to_settle(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT game_id FROM game_seats WHERE user_id = $1
+         UNION
+         SELECT id FROM games WHERE created_by = $1 AND status = 'open'
+         ORDER BY 1",
+    )
+    .bind(user_id)
+    .fetch_all(conn)
+    .await
+}
+
+/// Puts a seat in `state` (the caller holds the game's row lock).
+pub async fn set_state(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    seat: i16,
+    state: SeatState,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE game_seats SET state = $3 WHERE game_id = $1 AND seat = $2")
+        .bind(game_id)
+        .bind(seat)
+        .bind(state)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// A game a user sits in, as their data export lists it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct UserGame {
+    pub game_id: Uuid,
+    pub kind: String,
+    pub status: String,
+    pub seat: i16,
+    pub state: SeatState,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// Every game the user sits in, the newest first.
+pub async fn games_of_user<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<Vec<UserGame>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT g.id AS game_id, g.kind, g.status, s.seat, s.state, g.created_at, g.started_at,
+                g.finished_at
+           FROM game_seats s JOIN games g ON g.id = s.game_id
+          WHERE s.user_id = $1
+          ORDER BY g.created_at DESC, g.id",
+    )
+    .bind(user_id)
+    .fetch_all(executor)
+    .await
 }

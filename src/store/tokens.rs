@@ -215,3 +215,32 @@ pub async fn revoke_all_api_tokens<'e>(
     .await?;
     Ok(done.rows_affected())
 }
+
+/// A login (a family of refresh tokens) that has a token still usable: when it began, when
+/// it was last refreshed, when its current token expires.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct LoginRow {
+    pub family_id: Uuid,
+    pub started_at: DateTime<Utc>,
+    pub refreshed_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// The user's logins with a usable refresh token, the newest first (metadata only).
+pub async fn logins_of<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<Vec<LoginRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT family_id, min(created_at) AS started_at, max(created_at) AS refreshed_at,
+                max(expires_at) AS expires_at
+           FROM refresh_tokens
+          WHERE user_id = $1
+          GROUP BY family_id
+         HAVING bool_or(revoked_at IS NULL AND expires_at > now())
+          ORDER BY max(created_at) DESC",
+    )
+    .bind(user_id)
+    .fetch_all(executor)
+    .await
+}

@@ -4,7 +4,7 @@
 
 use crate::auth::identity::{self, KEYS_VERSION};
 use chrono::{DateTime, Utc};
-use sqlx::{PgExecutor, PgPool};
+use sqlx::{PgConnection, PgExecutor, PgPool};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -14,6 +14,8 @@ pub struct NewUser<'a> {
     pub username: &'a str,
     pub email: &'a str,
     pub password_hash: &'a str,
+    /// `en` or `ja`.
+    pub language: &'a str,
 }
 
 /// Why an account could not be created.
@@ -31,8 +33,9 @@ pub async fn insert<'e>(
 ) -> Result<DateTime<Utc>, InsertError> {
     let result = sqlx::query_scalar(
         "INSERT INTO users
-           (id, username, username_key, email, email_key, password_hash, identity_keys_version)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at",
+           (id, username, username_key, email, email_key, password_hash, identity_keys_version,
+            language)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at",
     )
     .bind(user.id)
     .bind(user.username)
@@ -41,6 +44,7 @@ pub async fn insert<'e>(
     .bind(identity::key(user.email))
     .bind(user.password_hash)
     .bind(KEYS_VERSION)
+    .bind(user.language)
     .fetch_one(executor)
     .await;
     match result {
@@ -62,7 +66,8 @@ pub async fn find_for_login(
     identifier: &str,
 ) -> Result<Option<(Uuid, String)>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT id, password_hash FROM users WHERE username_key = $1 OR email_key = $1
+        "SELECT id, password_hash FROM users
+          WHERE (username_key = $1 OR email_key = $1) AND password_hash IS NOT NULL
           ORDER BY created_at, id LIMIT 1",
     )
     .bind(identity::key(identifier))
@@ -75,7 +80,7 @@ pub async fn find_by_username<'e>(
     executor: impl PgExecutor<'e>,
     name: &str,
 ) -> Result<Option<(Uuid, String)>, sqlx::Error> {
-    sqlx::query_as("SELECT id, username FROM users WHERE username_key = $1")
+    sqlx::query_as("SELECT id, username FROM users WHERE username_key = $1 AND deleted_at IS NULL")
         .bind(identity::key(name))
         .fetch_optional(executor)
         .await
@@ -183,9 +188,9 @@ pub async fn backfill_identity_keys(pool: &PgPool) -> Result<Backfill, sqlx::Err
     Ok(report)
 }
 
-/// Whether an account with this id exists (one primary-key lookup).
+/// Whether an account with this id exists and is not deleted (one primary-key lookup).
 pub async fn exists(pool: &PgPool, id: Uuid) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)")
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL)")
         .bind(id)
         .fetch_one(pool)
         .await
@@ -239,22 +244,29 @@ pub async fn set_admin(
 pub struct Account {
     pub id: Uuid,
     pub username: String,
+    /// Empty for a deleted account (which keeps no address).
     pub email: String,
     pub created_at: DateTime<Utc>,
     /// When the current address was verified; `None`: not yet.
     pub email_verified_at: Option<DateTime<Utc>>,
+    pub display_name: Option<String>,
+    /// `en` or `ja`.
+    pub language: String,
+    /// An IANA time zone name.
+    pub time_zone: String,
 }
 
 /// The columns of an [`Account`].
-const ACCOUNT_COLUMNS: &str = "id, username, email, created_at, email_verified_at";
+const ACCOUNT_COLUMNS: &str = "id, username, coalesce(email, '') AS email, created_at, \
+                               email_verified_at, display_name, language, time_zone";
 
-/// The account with this id, if it exists.
+/// The account with this id, if it exists and is not deleted.
 pub async fn account<'e>(
     executor: impl PgExecutor<'e>,
     id: Uuid,
 ) -> Result<Option<Account>, sqlx::Error> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {ACCOUNT_COLUMNS} FROM users WHERE id = $1"
+        "SELECT {ACCOUNT_COLUMNS} FROM users WHERE id = $1 AND deleted_at IS NULL"
     )))
     .bind(id)
     .fetch_optional(executor)
@@ -270,12 +282,12 @@ pub async fn admins(pool: &PgPool) -> sqlx::Result<Vec<Account>> {
     .await
 }
 
-/// The name of the user with this id, if the account exists.
+/// The name of the user with this id, if the account exists (and is not deleted).
 pub async fn find_username<'e>(
     executor: impl PgExecutor<'e>,
     user_id: Uuid,
 ) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
+    sqlx::query_scalar("SELECT username FROM users WHERE id = $1 AND deleted_at IS NULL")
         .bind(user_id)
         .fetch_optional(executor)
         .await
@@ -298,23 +310,13 @@ pub async fn find_for_reset<'e>(
     identifier: &str,
 ) -> Result<Option<(Uuid, String)>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT id, email FROM users WHERE username_key = $1 OR email_key = $1
+        "SELECT id, email FROM users
+          WHERE (username_key = $1 OR email_key = $1) AND deleted_at IS NULL
           ORDER BY created_at, id LIMIT 1",
     )
     .bind(identity::key(identifier))
     .fetch_optional(executor)
     .await
-}
-
-/// The password hash of an account.
-pub async fn password_hash<'e>(
-    executor: impl PgExecutor<'e>,
-    id: Uuid,
-) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
-        .bind(id)
-        .fetch_optional(executor)
-        .await
 }
 
 /// Sets an account's password hash.
@@ -398,4 +400,164 @@ pub async fn verify_email<'e>(
         }
         Err(e) => Err(e),
     }
+}
+
+/// A change of profile; `None` leaves a field as it is (`Some(None)`: no display name).
+#[derive(Debug, Default)]
+pub struct ProfileChange<'a> {
+    pub display_name: Option<Option<&'a str>>,
+    pub language: Option<&'a str>,
+    pub time_zone: Option<&'a str>,
+}
+
+/// Changes the profile of a (not deleted) account; returns whether there was one.
+pub async fn update_profile<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    change: &ProfileChange<'_>,
+) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE users
+            SET display_name = CASE WHEN $2 THEN $3 ELSE display_name END,
+                language = coalesce($4, language),
+                time_zone = coalesce($5, time_zone)
+          WHERE id = $1 AND deleted_at IS NULL",
+    )
+    .bind(id)
+    .bind(change.display_name.is_some())
+    .bind(change.display_name.flatten())
+    .bind(change.language)
+    .bind(change.time_zone)
+    .execute(executor)
+    .await?
+    .rows_affected();
+    Ok(done == 1)
+}
+
+/// Locks a live (not deleted) account for its deletion: its username and display name.
+pub async fn lock_live(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> sqlx::Result<Option<(String, Option<String>)>> {
+    sqlx::query_as(
+        "SELECT username, display_name FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE",
+    )
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// The next number for a deleted account's placeholder name.
+pub async fn next_deleted_number(conn: &mut PgConnection) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT nextval('deleted_player_numbers')")
+        .fetch_one(conn)
+        .await
+}
+
+/// Whether some account holds this username (in any case or normal form).
+pub async fn username_taken(conn: &mut PgConnection, name: &str) -> sqlx::Result<bool> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE username_key = $1)")
+        .bind(identity::key(name))
+        .fetch_one(conn)
+        .await
+}
+
+/// What deleting an account removed, row counts per table (for the log).
+#[derive(Debug, Default)]
+pub struct Erased {
+    pub refresh_tokens: u64,
+    pub api_tokens: u64,
+    pub mails: u64,
+}
+
+/// Erases what is stored about a user, in the caller's transaction: tokens, preferences,
+/// vacations, every mail of theirs (sent or not), invitations to them, live presence, blocks
+/// both ways, the failed-login count; then the account row keeps only its id, the
+/// placeholder `placeholder` as its username, and its creation and deletion times. Other
+/// users' mails naming `old_username` as their inviter name the placeholder instead.
+pub async fn erase(
+    conn: &mut PgConnection,
+    id: Uuid,
+    old_username: &str,
+    placeholder: &str,
+    now: DateTime<Utc>,
+) -> sqlx::Result<Erased> {
+    let mut deleted = Vec::with_capacity(3);
+    for statement in [
+        "DELETE FROM refresh_tokens WHERE user_id = $1",
+        "DELETE FROM api_tokens WHERE user_id = $1",
+        // One statement: a digest row and the notices it summed up go together.
+        "DELETE FROM mail_outbox WHERE user_id = $1",
+    ] {
+        let done = sqlx::query(statement).bind(id).execute(&mut *conn).await?;
+        deleted.push(done.rows_affected());
+    }
+    let erased = Erased {
+        refresh_tokens: deleted[0],
+        api_tokens: deleted[1],
+        mails: deleted[2],
+    };
+    for statement in [
+        "DELETE FROM notification_prefs WHERE user_id = $1",
+        "DELETE FROM vacations WHERE user_id = $1",
+        "DELETE FROM game_invitations WHERE user_id = $1",
+        "DELETE FROM live_presence WHERE user_id = $1",
+        "DELETE FROM user_blocks WHERE blocker_id = $1 OR blocked_id = $1",
+        "DELETE FROM login_failures WHERE subject = 'account:' || $1::text",
+        // Mailed links and the mail limits counted for the account, and its logins.
+        "DELETE FROM mail_tokens WHERE user_id = $1",
+        "DELETE FROM login_failures WHERE subject LIKE 'mail:%:' || $1::text",
+        "DELETE FROM login_sessions WHERE user_id = $1",
+    ] {
+        sqlx::query(statement).bind(id).execute(&mut *conn).await?;
+    }
+    sqlx::query(
+        "UPDATE mail_outbox SET data = data || jsonb_build_object('inviter', $2::text)
+          WHERE data->>'inviter' = $1",
+    )
+    .bind(old_username)
+    .bind(placeholder)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "UPDATE users
+            SET username = $2, username_key = $3, email = NULL,
+                email_key = chr(1) || 'deleted-e:' || id::text, password_hash = NULL,
+                display_name = NULL, language = 'en', time_zone = 'UTC', is_admin = false,
+                deleted_at = $4
+          WHERE id = $1",
+    )
+    .bind(id)
+    .bind(placeholder)
+    .bind(identity::key(placeholder))
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(erased)
+}
+
+/// The password hash of a live account (`None` for a deleted or unknown one).
+pub async fn password_hash<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> sqlx::Result<Option<String>> {
+    let hash: Option<Option<String>> =
+        sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1 AND deleted_at IS NULL")
+            .bind(id)
+            .fetch_optional(executor)
+            .await?;
+    Ok(hash.flatten())
+}
+
+/// How mail to a live account is written: its username, language and time zone name.
+pub async fn mail_locale<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> sqlx::Result<Option<(String, String, String)>> {
+    sqlx::query_as(
+        "SELECT username, language, time_zone FROM users WHERE id = $1 AND deleted_at IS NULL",
+    )
+    .bind(id)
+    .fetch_optional(executor)
+    .await
 }

@@ -68,3 +68,14 @@ pub async fn set_end(
         .await?;
     Ok(())
 }
+
+/// Every vacation of the user (start, end), oldest first: for the user's data export.
+pub async fn all_of<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<Vec<(DateTime<Utc>, DateTime<Utc>)>, sqlx::Error> {
+    sqlx::query_as("SELECT starts_at, ends_at FROM vacations WHERE user_id = $1 ORDER BY starts_at")
+        .bind(user_id)
+        .fetch_all(executor)
+        .await
+}

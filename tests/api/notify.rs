@@ -374,7 +374,8 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
     assert_eq!(
         defaults,
         json!({"your_turn": "immediately", "reminder": "immediately", "invited": "immediately",
-               "game_started": "immediately", "game_over": "immediately", "always_email": false})
+               "game_started": "immediately", "game_over": "immediately",
+               "player_left": "immediately", "always_email": false})
     );
 
     // Bad input changes nothing.
@@ -1172,6 +1173,7 @@ async fn tampered_or_incomplete_unsubscribe_requests_change_nothing() {
         "invited",
         "game_started",
         "game_over",
+        "player_left",
     ] {
         assert_eq!(prefs[kind], "off", "{kind}");
     }

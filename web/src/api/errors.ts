@@ -36,7 +36,7 @@ const PLATFORM: CodeMessages = {
     en: 'This link was used already, or a newer one replaced it.',
     ja: 'このリンクは使用済みか、新しいリンクに置き換えられました。',
   },
-  wrong_password: { en: 'The current password is wrong.', ja: '現在のパスワードが違います。' },
+  wrong_password: { en: 'The password is wrong.', ja: 'パスワードが違います。' },
   email_not_verified: {
     en: 'Verify your email address first (the link in the mail; Settings can send a new one).',
     ja: '先にメールアドレスを確認してください（メールのリンク。設定から再送できます）。',
@@ -63,6 +63,7 @@ const PLATFORM: CodeMessages = {
     ja: 'ライブ表示のページが多すぎます。どれかを閉じてください。',
   },
   insufficient_scope: { en: 'The token lacks the scope for this.', ja: 'トークンに必要な権限がありません。' },
+  blocked: { en: 'You cannot invite this player or join this game.', ja: 'この招待または参加はできません。' },
   session_required: { en: 'Only a signed-in user may do this.', ja: 'ログインしたユーザーだけが行えます。' },
   network: { en: 'The server could not be reached.', ja: 'サーバーに接続できませんでした。' },
 };

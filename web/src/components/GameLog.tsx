@@ -19,6 +19,10 @@ const msgs = defineMessages({
     ja: (s: string) => `${s}は時間切れが続いたため、ボットが席を操作します。`,
   },
   returned: { en: (s: string) => `${s} is back at the table.`, ja: (s: string) => `${s}が席に戻りました。` },
+  left: {
+    en: (s: string) => `${s} deleted their account and left; the bot plays the seat from now on.`,
+    ja: (s: string) => `${s}がアカウントを削除して退出しました。これからはボットがこの席をプレイします。`,
+  },
 });
 
 type Messages = { [K in keyof typeof msgs]: (typeof msgs)[K]['en'] };
@@ -70,6 +74,8 @@ function platformLine(event: EventOut, m: Messages, seatName: (s: number) => str
       return m.abandoned(seatName(data.seat ?? 0));
     case 'kontor.seat_returned':
       return m.returned(seatName(data.seat ?? 0));
+    case 'kontor.seat_left':
+      return m.left(seatName(data.seat ?? 0));
     default:
       return null;
   }

@@ -6,6 +6,7 @@ import { defineMessages, useMessages } from '../i18n';
 import type { User } from '../session';
 import type { GameDetail } from '../games/types';
 import { ConfirmButton } from './ConfirmButton';
+import { playerName } from './names';
 
 const msgs = defineMessages({
   waiting: { en: 'Waiting for players', ja: 'プレイヤー募集中' },
@@ -71,7 +72,7 @@ export function OpenTable(props: {
       <ol class="seats" data-testid="seats">
         {seats.map((s, i) => (
           <li key={i}>
-            {m.seat(i + 1)}: {s ? s.username : <em>{m.free}</em>} {s && s.seat === mySeat ? m.you : ''}{' '}
+            {m.seat(i + 1)}: {s ? playerName(s) : <em>{m.free}</em>} {s && s.seat === mySeat ? m.you : ''}{' '}
             {s && s.user_id === detail.created_by ? m.creator : ''}
           </li>
         ))}

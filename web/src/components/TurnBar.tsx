@@ -5,6 +5,7 @@ import { defineMessages, useMessages } from '../i18n';
 import type { GameDetail } from '../games/types';
 import { moveDeadline } from './time';
 import { Countdown } from './Countdown';
+import { playerName } from './names';
 
 const msgs = defineMessages({
   yourTurn: { en: 'Your turn.', ja: 'あなたの手番です。' },
@@ -47,7 +48,7 @@ export function TurnBar({ detail, seatName }: { detail: GameDetail; seatName: (s
           ].filter(Boolean);
           return (
             <li key={s.seat} class={detail.pending.includes(s.seat) ? 'pending' : undefined}>
-              {s.seat + 1}. {s.username}
+              {s.seat + 1}. {playerName(s)}
               {notes.length > 0 && <span class="muted"> ({notes.join(', ')})</span>}
             </li>
           );

@@ -17,6 +17,7 @@ import { GameLog, useEventLog } from '../components/GameLog';
 import { Replay } from '../components/Replay';
 import { ExportButton, Finished } from '../components/Finished';
 import { SignIn } from '../screens/SignIn';
+import { playerName } from '../components/names';
 
 const msgs = defineMessages({
   loading: { en: 'Loading…', ja: '読み込み中…' },
@@ -205,8 +206,10 @@ export function GamePage({ id }: { id: string }) {
   const mySeat = detail.your_seat ?? null;
   // An imported sandbox has no seats of its own: its players are named by its first event.
   const startedBy = log.events.find((e) => e.type === 'kontor.game_started')?.data as { seats?: { seat: number; username: string }[] } | undefined;
-  const seatName = (seat: number) =>
-    detail.seats.find((s) => s.seat === seat)?.username ?? startedBy?.seats?.find((s) => s.seat === seat)?.username ?? `#${seat + 1}`;
+  const seatName = (seat: number) => {
+    const s = detail.seats.find((s) => s.seat === seat);
+    return s ? playerName(s) : (startedBy?.seats?.find((s) => s.seat === seat)?.username ?? `#${seat + 1}`);
+  };
   const shown = at !== null && past ? past : detail;
   const isPast = shown.at_version !== detail.version;
   const mine = mySeat === null ? undefined : detail.seats.find((s) => s.seat === mySeat);

@@ -11,6 +11,7 @@ import { gameModule } from '../games/registry';
 import { Countdown } from '../components/Countdown';
 import { moveDeadline } from '../components/time';
 import { SignIn } from './SignIn';
+import { playerName } from '../components/names';
 
 type Summary = Schemas['GameSummary'];
 type ListView = Schemas['ListView'];
@@ -41,7 +42,10 @@ function GameRow({ game }: { game: Summary }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
   const module = gameModule(game.kind);
-  const name = (seat: number) => game.seats.find((s) => s.seat === seat)?.username ?? `#${seat + 1}`;
+  const name = (seat: number) => {
+    const s = game.seats.find((s) => s.seat === seat);
+    return s ? playerName(s) : `#${seat + 1}`;
+  };
   const deadline = moveDeadline(game);
   const winners = (game.outcome as Schemas['Outcome'] | null | undefined)?.winners ?? [];
   let turn: string | null = null;
@@ -55,7 +59,7 @@ function GameRow({ game }: { game: Summary }) {
         {' '}
         · {m.status(game.status)} · {m.seats(game.seats.length, game.seat_count)}
       </span>
-      <div class="players">{game.seats.map((s) => s.username).join(', ')}</div>
+      <div class="players">{game.seats.map(playerName).join(', ')}</div>
       {(turn || deadline) && (
         <div class={game.your_turn ? 'your-turn' : undefined}>
           {turn && <strong>{turn}</strong>} {deadline && <Countdown deadline={deadline} />}

@@ -7,6 +7,7 @@ import { useSession } from '../session';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { SignIn } from './SignIn';
 import { Security } from './account/Security';
+import { AccountSections } from './account/Profile';
 
 type Preferences = Schemas['Preferences'];
 type Delivery = Schemas['Delivery'];
@@ -20,6 +21,7 @@ const msgs = defineMessages({
   invited: { en: 'Someone invited me to a game', ja: 'ゲームに招待されたとき' },
   game_started: { en: 'A game I sit in has started', ja: '参加しているゲームが始まったとき' },
   game_over: { en: 'A game I played has ended', ja: '参加したゲームが終わったとき' },
+  player_left: { en: 'A player of my game deleted their account', ja: 'ゲームのプレイヤーがアカウントを削除したとき' },
   immediately: { en: 'At once', ja: 'すぐに' },
   digest: { en: 'In the daily digest', ja: '1日1回のまとめで' },
   off: { en: 'Never', ja: '送らない' },
@@ -80,7 +82,7 @@ function useError() {
   return { line, clear: () => setError(null), fail: (err: unknown) => setError(errorText(err, lang)) };
 }
 
-const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over'];
+const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over', 'player_left'];
 const DELIVERIES: Delivery[] = ['immediately', 'digest', 'off'];
 
 function Notifications() {
@@ -336,6 +338,7 @@ export function Settings() {
       <Vacation />
       <Tokens />
       <Security />
+      <AccountSections />
     </div>
   );
 }

@@ -1,0 +1,84 @@
+//! Blocks between users (`user_blocks`): stored one way (who blocked whom), applied both ways.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, PgExecutor};
+use uuid::Uuid;
+
+/// Blocks `blocked` for `blocker`; returns whether the block is new.
+pub async fn block<'e>(
+    executor: impl PgExecutor<'e>,
+    blocker: Uuid,
+    blocked: Uuid,
+) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "INSERT INTO user_blocks (blocker_id, blocked_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    )
+    .bind(blocker)
+    .bind(blocked)
+    .execute(executor)
+    .await?
+    .rows_affected();
+    Ok(done == 1)
+}
+
+/// Lifts a block; returns whether there was one.
+pub async fn unblock<'e>(
+    executor: impl PgExecutor<'e>,
+    blocker: Uuid,
+    blocked: Uuid,
+) -> sqlx::Result<bool> {
+    let done = sqlx::query("DELETE FROM user_blocks WHERE blocker_id = $1 AND blocked_id = $2")
+        .bind(blocker)
+        .bind(blocked)
+        .execute(executor)
+        .await?
+        .rows_affected();
+    Ok(done == 1)
+}
+
+/// A user someone blocked.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Blocked {
+    pub user_id: Uuid,
+    pub username: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The users `blocker` blocked, by name.
+pub async fn list<'e>(executor: impl PgExecutor<'e>, blocker: Uuid) -> sqlx::Result<Vec<Blocked>> {
+    sqlx::query_as(
+        "SELECT b.blocked_id AS user_id, u.username, b.created_at
+           FROM user_blocks b JOIN users u ON u.id = b.blocked_id
+          WHERE b.blocker_id = $1 ORDER BY u.username_key",
+    )
+    .bind(blocker)
+    .fetch_all(executor)
+    .await
+}
+
+/// Whether either of the two users blocked the other.
+pub async fn between(conn: &mut PgConnection, a: Uuid, b: Uuid) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM user_blocks
+                         WHERE (blocker_id = $1 AND blocked_id = $2)
+                            OR (blocker_id = $2 AND blocked_id = $1))",
+    )
+    .bind(a)
+    .bind(b)
+    .fetch_one(conn)
+    .await
+}
+
+/// Whether `user` and any player seated in the game blocked one another, either way.
+pub async fn with_seated(conn: &mut PgConnection, game_id: Uuid, user: Uuid) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM game_seats s JOIN user_blocks b
+                           ON (b.blocker_id = s.user_id AND b.blocked_id = $2)
+                           OR (b.blocker_id = $2 AND b.blocked_id = s.user_id)
+                         WHERE s.game_id = $1)",
+    )
+    .bind(game_id)
+    .bind(user)
+    .fetch_one(conn)
+    .await
+}
