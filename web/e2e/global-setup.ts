@@ -53,6 +53,9 @@ export default async function globalSetup() {
     await new Promise((r) => setTimeout(r, 250));
   }
   process.env.KONTOR_E2E_URL = url;
+  // Without SMTP the server writes each mail as an .eml file in <data>/mail (account.spec.ts
+  // follows the links in them).
+  process.env.KONTOR_E2E_MAIL_DIR = join(dataDir, 'mail');
   return async () => {
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
