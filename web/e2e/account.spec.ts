@@ -1,7 +1,8 @@
 // An account through the page and its mail: the verification link from the sign-up mail
 // verifies the address; the profile's language switches the page; a forgotten password is
-// reset by the mailed link (and the old one stops working); an account is deleted after its
-// password and a confirmation, and signs in no more. Mail arrives as .eml files (the test
+// reset by the mailed link (and the old one stops working); the sign-ins are listed and the
+// others ended, and the password changed; an account is deleted after its password and a
+// confirmation, and signs in no more. Mail arrives as .eml files (the test
 // server has no SMTP), read as a mail client would.
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -107,4 +108,40 @@ test('an account is deleted after its password and a confirmation', async ({ bro
   await expect(page.getByTestId('signed-in-as')).toHaveCount(0);
   expect(await logsIn(request, cleo.name, passwordOf(cleo.name))).toBe(401);
   await cleo.context.close();
+});
+
+test('the sign-ins are listed, others are ended from one, and the password is changed', async ({ browser, request }) => {
+  const dora = await signUp(browser, 'dora');
+  // A second sign-in, in another browser.
+  const other = await browser.newContext();
+  const elsewhere = await other.newPage();
+  await elsewhere.goto('/signin');
+  await elsewhere.getByLabel('Username').fill(dora.name);
+  await elsewhere.getByLabel('Password').fill(passwordOf(dora.name));
+  await elsewhere.getByRole('button', { name: 'Sign in' }).click();
+  await expect(elsewhere.getByTestId('signed-in-as')).toHaveText(dora.name);
+
+  const { page } = dora;
+  await page.goto('/settings');
+  const sessions = page.getByTestId('sessions');
+  await expect(sessions.getByTestId('session-row')).toHaveCount(2);
+  await expect(sessions.getByTestId('session-row').filter({ hasText: 'this device' })).toHaveCount(1);
+  await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+  await page.getByRole('button', { name: 'Yes' }).click();
+  await expect(sessions.getByTestId('session-row')).toHaveCount(1);
+  // The other browser's sign-in is over: after a reload it is signed out.
+  await elsewhere.reload();
+  await expect(elsewhere.getByRole('link', { name: 'Sign in' })).toBeVisible();
+  await expect(elsewhere.getByTestId('signed-in-as')).toHaveCount(0);
+
+  const form = page.getByTestId('password');
+  const fresh = `${passwordOf(dora.name)} under a new moon`;
+  await form.getByLabel('Current password').fill(passwordOf(dora.name));
+  await form.getByLabel('New password').fill(fresh);
+  await form.getByRole('button', { name: 'Change the password' }).click();
+  await expect(page.getByText('Changed. 0 other sign-in(s) ended.')).toBeVisible();
+  expect(await logsIn(request, dora.name, passwordOf(dora.name))).toBe(401);
+  expect(await logsIn(request, dora.name, fresh)).toBe(200);
+  await dora.context.close();
+  await other.close();
 });
