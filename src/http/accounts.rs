@@ -52,14 +52,24 @@ pub struct UserProfile {
     pub time_zone: String,
 }
 
+/// What a caller whose account is gone (deleted since the token was issued) is told.
+pub(super) fn account_gone() -> ApiError {
+    ApiError::unauthorized(
+        ErrorCode::InvalidToken,
+        "the token's account does not exist",
+    )
+}
+
+/// The caller's account (401 if it no longer exists).
+pub(super) async fn own_account(state: &AppState, user: Uuid) -> Result<users::Account, ApiError> {
+    users::account(&state.pool, user)
+        .await?
+        .ok_or_else(account_gone)
+}
+
 /// The profile of the caller's account (401 if it no longer exists).
 pub(super) async fn profile_of(state: &AppState, user: Uuid) -> Result<UserProfile, ApiError> {
-    let account = users::account(&state.pool, user).await?.ok_or_else(|| {
-        ApiError::unauthorized(
-            ErrorCode::InvalidToken,
-            "the token's account does not exist",
-        )
-    })?;
+    let account = own_account(state, user).await?;
     let pending_email = mail_tokens::open_verification(&state.pool, user, state.config.clock.now())
         .await?
         .filter(|address| identity::key(address) != identity::key(&account.email));

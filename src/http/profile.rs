@@ -1,11 +1,10 @@
 //! The account's profile (display name, language, time zone), its deletion, the export of
 //! everything stored about the caller, and blocking other players.
 
-use super::accounts::{ApiTokenInfo, UserProfile, profile_of};
+use super::accounts::{ApiTokenInfo, UserProfile, account_gone, profile_of};
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
-use super::{AppState, Json, client_address, text};
-use crate::auth::{self, throttle};
+use super::{AppState, Json, text};
 use crate::notify::language::Language;
 use crate::notify::{Preferences, prefs};
 use crate::service::accounts::delete_account;
@@ -101,13 +100,6 @@ pub async fn put_profile(
     Ok(Json(profile_of(&state, caller.user_id).await?))
 }
 
-fn account_gone() -> ApiError {
-    ApiError::unauthorized(
-        ErrorCode::InvalidToken,
-        "the token's account does not exist",
-    )
-}
-
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"password": "correct horse battery"}))]
@@ -149,62 +141,14 @@ pub async fn delete_me(
     body: Json<DeleteAccountRequest>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
-    confirm_password(&state, &req, caller.user_id, body.into_inner().password).await?;
+    let password = body.into_inner().password;
+    super::security::check_own_password(&state, &req, caller.user_id, "password", password).await?;
     let deleted = delete_account(&state.pool, &state.config.clock, caller.user_id).await?;
     if deleted.is_none() {
         return Err(account_gone());
     }
     state.known_users.forget(caller.user_id);
     Ok(HttpResponse::NoContent().finish())
-}
-
-/// Checks the caller's password again (throttled exactly as logins are, and counted with
-/// them): `wrong_password` if it is not the account's.
-async fn confirm_password(
-    state: &AppState,
-    req: &HttpRequest,
-    user: Uuid,
-    password: String,
-) -> Result<(), ApiError> {
-    if password.len() > auth::password::MAX_PASSWORD_BYTES {
-        return Err(ApiError::unprocessable(
-            ErrorCode::InvalidField,
-            format!(
-                "a password has at most {} bytes",
-                auth::password::MAX_PASSWORD_BYTES
-            ),
-        )
-        .with("field", "password"));
-    }
-    let config = &state.config;
-    let address = client_address(req);
-    let subjects = throttle::subjects(
-        &throttle::Account::Known(user),
-        address.as_deref(),
-        config.login_max_failures,
-        config.login_max_failures_per_address,
-    );
-    if let Err(wait) = throttle::check(&state.pool, &subjects, config.login_window).await? {
-        return Err(ApiError::too_many_requests(
-            wait,
-            format!("too many failed passwords; try again in {wait} seconds"),
-        ));
-    }
-    let hash = users::password_hash(&state.pool, user)
-        .await?
-        .ok_or_else(account_gone)?;
-    let ok = web::block(move || auth::verify_password(&hash, &password))
-        .await
-        .map_err(ApiError::internal)?;
-    if !ok {
-        throttle::record_failure(&state.pool, &subjects, config.login_window).await?;
-        return Err(ApiError::forbidden(
-            ErrorCode::WrongPassword,
-            "the password is wrong",
-        ));
-    }
-    throttle::clear(&state.pool, &subjects[0].0).await?;
-    Ok(())
 }
 
 /// A vacation, as the export lists it.

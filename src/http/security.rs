@@ -6,6 +6,7 @@
 //! instance's clock. A token that is unknown or damaged, used or replaced, or expired is
 //! refused with its own code and changes nothing.
 
+use super::accounts::own_account;
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json, client_address, text};
@@ -132,8 +133,9 @@ fn judge(
 }
 
 /// Checks the caller's own password, as a login would: throttled per account and client
-/// address, and a wrong one counts as a failed login.
-async fn check_own_password(
+/// address, and a wrong one counts as a failed login. `field` names the member it came in
+/// (`current_password`, `password`), in the refusal's `field` and its words.
+pub(super) async fn check_own_password(
     state: &AppState,
     req: &HttpRequest,
     user_id: Uuid,
@@ -169,10 +171,11 @@ async fn check_own_password(
         .map_err(ApiError::internal)?;
     if !ok {
         throttle::record_failure(&state.pool, &subjects, config.login_window).await?;
-        return Err(
-            ApiError::forbidden(ErrorCode::WrongPassword, "the current password is wrong")
-                .with("field", field),
-        );
+        return Err(ApiError::forbidden(
+            ErrorCode::WrongPassword,
+            format!("the {} is wrong", field.replace('_', " ")),
+        )
+        .with("field", field));
     }
     throttle::clear(&state.pool, &subjects[0].0).await?;
     Ok(())
@@ -193,15 +196,6 @@ async fn new_password_hash(
     })
     .await
     .map_err(ApiError::internal)?
-}
-
-async fn own_account(state: &AppState, user_id: Uuid) -> Result<users::Account, ApiError> {
-    users::account(&state.pool, user_id).await?.ok_or_else(|| {
-        ApiError::unauthorized(
-            ErrorCode::InvalidToken,
-            "the token's account does not exist",
-        )
-    })
 }
 
 // ---------------------------------------------------------------------------------------
