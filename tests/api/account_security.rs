@@ -2,44 +2,20 @@
 //! links, no game mail to unverified addresses, password reset by mail, changing the
 //! password and the address, and the list of logins.
 
-use crate::smtp::{Received, SmtpSink, links};
+use crate::smtp::{Received, links};
 use crate::support::*;
-use kontor::notify::Notifier;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::time::Duration;
 
-struct Fixture {
-    app: TestApp,
-    sink: SmtpSink,
-    notifier: Notifier,
-}
+type Fixture = MailedApp;
 
 async fn fixture(extra: &[(&str, &str)]) -> Fixture {
-    let sink = SmtpSink::start().await;
-    let mut settings: HashMap<String, String> = [
-        ("KONTOR_SMTP_URL".to_string(), sink.url()),
-        (
-            "KONTOR_MAIL_FROM".to_string(),
-            "Kontor <kontor@kontor.test>".to_string(),
-        ),
-        (
-            "KONTOR_BASE_URL".to_string(),
-            "https://kontor.test".to_string(),
-        ),
-    ]
-    .into_iter()
-    .collect();
-    for (k, v) in extra {
-        settings.insert(k.to_string(), v.to_string());
-    }
-    let app = spawn_app_with(AppOptions { settings }).await;
-    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
-    Fixture {
-        app,
-        sink,
-        notifier,
-    }
+    let mut settings = vec![
+        ("KONTOR_MAIL_FROM", "Kontor <kontor@kontor.test>"),
+        ("KONTOR_BASE_URL", "https://kontor.test"),
+    ];
+    settings.extend_from_slice(extra);
+    spawn_mailed_app(&settings).await
 }
 
 impl Fixture {

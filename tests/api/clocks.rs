@@ -4,7 +4,6 @@ use crate::bots;
 use crate::smtp::SmtpSink;
 use crate::support::*;
 use futures_util::future::join;
-use kontor::notify::Notifier;
 use serde_json::{Value, json};
 use std::time::Duration;
 use uuid::Uuid;
@@ -12,28 +11,10 @@ use uuid::Uuid;
 /// A server with a real SMTP receiver and its notifier to deliver mail on demand. Its clocks
 /// are production's (a minute per move at the least): the tests move the server's clock on
 /// (`w.app.clock.advance`) rather than wait.
-struct World {
-    app: TestApp,
-    sink: SmtpSink,
-    notifier: Notifier,
-}
+type World = MailedApp;
 
 async fn world() -> World {
-    let sink = SmtpSink::start().await;
-    let settings = [
-        ("KONTOR_SMTP_URL", sink.url()),
-        ("KONTOR_MAIL_FROM", "kontor@kontor.test".to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    let app = spawn_app_with(AppOptions { settings }).await;
-    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
-    World {
-        app,
-        sink,
-        notifier,
-    }
+    spawn_mailed_app(&[]).await
 }
 
 async fn players(app: &TestApp, names: &[&str]) -> Vec<User> {

@@ -3,9 +3,7 @@
 //! the old account.
 
 use crate::bots;
-use crate::smtp::SmtpSink;
 use crate::support::*;
-use kontor::notify::Notifier;
 use serde_json::{Value, json};
 use std::time::Duration;
 use uuid::Uuid;
@@ -13,28 +11,10 @@ use uuid::Uuid;
 /// The player who leaves: a name and an address that occur nowhere else.
 const LEAVER: &str = "quentin";
 
-struct World {
-    app: TestApp,
-    sink: SmtpSink,
-    notifier: Notifier,
-}
+type World = MailedApp;
 
 async fn world() -> World {
-    let sink = SmtpSink::start().await;
-    let settings = [
-        ("KONTOR_SMTP_URL", sink.url()),
-        ("KONTOR_MAIL_FROM", "kontor@kontor.test".to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    let app = spawn_app_with(AppOptions { settings }).await;
-    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
-    World {
-        app,
-        sink,
-        notifier,
-    }
+    spawn_mailed_app(&[]).await
 }
 
 /// Fails if `text` names the leaver by username or address (in any letter case).

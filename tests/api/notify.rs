@@ -13,11 +13,7 @@ use uuid::Uuid;
 
 const FROM: &str = "Kontor <kontor@kontor.test>";
 
-struct Fixture {
-    app: TestApp,
-    sink: SmtpSink,
-    notifier: Notifier,
-}
+type Fixture = MailedApp;
 
 fn settings(pairs: &[(&str, &str)]) -> HashMap<String, String> {
     pairs
@@ -28,22 +24,13 @@ fn settings(pairs: &[(&str, &str)]) -> HashMap<String, String> {
 
 /// A server whose mail goes to a fresh SMTP sink, and a notifier to drive delivery by hand.
 async fn fixture(extra: &[(&str, &str)]) -> Fixture {
-    let sink = SmtpSink::start().await;
-    let url = sink.url();
-    let mut all = settings(&[
-        ("KONTOR_SMTP_URL", &url),
+    let mut all = vec![
         ("KONTOR_MAIL_FROM", FROM),
         ("KONTOR_MAIL_RETRY_BASE", "0.2"),
         ("KONTOR_MAIL_LEASE", "30"),
-    ]);
-    all.extend(settings(extra));
-    let app = spawn_app_with(AppOptions { settings: all }).await;
-    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
-    Fixture {
-        app,
-        sink,
-        notifier,
-    }
+    ];
+    all.extend_from_slice(extra);
+    spawn_mailed_app(&all).await
 }
 
 /// Enqueues in a transaction of its own and commits.

@@ -1,11 +1,9 @@
 //! Profiles (display name, language, time zone), mail in the recipient's language, the export
 //! of one's data, and blocking.
 
-use crate::smtp::SmtpSink;
 use crate::support::*;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use kontor::notify::Notifier;
 use serde_json::json;
 
 #[tokio::test]
@@ -157,16 +155,11 @@ fn decode_words(header: &str) -> String {
 
 #[tokio::test]
 async fn a_japanese_players_turn_mail_arrives_in_japanese_with_its_unsubscribe_headers() {
-    let sink = SmtpSink::start().await;
-    let settings = [
-        ("KONTOR_SMTP_URL", sink.url()),
-        ("KONTOR_MAIL_FROM", "kontor@kontor.test".to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    let app = spawn_app_with(AppOptions { settings }).await;
-    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
+    let MailedApp {
+        app,
+        sink,
+        notifier,
+    } = spawn_mailed_app(&[]).await;
     let mut table = Vec::new();
     for name in ["anna", "bert", "cleo"] {
         let user = app.register(name).await;
@@ -360,17 +353,11 @@ async fn a_block_stops_invitations_and_joins_both_ways() {
 async fn the_digest_comes_at_the_digest_hour_of_each_recipients_own_time_zone() {
     use chrono::{TimeZone, Utc};
     use kontor::notify::{Notice, NoticeKind};
-    let sink = SmtpSink::start().await;
-    let settings = [
-        ("KONTOR_SMTP_URL", sink.url()),
-        ("KONTOR_MAIL_FROM", "kontor@kontor.test".to_string()),
-        ("KONTOR_DIGEST_HOUR", "7".to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    let app = spawn_app_with(AppOptions { settings }).await;
-    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
+    let MailedApp {
+        app,
+        sink: _sink,
+        notifier,
+    } = spawn_mailed_app(&[("KONTOR_DIGEST_HOUR", "7")]).await;
     let mut users = Vec::new();
     for (name, zone) in [
         ("tokyo", "Asia/Tokyo"),

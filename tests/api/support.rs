@@ -138,6 +138,34 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(AppOptions::default()).await
 }
 
+/// A test server whose mail goes to a fresh real SMTP receiver, and a notifier to deliver it
+/// on demand. Mail comes from `kontor@kontor.test` unless `extra` (settings, applied last)
+/// says otherwise.
+pub struct MailedApp {
+    pub app: TestApp,
+    pub sink: crate::smtp::SmtpSink,
+    pub notifier: kontor::notify::Notifier,
+}
+
+pub async fn spawn_mailed_app(extra: &[(&str, &str)]) -> MailedApp {
+    let sink = crate::smtp::SmtpSink::start().await;
+    let mut settings: HashMap<String, String> = HashMap::from([
+        ("KONTOR_SMTP_URL".to_string(), sink.url()),
+        (
+            "KONTOR_MAIL_FROM".to_string(),
+            "kontor@kontor.test".to_string(),
+        ),
+    ]);
+    settings.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let app = spawn_app_with(AppOptions { settings }).await;
+    let notifier = kontor::notify::Notifier::new(app.pool.clone(), &app.config).unwrap();
+    MailedApp {
+        app,
+        sink,
+        notifier,
+    }
+}
+
 pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     spawn_app_configured(options, |_| {}).await
 }
