@@ -4,22 +4,11 @@
 //! and the script plays whole games of both kinds against a test server until it has sent
 //! every command type of each game.
 
-use crate::support::spawn_app;
+use crate::support::{run, spawn_app};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Output;
-
-fn run(command: &mut std::process::Command, what: &str) -> Output {
-    let output = command.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(
-        output.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
+use std::process::Command;
 
 /// Each game's command types, from the description's discriminator mappings.
 fn command_types(spec: &Value) -> BTreeMap<String, BTreeSet<String>> {
@@ -47,17 +36,16 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
         venv.display()
     );
     let work = std::env::temp_dir().join(format!("kontor-client-{}", uuid::Uuid::now_v7()));
-    run(
-        std::process::Command::new(venv.join("openapi-python-client"))
-            .arg("generate")
-            .arg("--path")
-            .arg(root.join("openapi/openapi.json"))
-            .arg("--output-path")
-            .arg(&work)
-            .arg("--meta")
-            .arg("none"),
-        "openapi-python-client",
-    );
+    let mut generate = Command::new(venv.join("openapi-python-client"));
+    generate
+        .arg("generate")
+        .arg("--path")
+        .arg(root.join("openapi/openapi.json"))
+        .arg("--output-path")
+        .arg(&work)
+        .arg("--meta")
+        .arg("none");
+    run(generate, "openapi-python-client");
     // `--meta none` writes the package itself; the script imports it by its name.
     let packages = work.parent().unwrap().join(format!(
         "{}-packages",
@@ -66,13 +54,11 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
     std::fs::create_dir_all(&packages).unwrap();
     std::fs::rename(&work, packages.join("kontor_api_client")).unwrap();
     let script = root.join("tests/client/play.py");
-    run(
-        std::process::Command::new(venv.join("mypy"))
-            .args(["--strict", "--follow-imports=silent", "--no-incremental"])
-            .arg(&script)
-            .env("MYPYPATH", &packages),
-        "mypy --strict on the script",
-    );
+    let mut mypy = Command::new(venv.join("mypy"));
+    mypy.args(["--strict", "--follow-imports=silent", "--no-incremental"])
+        .arg(&script)
+        .env("MYPYPATH", &packages);
+    run(mypy, "mypy --strict on the script");
 
     let spec: Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("openapi/openapi.json")).unwrap())

@@ -113,18 +113,6 @@ fn wait_exit(child: &mut Child, what: &str) -> std::process::ExitStatus {
     }
 }
 
-fn run(mut command: Command, what: &str) -> Output {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{what} failed ({}): {}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
 /// Registers `name` and logs in; the access token.
 async fn register(client: &reqwest::Client, base: &str, name: &str) -> String {
     let password = password_of(name);

@@ -658,3 +658,17 @@ pub async fn read(response: reqwest::Response) -> Reply {
         text,
     }
 }
+
+/// Runs a command to its end and returns what it printed; fails the test, with its output, if
+/// it does not succeed.
+pub fn run(mut command: std::process::Command, what: &str) -> std::process::Output {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{what} failed ({}): {}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
