@@ -192,6 +192,23 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
     )
     .await;
     assert_eq!(failures, 1, "a wrong password counts as a failed login");
+    // A reset link asked for: a mailed token and a mail counter of the account's, which the
+    // deletion must take with it.
+    w.app
+        .post("/auth/password/forgot")
+        .json(&json!({"login": LEAVER}))
+        .send()
+        .await
+        .assert_ok();
+    assert_eq!(
+        count(
+            &w.app,
+            "SELECT count(*) FROM mail_tokens WHERE user_id = $1 AND purpose = 'reset_password'",
+            leaver.id
+        )
+        .await,
+        1
+    );
     let version_before = before["version"].as_i64().unwrap();
     let reply = w
         .app
@@ -238,6 +255,9 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
         ("game_invitations", "SELECT count(*) FROM game_invitations WHERE user_id = $1"),
         ("live_presence", "SELECT count(*) FROM live_presence WHERE user_id = $1"),
         ("login_failures", "SELECT count(*) FROM login_failures WHERE subject = 'account:' || $1::text"),
+        ("mail_tokens", "SELECT count(*) FROM mail_tokens WHERE user_id = $1"),
+        ("login_sessions", "SELECT count(*) FROM login_sessions WHERE user_id = $1"),
+        ("mail counters", "SELECT count(*) FROM login_failures WHERE subject LIKE 'mail:%:' || $1::text"),
         (
             "users (personal columns)",
             "SELECT count(*) FROM users WHERE id = $1 AND (email IS NOT NULL OR password_hash IS NOT NULL
@@ -255,6 +275,24 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
             .unwrap();
     assert_anonymous("the account row", &format!("{row:?}"));
     let placeholder = row.0;
+    // "Forgot password" answers for the placeholder as for any name, and mails nothing.
+    for login in [placeholder.clone(), LEAVER.to_string()] {
+        w.app
+            .post("/auth/password/forgot")
+            .json(&json!({"login": login}))
+            .send()
+            .await
+            .assert_ok();
+    }
+    assert_eq!(
+        count(
+            &w.app,
+            "SELECT count(*) FROM mail_tokens WHERE user_id = $1",
+            leaver.id
+        )
+        .await,
+        0
+    );
 
     // Open games: the one it created is cancelled, its seat in the other given up.
     let own = get(&w.app, &anna, &format!("/games/{own_open}")).await;
