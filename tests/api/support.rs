@@ -176,6 +176,11 @@ pub async fn spawn_app_configured(
     options: AppOptions,
     configure: impl FnOnce(&mut Config),
 ) -> TestApp {
+    // The metrics recorder is the process's, and every test server counts into it. Installed
+    // before the first server, it sees every stream open and close: installed later (by the
+    // first test that serves metrics), it would count the closing of streams opened before it
+    // and the open-streams gauge of a test would be off by the others' streams.
+    kontor::telemetry::install();
     // KONTOR_TEST_LOG=info (or any filter) shows the servers' logs while debugging a test.
     if let Ok(filter) = std::env::var("KONTOR_TEST_LOG") {
         let _ = tracing_subscriber::fmt()
