@@ -5,6 +5,7 @@ use crate::games::{Actor, BotLevel, GameKind, GameRng, Rules, Viewer};
 use crate::with_rules;
 use actix_web::{App, get};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use utoipa::openapi::OpenApi as Spec;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
@@ -1041,6 +1042,9 @@ fn prefix_of(kind: &str) -> String {
     pascal(kind)
 }
 
+/// The game's five schemas, named by their part alone (`FlyingDutchman.Command`).
+const GAME_PARTS: [&str; 5] = ["Options", "Command", "Event", "View", "Legal"];
+
 /// Adds a game's Options, Command, Event, View and Legal schemas (and all they refer to)
 /// under names prefixed with the game, so that two games' `Command` types never collide.
 fn add_game_schemas<R: Rules>(spec: &mut Value) {
@@ -1051,14 +1055,57 @@ fn add_game_schemas<R: Rules>(spec: &mut Value) {
     collect::<R::Event>("Event", &mut collected);
     collect::<R::View>("View", &mut collected);
     collect::<R::Legal>("Legal", &mut collected);
-    let names: Vec<String> = collected.iter().map(|(n, _)| n.clone()).collect();
+    let names: HashMap<String, String> = collected
+        .iter()
+        .map(|(name, _)| {
+            (
+                name.clone(),
+                format!("{prefix}.{}", local_name(R::KIND, name)),
+            )
+        })
+        .collect();
+    let distinct: std::collections::HashSet<&String> = names.values().collect();
+    assert_eq!(
+        distinct.len(),
+        names.len(),
+        "two of {prefix}'s types share a name"
+    );
     let schemas = spec
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
         .expect("the spec has component schemas");
+    // A type both parts refer to (a colour) is collected with each: the same schema.
     for (name, mut schema) in collected {
-        rename_refs(&mut schema, &names, &prefix);
-        schemas.insert(format!("{prefix}.{name}"), schema);
+        rename_refs(&mut schema, &names);
+        schemas.insert(names[&name].clone(), schema);
+    }
+}
+
+/// A game's own type under the game's prefix, without the game's name repeated: the Rust
+/// types are `FdOffer` and `SteelDriverCompany`, the schemas `FlyingDutchman.Offer` and
+/// `SteelDriver.Company` (so generated clients get `FlyingDutchmanOffer`, not
+/// `FlyingDutchmanFdOffer`). The options every game stores, with each default filled in, are
+/// `FullOptions`: `Options` is what a request may send (no option required).
+fn local_name(kind: &str, name: &str) -> String {
+    if GAME_PARTS.contains(&name) {
+        return name.to_string();
+    }
+    let initials: String = kind
+        .split('-')
+        .filter_map(|word| word.chars().next())
+        .collect();
+    let initials = pascal(&initials);
+    let local = [prefix_of(kind), initials]
+        .iter()
+        .find_map(|game| {
+            name.strip_prefix(game.as_str())
+                .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+        })
+        .unwrap_or(name);
+    if GAME_PARTS.contains(&local) {
+        format!("Full{local}")
+    } else {
+        local.to_string()
     }
 }
 
@@ -1071,20 +1118,20 @@ fn collect<T: ToSchema>(name: &str, into: &mut Vec<(String, Value)>) {
     into.extend(nested.into_iter().map(|(n, s)| (n.to_string(), as_json(s))));
 }
 
-fn rename_refs(value: &mut Value, names: &[String], prefix: &str) {
+fn rename_refs(value: &mut Value, names: &HashMap<String, String>) {
     match value {
         Value::Object(map) => {
             if let Some(Value::String(reference)) = map.get_mut("$ref")
                 && let Some(name) = reference.strip_prefix("#/components/schemas/")
-                && names.iter().any(|n| n == name)
+                && let Some(renamed) = names.get(name)
             {
-                *reference = format!("#/components/schemas/{prefix}.{name}");
+                *reference = format!("#/components/schemas/{renamed}");
             }
             for child in map.values_mut() {
-                rename_refs(child, names, prefix);
+                rename_refs(child, names);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| rename_refs(v, names, prefix)),
+        Value::Array(items) => items.iter_mut().for_each(|v| rename_refs(v, names)),
         _ => {}
     }
 }

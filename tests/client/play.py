@@ -41,11 +41,11 @@ from kontor_api_client.models import (
     FlyingDutchmanDeclineIncomeType,
     FlyingDutchmanDropOut,
     FlyingDutchmanDropOutType,
-    FlyingDutchmanFdBidHorseshoe,
-    FlyingDutchmanFdCommandKind,
-    FlyingDutchmanFdDecision,
-    FlyingDutchmanFdPaymentTerm,
-    FlyingDutchmanFdSign,
+    FlyingDutchmanBidHorseshoe,
+    FlyingDutchmanCommandKind,
+    FlyingDutchmanDecision,
+    FlyingDutchmanPaymentTerm,
+    FlyingDutchmanSign,
     FlyingDutchmanLegal,
     FlyingDutchmanMakeOffer,
     FlyingDutchmanMakeOfferType,
@@ -177,10 +177,10 @@ def fd_command(
     """One of the commands `legal` offers, with arguments taken from it."""
     offered = set(legal.commands)
     decision = legal.decision
-    K = FlyingDutchmanFdCommandKind
-    if decision != FlyingDutchmanFdDecision.NEGOTIATE:
+    K = FlyingDutchmanCommandKind
+    if decision != FlyingDutchmanDecision.NEGOTIATE:
         turns.pop(seat, None)
-    if decision == FlyingDutchmanFdDecision.ACTION:
+    if decision == FlyingDutchmanDecision.ACTION:
         if K.USE_KONTOR in offered and rng.random() < 0.2:
             return FlyingDutchmanUseKontor(type_=FlyingDutchmanUseKontorType.USE_KONTOR)
         if K.USE_SMITH in offered and rng.random() < 0.2:
@@ -188,26 +188,26 @@ def fd_command(
         if K.PASS in offered and (K.BID not in offered or rng.random() < 0.5):
             return FlyingDutchmanPass(type_=FlyingDutchmanPassType.PASS)
         return fd_bid(legal, rng)
-    if decision == FlyingDutchmanFdDecision.EXTRA_ROUND:
+    if decision == FlyingDutchmanDecision.EXTRA_ROUND:
         if K.BID in offered and rng.random() < 0.5:
             return fd_bid(legal, rng)
         return FlyingDutchmanDropOut(type_=FlyingDutchmanDropOutType.DROP_OUT)
-    if decision == FlyingDutchmanFdDecision.RETURN_SHARES:
+    if decision == FlyingDutchmanDecision.RETURN_SHARES:
         return FlyingDutchmanReturnShares(
             type_=FlyingDutchmanReturnSharesType.RETURN_SHARES,
             cards=rng.sample(legal.returnable, 2),
         )
-    if decision == FlyingDutchmanFdDecision.MOVE:
+    if decision == FlyingDutchmanDecision.MOVE:
         return FlyingDutchmanMove(type_=FlyingDutchmanMoveType.MOVE, to=rng.choice(legal.destinations))
-    if decision == FlyingDutchmanFdDecision.DECLARE:
+    if decision == FlyingDutchmanDecision.DECLARE:
         return FlyingDutchmanDeclare(
             type_=FlyingDutchmanDeclareType.DECLARE, to=rng.choice(legal.destinations)
         )
-    if decision == FlyingDutchmanFdDecision.NEGOTIATE:
+    if decision == FlyingDutchmanDecision.NEGOTIATE:
         turn, patience = turns.get(seat, (0, rng.choice([1, 10, 10])))
         turns[seat] = (turn + 1, patience)
         return fd_negotiate(legal, seat, turn, patience, rng)
-    if decision == FlyingDutchmanFdDecision.ISLAND_INCOME:
+    if decision == FlyingDutchmanDecision.ISLAND_INCOME:
         if legal.income and rng.random() < 0.8:
             return FlyingDutchmanTakeIncome(
                 type_=FlyingDutchmanTakeIncomeType.TAKE_INCOME, colour=rng.choice(legal.income).colour
@@ -222,17 +222,17 @@ def fd_bid(legal: FlyingDutchmanLegal, rng: random.Random) -> FlyingDutchmanBid:
     silver = sorted((h for h in legal.horseshoes if not h.gold), key=lambda h: h.value)
     gold = [h for h in legal.horseshoes if h.gold]
     if silver and rng.random() < 0.5:
-        lowest = FlyingDutchmanFdBidHorseshoe(value=silver[0].value, sign=FlyingDutchmanFdSign.PLUS)
+        lowest = FlyingDutchmanBidHorseshoe(value=silver[0].value, sign=FlyingDutchmanSign.PLUS)
         return FlyingDutchmanBid(type_=FlyingDutchmanBidType.BID, horseshoes=[lowest])
     picks = rng.sample(silver, min(len(silver), rng.randint(1, 2)))
     if gold and (not picks or rng.random() < 0.3):
         picks = picks[:1] + [rng.choice(gold)]
     horseshoes = [
-        FlyingDutchmanFdBidHorseshoe(
+        FlyingDutchmanBidHorseshoe(
             value=h.value,
-            sign=FlyingDutchmanFdSign.PLUS
+            sign=FlyingDutchmanSign.PLUS
             if h.gold or rng.random() < 0.7
-            else FlyingDutchmanFdSign.MINUS,
+            else FlyingDutchmanSign.MINUS,
         )
         for h in picks
     ]
@@ -243,7 +243,7 @@ def fd_negotiate(legal: FlyingDutchmanLegal, seat: int, turn: int, patience: int
     """The seat's `turn`-th command of this negotiation: an offer, a rejection of another's,
     taking its own back and offering anew, then acceptances, and no agreement once its
     `patience` is spent; so every negotiation command is sent and every negotiation ends."""
-    K = FlyingDutchmanFdCommandKind
+    K = FlyingDutchmanCommandKind
     offered = set(legal.commands)
     if turn >= patience:
         return FlyingDutchmanNoAgreement(type_=FlyingDutchmanNoAgreementType.NO_AGREEMENT)
@@ -262,7 +262,7 @@ def fd_negotiate(legal: FlyingDutchmanLegal, seat: int, turn: int, patience: int
         payments = []
         if legal.payees and to.available > 0:
             payments.append(
-                FlyingDutchmanFdPaymentTerm(seat=rng.choice(legal.payees), amount=rng.randint(1, min(5, to.available)))
+                FlyingDutchmanPaymentTerm(seat=rng.choice(legal.payees), amount=rng.randint(1, min(5, to.available)))
             )
         return FlyingDutchmanMakeOffer(type_=FlyingDutchmanMakeOfferType.MAKE_OFFER, to=to.to, payments=payments)
     if K.WITHDRAW_OFFER in offered and mine:

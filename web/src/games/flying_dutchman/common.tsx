@@ -14,15 +14,15 @@ export type Legal = Schemas['FlyingDutchman.Legal'];
 export type Command = Schemas['FlyingDutchman.Command'];
 export type Options = Schemas['FlyingDutchman.Options'];
 export type FdEvent = Schemas['FlyingDutchman.Event'];
-export type Colour = Schemas['FlyingDutchman.FdColour'];
-export type Space = Schemas['FlyingDutchman.FdSpace'];
-export type BoardData = Schemas['FlyingDutchman.FdBoard'];
-export type BidHorseshoe = Schemas['FlyingDutchman.FdBidHorseshoe'];
-export type Offer = Schemas['FlyingDutchman.FdOffer'];
-export type PlayerView = Schemas['FlyingDutchman.FdPlayerView'];
-export type Step = Schemas['FlyingDutchman.FdStep'];
-export type MoveReason = Schemas['FlyingDutchman.FdMoveReason'];
-export type EndReason = Schemas['FlyingDutchman.FdEndReason'];
+export type Colour = Schemas['FlyingDutchman.Colour'];
+export type Space = Schemas['FlyingDutchman.Space'];
+export type BoardData = Schemas['FlyingDutchman.Board'];
+export type BidHorseshoe = Schemas['FlyingDutchman.BidHorseshoe'];
+export type Offer = Schemas['FlyingDutchman.Offer'];
+export type PlayerView = Schemas['FlyingDutchman.PlayerView'];
+export type Step = Schemas['FlyingDutchman.Step'];
+export type MoveReason = Schemas['FlyingDutchman.MoveReason'];
+export type EndReason = Schemas['FlyingDutchman.EndReason'];
 
 interface ColourInfo {
   /** Fill on the board and on cards. */
