@@ -16,7 +16,7 @@ const MIN_DEADLINE_MIN = 1;
 const MAX_DEADLINE_MIN = 20_160; // 14 days, the server's limit (1 209 600 s)
 
 const msgs = defineMessages({
-  title: { en: 'The Flying Dutchman: options', ja: 'フライング・ダッチマンの設定' },
+  title: { en: 'The Flying Dutchman: options', ja: 'さまよえるオランダ人の設定' },
   edition: { en: 'Edition', ja: '版' },
   editionHelp: {
     en: 'Only the starting money differs.',
