@@ -1,5 +1,5 @@
-//! Authenticating a bearer token: an access token (a JWT of a user who still exists), or an
-//! API token (a row that is neither revoked nor expired). It takes what it needs (the pool,
+//! Authenticating a bearer token: an access token (a JWT of a user who still exists, from a
+//! login that was not ended), or an API token (a row that is neither revoked nor expired). It takes what it needs (the pool,
 //! the keys, this instance's memory of known users); reading the token from a request is the
 //! HTTP layer's `Caller` extractor.
 
@@ -41,6 +41,10 @@ pub enum Error {
     /// A validly signed access token of an account that no longer exists.
     #[error("the account of this access token no longer exists")]
     AccountGone,
+    /// A validly signed access token of a login that was ended (logged out, ended from
+    /// another device, or by a password change or reset).
+    #[error("the login of this access token was ended; sign in again")]
+    LoginEnded,
     #[error("this API token is unknown, revoked or expired")]
     UnknownApiToken,
     /// The database cannot be reached (transient: retry later).
@@ -76,7 +80,7 @@ pub async fn authenticate(
     }
     match jwt.verify_session(token) {
         Ok((user_id, session)) => {
-            ensure_user_exists(pool, known_users, user_id).await?;
+            ensure_signed_in(pool, known_users, user_id, session).await?;
             Ok(Identity {
                 user_id,
                 credential: Credential::Session,
@@ -88,75 +92,88 @@ pub async fn authenticate(
     }
 }
 
-/// How many user ids an instance remembers as existing.
+/// How many signed-in users (user and login) an instance remembers.
 const KNOWN_USERS_CAPACITY: usize = 100_000;
-/// How long a user once found is trusted to exist without looking again.
+/// How long a user and login once found in good standing are trusted without looking again.
 const KNOWN_USER_TTL: Duration = Duration::from_secs(60);
 
-/// Users this instance has recently found in the database.
+/// A user, and the login an access token names (`None` for tokens that name none).
+type SignedIn = (Uuid, Option<Uuid>);
+
+/// Users and logins this instance has recently found in good standing in the database.
 ///
-/// A validly signed access token only proves that its user existed when it was issued: the
-/// account may be gone since (removed by hand, or a database restored from an older backup
-/// under the same JWT secret). Every handler takes the caller's id on trust, and those that
-/// write rows keyed by it would fail on a foreign key with a 500, so authentication checks
-/// that the user exists, for every endpoint at once. A deleted account (`DELETE` of one's own
-/// account keeps the row, marked deleted) counts as gone. A user found once is remembered for a
-/// while and a steady player costs one primary-key lookup
-/// a minute instead of one per request (an action is otherwise often no read at all). The
-/// time bound keeps a removed account's tokens from passing for more than a minute.
+/// A validly signed access token only proves that its user existed and its login was open
+/// when it was issued. The account may be gone since (deleted, removed by hand, or a database
+/// restored from an older backup under the same JWT secret): every handler takes the caller's
+/// id on trust, and those that write rows keyed by it would fail on a foreign key with a 500.
+/// The login may have been ended (a logout, "sign out everywhere else", a password change
+/// after a theft): its holder must lose access then, not when the token expires. So
+/// authentication checks both, for every endpoint at once. A pair found once is remembered
+/// for a while, and a steady player costs one lookup a minute instead of one per request (an
+/// action is otherwise often no read at all). The instance that ends a login or deletes an
+/// account forgets it at once; the time bound keeps it from passing on the others for more
+/// than a minute.
 #[derive(Default)]
 pub struct KnownUsers {
-    seen: Mutex<HashMap<Uuid, Instant>>,
+    seen: Mutex<HashMap<SignedIn, Instant>>,
 }
 
 impl KnownUsers {
-    fn contains(&self, user: Uuid) -> bool {
-        let seen = self
-            .seen
-            .lock()
-            .expect("the known-users lock is never poisoned");
-        seen.get(&user)
+    fn contains(&self, key: SignedIn) -> bool {
+        self.lock()
+            .get(&key)
             .is_some_and(|found| found.elapsed() < KNOWN_USER_TTL)
     }
 
-    /// Forgets a user at once (their account was just deleted through this instance; other
-    /// instances forget it within [`KNOWN_USER_TTL`]).
+    /// Forgets a user and all their logins at once (their account was deleted, or their
+    /// logins ended, through this instance).
     pub fn forget(&self, user: Uuid) {
-        self.seen
-            .lock()
-            .expect("the known-users lock is never poisoned")
-            .remove(&user);
+        self.lock().retain(|(known, _), _| *known != user);
     }
 
-    fn insert(&self, user: Uuid) {
-        let mut seen = self
-            .seen
-            .lock()
-            .expect("the known-users lock is never poisoned");
-        if seen.len() >= KNOWN_USERS_CAPACITY && !seen.contains_key(&user) {
+    /// Forgets one login at once (it was just ended through this instance).
+    pub fn forget_login(&self, login: Uuid) {
+        self.lock().retain(|(_, known), _| *known != Some(login));
+    }
+
+    fn insert(&self, key: SignedIn) {
+        let mut seen = self.lock();
+        if seen.len() >= KNOWN_USERS_CAPACITY && !seen.contains_key(&key) {
             seen.retain(|_, found| found.elapsed() < KNOWN_USER_TTL);
             if seen.len() >= KNOWN_USERS_CAPACITY {
                 // Bounded memory: forgetting only costs a lookup each.
                 seen.clear();
             }
         }
-        seen.insert(user, Instant::now());
+        seen.insert(key, Instant::now());
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SignedIn, Instant>> {
+        self.seen
+            .lock()
+            .expect("the known-users lock is never poisoned")
     }
 }
 
-/// Refuses an access token whose user no longer exists (see [`KnownUsers`]).
-async fn ensure_user_exists(
+/// Refuses an access token whose user no longer exists or whose login was ended (see
+/// [`KnownUsers`]).
+async fn ensure_signed_in(
     pool: &PgPool,
     known_users: &KnownUsers,
     user: Uuid,
+    login: Option<Uuid>,
 ) -> Result<(), Error> {
-    if known_users.contains(user) {
+    if known_users.contains((user, login)) {
         return Ok(());
     }
-    if !crate::store::users::exists(pool, user).await? {
+    let standing = crate::store::sessions::standing(pool, user, login).await?;
+    if !standing.account {
         return Err(Error::AccountGone);
     }
-    known_users.insert(user);
+    if !standing.login {
+        return Err(Error::LoginEnded);
+    }
+    known_users.insert((user, login));
     Ok(())
 }
 

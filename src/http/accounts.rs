@@ -401,6 +401,7 @@ pub(super) async fn rotate(state: &AppState, token: &str) -> Result<TokenPair, A
         // Reuse of a spent token: end the whole login.
         tokens::revoke_refresh_family(&mut *tx, stored.family_id).await?;
         tx.commit().await?;
+        state.known_users.forget_login(stored.family_id);
         tracing::warn!(%user_id, "a spent refresh token was reused; its login is revoked");
         return Err(invalid_refresh());
     }
@@ -417,7 +418,7 @@ pub(super) async fn rotate(state: &AppState, token: &str) -> Result<TokenPair, A
     tag = "accounts",
     request_body = RefreshRequest,
     responses(
-        (status = 204, description = "Logged out. Access tokens already issued stay valid until they expire."),
+        (status = 204, description = "Logged out. Access tokens issued to the login stop working too (on other instances of the server within a minute)."),
         (status = 401, description = "`invalid_token`: unknown refresh token.", body = super::error::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -437,6 +438,7 @@ pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiEr
         return Err(invalid_refresh());
     };
     tokens::revoke_refresh_family(&state.pool, family).await?;
+    state.known_users.forget_login(family);
     Ok(())
 }
 

@@ -346,7 +346,7 @@ impl From<crate::auth::credentials::Error> for ApiError {
         match error {
             E::WrongTokenType => Self::unauthorized(ErrorCode::WrongTokenType, detail),
             E::TokenExpired => Self::unauthorized(ErrorCode::TokenExpired, detail),
-            E::MalformedToken | E::AccountGone | E::UnknownApiToken => {
+            E::MalformedToken | E::AccountGone | E::LoginEnded | E::UnknownApiToken => {
                 Self::unauthorized(ErrorCode::InvalidToken, detail)
             }
             E::Unavailable(cause) => Self::unavailable(cause),

@@ -526,6 +526,7 @@ pub async fn reset_password(
     let notice = AccountMail::password_changed(token.user_id, token.id, PasswordChange::Reset);
     mail::enqueue(&mut tx, &[notice]).await?;
     tx.commit().await?;
+    state.known_users.forget(token.user_id);
     // The owner is back: earlier failed logins no longer count against the account.
     throttle::clear(&state.pool, &format!("account:{}", token.user_id)).await?;
     Ok(Json(PasswordChanged {
@@ -591,6 +592,7 @@ pub async fn change_password(
         AccountMail::password_changed(caller.user_id, Uuid::now_v7(), PasswordChange::Changed);
     mail::enqueue(&mut tx, &[notice]).await?;
     tx.commit().await?;
+    state.known_users.forget(caller.user_id);
     Ok(Json(PasswordChanged {
         revoked: RevokedCounts {
             sessions,
@@ -731,8 +733,8 @@ pub async fn list_sessions(
     Ok(Json(SessionList { items }))
 }
 
-/// End one login: its refresh token stops working at once; access tokens already issued to it
-/// work until they expire (`KONTOR_ACCESS_TOKEN_TTL`, 15 minutes by default).
+/// End one login: its refresh token and the access tokens issued to it stop working (at once
+/// here, within a minute on other instances of the server).
 #[utoipa::path(
     tag = "accounts",
     security(("bearer" = [])),
@@ -750,12 +752,14 @@ pub async fn revoke_session(
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
-    if !sessions::revoke(&state.pool, caller.user_id, path.into_inner()).await? {
+    let login = path.into_inner();
+    if !sessions::revoke(&state.pool, caller.user_id, login).await? {
         return Err(ApiError::not_found(
             ErrorCode::SessionNotFound,
             "you have no active login with this id",
         ));
     }
+    state.known_users.forget_login(login);
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -783,6 +787,7 @@ pub async fn revoke_other_sessions(
 ) -> Result<Json<SessionsRevoked>, ApiError> {
     caller.require_session()?;
     let revoked = sessions::revoke_all_except(&state.pool, caller.user_id, caller.session).await?;
+    state.known_users.forget(caller.user_id);
     Ok(Json(SessionsRevoked { revoked }))
 }
 

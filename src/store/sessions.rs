@@ -3,7 +3,7 @@
 //! refresh tokens is neither revoked nor expired; ending one revokes them (`refresh_tokens`).
 
 use chrono::{DateTime, Utc};
-use sqlx::PgExecutor;
+use sqlx::{PgExecutor, PgPool};
 use uuid::Uuid;
 
 /// Records a login as just used: a new one with its client, or a known one refreshed.
@@ -87,5 +87,33 @@ pub async fn revoke_all_except<'e>(
     .bind(user_id)
     .bind(keep)
     .fetch_one(executor)
+    .await
+}
+
+/// Whether an access token's user and login are in good standing.
+#[derive(Debug, sqlx::FromRow)]
+pub struct Standing {
+    /// The account exists and is not deleted.
+    pub account: bool,
+    /// The login is active (or the token names none).
+    pub login: bool,
+}
+
+/// The standing of `user` and their `login` (one primary-key and one index lookup).
+pub async fn standing(
+    pool: &PgPool,
+    user_id: Uuid,
+    login: Option<Uuid>,
+) -> Result<Standing, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL) AS account,
+                ($2::uuid IS NULL OR EXISTS (
+                    SELECT 1 FROM refresh_tokens t
+                     WHERE t.family_id = $2 AND t.user_id = $1
+                       AND t.revoked_at IS NULL AND t.expires_at > now())) AS login",
+    )
+    .bind(user_id)
+    .bind(login)
+    .fetch_one(pool)
     .await
 }

@@ -188,14 +188,6 @@ pub async fn backfill_identity_keys(pool: &PgPool) -> Result<Backfill, sqlx::Err
     Ok(report)
 }
 
-/// Whether an account with this id exists and is not deleted (one primary-key lookup).
-pub async fn exists(pool: &PgPool, id: Uuid) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL)")
-        .bind(id)
-        .fetch_one(pool)
-        .await
-}
-
 /// Whether the account holds the admin role; `false` for an account that does not exist.
 pub async fn is_admin(pool: &PgPool, id: Uuid) -> sqlx::Result<bool> {
     let admin: Option<bool> = sqlx::query_scalar("SELECT is_admin FROM users WHERE id = $1")

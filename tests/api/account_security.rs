@@ -400,14 +400,23 @@ async fn a_reset_answers_alike_for_every_name_and_its_link_works_once() {
         .send()
         .await
         .assert_problem(401, "invalid_token");
+    // And the access tokens of the old logins, though not expired.
+    app.get("/me")
+        .as_user(&anna)
+        .send()
+        .await
+        .assert_problem(401, "invalid_token");
     login(app, "anna", &password_of("anna"))
         .await
         .assert_problem(401, "invalid_credentials");
-    login(app, "anna", "a brand new horse battery")
-        .await
-        .assert_ok();
+    let fresh = login(app, "anna", "a brand new horse battery").await;
+    let fresh = fresh.assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     // The link reached the address: it counts as verified. The owner is told.
-    assert_eq!(me(app, &anna).await["email_verified"], true);
+    let account = app.get("/me").token(&fresh).send().await;
+    assert_eq!(account.assert_ok()["email_verified"], true);
     let told = f.mail_for("password_changed", "anna@example.org").await;
     assert!(
         told.mail().text().contains("reset"),
@@ -461,6 +470,8 @@ async fn changing_the_password_ends_the_other_logins_only() {
         .as_str()
         .unwrap()
         .to_string();
+    let other_access = other.body["access_token"].as_str().unwrap().to_string();
+    app.get("/me").token(&other_access).send().await.assert_ok();
     f.deliver().await;
 
     let change = |current: &str, new: &str| {
@@ -489,6 +500,13 @@ async fn changing_the_password_ends_the_other_logins_only() {
     refresh(app, &other_refresh)
         .await
         .assert_problem(401, "invalid_token");
+    // The other login's access token too, at once (a thief's copy is worth nothing now).
+    app.get("/me")
+        .token(&other_access)
+        .send()
+        .await
+        .assert_problem(401, "invalid_token");
+    me(app, &anna).await;
     refresh(app, &anna.refresh).await.assert_ok();
     let told = f.mail_for("password_changed", "anna@example.org").await;
     assert!(told.mail().text().contains("changed"));
@@ -632,7 +650,9 @@ async fn logins_are_listed_and_ended_one_or_all() {
     let other = items.iter().find(|s| s["current"] == false).unwrap();
     let other_id = other["id"].as_str().unwrap().to_string();
 
-    // End the first login: its refresh token stops working at once.
+    // End the first login: its refresh token and its access token stop working at once
+    // (the access token was in use a moment ago, so the server knew it in good standing).
+    me(&app, &anna).await;
     let ended = app
         .delete(&format!("/me/sessions/{other_id}"))
         .token(&phone_token)
@@ -642,6 +662,13 @@ async fn logins_are_listed_and_ended_one_or_all() {
     refresh(&app, &anna.refresh)
         .await
         .assert_problem(401, "invalid_token");
+    let ended_access = app.get("/me").token(&anna.token).send().await;
+    ended_access.assert_problem(401, "invalid_token");
+    assert!(
+        ended_access.text.contains("sign in again"),
+        "{}",
+        ended_access.text
+    );
     app.delete(&format!("/me/sessions/{other_id}"))
         .token(&phone_token)
         .send()

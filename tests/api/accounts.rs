@@ -162,9 +162,10 @@ async fn refresh_rotates_and_a_reused_refresh_token_ends_the_login() {
 }
 
 #[tokio::test]
-async fn logout_revokes_the_refresh_token() {
+async fn logout_ends_the_refresh_and_the_access_token() {
     let app = spawn_app().await;
     let anna = app.register("anna").await;
+    app.get("/me").as_user(&anna).send().await.assert_ok();
     let reply = app
         .post("/auth/logout")
         .json(&json!({"refresh_token": anna.refresh}))
@@ -173,6 +174,12 @@ async fn logout_revokes_the_refresh_token() {
     assert_eq!(reply.status, 204);
     app.post("/auth/refresh")
         .json(&json!({"refresh_token": anna.refresh}))
+        .send()
+        .await
+        .assert_problem(401, "invalid_token");
+    // The login's access token is over too, though not yet expired.
+    app.get("/me")
+        .as_user(&anna)
         .send()
         .await
         .assert_problem(401, "invalid_token");

@@ -63,9 +63,10 @@ async fn a_worker_or_service_that_dies_stops_the_server_and_is_named() {
         assert!(!answers(&app).await, "{worker}: the server has stopped");
         // The database is untouched by the stop: the account is still there.
         assert!(
-            kontor::store::users::exists(&app.pool, anna.id)
+            kontor::store::sessions::standing(&app.pool, anna.id, None)
                 .await
-                .unwrap(),
+                .unwrap()
+                .account,
             "{worker}"
         );
     }
