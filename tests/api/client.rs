@@ -55,7 +55,10 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
     std::fs::rename(&work, packages.join("kontor_api_client")).unwrap();
     let script = root.join("tests/client/play.py");
     let mut mypy = Command::new(venv.join("mypy"));
+    // Its cache goes beside the generated package, not into the working directory.
     mypy.args(["--strict", "--follow-imports=silent", "--no-incremental"])
+        .arg("--cache-dir")
+        .arg(packages.with_file_name("mypy-cache"))
         .arg(&script)
         .env("MYPYPATH", &packages);
     run(mypy, "mypy --strict on the script");

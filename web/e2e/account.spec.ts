@@ -60,11 +60,18 @@ test('the sign-up mail verifies the address, and the profile language switches t
   await second.close();
 
   await page.goto('/settings');
+  // Times are shown in the profile's time zone (UTC for a new account), named.
+  const signIn = page.getByTestId('sessions').getByTestId('session-row');
+  await expect(signIn).toContainText('UTC');
   const profile = page.getByTestId('profile');
   await profile.getByTestId('display-name').fill('Anna K.');
   await profile.getByLabel('Language of mails and of this page').selectOption('ja');
+  await profile.getByLabel('Time zone').fill('Asia/Tokyo');
   await profile.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('heading', { name: '設定' })).toBeVisible();
+  // ...and in the new zone as soon as it is saved, whatever the browser's own zone.
+  await expect(signIn).toContainText(/JST|GMT\+9/);
+  await expect(signIn).not.toContainText('UTC');
   await page.reload();
   await expect(page.getByTestId('display-name')).toHaveValue('Anna K.');
   await anna.context.close();

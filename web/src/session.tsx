@@ -11,12 +11,15 @@ interface Session {
   user: User | null | undefined;
   signIn: (username: string, password: string) => Promise<void>;
   signOut: () => Promise<void>;
+  /** Reads the account again (after the profile changed). */
+  reload: () => Promise<void>;
 }
 
 const SessionContext = createContext<Session>({
   user: undefined,
   signIn: async () => {},
   signOut: async () => {},
+  reload: async () => {},
 });
 
 export function SessionProvider({ children }: { children: ComponentChildren }) {
@@ -49,6 +52,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       await signOut();
       setUser(null);
     },
+    reload: loadMe,
   };
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { formatSpan } from './time';
+import { useWhen } from './when';
 
 const msgs = defineMessages({
   left: { en: (t: string) => `${t} left`, ja: (t: string) => `残り${t}` },
@@ -12,6 +13,7 @@ const msgs = defineMessages({
 export function Countdown({ deadline }: { deadline: Date }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
+  const when = useWhen();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
@@ -19,7 +21,7 @@ export function Countdown({ deadline }: { deadline: Date }) {
   }, []);
   const left = deadline.getTime() - now;
   return (
-    <time class="countdown" dateTime={deadline.toISOString()} title={deadline.toLocaleString(lang)} data-testid="countdown">
+    <time class="countdown" dateTime={deadline.toISOString()} title={when(deadline)} data-testid="countdown">
       {left > 0 ? m.left(formatSpan(left, lang)) : m.overdue}
     </time>
   );

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preac
 import { api, ok } from '../api/client';
 import { defineMessages, useLang, useMessages, type Lang } from '../i18n';
 import type { EventOut, GameModule } from '../games/types';
+import { useWhen } from './when';
 
 const msgs = defineMessages({
   title: { en: 'Log', ja: 'ログ' },
@@ -105,6 +106,7 @@ export function GameLog(props: {
 }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
+  const when = useWhen();
   // The newest line stays in sight as lines come in, unless the reader scrolled up.
   const list = useRef<HTMLOListElement>(null);
   const atEnd = useRef(true);
@@ -124,7 +126,7 @@ export function GameLog(props: {
       ) : (
         <ol data-testid="log" tabIndex={0} aria-labelledby="log-title" ref={list} onScroll={onScroll}>
           {props.events.map((e) => (
-            <li key={e.seq} value={e.seq} title={new Date(e.at).toLocaleString(lang)}>
+            <li key={e.seq} value={e.seq} title={when(e.at)}>
               {describeEvent(e, props.module, lang, m, props.seatName)}
             </li>
           ))}

@@ -5,6 +5,7 @@ import { errorText } from '../api/errors';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { useWhen } from '../components/when';
 import { SignIn } from './SignIn';
 import { Security } from './account/Security';
 import { AccountSections } from './account/Profile';
@@ -141,7 +142,7 @@ function Notifications() {
 
 function Vacation() {
   const m = useMessages(msgs);
-  const { lang } = useLang();
+  const when = useWhen();
   const [vacation, setVacation] = useState<Schemas['Vacation'] | null>(null);
   const [days, setDays] = useState(7);
   const error = useError();
@@ -166,7 +167,7 @@ function Vacation() {
       {vacation && (
         <>
           <p aria-live="polite">
-            {vacation.on_vacation && vacation.until ? `${m.onVacation(new Date(vacation.until).toLocaleString(lang))} ` : ''}
+            {vacation.on_vacation && vacation.until ? `${m.onVacation(when(vacation.until))} ` : ''}
             {m.daysLeft(left, vacation.days_per_year)}
           </p>
           {vacation.on_vacation ? (
@@ -233,7 +234,6 @@ function NewToken({ token, onDone }: { token: string; onDone: () => void }) {
 
 function Tokens() {
   const m = useMessages(msgs);
-  const { lang } = useLang();
   const [tokens, setTokens] = useState<Schemas['ApiTokenInfo'][] | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [name, setName] = useState('');
@@ -269,7 +269,8 @@ function Tokens() {
       error.fail(err);
     }
   };
-  const when = (t: string | null | undefined) => (t ? new Date(t).toLocaleString(lang) : m.never);
+  const at = useWhen();
+  const when = (t: string | null | undefined) => (t ? at(t) : m.never);
   return (
     <section aria-labelledby="tokens-title">
       <h2 id="tokens-title">{m.tokens}</h2>

@@ -10,8 +10,8 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 const msgs = defineMessages({
   profile: { en: 'Profile', ja: 'プロフィール' },
   profileHint: {
-    en: 'Your display name is shown beside your username at the table. Mail comes in your language, with times in your time zone.',
-    ja: '表示名はテーブルでユーザー名の横に表示されます。メールは選んだ言語で、時刻はあなたのタイムゾーンで届きます。',
+    en: 'Your display name is shown beside your username at the table. Mail comes in your language, and mail and these pages show times in your time zone.',
+    ja: '表示名はテーブルでユーザー名の横に表示されます。メールは選んだ言語で届き、メールとこのページの時刻はあなたのタイムゾーンで表示されます。',
   },
   displayName: { en: 'Display name (empty = none)', ja: '表示名（空欄 = なし）' },
   language: { en: 'Language of mails and of this page', ja: 'メールとこのページの言語' },
@@ -69,6 +69,7 @@ function knownZones(): string[] {
 function ProfileForm() {
   const m = useMessages(msgs);
   const { setLang } = useLang();
+  const session = useSession();
   const [profile, setProfile] = useState<Schemas['UserProfile'] | null>(null);
   const [name, setName] = useState('');
   const [language, setLanguage] = useState<Lang>('en');
@@ -93,6 +94,8 @@ function ProfileForm() {
       show(await ok(api.PUT('/api/v1/me/profile', { body })));
       // The page follows the language of the mails.
       setLang(language);
+      // And shows its times in the new zone.
+      await session.reload();
       setSaved(true);
     } catch (err) {
       error.fail(err);

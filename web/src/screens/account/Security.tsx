@@ -5,6 +5,7 @@ import { api, ok, type Schemas } from '../../api/client';
 import { errorText } from '../../api/errors';
 import { defineMessages, useLang, useMessages } from '../../i18n';
 import { ConfirmButton } from '../../components/ConfirmButton';
+import { useWhen } from '../../components/when';
 
 const msgs = defineMessages({
   title: { en: 'Security', ja: 'セキュリティ' },
@@ -43,10 +44,6 @@ const msgs = defineMessages({
   signOutOthers: { en: 'Sign out everywhere else', ja: 'ほかの端末をすべてログアウト' },
   reallySignOutOthers: { en: 'End every other sign-in?', ja: 'ほかのログインをすべて終了しますか？' },
 });
-
-function when(at: string): string {
-  return new Date(at).toLocaleString();
-}
 
 function useError() {
   const { lang } = useLang();
@@ -168,6 +165,7 @@ function Password() {
 
 function Sessions() {
   const m = useMessages(msgs);
+  const when = useWhen();
   const [items, setItems] = useState<Schemas['SessionInfo'][] | null>(null);
   const error = useError();
   const load = () =>
