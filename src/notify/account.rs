@@ -10,13 +10,13 @@
 //! database keeps nothing but its hash (`store::mail_tokens`).
 
 use super::language::Language;
-use super::render::{Rendered, escape_html};
+use super::render::{Block, Rendered, link, t, to_html, to_text, when};
 use super::{CHANNEL, MailKind};
 use crate::store::{channels, outbox};
 use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
-use std::fmt::Write;
 use uuid::Uuid;
 
 /// What an account mail is.
@@ -178,6 +178,8 @@ pub struct AccountContext<'a> {
     pub data: &'a Value,
     /// `KONTOR_BASE_URL`: the web client's pages for the links.
     pub base_url: &'a str,
+    /// The recipient's time zone, in which a link's expiry is written.
+    pub zone: Tz,
 }
 
 /// The address an account mail goes to when it is not the account's own (a new address).
@@ -185,26 +187,13 @@ pub fn recipient_override(data: &Value) -> Option<&str> {
     data.get("to").and_then(Value::as_str)
 }
 
-/// One paragraph, or the prominent link.
-enum Part {
-    Para(String),
-    Action {
-        label: String,
-        url: String,
-    },
-    /// A sentence ending in a link.
-    LinkLine {
-        text: String,
-        url: String,
-    },
-    Footer(String),
+fn para(text: String) -> Block {
+    Block::Para(vec![t(text)])
 }
 
-fn when(at: DateTime<Utc>, language: Language) -> String {
-    match language {
-        Language::En => at.format("%a, %-d %b %Y %H:%M UTC").to_string(),
-        Language::Ja => at.format("%Y年%-m月%-d日 %H:%M (UTC)").to_string(),
-    }
+/// A sentence ending in a link, written out.
+fn link_line(text: &str, url: String) -> Block {
+    Block::Para(vec![t(format!("{text} ")), link(url.clone(), url)])
 }
 
 /// Renders an account mail; `Err` says why it cannot be (its link's token is no longer
@@ -221,7 +210,7 @@ pub fn render(
         .get("expires_at")
         .and_then(Value::as_str)
         .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-        .map(|d| when(d.with_timezone(&Utc), language));
+        .map(|d| when(d.with_timezone(&Utc), ctx.zone, language));
     let link = |page: &str| -> Result<String, String> {
         let token = token.ok_or_else(|| {
             format!(
@@ -239,14 +228,14 @@ pub fn render(
     } else {
         format!("Hello {name},")
     };
-    let footer = Part::Footer(if ja {
+    let footer = Block::Footer(vec![t(if ja {
         "このメールはアカウントに関するお知らせです。通知の設定にかかわらず送信されます。"
             .to_string()
     } else {
         "This mail is about your Kontor account itself, so it is sent whatever your \
          notification preferences."
             .to_string()
-    });
+    })]);
     let (subject, parts) = match kind {
         AccountMailKind::VerifyEmail => {
             let change = ctx.data.get("change").and_then(Value::as_bool) == Some(true);
@@ -256,17 +245,17 @@ pub fn render(
                 (
                     "Kontor：メールアドレスの確認".to_string(),
                     vec![
-                        Part::Para(greeting),
-                        Part::Para(if change {
+                        para(greeting),
+                        para(if change {
                             "Kontor のアカウントのメールアドレスをこのアドレスに変更する依頼がありました。確認すると変更が有効になります。".to_string()
                         } else {
                             "このメールアドレスが Kontor のアカウントのものであることを確認してください。".to_string()
                         }),
-                        Part::Action {
+                        Block::Action {
                             label: "メールアドレスを確認する".into(),
                             url,
                         },
-                        Part::Para(format!(
+                        para(format!(
                             "このリンクは {until} まで、一度だけ使えます。心当たりがない場合は、このメールを無視してください。何も変わりません。"
                         )),
                         footer,
@@ -276,18 +265,18 @@ pub fn render(
                 (
                     "Confirm your email address for Kontor".to_string(),
                     vec![
-                        Part::Para(greeting),
-                        Part::Para(if change {
+                        para(greeting),
+                        para(if change {
                             "you asked to change the email address of your Kontor account to this one. The change takes effect when you confirm it.".to_string()
                         } else {
                             "please confirm that this address belongs to your Kontor account."
                                 .to_string()
                         }),
-                        Part::Action {
+                        Block::Action {
                             label: "Confirm the address".into(),
                             url,
                         },
-                        Part::Para(format!(
+                        para(format!(
                             "The link works once, until {until}. If you did not ask for this, ignore this mail: nothing changes."
                         )),
                         footer,
@@ -302,15 +291,13 @@ pub fn render(
                 (
                     "Kontor：パスワードの再設定".to_string(),
                     vec![
-                        Part::Para(greeting),
-                        Part::Para(
-                            "Kontor のアカウントのパスワード再設定が依頼されました。".into(),
-                        ),
-                        Part::Action {
+                        para(greeting),
+                        para("Kontor のアカウントのパスワード再設定が依頼されました。".into()),
+                        Block::Action {
                             label: "新しいパスワードを設定する".into(),
                             url,
                         },
-                        Part::Para(format!(
+                        para(format!(
                             "このリンクは {until} まで、一度だけ使えます。新しいパスワードを設定すると、すべての端末からログアウトし、アカウントのすべての API トークンが無効になります。心当たりがない場合は、このメールを無視してください。パスワードは変わりません。"
                         )),
                         footer,
@@ -320,10 +307,10 @@ pub fn render(
                 (
                     "Reset your Kontor password".to_string(),
                     vec![
-                        Part::Para(greeting),
-                        Part::Para("someone (probably you) asked to reset the password of your Kontor account.".into()),
-                        Part::Action { label: "Choose a new password".into(), url },
-                        Part::Para(format!("The link works once, until {until}. A new password signs out every device and revokes every API token of the account. If you did not ask for this, ignore this mail: your password stays as it is.")),
+                        para(greeting),
+                        para("someone (probably you) asked to reset the password of your Kontor account.".into()),
+                        Block::Action { label: "Choose a new password".into(), url },
+                        para(format!("The link works once, until {until}. A new password signs out every device and revokes every API token of the account. If you did not ask for this, ignore this mail: your password stays as it is.")),
                         footer,
                     ],
                 )
@@ -339,15 +326,14 @@ pub fn render(
                 (
                     "Kontor：メールアドレスの変更".to_string(),
                     vec![
-                        Part::Para(greeting),
-                        Part::Para(format!(
+                        para(greeting),
+                        para(format!(
                             "Kontor のアカウントのメールアドレスを {new} に変更する依頼がありました。新しいアドレスが確認されると変更が有効になります。"
                         )),
-                        Part::LinkLine {
-                            text: "心当たりがない場合は、すぐにパスワードを再設定してください："
-                                .into(),
-                            url: reset_page,
-                        },
+                        link_line(
+                            "心当たりがない場合は、すぐにパスワードを再設定してください：",
+                            reset_page,
+                        ),
                         footer,
                     ],
                 )
@@ -355,14 +341,11 @@ pub fn render(
                 (
                     "The email address of your Kontor account is being changed".to_string(),
                     vec![
-                        Part::Para(greeting),
-                        Part::Para(format!(
+                        para(greeting),
+                        para(format!(
                             "your Kontor account's address is being changed to {new}. The change takes effect once the new address is confirmed."
                         )),
-                        Part::LinkLine {
-                            text: "If this was not you, reset your password now:".into(),
-                            url: reset_page,
-                        },
+                        link_line("If this was not you, reset your password now:", reset_page),
                         footer,
                     ],
                 )
@@ -374,17 +357,16 @@ pub fn render(
                 (
                     "Kontor：パスワードが変更されました".to_string(),
                     vec![
-                        Part::Para(greeting),
-                        Part::Para(if reset {
+                        para(greeting),
+                        para(if reset {
                             "メールで送られたリンクから Kontor のアカウントのパスワードが再設定されました。すべての端末からログアウトし、すべての API トークンを無効にしました。".to_string()
                         } else {
                             "Kontor のアカウントのパスワードが変更されました。ほかの端末からはすべてログアウトしました。".to_string()
                         }),
-                        Part::LinkLine {
-                            text: "心当たりがない場合は、すぐにパスワードを再設定してください："
-                                .into(),
-                            url: reset_page,
-                        },
+                        link_line(
+                            "心当たりがない場合は、すぐにパスワードを再設定してください：",
+                            reset_page,
+                        ),
                         footer,
                     ],
                 )
@@ -392,16 +374,13 @@ pub fn render(
                 (
                     "Your Kontor password was changed".to_string(),
                     vec![
-                        Part::Para(greeting),
-                        Part::Para(if reset {
+                        para(greeting),
+                        para(if reset {
                             "the password of your Kontor account was just reset with a link mailed to you. Every device was signed out and every API token revoked.".to_string()
                         } else {
                             "the password of your Kontor account was just changed. Every other device was signed out.".to_string()
                         }),
-                        Part::LinkLine {
-                            text: "If this was not you, reset your password now:".into(),
-                            url: reset_page,
-                        },
+                        link_line("If this was not you, reset your password now:", reset_page),
                         footer,
                     ],
                 )
@@ -409,81 +388,17 @@ pub fn render(
         }
     };
     Ok(Rendered {
-        text: to_text(&parts),
-        html: to_html(&subject, language, &parts),
+        text: to_text(&parts, language),
+        html: to_html(&subject, &parts, language),
         subject,
     })
-}
-
-fn to_text(parts: &[Part]) -> String {
-    let mut out = String::new();
-    for part in parts {
-        match part {
-            Part::Para(text) => {
-                let _ = writeln!(out, "{text}");
-            }
-            Part::Action { label, url } => {
-                let _ = writeln!(out, "{label}:\n{url}");
-            }
-            Part::LinkLine { text, url } => {
-                let _ = writeln!(out, "{text}\n{url}");
-            }
-            Part::Footer(text) => {
-                let _ = writeln!(out, "-- \n{text}");
-            }
-        }
-        out.push('\n');
-    }
-    out.trim_end().to_string() + "\n"
-}
-
-fn to_html(title: &str, language: Language, parts: &[Part]) -> String {
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
-         <body style=\"font-family: sans-serif; line-height: 1.5; max-width: 40em; margin: 1em auto; color: #222;\">\n",
-        language.as_str(),
-        escape_html(title)
-    );
-    for part in parts {
-        match part {
-            Part::Para(text) => {
-                let _ = writeln!(out, "<p>{}</p>", escape_html(text));
-            }
-            Part::Action { label, url } => {
-                let _ = writeln!(
-                    out,
-                    "<p><a href=\"{}\" style=\"display: inline-block; padding: 0.5em 1em; background: #2b5797; color: #fff; text-decoration: none; border-radius: 4px;\">{}</a></p>",
-                    escape_html(url),
-                    escape_html(label)
-                );
-            }
-            Part::LinkLine { text, url } => {
-                let _ = writeln!(
-                    out,
-                    "<p>{} <a href=\"{}\">{}</a></p>",
-                    escape_html(text),
-                    escape_html(url),
-                    escape_html(url)
-                );
-            }
-            Part::Footer(text) => {
-                let _ = writeln!(
-                    out,
-                    "<hr><p style=\"font-size: small; color: #666;\">{}</p>",
-                    escape_html(text)
-                );
-            }
-        }
-    }
-    out.push_str("</body></html>\n");
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn render_all(language: Language) -> Vec<Rendered> {
+    fn render_all(language: Language, zone: Tz) -> Vec<Rendered> {
         let user = Uuid::now_v7();
         let expires = DateTime::parse_from_rfc3339("2026-12-01T15:00:00Z")
             .unwrap()
@@ -511,6 +426,7 @@ mod tests {
                         recipient_name: "<anna>",
                         data: &mail.data,
                         base_url: "https://k.example",
+                        zone,
                     },
                 )
                 .unwrap()
@@ -520,8 +436,8 @@ mod tests {
 
     #[test]
     fn every_account_mail_renders_in_english_and_japanese() {
-        let en = render_all(Language::En);
-        let ja = render_all(Language::Ja);
+        let en = render_all(Language::En, Tz::UTC);
+        let ja = render_all(Language::Ja, Tz::Asia__Tokyo);
         assert!(
             en[0]
                 .text
@@ -538,7 +454,10 @@ mod tests {
             en[0].text
         );
         assert!(
-            ja[0].text.contains("2026年12月1日 15:00 (UTC)"),
+            // The expiry in the recipient's zone, named.
+            ja[0]
+                .text
+                .contains("2026年12月2日（水）00:00（Asia/Tokyo）"),
             "{}",
             ja[0].text
         );
@@ -569,6 +488,7 @@ mod tests {
             recipient_name: "anna",
             data: &data,
             base_url: "https://k.example",
+            zone: Tz::UTC,
         };
         assert!(render(AccountMailKind::PasswordReset, Language::En, &ctx).is_err());
         assert!(render(AccountMailKind::PasswordChanged, Language::En, &ctx).is_ok());

@@ -249,6 +249,7 @@ impl Notifier {
                     recipient_name: &recipient.username,
                     data: &mail.data,
                     base_url: &self.base_url,
+                    zone: super::render::zone(&recipient.time_zone),
                 },
             );
             let rendered = match rendered {

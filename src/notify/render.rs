@@ -124,15 +124,15 @@ pub struct DigestData {
 }
 
 // ---------------------------------------------------------------------------------------
-// A tiny document model, rendered twice.
+// A tiny document model, rendered twice (the account's own mails use it too).
 
-enum Span {
+pub(super) enum Span {
     Text(String),
     Strong(String),
     Link { label: String, url: String },
 }
 
-enum Block {
+pub(super) enum Block {
     Para(Vec<Span>),
     List(Vec<Vec<Span>>),
     /// A prominent link ("Open the game").
@@ -144,7 +144,7 @@ enum Block {
     Footer(Vec<Span>),
 }
 
-fn t(text: impl Into<String>) -> Span {
+pub(super) fn t(text: impl Into<String>) -> Span {
     Span::Text(text.into())
 }
 
@@ -152,7 +152,7 @@ fn b(text: impl Into<String>) -> Span {
     Span::Strong(text.into())
 }
 
-fn link(label: impl Into<String>, url: impl Into<String>) -> Span {
+pub(super) fn link(label: impl Into<String>, url: impl Into<String>) -> Span {
     Span::Link {
         label: label.into(),
         url: url.into(),
@@ -209,12 +209,19 @@ fn spans_html(spans: &[Span]) -> String {
     out
 }
 
-/// Wraps words at 76 columns; a word longer than that (a link) keeps its own line.
-fn wrap(text: &str, indent: &str) -> String {
+/// Wraps English words at 76 characters; a word longer than that (a link) keeps its own
+/// line. Japanese is not wrapped: it has no spaces to break at (a break at the spaces around
+/// a Latin word would cut a sentence in odd places), and mail clients wrap it as they show it.
+fn wrap(text: &str, indent: &str, language: Language) -> String {
+    let width = match language {
+        Language::En => 76 - indent.len(),
+        Language::Ja => usize::MAX,
+    };
+    let length = |s: &str| s.chars().count();
     let mut out = String::new();
     let mut line = String::new();
     for word in text.split(' ').filter(|w| !w.is_empty()) {
-        if !line.is_empty() && line.len() + 1 + word.len() > 76 - indent.len() {
+        if !line.is_empty() && length(&line) + 1 + length(word) > width {
             let _ = writeln!(out, "{indent}{line}");
             line.clear();
         }
@@ -229,14 +236,14 @@ fn wrap(text: &str, indent: &str) -> String {
     out
 }
 
-fn to_text(blocks: &[Block]) -> String {
+pub(super) fn to_text(blocks: &[Block], language: Language) -> String {
     let mut out = String::new();
     for block in blocks {
         match block {
-            Block::Para(spans) => out.push_str(&wrap(&spans_text(spans), "")),
+            Block::Para(spans) => out.push_str(&wrap(&spans_text(spans), "", language)),
             Block::List(items) => {
                 for item in items {
-                    let wrapped = wrap(&spans_text(item), "    ");
+                    let wrapped = wrap(&spans_text(item), "    ", language);
                     out.push_str("  - ");
                     out.push_str(wrapped.trim_start());
                 }
@@ -246,7 +253,7 @@ fn to_text(blocks: &[Block]) -> String {
             }
             Block::Footer(spans) => {
                 out.push_str("-- \n");
-                out.push_str(&wrap(&spans_text(spans), ""));
+                out.push_str(&wrap(&spans_text(spans), "", language));
             }
         }
         out.push('\n');
@@ -254,7 +261,7 @@ fn to_text(blocks: &[Block]) -> String {
     out.trim_end().to_string() + "\n"
 }
 
-fn to_html(title: &str, blocks: &[Block], language: Language) -> String {
+pub(super) fn to_html(title: &str, blocks: &[Block], language: Language) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
          <body style=\"font-family: sans-serif; line-height: 1.5; max-width: 40em; margin: 1em auto; color: #222;\">\n",
@@ -359,7 +366,7 @@ fn ordinal(n: u64) -> String {
 }
 
 /// An instant as the recipient reads it: in their time zone, which is named.
-fn when(at: DateTime<Utc>, zone: Tz, language: Language) -> String {
+pub(super) fn when(at: DateTime<Utc>, zone: Tz, language: Language) -> String {
     let local = at.with_timezone(&zone);
     match language {
         Language::En => format!("{} {}", local.format("%a, %-d %b %Y %H:%M"), zone.name()),
@@ -926,7 +933,7 @@ pub fn notice(ctx: &NoticeContext) -> Rendered {
     };
     blocks.push(footer(reason, ctx.links, label, language));
     Rendered {
-        text: to_text(&blocks),
+        text: to_text(&blocks, language),
         html: to_html(&subject, &blocks, language),
         subject,
     }
@@ -1053,7 +1060,7 @@ pub fn digest(
     };
     blocks.push(footer(reason.to_string(), links, what, language));
     Rendered {
-        text: to_text(&blocks),
+        text: to_text(&blocks, language),
         html: to_html(&subject, &blocks, language),
         subject,
     }
@@ -1160,8 +1167,15 @@ mod tests {
         );
         assert_eq!(from_now(now + chrono::Duration::days(3), now), "in 3 days");
         assert_eq!(from_now(now - chrono::Duration::hours(1), now), "now");
-        let wrapped = wrap(&"word ".repeat(40), "");
+        let wrapped = wrap(&"word ".repeat(40), "", Language::En);
         assert!(wrapped.lines().all(|l| l.len() <= 76));
+        assert_eq!(wrapped.lines().count(), 3);
+        // Counted in characters, not bytes: "München" fits as often as "Muenchen" would.
+        let wrapped = wrap(&"München ".repeat(18), "", Language::En);
+        assert_eq!(wrapped.lines().count(), 2, "{wrapped}");
+        // Japanese is left for the mail client to wrap, Latin words in it or not.
+        let sentence = "Kontor のアカウントのパスワード再設定が依頼されました。".repeat(4);
+        assert_eq!(wrap(&sentence, "", Language::Ja), format!("{sentence}\n"));
         assert_eq!(
             from_now_ja(now + chrono::Duration::hours(5), now),
             "5時間後"

@@ -431,6 +431,38 @@ async fn a_reset_answers_alike_for_every_name_and_its_link_works_once() {
 }
 
 #[tokio::test]
+async fn an_account_mail_is_in_the_recipients_language_and_time_zone() {
+    let f = fixture(&[]).await;
+    let app = &f.app;
+    let anna = app.register("anna").await;
+    f.deliver().await;
+    app.put("/me/profile")
+        .as_user(&anna)
+        .json(&json!({"language": "ja", "time_zone": "Asia/Tokyo"}))
+        .send()
+        .await
+        .assert_ok();
+    forgot(app, "anna").await;
+    let received = f.mail_for("password_reset", "anna@example.org").await;
+    let mail = received.mail();
+    let text = mail.text();
+    assert!(text.contains("パスワード"), "{text}");
+    // The link's expiry, in Tokyo and named so.
+    let expires: chrono::DateTime<chrono::Utc> = sqlx::query_scalar(
+        "SELECT expires_at FROM mail_tokens WHERE user_id = $1 AND purpose = 'reset_password'",
+    )
+    .bind(anna.id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    let expiry = expires
+        .with_timezone(&chrono_tz::Asia::Tokyo)
+        .format("%H:%M（Asia/Tokyo）")
+        .to_string();
+    assert!(text.contains(&expiry), "{expiry} in {text}");
+}
+
+#[tokio::test]
 async fn reset_links_expire_and_are_rate_limited_silently() {
     let f = fixture(&[]).await;
     let app = &f.app;
