@@ -106,6 +106,33 @@ pub fn client_address(req: &HttpRequest) -> Option<String> {
     Some(forwarded::client_ip(peer, forwarded_for, trusted).to_string())
 }
 
+/// The scheme and host the client asked for, for the log: a trusted proxy's
+/// `Forwarded`/`X-Forwarded-Proto`/`X-Forwarded-Host` say them; from anyone else those
+/// headers are ignored (the server itself speaks plain HTTP, and the host is the `Host`
+/// header's).
+pub fn requested_scheme_and_host(req: &HttpRequest) -> (String, String) {
+    let from_trusted_proxy = req.peer_addr().is_some_and(|peer| {
+        req.app_data::<web::Data<AppState>>().is_some_and(|state| {
+            let peer = peer.ip().to_canonical();
+            state
+                .config
+                .trusted_proxies
+                .iter()
+                .any(|net| net.contains(&peer))
+        })
+    });
+    if from_trusted_proxy {
+        let info = req.connection_info();
+        return (info.scheme().to_string(), info.host().to_string());
+    }
+    let host = req
+        .headers()
+        .get(actix_web::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    ("http".to_string(), host.to_string())
+}
+
 /// Registers the health probes and the metrics (at the root, outside `/api/v1`).
 pub fn configure_root(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)

@@ -3,7 +3,7 @@
 //! see [`crate::redact`]). No header but the user agent is recorded: never `Authorization`
 //! or `Cookie`. The request id is the one `observe::request_id` gave the request (the
 //! client's `X-Request-Id` when sane), and the client's address is `http::client_address`'s
-//! (a forwarded one only from a trusted proxy).
+//! (a forwarded one only from a trusted proxy), as are the scheme and host.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -36,14 +36,14 @@ impl RootSpanBuilder for MaskedRootSpan {
         };
         let client_ip = super::client_address(request.request()).unwrap_or_default();
         let target = crate::redact::mask_target(request.path(), request.uri().query());
-        let connection = request.connection_info();
+        let (scheme, host) = super::requested_scheme_and_host(request.request());
         tracing::info_span!(
             "HTTP request",
             http.method = %method,
             http.route = %route,
             http.flavor = %flavor(request.version()),
-            http.scheme = %connection.scheme(),
-            http.host = %connection.host(),
+            http.scheme = %scheme,
+            http.host = %host,
             http.client_ip = %client_ip,
             http.user_agent = %user_agent,
             http.target = %target,

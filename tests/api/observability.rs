@@ -180,6 +180,8 @@ async fn json_logs_carry_the_request_id_and_keep_the_password_out() {
         .get(format!("{base}/api/v1/kinds"))
         .header("X-Request-Id", "abc-123")
         .header("X-Forwarded-For", "203.0.113.5, 198.51.100.9")
+        .header("X-Forwarded-Proto", "https")
+        .header("X-Forwarded-Host", "kontor.example")
         .send()
         .await
         .unwrap();
@@ -209,6 +211,9 @@ async fn json_logs_carry_the_request_id_and_keep_the_password_out() {
     assert_eq!(line["span"]["http.method"], "GET", "{line}");
     // The client behind the trusted proxy (this test), not what it claimed before that.
     assert_eq!(line["span"]["http.client_ip"], "198.51.100.9", "{line}");
+    // And the scheme and host the trusted proxy was asked for.
+    assert_eq!(line["span"]["http.scheme"], "https", "{line}");
+    assert_eq!(line["span"]["http.host"], "kontor.example", "{line}");
     assert!(
         line["latency_ms"].as_f64().is_some_and(|ms| ms >= 0.0),
         "{line}"
@@ -219,6 +224,37 @@ async fn json_logs_carry_the_request_id_and_keep_the_password_out() {
 
     let log = server.text();
     assert!(!log.contains(password), "the password was logged:\n{log}");
+    drop(server);
+
+    // From a peer that is no trusted proxy, the forwarded headers are not believed.
+    let (untrusting, base) = LoggedServer::start(
+        &app,
+        &[
+            ("KONTOR_LOG_FORMAT", "json"),
+            ("RUST_LOG", "info"),
+            ("KONTOR_WORKERS", "false"),
+        ],
+    )
+    .await;
+    let kinds = client
+        .get(format!("{base}/api/v1/kinds"))
+        .header("X-Request-Id", "spoofed-1")
+        .header("X-Forwarded-For", "203.0.113.5")
+        .header("X-Forwarded-Proto", "https")
+        .header("X-Forwarded-Host", "kontor.example")
+        .header(
+            "Forwarded",
+            "for=203.0.113.5;proto=https;host=kontor.example",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(kinds.status(), 200);
+    let line = untrusting.wait_for(access_line("spoofed-1")).await;
+    assert_eq!(line["span"]["http.client_ip"], "127.0.0.1", "{line}");
+    assert_eq!(line["span"]["http.scheme"], "http", "{line}");
+    let host = base.strip_prefix("http://").unwrap();
+    assert_eq!(line["span"]["http.host"], host, "{line}");
     // One JSON object per line, every line.
     for line in log.lines().filter(|l| !l.trim().is_empty()) {
         assert!(
