@@ -177,6 +177,30 @@ async fn ensure_signed_in(
     Ok(())
 }
 
+/// Whether a credential accepted earlier still stands: the account exists, the login was not
+/// ended, the API token was neither revoked nor has expired. For what outlasts the request
+/// that authenticated it (a live stream), which must stop when its credential is taken away.
+/// An access token's own expiry does not end what it opened: the expiry bounds when a request
+/// may be made with the token, and a stream is one request.
+pub async fn still_stands(
+    pool: &PgPool,
+    known_users: &KnownUsers,
+    identity: &Identity,
+) -> Result<(), Error> {
+    match identity.credential {
+        Credential::Session => {
+            ensure_signed_in(pool, known_users, identity.user_id, identity.session).await
+        }
+        Credential::ApiToken { id, .. } => {
+            if crate::store::tokens::api_token_works(pool, id).await? {
+                Ok(())
+            } else {
+                Err(Error::UnknownApiToken)
+            }
+        }
+    }
+}
+
 /// API tokens need no such check: the token's row is read anyway, and it references its user
 /// by a foreign key, so a token row always has its user.
 async fn authenticate_api_token(pool: &PgPool, token: &str) -> Result<Identity, Error> {

@@ -30,6 +30,25 @@ impl From<Identity> for Caller {
 }
 
 impl Caller {
+    /// Whether the credential this caller authenticated with still stands (see
+    /// `credentials::still_stands`): `false` once the login was ended, the API token revoked
+    /// or the account deleted. A database that cannot answer is no reason to say no.
+    pub async fn still_stands(&self, state: &AppState) -> bool {
+        let identity = Identity {
+            user_id: self.user_id,
+            credential: self.credential.clone(),
+            session: self.session,
+        };
+        match credentials::still_stands(&state.pool, &state.known_users, &identity).await {
+            Ok(()) => true,
+            Err(credentials::Error::Unavailable(error) | credentials::Error::Internal(error)) => {
+                tracing::warn!(%error, "a credential's standing could not be checked");
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Refuses API tokens without `scope`.
     pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
         match &self.credential {

@@ -108,7 +108,9 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
 /// version), else `invalid_resume_id`. Keep-alive comments every 15 s (configurable). While a
 /// player watches, no "your turn" mail is sent to them for this game (unless they chose
 /// always_email). A user may hold a limited number of streams at once on one server
-/// (`too_many_streams`, game and user streams together).
+/// (`too_many_streams`, game and user streams together). The stream ends when its credential
+/// is taken away (a logout, a revoked API token, a deleted account), not when an access token
+/// merely expires.
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
@@ -174,6 +176,8 @@ pub async fn game_stream(
         game_id,
         user: caller.user_id,
         instance: state.hub.instance_id.clone(),
+        state: state.clone(),
+        caller,
     };
     // Watching counts from the moment the stream is answered.
     watcher.present(true).await?;
@@ -186,11 +190,16 @@ struct Watcher {
     game_id: Uuid,
     user: Uuid,
     instance: String,
+    state: web::Data<AppState>,
+    /// Who opened the stream: it ends when their credential no longer stands.
+    caller: Caller,
 }
 
 impl Watcher {
-    /// Runs until the client is gone (`sender` closed) or the server stops (`closed`); the
-    /// stream holds `_slot` as long as it runs.
+    /// Runs until the client is gone (`sender` closed), the server stops (`closed`) or the
+    /// caller's credential no longer stands (a logout, a revoked API token, a deleted account:
+    /// looked at before anything is sent and every presence tick); the stream holds `_slot`
+    /// as long as it runs.
     async fn run(
         self,
         mut signals: broadcast::Receiver<Signal>,
@@ -205,6 +214,9 @@ impl Watcher {
         let mut look = true;
         loop {
             if look {
+                if !self.caller.still_stands(&self.state).await {
+                    break;
+                }
                 // A long catch-up stops as soon as nobody is left to read it.
                 let caught = tokio::select! {
                     caught = self.catch_up(&sender, last) => caught,
@@ -330,10 +342,15 @@ pub async fn user_stream(
                 .into(),
         )
         .await;
+    let keep_alive = state.config.live_keep_alive;
     actix_web::rt::spawn(async move {
         // The stream holds its slot until the task ends.
         let _slot = slot;
         tokio::pin!(closed);
+        // It ends when the caller's credential no longer stands: looked at before anything
+        // is sent, and now and then.
+        let mut check = tokio::time::interval(PRESENCE_EVERY);
+        check.tick().await;
         loop {
             tokio::select! {
                 signal = signals.recv() => match signal {
@@ -354,7 +371,9 @@ pub async fn user_stream(
                         if note.users.contains(&me) && note.status == Status::Finished.as_str() {
                             out.push(("game_over", json!({"game_id": note.game_id, "version": note.version})));
                         }
-
+                        if !out.is_empty() && !caller.still_stands(&state).await {
+                            return;
+                        }
                         for (event, data) in out {
                             if sender.send(sse::Data::new(data.to_string()).event(event).into()).await.is_err() {
                                 return;
@@ -364,10 +383,15 @@ pub async fn user_stream(
                     Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
+                _ = check.tick() => {
+                    if !caller.still_stands(&state).await {
+                        return;
+                    }
+                }
                 _ = sender.closed() => return,
                 _ = &mut closed => return,
             }
         }
     });
-    Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
+    Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(keep_alive))
 }

@@ -200,6 +200,18 @@ pub async fn use_api_token(pool: &PgPool, token_hash: &[u8]) -> sqlx::Result<Opt
     .await
 }
 
+/// Whether the API token still works: neither revoked nor expired (nor gone with its account).
+pub async fn api_token_works(pool: &PgPool, id: Uuid) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM api_tokens
+                         WHERE id = $1 AND revoked_at IS NULL
+                           AND (expires_at IS NULL OR expires_at > now()))",
+    )
+    .bind(id)
+    .fetch_one(pool)
+    .await
+}
+
 /// Revokes every API token of the user that still works; returns how many.
 pub async fn revoke_all_api_tokens<'e>(
     executor: impl PgExecutor<'e>,

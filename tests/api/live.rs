@@ -714,3 +714,83 @@ async fn kontor_serve_stops_cleanly_on_sigterm_with_streams_open() {
         "the streams cleaned up after themselves"
     );
 }
+
+/// A stream outlasts the request that opened it; when its credential is taken away (a
+/// logout, a revoked API token) it must stop, before it sends anything more.
+#[tokio::test]
+async fn a_stream_ends_when_its_credential_is_taken_away() {
+    let app = spawn_app().await;
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("steel-driver", json!({}), &players).await;
+    // Copies: anna's entry in `players` gets a new token below.
+    let (anna, bert, cleo) = (players[0].clone(), players[1].clone(), players[2].clone());
+    let (anna, bert, cleo) = (&anna, &bert, &cleo);
+    let bert_token = app
+        .post("/me/tokens")
+        .as_user(bert)
+        .json(&json!({"name": "watcher", "scopes": ["game:read"]}))
+        .send()
+        .await;
+    let bert_token_id = bert_token.assert_ok()["id"].as_str().unwrap().to_string();
+    let bert_token = bert_token.body["token"].as_str().unwrap().to_string();
+    let path = format!("/games/{game}/stream");
+    let mut by_login = Stream::open(&app.address, &path, &anna.token, None).await;
+    let mut notices = Stream::open(&app.address, "/me/stream", &anna.token, None).await;
+    let mut by_token = Stream::open(&app.address, &path, &bert_token, None).await;
+    let mut kept = Stream::open(&app.address, &path, &cleo.token, None).await;
+    for stream in [&mut by_login, &mut notices, &mut by_token, &mut kept] {
+        assert_eq!(stream.next(WAIT).await.unwrap().event, "snapshot");
+    }
+
+    app.post("/auth/logout")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
+        .await;
+    let revoked = app
+        .delete(&format!("/me/tokens/{bert_token_id}"))
+        .as_user(bert)
+        .send()
+        .await;
+    assert_eq!(revoked.status.as_u16(), 204, "{}", revoked.text);
+    // The game goes on (anna signs in again to play), and anna is invited elsewhere.
+    let again = app
+        .post("/auth/login")
+        .json(&json!({"username": "anna", "password": password_of("anna")}))
+        .send()
+        .await;
+    players[0].token = again.assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    crate::bots::play(&app, game, &players, crate::bots::steel_driver, 5, 2).await;
+    let other = app
+        .post("/games")
+        .as_user(cleo)
+        .json(&json!({"kind": "steel-driver", "seats": 3}))
+        .send()
+        .await;
+    let other = other.body["id"].as_str().unwrap().to_string();
+    app.post(&format!("/games/{other}/invitations"))
+        .as_user(cleo)
+        .json(&json!({"username": "anna"}))
+        .send()
+        .await
+        .assert_ok();
+
+    // The stream whose credential stands gets the moves; the others end, having sent nothing.
+    assert_eq!(kept.next(WAIT).await.unwrap().event, "event");
+    for (what, stream) in [
+        ("logged out", &mut by_login),
+        ("logged out, notices", &mut notices),
+        ("revoked token", &mut by_token),
+    ] {
+        assert!(
+            stream.next(Duration::from_millis(500)).await.is_none(),
+            "{what}: an event came after its credential was taken away"
+        );
+        assert!(ends_cleanly(stream).await, "{what}: the stream went on");
+    }
+}
