@@ -410,12 +410,12 @@ pub async fn submit_action(
     let body = body.into_inner();
     let game_id = path.into_inner();
     let version = match conditional::condition_header(&req, header::IF_MATCH) {
-        None => body.version.ok_or_else(|| {
+        None => play::Expected::Named(body.version.ok_or_else(|| {
             ApiError::bad_request(
                 ErrorCode::VersionRequired,
                 "send the version you saw, as the body's `version` or as If-Match",
             )
-        })?,
+        })?),
         Some(value) => {
             let condition = value.to_str().ok().and_then(conditional::parse).ok_or_else(|| {
                 ApiError::bad_request(
@@ -461,7 +461,7 @@ async fn match_version(
     game_id: Uuid,
     body_version: Option<i64>,
     condition: &Condition<'_>,
-) -> Result<i64, ApiError> {
+) -> Result<play::Expected, ApiError> {
     let versions = match condition {
         Condition::Any => None,
         Condition::Tags(tags) => {
@@ -495,17 +495,17 @@ async fn match_version(
             ErrorCode::VersionRequired,
             format!("the body says version {v} but If-Match says {listed:?}"),
         )),
-        (Some(v), _) => Ok(v),
-        (None, Some(listed)) if listed.len() == 1 => Ok(listed[0]),
-        (None, listed) => {
+        (Some(v), _) => Ok(play::Expected::Named(v)),
+        (None, Some(listed)) if listed.len() == 1 => Ok(play::Expected::Named(listed[0])),
+        (None, among) => {
             let current = play::current_version(&state.pool, caller, game_id).await?;
-            match listed {
+            match among {
                 Some(listed) if !listed.contains(&current) => Err(ApiError::conflict(
                     ErrorCode::VersionConflict,
                     format!("the game is at version {current}, not one of {listed:?}: reload it and decide again"),
                 )
                 .with("current_version", current)),
-                _ => Ok(current),
+                among => Ok(play::Expected::Current { among, current }),
             }
         }
     }

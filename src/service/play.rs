@@ -262,9 +262,34 @@ pub struct Attempt<'a> {
     pub caller: Uuid,
     pub game_id: Uuid,
     pub idempotency_key: &'a str,
-    /// The version the client saw.
-    pub expected_version: i64,
+    /// The version the action is decided at.
+    pub expected_version: Expected,
     pub request: &'a ActionRequest,
+}
+
+/// How the client said which version it acts on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expected {
+    /// It named the version it saw (the body's `version`, or one version in `If-Match`).
+    Named(i64),
+    /// It left the version to the server: whatever it is (`If-Match: *`), or the current one
+    /// if it is `among` those listed (tags of several versions). `current` is what the server
+    /// read. A retry of such a request is the same request whatever the version is by then.
+    Current {
+        among: Option<Vec<i64>>,
+        current: i64,
+    },
+}
+
+impl Expected {
+    pub fn version(&self) -> i64 {
+        match self {
+            Self::Named(version)
+            | Self::Current {
+                current: version, ..
+            } => *version,
+        }
+    }
 }
 
 /// Applies one action in at most two statements: one read (head, seats and clocks, a stored
@@ -288,13 +313,28 @@ pub async fn submit(
         request,
     } = attempt;
     let request_hash = Sha256::digest(
-        serde_json::to_vec(&(expected_version, request.seat, &request.action)).expect("json"),
+        match &expected_version {
+            Expected::Named(version) => {
+                serde_json::to_vec(&(version, request.seat, &request.action))
+            }
+            Expected::Current { among, .. } => {
+                serde_json::to_vec(&(("current", among), request.seat, &request.action))
+            }
+        }
+        .expect("json"),
     )
     .to_vec();
+    // A request that left the version to the server may be the retry of one already applied,
+    // which left the game at the version it now names: the cache would skip the stored answer.
+    let cached = match expected_version {
+        Expected::Named(version) => cache.get(game_id, version),
+        Expected::Current { .. } => None,
+    };
+    let expected_version = expected_version.version();
     // A connection for reading, acquired when first needed and given back before the append,
     // which the committer writes with its own (never wait for a connection while holding one).
     let mut conn = None;
-    let (context, cached_state) = match cache.get(game_id, expected_version) {
+    let (context, cached_state) = match cached {
         Some((context, state)) => (context, Some(state)),
         None => {
             let context = read_context(

@@ -517,7 +517,32 @@ async fn if_match_on_actions_compares_strongly_and_star_matches_the_current_vers
     }
     // The GET's own ETag is accepted as the version seen.
     let accepted = act(tag.clone(), "k7", "use_smith").await;
-    assert!(accepted.assert_ok()["version"].as_i64().unwrap() > version);
+    let version = accepted.assert_ok()["version"].as_i64().unwrap();
+    assert!(version > seen.body["version"].as_i64().unwrap());
+
+    // A retry of an action sent with `*` gets the stored answer, although the version it
+    // acted on is no longer the current one (it was judged again before, and refused).
+    let next = app.get(&path).as_user(&players[0]).send().await;
+    let next = &players[next.assert_ok()["pending"][0].as_u64().unwrap() as usize];
+    let detail = app.get(&path).as_user(next).send().await;
+    let mut rng = kontor::games::GameRng::from_u64(7);
+    let action = crate::bots::flying_dutchman(&detail.body["legal"], &detail.body, &mut rng);
+    let star = || {
+        app.post(&actions)
+            .as_user(next)
+            .json(&json!({ "action": action }))
+            .key("k8")
+            .header("If-Match", "*")
+            .send()
+    };
+    let first = star().await;
+    assert_eq!(first.assert_ok()["version"].as_i64().unwrap(), version + 1);
+    assert!(first.headers.get("idempotent-replayed").is_none());
+    let retried = star().await;
+    assert_eq!(retried.assert_ok(), first.assert_ok());
+    assert_eq!(retried.headers["idempotent-replayed"], "true");
+    let head = app.get(&path).as_user(next).send().await;
+    assert_eq!(head.assert_ok()["version"].as_i64().unwrap(), version + 1);
 }
 
 #[tokio::test]
