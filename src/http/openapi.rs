@@ -119,6 +119,7 @@ pub fn build() -> Value {
     link_game_schemas(&mut value);
     open_problem(&mut value);
     name_variants(&mut value);
+    close_commands(&mut value);
     type_event_lines(&mut value);
     constrain_fields(&mut value);
     constrain_request_text(&mut value);
@@ -781,6 +782,25 @@ fn name_variants(spec: &mut Value) {
         let schema = &mut schemas[&union];
         schema["oneOf"] = Value::Array(refs);
         schema["discriminator"] = json!({"propertyName": tag, "mapping": mapping});
+    }
+}
+
+/// Every game's commands refuse members they do not name (`deny_unknown_fields`), which
+/// utoipa does not say of an enum's variants.
+fn close_commands(spec: &mut Value) {
+    for kind in GameKind::ALL {
+        let union = format!("{}.Command", prefix_of(kind.as_str()));
+        let variants: Vec<String> = spec["components"]["schemas"][&union]["oneOf"]
+            .as_array()
+            .expect("a game's commands are a union")
+            .iter()
+            .filter_map(|member| member["$ref"].as_str())
+            .filter_map(|r| r.strip_prefix("#/components/schemas/"))
+            .map(str::to_string)
+            .collect();
+        for variant in variants {
+            spec["components"]["schemas"][&variant]["additionalProperties"] = json!(false);
+        }
     }
 }
 

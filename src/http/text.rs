@@ -104,6 +104,16 @@ fn extract_json<T: DeserializeOwned>(
     let parsed = web::Json::<Value>::from_request(req, payload);
     Box::pin(async move {
         let mut value = parsed.await?.into_inner();
+        // Every body the API takes is an object. Serde would also fill a struct from an array
+        // of its members in order (`[2, null]` for `{"seat": 2, "nonce": null}`), which no
+        // schema of ours allows.
+        if !value.is_object() {
+            return Err(ApiError::bad_request(
+                ErrorCode::InvalidBody,
+                format!("the body must be a JSON object, not {}", json_kind(&value)),
+            )
+            .into());
+        }
         check_json(&value).map_err(TextError::in_body)?;
         integral_floats(&mut value);
         T::deserialize(value).map_err(|e| {
@@ -114,6 +124,18 @@ fn extract_json<T: DeserializeOwned>(
             .into()
         })
     })
+}
+
+/// What a JSON value is, in words.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {

@@ -257,6 +257,19 @@ pub async fn read_context(
         .ok_or(Error::GameNotFound)
 }
 
+/// A member of the command as sent that the command parsed from it does not have. The
+/// commands refuse unknown members (`deny_unknown_fields`), but serde ignores every member of
+/// a variant without fields (`{"type": "pass", "extra": 1}`); what such a command does not
+/// write out again was not one of its members. (A member sent as `null` is left alone: an
+/// absent optional member may not be written out either.)
+fn unknown_member(sent: &Value, command: &impl Serialize) -> Option<String> {
+    let written = serde_json::to_value(command).ok()?;
+    let (sent, written) = (sent.as_object()?, written.as_object()?);
+    sent.iter()
+        .find(|(name, value)| !value.is_null() && !written.contains_key(*name))
+        .map(|(name, _)| name.clone())
+}
+
 /// An action as a client submitted it.
 pub struct Attempt<'a> {
     pub caller: Uuid,
@@ -461,6 +474,12 @@ async fn act<R: Rules>(
             kind: R::KIND,
             reason: e.to_string(),
         })?;
+    if let Some(member) = unknown_member(action.action, &command) {
+        return Err(Error::InvalidCommand {
+            kind: R::KIND,
+            reason: format!("unknown field `{member}`: this command has no such member"),
+        });
+    }
     let state = match cached_state.and_then(|s| s.downcast_ref::<R::State>()) {
         Some(state) => state.clone(),
         None => context.state::<R>(connection(pool, conn).await?).await?,

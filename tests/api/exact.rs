@@ -177,12 +177,87 @@ async fn bodies_the_description_allows_are_accepted_and_others_refused() {
     // A join body, when sent, is an object (`null` too is refused: the description offers
     // an object or no body, which generated clients can send).
     let id = game["id"].as_str().unwrap();
-    for body in ["false", "[]", "\"x\"", "3", "null"] {
+    // Nor is an array of the members in order, which serde alone would take for the object.
+    for body in ["false", "[]", "\"x\"", "3", "null", "[1, null]"] {
         let refused = post(format!("/games/{id}/join"), &bert.token, body)
             .await
             .unwrap();
         assert_eq!(refused.status(), 400, "{body}");
+        let problem: Value = refused.json().await.unwrap();
+        assert_eq!(problem["code"], "invalid_body", "{body}");
     }
+    let before = app.fingerprint().await;
+    for (path, body) in [
+        (
+            "/auth/register",
+            r#"["dora", "dora@example.org", "a quite long passphrase 4711", null]"#,
+        ),
+        ("/games", r#"["steel-driver", 3, null, null, null, null]"#),
+        (
+            &format!("/games/{id}/actions")[..],
+            r#"[0, null, {"type": "pass_pawn"}]"#,
+        ),
+    ] {
+        let refused = post(path.to_string(), &anna.token, body).await.unwrap();
+        assert_eq!(refused.status(), 400, "{path}");
+    }
+    assert_eq!(
+        app.fingerprint().await,
+        before,
+        "arrays for objects change nothing"
+    );
+    // A command's members are the ones its schema names: a misspelt one is refused, not
+    // dropped (a Flying Dutchman offer with `payment` would otherwise offer nothing).
+    let started = app
+        .start_game(
+            "steel-driver",
+            json!({}),
+            &[anna.clone(), bert.clone(), app.register("cleo").await],
+        )
+        .await;
+    let version = app
+        .get(&format!("/games/{started}"))
+        .as_user(&anna)
+        .send()
+        .await
+        .assert_ok()["version"]
+        .clone();
+    let before = app.fingerprint().await;
+    for action in [
+        r#"{"type": "pass_pawn", "extra": 1}"#,
+        r#"{"type": "open_auction", "company": "red", "bid": 2, "note": "hello"}"#,
+    ] {
+        let body = format!(r#"{{"version": {version}, "action": {action}}}"#);
+        let refused = app
+            .client
+            .post(format!("{}/api/v1/games/{started}/actions", app.address))
+            .bearer_auth(&anna.token)
+            .header("content-type", "application/json")
+            .header("idempotency-key", format!("unknown-{}", action.len()))
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = refused.status();
+        let problem: Value = refused.json().await.unwrap();
+        assert_eq!(
+            (status.as_u16(), &problem["code"]),
+            (422, &json!("invalid_command")),
+            "{action}: {problem}"
+        );
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .contains("unknown field"),
+            "{problem}"
+        );
+    }
+    assert_eq!(
+        app.fingerprint().await,
+        before,
+        "refused commands change nothing"
+    );
     let joined = post(format!("/games/{id}/join"), &bert.token, "{}")
         .await
         .unwrap();

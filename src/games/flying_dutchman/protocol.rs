@@ -149,6 +149,7 @@ pub enum Sign {
 /// One horseshoe of a bid. A horseshoe is named by its face (`value`): silver 1, 2, 10 or
 /// 20, gold 21..=48; equal faces are interchangeable. Gold always counts plus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[schema(as = FdBidHorseshoe)]
 pub struct BidHorseshoe {
     pub value: u8,
@@ -173,6 +174,7 @@ pub fn bid_value(horseshoes: &[BidHorseshoe]) -> i32 {
 
 /// A coin payment promised in an offer: `amount` ducats from the offer's maker to `seat`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[schema(as = FdPaymentTerm)]
 pub struct PaymentTerm {
     pub seat: Seat,
@@ -276,7 +278,9 @@ pub struct ShipPayment {
 
 /// A command a player (or the platform, for a deadline) submits.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+// Unknown members are refused: a misspelt optional member (`payment` for `payments`)
+// must not pass as a command without it.
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schema(as = FdCommand)]
 pub enum Command {
     /// Action: spend a Kontor card and draw the top two share cards of the stack.

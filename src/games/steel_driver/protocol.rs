@@ -101,7 +101,9 @@ impl Default for Options {
 
 /// What a player asks to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+// Unknown members are refused: a misspelt optional member (`payment` for `payments`)
+// must not pass as a command without it.
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schema(as = SteelDriverCommand)]
 pub enum Command {
     /// The pawn holder puts a company's control marker up for auction with an opening bid.
