@@ -142,7 +142,8 @@ pub struct DetailQuery {
     responses(
         (status = 200, description = "The game. `ETag` tags this representation (it differs per version shown and per viewer).", body = GameDetail,
             headers(("ETag" = String, description = "`\"v{version}-{s<seat>|spectator}-{digest}\"`."))),
-        (status = 304, description = "Not modified: `If-None-Match` named the current representation's tag."),
+        (status = 304, description = "Not modified: `If-None-Match` named the current representation's tag.",
+            headers(("ETag" = String, description = "The current representation's tag (the one matched)."))),
         (status = 400, description = "`invalid_parameter` (`at`, or a malformed `If-None-Match`).", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
@@ -380,7 +381,7 @@ fn idempotency_key(req: &HttpRequest) -> Result<String, ApiError> {
     security(("bearer" = [])),
     params(
         ("game_id" = Uuid, Path, description = "The game."),
-        ("Idempotency-Key" = String, Header, description = "Unique per intended action; retries reuse it."),
+        ("Idempotency-Key" = String, Header, description = "Unique per intended action; retries reuse it. A key is the caller's within this game."),
         ("If-Match" = Option<String>, Header, description = "The game's `ETag` as the client saw it (`\"v12-s0-…\"`, or the plain version `\"12\"`), instead of the body's `version`; `*` = whatever the current version is. Compared strongly: weak tags never match."),
     ),
     request_body = ActionRequest,

@@ -38,21 +38,23 @@ pub struct StreamQuery {
     pub last_event_id: Option<i64>,
 }
 
+/// The query of the user's stream, which has no resume point: its notices carry no ids (a
+/// reconnect begins with a new snapshot).
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct UserStreamQuery {
+    /// The access token, for clients that cannot set headers (browsers' EventSource).
+    pub access_token: Option<String>,
+}
+
 /// The caller of a stream: a bearer token in the header, or `access_token` in the query.
 async fn stream_caller(
     state: &AppState,
     req: &HttpRequest,
-    query: &StreamQuery,
+    access_token: &Option<String>,
 ) -> Result<Caller, ApiError> {
-    // Checked whether or not a Last-Event-ID header overrides it: a request is refused for
-    // what it holds, not only for what is used.
-    if query.last_event_id.is_some_and(|id| id < 0) {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidResumeId,
-            "the resume id (last_event_id) is a version of the game: 0 or more",
-        ));
-    }
-    let token = match (bearer_token(req), &query.access_token) {
+    let token = match (bearer_token(req), access_token) {
         (Ok(token), _) => token.to_string(),
         (Err(_), Some(token)) => token.clone(),
         (Err(error), None) => return Err(error),
@@ -101,7 +103,9 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
     }
 }
 
-/// A game as it happens: first the caller's snapshot (`event: snapshot`, the same document as
+/// Follow a game as it happens (Server-Sent Events).
+///
+/// First the caller's snapshot (`event: snapshot`, the same document as
 /// `GET /games/{id}`), then every event as the caller may see it (`event: event`), each with
 /// `id` = its version. Reconnect with `Last-Event-ID` (or `?last_event_id=`) to receive what
 /// was missed, without a snapshot; the id must be a version of the game (0 to its current
@@ -134,7 +138,15 @@ pub async fn game_stream(
     path: web::Path<Uuid>,
     query: Query<StreamQuery>,
 ) -> Result<impl Responder, ApiError> {
-    let caller = stream_caller(&state, &req, &query).await?;
+    // Checked whether or not a Last-Event-ID header overrides it: a request is refused for
+    // what it holds, not only for what is used.
+    if query.last_event_id.is_some_and(|id| id < 0) {
+        return Err(ApiError::bad_request(
+            ErrorCode::InvalidResumeId,
+            "the resume id (last_event_id) is a version of the game: 0 or more",
+        ));
+    }
+    let caller = stream_caller(&state, &req, &query.access_token).await?;
     let game_id = path.into_inner();
     let resume = last_event_id(&req, &query)?;
     // Checked before anything is sent, also when resuming (which skips the snapshot).
@@ -295,7 +307,9 @@ impl Watcher {
     }
 }
 
-/// The caller's notices as they happen: first `event: snapshot` with the games waiting for
+/// Follow the caller's notices as they happen (Server-Sent Events).
+///
+/// First `event: snapshot` with the games waiting for
 /// them, then `your_turn`, `game_started`, `game_over`, `invited` and `player_left` (another
 /// player of a running game deleted their account; with the seat) events, each with the
 /// game's id. Keep-alive comments every 15 s. Counts against the same per-user limit of
@@ -303,7 +317,7 @@ impl Watcher {
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
-    params(StreamQuery),
+    params(UserStreamQuery),
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
@@ -314,9 +328,9 @@ impl Watcher {
 pub async fn user_stream(
     state: web::Data<AppState>,
     req: HttpRequest,
-    query: Query<StreamQuery>,
+    query: Query<UserStreamQuery>,
 ) -> Result<impl Responder, ApiError> {
-    let caller = stream_caller(&state, &req, &query).await?;
+    let caller = stream_caller(&state, &req, &query.access_token).await?;
     let me = caller.user_id;
     let slot = stream_slot(&state, me, "user")?;
     let closed = state.hub.closed();
@@ -349,8 +363,10 @@ pub async fn user_stream(
         tokio::pin!(closed);
         // It ends when the caller's credential no longer stands: looked at before anything
         // is sent, and now and then.
-        let mut check = tokio::time::interval(PRESENCE_EVERY);
-        check.tick().await;
+        // (The first tick a period from now: awaiting an immediate one would put off noticing
+        // a client already gone, such as a HEAD's, and so the freeing of its slot.)
+        let mut check =
+            tokio::time::interval_at(tokio::time::Instant::now() + PRESENCE_EVERY, PRESENCE_EVERY);
         loop {
             tokio::select! {
                 signal = signals.recv() => match signal {

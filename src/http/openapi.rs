@@ -157,6 +157,65 @@ fn open_problem(spec: &mut Value) {
         .expect("a member of Problem declares its fields");
     let mut merged = fixed;
     merged["additionalProperties"] = json!(true);
+    // The members some codes add, typed so that clients need not guess.
+    let integer = |description: &str| json!({"type": "integer", "description": description});
+    let string = |description: &str| json!({"type": "string", "description": description});
+    for (name, schema) in [
+        (
+            "current_version",
+            integer("`version_conflict`: the game's current version."),
+        ),
+        (
+            "version",
+            integer("`invalid_resume_id`, `invalid_parameter` (`at`): the game's current version."),
+        ),
+        (
+            "field",
+            string(
+                "The member, header or query parameter at fault (`invalid_field`, `invalid_parameter`, `unknown_game_kind`, `wrong_password`…).",
+            ),
+        ),
+        (
+            "parameter",
+            string("`unknown_parameter`: the query parameter that is not taken."),
+        ),
+        (
+            "line",
+            integer("A refused ndjson upload: the line at fault (from 1)."),
+        ),
+        (
+            "game_status",
+            string("`game_not_active`, `wrong_status`: the game's status."),
+        ),
+        (
+            "retry_after",
+            integer(
+                "`rate_limited`, `too_many_streams`, `database_unavailable`, `not_ready`: seconds to wait, as `Retry-After` says.",
+            ),
+        ),
+        (
+            "max_streams",
+            integer("`too_many_streams`: how many streams one user may hold."),
+        ),
+        (
+            "max_events",
+            integer("`export_too_large`: the most events an upload may hold."),
+        ),
+        (
+            "required_scope",
+            string("`insufficient_scope`: the scope the API token lacks."),
+        ),
+        (
+            "reason",
+            string("`export_not_verified`: why the log does not verify."),
+        ),
+        (
+            "seq",
+            integer("`export_not_verified`: the event at fault, when one is."),
+        ),
+    ] {
+        merged["properties"][name] = schema;
+    }
     if let Some(description) = problem.get("description") {
         merged["description"] = description.clone();
     }
@@ -221,6 +280,7 @@ fn describe_streams(spec: &mut Value) {
                 "game_started": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
                 "game_over": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
                 "invited": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
+                "player_left": {"type": "object", "required": ["game_id", "seat", "version"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "seat": {"type": "integer", "minimum": 0}, "version": {"type": "integer"}}, "additionalProperties": true},
             }),
         ),
     ];
@@ -525,12 +585,6 @@ fn constrain_fields(spec: &mut Value) {
         ),
         (
             "/api/v1/games/{game_id}/stream",
-            "get",
-            "last_event_id",
-            json!({"minimum": 0}),
-        ),
-        (
-            "/api/v1/me/stream",
             "get",
             "last_event_id",
             json!({"minimum": 0}),
@@ -888,7 +942,7 @@ fn link_game_schemas(spec: &mut Value) {
         (
             "GameSummary",
             "options",
-            "Options",
+            "FullOptions",
             false,
             "The options with every default filled in.",
         ),
@@ -909,7 +963,7 @@ fn link_game_schemas(spec: &mut Value) {
         (
             "ExportHeader",
             "options",
-            "Options",
+            "FullOptions",
             false,
             "The game's options, every default filled in.",
         ),
