@@ -49,7 +49,12 @@ fn limit(subject: String, (limit, secs): (u32, u64)) -> throttle::Limit {
 }
 
 fn rate_limited(wait: u64, what: &str) -> ApiError {
-    ApiError::too_many_requests(wait, format!("{what}; try again in {wait} seconds"))
+    let when = match wait {
+        0..=120 => format!("{wait} seconds"),
+        121..=7_200 => format!("{} minutes", wait.div_ceil(60)),
+        _ => format!("{} hours", wait.div_ceil(3_600)),
+    };
+    ApiError::too_many_requests(wait, format!("{what}; try again in {when}"))
 }
 
 fn expiry(now: DateTime<Utc>, ttl: Duration) -> DateTime<Utc> {
@@ -253,6 +258,7 @@ pub async fn verify_email(
         now,
     )?;
     let token = token.expect("judged above");
+    let before = users::account(&mut *tx, token.user_id).await?;
     let changed = match users::verify_email(&mut *tx, token.user_id, &token.email, now).await? {
         users::Verified::Address => false,
         users::Verified::Changed => true,
@@ -267,6 +273,11 @@ pub async fn verify_email(
     if changed {
         // Reset links went to the old address: they stop working with it.
         mail_tokens::supersede(&mut *tx, token.user_id, mail_tokens::RESET_PASSWORD, now).await?;
+        // And the old address is told that the change took effect.
+        if let Some(old) = before.as_ref().map(|account| account.email.as_str()) {
+            let notice = AccountMail::email_replaced(token.user_id, token.id, old, &token.email);
+            mail::enqueue(&mut tx, &[notice]).await?;
+        }
     }
     tx.commit().await?;
     Ok(Json(VerifiedEmail {
@@ -334,10 +345,16 @@ pub async fn resend_verification(
 async fn take_verify_mail(state: &AppState, user_id: Uuid) -> Result<(), ApiError> {
     let limits = VERIFY_MAILS.map(|l| limit(format!("mail:verify:{}:{user_id}", l.1), l));
     if let Err(wait) = throttle::take(&state.pool, &limits).await? {
-        return Err(rate_limited(
-            wait,
-            "a verification link was mailed just now",
-        ));
+        let (per_minute, per_day) = (VERIFY_MAILS[0], VERIFY_MAILS[1]);
+        let what = if wait <= per_minute.1 {
+            "a verification link was mailed just now".to_string()
+        } else {
+            format!(
+                "{} verification links were mailed today, the most a day",
+                per_day.0
+            )
+        };
+        return Err(rate_limited(wait, &what));
     }
     Ok(())
 }
@@ -520,6 +537,9 @@ pub async fn reset_password(
     mail_tokens::mark_used(&mut *tx, token.id, now).await?;
     let sessions = sessions::revoke_all_except(&mut *tx, token.user_id, None).await?;
     let api_tokens = tokens::revoke_all_api_tokens(&mut *tx, token.user_id).await?;
+    // A change of address someone else began (with a stolen session) must not outlive the
+    // reset its notice advised: its link stops working.
+    mail_tokens::supersede_address_changes(&mut *tx, token.user_id, &account.email, now).await?;
     if identity::key(&token.email) == identity::key(&account.email) {
         users::verify_email(&mut *tx, token.user_id, &token.email, now).await?;
     }
@@ -588,6 +608,10 @@ pub async fn change_password(
     let mut tx = state.pool.begin().await?;
     users::set_password(&mut *tx, caller.user_id, &hash).await?;
     let sessions = sessions::revoke_all_except(&mut *tx, caller.user_id, caller.session).await?;
+    // As after a reset, a pending change of address is called off: whoever changes the
+    // password owns the account now, and asks again if the change was theirs.
+    let now = state.config.clock.now();
+    mail_tokens::supersede_address_changes(&mut *tx, caller.user_id, &account.email, now).await?;
     let notice =
         AccountMail::password_changed(caller.user_id, Uuid::now_v7(), PasswordChange::Changed);
     mail::enqueue(&mut tx, &[notice]).await?;
@@ -659,13 +683,14 @@ pub async fn change_email(
         )
         .with("field", "email"));
     }
-    take_verify_mail(&state, caller.user_id).await?;
+    // Checked before a mail is counted: a refused change mails nothing.
     if users::email_taken(&state.pool, &email, caller.user_id).await? {
         return Err(ApiError::conflict(
             ErrorCode::EmailTaken,
             "an account with this email address exists already",
         ));
     }
+    take_verify_mail(&state, caller.user_id).await?;
     let mut tx = state.pool.begin().await?;
     let (token_id, expires_at) =
         mail_verification_link(&state, &mut tx, caller.user_id, &email, true).await?;

@@ -120,6 +120,17 @@ impl AccountMail {
         }
     }
 
+    /// To the old address `old`: the change to `new_address` took effect (its link was used,
+    /// token `token_id`).
+    pub fn email_replaced(user_id: Uuid, token_id: Uuid, old: &str, new_address: &str) -> Self {
+        Self {
+            user_id,
+            kind: AccountMailKind::EmailChanged,
+            dedupe_key: format!("email_replaced:{token_id}"),
+            data: json!({"to": old, "new_address": mask_address(new_address), "done": true}),
+        }
+    }
+
     /// The password was changed or reset (`event` names the change: one mail per change).
     pub fn password_changed(user_id: Uuid, event: Uuid, how: PasswordChange) -> Self {
         Self {
@@ -322,7 +333,38 @@ pub fn render(
                 .get("new_address")
                 .and_then(Value::as_str)
                 .unwrap_or("***");
-            if ja {
+            let done = ctx.data.get("done").and_then(Value::as_bool) == Some(true);
+            if done && ja {
+                (
+                    "Kontor：メールアドレスが変更されました".to_string(),
+                    vec![
+                        para(greeting),
+                        para(format!(
+                            "Kontor のアカウントのメールアドレスは {new} に変更されました。このアドレスには今後メールは届きません。"
+                        )),
+                        para(
+                            "心当たりがない場合は、あなたのパスワードを知る誰かが変更しました。このサーバーの運営者に連絡してください。"
+                                .to_string(),
+                        ),
+                        footer,
+                    ],
+                )
+            } else if done {
+                (
+                    "The email address of your Kontor account was changed".to_string(),
+                    vec![
+                        para(greeting),
+                        para(format!(
+                            "your Kontor account's address is now {new}. This address gets no more mail from it."
+                        )),
+                        para(
+                            "If this was not you, someone who knew your password changed it: ask this server's operator for help."
+                                .to_string(),
+                        ),
+                        footer,
+                    ],
+                )
+            } else if ja {
                 (
                     "Kontor：メールアドレスの変更".to_string(),
                     vec![

@@ -62,6 +62,27 @@ pub async fn supersede<'e>(
     Ok(())
 }
 
+/// Cancels the user's pending changes of address: the open verification links of any
+/// address but `current`, the account's own (whose link, if it waits, stays good).
+pub async fn supersede_address_changes<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+    current: &str,
+    now: DateTime<Utc>,
+) -> Result<u64, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE mail_tokens SET superseded_at = $3
+          WHERE user_id = $1 AND purpose = 'verify_email' AND email <> $2
+            AND used_at IS NULL AND superseded_at IS NULL",
+    )
+    .bind(user_id)
+    .bind(current)
+    .bind(now)
+    .execute(executor)
+    .await?;
+    Ok(done.rows_affected())
+}
+
 /// A stored token, as a link's use finds it.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct MailToken {

@@ -560,6 +560,76 @@ async fn changing_the_password_ends_the_other_logins_only() {
 }
 
 #[tokio::test]
+async fn a_new_password_calls_off_a_change_of_address_someone_else_began() {
+    let f = fixture(&[]).await;
+    let app = &f.app;
+    let anna = app.register("anna").await;
+    f.deliver().await;
+    let f = &f;
+    let steal = |user: &User, password: String| {
+        let request = app
+            .post("/me/email")
+            .as_user(user)
+            .json(&json!({"password": password, "email": "thief@evil.example"}));
+        async move {
+            let asked = request.send().await;
+            assert_eq!(asked.status.as_u16(), 202, "{}", asked.text);
+            let link = f.mail_for("verify_email", "thief@evil.example").await;
+            token_in(&link, "verify-email")
+        }
+    };
+    // The mail counters (sign-up's link was mailed a moment ago; they count by the
+    // database's clock) are not what this test is about.
+    let forget_mail_counts = || async {
+        sqlx::query("DELETE FROM login_failures")
+            .execute(&app.pool)
+            .await
+            .unwrap();
+    };
+    // Someone with anna's session asks for their own address; the old address is warned and
+    // anna resets her password, as the warning says.
+    forget_mail_counts().await;
+    let stolen = steal(&anna, password_of("anna")).await;
+    forgot(app, "anna").await;
+    let link = f.mail_for("password_reset", "anna@example.org").await;
+    reset(
+        app,
+        &token_in(&link, "reset-password"),
+        "a brand new horse battery",
+    )
+    .await
+    .assert_ok();
+    verify(app, &stolen)
+        .await
+        .assert_problem(410, "mail_token_used");
+    let again = login(app, "anna", "a brand new horse battery").await;
+    let anna = User {
+        token: again.assert_ok()["access_token"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+        ..anna
+    };
+    let profile = me(app, &anna).await;
+    assert_eq!(profile["email"], "anna@example.org");
+    assert!(profile.get("pending_email").is_none(), "{profile}");
+
+    // The same after a change of password by the owner, signed in.
+    forget_mail_counts().await;
+    let stolen = steal(&anna, "a brand new horse battery".into()).await;
+    app.post("/me/password")
+        .as_user(&anna)
+        .json(&json!({"current_password": "a brand new horse battery", "new_password": "another new horse battery"}))
+        .send()
+        .await
+        .assert_ok();
+    verify(app, &stolen)
+        .await
+        .assert_problem(410, "mail_token_used");
+    assert_eq!(me(app, &anna).await["email"], "anna@example.org");
+}
+
+#[tokio::test]
 async fn a_new_address_takes_effect_when_its_link_is_used() {
     let f = fixture(&[]).await;
     let app = &f.app;
@@ -627,6 +697,16 @@ async fn a_new_address_takes_effect_when_its_link_is_used() {
     login(app, "anna@new.example", &password_of("anna"))
         .await
         .assert_ok();
+    // The old address is told that the change took effect.
+    let told = f
+        .deliver()
+        .await
+        .into_iter()
+        .find(|m| m.to == ["anna@example.org"])
+        .expect("the old address is told of the change");
+    assert_eq!(told.mail().header("X-Kontor-Notice"), Some("email_changed"));
+    let text = told.mail().text().to_string();
+    assert!(text.contains("is now a***@new.example"), "{text}");
 
     // An address another account has is refused when asked, as registration refuses it...
     app.clock.advance(Duration::from_secs(61));
@@ -638,14 +718,13 @@ async fn a_new_address_takes_effect_when_its_link_is_used() {
         .send()
         .await
         .assert_problem(409, "email_taken");
-    // ... and when the link is used, if another account took it meanwhile.
-    sqlx::query("DELETE FROM login_failures")
-        .execute(&app.pool)
-        .await
-        .unwrap();
-    change(&password_of("anna"), "cleo@example.org")
+    // ... (which mails nothing, and so does not count against the mails allowed: another
+    // address may be asked for at once) and when the link is used, if another account took it
+    // meanwhile.
+    let asked = change(&password_of("anna"), "cleo@example.org")
         .send()
         .await;
+    assert_eq!(asked.status.as_u16(), 202, "{}", asked.text);
     let link = f.mail_for("verify_email", "cleo@example.org").await;
     app.register("cleo").await;
     let before = app.fingerprint_except(BOOKKEEPING).await;
