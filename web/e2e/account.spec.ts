@@ -74,6 +74,16 @@ test('the sign-up mail verifies the address, and the profile language switches t
   await expect(signIn).not.toContainText('UTC');
   await page.reload();
   await expect(page.getByTestId('display-name')).toHaveValue('Anna K.');
+  // Signed in from another browser, in English, the page is in the account's language.
+  const other = await browser.newContext({ locale: 'en-US' });
+  const elsewhere = await other.newPage();
+  await elsewhere.goto('/signin');
+  await elsewhere.getByLabel('Username').fill(anna.name);
+  await elsewhere.getByLabel('Password').fill(passwordOf(anna.name));
+  await elsewhere.getByRole('button', { name: 'Sign in' }).click();
+  await expect(elsewhere.locator('html')).toHaveAttribute('lang', 'ja');
+  await expect(elsewhere.getByRole('link', { name: '設定' })).toBeVisible();
+  await other.close();
   await anna.context.close();
 });
 

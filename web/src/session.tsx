@@ -1,7 +1,9 @@
 // Who is signed in. On load the session cookie is tried once; the account is then read
-// from `/me`.
+// from `/me`. Signed in, the page is in the account's language (the one of its mails), on
+// every device.
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
+import { useLang } from './i18n';
 import { api, ok, onSessionChange, refreshSession, signIn, signOut, type Schemas } from './api/client';
 
 export type User = Schemas['UserProfile'];
@@ -24,6 +26,11 @@ const SessionContext = createContext<Session>({
 
 export function SessionProvider({ children }: { children: ComponentChildren }) {
   const [user, setUser] = useState<User | null | undefined>(undefined);
+  const { setLang } = useLang();
+  const language = user?.language;
+  useEffect(() => {
+    if (language) setLang(language);
+  }, [language]);
   const loadMe = async () => setUser(await ok(api.GET('/api/v1/me')));
   useEffect(() => {
     const stop = onSessionChange((signedIn) => {

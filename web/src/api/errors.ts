@@ -68,11 +68,17 @@ const PLATFORM: CodeMessages = {
   network: { en: 'The server could not be reached.', ja: 'サーバーに接続できませんでした。' },
 };
 
+/** Codes whose words say only what kind of refusal it is: the server's detail (in English)
+ * says which field and why, or how long to wait, so Japanese shows it beside them. */
+const DETAIL_MATTERS = new Set(['invalid_field', 'invalid_options', 'rate_limited']);
+
 /** The refusal in the viewer's language; `game` adds a game's own rule codes. */
 export function errorText(err: unknown, lang: Lang, game?: CodeMessages): string {
   if (err instanceof ApiError) {
     if (lang === 'en') return err.message;
-    return game?.[err.code]?.ja ?? PLATFORM[err.code]?.ja ?? err.message;
+    const words = game?.[err.code]?.ja ?? PLATFORM[err.code]?.ja;
+    if (!words) return err.message;
+    return DETAIL_MATTERS.has(err.code) && err.message ? `${words}（${err.message}）` : words;
   }
   if (err instanceof TypeError) return PLATFORM.network![lang];
   return err instanceof Error ? err.message : String(err);

@@ -21,8 +21,14 @@ const msgs = defineMessages({
   },
   returned: { en: (s: string) => `${s} is back at the table.`, ja: (s: string) => `${s}が席に戻りました。` },
   left: {
-    en: (s: string) => `${s} deleted their account and left; the bot plays the seat from now on.`,
-    ja: (s: string) => `${s}がアカウントを削除して退出しました。これからはボットがこの席をプレイします。`,
+    en: (s: string, forfeit: boolean) =>
+      forfeit
+        ? `${s} deleted their account and left; the seat is forfeited and ranked last.`
+        : `${s} deleted their account and left; the bot plays the seat from now on.`,
+    ja: (s: string, forfeit: boolean) =>
+      forfeit
+        ? `${s}がアカウントを削除して退出しました。この席は失格となり、最下位になります。`
+        : `${s}がアカウントを削除して退出しました。これからはボットがこの席をプレイします。`,
   },
 });
 
@@ -63,10 +69,17 @@ export function useEventLog(id: string, enabled: boolean) {
 }
 
 function platformLine(event: EventOut, m: Messages, seatName: (s: number) => string): string | null {
-  const data = event.data as { type: string; seat?: number; played?: string; seats?: { username: string }[] };
+  const data = event.data as {
+    type: string;
+    seat?: number;
+    played?: string;
+    policy?: string;
+    seats?: { username: string }[];
+  };
   switch (event.type) {
     case 'kontor.game_started':
-      return m.started((data.seats ?? []).map((s) => s.username).join(', '));
+      // The seats as the table names them now (display names; a deleted account's placeholder).
+      return m.started((data.seats ?? []).map((_, seat) => seatName(seat)).join(', '));
     case 'kontor.game_ended':
       return m.ended;
     case 'kontor.turn_timed_out':
@@ -76,7 +89,7 @@ function platformLine(event: EventOut, m: Messages, seatName: (s: number) => str
     case 'kontor.seat_returned':
       return m.returned(seatName(data.seat ?? 0));
     case 'kontor.seat_left':
-      return m.left(seatName(data.seat ?? 0));
+      return m.left(seatName(data.seat ?? 0), data.policy === 'forfeit');
     default:
       return null;
   }

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { api, ok } from '../api/client';
 import { defineMessages, LANGS, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 
@@ -43,7 +44,17 @@ export function Shell({ children }: { children: ComponentChildren }) {
   useFocusOnNavigation();
   const m = useMessages(msgs);
   const { lang, setLang } = useLang();
-  const { user, signOut } = useSession();
+  const { user, signOut, reload } = useSession();
+  // Signed in, the switch sets the account's language: the page's and the mails' (one
+  // language per account, on every device).
+  const chooseLang = (l: (typeof LANGS)[number]) => {
+    setLang(l);
+    if (user && user.language !== l) {
+      void ok(api.PUT('/api/v1/me/profile', { body: { language: l } }))
+        .then(reload)
+        .catch(() => {});
+    }
+  };
   return (
     <>
       <a class="skip" href="#main">
@@ -70,7 +81,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
         </nav>
         <label class="lang">
           <span class="visually-hidden">{m.language}</span>
-          <select value={lang} onChange={(e) => setLang(e.currentTarget.value as (typeof LANGS)[number])}>
+          <select value={lang} onChange={(e) => chooseLang(e.currentTarget.value as (typeof LANGS)[number])}>
             <option value="en">English</option>
             <option value="ja">日本語</option>
           </select>

@@ -99,17 +99,25 @@ export function SignIn() {
 
 export function SignUp() {
   const m = useMessages(msgs);
-  const { signIn } = useSession();
+  const { lang } = useLang();
+  const { signIn, reload } = useSession();
   const done = useAfterSignIn();
   const { submit, error, busy } = useSubmit(async (form) => {
     const username = String(form.get('username'));
     const password = String(form.get('password'));
     await ok(
       api.POST('/api/v1/auth/register', {
-        body: { username, email: String(form.get('email')), password },
+        body: { username, email: String(form.get('email')), password, language: lang },
       }),
     );
     await signIn(username, password);
+    // The mails' times come in the browser's time zone until the profile says otherwise
+    // (a zone the server does not know stays UTC: it can be chosen in Settings).
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && zone !== 'UTC') {
+      await ok(api.PUT('/api/v1/me/profile', { body: { time_zone: zone } })).catch(() => {});
+      await reload();
+    }
     done();
   });
   return (

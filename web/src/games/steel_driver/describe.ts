@@ -9,6 +9,8 @@ type CompanyName = (c: Company) => string;
 type Lines = { [T in Event['type']]: (e: Extract<Event, { type: T }>, name: Name, co: CompanyName) => string };
 
 const money = (n: number) => `$${n}`;
+/** `1 cube`, `3 cubes`. */
+const cubes = (n: number) => `${n} ${n === 1 ? 'cube' : 'cubes'}`;
 
 /** Payments summed per seat, in seat order: "Ann $550, Bob $480". */
 function perSeat(payments: { seat: number; amount: number }[], name: Name, sep: string): string {
@@ -24,18 +26,18 @@ const EN: Lines = {
   game_started: (e, name) =>
     `The game is set up for ${e.seats} players; ${name(e.first_player)} holds the pawn.`,
   round_started: (e) =>
-    `Round ${e.round} begins: every player receives ${e.cubes} cubes.`,
+    `Round ${e.round} begins: every player receives ${cubes(e.cubes)}.`,
   pawn_passed: (e, name) => `${name(e.seat)} passes the pawn to ${name(e.to)}.`,
   auction_opened: (e, name, co) =>
-    `${name(e.seat)} opens an auction for ${co(e.company)} with ${e.bid} cubes.`,
-  bid_placed: (e, name) => `${name(e.seat)} bids ${e.bid} cubes.`,
+    `${name(e.seat)} opens an auction for ${co(e.company)} with ${cubes(e.bid)}.`,
+  bid_placed: (e, name) => `${name(e.seat)} bids ${cubes(e.bid)}.`,
   bid_passed: (e, name) => `${name(e.seat)} drops out of the auction.`,
   auction_won: (e, name, co) =>
-    `${name(e.seat)} wins ${co(e.company)} for ${e.price} cubes; the pawn goes to ${name(e.pawn_to)}.`,
+    `${name(e.seat)} wins ${co(e.company)} for ${cubes(e.price)}; the pawn goes to ${name(e.pawn_to)}.`,
   auction_phase_ended: (e) =>
     e.all_sold ? 'Every company is sold: the auctions end.' : 'Nobody opens another auction: the auctions end.',
   link_built: (e, _, co) =>
-    `${co(e.company)} builds ${linkLabel(e.link)} for ${e.cost} cubes` +
+    `${co(e.company)} builds ${linkLabel(e.link)} for ${cubes(e.cost)}` +
     (e.new_cities.length ? `, reaching ${e.new_cities.join(', ')} (+${money(e.profit)}).` : ' (no new city).'),
   transcontinental_tie: (e, _, co) =>
     `${co(e.company)} joins New York and San Francisco; its controller chooses among ${e.options.length} paths.`,

@@ -120,7 +120,7 @@ function Address() {
   );
 }
 
-function Password() {
+function Password({ onChanged }: { onChanged: () => void }) {
   const m = useMessages(msgs);
   const [note, setNote] = useState<string | null>(null);
   const error = useError();
@@ -141,6 +141,8 @@ function Password() {
       );
       form.reset();
       setNote(m.passwordChanged(done.revoked.sessions));
+      // The other sign-ins are over: the list shows it.
+      onChanged();
     } catch (err) {
       error.fail(err);
     }
@@ -163,7 +165,8 @@ function Password() {
   );
 }
 
-function Sessions() {
+/** The sign-ins; `reloads` counts the changes made elsewhere that end some of them. */
+function Sessions({ reloads }: { reloads: number }) {
   const m = useMessages(msgs);
   const when = useWhen();
   const [items, setItems] = useState<Schemas['SessionInfo'][] | null>(null);
@@ -172,7 +175,7 @@ function Sessions() {
     void ok(api.GET('/api/v1/me/sessions'))
       .then((list) => setItems(list.items))
       .catch(error.fail);
-  useEffect(load, []);
+  useEffect(load, [reloads]);
   const revoke = async (id: string) => {
     error.clear();
     try {
@@ -224,12 +227,13 @@ function Sessions() {
 
 export function Security() {
   const m = useMessages(msgs);
+  const [ended, setEnded] = useState(0);
   return (
     <section aria-labelledby="security-title">
       <h2 id="security-title">{m.title}</h2>
       <Address />
-      <Password />
-      <Sessions />
+      <Password onChanged={() => setEnded((n) => n + 1)} />
+      <Sessions reloads={ended} />
     </section>
   );
 }
