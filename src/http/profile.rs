@@ -9,7 +9,7 @@ use crate::notify::language::Language;
 use crate::notify::{Preferences, prefs};
 use crate::service::accounts::delete_account;
 use crate::store::seats::SeatState;
-use crate::store::{blocks, seats, sessions, tokens, users, vacations};
+use crate::store::{blocks, invitations, outbox, seats, sessions, tokens, users, vacations};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, put, web};
 use chrono::{DateTime, Utc};
@@ -206,12 +206,38 @@ pub struct MyData {
     /// Every game the caller sits in, with its id (its log: `GET /games/{id}/export`).
     pub games: Vec<MyGame>,
     pub blocked_users: Vec<BlockedUser>,
+    /// Invitations to private games the caller received or made.
+    pub invitations: Vec<MyInvitation>,
+    /// The mails kept for the caller (sent ones for `KONTOR_KEEP_SENT_MAIL_DAYS`): their kind,
+    /// game and fate, not their text (which may hold a link's secret while unsent).
+    pub mails: Vec<MyMail>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct MyInvitation {
+    pub game_id: Uuid,
+    /// `true`: the caller was invited by `username`; `false`: the caller invited them.
+    pub received: bool,
+    pub username: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct MyMail {
+    /// The kind of notice (`your_turn`, `verify_email`…).
+    pub kind: String,
+    pub game_id: Option<Uuid>,
+    /// `pending`, `sending`, `sent`, `failed`, `skipped`, `held` or `digested`.
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
 }
 
 /// Everything stored about the caller, as one JSON document (a download).
 ///
-/// The account, the notification preferences, vacations, API tokens and logins (metadata
-/// only), every game the caller sits in, with its id, and the players the caller blocked.
+/// The account (with a waiting change of address), the notification preferences, vacations,
+/// API tokens and logins (metadata only), every game the caller sits in, with its id, the
+/// players the caller blocked, the invitations received and made, and the mails kept.
 /// Each game's own log is exported by `GET /games/{id}/export`.
 #[utoipa::path(
     tag = "accounts",
@@ -280,6 +306,27 @@ pub async fn export_me(
             })
             .collect(),
         blocked_users: blocked_users(&state, user).await?,
+        invitations: invitations::of_user(&state.pool, user)
+            .await?
+            .into_iter()
+            .map(|i| MyInvitation {
+                game_id: i.game_id,
+                received: i.received,
+                username: i.other,
+                created_at: i.created_at,
+            })
+            .collect(),
+        mails: outbox::kept_for(&state.pool, user)
+            .await?
+            .into_iter()
+            .map(|m| MyMail {
+                kind: m.kind,
+                game_id: m.game_id,
+                status: m.status,
+                created_at: m.created_at,
+                sent_at: m.sent_at,
+            })
+            .collect(),
     };
     Ok(HttpResponse::Ok()
         .insert_header((

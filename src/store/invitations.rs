@@ -1,7 +1,32 @@
 //! Invitations to private games.
 
-use sqlx::PgConnection;
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
+
+/// An invitation the user received or made, with the other player's name.
+#[derive(Debug, sqlx::FromRow)]
+pub struct InvitationOf {
+    pub game_id: Uuid,
+    /// Whether the user was invited (else the user invited `other`).
+    pub received: bool,
+    pub other: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Every invitation the user received or made, newest first.
+pub async fn of_user(pool: &PgPool, user_id: Uuid) -> Result<Vec<InvitationOf>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT i.game_id, i.user_id = $1 AS received, u.username AS other, i.created_at
+           FROM game_invitations i
+           JOIN users u ON u.id = CASE WHEN i.user_id = $1 THEN i.invited_by ELSE i.user_id END
+          WHERE i.user_id = $1 OR i.invited_by = $1
+          ORDER BY i.created_at DESC, i.game_id",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}
 
 /// Whether the user is invited to the game.
 pub async fn is_invited(

@@ -526,3 +526,28 @@ pub async fn due_summary<'e>(
     .fetch_one(executor)
     .await
 }
+
+/// A mail kept for a user, as their data export shows it: what and when, not its contents.
+#[derive(Debug, sqlx::FromRow)]
+pub struct KeptMail {
+    pub kind: String,
+    pub game_id: Option<Uuid>,
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
+}
+
+/// Every mail the outbox keeps for the user (sent ones until housekeeping removes them),
+/// newest first.
+pub async fn kept_for<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<Vec<KeptMail>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT kind, game_id, status, created_at, sent_at FROM mail_outbox
+          WHERE user_id = $1 ORDER BY created_at DESC, id",
+    )
+    .bind(user_id)
+    .fetch_all(executor)
+    .await
+}

@@ -223,6 +223,19 @@ async fn my_data_exports_everything_stored_about_me_without_secrets() {
         )
         .await;
     app.put("/me/blocks/bert").as_user(&anna).send().await;
+    let private = app
+        .post("/games")
+        .as_user(&anna)
+        .json(&json!({"kind": "steel-driver", "seats": 3, "visibility": "private"}))
+        .send()
+        .await;
+    let private = private.assert_ok()["id"].as_str().unwrap().to_string();
+    app.post(&format!("/games/{private}/invitations"))
+        .as_user(&anna)
+        .json(&json!({"username": "cleo"}))
+        .send()
+        .await
+        .assert_ok();
     let response = app
         .client
         .get(app.url("/me/export"))
@@ -241,13 +254,30 @@ async fn my_data_exports_everything_stored_about_me_without_secrets() {
     let data: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(data["account"]["username"], "anna");
     assert_eq!(data["account"]["email"], "anna@example.org");
-    assert_eq!(data["games"][0]["game_id"], game.to_string());
-    assert_eq!(data["games"][0]["kind"], "steel-driver");
-    assert_eq!(data["games"][0]["seat"], 0);
+    let played = data["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["game_id"] == game.to_string())
+        .expect("the game anna sits in");
+    assert_eq!(played["kind"], "steel-driver");
+    assert_eq!(played["seat"], 0);
     assert_eq!(data["api_tokens"][0]["name"], "my bot");
     assert_eq!(data["blocked_users"][0]["username"], "bert");
     assert!(data["logins"].as_array().is_some_and(|l| !l.is_empty()));
     assert!(data["notification_preferences"]["your_turn"].is_string());
+    assert_eq!(data["invitations"][0]["game_id"], private.as_str());
+    assert_eq!(data["invitations"][0]["received"], false);
+    assert_eq!(data["invitations"][0]["username"], "cleo");
+    // The mails kept for anna (the game's start), what and when, without their text.
+    let mails = data["mails"].as_array().unwrap();
+    let started = mails
+        .iter()
+        .find(|m| m["kind"] == "game_started")
+        .unwrap_or_else(|| panic!("{mails:?}"));
+    assert_eq!(started["game_id"], game.to_string());
+    assert_eq!(started["status"], "pending");
+    assert!(started.get("data").is_none(), "{started}");
     // No secret: not the token, not the refresh token, no hash.
     assert!(!text.contains(&token));
     assert!(!text.contains(&anna.refresh));
