@@ -36,6 +36,10 @@ pub struct SeatSummary {
     /// `active`; `abandoned` after too many timeouts (the bot plays it until the player
     /// returns); `forfeited` (the bot plays it out, it ranks last).
     pub state: SeatState,
+    /// While the seat is to move under a time control: when its time runs out (the time for
+    /// the move, its time bank and any vacation counted in) and the game's policy plays for
+    /// it. `null` otherwise.
+    pub deadline: Option<DateTime<Utc>>,
 }
 
 /// A game as listed in the lobby and at the top of a game's page.
@@ -109,6 +113,8 @@ impl GameSummary {
                     username: s.username.clone(),
                     display_name: s.display_name.clone(),
                     state: s.state,
+                    // Only while the game runs (a finished game's last clocks are history).
+                    deadline: s.deadline.filter(|_| head.status() == Status::Active),
                 })
                 .collect(),
             created_by: head.created_by,

@@ -446,6 +446,7 @@ mod tests {
                 username: format!("player{seat}"),
                 nonce: format!("nonce {seat}"),
                 state: SeatState::Active,
+                deadline: None,
             })
             .collect()
     }

@@ -36,10 +36,15 @@ pub struct SeatRow {
     pub display_name: Option<String>,
     pub nonce: String,
     pub state: SeatState,
+    /// When the seat's time for its turn runs out, while it is to move under a time control
+    /// (its time bank and any vacation counted in).
+    pub deadline: Option<DateTime<Utc>>,
 }
 
 /// The columns of a [`SeatRow`] from `game_seats s JOIN users u`.
-const SEAT_COLUMNS: &str = "s.seat, s.user_id, u.username, u.display_name, s.nonce, s.state";
+const SEAT_COLUMNS: &str = "s.seat, s.user_id, u.username, u.display_name, s.nonce, s.state,
+    (SELECT d.due_at FROM deadlines d
+      WHERE d.game_id = s.game_id AND d.seat = s.seat AND d.kind = 'turn') AS deadline";
 
 /// The taken seats of a game, in seat order.
 pub async fn seats<'e>(

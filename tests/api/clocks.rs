@@ -683,3 +683,56 @@ async fn nobody_times_out_on_vacation_even_when_a_turn_raced_the_vacation() {
     );
     assert_eq!((due - started).num_seconds(), MOVE_SECS as i64);
 }
+
+/// The page and the mail must agree on when a move is due: the seat to move carries its
+/// deadline (the move's time and its bank), the one the deadline worker acts on.
+#[tokio::test]
+async fn the_seat_to_move_shows_the_deadline_its_clock_runs_to() {
+    let w = world().await;
+    let table = players(&w.app, &["anna", "bert", "cleo"]).await;
+    let control = json!({"seconds_per_move": MOVE_SECS, "bank_seconds": 600});
+    let game = timed_game(&w.app, "steel-driver", control, &table).await;
+    let first = first_to_act(&w.app, game, &table).await;
+    let seen = detail(&w.app, game, first).await;
+    let due: chrono::DateTime<chrono::Utc> = sqlx::query_scalar(
+        "SELECT due_at FROM deadlines WHERE game_id = $1 AND kind = 'turn' AND seat = $2",
+    )
+    .bind(game)
+    .bind(seen["your_seat"].as_i64().unwrap() as i16)
+    .fetch_one(&w.app.pool)
+    .await
+    .unwrap();
+    let started = chrono::DateTime::parse_from_rfc3339(seen["turn_started_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    // The move's minute and the ten minutes of the bank.
+    assert_eq!((due - started).num_seconds(), 660);
+    for seat in seen["seats"].as_array().unwrap() {
+        let to_move = seat["seat"] == seen["your_seat"];
+        let shown = seat["deadline"]
+            .as_str()
+            .map(|d| chrono::DateTime::parse_from_rfc3339(d).unwrap());
+        if to_move {
+            assert_eq!(shown.unwrap(), due, "{seat}");
+        } else {
+            assert!(seat["deadline"].is_null(), "{seat}");
+        }
+    }
+    // Others see the same, in the lobby too.
+    let other = table.iter().find(|p| p.name != first.name).unwrap();
+    let listed = w
+        .app
+        .get("/games?view=mine")
+        .as_user(other)
+        .send()
+        .await
+        .assert_ok()["items"][0]["seats"]
+        .clone();
+    let shown: Vec<&Value> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| !s["deadline"].is_null())
+        .collect();
+    assert_eq!(shown.len(), 1, "{listed}");
+}

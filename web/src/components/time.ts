@@ -1,31 +1,16 @@
-// When the player to move must have moved: `turn_started_at` plus the time control's
-// seconds per move, not counting Saturdays and Sundays (UTC) when the game pauses them.
-// A seat's time bank and a vacation can give more; the API does not publish either per
-// seat, so this is the move's own deadline.
+// When the move must be made: the server's deadline of the seat to move (its time for the
+// move, its time bank and any vacation counted in, as the mails say it). The caller's own
+// seat's when it is their turn; else the first of the seats to move.
 import type { Schemas } from '../api/client';
 
 type Summary = Schemas['GameSummary'];
-const DAY = 86_400_000;
 
 export function moveDeadline(game: Summary): Date | null {
-  const tc = game.time_control;
-  if (game.status !== 'active' || !tc || !game.turn_started_at) return null;
-  const start = Date.parse(game.turn_started_at);
-  if (!tc.weekends_paused) return new Date(start + tc.seconds_per_move * 1000);
-  let t = start;
-  let left = tc.seconds_per_move * 1000;
-  while (left > 0) {
-    const day = new Date(t).getUTCDay();
-    const midnight = Math.floor(t / DAY) * DAY + DAY;
-    if (day === 0 || day === 6) {
-      t = midnight;
-      continue;
-    }
-    const step = Math.min(left, midnight - t);
-    t += step;
-    left -= step;
-  }
-  return new Date(t);
+  if (game.status !== 'active') return null;
+  const toMove = game.seats.filter((s) => game.pending.includes(s.seat) && s.deadline);
+  const mine = toMove.find((s) => s.seat === game.your_seat);
+  const times = (game.your_turn && mine ? [mine] : toMove).map((s) => Date.parse(s.deadline!));
+  return times.length ? new Date(Math.min(...times)) : null;
 }
 
 /** "2 d 3 h", "3 h 12 min", "4 min 5 s"; negative means overdue. */
