@@ -10,15 +10,23 @@ pub async fn block<'e>(
     blocker: Uuid,
     blocked: Uuid,
 ) -> sqlx::Result<bool> {
-    let done = sqlx::query(
-        "INSERT INTO user_blocks (blocker_id, blocked_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    // Invitations between the two to games still open go with it: neither could accept.
+    let added: i64 = sqlx::query_scalar(
+        "WITH added AS (
+             INSERT INTO user_blocks (blocker_id, blocked_id) VALUES ($1, $2)
+             ON CONFLICT DO NOTHING RETURNING 1
+         ), uninvited AS (
+             DELETE FROM game_invitations i USING games g
+              WHERE g.id = i.game_id AND g.status = 'open'
+                AND ((i.user_id = $2 AND i.invited_by = $1) OR (i.user_id = $1 AND i.invited_by = $2))
+         )
+         SELECT count(*) FROM added",
     )
     .bind(blocker)
     .bind(blocked)
-    .execute(executor)
-    .await?
-    .rows_affected();
-    Ok(done == 1)
+    .fetch_one(executor)
+    .await?;
+    Ok(added == 1)
 }
 
 /// Lifts a block; returns whether there was one.

@@ -328,9 +328,15 @@ pub async fn list<'e>(
 ) -> Result<Vec<ListedGame>, sqlx::Error> {
     // Each list: its filter, its sort key and direction.
     let (condition, sort_key, ascending) = match filter.listing {
+        // Not the games where someone the caller blocked, or who blocked the caller, sits:
+        // the caller could not join them.
         Listing::Open => (
             "g.status = 'open' AND (g.visibility = 'public' OR g.created_by = $1
-               OR EXISTS (SELECT 1 FROM game_invitations i WHERE i.game_id = g.id AND i.user_id = $1))",
+               OR EXISTS (SELECT 1 FROM game_invitations i WHERE i.game_id = g.id AND i.user_id = $1))
+               AND NOT EXISTS (SELECT 1 FROM game_seats s JOIN user_blocks b
+                                   ON (b.blocker_id = $1 AND b.blocked_id = s.user_id)
+                                   OR (b.blocked_id = $1 AND b.blocker_id = s.user_id)
+                                WHERE s.game_id = g.id)",
             "g.created_at",
             false,
         ),

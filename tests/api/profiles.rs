@@ -357,6 +357,23 @@ async fn a_block_stops_invitations_and_joins_both_ways() {
         .send()
         .await
         .assert_ok();
+    // So neither is offered the other's open games; cleo sees both.
+    let open = |user: &User| {
+        let request = app.get("/games?view=open").as_user(user);
+        async move {
+            let listed = request.send().await;
+            listed.assert_ok()["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| g["id"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert!(!open(&anna).await.contains(&berts.to_string()));
+    assert!(!open(&bert).await.contains(&annas.to_string()));
+    let cleos = open(&cleo).await;
+    assert!(cleos.contains(&berts.to_string()) && cleos.contains(&annas.to_string()));
     // Lifted, all is as before.
     assert_eq!(
         app.delete("/me/blocks/bert")
@@ -377,6 +394,16 @@ async fn a_block_stops_invitations_and_joins_both_ways() {
         .send()
         .await
         .assert_ok();
+    assert!(open(&bert).await.contains(&annas.to_string()));
+    // A new block takes back the invitations between the two to open games.
+    app.put("/me/blocks/bert").as_user(&anna).send().await;
+    let invited: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM game_invitations WHERE user_id = $1")
+            .bind(bert.id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(invited, 0);
 }
 
 #[tokio::test]
