@@ -275,6 +275,7 @@ impl Notifier {
                 },
             ),
             unsubscribe_all: self.unsubscribe_url(mail.user_id, UnsubscribeScope::All),
+            preferences: format!("{}/settings", self.base_url),
         };
         let rendered = match kind {
             Some(MailKind::Notice(kind)) => {

@@ -107,6 +107,7 @@ async fn queue_one(
     let no_links = Links {
         unsubscribe: String::new(),
         unsubscribe_all: String::new(),
+        preferences: String::new(),
     };
     let news: Vec<NewsItem> = held
         .iter()

@@ -80,6 +80,8 @@ pub struct Links {
     pub unsubscribe: String,
     /// Unsubscribes from all mail.
     pub unsubscribe_all: String,
+    /// The web client's settings page, where every preference can be chosen.
+    pub preferences: String,
 }
 
 /// Everything a notice mail is made from.
@@ -620,7 +622,9 @@ fn footer(reason: String, links: &Links, what: &str, language: Language) -> Bloc
             link(format!("Unsubscribe from {what}"), &links.unsubscribe),
             t(" (one click, no login needed) or "),
             link("from all mail from Kontor", &links.unsubscribe_all),
-            t(". Your preferences: GET/PUT /api/v1/me/notifications."),
+            t(". "),
+            link("Choose what mail you get", &links.preferences),
+            t("."),
         ]),
         Language::Ja => Block::Footer(vec![
             t(reason),
@@ -630,7 +634,8 @@ fn footer(reason: String, links: &Links, what: &str, language: Language) -> Bloc
                 "Kontorからのすべてのメールを停止する",
                 &links.unsubscribe_all,
             ),
-            t("ことができます。設定: GET/PUT /api/v1/me/notifications"),
+            t("ことができます。"),
+            link("受け取るメールを選ぶ", &links.preferences),
         ]),
     }
 }
@@ -692,10 +697,10 @@ fn notice_blocks_ja(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                     names_in(&seated, ja)
                 ))]));
             }
-            if let Some(id) = ctx.game_id {
-                blocks.push(Block::Para(vec![t(format!(
-                    "席が空いているうちに、クライアントから、または POST /api/v1/games/{id}/join で参加してください。"
-                ))]));
+            if ctx.game_id.is_some() {
+                blocks.push(Block::Para(vec![t(
+                    "席が空いているうちに、ゲームのページから参加してください。",
+                )]));
             }
         }
         NoticeKind::GameStarted => {
@@ -734,11 +739,11 @@ fn notice_blocks_ja(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                         .collect(),
                 ));
             }
-            if let Some(id) = ctx.game_id {
-                blocks.push(Block::Para(vec![t(format!(
-                    "ゲームのシードが公開されました。すべてのシャッフルとダイスを誰でも検証できます\
-                     （GET /api/v1/games/{id}/verification）。"
-                ))]));
+            if ctx.game_id.is_some() {
+                blocks.push(Block::Para(vec![t(
+                    "ゲームのシードが公開されました。すべてのシャッフルとダイスを誰でも\
+                     ゲームのページで検証できます。",
+                )]));
             }
         }
         NoticeKind::PlayerLeft => {
@@ -820,10 +825,10 @@ fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                     names(&seated)
                 ))]));
             }
-            if let Some(id) = ctx.game_id {
-                blocks.push(Block::Para(vec![t(format!(
-                    "Join it while seats are free, from your client or with POST /api/v1/games/{id}/join."
-                ))]));
+            if ctx.game_id.is_some() {
+                blocks.push(Block::Para(vec![t(
+                    "Join it from the game's page while seats are free.",
+                )]));
             }
         }
         NoticeKind::GameStarted => {
@@ -863,11 +868,11 @@ fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                         .collect(),
                 ));
             }
-            if let Some(id) = ctx.game_id {
-                blocks.push(Block::Para(vec![t(format!(
+            if ctx.game_id.is_some() {
+                blocks.push(Block::Para(vec![t(
                     "The game's seed is now revealed: anyone can verify every shuffle and roll \
-                     (GET /api/v1/games/{id}/verification)."
-                ))]));
+                     on the game's page.",
+                )]));
             }
         }
         NoticeKind::PlayerLeft => {
@@ -1075,6 +1080,7 @@ mod tests {
         Links {
             unsubscribe: "https://k.example/api/v1/unsubscribe?token=a.b.c".into(),
             unsubscribe_all: "https://k.example/api/v1/unsubscribe?token=a.all.c".into(),
+            preferences: "https://k.example/settings".into(),
         }
     }
 
@@ -1136,9 +1142,22 @@ mod tests {
                 .contains("href=\"https://k.example/games/1?a=1&amp;b=2\"")
         );
         assert!(mail.text.contains("https://k.example/games/1?a=1&b=2"));
+        // Verifiable on the game's page (linked above), in words a player reads.
         assert!(
+            mail.html
+                .contains("verify every shuffle and roll on the game&#39;s page")
+        );
+        assert!(
+            !["GET /api", "PUT /api", "POST /api"]
+                .iter()
+                .any(|call| mail.text.contains(call)),
+            "{}",
             mail.text
-                .contains("/api/v1/games/00000000-0000-0000-0000-000000000000/verification")
+        );
+        assert!(
+            mail.text.contains("https://k.example/settings"),
+            "{}",
+            mail.text
         );
 
         let hostile = json!({"inviter": "<script>alert(1)</script>"});
