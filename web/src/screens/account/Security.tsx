@@ -61,20 +61,26 @@ function Address() {
   const [me, setMe] = useState<Schemas['UserProfile'] | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const error = useError();
+  // The resend's refusal shows beside its button, not under the form for a new address.
+  const resendError = useError();
   const load = () => void ok(api.GET('/api/v1/me')).then(setMe).catch(error.fail);
   useEffect(load, []);
   const resend = async () => {
     error.clear();
+    resendError.clear();
+    setNote(null);
     try {
       const sent = await ok(api.POST('/api/v1/me/email/verification'));
       setNote(m.resent(sent.sent_to));
     } catch (err) {
-      error.fail(err);
+      resendError.fail(err);
     }
   };
   const change = async (e: Event) => {
     e.preventDefault();
     error.clear();
+    resendError.clear();
+    setNote(null);
     const form = e.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     try {
@@ -103,6 +109,7 @@ function Address() {
           {m.resend}
         </button>
       )}
+      {resendError.line}
       {note && <p role="status">{note}</p>}
       <form onSubmit={(e) => void change(e)}>
         <label>
