@@ -96,13 +96,27 @@ pub fn game_tag(version: i64, seat: Option<i16>, body: &[u8]) -> String {
     format!("v{version}-{viewer}-{digest}")
 }
 
-/// The game version a tag of ours names: `v{N}-…` or a plain `N`.
+/// The game version a tag of ours names: `v{N}-{s<seat>|spectator}-{16 hex digits}` (the
+/// shape [`game_tag`] writes; a tag of another shape is none of ours) or a plain `N`.
 pub fn version_of(opaque: &str) -> Option<i64> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let number = match opaque.strip_prefix('v') {
-        Some(rest) => rest.split('-').next()?,
+        Some(rest) => {
+            let mut parts = rest.split('-');
+            let (number, viewer, digest) = (parts.next()?, parts.next()?, parts.next()?);
+            let viewer_ok = viewer == "spectator" || viewer.strip_prefix('s').is_some_and(digits);
+            let digest_ok = digest.len() == 16
+                && digest
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            if parts.next().is_some() || !viewer_ok || !digest_ok {
+                return None;
+            }
+            number
+        }
         None => opaque,
     };
-    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+    if !digits(number) {
         return None;
     }
     number.parse().ok()
@@ -163,10 +177,23 @@ mod tests {
 
     #[test]
     fn versions_come_from_our_tags_only() {
-        assert_eq!(version_of("v12-s0-0123abcd"), Some(12));
-        assert_eq!(version_of("v0-spectator-00"), Some(0));
+        assert_eq!(version_of("v12-s0-0123456789abcdef"), Some(12));
+        assert_eq!(version_of("v0-spectator-0000000000000000"), Some(0));
         assert_eq!(version_of("12"), Some(12));
-        for other in ["", "v", "v-1", "vx-s0", "abc", "-3", "1.5"] {
+        for other in [
+            "",
+            "v",
+            "v-1",
+            "vx-s0",
+            "abc",
+            "-3",
+            "1.5",
+            "v22-spectator-not-a-digest",
+            "v12-s0-0123abcd",
+            "v12-sx-0123456789abcdef",
+            "v12-s0-0123456789ABCDEF",
+            "v12-s0-0123456789abcdef-extra",
+        ] {
             assert_eq!(version_of(other), None, "{other:?}");
         }
         let tag = game_tag(7, Some(2), b"{}");
