@@ -128,7 +128,55 @@ pub fn build() -> Value {
     add_links(&mut value);
     inline_primitives(&mut value);
     optional_bodies(&mut value);
+    detail_by_kind(&mut value);
     value
+}
+
+/// `GameDetail` as one variant per game, told apart by `kind`: each game's `view` and
+/// `legal` are its own, so a client that has looked at `kind` has the game's types without a
+/// cast (`FlyingDutchman.GameDetail`, `SteelDriver.GameDetail`).
+fn detail_by_kind(spec: &mut Value) {
+    let schemas = spec
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .expect("the spec has component schemas");
+    let general = schemas["GameDetail"].clone();
+    let own = general["allOf"]
+        .as_array()
+        .and_then(|members| members.iter().find(|m| m.get("properties").is_some()))
+        .cloned()
+        .expect("GameDetail declares its own members");
+    let mut variants = Vec::new();
+    let mut mapping = serde_json::Map::new();
+    for kind in GameKind::ALL {
+        let prefix = prefix_of(kind.as_str());
+        let part = |name: &str| json!({"$ref": format!("#/components/schemas/{prefix}.{name}")});
+        let mut members = own.clone();
+        members["properties"]["kind"] = json!({"type": "string", "enum": [kind.as_str()]});
+        for (field, name) in [("view", "View"), ("legal", "Legal")] {
+            let property = &mut members["properties"][field];
+            property["anyOf"] = json!([part(name), {"type": "null"}]);
+        }
+        let name = format!("{prefix}.GameDetail");
+        schemas.insert(
+            name.clone(),
+            json!({
+                "description": format!("A game of `{}` as one caller sees it.", kind.as_str()),
+                "allOf": [{"$ref": "#/components/schemas/GameSummary"}, members],
+            }),
+        );
+        let reference = format!("#/components/schemas/{name}");
+        mapping.insert(kind.as_str().to_string(), json!(reference));
+        variants.push(json!({"$ref": reference}));
+    }
+    let mut detail =
+        json!({"oneOf": variants, "discriminator": {"propertyName": "kind", "mapping": mapping}});
+    for key in ["description", "example", "examples"] {
+        if let Some(value) = general.get(key) {
+            detail[key] = value.clone();
+        }
+    }
+    schemas.insert("GameDetail".to_string(), detail);
 }
 
 /// The join body may be left out (`OptionalJson` in the handler). utoipa marks a body optional

@@ -67,7 +67,7 @@ from kontor_api_client.models import (
     FlyingDutchmanUseSmithType,
     FlyingDutchmanWithdrawOffer,
     FlyingDutchmanWithdrawOfferType,
-    GameDetail,
+    FlyingDutchmanGameDetail,
     GameSummary,
     GameSummaryStatus,
     LoginRequest,
@@ -79,6 +79,7 @@ from kontor_api_client.models import (
     SteelDriverBuildType,
     SteelDriverChoosePath,
     SteelDriverChoosePathType,
+    SteelDriverGameDetail,
     SteelDriverLegalBid,
     SteelDriverLegalBuild,
     SteelDriverLegalChoosePath,
@@ -101,6 +102,9 @@ from kontor_api_client.models import (
     Verification,
 )
 from kontor_api_client.types import UNSET, Response, Unset
+
+# A game's detail is its game's own, told apart by `kind`.
+Detail = Union[FlyingDutchmanGameDetail, SteelDriverGameDetail]
 
 Command = Union[
     FlyingDutchmanAcceptOffer,
@@ -165,9 +169,9 @@ class Player:
         self.name = name
         self.client = AuthenticatedClient(base_url=base, token=tokens.access_token)
 
-    def game(self, game_id: uuid.UUID) -> GameDetail:
+    def game(self, game_id: uuid.UUID) -> Detail:
         detail = parsed(get_game.sync_detailed(game_id, client=self.client), "get game")
-        assert isinstance(detail, GameDetail), detail
+        assert isinstance(detail, (FlyingDutchmanGameDetail, SteelDriverGameDetail)), detail
         return detail
 
 
@@ -270,7 +274,7 @@ def fd_negotiate(legal: FlyingDutchmanLegal, seat: int, turn: int, patience: int
     return FlyingDutchmanNoAgreement(type_=FlyingDutchmanNoAgreementType.NO_AGREEMENT)
 
 
-def sd_command(detail: GameDetail, rng: random.Random) -> Command:
+def sd_command(detail: SteelDriverGameDetail, rng: random.Random) -> Command:
     legal = detail.legal
     if isinstance(legal, SteelDriverLegalOpenAuction):
         if legal.companies and legal.max_bid >= legal.min_bid and (not legal.can_pass or rng.random() < 0.8):
@@ -329,7 +333,9 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
         seat = rng.choice(detail.pending)
         player = by_seat[seat]
         mine = player.game(created.id)
-        if isinstance(mine.legal, FlyingDutchmanLegal):
+        # The detail is the game's own (told apart by `kind`): its legal actions are typed.
+        if isinstance(mine, FlyingDutchmanGameDetail):
+            assert isinstance(mine.legal, FlyingDutchmanLegal), mine.to_dict()
             command: Command = fd_command(mine.legal, seat, negotiating, rng)
         else:
             command = sd_command(mine, rng)
