@@ -42,11 +42,18 @@ pub struct ProfileUpdate {
     pub time_zone: Option<String>,
 }
 
-/// Checks an IANA time zone name; answers the canonical spelling.
+/// Checks an IANA time zone name, in any letter case (`america/new_york`); answers the
+/// canonical spelling (`America/New_York`).
 pub fn time_zone(name: &str) -> Result<&'static str, ApiError> {
     let trimmed = name.trim();
-    match trimmed.parse::<chrono_tz::Tz>() {
-        Ok(zone) if !trimmed.is_empty() => Ok(zone.name()),
+    let zone = trimmed.parse::<chrono_tz::Tz>().ok().or_else(|| {
+        chrono_tz::TZ_VARIANTS
+            .iter()
+            .copied()
+            .find(|zone| zone.name().eq_ignore_ascii_case(trimmed))
+    });
+    match zone {
+        Some(zone) if !trimmed.is_empty() => Ok(zone.name()),
         _ => Err(ApiError::unprocessable(
             ErrorCode::InvalidField,
             format!("{name:?} is not an IANA time zone name (such as Europe/Berlin or UTC)"),

@@ -595,6 +595,7 @@ pub async fn change_password(
 ) -> Result<Json<PasswordChanged>, ApiError> {
     caller.require_session()?;
     let body = body.into_inner();
+    let unchanged = body.new_password == body.current_password;
     check_own_password(
         &state,
         &req,
@@ -603,6 +604,14 @@ pub async fn change_password(
         body.current_password,
     )
     .await?;
+    // Checked once the current password is known to be right: the answer tells nothing else.
+    if unchanged {
+        return Err(ApiError::unprocessable(
+            ErrorCode::InvalidField,
+            "the new password is the current one; choose another",
+        )
+        .with("field", "new_password"));
+    }
     let account = own_account(&state, caller.user_id).await?;
     let hash = new_password_hash("new_password", body.new_password, &account).await?;
     let mut tx = state.pool.begin().await?;

@@ -520,6 +520,14 @@ async fn changing_the_password_ends_the_other_logins_only() {
         .send()
         .await
         .assert_problem(422, "invalid_field");
+    // The same password again is no change.
+    let same = change(&password_of("anna"), &password_of("anna"))
+        .send()
+        .await;
+    assert_eq!(
+        same.assert_problem(422, "invalid_field")["field"],
+        "new_password"
+    );
     assert_eq!(app.fingerprint_except(BOOKKEEPING).await, before);
 
     let done = change(&password_of("anna"), "a brand new horse battery")

@@ -30,9 +30,11 @@ async fn a_profile_is_shown_changed_with_merge_semantics_and_checked() {
     let changed = app
         .put("/me/profile")
         .as_user(&anna)
-        .json(&json!({"time_zone": "Europe/Berlin"}))
+        .json(&json!({"time_zone": "europe/BERLIN"}))
         .send()
         .await;
+    // A zone in any letter case is stored as IANA spells it.
+    assert_eq!(changed.assert_ok()["time_zone"], "Europe/Berlin");
     assert_eq!(changed.assert_ok()["display_name"], "Anna K.");
     assert_eq!(changed.body["language"], "ja");
     let changed = app
