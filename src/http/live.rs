@@ -107,7 +107,8 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
 ///
 /// First the caller's snapshot (`event: snapshot`, the same document as
 /// `GET /games/{id}`), then every event as the caller may see it (`event: event`), each with
-/// `id` = its version. Reconnect with `Last-Event-ID` (or `?last_event_id=`) to receive what
+/// `id` = its version. Before the start, a new snapshot whenever a seat is taken or given up
+/// (no event of the log says so). Reconnect with `Last-Event-ID` (or `?last_event_id=`) to receive what
 /// was missed, without a snapshot; the id must be a version of the game (0 to its current
 /// version), else `invalid_resume_id`. Keep-alive comments every 15 s (configurable). While a
 /// player watches, no "your turn" mail is sent to them for this game (unless they chose
@@ -170,19 +171,6 @@ pub async fn game_stream(
     // Subscribe before reading, so nothing between the read and the first note is missed.
     let signals = state.hub.subscribe();
     let (sender, receiver) = mpsc::channel(64);
-    let last = match resume {
-        Some(version) => version,
-        None => {
-            let detail = play::detail(&state.pool, caller.user_id, game_id, None).await?;
-            let version = detail.summary.version;
-            let snapshot = sse::Data::new_json(&detail)
-                .map_err(anyhow::Error::from)?
-                .event("snapshot")
-                .id(version.to_string());
-            let _ = sender.send(snapshot.into()).await;
-            version
-        }
-    };
     let watcher = Watcher {
         pool: state.pool.clone(),
         game_id,
@@ -190,6 +178,10 @@ pub async fn game_stream(
         instance: state.hub.instance_id.clone(),
         state: state.clone(),
         caller,
+    };
+    let last = match resume {
+        Some(version) => version,
+        None => watcher.snapshot(&sender).await?,
     };
     // Watching counts from the moment the stream is answered.
     watcher.present(true).await?;
@@ -224,10 +216,17 @@ impl Watcher {
         let mut presence = tokio::time::interval(PRESENCE_EVERY);
         presence.tick().await; // the first tick is immediate; presence was just recorded
         let mut look = true;
+        // The seats of the open game changed: no event says so, a new snapshot does.
+        let mut seats_changed = false;
         loop {
             if look {
                 if !self.caller.still_stands(&self.state).await {
                     break;
+                }
+                if std::mem::take(&mut seats_changed)
+                    && let Err(error) = self.snapshot(&sender).await
+                {
+                    tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game");
                 }
                 // A long catch-up stops as soon as nobody is left to read it.
                 let caught = tokio::select! {
@@ -245,7 +244,11 @@ impl Watcher {
             tokio::select! {
                 signal = signals.recv() => {
                     look = match signal {
-                        Ok(Signal::Changed(note)) => note.game_id == self.game_id,
+                        Ok(Signal::Changed(note)) if note.game_id == self.game_id => {
+                            seats_changed |= note.seats_changed;
+                            true
+                        }
+                        Ok(Signal::Changed(_)) => false,
                         Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => true,
                         Err(broadcast::error::RecvError::Closed) => break,
                     };
@@ -260,6 +263,18 @@ impl Watcher {
             }
         }
         let _ = self.present(false).await;
+    }
+
+    /// Sends the game as this user sees it now (`event: snapshot`); returns its version.
+    async fn snapshot(&self, sender: &mpsc::Sender<sse::Event>) -> Result<i64, ApiError> {
+        let detail = play::detail(&self.pool, self.user, self.game_id, None).await?;
+        let version = detail.summary.version;
+        let snapshot = sse::Data::new_json(&detail)
+            .map_err(anyhow::Error::from)?
+            .event("snapshot")
+            .id(version.to_string());
+        let _ = sender.send(snapshot.into()).await;
+        Ok(version)
     }
 
     /// Sends the events after `last` as this user may see them; returns the version reached.

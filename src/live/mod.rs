@@ -47,6 +47,9 @@ pub struct Note {
     /// The seat whose player deleted their account (`kontor.seat_left`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_seat: Option<i16>,
+    /// A seat of the open game was taken or given up: no event of the log says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seats_changed: bool,
 }
 
 fn is_zero(version: &i64) -> bool {
@@ -104,6 +107,16 @@ impl Note {
     /// A player took back their seat: the game (active) is at `version`.
     pub fn returned(game_id: Uuid, version: i64) -> Self {
         Self::moved(game_id, version, "active", Vec::new(), Vec::new())
+    }
+
+    /// A seat of the open game was taken or given up.
+    pub fn seats_changed(game_id: Uuid) -> Self {
+        Self {
+            game_id,
+            status: "open".to_string(),
+            seats_changed: true,
+            ..Self::default()
+        }
     }
 }
 

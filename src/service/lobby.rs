@@ -332,6 +332,8 @@ pub async fn join(
     seats::take(&mut tx, game_id, seat, caller, &nonce).await?;
     if taken.len() + 1 == head.seat_count as usize {
         start_locked(&mut tx, &head, time).await?;
+    } else {
+        live_note(&mut tx, &Note::seats_changed(game_id)).await?;
     }
     tx.commit().await?;
     summary(pool, game_id, caller).await
@@ -350,6 +352,7 @@ pub async fn leave(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSum
     if !seats::leave(&mut tx, game_id, caller).await? {
         return Err(Error::NotAPlayer);
     }
+    live_note(&mut tx, &Note::seats_changed(game_id)).await?;
     tx.commit().await?;
     summary(pool, game_id, caller).await
 }

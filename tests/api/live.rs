@@ -794,3 +794,48 @@ async fn a_stream_ends_when_its_credential_is_taken_away() {
         assert!(ends_cleanly(stream).await, "{what}: the stream went on");
     }
 }
+
+/// Before the start, seats are taken and given up without an event in the log: the game's
+/// stream sends a new snapshot each time, so a waiting room needs no polling.
+#[tokio::test]
+async fn an_open_games_stream_sends_a_snapshot_when_its_seats_change() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let cleo = app.register("cleo").await;
+    let game = app.open_game(&anna).await;
+    let path = format!("/games/{game}/stream");
+    let mut stream = Stream::open(&app.address, &path, &anna.token, None).await;
+    let seated = |event: &Sse| -> Vec<String> {
+        assert_eq!(event.event, "snapshot", "{event:?}");
+        event.data["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["username"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(seated(&stream.next(WAIT).await.unwrap()), ["anna"]);
+    app.post(&format!("/games/{game}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_ok();
+    assert_eq!(seated(&stream.next(WAIT).await.unwrap()), ["anna", "bert"]);
+    app.post(&format!("/games/{game}/leave"))
+        .as_user(&bert)
+        .send()
+        .await
+        .assert_ok();
+    assert_eq!(seated(&stream.next(WAIT).await.unwrap()), ["anna"]);
+    // Another game's seats are none of this stream's business.
+    let other = app.open_game(&cleo).await;
+    app.post(&format!("/games/{other}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_ok();
+    assert!(stream.next(Duration::from_millis(500)).await.is_none());
+}

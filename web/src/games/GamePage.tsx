@@ -145,14 +145,14 @@ export function GamePage({ id }: { id: string }) {
   const onEvent = useCallback((e: EventOut) => log.add([e]), [log.add]);
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent);
   const past = usePastGame(id, at, signedIn);
-  // Seats taken before the start are not events of the game's stream: while the game is
-  // open, look again every few seconds.
+  // Seats taken before the start come as new snapshots on the stream; while it is not
+  // connected, an open game is looked at again every few seconds.
   const open = detail?.status === 'open';
   useEffect(() => {
-    if (!open) return;
+    if (!open || connected) return;
     const timer = setInterval(() => void load(), 4000);
     return () => clearInterval(timer);
-  }, [open, load]);
+  }, [open, connected, load]);
   const module = detail ? gameModule(detail.kind) : undefined;
 
   useEffect(() => {
