@@ -23,6 +23,18 @@ test('a player signs up, stays signed in across a reload, and signs out', async 
   await anna.context.close();
 });
 
+test('several tabs opened at once all stay signed in', async ({ browser }) => {
+  const anna = await signUp(browser, 'anna');
+  // Each tab refreshes its session on load, with the one cookie of the browser: spent twice,
+  // it would look like a stolen token's reuse and end the login.
+  const tabs = [anna.page, await anna.context.newPage(), await anna.context.newPage()];
+  await Promise.all(tabs.map((tab) => tab.goto('/settings')));
+  for (const tab of tabs) await expect(tab.getByTestId('signed-in-as')).toHaveText(anna.name);
+  await Promise.all(tabs.map((tab) => tab.reload()));
+  for (const tab of tabs) await expect(tab.getByTestId('signed-in-as')).toHaveText(anna.name);
+  await anna.context.close();
+});
+
 test('three players sign up in three browsers; a wrong password is refused in words; signing in again works', async ({ browser }) => {
   const players = await signUpPlayers(browser, ['anna', 'bert', 'cara']);
   expect(new Set(players.map((p) => p.name)).size).toBe(3);

@@ -46,13 +46,23 @@ export function currentToken(): string | null {
 }
 
 /** Renews the access token from the session cookie; false if there is no session. */
+/** Runs `work` while no other tab of this site runs its own: a refresh spends the session
+ * cookie's token, and two tabs spending the same one (opened at once) would look like a
+ * stolen token's reuse, which ends the login. In turn, each sends the cookie as it is then. */
+function acrossTabs<T>(work: () => Promise<T>): Promise<T> {
+  const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+  return locks ? (locks.request('kontor-session-refresh', work) as Promise<T>) : work();
+}
+
 export function refreshSession(): Promise<boolean> {
   refreshing ??= (async () => {
     try {
-      const response = await fetch('/api/v1/auth/session/refresh', {
-        method: 'POST',
-        credentials: 'same-origin',
-      });
+      const response = await acrossTabs(() =>
+        fetch('/api/v1/auth/session/refresh', {
+          method: 'POST',
+          credentials: 'same-origin',
+        }),
+      );
       if (!response.ok) {
         setToken(null);
         return false;
