@@ -18,7 +18,7 @@ pub fn client_ip<'a>(
     forwarded_for: impl Iterator<Item = &'a str>,
     trusted: &[IpNet],
 ) -> IpAddr {
-    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    let is_trusted = |ip: &IpAddr| is_trusted_proxy(*ip, trusted);
     let mut client = peer.to_canonical();
     if trusted.is_empty() {
         return client;
@@ -36,6 +36,12 @@ pub fn client_ip<'a>(
         }
     }
     client
+}
+
+/// Whether `peer` is one of the trusted proxies.
+pub fn is_trusted_proxy(peer: IpAddr, trusted: &[IpNet]) -> bool {
+    let peer = peer.to_canonical();
+    trusted.iter().any(|net| net.contains(&peer))
 }
 
 /// One address of `X-Forwarded-For`: `192.0.2.1`, `2001:db8::1`, or either with a port

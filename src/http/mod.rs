@@ -95,15 +95,18 @@ impl<T: Serialize> Responder for Created<T> {
 /// (the login throttle, the request log) asks here.
 pub fn client_address(req: &HttpRequest) -> Option<String> {
     let peer = req.peer_addr()?.ip();
-    let trusted = req
-        .app_data::<web::Data<AppState>>()
-        .map(|state| state.config.trusted_proxies.as_slice())
-        .unwrap_or_default();
     let forwarded_for = req
         .headers()
         .get_all("x-forwarded-for")
         .filter_map(|v| v.to_str().ok());
-    Some(forwarded::client_ip(peer, forwarded_for, trusted).to_string())
+    Some(forwarded::client_ip(peer, forwarded_for, trusted_proxies(req)).to_string())
+}
+
+/// `KONTOR_TRUSTED_PROXIES` (none when the request has no app state).
+fn trusted_proxies(req: &HttpRequest) -> &[ipnet::IpNet] {
+    req.app_data::<web::Data<AppState>>()
+        .map(|state| state.config.trusted_proxies.as_slice())
+        .unwrap_or_default()
 }
 
 /// The scheme and host the client asked for, for the log: a trusted proxy's
@@ -111,16 +114,9 @@ pub fn client_address(req: &HttpRequest) -> Option<String> {
 /// headers are ignored (the server itself speaks plain HTTP, and the host is the `Host`
 /// header's).
 pub fn requested_scheme_and_host(req: &HttpRequest) -> (String, String) {
-    let from_trusted_proxy = req.peer_addr().is_some_and(|peer| {
-        req.app_data::<web::Data<AppState>>().is_some_and(|state| {
-            let peer = peer.ip().to_canonical();
-            state
-                .config
-                .trusted_proxies
-                .iter()
-                .any(|net| net.contains(&peer))
-        })
-    });
+    let from_trusted_proxy = req
+        .peer_addr()
+        .is_some_and(|peer| forwarded::is_trusted_proxy(peer.ip(), trusted_proxies(req)));
     if from_trusted_proxy {
         let info = req.connection_info();
         return (info.scheme().to_string(), info.host().to_string());
