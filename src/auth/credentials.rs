@@ -1,7 +1,7 @@
 //! Authenticating a bearer token: an access token (a JWT of a user who still exists, from a
-//! login that was not ended), or an API token (a row that is neither revoked nor expired). It takes what it needs (the pool,
-//! the keys, this instance's memory of known users); reading the token from a request is the
-//! HTTP layer's `Caller` extractor.
+//! login that was not ended), or an API token (a row that is neither revoked nor expired). It
+//! takes what it needs (the pool, the keys, this instance's memory of known users); reading
+//! the token from a request is the HTTP layer's `Caller` extractor.
 
 use super::{API_TOKEN_PREFIX, JwtKeys, REFRESH_PREFIX, Scope, TokenError, token_hash};
 use crate::store::health::database_unreachable;

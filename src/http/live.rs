@@ -15,7 +15,6 @@ use actix_web::{HttpRequest, Responder, get, web};
 use actix_web_lab::sse::{self, Sse};
 use serde::Deserialize;
 use serde_json::json;
-use sqlx::PgPool;
 use std::future::Future;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
@@ -108,9 +107,9 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
 /// First the caller's snapshot (`event: snapshot`, the same document as
 /// `GET /games/{id}`), then every event as the caller may see it (`event: event`), each with
 /// `id` = its version. Before the start, a new snapshot whenever a seat is taken or given up
-/// (no event of the log says so). Reconnect with `Last-Event-ID` (or `?last_event_id=`) to receive what
-/// was missed, without a snapshot; the id must be a version of the game (0 to its current
-/// version), else `invalid_resume_id`. Keep-alive comments every 15 s (configurable). While a
+/// (no event of the log says so). Reconnect with `Last-Event-ID` (or `?last_event_id=`) to
+/// receive what was missed, without a snapshot; the id must be a version of the game (0 to
+/// its current version), else `invalid_resume_id`. Keep-alive comments every 15 s (configurable). While a
 /// player watches, no "your turn" mail is sent to them for this game (unless they chose
 /// always_email). A user may hold a limited number of streams at once on one server
 /// (`too_many_streams`, game and user streams together). The stream ends when its credential
@@ -172,9 +171,7 @@ pub async fn game_stream(
     let signals = state.hub.subscribe();
     let (sender, receiver) = mpsc::channel(64);
     let watcher = Watcher {
-        pool: state.pool.clone(),
         game_id,
-        user: caller.user_id,
         instance: state.hub.instance_id.clone(),
         state: state.clone(),
         caller,
@@ -190,12 +187,11 @@ pub async fn game_stream(
 }
 
 struct Watcher {
-    pool: PgPool,
     game_id: Uuid,
-    user: Uuid,
     instance: String,
     state: web::Data<AppState>,
-    /// Who opened the stream: it ends when their credential no longer stands.
+    /// Who opened the stream (the user watching): it ends when their credential no longer
+    /// stands.
     caller: Caller,
 }
 
@@ -267,7 +263,8 @@ impl Watcher {
 
     /// Sends the game as this user sees it now (`event: snapshot`); returns its version.
     async fn snapshot(&self, sender: &mpsc::Sender<sse::Event>) -> Result<i64, ApiError> {
-        let detail = play::detail(&self.pool, self.user, self.game_id, None).await?;
+        let detail =
+            play::detail(&self.state.pool, self.caller.user_id, self.game_id, None).await?;
         let version = detail.summary.version;
         let snapshot = sse::Data::new_json(&detail)
             .map_err(anyhow::Error::from)?
@@ -289,9 +286,9 @@ impl Watcher {
                 return Ok(last);
             }
             let page = log::page(
-                &self.pool,
+                &self.state.pool,
                 self.game_id,
-                Reader::User(self.user),
+                Reader::User(self.caller.user_id),
                 last,
                 log::MAX_PAGE,
             )
@@ -314,10 +311,11 @@ impl Watcher {
 
     /// Marks (or unmarks) the user as watching this game from this instance.
     async fn present(&self, watching: bool) -> Result<(), sqlx::Error> {
+        let (pool, user) = (&self.state.pool, self.caller.user_id);
         if watching {
-            presence::mark_watching(&self.pool, self.user, self.game_id, &self.instance).await
+            presence::mark_watching(pool, user, self.game_id, &self.instance).await
         } else {
-            presence::unmark_watching(&self.pool, self.user, self.game_id, &self.instance).await
+            presence::unmark_watching(pool, user, self.game_id, &self.instance).await
         }
     }
 }
