@@ -69,8 +69,8 @@ pub async fn supersede_address_changes<'e>(
     user_id: Uuid,
     current: &str,
     now: DateTime<Utc>,
-) -> Result<u64, sqlx::Error> {
-    let done = sqlx::query(
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
         "UPDATE mail_tokens SET superseded_at = $3
           WHERE user_id = $1 AND purpose = 'verify_email' AND email <> $2
             AND used_at IS NULL AND superseded_at IS NULL",
@@ -80,7 +80,7 @@ pub async fn supersede_address_changes<'e>(
     .bind(now)
     .execute(executor)
     .await?;
-    Ok(done.rows_affected())
+    Ok(())
 }
 
 /// A stored token, as a link's use finds it.

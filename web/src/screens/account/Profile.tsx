@@ -68,7 +68,6 @@ function knownZones(): string[] {
 
 function ProfileForm() {
   const m = useMessages(msgs);
-  const { setLang } = useLang();
   const session = useSession();
   const [profile, setProfile] = useState<Schemas['UserProfile'] | null>(null);
   const [name, setName] = useState('');
@@ -92,9 +91,8 @@ function ProfileForm() {
     try {
       const body = { display_name: name.trim() ? name.trim() : null, language, time_zone: zone.trim() };
       show(await ok(api.PUT('/api/v1/me/profile', { body })));
-      // The page follows the language of the mails.
-      setLang(language);
-      // And shows its times in the new zone.
+      // The session reads the account again: the page follows its language (the mails') and
+      // shows times in its zone.
       await session.reload();
       setSaved(true);
     } catch (err) {
