@@ -189,16 +189,7 @@ async fn resending_is_rate_limited_and_only_for_what_waits() {
     assert!(again.headers.get("retry-after").is_some());
 
     // API tokens cannot ask.
-    let token = app
-        .post("/me/tokens")
-        .as_user(&nora)
-        .json(&json!({"name": "bot", "scopes": ["game:read"]}))
-        .send()
-        .await
-        .assert_ok()["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let token = app.api_token(&nora.token, &["game:read"]).await;
     app.post("/me/email/verification")
         .token(&token)
         .send()
@@ -339,16 +330,7 @@ async fn a_reset_answers_alike_for_every_name_and_its_link_works_once() {
         .as_str()
         .unwrap()
         .to_string();
-    let api_token = app
-        .post("/me/tokens")
-        .as_user(&anna)
-        .json(&json!({"name": "bot", "scopes": ["game:read"]}))
-        .send()
-        .await
-        .assert_ok()["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let api_token = app.api_token(&anna.token, &["game:read"]).await;
 
     // The same answer for a known name, a known address and nobody.
     let known = forgot(app, "anna").await;
@@ -826,16 +808,7 @@ async fn logins_are_listed_and_ended_one_or_all() {
     assert_eq!(list.assert_ok()["items"][0]["current"], true);
 
     // API tokens cannot see or end logins.
-    let api_token = app
-        .post("/me/tokens")
-        .token(&renewed_token)
-        .json(&json!({"name": "bot", "scopes": ["game:read"]}))
-        .send()
-        .await
-        .assert_ok()["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let api_token = app.api_token(&renewed_token, &["game:read"]).await;
     app.get("/me/sessions")
         .token(&api_token)
         .send()

@@ -95,17 +95,7 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
     let game = w.app.start_game_with(create, &table).await;
     // Something the account owns that must go: an API token, preferences, a profile, a
     // vacation, an open game it created, a seat in another's open game.
-    let api_token = w
-        .app
-        .post("/me/tokens")
-        .as_user(&leaver)
-        .json(&json!({"name": "bot", "scopes": ["game:read"]}))
-        .send()
-        .await
-        .assert_ok()["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let api_token = w.app.api_token(&leaver.token, &["game:read"]).await;
     w.app
         .put("/me/notifications")
         .as_user(&leaver)

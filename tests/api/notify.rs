@@ -398,14 +398,10 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
         .send()
         .await
         .assert_problem(401, "unauthenticated");
-    let token = f
+    let api_token = f
         .app
-        .post("/me/tokens")
-        .as_user(&anna)
-        .json(&json!({"name": "bot", "scopes": ["game:read", "game:play"]}))
-        .send()
+        .api_token(&anna.token, &["game:read", "game:play"])
         .await;
-    let api_token = token.assert_ok()["token"].as_str().unwrap().to_string();
     f.app
         .get("/me/notifications")
         .token(&api_token)

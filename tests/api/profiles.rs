@@ -77,16 +77,7 @@ async fn a_profile_is_shown_changed_with_merge_semantics_and_checked() {
     assert_eq!(me.assert_ok()["time_zone"], "Europe/Berlin");
 
     // API tokens cannot change the profile.
-    let token = app
-        .post("/me/tokens")
-        .as_user(&anna)
-        .json(&json!({"name": "bot", "scopes": ["game:read"]}))
-        .send()
-        .await
-        .assert_ok()["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let token = app.api_token(&anna.token, &["game:read"]).await;
     app.put("/me/profile")
         .token(&token)
         .json(&json!({"language": "en"}))

@@ -124,16 +124,7 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
         .as_str()
         .unwrap()
         .to_string();
-    let api_token = logged
-        .post("/me/tokens")
-        .as_user(&anna)
-        .json(&json!({"name": "bot", "scopes": ["game:read"]}))
-        .send()
-        .await
-        .assert_ok()["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let api_token = logged.api_token(&anna.token, &["game:read"]).await;
 
     // Failing requests with tokens in the query (as browsers' EventSource sends them) and in
     // the Authorization header.

@@ -383,6 +383,19 @@ impl TestApp {
         }
     }
 
+    /// A new API token named "bot" with `scopes`, made with the access token `by`: the token.
+    pub async fn api_token(&self, by: &str, scopes: &[&str]) -> String {
+        self.post("/me/tokens")
+            .token(by)
+            .json(&json!({"name": "bot", "scopes": scopes}))
+            .send()
+            .await
+            .assert_ok()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
     /// A new open three-seat game of The Flying Dutchman created by `creator`: its id.
     pub async fn open_game(&self, creator: &User) -> String {
         self.post("/games")
