@@ -109,12 +109,12 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
 /// `id` = its version. Before the start, a new snapshot whenever a seat is taken or given up
 /// (no event of the log says so). Reconnect with `Last-Event-ID` (or `?last_event_id=`) to
 /// receive what was missed, without a snapshot; the id must be a version of the game (0 to
-/// its current version), else `invalid_resume_id`. Keep-alive comments every 15 s (configurable). While a
-/// player watches, no "your turn" mail is sent to them for this game (unless they chose
-/// always_email). A user may hold a limited number of streams at once on one server
-/// (`too_many_streams`, game and user streams together). The stream ends when its credential
-/// is taken away (a logout, a revoked API token, a deleted account), not when an access token
-/// merely expires.
+/// its current version), else `invalid_resume_id`. Keep-alive comments every 15 s
+/// (configurable). While a player watches, no "your turn" mail is sent to them for this game
+/// (unless they chose always_email). A user may hold a limited number of streams at once on
+/// one server (`too_many_streams`, game and user streams together). The stream ends when its
+/// credential is taken away (a logout, a revoked API token, a deleted account), not when an
+/// access token merely expires.
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
