@@ -156,7 +156,7 @@ test('the sign-ins are listed, others are ended from one, and the password is ch
   await form.getByLabel('Current password').fill(passwordOf(dora.name));
   await form.getByLabel('New password').fill(fresh);
   await form.getByRole('button', { name: 'Change the password' }).click();
-  await expect(page.getByText('Changed. 0 other sign-in(s) ended.')).toBeVisible();
+  await expect(page.getByText('Changed. 0 other sign-ins ended.')).toBeVisible();
   expect(await logsIn(request, dora.name, passwordOf(dora.name))).toBe(401);
   expect(await logsIn(request, dora.name, fresh)).toBe(200);
   await dora.context.close();

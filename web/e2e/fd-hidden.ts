@@ -15,6 +15,9 @@
 //   4. The owner's hand as the API serialises it (`"horseshoes":[1,10,…]`,
 //      `"shares":["red",…]`) is in no other page's DOM or storage: a page that kept the raw
 //      view (or someone else's) where scripts can read it fails here.
+//   5. The one thing a page keeps in storage of a hand, the half-made bid of its tab
+//      (`kontor.bid-draft:<game>:<seat>` in sessionStorage), is its own seat's and holds
+//      only horseshoes of its own hand.
 import { expect, type Page } from '@playwright/test';
 import { readableState } from './support';
 
@@ -64,6 +67,26 @@ function serialisations(hand: Hand): string[] {
   return out;
 }
 
+/** The bid drafts a page keeps in its tab: the seat in each key, and the faces in it. */
+async function drafts(page: Page): Promise<{ seat: number; faces: number[] }[]> {
+  return page.evaluate(() =>
+    Object.keys(sessionStorage)
+      .filter((key) => key.startsWith('kontor.bid-draft:'))
+      .map((key) => ({
+        seat: Number(key.split(':').pop()),
+        faces: (JSON.parse(sessionStorage.getItem(key)!) as { chosen: { value: number }[] }).chosen.map((h) => h.value),
+      })),
+  );
+}
+
+/** 5. A page's drafts are its own seat's, of its own horseshoes. */
+async function expectOwnDrafts(page: Page, hand: Hand) {
+  for (const draft of await drafts(page)) {
+    expect(draft.seat, `a bid draft on seat ${hand.seat}'s page`).toBe(hand.seat);
+    for (const face of draft.faces) expect(hand.horseshoes, `seat ${hand.seat}'s draft holds its own horseshoes`).toContain(face);
+  }
+}
+
 /**
  * Checks, at this moment, that each page shows its own hand and no other seat's. `pages`
  * are the seated players' pages, all at the same version of the game.
@@ -74,6 +97,7 @@ export async function expectNoHiddenLeak(pages: Page[], watchers: Page[] = []) {
   const extraRound = (await pages[0]!.getByTestId('fd-board').getAttribute('data-step')) === 'extra_round';
   const hands = await Promise.all(pages.map(ownHand));
   const states = await Promise.all(pages.map(readableState));
+  for (const [i, page] of pages.entries()) await expectOwnDrafts(page, hands[i]!);
   for (const owner of hands) {
     const ownPage = pages[hands.indexOf(owner)]!;
     for (const [i, other] of pages.entries()) {
@@ -97,6 +121,7 @@ export async function expectNoHiddenLeak(pages: Page[], watchers: Page[] = []) {
     }
     // A spectator sees no hand at all (its page may lag a version; that does not matter here).
     for (const watcher of watchers) {
+      expect(await drafts(watcher), 'a spectator keeps no bid draft').toEqual([]);
       const counts = await publicCounts(watcher, owner.seat);
       if (counts.bankrupt) continue;
       expect(await handItemsShown(watcher, owner.seat), `a spectator's page shows seat ${owner.seat}'s hand`).toBe(0);

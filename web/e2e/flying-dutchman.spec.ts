@@ -5,7 +5,7 @@
 // ends in an agreement (offer with a payment, reject, withdraw, accept), the other in "no
 // agreement" and an extra round (bid again, drop out). A fourth person watches as a spectator.
 import { expect, test, type Page } from '@playwright/test';
-import { checkFinishedGame, signUp, type Player } from './support';
+import { accessToken, checkFinishedGame, signUp, signUpPlayers, type Player } from './support';
 import { expectNoHiddenLeak, ownHand } from './fd-hidden';
 
 test.use({ actionTimeout: 20_000 });
@@ -384,3 +384,47 @@ async function negotiate(tied: Page[], outcome: string, pages: Page[], version: 
   await button(b, `Accept offer ${idA}`).click();
   return version;
 }
+
+test('a half-made bid survives a reload of the tab, and is gone from the tab once placed', async ({ browser, request }) => {
+  test.setTimeout(120_000);
+  const players = await signUpPlayers(browser, ['ada', 'ben', 'cy']);
+  const tokens = await Promise.all(players.map((p) => accessToken(request, p.name)));
+  const created = await request.post('/api/v1/games', {
+    headers: { authorization: `Bearer ${tokens[0]}` },
+    data: { kind: 'flying-dutchman', seats: 3 },
+  });
+  const { id } = (await created.json()) as { id: string };
+  for (const token of tokens.slice(1)) {
+    expect((await request.post(`/api/v1/games/${id}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
+  }
+  const pages = players.map((p) => p.page);
+  for (const page of pages) await page.goto(`/games/${id}`);
+  await synced(pages);
+  const decisions = await Promise.all(pages.map(decision));
+  const page = pages[decisions.indexOf('action')]!;
+  const composer = page.getByTestId('fd-composer');
+  const shown = composer.getByTestId('fd-bid-value');
+  // Two horseshoes, the first silver one counted minus.
+  const faces = await composerFaces(page);
+  const silver = faces.find((f) => !isGold(f))!;
+  const other = faces.find((_, i) => i !== faces.indexOf(silver))!;
+  for (const face of [silver, other]) await composer.locator(`li[data-face="${face}"]`).last().locator('button[data-face]').click();
+  await composer.locator(`button[data-sign-of="${silver}"]`).click();
+  const value = String(other - silver);
+  await expect(shown).toHaveAttribute('data-value', value);
+  await expectNoHiddenLeak(pages);
+
+  await page.reload();
+  await expect(shown).toHaveAttribute('data-value', value);
+  await expect(composer.locator('button[data-face][aria-pressed="true"]')).toHaveCount(2);
+  await expect(composer.locator(`button[data-sign-of="${silver}"]`)).toHaveText('−');
+  await expectNoHiddenLeak(pages);
+
+  const before = await synced(pages);
+  await composer.getByTestId('fd-place-bid').click();
+  await synced(pages, before);
+  const drafts = () => page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('kontor.bid-draft:')));
+  expect(await drafts()).toEqual([]);
+  await expectNoHiddenLeak(pages);
+  for (const p of players) await p.context.close();
+});

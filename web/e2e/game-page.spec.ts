@@ -1,22 +1,10 @@
 // The generic game page: a finished game's replay and verification, a move appearing on
 // the other pages live (log and turn), the page in Japanese, and at 360 pixels wide.
-import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { accessToken, checkFinishedGame, passwordOf, signUp, signUpPlayers } from './support';
+import { accessToken, checkFinishedGame, importFinished, passwordOf, signUp, signUpPlayers, uniqueName } from './support';
 
 // Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
 test.describe.configure({ timeout: 120_000 });
-
-/** A finished game: a complete golden export imported as a sandbox of the player's. */
-async function importFinished(request: import('@playwright/test').APIRequestContext, name: string, file: string) {
-  const token = await accessToken(request, name);
-  const response = await request.post('/api/v1/games/import', {
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
-    data: readFileSync(`../tests/golden/${file}`),
-  });
-  expect(response.status()).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-}
 
 async function noSidewaysScroll(page: Page) {
   const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
@@ -113,6 +101,129 @@ test('a move shows on the other players\' pages without a reload', async ({ brow
   await anna.page.goto('/');
   await expect(anna.page.getByTestId('list-running')).toContainText('Steel Driver');
   await noSidewaysScroll(anna.page);
+  for (const p of players) await p.context.close();
+});
+
+test('a 32-character username without a break wraps on a phone: nothing goes sideways, the whole name is shown', async ({
+  browser,
+  request,
+}) => {
+  const long = uniqueName('w').padEnd(32, 'w');
+  const players = [await signUp(browser, 'w', long), ...(await signUpPlayers(browser, ['bert', 'cara']))];
+  const tokens = await Promise.all(players.map((p) => accessToken(request, p.name)));
+  const create = async () => {
+    const created = await request.post('/api/v1/games', {
+      headers: { authorization: `Bearer ${tokens[0]}` },
+      data: { kind: 'steel-driver', seats: 3 },
+    });
+    return ((await created.json()) as { id: string }).id;
+  };
+  const waiting = await create();
+  const running = await create();
+  for (const token of tokens.slice(1)) {
+    expect((await request.post(`/api/v1/games/${running}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
+  }
+  const { page } = players[0]!;
+  await page.setViewportSize({ width: 360, height: 740 });
+  const fits = async (names: import('@playwright/test').Locator) => {
+    await expect(names.first()).toContainText(long);
+    await noSidewaysScroll(page);
+    for (const box of await names.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right))) expect(box).toBeLessThanOrEqual(360);
+  };
+  await page.goto(`/games/${running}`);
+  await fits(page.locator('.seat-list li'));
+  await fits(page.getByTestId('signed-in-as'));
+  await page.goto(`/games/${waiting}`);
+  await fits(page.getByTestId('seats').locator('li'));
+  await page.goto('/');
+  await fits(page.getByTestId('list-running').getByTestId('game-row'));
+  for (const p of players) await p.context.close();
+});
+
+test('the final table of The Flying Dutchman says why ranks tie and skip (bankruptcies), in English and Japanese', async ({ browser, request }) => {
+  const anna = await signUp(browser, 'anna');
+  // golden0 outlasted the others; golden2 and golden3 went bankrupt at one landing, golden1 earlier.
+  const id = await importFinished(request, anna.name, 'flying-dutchman-4p.ndjson');
+  const { page } = anna;
+  await page.goto(`/games/${id}`);
+  const outcome = page.getByTestId('fd-outcome');
+  const rank = (seat: number) => outcome.locator(`tr[data-seat="${seat}"] [data-field="rank"]`);
+  await expect(rank(0)).toHaveText('1');
+  await expect(rank(2)).toHaveText('2 (tied)');
+  await expect(rank(3)).toHaveText('2 (tied)');
+  await expect(rank(1)).toHaveText('4');
+  await expect(outcome.locator('tr[data-seat="1"]')).toContainText('bankrupt');
+  await expect(outcome).toContainText('Everybody else went bankrupt.');
+  await expect(page.getByTestId('fd-ranks-why')).toContainText('the ranks after a tie are skipped (1, 1, 3)');
+  await expect(page.getByTestId('fd-ranks-why')).toContainText('went bankrupt at the same landing share a rank');
+  await page.getByLabel('Language').selectOption('ja');
+  await expect(rank(2)).toHaveText('2 (同点)');
+  await expect(page.getByTestId('fd-ranks-why')).toContainText('同じ着地で破産したプレイヤーは同じ順位です');
+  await anna.context.close();
+});
+
+test('after a move made by keyboard the focus goes to whose turn it is, and the result is announced', async ({ browser, request }) => {
+  const players = await signUpPlayers(browser, ['anna', 'bert', 'cara']);
+  const tokens = await Promise.all(players.map((p) => accessToken(request, p.name)));
+  const created = await request.post('/api/v1/games', {
+    headers: { authorization: `Bearer ${tokens[0]}` },
+    data: { kind: 'steel-driver', seats: 3 },
+  });
+  const { id } = (await created.json()) as { id: string };
+  for (const token of tokens.slice(1)) {
+    expect((await request.post(`/api/v1/games/${id}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
+  }
+  const detail = (await (await request.get(`/api/v1/games/${id}`, { headers: { authorization: `Bearer ${tokens[0]}` } })).json()) as {
+    pending: number[];
+    seats: { seat: number; username: string }[];
+  };
+  const mover = players.find((p) => p.name === detail.seats.find((s) => s.seat === detail.pending[0])!.username)!;
+  const next = detail.seats.find((s) => s.seat === (detail.pending[0]! + 1) % 3)!.username;
+  const { page } = mover;
+  await page.goto(`/games/${id}`);
+  await expect(page.getByTestId('connection')).toContainText('Live');
+  const pass = page.getByRole('button', { name: 'Pass the pawn' });
+  await pass.focus();
+  await page.keyboard.press('Enter');
+  // Not the body (ten Tabs from anything): the line saying whose turn it now is.
+  const turn = page.getByTestId('turn');
+  await expect(turn).toHaveText(`Waiting for ${next}.`);
+  await expect(turn).toBeFocused();
+  await expect(page.getByTestId('move-result')).toHaveAttribute('role', 'status');
+  await expect(page.getByTestId('move-result')).toHaveText(`${mover.name} passes the pawn to ${next}.`);
+  for (const p of players) await p.context.close();
+});
+
+test('a count of one is singular ("1 cube"), in English; Japanese has no plural', async ({ browser, request }) => {
+  const players = await signUpPlayers(browser, ['anna', 'bert', 'cara']);
+  const tokens = await Promise.all(players.map((p) => accessToken(request, p.name)));
+  const created = await request.post('/api/v1/games', {
+    headers: { authorization: `Bearer ${tokens[0]}` },
+    data: { kind: 'steel-driver', seats: 3 },
+  });
+  const { id } = (await created.json()) as { id: string };
+  for (const token of tokens.slice(1)) {
+    expect((await request.post(`/api/v1/games/${id}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
+  }
+  const detail = (await (await request.get(`/api/v1/games/${id}`, { headers: { authorization: `Bearer ${tokens[0]}` } })).json()) as {
+    pending: number[];
+    version: number;
+  };
+  const opener = detail.pending[0]!;
+  // The opener bids one cube for Red through the API; the next player's page says it.
+  const opened = await request.post(`/api/v1/games/${id}/actions`, {
+    headers: { authorization: `Bearer ${tokens[opener]}`, 'idempotency-key': `one-${id}` },
+    data: { action: { type: 'open_auction', company: 'red', bid: 1 }, version: detail.version },
+  });
+  expect(opened.ok()).toBe(true);
+  const openerName = players[opener]!.name;
+  const { page } = players[(opener + 1) % 3]!;
+  await page.goto(`/games/${id}`);
+  await expect(page.getByTestId('sd-status')).toContainText(`Auction for Red: 1 cube by ${openerName}`);
+  await expect(page.getByTestId('sd-controls')).toContainText(`High bid: 1 cube by ${openerName}.`);
+  await expect(page.getByTestId('log')).toContainText(`${openerName} opens an auction for Red with 1 cube.`);
+  await page.getByLabel('Language').selectOption('ja');
+  await expect(page.getByTestId('sd-controls')).toContainText(`最高入札：${openerName}の1キューブ`);
   for (const p of players) await p.context.close();
 });
 

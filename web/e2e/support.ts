@@ -1,4 +1,5 @@
 // Helpers for the browser tests.
+import { readFileSync } from 'node:fs';
 import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
 /** A password the server's strength check accepts, different for each player. */
@@ -19,9 +20,8 @@ export interface Player {
   page: Page;
 }
 
-/** A new browser context whose player signs up through the page. */
-export async function signUp(browser: Browser, base: string): Promise<Player> {
-  const name = uniqueName(base);
+/** A new browser context whose player signs up through the page (as `name`, if given). */
+export async function signUp(browser: Browser, base: string, name = uniqueName(base)): Promise<Player> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto('/signup');
@@ -88,4 +88,15 @@ export async function signUpPlayers(browser: Browser, bases: string[]): Promise<
   const players: Player[] = [];
   for (const base of bases) players.push(await signUp(browser, base));
   return players;
+}
+
+/** A finished game: a complete golden export imported as a sandbox of the player's. */
+export async function importFinished(request: APIRequestContext, name: string, file: string) {
+  const token = await accessToken(request, name);
+  const response = await request.post('/api/v1/games/import', {
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+    data: readFileSync(`../tests/golden/${file}`),
+  });
+  expect(response.status()).toBe(201);
+  return ((await response.json()) as { id: string }).id;
 }

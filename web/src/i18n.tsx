@@ -27,6 +27,15 @@ export function resolve<T extends Table>(table: T, lang: Lang): Resolved<T> {
   return out as Resolved<T>;
 }
 
+/**
+ * A count with its noun, in English: `count(1, 'cube')` is "1 cube", `count(3, 'cube')` is
+ * "3 cubes" (`many` for an irregular plural). Japanese has no plural: its messages put the
+ * counter word after the number themselves.
+ */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 const STORAGE_KEY = 'kontor.lang';
 
 function initialLang(): Lang {

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
-import { defineMessages, useLang, useMessages } from '../i18n';
+import { count, defineMessages, useLang, useMessages } from '../i18n';
 import type { GameDetail, GameModule } from '../games/types';
 
 const msgs = defineMessages({
@@ -19,7 +19,7 @@ const msgs = defineMessages({
   seed: { en: 'Seed (revealed at the end)', ja: 'シード（終了時に公開）' },
   checking: { en: 'Verifying…', ja: '検証中…' },
   verified: {
-    en: (e: number, c: number) => `Verified: all ${e} events and ${c} commands follow from the seed and the seat nonces.`,
+    en: (e: number, c: number) => `Verified: all ${count(e, 'event')} and ${count(c, 'command')} follow from the seed and the seat nonces.`,
     ja: (e: number, c: number) => `検証済み：${e}件のイベントと${c}件のコマンドはすべてシードと各席のノンスから導かれます。`,
   },
   failed: {

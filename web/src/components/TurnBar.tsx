@@ -13,7 +13,7 @@ const msgs = defineMessages({
   over: { en: 'The game is over.', ja: 'ゲームは終了しました。' },
   cancelled: { en: 'The game was cancelled.', ja: 'ゲームは中止されました。' },
   noLimit: { en: 'no time limit', ja: '時間制限なし' },
-  seats: { en: 'Players', ja: 'プレイヤー' },
+  seats: { en: 'Turn and seats', ja: '手番と席' },
   toMove: { en: 'to move', ja: '手番' },
   you: { en: 'you', ja: 'あなた' },
   bot: { en: 'bot plays', ja: 'ボットが操作' },
@@ -34,7 +34,8 @@ export function TurnBar({ detail, seatName }: { detail: GameDetail; seatName: (s
   return (
     <section class="turn" aria-label={m.seats}>
       <p class={detail.your_turn ? 'your-turn' : undefined}>
-        <strong aria-live="polite" data-testid="turn">
+        {/* Where the focus goes after one's own move when no decision follows (GamePage). */}
+        <strong aria-live="polite" data-testid="turn" id="turn-status" tabIndex={-1}>
           {status}
         </strong>{' '}
         {detail.status === 'active' && (deadline ? <Countdown deadline={deadline} /> : <span class="muted">({m.noLimit})</span>)}

@@ -50,6 +50,19 @@ const msgs = defineMessages({
   past: { en: 'A past position: no moves can be made here.', ja: '過去の局面です。ここでは操作できません。' },
 });
 
+/**
+ * After a move of one's own, the controls that were pressed have usually gone (the next
+ * decision, or none), which drops the focus to the page's body, ten Tabs from anything. It
+ * goes instead to the board's new controls, if the caller still has a decision, else to
+ * the line saying whose turn it is. A focus still on a control (it stayed) is left alone.
+ */
+function focusAfterMove() {
+  requestAnimationFrame(() => {
+    if (document.activeElement && document.activeElement !== document.body) return;
+    (document.querySelector<HTMLElement>('.board [data-controls]') ?? document.getElementById('turn-status'))?.focus();
+  });
+}
+
 export function newKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -139,6 +152,8 @@ export function GamePage({ id }: { id: string }) {
   const at = query.at && /^\d+$/.test(query.at) ? Number(query.at) : null;
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<Message>(null);
+  // The version at which the caller's last move was accepted: what followed it is announced.
+  const [movedAt, setMovedAt] = useState<number | null>(null);
 
   const signedIn = user !== undefined && user !== null;
   const log = useEventLog(id, signedIn);
@@ -221,7 +236,19 @@ export function GamePage({ id }: { id: string }) {
           body: { action: action as never, version: detail.version },
         } as never),
       ),
-    );
+    ).then(() => {
+      setMovedAt(detail.version);
+      focusAfterMove();
+    });
+  // What the caller's move led to, in words (the log's lines from it on), for a screen reader.
+  const moveResult =
+    movedAt === null || !module
+      ? ''
+      : log.events
+          .filter((e) => e.seq > movedAt && !e.type.startsWith('kontor.'))
+          .slice(0, 4)
+          .map((e) => module.describe(e.data as never, lang, seatName))
+          .join(' ');
   const seek = (n: number | null) => route(n === null ? `/games/${id}` : `/games/${id}?at=${n}`, true);
   const started = detail.status === 'active' || detail.status === 'finished';
 
@@ -242,6 +269,9 @@ export function GamePage({ id }: { id: string }) {
           </p>
         )}
       </div>
+      <p class="visually-hidden" role="status" data-testid="move-result">
+        {moveResult}
+      </p>
       {detail.status === 'open' && <OpenTable detail={detail} user={user ?? null} busy={busy} run={run} />}
       {detail.status === 'cancelled' && <p>{m.cancelled}</p>}
       {started && <TurnBar detail={detail} seatName={seatName} />}

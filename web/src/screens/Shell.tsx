@@ -1,7 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok } from '../api/client';
 import { defineMessages, LANGS, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 
@@ -43,18 +42,10 @@ function useFocusOnNavigation() {
 export function Shell({ children }: { children: ComponentChildren }) {
   useFocusOnNavigation();
   const m = useMessages(msgs);
-  const { lang, setLang } = useLang();
-  const { user, signOut, reload } = useSession();
+  const { lang } = useLang();
   // Signed in, the switch sets the account's language: the page's and the mails' (one
   // language per account, on every device).
-  const chooseLang = (l: (typeof LANGS)[number]) => {
-    setLang(l);
-    if (user && user.language !== l) {
-      void ok(api.PUT('/api/v1/me/profile', { body: { language: l } }))
-        .then(reload)
-        .catch(() => {});
-    }
-  };
+  const { user, signOut, chooseLang } = useSession();
   return (
     <>
       <a class="skip" href="#main">

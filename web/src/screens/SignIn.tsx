@@ -19,7 +19,64 @@ const msgs = defineMessages({
   noAccount: { en: 'No account yet?', ja: 'アカウントをお持ちでない方は' },
   haveAccount: { en: 'Already registered?', ja: '登録済みの方は' },
   forgot: { en: 'Forgot password?', ja: 'パスワードをお忘れですか？' },
+  usernameCount: {
+    en: (n: number, max: number) => `${n} of ${max} characters`,
+    ja: (n: number, max: number) => `${max}文字中${n}文字`,
+  },
+  usernameFull: {
+    en: (max: number) => `A username has at most ${max} characters: what you typed beyond them was not added.`,
+    ja: (max: number) => `ユーザー名は${max}文字までです。それを超えて入力した文字は追加されていません。`,
+  },
 });
+
+/** The server's limit on a username's length (`RegisterRequest.username`). */
+const USERNAME_MAX = 32;
+
+/**
+ * The new username, with a count of its characters; text typed or pasted beyond the limit
+ * (which the field does not take) is said so in a live region, not dropped silently.
+ */
+function NewUsername({ label }: { label: string }) {
+  const m = useMessages(msgs);
+  const [length, setLength] = useState(0);
+  const [overflowed, setOverflowed] = useState(false);
+  const beforeInput = (e: InputEvent) => {
+    const input = e.currentTarget as HTMLInputElement;
+    if (!e.inputType.startsWith('insert')) return;
+    const replaced = (input.selectionEnd ?? 0) - (input.selectionStart ?? 0);
+    const added = e.data ?? e.dataTransfer?.getData('text/plain') ?? '';
+    if (input.value.length - replaced + added.length > USERNAME_MAX) setOverflowed(true);
+  };
+  const input = (e: Event) => {
+    const value = (e.currentTarget as HTMLInputElement).value;
+    setLength(value.length);
+    if (value.length < USERNAME_MAX) setOverflowed(false);
+  };
+  // The count and the note stay out of the label: the field's name is "Username" alone.
+  return (
+    <div class="field">
+      <label>
+        {label}
+        <input
+          name="username"
+          autocomplete="username"
+          required
+          minLength={3}
+          maxLength={USERNAME_MAX}
+          aria-describedby="username-count"
+          onBeforeInput={beforeInput}
+          onInput={input}
+        />
+      </label>
+      <small id="username-count" class="hint" data-testid="username-count">
+        {m.usernameCount(length, USERNAME_MAX)}
+      </small>
+      <small class="error" role="status" data-testid="username-full">
+        {overflowed ? ` ${m.usernameFull(USERNAME_MAX)}` : ''}
+      </small>
+    </div>
+  );
+}
 
 /** A refusal, in the language shown now (so switching it translates the message too). */
 /**
@@ -124,10 +181,7 @@ export function SignUp() {
     <section class="narrow">
       <h1>{m.signUp}</h1>
       <form onSubmit={submit}>
-        <label>
-          {m.newUsername}
-          <input name="username" autocomplete="username" required minLength={3} maxLength={32} />
-        </label>
+        <NewUsername label={m.newUsername} />
         <label>
           {m.email}
           <input name="email" type="email" autocomplete="email" required />

@@ -1,9 +1,10 @@
 // Composing a sealed bid: pick horseshoes from the hand (at most one gold), give each silver
 // a sign, and see the bid's value against the lucky number while choosing. The choice is
 // kept in this component's state, so an update of the game at the same step (another
-// player's move arriving) does not lose it; horseshoes no longer in the hand drop out of it.
+// player's move arriving) does not lose it, and as a draft in the tab, so a reload does not
+// either; horseshoes no longer in the hand drop out of it.
 import { useState } from 'preact/hooks';
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import { Horseshoe, bidValue, common, isGold, type BidHorseshoe, type Legal } from './common';
 
 const msgs = defineMessages({
@@ -29,10 +30,53 @@ const msgs = defineMessages({
   invalid: { en: 'over the lucky number: this bid would be invalid', ja: 'ラッキーナンバー超過：この入札は無効になります' },
   clear: { en: 'Clear', ja: 'クリア' },
   place: {
-    en: (n: number, v: number) => `Place the bid (${n} horseshoe${n === 1 ? '' : 's'}, value ${v})`,
+    en: (n: number, v: number) => `Place the bid (${count(n, 'horseshoe')}, value ${v})`,
     ja: (n: number, v: number) => `入札する（蹄鉄${n}個、値 ${v}）`,
   },
 });
+
+/** Where a seat's half-made bid in a game is kept in the tab. */
+export function draftKey(game: string, seat: number): string {
+  return `kontor.bid-draft:${game}:${seat}`;
+}
+
+interface Draft {
+  /** The decision it was made for (round, step, decision): at any other it is stale. */
+  step: string;
+  chosen: BidHorseshoe[];
+}
+
+function readDraft(key: string): Draft | null {
+  try {
+    const draft = JSON.parse(sessionStorage.getItem(key) ?? 'null') as Draft | null;
+    return draft && typeof draft.step === 'string' && Array.isArray(draft.chosen) ? draft : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Drops the draft unless it was made for `step` (the board calls this as the game moves). */
+export function forgetStaleDraft(key: string, step: string) {
+  if (sessionStorage.getItem(key) !== null && readDraft(key)?.step !== step) sessionStorage.removeItem(key);
+}
+
+/**
+ * The half-made bid, kept in sessionStorage under the game and the seat: it lives in this
+ * tab only (no other tab, no other seat's page reads it) and holds nothing but horseshoes of
+ * the seat's own hand, which its page shows anyway. Sent, or at another step, it goes.
+ */
+function useDraft(key: string, step: string) {
+  const [chosen, setChosenState] = useState<BidHorseshoe[]>(() => {
+    forgetStaleDraft(key, step);
+    return readDraft(key)?.chosen ?? [];
+  });
+  const setChosen = (next: BidHorseshoe[]) => {
+    setChosenState(next);
+    if (next.length) sessionStorage.setItem(key, JSON.stringify({ step, chosen: next } satisfies Draft));
+    else sessionStorage.removeItem(key);
+  };
+  return { chosen, setChosen, forget: () => sessionStorage.removeItem(key) };
+}
 
 /** The chosen horseshoes that the hand still holds, at most one gold. */
 export function fitToHand(chosen: BidHorseshoe[], hand: number[]): BidHorseshoe[] {
@@ -55,17 +99,21 @@ export function BidComposer({
   busy,
   onBid,
   submitLabel,
+  draft,
 }: {
   /** The caller's seat: the horseshoes shown are that seat's hand. */
   seat: number;
   legal: Legal;
   busy: boolean;
-  onBid: (horseshoes: BidHorseshoe[]) => void;
+  /** Sends the bid; rejects when it is refused (the draft then stays). */
+  onBid: (horseshoes: BidHorseshoe[]) => Promise<void>;
   submitLabel?: (n: number, v: number) => string;
+  /** Where the draft is kept (`draftKey`) and the decision it is for. */
+  draft: { key: string; step: string };
 }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
-  const [chosenRaw, setChosen] = useState<BidHorseshoe[]>([]);
+  const { chosen: chosenRaw, setChosen, forget } = useDraft(draft.key, draft.step);
   const hand = legal.horseshoes.map((h) => h.value).sort((a, b) => a - b);
   const chosen = fitToHand(chosenRaw, hand);
   const lucky = legal.lucky_number ?? 0;
@@ -156,7 +204,7 @@ export function BidComposer({
         )}
       </p>
       <div class="fd-buttons">
-        <button type="button" disabled={busy || chosen.length === 0} onClick={() => onBid(chosen)} data-testid="fd-place-bid">
+        <button type="button" disabled={busy || chosen.length === 0} onClick={() => void onBid(chosen).then(forget, () => {})} data-testid="fd-place-bid">
           {(submitLabel ?? m.place)(chosen.length, value)}
         </button>
         <button type="button" class="secondary" disabled={busy || chosen.length === 0} onClick={() => setChosen([])}>

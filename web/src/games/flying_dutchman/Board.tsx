@@ -1,6 +1,7 @@
 // The Flying Dutchman's game page body, from the caller's view and legal choices only: what
 // is happening now, the sea, the value track, the caller's hand and controls, everyone's
 // public information. (The game page around it shows the result at the end, with `Outcome`.)
+import { useEffect } from 'preact/hooks';
 import { defineMessages, useLang, useMessages } from '../../i18n';
 import type { BoardProps, EventOut } from '../types';
 import { describeEvent } from './describe';
@@ -9,6 +10,7 @@ import { Controls } from './Controls';
 import { MyHand, Players, Reveal, RoundInfo, ValueTrack } from './Tableau';
 import { type Command, type Legal, type MoveReason, type View } from './common';
 import { rememberBoard } from './names';
+import { draftKey, forgetStaleDraft } from './BidComposer';
 import './fd.css';
 
 const msgs = defineMessages({
@@ -129,6 +131,11 @@ export function Board({ detail, view, legal, mySeat, act, busy, past, seatName, 
       }
     : undefined;
   const pending = finished ? [] : detail.pending;
+  // A half-made bid is kept for the decision it was made in; once the game is past it, it goes.
+  const draft = mySeat === null ? null : { key: draftKey(detail.id, mySeat), step: deciding ? decisionKey(view, legal) : '' };
+  useEffect(() => {
+    if (draft && !past) forgetStaleDraft(draft.key, draft.step);
+  }, [draft?.key, draft?.step, past]);
   return (
     <div
       class="fd"
@@ -142,7 +149,7 @@ export function Board({ detail, view, legal, mySeat, act, busy, past, seatName, 
       <RoundInfo view={view} />
       {events && <JustNow events={events} view={view} seatName={seatName} />}
       <div class="fd-layout">
-        {deciding && mySeat !== null && (
+        {deciding && draft && (
           <div class="fd-act">
             <Controls
               key={decisionKey(view, legal)}
@@ -152,6 +159,7 @@ export function Board({ detail, view, legal, mySeat, act, busy, past, seatName, 
               busy={busy}
               act={act}
               seatName={seatName}
+              draft={draft}
             />
           </div>
         )}

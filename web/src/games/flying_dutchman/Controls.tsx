@@ -2,7 +2,7 @@
 // allows. Half-made choices (a bid, two cards to put back, an offer) live in the panel's
 // state; the board keys the panel by the step, so an update at the same step keeps them.
 import { useState } from 'preact/hooks';
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import { BidComposer } from './BidComposer';
 import { COLOURS, ShareCard, spaceName, type BidHorseshoe, type Command, type Legal, type Offer, type View } from './common';
 
@@ -73,7 +73,7 @@ const msgs = defineMessages({
   destination: { en: 'Destination', ja: '行き先' },
   payTo: { en: (who: string) => `Pay ${who} (ducats)`, ja: (who: string) => `${who}への支払い（ドゥカート）` },
   available: {
-    en: (n: number) => `You may still promise ${n} ducats for this destination.`,
+    en: (n: number) => `You may still promise ${count(n, 'ducat')} for this destination.`,
     ja: (n: number) => `この行き先にはあと${n}ドゥカートまで約束できます。`,
   },
   tooMuch: { en: 'That is more than you may promise.', ja: '約束できる額を超えています。' },
@@ -86,7 +86,7 @@ const msgs = defineMessages({
     ja: '秘密に選びます：残りの蹄鉄でもう一度入札する（同じラッキーナンバー）か、争いから降ります。',
   },
   extraBid: {
-    en: (n: number, v: number) => `Bid again (${n} horseshoe${n === 1 ? '' : 's'}, value ${v})`,
+    en: (n: number, v: number) => `Bid again (${count(n, 'horseshoe')}, value ${v})`,
     ja: (n: number, v: number) => `再入札する（蹄鉄${n}個、値 ${v}）`,
   },
   dropOut: { en: 'Drop out', ja: '降りる' },
@@ -95,7 +95,7 @@ const msgs = defineMessages({
     en: 'Show one of your share cards and take its colour’s current value from the bank, or take nothing.',
     ja: '株券を1枚見せて、その色の現在の価値を銀行から受け取ります。受け取らなくてもかまいません。',
   },
-  takeIncome: { en: (c: string, n: number) => `Show ${c}: take ${n} ducats`, ja: (c: string, n: number) => `${c}を見せて${n}ドゥカート受け取る` },
+  takeIncome: { en: (c: string, n: number) => `Show ${c}: take ${count(n, 'ducat')}`, ja: (c: string, n: number) => `${c}を見せて${n}ドゥカート受け取る` },
   decline: { en: 'Take nothing', ja: '受け取らない' },
   hours: { en: (h: number) => `${h} h`, ja: (h: number) => `${h}時間` },
   minutes: { en: (n: number) => `${n} min`, ja: (n: number) => `${n}分` },
@@ -110,6 +110,8 @@ export interface ControlsProps {
   busy: boolean;
   act: (command: Command) => Promise<void>;
   seatName: (seat: number) => string;
+  /** Where a half-made bid is kept, and the decision it is for (see BidComposer). */
+  draft: { key: string; step: string };
 }
 
 /**
@@ -145,7 +147,7 @@ export function Controls(props: ControlsProps) {
   })();
   if (!panel) return null;
   return (
-    <section class="fd-controls" aria-label={m.yourMove} data-testid="fd-controls" data-decision={legal.decision}>
+    <section class="fd-controls" aria-label={m.yourMove} data-testid="fd-controls" data-decision={legal.decision} data-controls tabIndex={-1}>
       <h3>{m.yourMove}</h3>
       {panel}
     </section>
@@ -158,7 +160,7 @@ function has(legal: Legal, kind: Legal['commands'][number]) {
   return legal.commands.includes(kind);
 }
 
-function ActionPanel({ legal, busy, send, m, mySeat }: PanelProps) {
+function ActionPanel({ legal, busy, send, m, mySeat, act, draft }: PanelProps) {
   return (
     <div>
       <h4>{m.chooseAction}</h4>
@@ -191,7 +193,7 @@ function ActionPanel({ legal, busy, send, m, mySeat }: PanelProps) {
         )}
       </div>
       {has(legal, 'bid') && (
-        <BidComposer seat={mySeat} legal={legal} busy={busy} onBid={(horseshoes: BidHorseshoe[]) => send({ type: 'bid', horseshoes })} />
+        <BidComposer seat={mySeat} legal={legal} busy={busy} draft={draft} onBid={(horseshoes: BidHorseshoe[]) => act({ type: 'bid', horseshoes })} />
       )}
     </div>
   );
@@ -424,7 +426,7 @@ function OfferForm({ view, legal, busy, send, m, seatName }: PanelProps) {
   );
 }
 
-function ExtraRoundPanel({ legal, busy, send, m, mySeat }: PanelProps) {
+function ExtraRoundPanel({ legal, busy, send, m, mySeat, act, draft }: PanelProps) {
   return (
     <div>
       <h4>{m.extraTitle}</h4>
@@ -435,7 +437,8 @@ function ExtraRoundPanel({ legal, busy, send, m, mySeat }: PanelProps) {
           legal={legal}
           busy={busy}
           submitLabel={m.extraBid}
-          onBid={(horseshoes: BidHorseshoe[]) => send({ type: 'bid', horseshoes })}
+          draft={draft}
+          onBid={(horseshoes: BidHorseshoe[]) => act({ type: 'bid', horseshoes })}
         />
       )}
       {has(legal, 'drop_out') && (

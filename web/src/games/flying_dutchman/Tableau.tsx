@@ -1,14 +1,15 @@
 // Everything public around the sea: the value track with the six markers and the round
 // marker, the lucky number and dice, each player's public information (and the caller's own
 // hand), and the bids revealed this round.
-import { defineMessages, useLang, useMessages, type Lang } from '../../i18n';
+import { count, defineMessages, useLang, useMessages, type Lang } from '../../i18n';
 import { COLOURS, COLOUR_ORDER, Horseshoe, ShareCard, bidValue, type PlayerView, type View } from './common';
+import { Scrollable } from '../../components/Scrollable';
 
 const msgs = defineMessages({
   track: { en: 'Value track', ja: '価値トラック' },
   roundMarker: { en: 'Round marker', ja: 'ラウンドマーカー' },
   trackNote: {
-    en: (landings: number, end: number) => `${landings} ship landings so far; the game ends when the round marker reaches ${end}.`,
+    en: (landings: number, end: number) => `${count(landings, 'ship landing')} so far; the game ends when the round marker reaches ${end}.`,
     ja: (landings: number, end: number) => `これまでの船への着地：${landings}回。ラウンドマーカーが${end}に達するとゲーム終了。`,
   },
   round: { en: (n: number) => `Round ${n}`, ja: (n: number) => `第${n}ラウンド` },
@@ -30,7 +31,7 @@ const msgs = defineMessages({
   bankrupt: { en: 'bankrupt', ja: '破産' },
   actKontor: { en: 'Kontor exchange', ja: '商館で交換' },
   actSmith: { en: 'smith', ja: '鍛冶屋' },
-  actBid: { en: (n: number) => `bid (${n} horseshoe${n === 1 ? '' : 's'})`, ja: (n: number) => `入札（蹄鉄${n}個）` },
+  actBid: { en: (n: number) => `bid (${count(n, 'horseshoe')})`, ja: (n: number) => `入札（蹄鉄${n}個）` },
   actPass: { en: 'passed', ja: 'パス' },
   myHand: { en: 'My hand', ja: '自分の手札' },
   myShares: { en: 'My share cards', ja: '自分の株券' },
@@ -137,7 +138,7 @@ export function Players({
   return (
     <section class="fd-players" aria-label={m.players}>
       <h3>{m.players}</h3>
-      <div class="fd-table-wrap">
+      <Scrollable class="fd-table-wrap" label={m.players}>
         <table>
           <thead>
             <tr>
@@ -184,7 +185,7 @@ export function Players({
             ))}
           </tbody>
         </table>
-      </div>
+      </Scrollable>
       <p class="fd-note">
         ▶ {m.toAct} · ★ {m.start}
       </p>

@@ -7,7 +7,7 @@
 // wrapped in an element with `data-hand-of="<seat>"`. The browser test relies on this to
 // check that no page ever shows another seat's hidden hand.
 import type { Schemas } from '../../api/client';
-import { defineMessages, type Lang } from '../../i18n';
+import { count, defineMessages, type Lang } from '../../i18n';
 
 export type View = Schemas['FlyingDutchman.View'];
 export type Legal = Schemas['FlyingDutchman.Legal'];
@@ -37,7 +37,7 @@ interface ColourInfo {
 export const COLOURS: Record<Colour, ColourInfo> = {
   blue: { fill: '#2f6fd1', ink: '#ffffff', name: { en: 'blue', ja: '青' }, letter: { en: 'B', ja: '青' } },
   yellow: { fill: '#f2c72e', ink: '#1d1d1b', name: { en: 'yellow', ja: '黄' }, letter: { en: 'Y', ja: '黄' } },
-  green: { fill: '#3c9a47', ink: '#ffffff', name: { en: 'green', ja: '緑' }, letter: { en: 'G', ja: '緑' } },
+  green: { fill: '#2e7d32', ink: '#ffffff', name: { en: 'green', ja: '緑' }, letter: { en: 'G', ja: '緑' } },
   orange: { fill: '#ee8425', ink: '#1d1d1b', name: { en: 'orange', ja: '橙' }, letter: { en: 'O', ja: '橙' } },
   red: { fill: '#cf3131', ink: '#ffffff', name: { en: 'red', ja: '赤' }, letter: { en: 'R', ja: '赤' } },
   violet: { fill: '#8b4fc2', ink: '#ffffff', name: { en: 'violet', ja: '紫' }, letter: { en: 'V', ja: '紫' } },
@@ -81,7 +81,7 @@ export function capitalise(text: string): string {
 export const common = defineMessages({
   gold: { en: 'gold', ja: '金' },
   silver: { en: 'silver', ja: '銀' },
-  ducats: { en: (n: number) => `${n} ducats`, ja: (n: number) => `${n}ドゥカート` },
+  ducats: { en: (n: number) => count(n, 'ducat'), ja: (n: number) => `${n}ドゥカート` },
   shareCard: { en: (c: string) => `${c} share`, ja: (c: string) => `${c}の株` },
   horseshoe: {
     en: (metal: string, face: string) => `${metal} horseshoe ${face}`,

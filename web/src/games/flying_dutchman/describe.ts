@@ -1,7 +1,7 @@
 // One readable line per event, in the viewer's redaction: the hidden parts (cards drawn,
 // horseshoes received, a sealed bid) are absent from other seats' copies, and the line then
 // says only what happened, not what it was.
-import type { Lang } from '../../i18n';
+import { count, type Lang } from '../../i18n';
 import { COLOURS, bidValue, capitalise, spaceName, type BidHorseshoe, type BoardData, type Colour, type FdEvent, type MoveReason } from './common';
 
 type Names = (seat: number) => string;
@@ -38,7 +38,7 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
     case 'game_started':
       return ja
         ? `ゲーム開始：各自${event.ducats}ドゥカート、鍛冶屋カード3枚と商館カード3枚。スタートプレイヤーは${name(event.start_player)}。`
-        : `The game begins: ${event.ducats} ducats, 3 smith and 3 Kontor cards each; ${name(event.start_player)} starts.`;
+        : `The game begins: ${count(event.ducats, 'ducat')}, 3 smith and 3 Kontor cards each; ${name(event.start_player)} starts.`;
     case 'dealt':
       if (event.shares && event.horseshoes)
         return ja
@@ -76,19 +76,19 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
           : `${name(event.seat)} places a sealed bid: ${shoes(event.horseshoes)} (value ${bidValue(event.horseshoes)}).`;
       return ja
         ? `${name(event.seat)}は蹄鉄${event.size}個で伏せて入札した。`
-        : `${name(event.seat)} places a sealed bid of ${event.size} horseshoe${event.size === 1 ? '' : 's'}.`;
+        : `${name(event.seat)} places a sealed bid of ${count(event.size, 'horseshoe')}.`;
     case 'passed':
       return ja ? `${name(event.seat)}はパスした。` : `${name(event.seat)} passes.`;
     case 'smith_split':
       return ja
         ? `鍛冶屋：${seats(event.seats, name, lang)}が置き場から${event.each}個ずつ受け取り、${event.left_in_pool}個残った。`
-        : `The smith: ${seats(event.seats, name, lang)} ${event.seats.length === 1 ? 'takes' : 'take'} ${event.each} horseshoe${event.each === 1 ? '' : 's'}${event.seats.length === 1 ? '' : ' each'} from the pool; ${event.left_in_pool} stay${event.left_in_pool === 1 ? 's' : ''}.`;
+        : `The smith: ${seats(event.seats, name, lang)} ${event.seats.length === 1 ? 'takes' : 'take'} ${count(event.each, 'horseshoe')}${event.seats.length === 1 ? '' : ' each'} from the pool; ${event.left_in_pool} stay${event.left_in_pool === 1 ? 's' : ''}.`;
     case 'horseshoes_drawn':
       if (event.horseshoes)
         return ja
           ? `${name(event.seat)}は蹄鉄 ${event.horseshoes.join(' ')} を受け取った。`
           : `${name(event.seat)} receives horseshoes ${event.horseshoes.join(' ')}.`;
-      return ja ? `${name(event.seat)}は蹄鉄を${event.count}個受け取った。` : `${name(event.seat)} receives ${event.count} horseshoe${event.count === 1 ? '' : 's'}.`;
+      return ja ? `${name(event.seat)}は蹄鉄を${event.count}個受け取った。` : `${name(event.seat)} receives ${count(event.count, 'horseshoe')}.`;
     case 'bids_revealed': {
       const bids = event.bids
         .map((b) =>
@@ -187,7 +187,7 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
             .map((p) =>
               ja
                 ? `${name(p.seat)}は${p.cards}枚で${p.due}${p.bankrupt ? '（払えず）' : ''}`
-                : `${name(p.seat)} ${p.cards} card${p.cards === 1 ? '' : 's'}, ${p.due}${p.bankrupt ? ' (cannot pay)' : ''}`,
+                : `${name(p.seat)} ${count(p.cards, 'card')}, ${p.due}${p.bankrupt ? ' (cannot pay)' : ''}`,
             )
             .join(ja ? '、' : '; ')
         : ja
@@ -200,11 +200,11 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
     case 'bankrupt':
       return ja
         ? `${name(event.seat)}は破産した（${event.coins_lost}ドゥカートを失う）。手札：${colours(event.shares, lang)}、蹄鉄 ${event.horseshoes.join(' ') || 'なし'}。`
-        : `${name(event.seat)} is bankrupt and loses ${event.coins_lost} ducat${event.coins_lost === 1 ? '' : 's'}; their cards: ${colours(event.shares, lang)}, horseshoes ${event.horseshoes.join(' ') || 'none'}.`;
+        : `${name(event.seat)} is bankrupt and loses ${count(event.coins_lost, 'ducat')}; their cards: ${colours(event.shares, lang)}, horseshoes ${event.horseshoes.join(' ') || 'none'}.`;
     case 'income_taken':
       return ja
         ? `${name(event.seat)}は${COLOURS[event.colour].name[lang]}の株を見せて${event.amount}ドゥカート受け取った。`
-        : `${name(event.seat)} shows a ${COLOURS[event.colour].name[lang]} share and takes ${event.amount} ducats.`;
+        : `${name(event.seat)} shows a ${COLOURS[event.colour].name[lang]} share and takes ${count(event.amount, 'ducat')}.`;
     case 'income_declined':
       return ja ? `${name(event.seat)}は収入を受け取らなかった。` : `${name(event.seat)} takes no income.`;
     case 'pool_refilled':

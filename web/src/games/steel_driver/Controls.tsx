@@ -1,7 +1,7 @@
 // Every action the rules allow the caller now, as controls built from `legal` only. The
 // half-made choice (company, bid, link, path, city) is kept by the board, so it survives
 // a new version of the game arriving while the player is still choosing.
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import {
   COLOUR,
   COMPANY,
@@ -24,21 +24,21 @@ const msgs = defineMessages({
   open: { en: 'Open the auction', ja: '競りを始める' },
   passPawn: { en: 'Pass the pawn', ja: '駒を左へ渡す' },
   noCubes: { en: 'You hold no cubes: you can only pass the pawn.', ja: 'キューブがないので、駒を渡すことしかできません。' },
-  youHold: { en: (n: number) => `You hold ${n} cubes.`, ja: (n: number) => `あなたのキューブ：${n}個` },
+  youHold: { en: (n: number) => `You hold ${count(n, 'cube')}.`, ja: (n: number) => `あなたのキューブ：${n}個` },
   bidTitle: { en: (c: string) => `Auction for ${c}`, ja: (c: string) => `${c}の競り` },
   highBid: {
-    en: (n: number, who: string) => `High bid: ${n} cubes by ${who}.`,
+    en: (n: number, who: string) => `High bid: ${count(n, 'cube')} by ${who}.`,
     ja: (n: number, who: string) => `最高入札：${who}の${n}キューブ`,
   },
   yourBid: { en: 'Your bid (cubes)', ja: 'あなたの入札（キューブ）' },
   bid: { en: (n: number) => `Bid ${n}`, ja: (n: number) => `${n}で入札` },
   bidInvalid: { en: 'Bid', ja: '入札' },
-  range: { en: (lo: number, hi: number) => `${lo} to ${hi} cubes`, ja: (lo: number, hi: number) => `${lo}〜${hi}キューブ` },
+  range: { en: (lo: number, hi: number) => (lo === hi ? count(hi, 'cube') : `${lo} to ${hi} cubes`), ja: (lo: number, hi: number) => `${lo}〜${hi}キューブ` },
   passBid: { en: 'Pass (drop out of this auction)', ja: 'パス（この競りから降りる）' },
   cannotOutbid: { en: 'You hold too few cubes to outbid: you can only pass.', ja: 'キューブが足りず上回れないので、パスしかできません。' },
   buildTitle: { en: (c: string) => `Build for ${c}`, ja: (c: string) => `${c}の建設` },
   buildFacts: {
-    en: (cubes: number, track: number) => `Its box holds ${cubes} cubes; ${track} track pieces left. Choose a link here or on the map (highlighted).`,
+    en: (cubes: number, track: number) => `Its box holds ${count(cubes, 'cube')}; ${count(track, 'track piece')} left. Choose a link here or on the map (highlighted).`,
     ja: (cubes: number, track: number) => `箱のキューブ${cubes}個、残りの線路${track}本。下の一覧か地図（強調表示）から区間を選んでください。`,
   },
   option: {
@@ -58,7 +58,7 @@ const msgs = defineMessages({
     ja: (c: string) => `${c}がニューヨークとサンフランシスコを結び、ルートが同点で複数あります。完成させた会社に+$50、選んだルート上のほかの会社に+$30。`,
   },
   pathOption: {
-    en: (bonuses: string, links: number) => `${bonuses} — ${links} links`,
+    en: (bonuses: string, links: number) => `${bonuses} — ${count(links, 'link')}`,
     ja: (bonuses: string, links: number) => `${bonuses}（${links}区間）`,
   },
   choosePath: { en: 'Choose this path', ja: 'このルートに決める' },
@@ -128,7 +128,7 @@ export function Controls(props: ControlsProps) {
   const m = useMessages(msgs);
   const { legal } = props;
   return (
-    <section class="sd-controls" aria-labelledby="sd-your-move" data-testid="sd-controls" data-step={legal.step}>
+    <section class="sd-controls" aria-labelledby="sd-your-move" data-testid="sd-controls" data-step={legal.step} data-controls tabIndex={-1}>
       <h2 id="sd-your-move">{m.yourMove}</h2>
       {legal.step === 'open_auction' && <OpenAuction {...props} legal={legal} />}
       {legal.step === 'bid' && <Bid {...props} legal={legal} />}

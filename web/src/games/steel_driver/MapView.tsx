@@ -3,14 +3,15 @@
 // dash pattern, marked with the company's letters. Links and cities the player may pick now
 // are highlighted and can be chosen by click or keyboard.
 import { useMemo } from 'preact/hooks';
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import { COLOUR, COMPANIES, COMPANY, COLOURS, type CityId, type LinkId, type View, companyLabel, linkLabel } from './model';
 import { WIDTH, layoutCities, type Point } from './layout';
+import { Scrollable } from '../../components/Scrollable';
 
 const msgs = defineMessages({
   map: { en: 'Map', ja: '地図' },
   summary: {
-    en: (cities: number, built: number, links: number) => `Map of ${cities} cities; ${built} of ${links} links built`,
+    en: (cities: number, built: number, links: number) => `Map of ${count(cities, 'city', 'cities')}; ${built} of ${count(links, 'link')} built`,
     ja: (cities: number, built: number, links: number) => `${cities}都市の地図（${links}区間中${built}区間に線路）`,
   },
   start: { en: 'start city', ja: '始発都市' },
@@ -68,7 +69,7 @@ export function MapView({ view, pick = {} }: { view: View; pick?: MapPick }) {
   return (
     <figure class="sd-map">
       {/* On a phone the map keeps a readable size and scrolls sideways. */}
-      <div class="sd-map-scroll">
+      <Scrollable class="sd-map-scroll" label={m.map}>
       <svg
         viewBox={`0 0 ${WIDTH} ${height}`}
         role="group"
@@ -186,7 +187,7 @@ export function MapView({ view, pick = {} }: { view: View; pick?: MapPick }) {
           );
         })}
       </svg>
-      </div>
+      </Scrollable>
       <figcaption class="sd-legend" aria-label={m.legend}>
         {COLOURS.map((c) => (
           <span key={c} class="sd-key">

@@ -1,7 +1,7 @@
 // Steel Driver's options for the new-game screen. The game has one: the map, and only the
 // built-in USA map exists (the server refuses any other). What the seat count means for
 // the game is said beside it.
-import { defineMessages, useMessages } from '../../i18n';
+import { count, defineMessages, useMessages } from '../../i18n';
 import type { OptionsEditorProps } from '../types';
 import { cubesPerRound, type Options } from './model';
 
@@ -15,7 +15,7 @@ const msgs = defineMessages({
   },
   seatsMean: {
     en: (seats: number, cubes: number) =>
-      `With ${seats} players, each receives ${cubes} investment cubes per round, for 5 rounds. Six companies are auctioned every round; after round 5 the companies deliver goods and the shares pay out.`,
+      `With ${seats} players, each receives ${count(cubes, 'investment cube')} per round, for 5 rounds. Six companies are auctioned every round; after round 5 the companies deliver goods and the shares pay out.`,
     ja: (seats: number, cubes: number) =>
       `${seats}人では、各ラウンドに1人${cubes}個の投資キューブを受け取り、5ラウンド遊びます。毎ラウンド6社の支配権を競り、第5ラウンドの後に商品を出荷して株の配当を受け取ります。`,
   },

@@ -1,9 +1,10 @@
 // The final scoring: each company's goods split into sets and its final profit, then what
 // each player received per company (final profit × shares), their money and rank.
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import type { GameDetail } from '../types';
 import { COMPANY, SET_VALUES, type View, companyLabel, goodsSets } from './model';
 import { Goods } from './Tables';
+import { Scrollable } from '../../components/Scrollable';
 
 const msgs = defineMessages({
   title: { en: 'Final scoring', ja: '最終得点' },
@@ -12,7 +13,7 @@ const msgs = defineMessages({
   goods: { en: 'Goods', ja: '商品' },
   sets: { en: 'Sets', ja: 'セット' },
   set: {
-    en: (times: number, n: number, value: number) => `${times > 1 ? `${times} × ` : ''}${n} colour${n === 1 ? '' : 's'} $${value}`,
+    en: (times: number, n: number, value: number) => `${times > 1 ? `${times} × ` : ''}${count(n, 'colour')} $${value}`,
     ja: (times: number, n: number, value: number) => `${n}色 $${value}${times > 1 ? ` ×${times}` : ''}`,
   },
   profit: { en: 'Final profit', ja: '最終利益' },
@@ -54,7 +55,7 @@ export function Outcome({ detail, seatName }: { detail: GameDetail; seatName: (s
       <p class="sd-winners">
         <strong>{m.winners(outcome.winners.map(seatName).join(', '))}</strong>
       </p>
-      <div class="sd-scroll">
+      <Scrollable class="sd-scroll" label={m.byCompany}>
         <table>
           <caption>{m.byCompany}</caption>
           <thead>
@@ -88,8 +89,8 @@ export function Outcome({ detail, seatName }: { detail: GameDetail; seatName: (s
             })}
           </tbody>
         </table>
-      </div>
-      <div class="sd-scroll">
+      </Scrollable>
+      <Scrollable class="sd-scroll" label={m.byPlayer}>
         <table>
           <caption>{m.byPlayer}</caption>
           <thead>
@@ -138,7 +139,7 @@ export function Outcome({ detail, seatName }: { detail: GameDetail; seatName: (s
             })}
           </tbody>
         </table>
-      </div>
+      </Scrollable>
     </section>
   );
 }

@@ -1,7 +1,8 @@
 // The company boxes (cubes, controller, shares, round profit…) and the players' money,
 // cubes and shares, from the view.
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import { COLOUR, COLOURS, COMPANY, type View, companyLabel } from './model';
+import { Scrollable } from '../../components/Scrollable';
 
 const msgs = defineMessages({
   companies: { en: 'Companies', ja: '会社' },
@@ -15,7 +16,7 @@ const msgs = defineMessages({
   shares: { en: 'Shares sold / in box', ja: '売れた株 / 箱の株' },
   track: { en: 'Track left', ja: '残りの線路' },
   network: { en: 'Network', ja: '路線網' },
-  cities: { en: (n: number) => `${n} cities`, ja: (n: number) => `${n}都市` },
+  cities: { en: (n: number) => count(n, 'city', 'cities'), ja: (n: number) => `${n}都市` },
   goods: { en: 'Goods', ja: '商品' },
   passed: { en: 'passed', ja: 'パス済み' },
   acting: { en: 'to act', ja: '手番' },
@@ -130,7 +131,7 @@ export function PlayersTable({
   return (
     <section aria-label={m.players} class="sd-players">
       <h2>{m.players}</h2>
-      <div class="sd-scroll">
+      <Scrollable class="sd-scroll" label={m.players}>
         <table>
           <caption class="sd-caption">{m.controlsMark}</caption>
           <thead>
@@ -177,7 +178,7 @@ export function PlayersTable({
             ))}
           </tbody>
         </table>
-      </div>
+      </Scrollable>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 // One readable line per Steel Driver event, in English and Japanese, with seat names.
 // Events carry city and link ids ("SEA-POR"), which are shown as they are.
-import type { Lang } from '../../i18n';
+import { count, type Lang } from '../../i18n';
 import { COLOUR, COMPANIES, type Company, type Event, companyLabel, linkLabel } from './model';
 
 type Name = (seat: number) => string;
@@ -9,8 +9,7 @@ type CompanyName = (c: Company) => string;
 type Lines = { [T in Event['type']]: (e: Extract<Event, { type: T }>, name: Name, co: CompanyName) => string };
 
 const money = (n: number) => `$${n}`;
-/** `1 cube`, `3 cubes`. */
-const cubes = (n: number) => `${n} ${n === 1 ? 'cube' : 'cubes'}`;
+const cubes = (n: number) => count(n, 'cube');
 
 /** Payments summed per seat, in seat order: "Ann $550, Bob $480". */
 function perSeat(payments: { seat: number; amount: number }[], name: Name, sep: string): string {
@@ -40,7 +39,7 @@ const EN: Lines = {
     `${co(e.company)} builds ${linkLabel(e.link)} for ${cubes(e.cost)}` +
     (e.new_cities.length ? `, reaching ${e.new_cities.join(', ')} (+${money(e.profit)}).` : ' (no new city).'),
   transcontinental_tie: (e, _, co) =>
-    `${co(e.company)} joins New York and San Francisco; its controller chooses among ${e.options.length} paths.`,
+    `${co(e.company)} joins New York and San Francisco; its controller chooses among ${count(e.options.length, 'path')}.`,
   transcontinental_bonus: (e, _, co) =>
     `Transcontinental! ${co(e.company)} completes the line: ` +
     e.bonuses.map((b) => `${co(b.company)} +${money(b.amount)}`).join(', ') +
@@ -56,7 +55,7 @@ const EN: Lines = {
   boxes_emptied: (e, _, co) =>
     `The company boxes are emptied` +
     (e.cubes.length ? ` (${e.cubes.map((c) => `${co(c.company)} ${c.amount}`).join(', ')} cubes).` : '.'),
-  goods_placed: (e) => `A goods cube is placed on each of ${e.cities.length} cities with track.`,
+  goods_placed: (e) => `A goods cube is placed on each of ${count(e.cities.length, 'city', 'cities')} with track.`,
   delivery_control: (e, name, co) =>
     'Delivery: ' +
     e.controllers

@@ -1,7 +1,7 @@
 // Steel Driver's page: the map, the company boxes, the players, and the controls for what
 // `legal` allows the caller now. Everything shown comes from the caller's view and legal.
 import { useState } from 'preact/hooks';
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import type { BoardProps, EventOut, GameModule } from '../types';
 import { Controls, sortedOptions, useOptionText, type Choice } from './Controls';
 import { describe } from './describe';
@@ -25,7 +25,7 @@ const msgs = defineMessages({
   youToAct: { en: 'Your turn', ja: 'あなたの手番です' },
   forCompany: { en: (c: string) => `for ${c}`, ja: (c: string) => `（${c}）` },
   auctionFor: {
-    en: (c: string, bid: number, who: string) => `Auction for ${c}: ${bid} cubes by ${who}`,
+    en: (c: string, bid: number, who: string) => `Auction for ${c}: ${count(bid, 'cube')} by ${who}`,
     ja: (c: string, bid: number, who: string) => `${c}の競り：${who}の${bid}キューブ`,
   },
   transcontinental: {

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../../api/client';
 import { errorText } from '../../api/errors';
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import { takeLinkToken } from './linkToken';
 
 const msgs = defineMessages({
@@ -23,7 +23,7 @@ const msgs = defineMessages({
   save: { en: 'Set the password', ja: 'パスワードを設定' },
   done: {
     en: (sessions: number, tokens: number) =>
-      `Your password is set. ${sessions} sign-in(s) ended and ${tokens} API token(s) were revoked. Sign in with the new password.`,
+      `Your password is set. ${count(sessions, 'sign-in')} ended and ${count(tokens, 'API token')} ${tokens === 1 ? 'was' : 'were'} revoked. Sign in with the new password.`,
     ja: (sessions: number, tokens: number) =>
       `パスワードを設定しました。${sessions}件のログインを終了し、${tokens}件のAPIトークンを無効にしました。新しいパスワードでログインしてください。`,
   },

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../../api/client';
 import { errorText } from '../../api/errors';
-import { defineMessages, useLang, useMessages } from '../../i18n';
+import { count, defineMessages, useLang, useMessages } from '../../i18n';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { useWhen } from '../../components/when';
 
@@ -27,7 +27,7 @@ const msgs = defineMessages({
   newPassword: { en: 'New password', ja: '新しいパスワード' },
   changePassword: { en: 'Change the password', ja: 'パスワードを変更' },
   passwordChanged: {
-    en: (n: number) => `Changed. ${n} other sign-in(s) ended.`,
+    en: (n: number) => `Changed. ${count(n, 'other sign-in')} ended.`,
     ja: (n: number) => `変更しました。ほかのログイン${n}件を終了しました。`,
   },
   emailPending: {

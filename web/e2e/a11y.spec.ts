@@ -1,0 +1,137 @@
+// An axe-core pass over every screen of the page, on a desktop and a phone, in English and
+// Japanese: no serious or critical violation anywhere. The games are set up once through
+// the API (a waiting room and a started game of each kind; a finished one of each imported
+// from the golden logs), so the pass visits screens and never plays.
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { accessToken, importFinished, signUpPlayers } from './support';
+
+test.describe.configure({ timeout: 600_000 });
+
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 360, height: 740 },
+] as const;
+const LANGS = ['en', 'ja'] as const;
+
+/** Fails with every serious or critical violation on the page as it is now, with where. */
+async function expectAccessible(page: Page, screen: string) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(' | ')}`);
+  // Soft: one run lists every screen's violations, not only the first.
+  expect.soft(bad, `${screen}: serious or critical axe violations`).toEqual([]);
+}
+
+interface Screen {
+  name: string;
+  path: string;
+  /** Waits until the screen has loaded what it shows. */
+  ready: (page: Page) => Promise<void>;
+}
+
+async function createGame(request: APIRequestContext, token: string, kind: string, seats: number): Promise<string> {
+  const response = await request.post('/api/v1/games', { headers: { authorization: `Bearer ${token}` }, data: { kind, seats } });
+  expect(response.status()).toBe(201);
+  return ((await response.json()) as { id: string }).id;
+}
+
+async function join(request: APIRequestContext, token: string, id: string) {
+  expect((await request.post(`/api/v1/games/${id}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
+}
+
+const heading = (page: Page) => expect(page.locator('main h1').first()).toBeVisible();
+
+test('every screen passes axe (no serious or critical violation), desktop and phone, English and Japanese', async ({
+  browser,
+  request,
+}) => {
+  const [anna, bert, cara] = await signUpPlayers(browser, ['anna', 'bert', 'cara']);
+  const tokens = await Promise.all([anna, bert, cara].map((p) => accessToken(request, p!.name)));
+  const [annaToken] = tokens as [string, string, string];
+  const games: Record<string, string> = {};
+  for (const kind of ['flying-dutchman', 'steel-driver']) {
+    games[`${kind} waiting room`] = await createGame(request, annaToken, kind, 3);
+    const started = await createGame(request, annaToken, kind, 3);
+    for (const token of tokens.slice(1)) await join(request, token, started);
+    games[`${kind} mid-game`] = started;
+  }
+  games['flying-dutchman finished'] = await importFinished(request, anna!.name, 'flying-dutchman-4p.ndjson');
+  games['steel-driver finished'] = await importFinished(request, anna!.name, 'steel-driver-3p.ndjson');
+
+  const board = async (page: Page) => {
+    await expect(page.getByTestId('board-frame')).toBeVisible();
+    await expect(page.getByTestId('log').locator('li').first()).toBeVisible();
+  };
+  const signedIn: Screen[] = [
+    { name: 'lobby', path: '/', ready: async (p) => expect(p.getByTestId('list-open')).toHaveAttribute('data-loaded', 'true') },
+    { name: 'new game', path: '/new', ready: heading },
+    { name: 'settings', path: '/settings', ready: async (p) => expect(p.getByTestId('profile').getByRole('button', { name: /Save|保存/ })).toBeVisible() },
+    { name: 'not found', path: '/games/no/such-screen', ready: heading },
+    { name: 'missing game', path: '/games/00000000-0000-7000-8000-000000000000', ready: async (p) => expect(p.getByTestId('game-missing')).toBeVisible() },
+    ...Object.entries(games).map(([name, id]) => ({
+      name,
+      path: `/games/${id}`,
+      ready: name.endsWith('waiting room')
+        ? async (p: Page) => expect(p.getByTestId('seats')).toBeVisible()
+        : name.endsWith('finished')
+          ? async (p: Page) => {
+              await board(p);
+              await expect(p.getByTestId('verification')).toHaveAttribute('data-verified', 'true');
+            }
+          : board,
+    })),
+    ...['flying-dutchman', 'steel-driver'].map((kind) => ({
+      name: `${kind} replay`,
+      path: `/games/${games[`${kind} finished`]}?at=5`,
+      ready: async (p: Page) => expect(p.getByTestId('board-frame')).toHaveAttribute('data-at-version', '5'),
+    })),
+  ];
+  const signedOut: Screen[] = [
+    { name: 'sign in', path: '/signin', ready: heading },
+    { name: 'sign up', path: '/signup', ready: heading },
+    { name: 'reset password', path: '/reset-password', ready: heading },
+    { name: 'verify email', path: '/verify-email', ready: heading },
+    { name: 'game signed out', path: `/games/${games['steel-driver finished']}`, ready: heading },
+  ];
+
+  const guest = await browser.newContext();
+  const guestPage = await guest.newPage();
+  for (const lang of LANGS) {
+    // Signed in, the page is in the account's language; signed out, in the one chosen.
+    await request.put('/api/v1/me/profile', { headers: { authorization: `Bearer ${annaToken}` }, data: { language: lang } });
+    await guestPage.goto('/signin');
+    await guestPage.getByRole('combobox', { name: /Language|言語/ }).selectOption(lang);
+    for (const viewport of VIEWPORTS) {
+      for (const [page, screens] of [
+        [anna!.page, signedIn],
+        [guestPage, signedOut],
+      ] as const) {
+        await page.setViewportSize(viewport);
+        for (const screen of screens) {
+          await page.goto(screen.path);
+          await expect(page.locator('html')).toHaveAttribute('lang', lang);
+          await screen.ready(page);
+          await expectAccessible(page, `${screen.name} (${viewport.name}, ${lang})`);
+        }
+      }
+    }
+  }
+  await guest.close();
+  for (const p of [anna, bert, cara]) await p!.context.close();
+});
+
+test('the header\'s links and controls are at least 44 pixels high on a phone', async ({ browser }) => {
+  const [anna] = await signUpPlayers(browser, ['anna']);
+  const { page } = anna!;
+  await page.setViewportSize({ width: 360, height: 740 });
+  for (const lang of LANGS) {
+    await page.getByRole('combobox', { name: /Language|言語/ }).selectOption(lang);
+    await expect(page.locator('html')).toHaveAttribute('lang', lang);
+    const heights = await page.locator('header.top').locator('a, select').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+    expect(heights.length).toBeGreaterThan(3);
+    for (const height of heights) expect(height).toBeGreaterThanOrEqual(44);
+  }
+  await anna!.context.close();
+});
