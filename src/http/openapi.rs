@@ -7,7 +7,7 @@ use actix_web::{App, get};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use utoipa::openapi::OpenApi as Spec;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
 use utoipa_actix_web::AppExt;
 
@@ -56,6 +56,13 @@ impl Modify for BearerAuth {
                     .bearer_format("JWT access token, or an API token kontor_pat_…")
                     .build(),
             ),
+        );
+        components.add_security_scheme(
+            "session_cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                super::session::SESSION_COOKIE,
+                "The browser session's refresh token, in the HttpOnly cookie `POST /auth/session` sets.",
+            ))),
         );
         components.add_security_scheme(
             "metrics_token",
@@ -128,6 +135,7 @@ pub fn build() -> Value {
     add_links(&mut value);
     inline_primitives(&mut value);
     optional_bodies(&mut value);
+    session_security(&mut value);
     detail_by_kind(&mut value);
     value
 }
@@ -177,6 +185,14 @@ fn detail_by_kind(spec: &mut Value) {
         }
     }
     schemas.insert("GameDetail".to_string(), detail);
+}
+
+/// The browser session's refresh is authorised by its cookie (utoipa's path macros name no
+/// cookie scheme). Its logout reads the cookie too but needs none: it is public.
+fn session_security(spec: &mut Value) {
+    let refresh = "/paths/~1api~1v1~1auth~1session~1refresh/post";
+    let operation = spec.pointer_mut(refresh).expect("the session refresh");
+    operation["security"] = json!([{"session_cookie": []}]);
 }
 
 /// The join body may be left out (`OptionalJson` in the handler). utoipa marks a body optional
@@ -416,6 +432,10 @@ fn complete_responses(spec: &mut Value) {
     });
     let request_id = json!({"$ref": "#/components/headers/X-Request-Id"});
     for_each_operation(spec, |path, operation| {
+        // A public operation says so: it needs no credentials (not merely none named).
+        if operation.get("security").is_none() {
+            operation["security"] = json!([]);
+        }
         let secured = operation["security"]
             .as_array()
             .is_some_and(|s| s.iter().any(|r| r.get("bearer").is_some()));
@@ -517,7 +537,53 @@ fn constrain_fields(spec: &mut Value) {
         .max();
     let last_seat = max_seats.map(|m| m - 1);
     let scopes: Vec<&str> = crate::auth::Scope::ALL.iter().map(|s| s.as_str()).collect();
+    use crate::service::clock;
+    // Limits an operator may set: the description gives those of a server with the defaults.
+    let default_of = |name: &str| -> i64 {
+        crate::config::SETTINGS
+            .iter()
+            .find(|setting| setting.name == name)
+            .and_then(|setting| setting.default.parse().ok())
+            .unwrap_or_else(|| panic!("{name} has a numeric default"))
+    };
     let constraints = [
+        (
+            "TimeControlRequest",
+            "days_per_move",
+            json!({"minimum": clock::DAYS_PER_MOVE.start(), "maximum": clock::DAYS_PER_MOVE.end()}),
+        ),
+        (
+            "TimeControlRequest",
+            "seconds_per_move",
+            json!({"minimum": default_of("KONTOR_MIN_SECONDS_PER_MOVE"), "maximum": clock::MAX_SECONDS_PER_MOVE}),
+        ),
+        (
+            "TimeControlRequest",
+            "bank_days",
+            json!({"minimum": 0, "maximum": clock::MAX_BANK_DAYS}),
+        ),
+        (
+            "TimeControlRequest",
+            "bank_seconds",
+            json!({"minimum": 0, "maximum": clock::MAX_BANK_SECONDS}),
+        ),
+        (
+            "TimeControlRequest",
+            "abandon_after",
+            json!({"minimum": clock::ABANDON_AFTER.start(), "maximum": clock::ABANDON_AFTER.end()}),
+        ),
+        (
+            "VacationRequest",
+            "days",
+            json!({"minimum": 1, "maximum": default_of("KONTOR_VACATION_DAYS")}),
+        ),
+        // The server checks the shape only (one `@`, a dotted domain), in any script.
+        ("RegisterRequest", "email", json!({"format": "idn-email"})),
+        (
+            "ChangeEmailRequest",
+            "email",
+            json!({"format": "idn-email"}),
+        ),
         ("CreateGameRequest", "kind", json!({"enum": kinds})),
         ("GameSummary", "kind", json!({"enum": kinds})),
         ("ExportHeader", "kind", json!({"enum": kinds})),
@@ -571,7 +637,6 @@ fn constrain_fields(spec: &mut Value) {
             "expires_in_days",
             json!({"minimum": 1, "maximum": 3650}),
         ),
-        ("VacationRequest", "days", json!({"minimum": 1})),
         (
             "CreateTokenRequest",
             "name",
@@ -738,6 +803,8 @@ fn constrain_request_text(spec: &mut Value) {
     for (schema, field) in [
         ("RegisterRequest", "username"),
         ("RegisterRequest", "email"),
+        ("ChangeEmailRequest", "email"),
+        ("ForgotPasswordRequest", "login"),
         ("LoginRequest", "username"),
         ("InviteRequest", "username"),
         ("CreateTokenRequest", "name"),

@@ -144,6 +144,56 @@ fn every_error_code_is_documented() {
     assert!(named > 5, "the README scan found only {named} codes");
 }
 
+/// Every example in the description fits the schema it illustrates (schemas' `example` and
+/// `examples`, media types' and parameters' examples, each line of the ndjson example against
+/// its line schema): `tests/contract/examples.py` checks them with jsonschema (Draft 2020-12,
+/// formats asserted), and the check is shown to catch a wrong one.
+#[test]
+fn every_example_fits_its_schema() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join("target/openapi-validator/bin/python");
+    assert!(
+        python.exists(),
+        "the OpenAPI validator is not installed: run deploy/setup-tests.sh (deploy/test.sh does)"
+    );
+    let check = |spec: &Path| {
+        std::process::Command::new(&python)
+            .arg(root.join("tests/contract/examples.py"))
+            .arg(spec)
+            .output()
+            .unwrap()
+    };
+    let output = check(Path::new(COMMITTED));
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let checked: usize = report
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {report}"));
+    // Every action's example, three ndjson logs line by line, and the schemas' own.
+    assert!(checked > 700, "only {checked} examples found: {report}");
+
+    // An example that does not fit is named.
+    let mut wrong = kontor::http::openapi::build();
+    wrong["components"]["schemas"]["ActionResult"]["example"]["events"][0]["data"] =
+        serde_json::json!({"type": "passed", "seat": "two"});
+    let file = std::env::temp_dir().join(format!("kontor-wrong-{}.json", uuid::Uuid::now_v7()));
+    std::fs::write(&file, wrong.to_string()).unwrap();
+    let output = check(&file);
+    std::fs::remove_file(&file).unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success(), "{report}");
+    assert!(
+        report.contains("#/components/schemas/ActionResult: at events/0/data"),
+        "{report}"
+    );
+}
+
 fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
@@ -188,6 +238,17 @@ async fn every_documented_route_is_served_and_the_docs_work_offline() {
             assert!(
                 reply.body["code"] != "not_found",
                 "{method} {path} is documented but not routed: {}",
+                reply.text
+            );
+            // A public operation says `security: []`, and needs no credentials indeed.
+            let security = &operations[method.as_str().to_lowercase().as_str()]["security"];
+            let public = security
+                .as_array()
+                .expect("every operation says its security")
+                .is_empty();
+            assert!(
+                !public || reply.status != 401,
+                "{method} {path} says it is public but asks for credentials: {}",
                 reply.text
             );
         }

@@ -316,3 +316,101 @@ async fn idempotency_keys_are_visible_ascii_and_refusals_say_so() {
         "{problem}"
     );
 }
+
+/// The limits the server checks are in the schemas, not only in the words: each bound of a
+/// time control and of a vacation is read from the description, and the server takes the
+/// bound and refuses one beyond it, changing nothing.
+#[tokio::test]
+async fn the_limits_in_the_schemas_are_the_servers() {
+    let spec = kontor::http::openapi::build();
+    let schemas = &spec["components"]["schemas"];
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bound = |schema: &str, field: &str, end: &str| {
+        schemas[schema]["properties"][field][end]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{schema}.{field} has a {end}"))
+    };
+    // Each field beside what it needs (a bank or a limit comes with a time per move).
+    for (field, beside) in [
+        ("days_per_move", json!({})),
+        ("seconds_per_move", json!({})),
+        ("bank_days", json!({"days_per_move": 3})),
+        ("bank_seconds", json!({"days_per_move": 3})),
+        ("abandon_after", json!({"days_per_move": 3})),
+    ] {
+        let create = |value: i64| {
+            let mut time_control = beside.clone();
+            time_control[field] = json!(value);
+            app.post("/games").as_user(&anna).json(&json!({
+                "kind": "steel-driver", "seats": 3, "time_control": time_control
+            }))
+        };
+        let (low, high) = (
+            bound("TimeControlRequest", field, "minimum"),
+            bound("TimeControlRequest", field, "maximum"),
+        );
+        let before = app.fingerprint().await;
+        for beyond in [low - 1, high + 1] {
+            let refused = create(beyond).send().await;
+            if beyond < 0 && refused.status == 400 {
+                // Below zero does not even fit the body's type of a count of days.
+                refused.assert_problem(400, "invalid_body");
+                continue;
+            }
+            let problem = refused.assert_problem(422, "invalid_field");
+            assert_eq!(
+                problem["field"],
+                format!("time_control.{field}"),
+                "{beyond}"
+            );
+        }
+        assert_eq!(
+            app.fingerprint().await,
+            before,
+            "{field}: refusals change nothing"
+        );
+        for within in [low, high] {
+            let game = create(within).send().await.assert_ok()["id"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            // (Cancelled again, so that no limit of open games is reached.)
+            app.post(&format!("/games/{game}/cancel"))
+                .as_user(&anna)
+                .send()
+                .await
+                .assert_ok();
+        }
+    }
+    let days = |user: &crate::support::User, days: i64| {
+        app.post("/me/vacation")
+            .as_user(user)
+            .json(&json!({ "days": days }))
+            .send()
+    };
+    let most = bound("VacationRequest", "days", "maximum");
+    assert_eq!(bound("VacationRequest", "days", "minimum"), 1);
+    days(&anna, most + 1)
+        .await
+        .assert_problem(422, "invalid_field");
+    days(&anna, most).await.assert_ok();
+
+    // Login names are one line: the pattern is the one-line pattern of usernames, and a tab
+    // (which free text may hold) is refused.
+    assert_eq!(
+        schemas["ForgotPasswordRequest"]["properties"]["login"]["pattern"],
+        schemas["RegisterRequest"]["properties"]["username"]["pattern"]
+    );
+    app.post("/auth/password/forgot")
+        .json(&json!({"login": "anna\tx"}))
+        .send()
+        .await
+        .assert_problem(422, "invalid_field");
+    for schema in ["RegisterRequest", "ChangeEmailRequest"] {
+        assert_eq!(
+            schemas[schema]["properties"]["email"]["format"], "idn-email",
+            "{schema}"
+        );
+    }
+}
