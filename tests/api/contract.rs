@@ -86,17 +86,21 @@ fn every_error_code_is_documented() {
     // (Problem is one object whose further members are allowed: `additionalProperties`.)
     let members = &schemas["Problem"];
     assert_eq!(members["additionalProperties"], true);
-    let choices = members["properties"]["code"]["oneOf"]
+    // Any of the known lists, or a code added later: a client generated today keeps it.
+    let choices = members["properties"]["code"]["anyOf"]
         .as_array()
-        .expect("Problem.code is one of the code lists");
+        .expect("Problem.code is any of the code lists");
+    assert_eq!(choices.len(), 3);
     assert_eq!(choices[0]["$ref"], "#/components/schemas/PlatformErrorCode");
+    assert_eq!(choices[2]["type"], "string");
+    assert!(choices[2].get("enum").is_none(), "{}", choices[2]);
     let rule_codes: Vec<&str> = choices[1]["enum"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    // One of, not any of: no rule code may also be a platform code.
+    // No rule code may also be a platform code.
     assert!(
         rule_codes.iter().all(|c| !all.contains(c)),
         "a rule code is also a platform code"
@@ -142,6 +146,50 @@ fn every_error_code_is_documented() {
         named += 1;
     }
     assert!(named > 5, "the README scan found only {named} codes");
+}
+
+/// Event types are additive as codes are: `EventOut.type` lists the known ones (`EventType`,
+/// every tag of every event union) and admits others, and the data of an unknown type is an
+/// `UnknownEvent`, which no known type's data may pass for.
+#[test]
+fn event_types_are_listed_and_open_to_additions() {
+    let spec = kontor::http::openapi::build();
+    let schemas = &spec["components"]["schemas"];
+    let event = &schemas["EventOut"]["properties"];
+    assert_eq!(
+        event["type"]["anyOf"],
+        serde_json::json!([
+            {"$ref": "#/components/schemas/EventType"},
+            {"type": "string", "description": "A type added after this description."},
+        ])
+    );
+    let known: Vec<&str> = schemas["EventType"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    for union in ["FlyingDutchman.Event", "SteelDriver.Event", "PlatformEvent"] {
+        for tag in schemas[union]["discriminator"]["mapping"]
+            .as_object()
+            .unwrap()
+            .keys()
+        {
+            assert!(
+                known.contains(&tag.as_str()),
+                "{union}: {tag} is not an EventType"
+            );
+        }
+    }
+    let data = event["data"]["anyOf"].as_array().unwrap();
+    assert_eq!(
+        data.last().unwrap()["$ref"],
+        "#/components/schemas/UnknownEvent"
+    );
+    assert_eq!(
+        schemas["UnknownEvent"]["properties"]["type"]["not"]["$ref"],
+        "#/components/schemas/EventType"
+    );
 }
 
 /// Every example in the description fits the schema it illustrates (schemas' `example` and

@@ -414,3 +414,98 @@ async fn the_limits_in_the_schemas_are_the_servers() {
         );
     }
 }
+
+/// The ndjson operations take and give the same bytes as `application/octet-stream` too, as
+/// the description says for generators that know no ndjson: an upload of either type is
+/// verified and imported, and an export is answered as octet-stream when `Accept` prefers it.
+#[tokio::test]
+async fn the_ndjson_operations_take_and_give_octet_streams_too() {
+    let spec = kontor::http::openapi::build();
+    for (path, method, content) in [
+        ("/api/v1/games/import", "post", "/requestBody/content"),
+        ("/api/v1/verify", "post", "/requestBody/content"),
+        (
+            "/api/v1/games/{game_id}/export",
+            "get",
+            "/responses/200/content",
+        ),
+    ] {
+        let media = spec["paths"][path][method].pointer(content).unwrap();
+        for kind in ["application/x-ndjson", "application/octet-stream"] {
+            assert_eq!(media[kind]["schema"]["format"], "binary", "{path} {kind}");
+        }
+    }
+    let log = spec["components"]["examples"]["FinishedGameLog"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let upload = |path: &str, media: &str| {
+        app.client
+            .post(app.url(path))
+            .bearer_auth(&anna.token)
+            .header("Content-Type", media)
+            .body(log.clone())
+            .send()
+    };
+    for media in ["application/x-ndjson", "application/octet-stream"] {
+        let verified = crate::support::read(upload("/verify", media).await.unwrap()).await;
+        assert_eq!(verified.assert_ok()["verified"], true, "{media}");
+    }
+    // Bytes that are no UTF-8 text are no export: refused as such, naming the line.
+    for path in ["/verify", "/games/import"] {
+        let reply = app
+            .client
+            .post(app.url(path))
+            .bearer_auth(&anna.token)
+            .header("Content-Type", "application/octet-stream")
+            .body(b"{}\n\x89PNG\r\n".to_vec())
+            .send()
+            .await
+            .unwrap();
+        let problem = crate::support::read(reply).await;
+        assert_eq!(
+            problem.assert_problem(422, "invalid_export")["line"],
+            2,
+            "{path}"
+        );
+    }
+    let imported = crate::support::read(
+        upload("/games/import", "application/octet-stream")
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    let sandbox = imported.body["id"].as_str().unwrap().to_string();
+    let export = |accept: &'static str| {
+        app.client
+            .get(app.url(&format!("/games/{sandbox}/export")))
+            .bearer_auth(&anna.token)
+            .header("Accept", accept)
+            .send()
+    };
+    let mut bodies = Vec::new();
+    for (accept, answered) in [
+        ("*/*", "application/x-ndjson"),
+        (
+            "application/x-ndjson, application/octet-stream;q=0.5",
+            "application/x-ndjson",
+        ),
+        ("application/octet-stream", "application/octet-stream"),
+        (
+            "application/x-ndjson;q=0.1, application/octet-stream",
+            "application/octet-stream",
+        ),
+    ] {
+        let reply = export(accept).await.unwrap();
+        assert_eq!(reply.status(), 200, "{accept}");
+        assert_eq!(reply.headers()["content-type"], answered, "{accept}");
+        bodies.push(reply.text().await.unwrap());
+    }
+    // The same log each time (the header says when it was exported).
+    let events = |body: &String| body.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
+    assert!(bodies.iter().all(|body| events(body) == events(&bodies[0])));
+    assert_eq!(bodies[0].lines().count(), log.lines().count());
+}
