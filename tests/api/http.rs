@@ -795,3 +795,57 @@ async fn each_content_coding_has_its_own_strong_tag_and_conditions_keep_working(
     let reply = get_coded(&app, &path, &mover.token, "gzip", &[("If-Match", &tags[1])]).await;
     assert_eq!(reply.status(), 412);
 }
+
+/// The web client's files get a tag per coding too: a script sent compressed says its coding,
+/// an image (which is never compressed) keeps the tag of its content, and each answers 304 to
+/// its own tag.
+#[tokio::test]
+async fn the_pages_files_are_tagged_per_coding_too() {
+    let dir = std::env::temp_dir().join(format!("kontor-coded-web-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(dir.join("assets")).unwrap();
+    std::fs::write(dir.join("index.html"), "<!doctype html><p>client</p>").unwrap();
+    std::fs::write(dir.join("assets/app-1.js"), "console.log(1);".repeat(100)).unwrap();
+    std::fs::write(
+        dir.join("assets/icon-1.png"),
+        b"\x89PNG\r\n\x1a\n not really",
+    )
+    .unwrap();
+    let mut options = AppOptions::default();
+    options
+        .settings
+        .insert("KONTOR_WEB_DIR".into(), dir.to_string_lossy().into_owned());
+    let app = spawn_app_with(options).await;
+    let get = |path: &str, coding: &str, tag: Option<&str>| {
+        let mut request = app
+            .client
+            .get(format!("{}{path}", app.address))
+            .header("Accept-Encoding", coding);
+        if let Some(tag) = tag {
+            request = request.header("If-None-Match", tag);
+        }
+        request.send()
+    };
+    let tag_of = |reply: &reqwest::Response| header(reply.headers(), "etag").unwrap().to_string();
+    let plain = tag_of(&get("/assets/app-1.js", "identity", None).await.unwrap());
+    let packed = get("/assets/app-1.js", "gzip", None).await.unwrap();
+    assert_eq!(header(packed.headers(), "content-encoding"), Some("gzip"));
+    let packed = tag_of(&packed);
+    assert_eq!(packed, format!("{}-gzip\"", plain.trim_end_matches('"')));
+    let again = get("/assets/app-1.js", "gzip", Some(&packed))
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(tag_of(&again), packed);
+    let image = get("/assets/icon-1.png", "gzip", None).await.unwrap();
+    assert_eq!(header(image.headers(), "content-encoding"), None);
+    let image_tag = tag_of(&image);
+    assert_eq!(
+        image_tag,
+        tag_of(&get("/assets/icon-1.png", "identity", None).await.unwrap())
+    );
+    let again = get("/assets/icon-1.png", "gzip", Some(&image_tag))
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
