@@ -9,7 +9,8 @@ use crate::audit::{ExportEvent, ExportHeader, import, parse_ndjson, to_ndjson};
 use crate::auth::Scope;
 use crate::service::lobby::GameSummary;
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::http::header::Header;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -22,8 +23,22 @@ pub const MAX_EXPORT_BODY: usize = 4 * 1024 * 1024;
 /// before any of it is checked.
 pub const MAX_EXPORT_EVENTS: usize = 5_000;
 
-/// Reads an uploaded export, within the limits.
-fn parse_upload(body: &str) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError> {
+/// Reads an uploaded export, within the limits. The bytes must be UTF-8 (an upload described
+/// as `application/octet-stream` may be any bytes): others are 422 `invalid_export` naming
+/// the line, not a body the server could not decode.
+fn parse_upload(bytes: &[u8]) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError> {
+    let body = std::str::from_utf8(bytes).map_err(|error| {
+        let line = bytes[..error.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        ApiError::unprocessable(
+            ErrorCode::InvalidExport,
+            format!("an export is UTF-8 text, one JSON document per line; line {line} is not"),
+        )
+        .with("line", line)
+    })?;
     // Counted before parsing, so an oversized upload costs no more than this look.
     let lines = body.lines().filter(|l| !l.trim().is_empty()).count();
     if lines > MAX_EXPORT_EVENTS + 1 {
@@ -42,6 +57,24 @@ fn parse_upload(body: &str) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError
 }
 
 pub const NDJSON: &str = "application/x-ndjson";
+/// The export's other media type, for clients that handle bytes but no ndjson.
+pub const OCTET_STREAM: &str = "application/octet-stream";
+
+/// The media type an export is answered in: ndjson, unless `Accept` prefers bytes.
+fn export_media_type(req: &HttpRequest) -> &'static str {
+    let preferred = actix_web::http::header::Accept::parse(req)
+        .ok()
+        .and_then(|accept| {
+            accept
+                .ranked()
+                .into_iter()
+                .find(|mime| mime.essence_str() == NDJSON || mime.essence_str() == OCTET_STREAM)
+        });
+    match preferred {
+        Some(mime) if mime.essence_str() == OCTET_STREAM => OCTET_STREAM,
+        _ => NDJSON,
+    }
+}
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -105,13 +138,14 @@ pub async fn event_log(
 pub async fn export_game(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
     let game_id = path.into_inner();
     let (header, events) = log::export(&state.pool, game_id, Reader::User(caller.user_id)).await?;
     Ok(HttpResponse::Ok()
-        .content_type(NDJSON)
+        .content_type(export_media_type(&req))
         .insert_header((
             "Content-Disposition",
             format!("attachment; filename=\"kontor-{game_id}.ndjson\""),
@@ -162,7 +196,10 @@ pub async fn verification(
     )
 )]
 #[post("/verify")]
-pub async fn verify_upload(caller: Caller, body: String) -> Result<Json<Verification>, ApiError> {
+pub async fn verify_upload(
+    caller: Caller,
+    body: web::Bytes,
+) -> Result<Json<Verification>, ApiError> {
     caller.require(Scope::GameRead)?;
     let (header, events) = parse_upload(&body)?;
     Ok(Json(verify_export(&header, &events)))
@@ -189,7 +226,7 @@ pub async fn verify_upload(caller: Caller, body: String) -> Result<Json<Verifica
 pub async fn import_game(
     state: web::Data<AppState>,
     caller: Caller,
-    body: String,
+    body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GamePlay)?;
     let (header, events) = parse_upload(&body)?;

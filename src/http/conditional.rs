@@ -7,13 +7,57 @@
 //! taken in an open game, a player going on vacation). `If-None-Match` (weak comparison)
 //! with a matching tag is answered 304.
 //!
+//! The tags are strong, so each names one representation: an answer compressed with brotli
+//! or gzip is another representation of the same content (RFC 9110 §8.8.3), and its tag says
+//! so, `"v12-s0-…-br"` (identity adds nothing). The coding is known before the body is
+//! compressed ([`coding`]), so a 304 carries the tag the 200 would have.
+//!
+//! `If-Match` on `GET /games/{id}` compares strongly with the current representation's tag:
+//! no match is 412 `precondition_failed`.
+//!
 //! `POST /games/{id}/actions` reads `If-Match` as the version the client saw: each tag
-//! carries a version (`"v12-s0-…"` as sent by the GET, or the older plain `"12"`).
-//! Comparison is strong: a weak tag (`W/"…"`) never matches, nor does a tag of no version of
-//! ours; both are answered 412 `precondition_failed`. `*` matches whatever the game's current
-//! version is.
+//! carries a version (`"v12-s0-…"` as sent by the GET, in any coding, or the older plain
+//! `"12"`). Comparison is strong: a weak tag (`W/"…"`) never matches, nor does a tag of no
+//! version of ours; both are answered 412 `precondition_failed`. `*` matches whatever the
+//! game's current version is.
 
+use actix_web::HttpRequest;
+use actix_web::http::header::{AcceptEncoding, ContentEncoding, Encoding, Header};
 use sha2::{Digest, Sha256};
+
+/// The codings the server's `Compress` middleware chooses from (actix-web's `compress-brotli`
+/// and `compress-gzip` features), identity included.
+const CODINGS: [Encoding; 4] = [
+    Encoding::identity(),
+    Encoding::brotli(),
+    Encoding::gzip(),
+    Encoding::deflate(),
+];
+
+/// The content coding an answer of `content_type` to `req` is sent in, chosen as `Compress`
+/// chooses it (the request's `Accept-Encoding`; images but SVG, and video, are never
+/// compressed): `None` for identity.
+pub fn coding(req: &HttpRequest, content_type: &str) -> Option<&'static str> {
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    if media.starts_with("video/") || (media.starts_with("image/") && media != "image/svg+xml") {
+        return None;
+    }
+    let accepted = AcceptEncoding::parse(req).ok()?;
+    match accepted.negotiate(CODINGS.iter())? {
+        Encoding::Known(ContentEncoding::Brotli) => Some("br"),
+        Encoding::Known(ContentEncoding::Gzip) => Some("gzip"),
+        Encoding::Known(ContentEncoding::Deflate) => Some("deflate"),
+        _ => None,
+    }
+}
+
+/// The tag of a representation: the tag of its content, and the coding it is sent in.
+pub fn coded(tag: String, coding: Option<&str>) -> String {
+    match coding {
+        Some(coding) => format!("{tag}-{coding}"),
+        None => tag,
+    }
+}
 
 /// One entity tag of a request header.
 #[derive(Debug, PartialEq, Eq)]
@@ -96,12 +140,17 @@ pub fn game_tag(version: i64, seat: Option<i16>, body: &[u8]) -> String {
     format!("v{version}-{viewer}-{digest}")
 }
 
-/// The game version a tag of ours names: `v{N}-{s<seat>|spectator}-{16 hex digits}` (the
-/// shape [`game_tag`] writes; a tag of another shape is none of ours) or a plain `N`.
+/// The game version a tag of ours names: `v{N}-{s<seat>|spectator}-{16 hex digits}`, with
+/// the coding it was sent in, if any (the shape [`game_tag`] and [`coded`] write; a tag of
+/// another shape is none of ours) or a plain `N`.
 pub fn version_of(opaque: &str) -> Option<i64> {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let number = match opaque.strip_prefix('v') {
         Some(rest) => {
+            let rest = ["br", "gzip", "deflate"]
+                .iter()
+                .find_map(|coding| rest.strip_suffix(coding)?.strip_suffix('-'))
+                .unwrap_or(rest);
             let mut parts = rest.split('-');
             let (number, viewer, digest) = (parts.next()?, parts.next()?, parts.next()?);
             let viewer_ok = viewer == "spectator" || viewer.strip_prefix('s').is_some_and(digits);
@@ -127,6 +176,15 @@ pub fn none_match(condition: &Condition<'_>, current: &str) -> bool {
     match condition {
         Condition::Any => true,
         Condition::Tags(tags) => tags.iter().any(|t| t.opaque == current),
+    }
+}
+
+/// Whether `If-Match` matches a representation tagged `current` (strong comparison: a weak
+/// tag never does).
+pub fn matches(condition: &Condition<'_>, current: &str) -> bool {
+    match condition {
+        Condition::Any => true,
+        Condition::Tags(tags) => tags.iter().any(|t| !t.weak && t.opaque == current),
     }
 }
 
@@ -203,5 +261,23 @@ mod tests {
         );
         assert_ne!(game_tag(7, Some(2), b"{}"), game_tag(7, Some(2), b"{ }"));
         assert_ne!(game_tag(7, None, b"{}"), game_tag(7, Some(2), b"{}"));
+        // Each coding's tag names the same version.
+        for coding in ["br", "gzip", "deflate"] {
+            assert_eq!(version_of(&coded(tag.clone(), Some(coding))), Some(7));
+        }
+        for other in ["-zstd", "-br-gzip", "br", "-"] {
+            assert_eq!(version_of(&format!("{tag}{other}")), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn if_match_compares_strongly() {
+        let tag = "v1-s0-0123456789abcdef-br";
+        assert!(matches(&Condition::Any, tag));
+        assert!(matches(&parse(&format!("\"x\", \"{tag}\"")).unwrap(), tag));
+        assert!(!matches(&parse(&format!("W/\"{tag}\"")).unwrap(), tag));
+        assert!(!matches(&parse("\"v1-s0-0123456789abcdef\"").unwrap(), tag));
+        // If-None-Match compares weakly.
+        assert!(none_match(&parse(&format!("W/\"{tag}\"")).unwrap(), tag));
     }
 }

@@ -5,7 +5,8 @@
 //! with `Access-Control-Request-Method`) is answered here, before routing and
 //! authentication, with the methods and request headers the API uses; every other answer to
 //! that origin says `Access-Control-Allow-Origin` and exposes the response headers clients
-//! read (`ETag`, `Idempotent-Replayed`, `Retry-After`, `Location`, `X-Request-Id`). No credentials mode:
+//! read (`ETag`, `Idempotent-Replayed`, `Retry-After`, `Location`, `X-Request-Id`, and
+//! `Allow`, which a 405 lists the path's methods in). No credentials mode:
 //! tokens travel in `Authorization`, never in cookies. A request from any other origin is
 //! served as it would be without CORS (the browser then withholds the answer from that page;
 //! same-origin pages such as `/docs/` send `Origin` too and must keep working).
@@ -23,7 +24,8 @@ pub const ALLOW_METHODS: &str = "GET, HEAD, POST, PUT, DELETE";
 /// The request headers the API reads (besides the CORS-safelisted ones).
 pub const ALLOW_HEADERS: &str = "authorization, content-type, idempotency-key, if-match, if-none-match, last-event-id, x-request-id";
 /// The response headers a cross-origin page may read (besides the safelisted ones).
-pub const EXPOSE_HEADERS: &str = "etag, idempotent-replayed, retry-after, location, x-request-id";
+pub const EXPOSE_HEADERS: &str =
+    "etag, idempotent-replayed, retry-after, location, x-request-id, allow";
 /// How long a browser may cache a preflight's answer, in seconds.
 pub const MAX_AGE: &str = "3600";
 

@@ -138,13 +138,15 @@ pub struct DetailQuery {
         ("game_id" = Uuid, Path, description = "The game."),
         DetailQuery,
         ("If-None-Match" = Option<String>, Header, description = "An `ETag` of an earlier answer: 304 while it is still the caller's view."),
+        ("If-Match" = Option<String>, Header, description = "An `ETag` of an earlier answer: 412 unless it is still the current one (strong comparison; `*` matches any)."),
     ),
     responses(
-        (status = 200, description = "The game. `ETag` tags this representation (it differs per version shown and per viewer).", body = GameDetail,
-            headers(("ETag" = String, description = "`\"v{version}-{s<seat>|spectator}-{digest}\"`."))),
+        (status = 200, description = "The game. `ETag` tags this representation (it differs per version shown, per viewer and per content coding).", body = GameDetail,
+            headers(("ETag" = String, description = "`\"v{version}-{s<seat>|spectator}-{digest}\"`, and `-br`, `-gzip` or `-deflate` when the body is sent compressed."))),
         (status = 304, description = "Not modified: `If-None-Match` named the current representation's tag.",
             headers(("ETag" = String, description = "The current representation's tag (the one matched)."))),
-        (status = 400, description = "`invalid_parameter` (`at`, or a malformed `If-None-Match`).", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_parameter` (`at`, or a malformed `If-None-Match` or `If-Match`).", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "`precondition_failed`: `If-Match` names no current representation.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -160,13 +162,39 @@ pub async fn get_game(
     caller.require(Scope::GameRead)?;
     let detail = play::detail(&state.pool, caller.user_id, path.into_inner(), query.at).await?;
     let body = serde_json::to_vec(&detail).map_err(anyhow::Error::from)?;
-    let tag = conditional::game_tag(detail.at_version, detail.summary.your_seat, &body);
+    let tag = conditional::coded(
+        conditional::game_tag(detail.at_version, detail.summary.your_seat, &body),
+        conditional::coding(&req, "application/json"),
+    );
     // Per-user answers: a browser may keep one but must ask again (conditionally) each
     // time; shared caches keep none.
     let mut response = HttpResponse::Ok();
     response
         .insert_header(header::ETag(header::EntityTag::new_strong(tag.clone())))
         .insert_header((header::CACHE_CONTROL, "private, no-cache"));
+    // If-Match first (RFC 9110 §13.2.2): a representation other than the one named is 412.
+    if let Some(value) = conditional::condition_header(&req, header::IF_MATCH) {
+        let condition = value
+            .to_str()
+            .ok()
+            .and_then(conditional::parse)
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    ErrorCode::InvalidParameter,
+                    "If-Match must be * or a list of entity tags such as \"v12-s0-…\"",
+                )
+                .with("field", "If-Match")
+            })?;
+        if !conditional::matches(&condition, &tag) {
+            return Err(ApiError::new(
+                StatusCode::PRECONDITION_FAILED,
+                ErrorCode::PreconditionFailed,
+                format!(
+                    "If-Match names no current representation of this game: its tag is \"{tag}\""
+                ),
+            ));
+        }
+    }
     let unchanged = match conditional::condition_header(&req, header::IF_NONE_MATCH) {
         None => false,
         Some(value) => {

@@ -10,6 +10,10 @@
 //! styles inline; it may not be framed either. The web client (every other path: `/`, its
 //! screens and assets) loads scripts, styles and images from this server only, talks to this
 //! server only, and sets no inline script or style: nothing injected into it could run.
+//!
+//! On the way out it also drops `Content-Encoding: identity`: live streams set it so that
+//! `Compress` passes them by (each event must leave at once), but it names no coding (RFC 9110
+//! §8.4.1 reserves it for `Accept-Encoding`), so it is not sent.
 
 use actix_web::Error;
 use actix_web::body::MessageBody;
@@ -49,6 +53,12 @@ pub async fn security_headers(
     let csp = policy(req.path());
     let mut response = next.call(req).await?;
     let headers = response.headers_mut();
+    if headers
+        .get(header::CONTENT_ENCODING)
+        .is_some_and(|coding| coding.as_bytes().eq_ignore_ascii_case(b"identity"))
+    {
+        headers.remove(header::CONTENT_ENCODING);
+    }
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

@@ -7,7 +7,7 @@ use actix_web::{App, get};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use utoipa::openapi::OpenApi as Spec;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
 use utoipa_actix_web::AppExt;
 
@@ -56,6 +56,13 @@ impl Modify for BearerAuth {
                     .bearer_format("JWT access token, or an API token kontor_pat_…")
                     .build(),
             ),
+        );
+        components.add_security_scheme(
+            "session_cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                super::session::SESSION_COOKIE,
+                "The browser session's refresh token, in the HttpOnly cookie `POST /auth/session` sets.",
+            ))),
         );
         components.add_security_scheme(
             "metrics_token",
@@ -128,8 +135,58 @@ pub fn build() -> Value {
     add_links(&mut value);
     inline_primitives(&mut value);
     optional_bodies(&mut value);
+    session_security(&mut value);
+    summary_by_kind(&mut value);
     detail_by_kind(&mut value);
     value
+}
+
+/// `GameSummary` as one variant per game, told apart by `kind`, as `GameDetail` is: each
+/// game's `options` and `outcome` are its own, so a Steel Driver outcome never parses as a
+/// Flying Dutchman one (`FlyingDutchman.GameSummary`, `SteelDriver.GameSummary`). The
+/// lifecycle states are one schema both share, `GameStatus`.
+fn summary_by_kind(spec: &mut Value) {
+    let schemas = spec
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .expect("the spec has component schemas");
+    let mut general = schemas["GameSummary"].clone();
+    let example = general.as_object_mut().and_then(|s| s.remove("example"));
+    let status = std::mem::replace(
+        &mut general["properties"]["status"],
+        json!({"$ref": "#/components/schemas/GameStatus"}),
+    );
+    schemas.insert("GameStatus".to_string(), status);
+    let mut variants = Vec::new();
+    let mut mapping = serde_json::Map::new();
+    for kind in GameKind::ALL {
+        let prefix = prefix_of(kind.as_str());
+        let part = |name: &str| format!("#/components/schemas/{prefix}.{name}");
+        let mut summary = general.clone();
+        summary["description"] = json!(format!(
+            "A game of `{}` as listed in the lobby and at the top of its page.",
+            kind.as_str()
+        ));
+        let properties = &mut summary["properties"];
+        properties["kind"] = json!({"type": "string", "enum": [kind.as_str()]});
+        let options = &mut properties["options"];
+        *options = json!({"$ref": part("FullOptions"), "description": options["description"]});
+        properties["outcome"]["anyOf"] = json!([{"$ref": part("Outcome")}, {"type": "null"}]);
+        let name = format!("{prefix}.GameSummary");
+        schemas.insert(name.clone(), summary);
+        let reference = format!("#/components/schemas/{name}");
+        mapping.insert(kind.as_str().to_string(), json!(reference));
+        variants.push(json!({"$ref": reference}));
+    }
+    let mut summary = json!({
+        "description": general["description"],
+        "oneOf": variants,
+        "discriminator": {"propertyName": "kind", "mapping": mapping},
+    });
+    if let Some(example) = example {
+        summary["example"] = example;
+    }
+    schemas.insert("GameSummary".to_string(), summary);
 }
 
 /// `GameDetail` as one variant per game, told apart by `kind`: each game's `view` and
@@ -162,7 +219,7 @@ fn detail_by_kind(spec: &mut Value) {
             name.clone(),
             json!({
                 "description": format!("A game of `{}` as one caller sees it.", kind.as_str()),
-                "allOf": [{"$ref": "#/components/schemas/GameSummary"}, members],
+                "allOf": [{"$ref": format!("#/components/schemas/{prefix}.GameSummary")}, members],
             }),
         );
         let reference = format!("#/components/schemas/{name}");
@@ -177,6 +234,14 @@ fn detail_by_kind(spec: &mut Value) {
         }
     }
     schemas.insert("GameDetail".to_string(), detail);
+}
+
+/// The browser session's refresh is authorised by its cookie (utoipa's path macros name no
+/// cookie scheme). Its logout reads the cookie too but needs none: it is public.
+fn session_security(spec: &mut Value) {
+    let refresh = "/paths/~1api~1v1~1auth~1session~1refresh/post";
+    let operation = spec.pointer_mut(refresh).expect("the session refresh");
+    operation["security"] = json!([{"session_cookie": []}]);
 }
 
 /// The join body may be left out (`OptionalJson` in the handler). utoipa marks a body optional
@@ -263,6 +328,15 @@ fn open_problem(spec: &mut Value) {
         ),
     ] {
         merged["properties"][name] = schema;
+    }
+    // New codes are additive (the versioning promise): the known ones are listed, and any
+    // other string is admitted, so that a client generated today keeps a code added later
+    // instead of failing on it (a closed enum makes generated parsers raise).
+    let code = &mut merged["properties"]["code"];
+    if let Some(known) = code.as_object_mut().and_then(|c| c.remove("oneOf")) {
+        let mut choices = known.as_array().cloned().unwrap_or_default();
+        choices.push(json!({"type": "string", "description": "A code added after this description: read `status` and `detail`."}));
+        code["anyOf"] = Value::Array(choices);
     }
     if let Some(description) = problem.get("description") {
         merged["description"] = description.clone();
@@ -362,12 +436,28 @@ fn describe_streams(spec: &mut Value) {
         media["schema"] = json!({"oneOf": items});
     }
     let lines = json!([schema("ExportHeader"), schema("ExportEvent")]);
+    // Generators know no ndjson: openapi-python-client drops an operation whose only body
+    // is `application/x-ndjson`, and the content of such an answer. The same bytes are also
+    // described as `application/octet-stream` (which the server takes, and answers when asked
+    // for), so that they get a call with a binary body and a binary answer.
+    let binary = json!({"type": "string", "format": "binary"});
+    for pointer in [
+        "/paths/~1api~1v1~1games~1{game_id}~1export/get/responses/200/content",
+        "/paths/~1api~1v1~1games~1import/post/requestBody/content",
+        "/paths/~1api~1v1~1verify/post/requestBody/content",
+    ] {
+        let content = spec
+            .pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{pointer} is in the spec"));
+        content["application/octet-stream"] = json!({"schema": binary.clone()});
+    }
     for pointer in [
         "/paths/~1api~1v1~1games~1{game_id}~1export/get/responses/200/content/application~1x-ndjson",
         "/paths/~1api~1v1~1games~1import/post/requestBody/content/application~1x-ndjson",
         "/paths/~1api~1v1~1verify/post/requestBody/content/application~1x-ndjson",
     ] {
         if let Some(media) = spec.pointer_mut(pointer) {
+            media["schema"] = binary.clone();
             media["x-ndjson-lines"] = json!({
                 "description": "One JSON document per line: first the header, then one event per line in version order.",
                 "first": lines[0].clone(),
@@ -416,6 +506,10 @@ fn complete_responses(spec: &mut Value) {
     });
     let request_id = json!({"$ref": "#/components/headers/X-Request-Id"});
     for_each_operation(spec, |path, operation| {
+        // A public operation says so: it needs no credentials (not merely none named).
+        if operation.get("security").is_none() {
+            operation["security"] = json!([]);
+        }
         let secured = operation["security"]
             .as_array()
             .is_some_and(|s| s.iter().any(|r| r.get("bearer").is_some()));
@@ -517,7 +611,53 @@ fn constrain_fields(spec: &mut Value) {
         .max();
     let last_seat = max_seats.map(|m| m - 1);
     let scopes: Vec<&str> = crate::auth::Scope::ALL.iter().map(|s| s.as_str()).collect();
+    use crate::service::clock;
+    // Limits an operator may set: the description gives those of a server with the defaults.
+    let default_of = |name: &str| -> i64 {
+        crate::config::SETTINGS
+            .iter()
+            .find(|setting| setting.name == name)
+            .and_then(|setting| setting.default.parse().ok())
+            .unwrap_or_else(|| panic!("{name} has a numeric default"))
+    };
     let constraints = [
+        (
+            "TimeControlRequest",
+            "days_per_move",
+            json!({"minimum": clock::DAYS_PER_MOVE.start(), "maximum": clock::DAYS_PER_MOVE.end()}),
+        ),
+        (
+            "TimeControlRequest",
+            "seconds_per_move",
+            json!({"minimum": default_of("KONTOR_MIN_SECONDS_PER_MOVE"), "maximum": clock::MAX_SECONDS_PER_MOVE}),
+        ),
+        (
+            "TimeControlRequest",
+            "bank_days",
+            json!({"minimum": 0, "maximum": clock::MAX_BANK_DAYS}),
+        ),
+        (
+            "TimeControlRequest",
+            "bank_seconds",
+            json!({"minimum": 0, "maximum": clock::MAX_BANK_SECONDS}),
+        ),
+        (
+            "TimeControlRequest",
+            "abandon_after",
+            json!({"minimum": clock::ABANDON_AFTER.start(), "maximum": clock::ABANDON_AFTER.end()}),
+        ),
+        (
+            "VacationRequest",
+            "days",
+            json!({"minimum": 1, "maximum": default_of("KONTOR_VACATION_DAYS")}),
+        ),
+        // The server checks the shape only (one `@`, a dotted domain), in any script.
+        ("RegisterRequest", "email", json!({"format": "idn-email"})),
+        (
+            "ChangeEmailRequest",
+            "email",
+            json!({"format": "idn-email"}),
+        ),
         ("CreateGameRequest", "kind", json!({"enum": kinds})),
         ("GameSummary", "kind", json!({"enum": kinds})),
         ("ExportHeader", "kind", json!({"enum": kinds})),
@@ -571,7 +711,6 @@ fn constrain_fields(spec: &mut Value) {
             "expires_in_days",
             json!({"minimum": 1, "maximum": 3650}),
         ),
-        ("VacationRequest", "days", json!({"minimum": 1})),
         (
             "CreateTokenRequest",
             "name",
@@ -738,6 +877,8 @@ fn constrain_request_text(spec: &mut Value) {
     for (schema, field) in [
         ("RegisterRequest", "username"),
         ("RegisterRequest", "email"),
+        ("ChangeEmailRequest", "email"),
+        ("ForgotPasswordRequest", "login"),
         ("LoginRequest", "username"),
         ("InviteRequest", "username"),
         ("CreateTokenRequest", "name"),
@@ -805,7 +946,7 @@ fn property_mut<'a>(spec: &'a mut Value, schema: &str, field: &str) -> Option<&'
 }
 
 /// An event in a log is one of a game's events or one of the platform's (`kontor.…`): its
-/// `data` is either, and its `type` is one of their tags.
+/// `data` is either, and its `type` is one of their tags (or one added later).
 fn type_event_lines(spec: &mut Value) {
     let unions: Vec<String> = GameKind::ALL
         .iter()
@@ -824,11 +965,36 @@ fn type_event_lines(spec: &mut Value) {
         .collect();
     tags.sort();
     tags.dedup();
+    // Event types are added with new game features (the versioning promise): the known ones
+    // are `EventType`, and any other string is admitted, with its data as an `UnknownEvent`,
+    // so that a client generated today keeps an event added later instead of failing on it.
+    let schemas = &mut spec["components"]["schemas"];
+    schemas["EventType"] = json!({
+        "description": "The event types of this description: the games' and the platform's (`kontor.…`).",
+        "type": "string",
+        "enum": tags,
+    });
+    schemas["UnknownEvent"] = json!({
+        "description": "An event of a type added after this description, with its members as sent.",
+        "type": "object",
+        "required": ["type"],
+        // Not a known type: a known type's data is that type's schema.
+        "properties": {"type": {"type": "string", "not": {"$ref": "#/components/schemas/EventType"}}},
+        "additionalProperties": true,
+    });
     let event = property_mut(spec, "EventOut", "type").expect("EventOut has a type");
-    event["enum"] = json!(tags);
+    let mut open = json!({"anyOf": [
+        {"$ref": "#/components/schemas/EventType"},
+        {"type": "string", "description": "A type added after this description."},
+    ]});
+    if let Some(description) = event.get("description") {
+        open["description"] = description.clone();
+    }
+    *event = open;
     let data = property_mut(spec, "EventOut", "data").expect("EventOut has data");
     if let Some(choices) = data["anyOf"].as_array_mut() {
         choices.push(json!({"$ref": "#/components/schemas/PlatformEvent"}));
+        choices.push(json!({"$ref": "#/components/schemas/UnknownEvent"}));
     }
 }
 

@@ -104,6 +104,7 @@ pub async fn page_or_unrouted(req: HttpRequest, state: web::Data<AppState>) -> H
 
 fn answer(req: &HttpRequest, name: &str, file: File) -> HttpResponse {
     let File { data, tag, mime } = file;
+    let tag = conditional::coded(tag, conditional::coding(req, &mime));
     let cache = if name.starts_with("assets/") {
         // Vite names them by their content: a changed file is a new name.
         "public, max-age=31536000, immutable"

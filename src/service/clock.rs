@@ -60,6 +60,13 @@ pub struct TimeControlRequest {
 
 const DAY: i64 = 86_400;
 
+/// What a time control may ask for (the API description publishes these ranges).
+pub const DAYS_PER_MOVE: std::ops::RangeInclusive<u32> = 1..=14;
+pub const MAX_SECONDS_PER_MOVE: i64 = 14 * DAY;
+pub const MAX_BANK_DAYS: u32 = 30;
+pub const MAX_BANK_SECONDS: i64 = 30 * DAY;
+pub const ABANDON_AFTER: std::ops::RangeInclusive<i32> = 1..=10;
+
 fn invalid(field: &str, detail: &str) -> Error {
     Error::invalid_field(format!("time_control.{field}"), detail)
 }
@@ -68,13 +75,17 @@ impl TimeControlRequest {
     /// Validates the request. `min_seconds_per_move` is 60 in production; tests lower it.
     pub fn validate(self, min_seconds_per_move: i64) -> Result<TimeControl, Error> {
         let seconds_per_move = match (self.days_per_move, self.seconds_per_move) {
-            (Some(days), None) if (1..=14).contains(&days) => i64::from(days) * DAY,
+            (Some(days), None) if DAYS_PER_MOVE.contains(&days) => i64::from(days) * DAY,
             (Some(_), None) => return Err(invalid("days_per_move", "days_per_move is 1 to 14")),
-            (None, Some(secs)) if (min_seconds_per_move..=14 * DAY).contains(&secs) => secs,
+            (None, Some(secs)) if (min_seconds_per_move..=MAX_SECONDS_PER_MOVE).contains(&secs) => {
+                secs
+            }
             (None, Some(_)) => {
                 return Err(invalid(
                     "seconds_per_move",
-                    &format!("seconds_per_move is {min_seconds_per_move} to {}", 14 * DAY),
+                    &format!(
+                        "seconds_per_move is {min_seconds_per_move} to {MAX_SECONDS_PER_MOVE}"
+                    ),
                 ));
             }
             (Some(_), Some(_)) => {
@@ -92,18 +103,29 @@ impl TimeControlRequest {
         };
         let bank_seconds = match (self.bank_days, self.bank_seconds) {
             (None, None) => 0,
-            (Some(days), None) if days <= 30 => i64::from(days) * DAY,
-            (None, Some(secs)) if (0..=30 * DAY).contains(&secs) => secs,
+            (Some(days), None) if days <= MAX_BANK_DAYS => i64::from(days) * DAY,
+            (None, Some(secs)) if (0..=MAX_BANK_SECONDS).contains(&secs) => secs,
             (Some(_), Some(_)) => {
                 return Err(invalid(
                     "bank_days",
                     "give bank_days or bank_seconds, not both",
                 ));
             }
-            _ => return Err(invalid("bank_days", "a time bank is 0 to 30 days")),
+            (Some(_), None) => {
+                return Err(invalid(
+                    "bank_days",
+                    &format!("a time bank is 0 to {MAX_BANK_DAYS} days"),
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(invalid(
+                    "bank_seconds",
+                    &format!("a time bank is 0 to {MAX_BANK_SECONDS} seconds"),
+                ));
+            }
         };
         let abandon_after = self.abandon_after.unwrap_or(3);
-        if !(1..=10).contains(&abandon_after) {
+        if !ABANDON_AFTER.contains(&abandon_after) {
             return Err(invalid("abandon_after", "abandon_after is 1 to 10"));
         }
         Ok(TimeControl {

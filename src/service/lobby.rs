@@ -48,7 +48,7 @@ pub struct SeatSummary {
     "id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "kind": "flying-dutchman", "rules_version": 1,
     "status": "active", "visibility": "public", "seat_count": 4,
     "options": {"edition": "2016", "value_track": "without_one", "board": "standard", "negotiation_deadline_secs": 86400},
-    "seats": [{"seat": 0, "user_id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna"}],
+    "seats": [{"seat": 0, "user_id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "state": "active"}],
     "created_by": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "created_at": "2026-11-29T12:00:00Z",
     "started_at": "2026-11-29T12:05:00Z", "finished_at": null, "version": 12, "pending": [2],
     "turn_started_at": "2026-11-29T12:30:00Z", "your_seat": 0, "your_turn": false,

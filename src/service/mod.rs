@@ -120,7 +120,7 @@ pub fn is_platform_event(kind: &str) -> bool {
 
 /// An event as served to one viewer.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"seq": 7, "type": "bid_placed", "actor": 2, "at": "2026-11-29T12:00:00Z", "data": {"type": "bid_placed", "seat": 2, "horseshoes": 3}}))]
+#[schema(example = json!({"seq": 7, "type": "bid_placed", "actor": 2, "at": "2026-11-29T12:00:00Z", "data": {"type": "bid_placed", "seat": 2, "size": 3}}))]
 pub struct EventOut {
     pub seq: i64,
     #[serde(rename = "type")]

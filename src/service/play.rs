@@ -137,7 +137,7 @@ pub struct ActionRequest {
 /// The answer to an accepted action; a retried request gets the same answer again.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"version": 14, "status": "active", "pending": [3], "events": [
-    {"seq": 13, "type": "action_taken", "actor": 2, "at": "2026-11-29T12:00:00Z", "data": {"type": "action_taken", "seat": 2, "action": "pass"}}
+    {"seq": 13, "type": "passed", "actor": 2, "at": "2026-11-29T12:00:00Z", "data": {"type": "passed", "seat": 2}}
 ]}))]
 pub struct ActionResult {
     /// The game's version after the action.

@@ -1,8 +1,9 @@
 //! The description, used as a third party would: openapi-python-client (installed by
 //! deploy/setup-tests.sh) generates a client from the committed `openapi/openapi.json`, mypy
 //! checks strictly that `tests/client/play.py` uses nothing but its typed calls and models,
-//! and the script plays whole games of both kinds against a test server until it has sent
-//! every command type of each game.
+//! and the script keeps a code and an event type it was not generated with, plays whole games
+//! of both kinds against a test server until it has sent every command type of each game, and
+//! exports, verifies and imports a finished game of each kind.
 
 use crate::support::{run, spawn_app};
 use serde_json::{Value, json};
@@ -91,11 +92,12 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
     );
     std::fs::remove_dir_all(&packages).unwrap();
 
-    // The script's account of its games, checked against the server's own.
-    let games: Vec<Value> = report
+    // The script's account of its games and audits, checked against the server's own.
+    let (audits, games): (Vec<Value>, Vec<Value>) = report
         .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .partition(|line| line.get("audit").is_some());
+    assert_eq!(audits.len(), 2, "one audit of each kind: {audits:?}");
     let checker = app.register("checker").await;
     let mut sent: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for game in &games {
@@ -125,6 +127,23 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
                 .iter()
                 .map(|t| t.as_str().unwrap().to_string()),
         );
+    }
+    for audit in &audits {
+        let id = audit["audit"].as_str().unwrap();
+        let played = games
+            .iter()
+            .find(|g| g["game"] == id)
+            .expect("an audited game was played");
+        // Every line of the log went out and came back: the header and one per version.
+        assert_eq!(audit["lines"], played["version"].as_i64().unwrap() + 1);
+        assert_eq!(audit["verified"], json!(true));
+        assert_eq!(audit["imported_from"], id);
+        // The sandbox is its importer's alone: to anyone else it does not exist.
+        app.get(&format!("/games/{}", audit["sandbox"].as_str().unwrap()))
+            .as_user(&checker)
+            .send()
+            .await
+            .assert_problem(404, "game_not_found");
     }
     for (kind, types) in &wanted {
         let missing: Vec<_> = types.difference(&sent[kind]).collect();

@@ -86,17 +86,21 @@ fn every_error_code_is_documented() {
     // (Problem is one object whose further members are allowed: `additionalProperties`.)
     let members = &schemas["Problem"];
     assert_eq!(members["additionalProperties"], true);
-    let choices = members["properties"]["code"]["oneOf"]
+    // Any of the known lists, or a code added later: a client generated today keeps it.
+    let choices = members["properties"]["code"]["anyOf"]
         .as_array()
-        .expect("Problem.code is one of the code lists");
+        .expect("Problem.code is any of the code lists");
+    assert_eq!(choices.len(), 3);
     assert_eq!(choices[0]["$ref"], "#/components/schemas/PlatformErrorCode");
+    assert_eq!(choices[2]["type"], "string");
+    assert!(choices[2].get("enum").is_none(), "{}", choices[2]);
     let rule_codes: Vec<&str> = choices[1]["enum"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    // One of, not any of: no rule code may also be a platform code.
+    // No rule code may also be a platform code.
     assert!(
         rule_codes.iter().all(|c| !all.contains(c)),
         "a rule code is also a platform code"
@@ -144,6 +148,100 @@ fn every_error_code_is_documented() {
     assert!(named > 5, "the README scan found only {named} codes");
 }
 
+/// Event types are additive as codes are: `EventOut.type` lists the known ones (`EventType`,
+/// every tag of every event union) and admits others, and the data of an unknown type is an
+/// `UnknownEvent`, which no known type's data may pass for.
+#[test]
+fn event_types_are_listed_and_open_to_additions() {
+    let spec = kontor::http::openapi::build();
+    let schemas = &spec["components"]["schemas"];
+    let event = &schemas["EventOut"]["properties"];
+    assert_eq!(
+        event["type"]["anyOf"],
+        serde_json::json!([
+            {"$ref": "#/components/schemas/EventType"},
+            {"type": "string", "description": "A type added after this description."},
+        ])
+    );
+    let known: Vec<&str> = schemas["EventType"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    for union in ["FlyingDutchman.Event", "SteelDriver.Event", "PlatformEvent"] {
+        for tag in schemas[union]["discriminator"]["mapping"]
+            .as_object()
+            .unwrap()
+            .keys()
+        {
+            assert!(
+                known.contains(&tag.as_str()),
+                "{union}: {tag} is not an EventType"
+            );
+        }
+    }
+    let data = event["data"]["anyOf"].as_array().unwrap();
+    assert_eq!(
+        data.last().unwrap()["$ref"],
+        "#/components/schemas/UnknownEvent"
+    );
+    assert_eq!(
+        schemas["UnknownEvent"]["properties"]["type"]["not"]["$ref"],
+        "#/components/schemas/EventType"
+    );
+}
+
+/// Every example in the description fits the schema it illustrates (schemas' `example` and
+/// `examples`, media types' and parameters' examples, each line of the ndjson example against
+/// its line schema): `tests/contract/examples.py` checks them with jsonschema (Draft 2020-12,
+/// formats asserted), and the check is shown to catch a wrong one.
+#[test]
+fn every_example_fits_its_schema() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join("target/openapi-validator/bin/python");
+    assert!(
+        python.exists(),
+        "the OpenAPI validator is not installed: run deploy/setup-tests.sh (deploy/test.sh does)"
+    );
+    let check = |spec: &Path| {
+        std::process::Command::new(&python)
+            .arg(root.join("tests/contract/examples.py"))
+            .arg(spec)
+            .output()
+            .unwrap()
+    };
+    let output = check(Path::new(COMMITTED));
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let checked: usize = report
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {report}"));
+    // Every action's example, three ndjson logs line by line, and the schemas' own.
+    assert!(checked > 700, "only {checked} examples found: {report}");
+
+    // An example that does not fit is named.
+    let mut wrong = kontor::http::openapi::build();
+    wrong["components"]["schemas"]["ActionResult"]["example"]["events"][0]["data"] =
+        serde_json::json!({"type": "passed", "seat": "two"});
+    let file = std::env::temp_dir().join(format!("kontor-wrong-{}.json", uuid::Uuid::now_v7()));
+    std::fs::write(&file, wrong.to_string()).unwrap();
+    let output = check(&file);
+    std::fs::remove_file(&file).unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success(), "{report}");
+    assert!(
+        report.contains("#/components/schemas/ActionResult: at events/0/data"),
+        "{report}"
+    );
+}
+
 fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
@@ -188,6 +286,17 @@ async fn every_documented_route_is_served_and_the_docs_work_offline() {
             assert!(
                 reply.body["code"] != "not_found",
                 "{method} {path} is documented but not routed: {}",
+                reply.text
+            );
+            // A public operation says `security: []`, and needs no credentials indeed.
+            let security = &operations[method.as_str().to_lowercase().as_str()]["security"];
+            let public = security
+                .as_array()
+                .expect("every operation says its security")
+                .is_empty();
+            assert!(
+                !public || reply.status != 401,
+                "{method} {path} says it is public but asks for credentials: {}",
                 reply.text
             );
         }

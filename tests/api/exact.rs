@@ -316,3 +316,196 @@ async fn idempotency_keys_are_visible_ascii_and_refusals_say_so() {
         "{problem}"
     );
 }
+
+/// The limits the server checks are in the schemas, not only in the words: each bound of a
+/// time control and of a vacation is read from the description, and the server takes the
+/// bound and refuses one beyond it, changing nothing.
+#[tokio::test]
+async fn the_limits_in_the_schemas_are_the_servers() {
+    let spec = kontor::http::openapi::build();
+    let schemas = &spec["components"]["schemas"];
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bound = |schema: &str, field: &str, end: &str| {
+        schemas[schema]["properties"][field][end]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{schema}.{field} has a {end}"))
+    };
+    // Each field beside what it needs (a bank or a limit comes with a time per move).
+    for (field, beside) in [
+        ("days_per_move", json!({})),
+        ("seconds_per_move", json!({})),
+        ("bank_days", json!({"days_per_move": 3})),
+        ("bank_seconds", json!({"days_per_move": 3})),
+        ("abandon_after", json!({"days_per_move": 3})),
+    ] {
+        let create = |value: i64| {
+            let mut time_control = beside.clone();
+            time_control[field] = json!(value);
+            app.post("/games").as_user(&anna).json(&json!({
+                "kind": "steel-driver", "seats": 3, "time_control": time_control
+            }))
+        };
+        let (low, high) = (
+            bound("TimeControlRequest", field, "minimum"),
+            bound("TimeControlRequest", field, "maximum"),
+        );
+        let before = app.fingerprint().await;
+        for beyond in [low - 1, high + 1] {
+            let refused = create(beyond).send().await;
+            if beyond < 0 && refused.status == 400 {
+                // Below zero does not even fit the body's type of a count of days.
+                refused.assert_problem(400, "invalid_body");
+                continue;
+            }
+            let problem = refused.assert_problem(422, "invalid_field");
+            assert_eq!(
+                problem["field"],
+                format!("time_control.{field}"),
+                "{beyond}"
+            );
+        }
+        assert_eq!(
+            app.fingerprint().await,
+            before,
+            "{field}: refusals change nothing"
+        );
+        for within in [low, high] {
+            let game = create(within).send().await.assert_ok()["id"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            // (Cancelled again, so that no limit of open games is reached.)
+            app.post(&format!("/games/{game}/cancel"))
+                .as_user(&anna)
+                .send()
+                .await
+                .assert_ok();
+        }
+    }
+    let days = |user: &crate::support::User, days: i64| {
+        app.post("/me/vacation")
+            .as_user(user)
+            .json(&json!({ "days": days }))
+            .send()
+    };
+    let most = bound("VacationRequest", "days", "maximum");
+    assert_eq!(bound("VacationRequest", "days", "minimum"), 1);
+    days(&anna, most + 1)
+        .await
+        .assert_problem(422, "invalid_field");
+    days(&anna, most).await.assert_ok();
+
+    // Login names are one line: the pattern is the one-line pattern of usernames, and a tab
+    // (which free text may hold) is refused.
+    assert_eq!(
+        schemas["ForgotPasswordRequest"]["properties"]["login"]["pattern"],
+        schemas["RegisterRequest"]["properties"]["username"]["pattern"]
+    );
+    app.post("/auth/password/forgot")
+        .json(&json!({"login": "anna\tx"}))
+        .send()
+        .await
+        .assert_problem(422, "invalid_field");
+    for schema in ["RegisterRequest", "ChangeEmailRequest"] {
+        assert_eq!(
+            schemas[schema]["properties"]["email"]["format"], "idn-email",
+            "{schema}"
+        );
+    }
+}
+
+/// The ndjson operations take and give the same bytes as `application/octet-stream` too, as
+/// the description says for generators that know no ndjson: an upload of either type is
+/// verified and imported, and an export is answered as octet-stream when `Accept` prefers it.
+#[tokio::test]
+async fn the_ndjson_operations_take_and_give_octet_streams_too() {
+    let spec = kontor::http::openapi::build();
+    for (path, method, content) in [
+        ("/api/v1/games/import", "post", "/requestBody/content"),
+        ("/api/v1/verify", "post", "/requestBody/content"),
+        (
+            "/api/v1/games/{game_id}/export",
+            "get",
+            "/responses/200/content",
+        ),
+    ] {
+        let media = spec["paths"][path][method].pointer(content).unwrap();
+        for kind in ["application/x-ndjson", "application/octet-stream"] {
+            assert_eq!(media[kind]["schema"]["format"], "binary", "{path} {kind}");
+        }
+    }
+    let log = spec["components"]["examples"]["FinishedGameLog"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let upload = |path: &str, media: &str| {
+        app.client
+            .post(app.url(path))
+            .bearer_auth(&anna.token)
+            .header("Content-Type", media)
+            .body(log.clone())
+            .send()
+    };
+    for media in ["application/x-ndjson", "application/octet-stream"] {
+        let verified = crate::support::read(upload("/verify", media).await.unwrap()).await;
+        assert_eq!(verified.assert_ok()["verified"], true, "{media}");
+    }
+    // Bytes that are no UTF-8 text are no export: refused as such, naming the line.
+    for path in ["/verify", "/games/import"] {
+        let reply = app
+            .client
+            .post(app.url(path))
+            .bearer_auth(&anna.token)
+            .header("Content-Type", "application/octet-stream")
+            .body(b"{}\n\x89PNG\r\n".to_vec())
+            .send()
+            .await
+            .unwrap();
+        let problem = crate::support::read(reply).await;
+        assert_eq!(
+            problem.assert_problem(422, "invalid_export")["line"],
+            2,
+            "{path}"
+        );
+    }
+    let imported = crate::support::read(
+        upload("/games/import", "application/octet-stream")
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    let sandbox = imported.body["id"].as_str().unwrap().to_string();
+    let export = |accept: &'static str| {
+        app.client
+            .get(app.url(&format!("/games/{sandbox}/export")))
+            .bearer_auth(&anna.token)
+            .header("Accept", accept)
+            .send()
+    };
+    let mut bodies = Vec::new();
+    for (accept, answered) in [
+        ("*/*", "application/x-ndjson"),
+        (
+            "application/x-ndjson, application/octet-stream;q=0.5",
+            "application/x-ndjson",
+        ),
+        ("application/octet-stream", "application/octet-stream"),
+        (
+            "application/x-ndjson;q=0.1, application/octet-stream",
+            "application/octet-stream",
+        ),
+    ] {
+        let reply = export(accept).await.unwrap();
+        assert_eq!(reply.status(), 200, "{accept}");
+        assert_eq!(reply.headers()["content-type"], answered, "{accept}");
+        bodies.push(reply.text().await.unwrap());
+    }
+    // The same log each time (the header says when it was exported).
+    let events = |body: &String| body.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
+    assert!(bodies.iter().all(|body| events(body) == events(&bodies[0])));
+    assert_eq!(bodies[0].lines().count(), log.lines().count());
+}

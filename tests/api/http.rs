@@ -130,8 +130,12 @@ async fn cross_origin_answers_carry_the_allowed_origin_and_the_exposed_headers()
             "retry-after",
             "location",
             "x-request-id",
+            "allow",
         ] {
-            assert!(list.contains(name), "{name} not in {list}");
+            assert!(
+                list.split(", ").any(|listed| listed == name),
+                "{name} not in {list}"
+            );
         }
         assert!(header(headers, "vary").unwrap().contains("Origin"));
     };
@@ -146,6 +150,15 @@ async fn cross_origin_answers_carry_the_allowed_origin_and_the_exposed_headers()
     // Errors too, so that a page can read the problem.
     let reply = app.get("/me").headers(&origin).send().await;
     reply.assert_problem(401, "unauthenticated");
+    exposed(&reply.headers);
+    // A 405's `Allow` says which methods the path answers: a page may read it.
+    let reply = app
+        .request(Method::PATCH, "/kinds")
+        .headers(&origin)
+        .send()
+        .await;
+    reply.assert_problem(405, "method_not_allowed");
+    assert!(header(&reply.headers, "allow").unwrap().contains("GET"));
     exposed(&reply.headers);
 
     // Another origin is served as without CORS: no CORS headers, but the answer is the same
@@ -622,11 +635,10 @@ async fn json_answers_are_compressed_for_clients_that_accept_it_and_streams_are_
         header(stream.headers(), "content-type"),
         Some("text/event-stream")
     );
-    assert!(
-        !matches!(
-            header(stream.headers(), "content-encoding"),
-            Some("gzip" | "br")
-        ),
+    // Not compressed, and no `Content-Encoding: identity` either (it names no coding).
+    assert_eq!(
+        header(stream.headers(), "content-encoding"),
+        None,
         "{:?}",
         stream.headers()
     );
@@ -641,4 +653,199 @@ async fn json_answers_are_compressed_for_clients_that_accept_it_and_streams_are_
         text.contains("event:") || text.contains("data:") || text.starts_with(':'),
         "{text}"
     );
+}
+
+/// `GET /games/{id}` with `Accept-Encoding`.
+async fn get_coded(
+    app: &TestApp,
+    path: &str,
+    token: &str,
+    coding: &str,
+    extra: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut request = app
+        .client
+        .get(app.url(path))
+        .bearer_auth(token)
+        .header("Accept-Encoding", coding);
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn each_content_coding_has_its_own_strong_tag_and_conditions_keep_working() {
+    let app = spawn_app().await;
+    let (game, players, first) = started_game(&app).await;
+    let path = format!("/games/{game}");
+    let mover = &players[first];
+    let plain = app.get(&path).as_user(mover).send().await;
+    let tag = etag(&plain);
+    assert!(!tag.starts_with("W/"), "{tag}");
+    // A strong tag names one representation (RFC 9110 §8.8.3): a compressed body is another,
+    // and its tag says which coding it is in.
+    let mut tags = vec![tag.clone()];
+    for (accept, coding) in [
+        ("gzip", "gzip"),
+        ("br;q=1.0, gzip;q=0.5", "br"),
+        ("deflate", "deflate"),
+    ] {
+        let reply = get_coded(&app, &path, &mover.token, accept, &[]).await;
+        assert_eq!(reply.status(), 200);
+        assert_eq!(header(reply.headers(), "content-encoding"), Some(coding));
+        let coded = header(reply.headers(), "etag").unwrap().to_string();
+        assert_eq!(coded, format!("{}-{coding}\"", tag.trim_end_matches('"')));
+        // If-None-Match with that tag, in that coding: 304, with the same tag.
+        let again = get_coded(
+            &app,
+            &path,
+            &mover.token,
+            accept,
+            &[("If-None-Match", &coded)],
+        )
+        .await;
+        assert_eq!(again.status(), 304, "{coding}");
+        assert_eq!(header(again.headers(), "etag"), Some(coded.as_str()));
+        // The identity tag names another representation: the body is sent.
+        let other = get_coded(
+            &app,
+            &path,
+            &mover.token,
+            accept,
+            &[("If-None-Match", &tag)],
+        )
+        .await;
+        assert_eq!(other.status(), 200, "{coding}");
+        tags.push(coded);
+    }
+    // HEAD tells the same tag as GET.
+    let head = app
+        .client
+        .head(app.url(&path))
+        .bearer_auth(&mover.token)
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(header(head.headers(), "etag"), Some(tags[1].as_str()));
+
+    // If-Match on the GET compares strongly with the representation it would send.
+    for (accept, condition) in [
+        ("identity", tag.clone()),
+        ("gzip", tags[1].clone()),
+        ("gzip", "*".into()),
+    ] {
+        let reply = get_coded(
+            &app,
+            &path,
+            &mover.token,
+            accept,
+            &[("If-Match", &condition)],
+        )
+        .await;
+        assert_eq!(reply.status(), 200, "{accept} {condition}");
+    }
+    let weak = format!("W/{tag}");
+    let other_viewer = etag(
+        &app.get(&path)
+            .as_user(&players[(first + 1) % 4])
+            .send()
+            .await,
+    );
+    for (accept, condition) in [
+        ("identity", weak.as_str()),
+        ("identity", other_viewer.as_str()),
+        ("identity", tags[1].as_str()),
+        ("gzip", tag.as_str()),
+        ("identity", "\"v0-s0-0000000000000000\""),
+    ] {
+        let reply = get_coded(
+            &app,
+            &path,
+            &mover.token,
+            accept,
+            &[("If-Match", condition)],
+        )
+        .await;
+        assert_eq!(reply.status(), 412, "{accept} {condition}");
+        if accept == "identity" {
+            read(reply).await.assert_problem(412, "precondition_failed");
+        }
+    }
+    app.get(&path)
+        .as_user(mover)
+        .header("If-Match", "v12")
+        .send()
+        .await
+        .assert_problem(400, "invalid_parameter");
+
+    // Any coding's tag, sent as If-Match on an action, is the version seen.
+    let version = plain.body["version"].as_i64().unwrap();
+    let acted = app
+        .post(&format!("{path}/actions"))
+        .as_user(mover)
+        .json(&json!({"action": {"type": "use_smith"}}))
+        .key("coded")
+        .header("If-Match", &tags[2])
+        .send()
+        .await;
+    assert_eq!(acted.assert_ok()["version"].as_i64().unwrap(), version + 1);
+    // Now every tag of before is stale.
+    let reply = get_coded(&app, &path, &mover.token, "gzip", &[("If-Match", &tags[1])]).await;
+    assert_eq!(reply.status(), 412);
+}
+
+/// The web client's files get a tag per coding too: a script sent compressed says its coding,
+/// an image (which is never compressed) keeps the tag of its content, and each answers 304 to
+/// its own tag.
+#[tokio::test]
+async fn the_pages_files_are_tagged_per_coding_too() {
+    let dir = std::env::temp_dir().join(format!("kontor-coded-web-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(dir.join("assets")).unwrap();
+    std::fs::write(dir.join("index.html"), "<!doctype html><p>client</p>").unwrap();
+    std::fs::write(dir.join("assets/app-1.js"), "console.log(1);".repeat(100)).unwrap();
+    std::fs::write(
+        dir.join("assets/icon-1.png"),
+        b"\x89PNG\r\n\x1a\n not really",
+    )
+    .unwrap();
+    let mut options = AppOptions::default();
+    options
+        .settings
+        .insert("KONTOR_WEB_DIR".into(), dir.to_string_lossy().into_owned());
+    let app = spawn_app_with(options).await;
+    let get = |path: &str, coding: &str, tag: Option<&str>| {
+        let mut request = app
+            .client
+            .get(format!("{}{path}", app.address))
+            .header("Accept-Encoding", coding);
+        if let Some(tag) = tag {
+            request = request.header("If-None-Match", tag);
+        }
+        request.send()
+    };
+    let tag_of = |reply: &reqwest::Response| header(reply.headers(), "etag").unwrap().to_string();
+    let plain = tag_of(&get("/assets/app-1.js", "identity", None).await.unwrap());
+    let packed = get("/assets/app-1.js", "gzip", None).await.unwrap();
+    assert_eq!(header(packed.headers(), "content-encoding"), Some("gzip"));
+    let packed = tag_of(&packed);
+    assert_eq!(packed, format!("{}-gzip\"", plain.trim_end_matches('"')));
+    let again = get("/assets/app-1.js", "gzip", Some(&packed))
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(tag_of(&again), packed);
+    let image = get("/assets/icon-1.png", "gzip", None).await.unwrap();
+    assert_eq!(header(image.headers(), "content-encoding"), None);
+    let image_tag = tag_of(&image);
+    assert_eq!(
+        image_tag,
+        tag_of(&get("/assets/icon-1.png", "identity", None).await.unwrap())
+    );
+    let again = get("/assets/icon-1.png", "gzip", Some(&image_tag))
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

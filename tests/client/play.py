@@ -5,10 +5,13 @@ mypy --strict, and runs it against a test server.
 
     python play.py <base URL> <seed> '{"<kind>": ["<command type>", ...], ...}'
 
-Each seat follows a simple policy over what `legal` offers, seeded so that a failure can be
-replayed. Whole games of each kind are played until every command type listed for it has been
-sent (at most MAX_GAMES). Prints one JSON line per game: its id, kind, version, the command
-types sent and the rule refusals met (the policy may pick a bid the rules refuse).
+First it parses answers carrying an error code and an event type the description does not
+list (as a later Kontor may send them): the client must keep them. Each seat follows a simple
+policy over what `legal` offers, seeded so that a failure can be replayed. Whole games of each
+kind are played until every command type listed for it has been sent (at most MAX_GAMES).
+Prints one JSON line per game: its id, kind, version, the command types sent and the rule
+refusals met (the policy may pick a bid the rules refuse); and for the first finished game of
+each kind one line of its audit through the generated calls: exported, verified, imported.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ import json
 import random
 import sys
 import uuid
+from io import BytesIO
 from typing import Any, TypeVar, Union
 
 from kontor_api_client import AuthenticatedClient, Client
 from kontor_api_client.api.accounts import login, register
-from kontor_api_client.api.audit import event_log, verification
-from kontor_api_client.api.lobby import create_game, join_game, start_game
+from kontor_api_client.api.audit import event_log, export_game, import_game, verification, verify_upload
+from kontor_api_client.api.lobby import create_game, join_game, list_games, start_game
 from kontor_api_client.api.play import get_game, submit_action
 from kontor_api_client.models import (
     ActionRequest,
@@ -31,6 +35,7 @@ from kontor_api_client.models import (
     CreateGameRequestKind,
     EventOut,
     EventPage,
+    EventType,
     FlyingDutchmanAcceptOffer,
     FlyingDutchmanAcceptOfferType,
     FlyingDutchmanBid,
@@ -68,9 +73,13 @@ from kontor_api_client.models import (
     FlyingDutchmanWithdrawOffer,
     FlyingDutchmanWithdrawOfferType,
     FlyingDutchmanGameDetail,
-    GameSummary,
-    GameSummaryStatus,
+    FlyingDutchmanGameSummary,
+    FlyingDutchmanOutcome,
+    GamePage,
+    GameStatus,
+    ListView,
     LoginRequest,
+    PlatformErrorCode,
     Problem,
     RegisterRequest,
     SteelDriverBid,
@@ -80,6 +89,7 @@ from kontor_api_client.models import (
     SteelDriverChoosePath,
     SteelDriverChoosePathType,
     SteelDriverGameDetail,
+    SteelDriverGameSummary,
     SteelDriverLegalBid,
     SteelDriverLegalBuild,
     SteelDriverLegalChoosePath,
@@ -96,15 +106,18 @@ from kontor_api_client.models import (
     SteelDriverPassPawn,
     SteelDriverPassPawnType,
     SteelDriverTakeGoods,
+    SteelDriverOutcome,
     SteelDriverTakeGoodsType,
     TokenPair,
+    UnknownEvent,
     UserProfile,
     Verification,
 )
-from kontor_api_client.types import UNSET, Response, Unset
+from kontor_api_client.types import UNSET, File, Response, Unset
 
-# A game's detail is its game's own, told apart by `kind`.
+# A game's detail and its summary are its game's own, told apart by `kind`.
 Detail = Union[FlyingDutchmanGameDetail, SteelDriverGameDetail]
+Summary = Union[FlyingDutchmanGameSummary, SteelDriverGameSummary]
 
 Command = Union[
     FlyingDutchmanAcceptOffer,
@@ -145,6 +158,14 @@ def parsed(response: Response[T | Problem], what: str) -> T:
     """The typed body of a successful answer; a problem (or nothing parsed) ends the run."""
     body = response.parsed
     if body is None or isinstance(body, Problem):
+        raise SystemExit(f"{what}: {response.status_code} {response.content!r}")
+    return body
+
+
+def summary(response: Response[Summary | Problem], what: str) -> Summary:
+    """A game's summary from a successful answer (`parsed` cannot infer a union)."""
+    body = response.parsed
+    if not isinstance(body, (FlyingDutchmanGameSummary, SteelDriverGameSummary)):
         raise SystemExit(f"{what}: {response.status_code} {response.content!r}")
     return body
 
@@ -307,16 +328,17 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
     tag = uuid.uuid4().hex[:8]
     players = [Player(base, f"py{tag}{n}") for n in range(seats)]
     host = players[0]
-    created = parsed(
+    created = summary(
         create_game.sync_detailed(client=host.client, body=CreateGameRequest(kind=kind, seats=seats)),
         "create game",
     )
-    assert isinstance(created, GameSummary)
     for guest in players[1:]:
-        parsed(join_game.sync_detailed(created.id, client=guest.client), "join")
+        joined = summary(join_game.sync_detailed(created.id, client=guest.client), "join")
+        assert joined.id == created.id
     # A game starts by itself once its last seat is taken; the host starts it otherwise.
-    if host.game(created.id).status == GameSummaryStatus.OPEN:
-        parsed(start_game.sync_detailed(created.id, client=host.client), "start")
+    if host.game(created.id).status == GameStatus.OPEN:
+        started = summary(start_game.sync_detailed(created.id, client=host.client), "start")
+        assert started.status == GameStatus.ACTIVE
 
     sent: set[str] = set()
     refused: dict[str, int] = {}
@@ -327,7 +349,7 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
         by_seat[guest.game(created.id).your_seat] = guest
     detail = host.game(created.id)
     for _ in range(MAX_STEPS):
-        if detail.status == GameSummaryStatus.FINISHED:
+        if detail.status == GameStatus.FINISHED:
             break
         assert detail.pending, f"an active game with no pending seat: {detail.to_dict()}"
         seat = rng.choice(detail.pending)
@@ -362,8 +384,15 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
     assert isinstance(report, Verification) and report.verified, report.to_dict()
     events = all_events(host, created.id)
     assert [e.seq for e in events] == list(range(1, detail.version + 1)), "the log has gaps"
-    assert events[-1].type_.value == "kontor.game_ended"
-    assert detail.outcome is not None and detail.outcome is not UNSET
+    assert events[-1].type_ == EventType.KONTOR_GAME_ENDED
+    # Every event of the log is of a known type, parsed as its own model.
+    unknown = [e.to_dict() for e in events if isinstance(e.data, UnknownEvent)]
+    assert not unknown, unknown
+    # The outcome is the game's own, in the detail and in the lobby's list.
+    own = FlyingDutchmanOutcome if kind == CreateGameRequestKind.FLYING_DUTCHMAN else SteelDriverOutcome
+    assert isinstance(detail.outcome, own), detail.to_dict()
+    listed = [g for g in finished_games(host) if g.id == created.id]
+    assert len(listed) == 1 and isinstance(listed[0].outcome, own), [g.to_dict() for g in listed]
     return {
         "game": str(created.id),
         "kind": kind.value,
@@ -371,6 +400,82 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
         "sent": sorted(sent),
         "refused": refused,
     }
+
+
+def finished_games(player: Player) -> list[Summary]:
+    """The player's finished games, every page."""
+    games: list[Summary] = []
+    cursor: str | Unset = UNSET
+    while True:
+        page = parsed(
+            list_games.sync_detailed(client=player.client, view=ListView.FINISHED, cursor=cursor), "finished games"
+        )
+        assert isinstance(page, GamePage)
+        games.extend(page.items)
+        if not isinstance(page.next_cursor, str):
+            return games
+        cursor = page.next_cursor
+
+
+def audit(base: str, game_id: uuid.UUID) -> dict[str, Any]:
+    """A finished game's log exported, verified and imported through the generated calls, by
+    someone who did not play (the export of a finished game is complete for anyone)."""
+    auditor = Player(base, f"audit{uuid.uuid4().hex[:8]}")
+    exported = parsed(export_game.sync_detailed(game_id, client=auditor.client), "export")
+    assert isinstance(exported, File)
+    log = exported.payload.read()
+    lines = log.decode().splitlines()
+    assert json.loads(lines[0])["format"] == "kontor-game-log", lines[0]
+
+    def upload() -> File:
+        return File(payload=BytesIO(log), file_name=f"kontor-{game_id}.ndjson")
+
+    checked = parsed(verify_upload.sync_detailed(client=auditor.client, body=upload()), "verify")
+    assert isinstance(checked, Verification) and checked.verified, checked.to_dict()
+    sandbox = summary(import_game.sync_detailed(client=auditor.client, body=upload()), "import")
+    assert sandbox.sandbox and sandbox.imported_from == game_id, sandbox.to_dict()
+    assert sandbox.status == GameStatus.FINISHED and sandbox.version == len(lines) - 1
+    return {
+        "audit": str(game_id),
+        "lines": len(lines),
+        "verified": checked.verified,
+        "sandbox": str(sandbox.id),
+        "imported_from": str(sandbox.imported_from),
+    }
+
+
+def additions_are_kept() -> None:
+    """Answers with a code and an event type this client was not generated with, as a later
+    Kontor may send them (new codes and event types are additive): parsed, kept as they came,
+    and written back unchanged; known values still parse as their types."""
+    problem = {
+        "type": "urn:kontor:problem:a_code_from_later",
+        "title": "Unprocessable Entity",
+        "status": 422,
+        "detail": "a refusal this client does not know yet",
+        "code": "a_code_from_later",
+        "request_id": "r-1",
+    }
+    parsed_problem = Problem.from_dict(problem)
+    assert parsed_problem.code == "a_code_from_later" and not isinstance(parsed_problem.code, PlatformErrorCode)
+    assert parsed_problem.to_dict() == problem, parsed_problem.to_dict()
+    assert isinstance(Problem.from_dict({**problem, "code": "game_full"}).code, PlatformErrorCode)
+    later = {
+        "seq": 14,
+        "type": "kontor.a_later_event",
+        "actor": None,
+        # (As Python writes a time back; the server's `Z` is the same instant.)
+        "at": "2026-12-01T12:00:00+00:00",
+        "data": {"type": "kontor.a_later_event", "seat": 1, "news": ["a", 2]},
+    }
+    answer = {"version": 14, "status": "active", "pending": [0], "events": [later]}
+    result = ActionResult.from_dict(answer)
+    event = result.events[0]
+    assert event.type_ == "kontor.a_later_event" and not isinstance(event.type_, EventType)
+    assert isinstance(event.data, UnknownEvent) and event.data["news"] == ["a", 2], event.data
+    assert result.to_dict() == answer, result.to_dict()
+    known = EventOut.from_dict({**later, "type": "kontor.seat_left", "data": {"type": "kontor.seat_left", "seat": 1, "policy": "bot"}})
+    assert isinstance(known.type_, EventType) and not isinstance(known.data, UnknownEvent), known
 
 
 def all_events(player: Player, game_id: uuid.UUID) -> list[EventOut]:
@@ -389,12 +494,15 @@ def all_events(player: Player, game_id: uuid.UUID) -> list[EventOut]:
 def main() -> None:
     base, seed, wanted = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
     rng = random.Random(seed)
+    additions_are_kept()
     for kind, seats in [(CreateGameRequestKind.FLYING_DUTCHMAN, 4), (CreateGameRequestKind.STEEL_DRIVER, 4)]:
         # Whole games of the kind until every one of its command types has been sent.
         missing = set(wanted[kind.value])
-        for _ in range(MAX_GAMES):
+        for n in range(MAX_GAMES):
             game = play(base, kind, seats, rng)
             print(json.dumps(game), flush=True)
+            if n == 0:
+                print(json.dumps(audit(base, uuid.UUID(game["game"]))), flush=True)
             missing -= set(game["sent"])
             if not missing:
                 break
