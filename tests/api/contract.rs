@@ -144,7 +144,7 @@ fn every_error_code_is_documented() {
     assert!(named > 5, "the README scan found only {named} codes");
 }
 
-fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
