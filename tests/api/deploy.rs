@@ -4,7 +4,10 @@
 //! cargo compile the server again).
 
 use crate::contract::rust_files;
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
 
 fn repository() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -222,4 +225,129 @@ fn dockerignore_patterns_are_read_as_docker_reads_them() {
     assert!(!ignores("web/dist/", "web/src/main.tsx"));
     assert!(!ignores("data/", "src/data/x.json"));
     assert!(!ignores("**/*.log", "tests/golden/a.ndjson"));
+}
+
+/// Copies the folder `from` to `to`, leaving out the entries of `from` itself named in `skip`.
+fn copy_tree(from: &Path, to: &Path, skip: &[&str]) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let name = entry.file_name();
+        if skip.iter().any(|s| name == *s) {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            copy_tree(&path, &to.join(&name), &[]);
+        } else {
+            std::fs::copy(&path, to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// Every file of `dir`: its path, modification time and bytes.
+fn files_of(dir: &Path) -> BTreeMap<PathBuf, (SystemTime, Vec<u8>)> {
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_of(&path));
+        } else {
+            let modified = entry.metadata().unwrap().modified().unwrap();
+            files.insert(path.clone(), (modified, std::fs::read(&path).unwrap()));
+        }
+    }
+    files
+}
+
+/// A scratch folder, removed when dropped (a failing test leaves nothing behind).
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `deploy/serve.sh` runs `deploy/setup.sh` and then `cargo run --release`, which embeds
+/// web/dist: when setup rewrote those files, even with the same bytes, cargo compiled the
+/// server again (4 min 25 s for a restart with nothing changed). Run again, setup leaves
+/// them as they were, modification times included; a change of the sources still rebuilds
+/// the page. On a copy of the scripts and the client's sources, with the checkout's
+/// installed dependencies.
+#[test]
+fn setup_run_again_leaves_the_embedded_page_untouched() {
+    let root = repository();
+    assert!(
+        root.join("web/node_modules/.kontor-installed").exists(),
+        "the web client's dependencies are not installed: run deploy/setup.sh"
+    );
+    let scratch = Scratch(std::env::temp_dir().join(format!(
+        "kontor-setup-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    )));
+    let copy = &scratch.0;
+    let _ = std::fs::remove_dir_all(copy);
+    copy_tree(&root.join("deploy"), &copy.join("deploy"), &[]);
+    copy_tree(
+        &root.join("web"),
+        &copy.join("web"),
+        &["node_modules", "dist", "test-results", "playwright-report"],
+    );
+    std::os::unix::fs::symlink(root.join("web/node_modules"), copy.join("web/node_modules"))
+        .unwrap();
+    let setup = || {
+        let output = Command::new("bash")
+            .arg(copy.join("deploy/setup.sh"))
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(output.status.success(), "deploy/setup.sh failed: {said}");
+        said.contains("Building the web client")
+    };
+    let dist = copy.join("web/dist");
+
+    assert!(setup(), "the first run builds the page");
+    let built = files_of(&dist);
+    assert!(built.keys().any(|p| p.ends_with("index.html")), "{built:?}");
+
+    assert!(!setup(), "nothing changed: no build");
+    assert!(
+        files_of(&dist) == built,
+        "nothing changed: web/dist as it was"
+    );
+
+    // Built again (its record gone), to the same bytes: the files are left alone.
+    std::fs::remove_file(copy.join("target/web-dist.stamp")).unwrap();
+    assert!(setup(), "without its record the page is built again");
+    assert!(
+        files_of(&dist) == built,
+        "the same bytes built again: web/dist as it was, modification times too"
+    );
+
+    // A changed source is built, and only the new files remain.
+    let main = copy.join("web/src/main.tsx");
+    let mut source = std::fs::read_to_string(&main).unwrap();
+    source.push_str("\ndocument.documentElement.dataset.setupTest = 'rebuilt';\n");
+    std::fs::write(&main, source).unwrap();
+    assert!(setup(), "a changed source is built");
+    let rebuilt = files_of(&dist);
+    let scripts = |files: &BTreeMap<PathBuf, (SystemTime, Vec<u8>)>| -> Vec<PathBuf> {
+        files
+            .keys()
+            .filter(|p| p.extension().is_some_and(|e| e == "js"))
+            .cloned()
+            .collect()
+    };
+    let (old, new) = (scripts(&built), scripts(&rebuilt));
+    assert_eq!(new.len(), 1, "{new:?}");
+    assert!(!old.contains(&new[0]), "a new script: {old:?} {new:?}");
+    assert!(
+        String::from_utf8_lossy(&rebuilt[&new[0]].1).contains("rebuilt"),
+        "the new script has the change"
+    );
 }
