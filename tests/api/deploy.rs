@@ -351,3 +351,73 @@ fn setup_run_again_leaves_the_embedded_page_untouched() {
         "the new script has the change"
     );
 }
+
+/// The compose file's service `name`: its lines, indented below its own.
+fn compose_service(compose: &str, name: &str) -> String {
+    let mut lines = compose.lines().skip_while(|l| *l != format!("  {name}:"));
+    assert!(
+        lines.next().is_some(),
+        "deploy/compose.yaml has no service {name}"
+    );
+    lines
+        .take_while(|l| l.is_empty() || l.starts_with("    "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Read as text (no YAML parser among the dependencies; `podman-compose config` parsed it):
+/// the instances trust X-Forwarded-For only from the file's own network, which it declares
+/// (not 172.16.0.0/12, every Docker bridge of the host); PostgreSQL counts as ready once it
+/// answers over TCP, as Kontor connects; each instance has a health check (`kontor health`,
+/// the image has no curl) and nginx waits for both; every image is pinned.
+#[test]
+fn the_compose_file_trusts_its_own_network_and_waits_for_health() {
+    let compose = std::fs::read_to_string(repository().join("deploy/compose.yaml")).unwrap();
+    let value = |key: &str| -> Vec<&str> {
+        compose
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix(key))
+            .map(str::trim)
+            .collect()
+    };
+    let subnets = value("- subnet:");
+    assert_eq!(subnets.len(), 1, "one declared network: {subnets:?}");
+    let trusted = value("KONTOR_TRUSTED_PROXIES:");
+    assert!(!trusted.is_empty());
+    assert!(
+        trusted.iter().all(|t| *t == subnets[0]),
+        "the instances trust {trusted:?}, the network is {}",
+        subnets[0]
+    );
+    for image in value("image:") {
+        let tag = image.rsplit_once(':').map(|(_, tag)| tag);
+        assert!(
+            tag.is_some_and(|t| t != "latest" && !t.contains('/')),
+            "{image} is not pinned"
+        );
+    }
+    let postgres = compose_service(&compose, "postgres");
+    assert!(
+        postgres.contains(r#""pg_isready", "-h", "127.0.0.1""#),
+        "{postgres}"
+    );
+    for instance in ["kontor-a", "kontor-b"] {
+        // Each instance is the anchor x-kontor merged with its own keys.
+        assert!(compose_service(&compose, instance).contains("<<: *kontor"));
+    }
+    let anchor =
+        &compose[compose.find("x-kontor: &kontor").unwrap()..compose.find("\nservices:").unwrap()];
+    assert!(
+        anchor.contains(r#"test: ["CMD", "/usr/local/bin/kontor", "health"]"#),
+        "{anchor}"
+    );
+    let nginx = compose_service(&compose, "nginx");
+    for instance in ["kontor-a", "kontor-b"] {
+        assert!(
+            nginx.contains(&format!(
+                "      {instance}:\n        condition: service_healthy\n"
+            )),
+            "nginx waits for {instance} to be healthy: {nginx}"
+        );
+    }
+}
