@@ -7,27 +7,29 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/setup.sh
+. deploy/setup-common.sh
+use_suitable_node
 
-# The OpenAPI 3.1 validator the contract test runs, in its own virtual environment.
+# The Python tools below each live in a virtual environment of their own. Debian's python3
+# makes one only with python3-venv (without it `python3 -m venv` fails, saying so at length):
+# see to both before the first.
 VALIDATOR=target/openapi-validator
-if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ]; then
-  if ! command -v python3 > /dev/null; then
-    if [ "$(id -u)" -eq 0 ]; then
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv > /dev/null
-    else
-      echo "python3 is needed for the OpenAPI validator: run 'sudo apt-get install -y python3 python3-venv'" >&2
-      exit 1
-    fi
+FUZZER=target/schemathesis
+CLIENT=target/python-client
+if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ] || [ ! -x "$FUZZER/bin/schemathesis" ] || [ ! -x "$CLIENT/bin/mypy" ]; then
+  if ! python3 -c 'import ensurepip, venv' 2> /dev/null; then
+    install_os_packages "the test suite's Python tools" python3 python3-venv
   fi
+fi
+
+# The OpenAPI 3.1 validator the contract test runs.
+if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ]; then
   echo "Installing the OpenAPI validator into $VALIDATOR..."
-  python3 -m venv "$VALIDATOR" 2> /dev/null || {
-    [ "$(id -u)" -eq 0 ] && apt-get install -y -qq python3-venv > /dev/null && python3 -m venv "$VALIDATOR"
-  }
+  python3 -m venv "$VALIDATOR"
   "$VALIDATOR/bin/pip" install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0
 fi
 
 # The fuzzer the contract test runs against a test server (tests/api/fuzz.rs), pinned.
-FUZZER=target/schemathesis
 if [ ! -x "$FUZZER/bin/schemathesis" ]; then
   echo "Installing schemathesis into $FUZZER..."
   python3 -m venv "$FUZZER"
@@ -36,7 +38,6 @@ fi
 
 # The client generator a third party would use, and mypy to hold the test's script to the
 # generated types (tests/api/client.rs), pinned.
-CLIENT=target/python-client
 if [ ! -x "$CLIENT/bin/mypy" ]; then
   echo "Installing openapi-python-client and mypy into $CLIENT..."
   python3 -m venv "$CLIENT"
@@ -57,13 +58,7 @@ fi
 # The browser the web client's tests drive: Debian's Chromium (Playwright must not download
 # its own; it cannot here).
 if [ ! -x /usr/bin/chromium ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "Chromium is needed for the browser tests: run 'sudo apt-get install -y chromium'" >&2
-    exit 1
-  fi
-  echo "Installing Chromium from the OS packages..."
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null
+  install_os_packages "the browser tests" chromium
 fi
 
 # The scale-out test (tests/api/scaleout.rs) runs two servers behind Debian's nginx, and
@@ -77,8 +72,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "${missing[*]} needed for the scale-out test: run 'sudo apt-get install -y ${missing[*]}'" >&2
     exit 1
   fi
-  echo "Installing ${missing[*]} from the OS packages..."
-  apt-get update -qq
   # Installed as tools only: the test runs them on loopback with its own configuration, so
   # the packages' own services must not start (nginx would take port 80). policy-rc.d
   # answering 101 tells the packages' scripts not to start them.
@@ -89,7 +82,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     own_policy=1
   fi
   installed=0
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" > /dev/null || installed=$?
+  install_os_packages "the scale-out test" "${missing[@]}" || installed=$?
   if [ -n "$own_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
   [ "$installed" -eq 0 ] || exit "$installed"
   # ... nor at the next boot.

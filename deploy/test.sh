@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/setup-tests.sh
+. deploy/setup-common.sh
+use_suitable_node
 (cd web && npm run --silent check)
 cargo test --locked "$@"
 if [ $# -eq 0 ]; then

@@ -12,6 +12,7 @@ mod clocks;
 mod committer;
 mod contract;
 mod deletion;
+mod deploy;
 mod exact;
 mod fuzz;
 mod games;

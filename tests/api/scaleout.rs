@@ -13,6 +13,7 @@ use crate::support::*;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -115,9 +116,13 @@ impl Stack {
 
 impl Drop for Stack {
     fn drop(&mut self) {
-        for (_, child) in &mut self.processes {
-            let _ = child.kill();
-            let _ = child.wait();
+        for (name, child) in &mut self.processes {
+            if name == "nginx" {
+                stop_nginx(child);
+            } else {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
         }
         if std::thread::panicking() {
             // What the processes said, for the failure's report.
@@ -286,6 +291,39 @@ fn check_shipped_conf(stack: &Stack, upstreams: [u16; 2]) {
     );
 }
 
+/// Stops nginx as it is meant to be stopped: SIGTERM to the master, which stops its workers
+/// and waits for them before it exits; if it has not within ten seconds, SIGKILL to its
+/// process group (`start_nginx` gives it one of its own). SIGKILL to the master alone, as
+/// for the other processes, left its workers running after the suite, listening on loopback.
+fn stop_nginx(master: &mut Child) {
+    let pid = master.id() as libc::pid_t;
+    // SAFETY: signals to our own child, not yet reaped (so its pid, which names its process
+    // group too, cannot have been reused).
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !exited_unreaped(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: as above; the group is empty after a clean stop, and this does nothing then.
+    unsafe { libc::killpg(pid, libc::SIGKILL) };
+    let _ = master.wait();
+}
+
+/// Whether our child `pid` has exited, leaving it to be reaped (so its pid stays taken).
+fn exited_unreaped(pid: libc::pid_t) -> bool {
+    // SAFETY: waitid writes only into the zeroed siginfo it is given.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let waited = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        waited != 0 || info.si_pid() != 0
+    }
+}
+
 fn start_nginx(stack: &mut Stack, upstreams: [u16; 2]) -> (u16, u16) {
     let (https_port, http_port) = (free_port(), free_port());
     let site = stack.dir.join("kontor.conf");
@@ -300,7 +338,9 @@ fn start_nginx(stack: &mut Stack, upstreams: [u16; 2]) -> (u16, u16) {
         .arg(stack.dir.join("nginx-error.log"))
         .arg("-c")
         .arg(&main)
-        .args(["-g", "daemon off;"]);
+        .args(["-g", "daemon off;"])
+        // A process group of its own, which its workers share, for `stop_nginx`.
+        .process_group(0);
     stack.start("nginx", command);
     (https_port, http_port)
 }
@@ -792,6 +832,61 @@ async fn the_same_through_pgbouncer_with_a_session_url() {
         session_url: Some(app.database_url()),
     };
     play_through_the_proxy(&mut stack, &app, database).await;
+}
+
+/// The processes of `pgid`'s process group, from /proc.
+fn process_group(pgid: libc::pid_t) -> Vec<String> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, fields)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        if fields.split_whitespace().nth(2) == Some(pgid.to_string().as_str()) {
+            members.push(stat);
+        }
+    }
+    members
+}
+
+/// A stack stops nginx with its workers: after it, no process of nginx's remains and nothing
+/// listens on its ports (SIGKILL to the master alone left the workers running and listening).
+#[test]
+fn a_stopped_stack_leaves_no_nginx_process_behind() {
+    let mut stack = Stack::new("nginx-stop");
+    let (https_port, http_port) = start_nginx(&mut stack, [free_port(), free_port()]);
+    let listening = |port: u16| std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !(listening(http_port) && listening(https_port)) {
+        stack.assert_running();
+        assert!(Instant::now() < deadline, "nginx does not listen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (_, master) = stack.processes.iter().find(|(n, _)| n == "nginx").unwrap();
+    let group = master.id() as libc::pid_t;
+    let members = process_group(group);
+    assert!(
+        members.len() >= 2,
+        "nginx's master and a worker: {members:?}"
+    );
+
+    drop(stack);
+    assert_eq!(
+        process_group(group),
+        Vec::<String>::new(),
+        "nginx's processes remain"
+    );
+    assert!(
+        !listening(http_port),
+        "something still listens on nginx's port"
+    );
+    assert!(
+        !listening(https_port),
+        "something still listens on nginx's port"
+    );
 }
 
 /// The deploy kit keeps what the README says of it (the files are not run here: no container

@@ -1,7 +1,8 @@
 // Starts `kontor serve` (KONTOR_BIN, default ../target/debug/kontor) on a free port with a
-// fresh data folder, so it creates its own PostgreSQL cluster; stops it after the run.
+// fresh data folder, so it creates its own PostgreSQL cluster; stops it after the run and
+// removes what it made.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,9 +17,19 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The folder the server's cluster lives in when it is not `<data>/postgres`: as root, when
+ * user postgres cannot enter the data folder, the cluster lives under
+ * /var/lib/kontor/clusters/ and `postgres-location.txt` in the data folder names it. */
+function relocatedCluster(dataDir: string): string | undefined {
+  const note = join(dataDir, 'postgres-location.txt');
+  if (!existsSync(note)) return undefined;
+  return /lives in (\S.*)$/m.exec(readFileSync(note, 'utf8'))?.[1];
+}
+
 export default async function globalSetup() {
   const bin = resolve(process.env.KONTOR_BIN ?? '../target/debug/kontor');
-  // Under /tmp (not /root): the cluster runs as user postgres and must reach its folder.
+  // Under /tmp, not the checkout. The folder is private (0700), so as root the cluster lives
+  // under /var/lib/kontor/clusters/ instead (see relocatedCluster), removed at the end too.
   const dataDir = mkdtempSync(join(tmpdir(), 'kontor-e2e-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -57,8 +68,14 @@ export default async function globalSetup() {
   // follows the links in them).
   process.env.KONTOR_E2E_MAIL_DIR = join(dataDir, 'mail');
   return async () => {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    // The server stops the cluster it started as it exits; then its folders can go.
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    const cluster = relocatedCluster(dataDir);
+    if (cluster) rmSync(cluster, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   };
 }
