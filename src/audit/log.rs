@@ -4,7 +4,7 @@ use super::Error;
 use super::{CommandRecord, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportEvent, ExportHeader};
 use crate::games::{Actor, Seat, Viewer};
 use crate::service::play::kind_of;
-use crate::service::{EventOut, SeatInfo, name_seats, present, readable_by, viewer_for};
+use crate::service::{EventOut, SeatInfo, name_seats, present, viewer_for, watch};
 use crate::store::events;
 use crate::store::games::{self, Status};
 use crate::with_rules;
@@ -95,19 +95,21 @@ async fn current_names(pool: &PgPool, game_id: Uuid) -> Result<HashMap<Uuid, Str
         .collect())
 }
 
-/// The head row of a game `reader` may read (a sandbox only its importer), else 404.
+/// The head row of a game `reader` may read (see `service::watch`), else 404.
 async fn readable_head(
     pool: &PgPool,
     game_id: Uuid,
     reader: Reader,
 ) -> Result<games::GameHead, Error> {
-    games::head(pool, game_id)
-        .await?
-        .filter(|head| match reader {
-            Reader::Operator => true,
-            Reader::User(user) => readable_by(head, user),
-        })
-        .ok_or(Error::Service(crate::service::Error::GameNotFound))
+    match reader {
+        Reader::Operator => games::head(pool, game_id)
+            .await?
+            .ok_or(Error::Service(crate::service::Error::GameNotFound)),
+        // Who may watch: the table's setting and blocks.
+        Reader::User(user) => {
+            Ok(watch::readable_head(&mut *pool.acquire().await?, game_id, user).await?)
+        }
+    }
 }
 
 async fn viewer_of(pool: &PgPool, head: &games::GameHead, reader: Reader) -> Result<Viewer, Error> {

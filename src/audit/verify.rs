@@ -12,6 +12,7 @@ use super::{ExportEvent, ExportHeader};
 use crate::games::rng::{GameRng, commitment};
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat};
 use crate::service::step::rank_forfeits_last;
+use crate::service::watch::rules_options;
 use crate::service::{PlatformEvent, SeatInfo, is_platform_event, new_event};
 use crate::store::events::NewEvent;
 use crate::with_rules;
@@ -375,10 +376,12 @@ fn verify<R: Rules>(
     }
     check_header::<R>(header, kind, *rules_version, options, seats, nonces)?;
     let seat_count = seats.len() as u8;
-    if let Err(e) = R::parse_options(options, seat_count) {
+    // Who may watch is recorded among the options, but is no rule of the game.
+    let rules_options = rules_options(options);
+    if let Err(e) = R::parse_options(&rules_options, seat_count) {
         return Err(Failure::at(1, format!("the options are not valid: {e:?}")));
     }
-    let parsed_options: R::Options = serde_json::from_value(options.clone())
+    let parsed_options: R::Options = serde_json::from_value(rules_options)
         .map_err(|e| Failure::at(1, format!("the options do not decode: {e}")))?;
     let mut sink = Sink {
         events: Vec::with_capacity(events.len()),

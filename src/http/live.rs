@@ -7,8 +7,8 @@ use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
 use crate::live::{Signal, StreamSlot};
 use crate::service::lobby::{self, ListQuery, ListView};
-use crate::service::{play, readable_by};
-use crate::store::games::{self, Status};
+use crate::service::{play, watch};
+use crate::store::games::Status;
 use crate::store::presence;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, Responder, get, web};
@@ -48,7 +48,7 @@ pub struct UserStreamQuery {
 }
 
 /// The caller of a stream: a bearer token in the header, or `access_token` in the query.
-async fn stream_caller(
+pub(super) async fn stream_caller(
     state: &AppState,
     req: &HttpRequest,
     access_token: &Option<String>,
@@ -65,7 +65,7 @@ async fn stream_caller(
 
 /// Takes one of the caller's live stream slots on this instance (`KONTOR_LIVE_MAX_STREAMS_PER_USER`,
 /// game and user streams together), or answers 429.
-fn stream_slot(
+pub(super) fn stream_slot(
     state: &AppState,
     user: uuid::Uuid,
     kind: &'static str,
@@ -150,10 +150,8 @@ pub async fn game_stream(
     let game_id = path.into_inner();
     let resume = last_event_id(&req, &query)?;
     // Checked before anything is sent, also when resuming (which skips the snapshot).
-    let head = games::head(&state.pool, game_id)
-        .await?
-        .filter(|head| readable_by(head, caller.user_id))
-        .ok_or(crate::service::Error::GameNotFound)?;
+    let head =
+        watch::readable_head(&mut *state.pool.acquire().await?, game_id, caller.user_id).await?;
     // A resume id beyond the log (or below it) names nothing the client can have seen, and
     // catching up from it would page through versions that do not exist.
     if resume.is_some_and(|id| !(0..=head.version).contains(&id)) {
@@ -216,7 +214,8 @@ impl Watcher {
         let mut seats_changed = false;
         loop {
             if look {
-                if !self.caller.still_stands(&self.state).await {
+                // Nor once the caller may no longer watch (a block since it began).
+                if !self.caller.still_stands(&self.state).await || !self.may_watch().await {
                     break;
                 }
                 if std::mem::take(&mut seats_changed)
@@ -259,6 +258,18 @@ impl Watcher {
             }
         }
         let _ = self.present(false).await;
+    }
+
+    /// Whether the caller may still read the game (see `service::watch`); a failed look
+    /// keeps the stream, which looks again at the next note or tick.
+    async fn may_watch(&self) -> bool {
+        let Ok(mut conn) = self.state.pool.acquire().await else {
+            return true;
+        };
+        !matches!(
+            watch::readable_head(&mut conn, self.game_id, self.caller.user_id).await,
+            Err(crate::service::Error::GameNotFound)
+        )
     }
 
     /// Sends the game as this user sees it now (`event: snapshot`); returns its version.

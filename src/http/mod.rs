@@ -14,6 +14,7 @@ pub mod games;
 pub mod headers;
 pub mod health;
 pub mod live;
+pub mod lobby_stream;
 pub mod methods;
 pub mod metrics;
 pub mod notifications;
@@ -180,6 +181,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(absence::end_vacation)
         .service(live::game_stream)
         .service(live::user_stream)
+        .service(lobby_stream::lobby_stream)
         .service(audit::event_log)
         .service(audit::export_game)
         .service(audit::verification)

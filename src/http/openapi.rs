@@ -39,6 +39,9 @@ use utoipa_actix_web::AppExt;
         crate::service::lobby::ListView,
         crate::audit::ExportHeader,
         crate::audit::ExportEvent,
+        crate::service::watch::Spectators,
+        crate::service::lobby_feed::LobbySnapshot,
+        crate::service::lobby_feed::LobbyGameRemoved,
     ))
 )]
 struct ApiDoc;
@@ -123,6 +126,7 @@ pub fn build() -> Value {
             add_examples::<R>(&mut value);
         });
     }
+    add_table_settings(&mut value);
     link_game_schemas(&mut value);
     open_problem(&mut value);
     name_variants(&mut value);
@@ -403,6 +407,19 @@ fn describe_streams(spec: &mut Value) {
                 "game_over": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
                 "invited": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
                 "player_left": {"type": "object", "required": ["game_id", "seat", "version"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "seat": {"type": "integer", "minimum": 0}, "version": {"type": "integer"}}, "additionalProperties": true},
+            }),
+        ),
+        (
+            "/api/v1/lobby/stream",
+            json!({
+                "snapshot": schema("LobbySnapshot"),
+                "game_opened": schema("GameSummary"),
+                "seats_changed": schema("GameSummary"),
+                "game_started": schema("GameSummary"),
+                "game_cancelled": schema("GameSummary"),
+                "your_turn": schema("GameSummary"),
+                "game_over": schema("GameSummary"),
+                "game_removed": schema("LobbyGameRemoved"),
             }),
         ),
     ];
@@ -1108,6 +1125,22 @@ fn pascal(words: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// The platform's settings of a table that travel with every game's options (see
+/// `service::watch`): each game's `Options` and `FullOptions` list them. In `FullOptions`
+/// they are not required: games created before a setting existed do not store it.
+fn add_table_settings(spec: &mut Value) {
+    let spectators = json!({
+        "description": "Who besides the seated players may watch the game (its view, log, export and stream): `anyone` with its id or link (the default; also where a stored game has no such member) or only the `players` (before the start also whoever may join it). A player who blocked a seated player, or was blocked by one, may not watch either way. To those who may not, the game answers 404 `game_not_found`.",
+        "$ref": "#/components/schemas/Spectators",
+    });
+    for kind in GameKind::ALL {
+        for part in ["Options", "FullOptions"] {
+            let name = format!("{}.{part}", prefix_of(kind.as_str()));
+            spec["components"]["schemas"][&name]["properties"]["spectators"] = spectators.clone();
+        }
+    }
 }
 
 /// A reference to each game's schema of one part (`Command`, `View`…).

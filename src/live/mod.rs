@@ -50,6 +50,9 @@ pub struct Note {
     /// A seat of the open game was taken or given up: no event of the log says so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub seats_changed: bool,
+    /// The game was just created (for the lobby's live stream).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub opened: bool,
 }
 
 fn is_zero(version: &i64) -> bool {
@@ -115,6 +118,27 @@ impl Note {
             game_id,
             status: "open".to_string(),
             seats_changed: true,
+            ..Self::default()
+        }
+    }
+}
+
+impl Note {
+    /// An open game was created (its creator sits at seat 0).
+    pub fn opened(game_id: Uuid) -> Self {
+        Self {
+            game_id,
+            status: "open".to_string(),
+            opened: true,
+            ..Self::default()
+        }
+    }
+
+    /// An open game was cancelled.
+    pub fn cancelled(game_id: Uuid) -> Self {
+        Self {
+            game_id,
+            status: "cancelled".to_string(),
             ..Self::default()
         }
     }

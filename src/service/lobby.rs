@@ -2,7 +2,7 @@
 
 use super::Error;
 use super::clock::{SeatClock, TimeControl, TimeControlRequest};
-use super::{readable_by, step};
+use super::{readable_by, step, watch};
 use crate::games::rng::commitment;
 use crate::games::{GameKind, Rules};
 use crate::live::Note;
@@ -214,9 +214,12 @@ pub async fn create(
         .map(|tc| tc.validate(min_seconds_per_move))
         .transpose()?;
     let kind = parse_kind(&request.kind)?;
+    // Who may watch is the platform's setting among the options; the rest is the rules'.
+    let (spectators, rules_options) = watch::split_options(&request.options)?;
     let (options, rules_version) = with_rules!(kind, R => {
-        (options_for::<R>(&request.options, request.seats)?, R::RULES_VERSION as i32)
+        (options_for::<R>(&rules_options, request.seats)?, R::RULES_VERSION as i32)
     });
+    let options = watch::with_setting(options, spectators);
     let visibility = match request.visibility.as_deref().unwrap_or("public") {
         v @ ("public" | "private") => v.to_string(),
         other => {
@@ -252,6 +255,7 @@ pub async fn create(
     )
     .await?;
     seats::take(&mut tx, id, 0, caller, &nonce).await?;
+    live_note(&mut tx, &Note::opened(id)).await?;
     tx.commit().await?;
     summary(pool, id, caller).await
 }
@@ -396,6 +400,7 @@ pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSu
     let mut tx = pool.begin().await?;
     lock_own_open_game(&mut tx, caller, game_id, "cancel").await?;
     games::cancel(&mut tx, game_id).await?;
+    live_note(&mut tx, &Note::cancelled(game_id)).await?;
     tx.commit().await?;
     summary(pool, game_id, caller).await
 }
@@ -582,6 +587,37 @@ fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), Error> {
 
 /// One page of a lobby list.
 pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GamePage, Error> {
+    list_of(pool, caller, query, None).await
+}
+
+/// The game as `caller`'s list `view` shows it, if that list holds it (the lobby's live
+/// stream asks, so that it tells exactly what the list would).
+pub async fn listed(
+    pool: &PgPool,
+    caller: Uuid,
+    view: ListView,
+    game_id: Uuid,
+) -> Result<Option<GameSummary>, Error> {
+    let query = ListQuery {
+        view: Some(view),
+        kind: None,
+        status: None,
+        limit: Some(1),
+        cursor: None,
+    };
+    Ok(list_of(pool, caller, query, Some(game_id))
+        .await?
+        .items
+        .pop())
+}
+
+/// A page of a lobby list, or (`only`) whether it holds one game.
+async fn list_of(
+    pool: &PgPool,
+    caller: Uuid,
+    query: ListQuery,
+    only: Option<Uuid>,
+) -> Result<GamePage, Error> {
     let view = query.view.unwrap_or_default();
     let limit = i64::from(query.limit.unwrap_or(20));
     if !(1..=100).contains(&limit) {
@@ -615,6 +651,7 @@ pub async fn list(pool: &PgPool, caller: Uuid, query: ListQuery) -> Result<GameP
             // One more than a page: whether there is a next page.
             limit: limit + 1,
             after: cursor,
+            only,
         },
     )
     .await?;

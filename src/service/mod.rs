@@ -10,9 +10,11 @@ pub mod deadlines;
 pub mod error;
 pub mod housekeeping;
 pub mod lobby;
+pub mod lobby_feed;
 pub mod play;
 pub mod seats;
 pub mod step;
+pub mod watch;
 
 pub use error::Error;
 
@@ -162,9 +164,10 @@ pub fn name_seats(events: &mut [EventOut], names: &std::collections::HashMap<Uui
     }
 }
 
-/// Whether `caller` may read the game at all: anyone may, except a sandbox (an imported game),
+/// Whether `caller` may reach the game at all: anyone may, except a sandbox (an imported game),
 /// which only its importer may. To everyone else a sandbox does not exist: they get the same
-/// 404 as for an unknown id, so the id is not even confirmed.
+/// 404 as for an unknown id, so the id is not even confirmed. The lobby's and play's commands
+/// check this; reads also follow who may watch (`watch::readable_head`).
 pub fn readable_by(head: &GameHead, caller: Uuid) -> bool {
     !head.sandbox || head.created_by == caller
 }

@@ -53,10 +53,8 @@ pub async fn detail(
     at: Option<i64>,
 ) -> Result<GameDetail, Error> {
     let mut conn = pool.acquire().await?;
-    let head = games::head(&mut *conn, game_id)
-        .await?
-        .filter(|head| readable_by(head, caller))
-        .ok_or(Error::GameNotFound)?;
+    // Who may watch: the table's setting and blocks (see `watch`).
+    let head = super::watch::readable_head(&mut conn, game_id, caller).await?;
     let seats = games::seats(&mut *conn, game_id).await?;
     let summary = GameSummary::new(&head, &seats, caller);
     let viewer = viewer_for(&head, caller, summary.your_seat);

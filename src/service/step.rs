@@ -285,7 +285,7 @@ pub fn start<R: Rules>(
         nonces: nonces.clone(),
     };
     let seat_count = seats.len() as u8;
-    let options: R::Options = serde_json::from_value(head.options.clone())
+    let options: R::Options = serde_json::from_value(super::watch::rules_options(&head.options))
         .map_err(|e| Error::internal(anyhow::anyhow!("stored options do not decode: {e}")))?;
     let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, 2);
     let setup = R::setup(&options, seat_count, &mut rng);

@@ -79,14 +79,10 @@ pub async fn between(conn: &mut PgConnection, a: Uuid, b: Uuid) -> sqlx::Result<
 
 /// Whether `user` and any player seated in the game blocked one another, either way.
 pub async fn with_seated(conn: &mut PgConnection, game_id: Uuid, user: Uuid) -> sqlx::Result<bool> {
-    sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM game_seats s JOIN user_blocks b
-                           ON (b.blocker_id = s.user_id AND b.blocked_id = $2)
-                           OR (b.blocker_id = $2 AND b.blocked_id = s.user_id)
-                         WHERE s.game_id = $1)",
-    )
-    .bind(game_id)
-    .bind(user)
-    .fetch_one(conn)
-    .await
+    let blocked = super::audience::blocked_with_seated("$1", "$2");
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT {blocked}")))
+        .bind(game_id)
+        .bind(user)
+        .fetch_one(conn)
+        .await
 }

@@ -2,6 +2,7 @@
 
 pub use super::seats::{SeatRow, seat_of, seats};
 
+use super::audience::{PLAYERS_ONLY, blocked_with_seated};
 use super::seats;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -295,7 +296,8 @@ pub enum Listing {
     /// Active games where the caller must act: the nearest deadline first, then the
     /// longest-waiting.
     MyTurn,
-    /// Finished games, public ones and the caller's, most recently finished first.
+    /// Finished games, the caller's and public ones the caller may watch, most recently
+    /// finished first.
     Finished,
 }
 
@@ -311,6 +313,8 @@ pub struct ListFilter<'a> {
     pub limit: i64,
     /// Only games after this one (its sort key and id) in the list's order.
     pub after: Option<(DateTime<Utc>, Uuid)>,
+    /// Only this game: whether the list holds it (the lobby's live stream asks).
+    pub only: Option<Uuid>,
 }
 
 /// A listed game with the key it is sorted by (for the next page's cursor).
@@ -326,30 +330,32 @@ pub async fn list<'e>(
     executor: impl PgExecutor<'e>,
     filter: &ListFilter<'_>,
 ) -> Result<Vec<ListedGame>, sqlx::Error> {
+    let blocked = blocked_with_seated("g.id", "$1");
     // Each list: its filter, its sort key and direction.
     let (condition, sort_key, ascending) = match filter.listing {
         // Not the games where someone the caller blocked, or who blocked the caller, sits:
         // the caller could not join them.
         Listing::Open => (
-            "g.status = 'open' AND (g.visibility = 'public' OR g.created_by = $1
-               OR EXISTS (SELECT 1 FROM game_invitations i WHERE i.game_id = g.id AND i.user_id = $1))
-               AND NOT EXISTS (SELECT 1 FROM game_seats s JOIN user_blocks b
-                                   ON (b.blocker_id = $1 AND b.blocked_id = s.user_id)
-                                   OR (b.blocked_id = $1 AND b.blocker_id = s.user_id)
-                                WHERE s.game_id = g.id)",
+            format!(
+                "g.status = 'open' AND (g.visibility = 'public' OR g.created_by = $1
+                   OR EXISTS (SELECT 1 FROM game_invitations i WHERE i.game_id = g.id AND i.user_id = $1))
+                   AND NOT {blocked}"
+            ),
             "g.created_at",
             false,
         ),
         Listing::Mine => (
             "g.status <> 'cancelled'
                AND (EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1)
-                    OR (g.sandbox AND g.created_by = $1))",
+                    OR (g.sandbox AND g.created_by = $1))"
+                .to_string(),
             "g.created_at",
             false,
         ),
         Listing::MyTurn => (
             "g.status = 'active' AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
-               AND s.user_id = $1 AND s.seat = ANY(g.pending_seats))",
+               AND s.user_id = $1 AND s.seat = ANY(g.pending_seats))"
+                .to_string(),
             // Most urgent first: the nearest deadline of the caller's seat; games without a
             // clock after those with one, the longest-waiting first.
             "coalesce((SELECT d.due_at FROM deadlines d JOIN game_seats s
@@ -358,9 +364,13 @@ pub async fn list<'e>(
                       g.turn_started_at + interval '1000 years')",
             true,
         ),
+        // Others' games only where the caller may watch them (see `service::watch`).
         Listing::Finished => (
-            "g.status = 'finished' AND (g.visibility = 'public'
-               OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.user_id = $1))",
+            format!(
+                "g.status = 'finished' AND (EXISTS (SELECT 1 FROM game_seats s
+                                                     WHERE s.game_id = g.id AND s.user_id = $1)
+                   OR (g.visibility = 'public' AND NOT {PLAYERS_ONLY} AND NOT {blocked}))"
+            ),
             "g.finished_at",
             false,
         ),
@@ -376,6 +386,7 @@ pub async fn list<'e>(
           WHERE {condition} AND ($2::text IS NULL OR g.kind = $2)
             AND ($4::text IS NULL OR g.status = $4)
             AND ($5::timestamptz IS NULL OR ({sort_key}, g.id) {cmp} ($5, $6))
+            AND ($7::uuid IS NULL OR g.id = $7)
           ORDER BY {sort_key} {order}, g.id {order}
           LIMIT $3"
     );
@@ -386,6 +397,7 @@ pub async fn list<'e>(
         .bind(filter.status.map(Status::as_str))
         .bind(filter.after.map(|c| c.0))
         .bind(filter.after.map(|c| c.1))
+        .bind(filter.only)
         .fetch_all(executor)
         .await
 }

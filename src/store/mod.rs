@@ -7,6 +7,7 @@
 //! `&mut PgConnection`). Every game query is keyed by `game_id`.
 
 pub mod append;
+pub mod audience;
 pub mod blocks;
 pub mod channels;
 pub mod cluster;

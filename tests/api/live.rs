@@ -8,20 +8,20 @@ use uuid::Uuid;
 
 /// One server-sent event.
 #[derive(Debug, Clone)]
-struct Sse {
-    event: String,
-    id: Option<i64>,
-    data: Value,
+pub struct Sse {
+    pub event: String,
+    pub id: Option<i64>,
+    pub data: Value,
 }
 
 /// An open event stream, read as it arrives.
-struct Stream {
+pub struct Stream {
     response: reqwest::Response,
     buffer: String,
 }
 
 impl Stream {
-    async fn open(base: &str, path: &str, token: &str, last_event_id: Option<i64>) -> Stream {
+    pub async fn open(base: &str, path: &str, token: &str, last_event_id: Option<i64>) -> Stream {
         let client = reqwest::Client::new();
         let mut request = client
             .get(format!("{base}/api/v1{path}"))
@@ -44,7 +44,7 @@ impl Stream {
     }
 
     /// The next event (comments skipped), or `None` if nothing comes within `wait`.
-    async fn next(&mut self, wait: Duration) -> Option<Sse> {
+    pub async fn next(&mut self, wait: Duration) -> Option<Sse> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
@@ -79,7 +79,7 @@ impl Stream {
     }
 
     /// Events until nothing more comes for `quiet`.
-    async fn drain(&mut self, quiet: Duration) -> Vec<Sse> {
+    pub async fn drain(&mut self, quiet: Duration) -> Vec<Sse> {
         let mut events = Vec::new();
         while let Some(event) = self.next(quiet).await {
             events.push(event);

@@ -1,7 +1,8 @@
 // The lobby: the games waiting for my move first (with the time left), then my running
 // games, my games still waiting for players, open games to join and finished games. Each
-// list pages as the API does. The user's live stream (`/me/stream`) refreshes the lists
-// whenever a turn, a start, an end or an invitation comes in.
+// list pages as the API does. The lobby's live stream (`/lobby/stream`) refreshes the lists
+// whenever a game opens, a seat is taken or given up, a game starts, ends or is cancelled,
+// or a turn comes; so does a click on the Lobby link, and coming back to the tab.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { follow } from '../api/stream';
@@ -35,6 +36,7 @@ const msgs = defineMessages({
   toMove: { en: (who: string) => `${who} to move`, ja: (who: string) => `${who}の手番` },
   won: { en: (who: string) => `won by ${who}`, ja: (who: string) => `勝者：${who}` },
   private: { en: 'private', ja: '非公開' },
+  playersWatch: { en: 'only players watch', ja: '観戦は参加者のみ' },
   count: { en: (n: number) => `(${n})`, ja: (n: number) => `（${n}）` },
 });
 
@@ -55,6 +57,7 @@ function GameRow({ game }: { game: Summary }) {
     <li class="game-row" data-testid="game-row" data-game-id={game.id}>
       <a href={`/games/${game.id}`}>{module?.name[lang] ?? game.kind}</a>
       {game.visibility === 'private' && <span class="tag">{m.private}</span>}
+      {(game.options as { spectators?: Schemas['Spectators'] }).spectators === 'players' && <span class="tag">{m.playersWatch}</span>}
       <span class="muted">
         {' '}
         · {m.status(game.status)} · {m.seats(game.seats.length, game.seat_count)}
@@ -134,21 +137,35 @@ export function Lobby() {
   useEffect(() => {
     if (!user) return;
     document.title = 'Kontor';
-    const bump = () => setRefresh((n) => n + 1);
+    // Events come in bursts (a start and a turn): one refresh for each burst.
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    const bump = () => {
+      clearTimeout(pending);
+      pending = setTimeout(() => setRefresh((n) => n + 1), 150);
+    };
     // Coming back to the tab also refreshes: a stream may have been cut while asleep.
     const onVisible = () => document.visibilityState === 'visible' && bump();
     document.addEventListener('visibilitychange', onVisible);
-    // New open games of others are no notice of mine: look again now and then.
-    const timer = setInterval(() => document.visibilityState === 'visible' && bump(), 30_000);
-    const stop = follow('/api/v1/me/stream', {
+    // A click on a link to the lobby while on it (the router sees no change of address).
+    const onClick = (e: MouseEvent) => {
+      const link = e.target instanceof Element ? e.target.closest('a') : null;
+      if (link?.getAttribute('href') === '/') bump();
+    };
+    document.addEventListener('click', onClick);
+    // The first snapshot is what the lists just loaded; a later one follows a reconnect,
+    // after which anything may have changed.
+    let connectedBefore = false;
+    const stop = follow('/api/v1/lobby/stream', {
       onMessage: (message) => {
-        if (message.event !== 'snapshot') bump();
+        if (message.event === 'snapshot' && !connectedBefore) connectedBefore = true;
+        else bump();
       },
     });
     return () => {
       stop();
-      clearInterval(timer);
+      clearTimeout(pending);
       document.removeEventListener('visibilitychange', onVisible);
+      document.removeEventListener('click', onClick);
     };
   }, [user]);
   if (user === undefined) return null;

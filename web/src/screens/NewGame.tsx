@@ -1,5 +1,6 @@
 // A new game: its kind, the number of seats (the kind's range, from `GET /kinds`), the
-// game's own options (its module's editor), a time control and who may join. On creation
+// game's own options (its module's editor), a time control, who may join and who may watch
+// (the platform's `spectators` setting, sent among the options). On creation
 // the page goes to the new game, where the creator waits for players and invites them.
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
@@ -23,6 +24,13 @@ const msgs = defineMessages({
   visibility: { en: 'Who may join', ja: '参加できる人' },
   public: { en: 'Anyone (listed in the lobby)', ja: '誰でも（ロビーに表示）' },
   private: { en: 'Invited players only (not listed)', ja: '招待したプレイヤーのみ（ロビーに表示しない）' },
+  spectators: { en: 'Who may watch', ja: '観戦できる人' },
+  anyone: { en: 'Anyone with the link', ja: 'リンクを知っている人なら誰でも' },
+  players: { en: 'Only the players at the table', ja: '参加しているプレイヤーのみ' },
+  spectatorsHint: {
+    en: 'Players who blocked one of the players, or whom one of them blocked, can never watch.',
+    ja: 'プレイヤーの誰かをブロックした人、または誰かにブロックされた人は、どちらの設定でも観戦できません。',
+  },
   options: { en: 'Options', ja: 'オプション' },
   time: { en: 'Time control', ja: '持ち時間' },
   timed: { en: 'Limit the time for each move', ja: '1手ごとの時間を制限する' },
@@ -65,6 +73,7 @@ export function NewGame() {
   const [seats, setSeats] = useState(3);
   const [visibility, setVisibility] = useState<'public' | 'private'>('public');
   const [options, setOptions] = useState<Record<string, unknown>>({});
+  const [spectators, setSpectators] = useState<Schemas['Spectators']>('anyone');
   const [timed, setTimed] = useState(false);
   // The fields this form offers, never null (the request type allows null for "default").
   type Fields = 'days_per_move' | 'bank_days' | 'weekends_paused' | 'abandon_after' | 'on_abandon';
@@ -92,7 +101,7 @@ export function NewGame() {
     try {
       const game = await ok(
         api.POST('/api/v1/games', {
-          body: { kind, seats, visibility, options: options as never, time_control: timed ? tc : null },
+          body: { kind, seats, visibility, options: { ...options, spectators } as never, time_control: timed ? tc : null },
         }),
       );
       route(`/games/${game.id}`);
@@ -152,6 +161,19 @@ export function NewGame() {
             <input type="radio" name="visibility" checked={visibility === 'private'} onChange={() => setVisibility('private')} />{' '}
             {m.private}
           </label>
+        </fieldset>
+        <fieldset aria-describedby="spectators-hint">
+          <legend>{m.spectators}</legend>
+          <label>
+            <input type="radio" name="spectators" checked={spectators === 'anyone'} onChange={() => setSpectators('anyone')} /> {m.anyone}
+          </label>
+          <label>
+            <input type="radio" name="spectators" checked={spectators === 'players'} onChange={() => setSpectators('players')} />{' '}
+            {m.players}
+          </label>
+          <small id="spectators-hint" class="hint">
+            {m.spectatorsHint}
+          </small>
         </fieldset>
         <fieldset>
           <legend>{m.options}</legend>

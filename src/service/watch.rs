@@ -1,0 +1,120 @@
+//! Who may watch a game: the table's `spectators` setting, and blocks.
+//!
+//! The setting is chosen at creation and stored with the game's options (so the lobby, the
+//! export header and the log's start event all show it), but it is the platform's, not the
+//! rules': the rules engines never see it (see [`rules_options`]).
+//!
+//! A game someone may not read does not exist to them: every read (view, `?at=`, events,
+//! export, verification, stream) answers 404 `game_not_found`, as for an unknown id or
+//! another user's sandbox, so neither a players-only table nor a block is confirmed to
+//! anyone who has only the id.
+
+use super::Error;
+use crate::store::audience::{self, Standing};
+use crate::store::games::{self, GameHead, Status};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// The name of the setting among the game's options.
+pub const SPECTATORS: &str = "spectators";
+
+/// Who besides the seated players may watch a game (its view, log, export and stream).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Spectators {
+    /// Anyone with the game's id or link (the default).
+    #[default]
+    Anyone,
+    /// Only the seated players (and, while it waits for players, whoever may join it).
+    Players,
+}
+
+impl Spectators {
+    /// The setting of a stored game (games created before it existed: `anyone`).
+    pub fn of(options: &Value) -> Self {
+        options
+            .get(SPECTATORS)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Spectators::Anyone => "anyone",
+            Spectators::Players => "players",
+        }
+    }
+}
+
+/// Takes the `spectators` setting out of a create request's options: the setting (default
+/// `anyone`) and the rest, for the rules engine to judge.
+pub fn split_options(raw: &Value) -> Result<(Spectators, Value), Error> {
+    let mut rest = raw.clone();
+    let Some(value) = rest.as_object_mut().and_then(|o| o.remove(SPECTATORS)) else {
+        return Ok((Spectators::default(), rest));
+    };
+    let spectators = serde_json::from_value(value.clone()).map_err(|_| Error::InvalidOptions {
+        field: SPECTATORS.to_string(),
+        detail: format!("spectators is \"anyone\" or \"players\", not {value}"),
+    })?;
+    Ok((spectators, rest))
+}
+
+/// The rules' options completed (`options`, an object) with the setting, as stored.
+pub fn with_setting(mut options: Value, spectators: Spectators) -> Value {
+    if let Some(fields) = options.as_object_mut() {
+        fields.insert(SPECTATORS.to_string(), spectators.as_str().into());
+    }
+    options
+}
+
+/// A stored game's options as its rules engine knows them: without the setting.
+pub fn rules_options(options: &Value) -> Value {
+    let mut rules = options.clone();
+    if let Some(fields) = rules.as_object_mut() {
+        fields.remove(SPECTATORS);
+    }
+    rules
+}
+
+/// Whether `standing` lets a user read the game `head`: its players always; nobody who
+/// blocked a seated player or was blocked by one; others as the table's setting says (a
+/// players-only table is readable before the start by whoever may join it: anyone if it is
+/// public, the invited if it is private). A sandbox is its importer's alone.
+pub fn may_read(head: &GameHead, caller: Uuid, standing: Standing) -> bool {
+    if head.sandbox {
+        return head.created_by == caller;
+    }
+    if standing.seated {
+        return true;
+    }
+    if standing.blocked {
+        return false;
+    }
+    match Spectators::of(&head.options) {
+        Spectators::Anyone => true,
+        Spectators::Players => {
+            head.status() == Status::Open && (head.visibility == "public" || standing.invited)
+        }
+    }
+}
+
+/// The head row of a game `caller` may read, else `game_not_found`.
+pub async fn readable_head(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    caller: Uuid,
+) -> Result<GameHead, Error> {
+    let head = games::head(&mut *conn, game_id)
+        .await?
+        .ok_or(Error::GameNotFound)?;
+    let standing = audience::standing(&mut *conn, game_id, caller).await?;
+    if may_read(&head, caller, standing) {
+        Ok(head)
+    } else {
+        Err(Error::GameNotFound)
+    }
+}
