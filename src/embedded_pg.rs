@@ -9,10 +9,15 @@
 //! * It listens only on a Unix socket in a private folder (no TCP), with local trust auth.
 //! * Kontor connects as the role `kontor`, which is not a superuser and owns the database.
 //! * Several Kontor processes may share the cluster (a server and `kontor replay --check`, a
-//!   second server that fails to bind). Only the process that started the cluster ever stops
-//!   it, and not while another Kontor process still uses it: each one holds a shared lock on
-//!   `<cluster>/kontor-users.lock` for as long as it uses the cluster, and the starter stops
+//!   second server that fails to bind). Only the cluster's *owner* ever stops it, and not
+//!   while another Kontor process still uses it: each one holds a shared lock on
+//!   `<cluster>/kontor-users.lock` for as long as it uses the cluster, and the owner stops
 //!   the cluster only if it can take that lock exclusively.
+//! * The owner is the process that holds `<cluster>/kontor-owner.lock` exclusively: the one
+//!   that started the cluster, or one that found it running with no owner (its starter was
+//!   killed, say with `kill -9`, and the kernel let go of its locks). Such an orphaned
+//!   cluster is adopted by the next Kontor process, which stops it when it is done, so a
+//!   killed server's cluster does not run on for good.
 
 use crate::store;
 use anyhow::{Context, bail};
@@ -36,7 +41,7 @@ const APP_ROLE: &str = "kontor";
 const SUPERUSER: &str = "postgres";
 
 /// A running private cluster. Stopped by [`EmbeddedPostgres::stop`] or on drop, but only if
-/// this value started it (see the module documentation).
+/// this value owns it (see the module documentation).
 pub struct EmbeddedPostgres {
     bin_dir: PathBuf,
     cluster_dir: PathBuf,
@@ -47,18 +52,40 @@ pub struct EmbeddedPostgres {
     started_here: bool,
     /// Holds a shared `flock` while this value uses the cluster; closing it releases the lock.
     users_lock: Option<File>,
+    /// Holds the exclusive owner's `flock` while this value owns the cluster (see the module
+    /// documentation); `None` when another live process owns it.
+    owner_lock: Option<File>,
+}
+
+/// Whether [`EmbeddedPostgres::open`] may create a cluster that does not exist yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfMissing {
+    Create,
+    /// Fail instead (for the backup and restore commands: a new, empty cluster is never what
+    /// they should dump or restore into unnoticed).
+    Fail,
 }
 
 impl EmbeddedPostgres {
     /// Creates (on first use) and starts the cluster for this data folder.
     pub fn start(data_dir: &Path, durability: Durability) -> anyhow::Result<Self> {
+        Self::open(data_dir, durability, IfMissing::Create)
+    }
+
+    /// Starts the cluster of this data folder (unless it runs), creating it first only if
+    /// `if_missing` says so.
+    pub fn open(
+        data_dir: &Path,
+        durability: Durability,
+        if_missing: IfMissing,
+    ) -> anyhow::Result<Self> {
         let bin_dir = find_binaries()?;
         std::fs::create_dir_all(data_dir)
             .with_context(|| format!("creating the data folder {}", data_dir.display()))?;
         let data_dir = data_dir
             .canonicalize()
             .with_context(|| format!("resolving {}", data_dir.display()))?;
-        let run_as = running_as_root().then(|| SUPERUSER.to_string());
+        let run_as = cluster_user().map(str::to_string);
         let cluster_dir = choose_cluster_dir(&data_dir, run_as.as_deref())?;
         let socket_dir = cluster_dir.join("socket");
         let mut pg = Self {
@@ -69,21 +96,42 @@ impl EmbeddedPostgres {
             stopped: AtomicBool::new(true),
             started_here: false,
             users_lock: None,
+            owner_lock: None,
         };
+        if if_missing == IfMissing::Fail && !pg.data_dir().join("PG_VERSION").exists() {
+            bail!(
+                "there is no embedded PostgreSQL cluster in {} (run `kontor migrate` with this \
+                 KONTOR_DATA_DIR first: it creates one), or set KONTOR_DATABASE_URL",
+                pg.cluster_dir.display()
+            );
+        }
         pg.init_if_needed()?;
         // Take the shared lock before looking whether the server runs: a starter that is
         // stopping it holds the lock exclusively, so this waits until it is down and then
         // starts it anew instead of finding a server that is about to go away.
         pg.users_lock = Some(lock_shared(&pg.cluster_dir.join("kontor-users.lock"))?);
         pg.started_here = pg.start_server(durability)?;
+        pg.owner_lock = try_lock_exclusive_file(&pg.cluster_dir.join("kontor-owner.lock"))?;
+        if pg.owner_lock.is_some() && !pg.started_here {
+            tracing::info!(
+                cluster = %pg.data_dir().display(),
+                "the running embedded PostgreSQL has no owner (the process that started it is \
+                 gone): this process owns it now and stops it when done"
+            );
+        }
         pg.stopped.store(false, Ordering::SeqCst);
         Ok(pg)
     }
 
-    /// Whether this value started the server (and so will stop it), rather than finding it
-    /// already running.
+    /// Whether this value started the server, rather than finding it already running.
     pub fn started_here(&self) -> bool {
         self.started_here
+    }
+
+    /// Whether this value owns the cluster (it started it or adopted an orphaned one), and so
+    /// stops it when done, unless another Kontor process still uses it then.
+    pub fn owns(&self) -> bool {
+        self.owner_lock.is_some()
     }
 
     /// The cluster's PostgreSQL data folder (what `pg_ctl -D` takes).
@@ -138,16 +186,16 @@ impl EmbeddedPostgres {
         Ok(())
     }
 
-    /// Stops the cluster (fast shutdown: open transactions roll back) if this value started
-    /// it and no other Kontor process uses it; otherwise leaves it running. Stopping a server
-    /// that another process started would pull the database from under it (a running
+    /// Stops the cluster (fast shutdown: open transactions roll back) if this value owns it
+    /// and no other Kontor process uses it; otherwise leaves it running. Stopping a server
+    /// that another process owns would pull the database from under it (a running
     /// `kontor serve` would answer every request with an error).
     pub fn stop(&self) -> anyhow::Result<()> {
         if self.stopped.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
-        if !self.started_here {
-            tracing::debug!("leaving the embedded PostgreSQL running: another process started it");
+        if !self.owns() {
+            tracing::debug!("leaving the embedded PostgreSQL running: another process owns it");
             self.unlock();
             return Ok(());
         }
@@ -171,9 +219,10 @@ impl EmbeddedPostgres {
         check(&output?, "pg_ctl stop")
     }
 
-    /// Gives up this value's lock on the cluster: it no longer uses it.
+    /// Gives up this value's locks on the cluster: it no longer uses nor owns it (a cluster
+    /// left running is then adopted by the next process to use it).
     fn unlock(&self) {
-        if let Some(lock) = &self.users_lock {
+        for lock in [&self.users_lock, &self.owner_lock].into_iter().flatten() {
             let _ = lock.unlock();
         }
     }
@@ -297,7 +346,7 @@ impl EmbeddedPostgres {
 }
 
 impl Drop for EmbeddedPostgres {
-    /// Stops the cluster only if this value started it (see [`EmbeddedPostgres::stop`]).
+    /// Stops the cluster only if this value owns it (see [`EmbeddedPostgres::stop`]).
     fn drop(&mut self) {
         if let Err(error) = self.stop() {
             tracing::warn!(%error, "stopping the embedded PostgreSQL failed");
@@ -358,6 +407,25 @@ fn lock_shared(path: &Path) -> anyhow::Result<File> {
 /// Turns the shared lock into an exclusive one if no other process holds it; true on success.
 fn try_lock_exclusive(file: &File) -> bool {
     file.try_lock().is_ok()
+}
+
+/// Opens (creating it) a lock file and locks it exclusively if no other process holds it:
+/// the locked file, or `None` if another process holds the lock.
+fn try_lock_exclusive_file(path: &Path) -> anyhow::Result<Option<File>> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    Ok(try_lock_exclusive(&file).then_some(file))
+}
+
+/// The user the embedded cluster runs as when that is not this process's user: `postgres`
+/// when Kontor runs as root (PostgreSQL refuses to run as root), else `None`.
+pub fn cluster_user() -> Option<&'static str> {
+    running_as_root().then_some(SUPERUSER)
 }
 
 fn running_as_root() -> bool {

@@ -9,6 +9,7 @@ pub mod games;
 pub mod http;
 pub mod live;
 pub mod notify;
+pub mod ops;
 pub mod redact;
 pub mod service;
 pub mod store;

@@ -80,6 +80,30 @@ enum Command {
         #[command(subcommand)]
         command: AdminCommand,
     },
+    /// Back up the database (a pg_dump archive) and the data folder's secret into a new
+    /// folder, while servers run or not.
+    Backup {
+        /// The folder to write; it must not exist yet.
+        folder: std::path::PathBuf,
+    },
+    /// Restore a backup folder into the configured database and data folder (stop the
+    /// servers that use them first).
+    Restore {
+        /// A folder written by `kontor backup`.
+        folder: std::path::PathBuf,
+        /// Replace an embedded database that holds games, and a data folder's different
+        /// jwt-secret.
+        #[arg(long)]
+        overwrite: bool,
+    },
+    /// Ask a running server whether it is ready (GET /readyz): exit status 0 if it answers
+    /// 200, else 1, with the reason on standard error.
+    Health {
+        /// The URL to ask (default: /readyz on KONTOR_BIND, through loopback when it binds
+        /// every interface).
+        #[arg(long)]
+        url: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -119,10 +143,23 @@ enum MailCommand {
 /// The log: lines for people, or JSON objects (`KONTOR_LOG_FORMAT=json`), one a line, each
 /// with the fields of the span it happened in: a request's lines carry its id, route and
 /// masked target, its access line also the status and the latency.
+///
+/// Always on standard error, for every command: standard output carries only what a command
+/// produces (an export, the description, a report), so that `kontor export ID > file`
+/// writes the export and nothing else. Coloured only for a person: when standard error is a
+/// terminal and `NO_COLOR` is not set (<https://no-color.org>).
 fn init_log() {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| kontor::config::default_of("RUST_LOG").into());
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let colour = colour_wanted(
+        std::io::stderr().is_terminal(),
+        std::env::var_os("NO_COLOR").as_deref(),
+    );
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(colour);
     // A configuration that cannot be read is reported by the commands that read it (with
     // the log in the default format); the others (`openapi`, `simulate`, `verify`) run.
     let format = kontor::config::LogFormat::from_env().unwrap_or(kontor::config::LogFormat::Text);
@@ -137,8 +174,17 @@ fn init_log() {
     }
 }
 
+/// Whether the text log is coloured: only on a terminal, and not when `NO_COLOR` is set to
+/// anything but the empty string.
+fn colour_wanted(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    terminal && no_color.is_none_or(|value| value.is_empty())
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    // What this process creates (mails written as files, the generated secret, exports,
+    // backups) is private from the start; see `ops::data_dir`.
+    kontor::ops::data_dir::private_umask();
     init_log();
     match cli.command {
         Command::Simulate {
@@ -156,6 +202,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Verify { export } => verify(&export),
+        Command::Health { url } => health(url),
         command => actix_web::rt::System::new().block_on(run_async(command)),
     }
 }
@@ -167,6 +214,7 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             config.refuse_retired_settings()?;
             // Bind first: a server that cannot listen must not touch the database.
             let listener = kontor::app::bind(config.bind)?;
+            make_data_dir_private(&config)?;
             let database = open_database(&config).await?;
             let app = Application::build_on(config.clone(), database.pool.clone(), listener)?;
             tracing::info!(
@@ -186,6 +234,7 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             result.context("the server stopped")
         }
         Command::Migrate => {
+            make_data_dir_private(&config)?;
             let database = open_database(&config).await?;
             database.pool.close().await;
             println!("migrations applied");
@@ -259,8 +308,50 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             database.pool.close().await;
             result
         }
-        Command::Simulate { .. } | Command::Openapi | Command::Verify { .. } => {
+        Command::Backup { folder } => {
+            println!("{}", kontor::ops::backup::backup(&config, &folder).await?);
+            Ok(())
+        }
+        Command::Restore { folder, overwrite } => {
+            let done = kontor::ops::backup::restore(&config, &folder, overwrite).await?;
+            println!("{done}");
+            Ok(())
+        }
+        Command::Simulate { .. }
+        | Command::Openapi
+        | Command::Verify { .. }
+        | Command::Health { .. } => {
             unreachable!("handled synchronously")
+        }
+    }
+}
+
+/// The data folder and its files private (see `ops::data_dir`), with the embedded cluster's
+/// user let through to the cluster's folder when it is not ours.
+fn make_data_dir_private(config: &Config) -> anyhow::Result<()> {
+    let cluster_user = match config.database {
+        kontor::config::Database::Embedded => kontor::embedded_pg::cluster_user(),
+        kontor::config::Database::Url(_) => None,
+    };
+    kontor::ops::data_dir::make_private(&config.data_dir, cluster_user)?;
+    Ok(())
+}
+
+/// `kontor health`: exit status 0 if the server is ready, else 1 with the reason.
+fn health(url: Option<String>) -> anyhow::Result<()> {
+    let url = match url {
+        Some(url) => url,
+        None => kontor::ops::health::default_url(Config::from_env()?.bind),
+    };
+    match kontor::ops::health::check(&url) {
+        Ok(ready) => {
+            eprintln!("{ready}");
+            Ok(())
+        }
+        // One line for a container's health log, not an error report with a backtrace.
+        Err(why) => {
+            eprintln!("not ready: {why:#}");
+            std::process::exit(1)
         }
     }
 }
@@ -409,4 +500,24 @@ fn run_simulation(
         println!("{} with bots {bots:?}\n{report}", R::KIND);
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour_wanted;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn colour_only_on_a_terminal_and_without_no_color() {
+        assert!(colour_wanted(true, None));
+        assert!(
+            colour_wanted(true, Some(OsStr::new(""))),
+            "an empty NO_COLOR is unset"
+        );
+        assert!(!colour_wanted(true, Some(OsStr::new("1"))));
+        assert!(
+            !colour_wanted(false, None),
+            "a file or a pipe gets no colour"
+        );
+    }
 }

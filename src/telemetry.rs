@@ -7,7 +7,15 @@
 //! (`metrics` has one global recorder), installed by the first server that needs it.
 //!
 //! Gauges that need a query (mail due, deadlines due) are sampled when scraped, not per
-//! request; the pool's and the streams' are read from memory.
+//! request; the pool's and the streams' are read from memory. Those read from the database
+//! are the database's, not this instance's: every instance reports the same value, so they
+//! are aggregated with `max`, never summed (their descriptions say so too).
+//!
+//! Every series whose labels are known in advance is registered at install, at zero, so that
+//! it is there from the first scrape (an alert on `kontor_mails_failed_total` needs no
+//! `or vector(0)`); only the requests' series, one per route, method and status seen, come
+//! as they happen. `kontor_build_info` names the version and commit, and the process's own
+//! metrics (CPU, memory, open files, threads) come from `metrics-process`.
 
 use chrono::{DateTime, Utc};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -32,7 +40,11 @@ pub mod names {
     pub const OLDEST_DUE_AGE: &str = "kontor_mail_oldest_due_age_seconds";
     pub const MAILS_SENT: &str = "kontor_mails_sent_total";
     pub const MAILS_FAILED: &str = "kontor_mails_failed_total";
+    pub const BUILD_INFO: &str = "kontor_build_info";
 }
+
+/// The commit the binary was built from (set by `build.rs`), or `unknown`.
+pub const COMMIT: &str = env!("KONTOR_BUILD_COMMIT");
 
 /// Buckets of the latency histograms, in seconds.
 const SECONDS_BUCKETS: &[f64] = &[
@@ -62,6 +74,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
             match metrics::set_global_recorder(recorder) {
                 Ok(()) => {
                     describe();
+                    register_known_series();
                     Some(handle)
                 }
                 Err(error) => {
@@ -103,7 +116,8 @@ fn describe() {
     );
     describe_gauge!(
         names::DEADLINES_DUE,
-        "Clocks (turns, bot moves, rules timers) due now and not yet handled."
+        "Clocks (turns, bot moves, rules timers) due now and not yet handled. The database's: \
+         every instance reports the same value; aggregate with max, not sum."
     );
     describe_gauge!(
         names::POOL_CONNECTIONS,
@@ -122,17 +136,77 @@ fn describe() {
         names::LIVE_STREAMS,
         "Live streams open on this server, by kind (game, user)."
     );
-    describe_gauge!(names::OUTBOX_DUE, "Mails due for delivery now.");
+    describe_gauge!(
+        names::OUTBOX_DUE,
+        "Mails due for delivery now. The database's: every instance reports the same value; \
+         aggregate with max, not sum."
+    );
     describe_gauge!(
         names::OLDEST_DUE_AGE,
         Unit::Seconds,
-        "How long the oldest due mail has been due (0 when none is)."
+        "How long the oldest due mail has been due (0 when none is). The database's: every \
+         instance reports the same value; aggregate with max, not sum."
     );
     describe_counter!(names::MAILS_SENT, "Mails delivered, by notice kind.");
     describe_counter!(
         names::MAILS_FAILED,
         "Failed delivery attempts, by notice kind; final=\"true\" for mails given up on."
     );
+    describe_gauge!(
+        names::BUILD_INFO,
+        "Always 1; the labels name this binary's version and the commit it was built from."
+    );
+}
+
+/// The mail kinds the outbox holds, as the mail counters label them.
+fn mail_kinds() -> impl Iterator<Item = &'static str> {
+    use crate::notify::{MailKind, NoticeKind, account::AccountMailKind};
+    NoticeKind::ALL
+        .map(MailKind::Notice)
+        .into_iter()
+        .chain([MailKind::Digest])
+        .chain(AccountMailKind::ALL.map(MailKind::Account))
+        .map(MailKind::as_str)
+}
+
+/// Creates every series whose labels are known in advance, at zero (see the module
+/// documentation), the build's information, and the process collector's series.
+fn register_known_series() {
+    for kind in crate::games::GameKind::ALL {
+        metrics::counter!(names::ACTIONS_APPENDED, "kind" => kind.as_str()).increment(0);
+    }
+    for kind in mail_kinds() {
+        metrics::counter!(names::MAILS_SENT, "kind" => kind).increment(0);
+        for last in ["true", "false"] {
+            metrics::counter!(names::MAILS_FAILED, "kind" => kind, "final" => last).increment(0);
+        }
+    }
+    for kind in ["game", "user"] {
+        metrics::gauge!(names::LIVE_STREAMS, "kind" => kind).increment(0.0);
+    }
+    for name in [names::TIMEOUTS_APPLIED, names::DB_UNAVAILABLE] {
+        metrics::counter!(name).increment(0);
+    }
+    // The pool's gauges and those read from the database are set by every scrape before it
+    // renders (absent only while the database cannot be asked: a zero would say "nothing due").
+    // A histogram with no sample yet renders as zero counts in every bucket.
+    for name in [names::BATCH_SIZE, names::POOL_ACQUIRE_WAIT] {
+        let _ = metrics::histogram!(name);
+    }
+    metrics::gauge!(
+        names::BUILD_INFO,
+        "version" => env!("CARGO_PKG_VERSION"),
+        "commit" => COMMIT,
+    )
+    .set(1.0);
+    process_collector().describe();
+}
+
+/// The process's own metrics (`process_cpu_seconds_total`, `process_resident_memory_bytes`,
+/// `process_open_fds`, `process_threads`, …), read when scraped.
+fn process_collector() -> &'static metrics_process::Collector {
+    static COLLECTOR: OnceLock<metrics_process::Collector> = OnceLock::new();
+    COLLECTOR.get_or_init(metrics_process::Collector::default)
 }
 
 /// Counts one answered request.
@@ -190,5 +264,6 @@ pub async fn render(pool: &PgPool, now: DateTime<Utc>) -> String {
     let size = f64::from(pool.size());
     metrics::gauge!(names::POOL_CONNECTIONS, "state" => "idle").set(idle);
     metrics::gauge!(names::POOL_CONNECTIONS, "state" => "used").set((size - idle).max(0.0));
+    process_collector().collect();
     handle.render()
 }

@@ -42,7 +42,7 @@ pub async fn metrics(
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
+        .and_then(bearer_token);
     match given {
         None => Err(ApiError::unauthorized(
             ErrorCode::Unauthenticated,
@@ -74,6 +74,13 @@ async fn scrape(state: &AppState) -> HttpResponse {
         .insert_header((header::CONTENT_TYPE, TEXT_FORMAT))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .body(text)
+}
+
+/// The token of an `Authorization: Bearer <token>` value. The scheme's name is
+/// case-insensitive (RFC 9110, 11.1): `bearer` and `BEARER` are Bearer too.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then_some(token)
 }
 
 /// Compares two secrets in time that does not depend on where they differ.

@@ -51,6 +51,38 @@ pub async fn ensure_database(
     Ok(())
 }
 
+/// Drops `database` if it exists, ending the sessions still connected to it (for a
+/// restore into the embedded cluster: its database is made anew from the dump).
+pub async fn drop_database(superuser: &PgPool, database: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+        quoted(database)
+    )))
+    .execute(superuser)
+    .await?;
+    Ok(())
+}
+
+/// How many games a Kontor database holds; 0 when it has no schema yet.
+pub async fn count_games(pool: &PgPool) -> Result<i64, sqlx::Error> {
+    let has_games: bool = sqlx::query_scalar("SELECT to_regclass('public.games') IS NOT NULL")
+        .fetch_one(pool)
+        .await?;
+    if !has_games {
+        return Ok(0);
+    }
+    sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(pool)
+        .await
+}
+
+/// How many tables the database's `public` schema has (a restore wants none).
+pub async fn count_tables(pool: &PgPool) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+        .fetch_one(pool)
+        .await
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -1,8 +1,10 @@
-//! Backup and restore with the shipped scripts (`deploy/backup.sh`, `deploy/restore.sh`):
-//! a database with finished and running games of both kinds is dumped with the real
-//! `pg_dump` while its server runs, restored into a new cluster, and there `kontor replay
-//! --check` passes, every finished game verifies, a running game plays on, and a token issued
-//! before the backup still works because the data folder's secret came with it.
+//! Backup and restore with `kontor backup` and `kontor restore`, configured as systemd would
+//! configure the server: by a `KONTOR_CONFIG` file of `KEY=value` lines, values with spaces
+//! and `<…>` that a shell could not source among them. A database with finished and running
+//! games of both kinds is dumped with the real `pg_dump` while its server runs, restored into
+//! a new cluster, and there `kontor replay --check` passes, every finished game verifies, a
+//! running game plays on, and a token issued before the backup still works because the data
+//! folder's secret came with it.
 
 use crate::bots;
 use crate::support::*;
@@ -14,23 +16,39 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use uuid::Uuid;
 
-/// Runs a script of `deploy/` with these environment variables; its output, or a panic with it.
-fn script(name: &str, args: &[&Path], env: &[(&str, &Path)], unset: &[&str]) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("deploy")
-        .join(name);
-    let mut command = std::process::Command::new(&path);
-    command.args(args);
-    for (key, value) in env {
-        command.env(key, value);
+/// Runs `kontor <args>` configured only by a configuration file holding these settings (and
+/// a few any server's file has, which no shell could source); the status and its output.
+fn kontor_configured(args: &[&Path], settings: &[(&str, &Path)]) -> (bool, String) {
+    static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let mut file = String::from(
+        "# as in /etc/kontor.env\nKONTOR_MAIL_FROM=Kontor Games <kontor@example.org>\n\
+         KONTOR_BASE_URL = https://kontor.example.org\n",
+    );
+    for (key, value) in settings {
+        file.push_str(&format!("{key}={}\n", value.display()));
     }
-    for key in unset {
-        command.env_remove(key);
-    }
-    let output = command.env_remove("KONTOR_CONFIG").output().unwrap();
+    let n = FILES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let path = std::env::temp_dir().join(format!("kontor-backup-{}-{n}.env", std::process::id()));
+    std::fs::write(&path, file).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
+        .args(args)
+        .env("KONTOR_CONFIG", &path)
+        .env_remove("KONTOR_DATABASE_URL")
+        .env_remove("DATABASE_URL")
+        .env_remove("KONTOR_DATA_DIR")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
     let text = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{name} failed: {text}");
+    (output.status.success(), text)
+}
+
+/// [`kontor_configured`], which must succeed; its output.
+fn kontor(command: &str, folder: &Path, settings: &[(&str, &Path)]) -> String {
+    let (ok, text) = kontor_configured(&[Path::new(command), folder], settings);
+    assert!(ok, "kontor {command} failed: {text}");
     text
 }
 
@@ -145,14 +163,13 @@ async fn a_backup_restores_into_a_new_cluster_with_games_that_verify_and_play_on
     let _ = std::fs::remove_dir_all(&scratch.0);
     std::fs::create_dir_all(&scratch.0).unwrap();
     let backup = scratch.0.join("backup");
-    let said = script(
-        "backup.sh",
-        &[&backup],
+    let said = kontor(
+        "backup",
+        &backup,
         &[
             ("KONTOR_DATABASE_URL", Path::new(&source.database_url())),
             ("KONTOR_DATA_DIR", &source.config.data_dir),
         ],
-        &[],
     );
     assert!(said.contains("jwt-secret"), "{said}");
     assert!(backup.join("kontor.dump").exists());
@@ -168,12 +185,7 @@ async fn a_backup_restores_into_a_new_cluster_with_games_that_verify_and_play_on
     let new_pg = EmbeddedPostgres::start(&data, Durability::Fast).unwrap();
     assert!(new_pg.started_here(), "a new cluster, not the test run's");
     new_pg.ensure_database("kontor").await.unwrap();
-    let said = script(
-        "restore.sh",
-        &[&backup],
-        &[("KONTOR_DATA_DIR", &data)],
-        &["KONTOR_DATABASE_URL"],
-    );
+    let said = kontor("restore", &backup, &[("KONTOR_DATA_DIR", &data)]);
     assert!(said.contains("restored 5 games"), "{said}");
 
     // The real binary on the restored copy (the embedded default of that data folder).
@@ -269,12 +281,7 @@ async fn a_backup_restores_into_a_new_cluster_with_games_that_verify_and_play_on
     // The restored copy backs up again by the embedded path (its cluster running), and
     // restores into an empty database of another cluster by the URL path.
     let again = scratch.0.join("backup-again");
-    script(
-        "backup.sh",
-        &[&again],
-        &[("KONTOR_DATA_DIR", &data)],
-        &["KONTOR_DATABASE_URL"],
-    );
+    kontor("backup", &again, &[("KONTOR_DATA_DIR", &data)]);
     let admin = kontor::store::connect(pg().superuser_options("postgres"), 1)
         .await
         .unwrap();
@@ -287,49 +294,63 @@ async fn a_backup_restores_into_a_new_cluster_with_games_that_verify_and_play_on
     .unwrap();
     admin.close().await;
     let copy_data = scratch.0.join("copy-data");
-    let said = script(
-        "restore.sh",
-        &[&again],
+    let said = kontor(
+        "restore",
+        &again,
         &[
             ("KONTOR_DATABASE_URL", Path::new(&pg().url(&copy))),
             ("KONTOR_DATA_DIR", &copy_data),
         ],
-        &[],
     );
     assert!(said.contains("restored 5 games"), "{said}");
     assert_eq!(
         std::fs::read(copy_data.join("jwt-secret")).unwrap(),
         std::fs::read(backup.join("jwt-secret")).unwrap()
     );
-    // A restore never lands on a database that holds data.
-    let refused =
-        std::process::Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/restore.sh"))
-            .arg(&again)
-            .env("KONTOR_DATABASE_URL", pg().url(&copy))
-            .env("KONTOR_DATA_DIR", &copy_data)
-            .output()
-            .unwrap();
-    assert!(!refused.status.success());
-    assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("not empty"),
-        "{refused:?}"
+    // A restore never lands on a database that holds data, nor replaces a different secret.
+    let copy_url = pg().url(&copy);
+    let (restored_again, said) = kontor_configured(
+        &[Path::new("restore"), &again],
+        &[
+            ("KONTOR_DATABASE_URL", Path::new(&copy_url)),
+            ("KONTOR_DATA_DIR", &copy_data),
+        ],
     );
+    assert!(!restored_again && said.contains("not empty"), "{said}");
+    let (restored_again, said) = kontor_configured(
+        &[Path::new("restore"), &again],
+        &[("KONTOR_DATA_DIR", &scratch.0.join("no-secrets"))],
+    );
+    assert!(
+        !restored_again && said.contains("differs from the backup's"),
+        "{said}"
+    );
+    // Nor into a folder without a cluster, which it would have to create.
+    let (restored_again, said) = kontor_configured(
+        &[Path::new("restore"), &again],
+        &[("KONTOR_DATA_DIR", &scratch.0.join("never-served"))],
+    );
+    assert!(
+        !restored_again && said.contains("no embedded PostgreSQL cluster"),
+        "{said}"
+    );
+    // A backup refuses a folder that exists.
+    let (backed_up, said) = kontor_configured(
+        &[Path::new("backup"), &again],
+        &[("KONTOR_DATA_DIR", &data)],
+    );
+    assert!(!backed_up && said.contains("exists already"), "{said}");
 
-    // With no server running on it, the script starts the embedded cluster for the dump and
+    // With no server running on it, the command starts the embedded cluster for the dump and
     // stops it again.
     drop(new_pg);
     let postmaster = data.join("postgres").join("data").join("postmaster.pid");
     assert!(!postmaster.exists(), "the test's cluster is stopped");
     let cold = scratch.0.join("backup-cold");
-    script(
-        "backup.sh",
-        &[&cold],
-        &[("KONTOR_DATA_DIR", &data)],
-        &["KONTOR_DATABASE_URL"],
-    );
+    kontor("backup", &cold, &[("KONTOR_DATA_DIR", &data)]);
     assert!(cold.join("kontor.dump").exists() && cold.join("jwt-secret").exists());
     assert!(
         !postmaster.exists(),
-        "the script stopped the cluster it started"
+        "the command stopped the cluster it started"
     );
 }

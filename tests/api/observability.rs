@@ -334,6 +334,17 @@ async fn metrics_count_the_real_work_and_are_served_only_as_configured() {
         };
         refused.assert_problem(401, code);
     }
+    // The scheme's name is case-insensitive (RFC 9110): `bearer` is Bearer too.
+    for scheme in ["bearer", "BEARER"] {
+        let scraped = app
+            .client
+            .get(format!("{}/metrics", app.address))
+            .header("authorization", format!("{scheme} {TOKEN}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(scraped.status(), 200, "{scheme}");
+    }
     let scraped = scrape(&app, Some(TOKEN)).await;
     assert_eq!(scraped.status(), 200);
     assert!(
@@ -488,4 +499,95 @@ async fn a_taken_metrics_address_stops_the_server_from_starting() {
         error.contains(&format!("cannot listen on {address}")),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn a_fresh_server_shows_every_known_series_its_build_and_its_process() {
+    // A process of its own: this one's recorder has counted the other tests' work.
+    let app = spawn_app().await;
+    let free_port = || {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    };
+    let metrics = format!("127.0.0.1:{}", free_port());
+    let _server = tokio::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
+        .arg("serve")
+        .env("KONTOR_DATABASE_URL", app.database_url())
+        .env("KONTOR_DATA_DIR", &app.config.data_dir)
+        .env("KONTOR_BIND", format!("127.0.0.1:{}", free_port()))
+        .env("KONTOR_WORKERS", "false")
+        .env("KONTOR_METRICS_BIND", &metrics)
+        .env("RUST_LOG", "warn")
+        .env_remove("KONTOR_CONFIG")
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let text = loop {
+        if let Ok(answer) = reqwest::get(format!("http://{metrics}/metrics")).await
+            && answer.status() == 200
+        {
+            break answer.text().await.unwrap();
+        }
+        assert!(std::time::Instant::now() < deadline, "no metrics served");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let all = samples(&text);
+    // Nothing happened yet, and every series an alert may name is there, at zero.
+    for series in [
+        "kontor_actions_appended_total{kind=\"steel-driver\"}",
+        "kontor_actions_appended_total{kind=\"flying-dutchman\"}",
+        "kontor_mails_sent_total{kind=\"your_turn\"}",
+        "kontor_mails_sent_total{kind=\"verify_email\"}",
+        "kontor_mails_failed_total{kind=\"digest\",final=\"true\"}",
+        "kontor_mails_failed_total{kind=\"password_reset\",final=\"false\"}",
+        "kontor_live_streams_open{kind=\"game\"}",
+        "kontor_live_streams_open{kind=\"user\"}",
+        "kontor_timeouts_applied_total",
+        "kontor_db_unavailable_total",
+        "kontor_group_commit_batch_size_count",
+        "kontor_db_pool_acquire_wait_seconds_count",
+    ] {
+        assert_eq!(all.get(series), Some(&0.0), "{series}:\n{text}");
+    }
+    // The build: this binary's version and commit.
+    let build = format!(
+        "kontor_build_info{{version=\"{}\",commit=\"{}\"}}",
+        env!("CARGO_PKG_VERSION"),
+        kontor::telemetry::COMMIT
+    );
+    assert_eq!(all.get(&build), Some(&1.0), "{build}:\n{text}");
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    if let Ok(head) = head
+        && head.status.success()
+    {
+        let head = String::from_utf8_lossy(&head.stdout);
+        assert!(
+            head.starts_with(kontor::telemetry::COMMIT),
+            "built from {head}, labelled {}",
+            kontor::telemetry::COMMIT
+        );
+    }
+    // The process's own metrics.
+    for series in ["process_resident_memory_bytes", "process_threads"] {
+        assert!(
+            all.get(series).is_some_and(|v| *v > 0.0),
+            "{series}:\n{text}"
+        );
+    }
+    assert!(all.contains_key("process_cpu_seconds_total"), "{text}");
+    // The gauges read from the database say how to aggregate them across instances.
+    for gauge in ["kontor_mail_outbox_due", "kontor_deadlines_due"] {
+        let help = text
+            .lines()
+            .find(|line| line.starts_with(&format!("# HELP {gauge} ")))
+            .unwrap_or_else(|| panic!("no help for {gauge}"));
+        assert!(help.contains("aggregate with max, not sum"), "{help}");
+    }
 }

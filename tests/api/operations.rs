@@ -58,6 +58,53 @@ impl Scratch {
     fn cluster_running(&self) -> bool {
         pg_ctl(&self.cluster_data(), &["status"]).status.success()
     }
+
+    /// The log file of the server on `port` (its standard output and error).
+    fn server_log(&self, port: u16) -> PathBuf {
+        self.dir.join(format!("server-{port}.log"))
+    }
+
+    /// Starts `kontor serve` on `port` with these extra settings, its output written to
+    /// [`Scratch::server_log`], and waits (bounded) until it answers: the first start creates
+    /// the cluster and migrates. The server is `self.servers`' last.
+    async fn serve(&mut self, port: u16, env: &[(&str, &str)]) {
+        let log = std::fs::File::create(self.server_log(port)).unwrap();
+        let server = self
+            .kontor(port, &["serve"])
+            .envs(env.iter().copied())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.servers.push(server);
+        let client = reqwest::Client::new();
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            if let Ok(response) = client
+                .get(format!("http://127.0.0.1:{port}/api/v1/kinds"))
+                .send()
+                .await
+                && response.status().is_success()
+            {
+                return;
+            }
+            let exited = self.servers.last_mut().unwrap().try_wait().unwrap();
+            assert!(
+                exited.is_none() && Instant::now() < deadline,
+                "the server did not come up ({exited:?}): {}",
+                std::fs::read_to_string(self.server_log(port)).unwrap_or_default()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Sends `signal` to the last server started and waits for it to exit.
+    fn signal_last(&mut self, signal: libc::c_int) -> std::process::ExitStatus {
+        let server = self.servers.last_mut().unwrap();
+        // SAFETY: kill on the id of a child process this test started and has not reaped.
+        unsafe { libc::kill(server.id() as libc::pid_t, signal) };
+        wait_exit(server, "the server")
+    }
 }
 
 impl Drop for Scratch {
@@ -152,32 +199,8 @@ async fn other_kontor_processes_never_stop_the_servers_embedded_cluster() {
     let mut scratch = Scratch::new("shared-cluster");
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}/api/v1");
-    let log = std::fs::File::create(scratch.dir.join("server.log")).unwrap();
-    let server = scratch
-        .kontor(port, &["serve"])
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    scratch.servers.push(server);
+    scratch.serve(port, &[]).await;
     let client = reqwest::Client::new();
-
-    // Wait (bounded) until it answers: the first start creates the cluster and migrates.
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        if let Ok(response) = client.get(format!("{base}/kinds")).send().await
-            && response.status().is_success()
-        {
-            break;
-        }
-        let exited = scratch.servers[0].try_wait().unwrap();
-        assert!(
-            exited.is_none() && Instant::now() < deadline,
-            "the server did not come up ({exited:?}): {}",
-            std::fs::read_to_string(scratch.dir.join("server.log")).unwrap_or_default()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
     assert!(scratch.cluster_running());
 
     let anna = register(&client, &base, "anna").await;
@@ -236,9 +259,7 @@ async fn other_kontor_processes_never_stop_the_servers_embedded_cluster() {
     assert!(scratch.cluster_running());
 
     // The server started the cluster, so it stops it when it shuts down.
-    // SAFETY: kill on the id of a child process this test started and has not reaped.
-    unsafe { libc::kill(scratch.servers[0].id() as libc::pid_t, libc::SIGTERM) };
-    let status = wait_exit(&mut scratch.servers[0], "the server");
+    let status = scratch.signal_last(libc::SIGTERM);
     assert!(status.success(), "a clean shutdown: {status:?}");
     assert!(
         !scratch.cluster_running(),
@@ -260,9 +281,13 @@ async fn only_the_starter_stops_the_cluster_and_not_while_another_uses_it() {
     assert!(scratch.cluster_running());
     second.ensure_database("kontor").await.unwrap();
 
-    // A value that did not start it never stops it, by stop() or by drop.
+    // A value that neither started nor adopted it never stops it, by stop() or by drop.
+    assert!(!second.owns(), "the first, alive, owned it then");
+    // The starter gone, the next user adopts the cluster, and still does not stop it while
+    // another uses it.
     let third = EmbeddedPostgres::start(&scratch.dir, Durability::Fast).unwrap();
     assert!(!third.started_here());
+    assert!(third.owns(), "a cluster whose owner is gone is adopted");
     third.stop().unwrap();
     drop(third);
     drop(second);
@@ -273,6 +298,250 @@ async fn only_the_starter_stops_the_cluster_and_not_while_another_uses_it() {
     let fourth = EmbeddedPostgres::start(&scratch.dir, Durability::Fast).unwrap();
     assert!(fourth.started_here());
     drop(fourth);
+    assert!(!scratch.cluster_running());
+}
+
+#[tokio::test]
+async fn a_server_adopts_and_stops_the_cluster_a_killed_server_left_running() {
+    let mut scratch = Scratch::new("orphan");
+    let first = free_port();
+    scratch.serve(first, &[]).await;
+    let status = scratch.signal_last(libc::SIGKILL);
+    assert!(!status.success());
+    assert!(
+        scratch.cluster_running(),
+        "a killed server cannot stop its cluster"
+    );
+
+    // The next server finds the cluster running with no owner: it uses it, owns it, and
+    // stops it at its clean shutdown.
+    let second = free_port();
+    scratch.serve(second, &[("RUST_LOG", "info")]).await;
+    let status = scratch.signal_last(libc::SIGTERM);
+    assert!(status.success(), "a clean shutdown: {status:?}");
+    let log = std::fs::read_to_string(scratch.server_log(second)).unwrap();
+    assert!(log.contains("owns it now"), "{log}");
+    assert!(
+        !scratch.cluster_running(),
+        "the server that adopted the orphaned cluster stopped it: {log}"
+    );
+}
+
+/// Runs the real binary to its end with `stdin` as its standard input; its status, standard
+/// output and standard error, kept apart.
+fn run_apart(mut command: Command, stdin: &[u8]) -> (std::process::ExitStatus, String, String) {
+    use std::io::Write;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status,
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn every_data_command_writes_only_its_data_to_standard_output() {
+    let mut scratch = Scratch::new("stdout");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}/api/v1");
+    // The log at info, as a default installation has it: a server running on the cluster
+    // makes every command log that it uses the running cluster.
+    let info = [("RUST_LOG", "info")];
+    scratch.serve(port, &info).await;
+    let client = reqwest::Client::new();
+    let anna = register(&client, &base, "anna").await;
+    // A finished game in the store: the golden export, imported as anna's sandbox.
+    let golden = include_str!("../golden/steel-driver-3p.ndjson");
+    let imported = client
+        .post(format!("{base}/games/import"))
+        .bearer_auth(&anna)
+        .header("content-type", "application/x-ndjson")
+        .body(golden)
+        .send()
+        .await
+        .unwrap();
+    let imported = read(imported).await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    let game = imported.body["id"].as_str().unwrap().to_string();
+
+    let command = |args: &[&str]| {
+        let mut command = scratch.kontor(port, args);
+        command.envs(info);
+        command
+    };
+    let data = |args: &[&str], stdin: &[u8]| {
+        let (status, stdout, stderr) = run_apart(command(args), stdin);
+        assert!(status.success(), "kontor {args:?}: {stdout}{stderr}");
+        assert!(
+            !stdout.contains('\x1b') && !stdout.contains(" INFO ") && !stdout.contains(" WARN "),
+            "kontor {args:?} wrote a log line to standard output:\n{stdout}"
+        );
+        (stdout, stderr)
+    };
+    let ndjson = |stdout: &str| {
+        for line in stdout.lines() {
+            serde_json::from_str::<serde_json::Value>(line)
+                .unwrap_or_else(|e| panic!("not an ndjson line ({e}): {line}"));
+        }
+    };
+
+    // The export is exactly the log, and `kontor verify` accepts it piped in.
+    let (export, logged) = data(&["export", &game], b"");
+    assert!(
+        logged.contains("already running"),
+        "the log goes to standard error: {logged}"
+    );
+    ndjson(&export);
+    assert!(export.starts_with("{"), "{export}");
+    let (verified, _) = data(&["verify", "-"], export.as_bytes());
+    let verified: serde_json::Value = serde_json::from_str(&verified).unwrap();
+    assert_eq!(verified["verified"], true, "{verified}");
+    let (view, _) = data(&["export", &game, "--as", "anna"], b"");
+    ndjson(&view);
+    let (description, _) = data(&["openapi"], b"");
+    let description: serde_json::Value = serde_json::from_str(&description).unwrap();
+    assert!(description["paths"].is_object());
+    let (report, _) = data(
+        &["simulate", "steel-driver", "--players", "3", "--games", "2"],
+        b"",
+    );
+    assert!(report.starts_with("steel-driver with bots"), "{report}");
+    let (replay, _) = data(&["replay", "--check"], b"");
+    assert_eq!(
+        replay,
+        "replay --check: every game folds to its cached state\n"
+    );
+    let (failed, _) = data(&["mail", "failed"], b"");
+    assert_eq!(failed, "no failed mails\n");
+    let (admins, _) = data(&["admin", "list"], b"");
+    assert!(admins.starts_with("no admins"), "{admins}");
+    let (migrated, _) = data(&["migrate"], b"");
+    assert_eq!(migrated, "migrations applied\n");
+    let (swept, _) = data(&["housekeeping"], b"");
+    assert!(swept.starts_with("deleted "), "{swept}");
+    let (health, said) = data(&["health"], b"");
+    assert_eq!(health, "", "the health check speaks on standard error only");
+    assert!(said.contains("200"), "{said}");
+
+    // The server's own log, written to a file, carries no colour codes.
+    let status = scratch.signal_last(libc::SIGTERM);
+    assert!(status.success(), "a clean shutdown: {status:?}");
+    let log = std::fs::read(scratch.server_log(port)).unwrap();
+    assert!(log.len() > 100, "the server logged");
+    assert!(
+        !log.contains(&0x1b),
+        "an ESC byte in a log file: {}",
+        String::from_utf8_lossy(&log)
+    );
+
+    // With the server gone, the health check says so and fails.
+    let (status, stdout, stderr) = run_apart(scratch.kontor(port, &["health"]), b"");
+    assert!(!status.success());
+    assert_eq!(stdout, "");
+    assert!(stderr.starts_with("not ready: "), "{stderr}");
+    assert!(stderr.contains("cannot be reached"), "{stderr}");
+}
+
+#[tokio::test]
+async fn the_health_check_reports_what_the_server_answers() {
+    let app = spawn_app().await;
+    let url = |path: &str| format!("{}{path}", app.address);
+    // Off the test's thread, which serves the in-process server the check asks.
+    let check = |url: String| {
+        let mut command = Command::new(KONTOR);
+        command
+            .args(["health", "--url", &url])
+            .env_remove("KONTOR_CONFIG");
+        tokio::task::spawn_blocking(move || run_apart(command, b""))
+    };
+    let (status, _, said) = check(url("/readyz")).await.unwrap();
+    assert!(status.success(), "{said}");
+    // A URL without a path asks /readyz.
+    let (status, _, said) = check(url("")).await.unwrap();
+    assert!(status.success(), "{said}");
+    assert!(said.contains("/readyz"), "{said}");
+    // Anything but 200 fails, with the status and what the server said.
+    let (status, _, said) = check(url("/api/v1/me")).await.unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert!(
+        said.starts_with("not ready: ") && said.contains("401") && said.contains("unauthenticated"),
+        "{said}"
+    );
+    let (status, _, said) = check("https://127.0.0.1:1/readyz".into()).await.unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert!(said.contains("only http://"), "{said}");
+}
+
+#[tokio::test]
+async fn the_data_folder_and_its_secrets_are_private() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o7777;
+    let mut scratch = Scratch::new("private");
+    // A folder as an older release left it: open to everyone, a secret and a mail in it.
+    let open = std::fs::Permissions::from_mode(0o644);
+    std::fs::create_dir_all(scratch.dir.join("mail")).unwrap();
+    let secret = scratch.dir.join("jwt-secret");
+    std::fs::write(&secret, "an-older-secret-of-more-than-32-characters").unwrap();
+    let old_mail = scratch.dir.join("mail").join("old-verify_email.eml");
+    std::fs::write(&old_mail, "a live link").unwrap();
+    for file in [&secret, &old_mail] {
+        std::fs::set_permissions(file, open.clone()).unwrap();
+    }
+    for folder in [&scratch.dir, &scratch.dir.join("mail")] {
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    // A server with its workers and no SMTP server writes the verification mail as a file.
+    let port = free_port();
+    scratch.serve(port, &[("KONTOR_WORKERS", "true")]).await;
+    let client = reqwest::Client::new();
+    register(&client, &format!("http://127.0.0.1:{port}/api/v1"), "anna").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let new_mail = loop {
+        let found = std::fs::read_dir(scratch.dir.join("mail"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .find(|path| {
+                path.to_string_lossy().ends_with("-verify_email.eml") && *path != old_mail
+            });
+        if let Some(path) = found {
+            break path;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no verification mail was written"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+
+    let folder = std::fs::metadata(&scratch.dir).unwrap();
+    match kontor::embedded_pg::cluster_user() {
+        // As root the cluster runs as `postgres`, which passes through to its own folder and
+        // can do nothing else in the data folder.
+        Some(user) => {
+            assert_eq!(mode(&scratch.dir), 0o710);
+            let group = Command::new("id").args(["-g", user]).output().unwrap();
+            let gid: u32 = String::from_utf8_lossy(&group.stdout)
+                .trim()
+                .parse()
+                .unwrap();
+            assert_eq!(folder.gid(), gid);
+        }
+        None => assert_eq!(mode(&scratch.dir), 0o700),
+    }
+    assert_eq!(mode(&scratch.dir.join("mail")), 0o700);
+    for file in [&secret, &old_mail, &new_mail] {
+        assert_eq!(mode(file), 0o600, "{}", file.display());
+    }
+    let status = scratch.signal_last(libc::SIGTERM);
+    assert!(status.success(), "a clean shutdown: {status:?}");
     assert!(!scratch.cluster_running());
 }
 
