@@ -387,7 +387,17 @@ pub const SETTINGS: &[Setting] = &[
     Setting::described(
         "KONTOR_SMTP_URL",
         "(none)",
-        "SMTP server, e.g. smtp://user:pass@host:587. Unset: mails are written as .eml files in <data>/mail.",
+        "SMTP server: smtp://user:pass@host:587?tls=required (STARTTLS), smtps://user:pass@host:465 (implicit TLS), or smtp://localhost:25 (no TLS: a relay on this machine). Unset: mails are written as .eml files in <data>/mail.",
+    ),
+    Setting::value(
+        "KONTOR_SMTP_ALLOW_PLAINTEXT",
+        "false",
+        "Allow a KONTOR_SMTP_URL with a user and password but without TLS (they and the mail then cross in clear text); otherwise the server refuses to start with one.",
+    ),
+    Setting::described(
+        "KONTOR_SMTP_CA_FILE",
+        "(none)",
+        "A PEM file of certificates to trust for the SMTP server's TLS besides the public roots (a relay with a private CA).",
     ),
     Setting::value(
         "KONTOR_MAIL_FROM",
