@@ -914,6 +914,148 @@ async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_no
     assert!(statuses.iter().all(|s| s == "sent"), "{statuses:?}");
 }
 
+/// A started three-player Steel Driver game whose start mail has been delivered, and its
+/// players in seat order.
+async fn delivered_game(f: &Fixture) -> (Uuid, Vec<User>) {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo"] {
+        players.push(f.app.register(name).await);
+    }
+    let game = f.app.start_game("steel-driver", json!({}), &players).await;
+    f.notifier.deliver_due(50).await.unwrap();
+    (game, players)
+}
+
+/// The "your turn" mails queued for `user` about `game`, oldest first: (id, status,
+/// skip_reason, sent_at).
+#[allow(clippy::type_complexity)]
+async fn turn_mails(
+    app: &TestApp,
+    game: Uuid,
+    user: &User,
+) -> Vec<(Uuid, String, Option<String>, Option<chrono::DateTime<Utc>>)> {
+    sqlx::query_as(
+        "SELECT id, status, skip_reason, sent_at FROM mail_outbox
+          WHERE user_id = $1 AND game_id = $2 AND kind = 'your_turn' ORDER BY created_at, id",
+    )
+    .bind(user.id)
+    .bind(game)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+}
+
+/// Plays on (a bot moves for whoever must act), delivering each step's mail, until a new turn
+/// of `user` begins: that step's mail is queued, not delivered. Returns its id.
+async fn play_until_turn_of(f: &Fixture, game: Uuid, players: &[User], user: &User) -> Uuid {
+    let before = turn_mails(&f.app, game, user).await.len();
+    for step in 0..200 {
+        crate::bots::play(&f.app, game, players, crate::bots::steel_driver, step, 1).await;
+        let queued = turn_mails(&f.app, game, user).await;
+        if queued.len() > before {
+            return queued.last().unwrap().0;
+        }
+        f.notifier.deliver_due(50).await.unwrap();
+    }
+    panic!("no new turn of {} in 200 moves", user.name);
+}
+
+/// How often the mail with outbox id `id` reached the receiver.
+fn arrivals(sink: &SmtpSink, id: Uuid) -> usize {
+    sink.received()
+        .iter()
+        .filter(|r| message_id(r).contains(&id.to_string()))
+        .count()
+}
+
+/// A worker that claims every due mail and dies at once, before sending any.
+async fn claim_and_die(f: &Fixture) -> usize {
+    let lease = f.app.config.notify.lease.as_secs_f64();
+    let now = f.app.config.clock.now();
+    kontor::store::outbox::claim_due(&f.app.pool, 50, Uuid::new_v4(), "dead", lease, now)
+        .await
+        .unwrap()
+        .len()
+}
+
+#[tokio::test]
+async fn a_turn_mail_a_dead_worker_claimed_is_sent_once_while_its_turn_lasts_and_never_after() {
+    let f = fixture(&[]).await; // a lease of 30 s
+    let (game, players) = delivered_game(&f).await;
+    let bert = &players[1];
+
+    // Bert's turn begins; a worker claims its mail and dies before sending it.
+    let current = play_until_turn_of(&f, game, &players, bert).await;
+    assert_eq!(claim_and_die(&f).await, 1);
+    assert_eq!(
+        f.notifier.deliver_due(50).await.unwrap().claimed,
+        0,
+        "leased"
+    );
+    // Once the lease has run out, the turn is still his: the mail goes, once.
+    f.app.clock.advance(Duration::from_secs(31));
+    let report = f.notifier.deliver_due(50).await.unwrap();
+    assert_eq!((report.claimed, report.sent), (1, 1), "{report:?}");
+    assert_eq!(arrivals(&f.sink, current), 1);
+    assert_eq!(f.notifier.deliver_due(50).await.unwrap().claimed, 0);
+
+    // His next turn's mail is claimed by a worker that dies; the game goes on, the turn passes
+    // and comes back to him (a third mail, delivered at once).
+    let passed = play_until_turn_of(&f, game, &players, bert).await;
+    assert_eq!(claim_and_die(&f).await, 1);
+    let again = play_until_turn_of(&f, game, &players, bert).await;
+    assert_eq!(f.notifier.deliver_due(50).await.unwrap().sent, 1);
+    assert_eq!(arrivals(&f.sink, again), 1);
+    // The dead worker's mail, due again: its turn has passed (though it is his turn again),
+    // so it is not sent (a second "your turn" for this one), but recorded as stale.
+    f.app.clock.advance(Duration::from_secs(31));
+    let report = f.notifier.deliver_due(50).await.unwrap();
+    assert_eq!(
+        (report.claimed, report.skipped, report.sent),
+        (1, 1, 0),
+        "{report:?}"
+    );
+    assert_eq!(arrivals(&f.sink, passed), 0);
+    let mails = turn_mails(&f.app, game, bert).await;
+    let row = mails.iter().find(|m| m.0 == passed).unwrap();
+    assert_eq!(
+        (row.1.as_str(), row.2.as_deref()),
+        ("skipped", Some("stale"))
+    );
+}
+
+#[tokio::test]
+async fn a_turn_mail_handed_over_before_its_worker_died_is_recorded_as_sent_not_skipped() {
+    let f = fixture(&[]).await;
+    let (game, players) = delivered_game(&f).await;
+    let bert = &players[1];
+    let handed = play_until_turn_of(&f, game, &players, bert).await;
+    // The mail arrives, but its worker dies before hearing so.
+    f.sink.script([Verdict::AcceptThenHang]);
+    let worker = Notifier::new(f.app.pool.clone(), &f.app.config).unwrap();
+    let task = tokio::spawn(async move { worker.deliver_due(50).await });
+    f.sink
+        .wait_for(f.sink.received().len() + 1, Duration::from_secs(5))
+        .await;
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    f.sink.release_hangs();
+    assert_eq!(arrivals(&f.sink, handed), 1);
+
+    // Bert plays his turn (having read the mail); the turn comes back to him.
+    let next = play_until_turn_of(&f, game, &players, bert).await;
+    assert_eq!(f.notifier.deliver_due(50).await.unwrap().sent, 1);
+    f.app.clock.advance(Duration::from_secs(31));
+    let report = f.notifier.deliver_due(50).await.unwrap();
+    assert_eq!((report.claimed, report.sent_before), (1, 1), "{report:?}");
+    // Not sent again, and recorded as what it was: sent (when it was handed over).
+    assert_eq!((arrivals(&f.sink, handed), arrivals(&f.sink, next)), (1, 1));
+    let mails = turn_mails(&f.app, game, bert).await;
+    let row = mails.iter().find(|m| m.0 == handed).unwrap();
+    assert_eq!((row.1.as_str(), row.2.as_deref()), ("sent", None));
+    assert!(row.3.is_some(), "sent at the hand-over: {row:?}");
+}
+
 #[tokio::test]
 async fn a_worker_sends_several_mails_at_once_over_reused_connections() {
     let f = fixture(&[("KONTOR_MAIL_CONCURRENCY", "3")]).await;
