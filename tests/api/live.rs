@@ -839,3 +839,47 @@ async fn an_open_games_stream_sends_a_snapshot_when_its_seats_change() {
         .assert_ok();
     assert!(stream.next(Duration::from_millis(500)).await.is_none());
 }
+
+/// Issue 20, item 12: a deletion gives up the account's seats in open games, as a leave does,
+/// and the watchers' snapshot says so (it kept showing the old name).
+#[tokio::test]
+async fn an_open_games_stream_sends_a_snapshot_when_a_seated_player_deletes_the_account() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let game = app.open_game(&anna).await;
+    app.post(&format!("/games/{game}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_ok();
+    let mut stream = Stream::open(
+        &app.address,
+        &format!("/games/{game}/stream"),
+        &anna.token,
+        None,
+    )
+    .await;
+    let first = stream.next(WAIT).await.unwrap();
+    assert_eq!(
+        first.data["seats"].as_array().unwrap().len(),
+        2,
+        "{first:?}"
+    );
+    app.post("/me/delete")
+        .as_user(&bert)
+        .json(&json!({"password": password_of("bert")}))
+        .send()
+        .await
+        .assert_ok();
+    let next = stream.next(WAIT).await.expect("a new snapshot");
+    assert_eq!(next.event, "snapshot", "{next:?}");
+    let names: Vec<&str> = next.data["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["username"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["anna"]);
+}
