@@ -10,7 +10,8 @@
 //! `--games` Steel Driver games are started among `3 × games` users. Half the streams are
 //! game streams (`GET /games/{id}/stream`, spread evenly over the games and over all users as
 //! players or spectators), half user streams (`GET /me/stream`, spread over the users); the
-//! server must allow that many per user (`KONTOR_LIVE_MAX_STREAMS_PER_USER`). The server's
+//! server must allow that many per user and per address (`KONTOR_LIVE_MAX_STREAMS_PER_USER`,
+//! `KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS`). The server's
 //! resident memory (`VmRSS` of `/proc/<pid>/status`) is read before the streams open, with a
 //! tenth of them open, and with all open and idle; the memory per idle stream is the growth
 //! over the last nine tenths divided by their number. Then:

@@ -64,7 +64,7 @@ LOAD=$(ls -t target/release/deps/streams-* | grep -v '\.d$' | head -1)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2> /dev/null || echo 18081)
 KONTOR_DATABASE_URL="postgres://kontor@localhost/kontor?host=$DIR" KONTOR_BIND="127.0.0.1:$PORT" \
   KONTOR_DATA_DIR="$DIR/kontor" KONTOR_DB_POOL_SIZE=32 KONTOR_WORKERS=false RUST_LOG=warn \
-  KONTOR_LIVE_MAX_STREAMS_PER_USER="$STREAMS" MALLOC_MMAP_THRESHOLD_=131072 \
+  KONTOR_LIVE_MAX_STREAMS_PER_USER="$STREAMS" KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS="$STREAMS" MALLOC_MMAP_THRESHOLD_=131072 \
   target/release/kontor serve > "$DIR/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/api/v1/kinds" > /dev/null && break; sleep 0.1; done

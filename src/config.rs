@@ -64,6 +64,8 @@ pub struct Config {
     pub live_keep_alive: Duration,
     /// Live streams (game and user streams together) one user may hold open on this instance.
     pub live_max_streams_per_user: usize,
+    /// Live streams one client address may hold open on this instance, whatever the users.
+    pub live_max_streams_per_address: usize,
     /// How long a client may take to send a request's body, from the end of its head.
     pub body_timeout: Duration,
     /// Days finished (sent or skipped) mail is kept before housekeeping deletes it; 0: forever.
@@ -172,6 +174,7 @@ impl std::fmt::Debug for Config {
             vacation_days_per_year,
             live_keep_alive,
             live_max_streams_per_user,
+            live_max_streams_per_address,
             body_timeout,
             keep_sent_mail_days,
             housekeeping_every,
@@ -222,6 +225,7 @@ impl std::fmt::Debug for Config {
             .field("vacation_days_per_year", vacation_days_per_year)
             .field("live_keep_alive", live_keep_alive)
             .field("live_max_streams_per_user", live_max_streams_per_user)
+            .field("live_max_streams_per_address", live_max_streams_per_address)
             .field("body_timeout", body_timeout)
             .field("keep_sent_mail_days", keep_sent_mail_days)
             .field("housekeeping_every", housekeeping_every)
@@ -370,6 +374,11 @@ pub const SETTINGS: &[Setting] = &[
         "Live streams (game and user streams together) one user may hold open on one server; more are refused with 429.",
     ),
     Setting::value(
+        "KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS",
+        "64",
+        "Live streams one client address may hold open on one server, whatever the accounts; more are refused with 429. Behind a proxy, set KONTOR_TRUSTED_PROXIES, or every client shares the proxy's address.",
+    ),
+    Setting::value(
         "KONTOR_BODY_TIMEOUT",
         "10",
         "Seconds a client may take to send a request body; a slower one is answered 408 and disconnected.",
@@ -387,7 +396,17 @@ pub const SETTINGS: &[Setting] = &[
     Setting::described(
         "KONTOR_SMTP_URL",
         "(none)",
-        "SMTP server, e.g. smtp://user:pass@host:587. Unset: mails are written as .eml files in <data>/mail.",
+        "SMTP server: smtp://user:pass@host:587?tls=required (STARTTLS), smtps://user:pass@host:465 (implicit TLS), or smtp://localhost:25 (no TLS: a relay on this machine). Unset: mails are written as .eml files in <data>/mail.",
+    ),
+    Setting::value(
+        "KONTOR_SMTP_ALLOW_PLAINTEXT",
+        "false",
+        "Allow a KONTOR_SMTP_URL with a user and password but without TLS (they and the mail then cross in clear text); otherwise the server refuses to start with one.",
+    ),
+    Setting::described(
+        "KONTOR_SMTP_CA_FILE",
+        "(none)",
+        "A PEM file of certificates to trust for the SMTP server's TLS besides the public roots (a relay with a private CA).",
     ),
     Setting::value(
         "KONTOR_MAIL_FROM",
@@ -636,6 +655,11 @@ impl Config {
         if live_max_streams_per_user == 0 {
             bail!("KONTOR_LIVE_MAX_STREAMS_PER_USER must be at least 1");
         }
+        let live_max_streams_per_address: u32 =
+            values.number("KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS")?;
+        if live_max_streams_per_address == 0 {
+            bail!("KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS must be at least 1");
+        }
         let body_timeout = values.seconds("KONTOR_BODY_TIMEOUT")?;
         let housekeeping_every = values.seconds("KONTOR_HOUSEKEEPING_EVERY")?;
         if housekeeping_every.is_zero() {
@@ -687,6 +711,7 @@ impl Config {
             vacation_days_per_year: i64::from(values.number::<u32>("KONTOR_VACATION_DAYS")?),
             live_keep_alive: values.seconds("KONTOR_LIVE_KEEP_ALIVE")?,
             live_max_streams_per_user: live_max_streams_per_user as usize,
+            live_max_streams_per_address: live_max_streams_per_address as usize,
             body_timeout,
             keep_sent_mail_days: values.number("KONTOR_KEEP_SENT_MAIL_DAYS")?,
             housekeeping_every,

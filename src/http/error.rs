@@ -498,6 +498,7 @@ error_codes! {
     NotOnVacation = "not_on_vacation", 409, "There is no vacation to end.";
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
     TooManyStreams = "too_many_streams", 429, "The caller holds the most live streams allowed on this server; close one, or retry after `Retry-After` seconds.";
+    TooManyStreamsFromAddress = "too_many_streams_from_address", 429, "The client's address holds the most live streams allowed on this server (whichever accounts opened them); close one, or retry after `Retry-After` seconds.";
     RequestRejected = "request_rejected", 400, "The request was refused before reaching the API (another 4xx status).";
     PreconditionFailed = "precondition_failed", 412, "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.";
     WebClientMissing = "web_client_missing", 503, "The web client's files were not built into this server (`npm ci && npm run build` in `web/`).";

@@ -2,10 +2,10 @@
 
 use super::caller::{Caller, authenticate, bearer_token};
 use super::error::{ApiError, ErrorCode, Problem};
-use super::{AppState, Query};
+use super::{AppState, Query, client_address};
 use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
-use crate::live::{Signal, StreamSlot};
+use crate::live::{Refused, Signal, StreamLimits, StreamSlot};
 use crate::service::lobby::{self, ListQuery, ListView};
 use crate::service::{play, watch};
 use crate::store::games::Status;
@@ -63,25 +63,50 @@ pub(super) async fn stream_caller(
     Ok(caller)
 }
 
-/// Takes one of the caller's live stream slots on this instance (`KONTOR_LIVE_MAX_STREAMS_PER_USER`,
-/// game and user streams together), or answers 429.
+/// Takes one of the caller's live stream slots on this instance
+/// (`KONTOR_LIVE_MAX_STREAMS_PER_USER`, all kinds of streams together, and
+/// `KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS` from the client's address, whoever signs in), or
+/// answers 429.
 pub(super) fn stream_slot(
     state: &AppState,
+    req: &HttpRequest,
     user: uuid::Uuid,
     kind: &'static str,
 ) -> Result<StreamSlot, ApiError> {
-    let max = state.config.live_max_streams_per_user;
-    state.hub.open_stream(user, max, kind).ok_or_else(|| {
-        let mut error = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
+    let limits = StreamLimits {
+        per_user: state.config.live_max_streams_per_user,
+        per_address: state.config.live_max_streams_per_address,
+    };
+    let refused = match state
+        .hub
+        .open_stream(user, client_address(req), limits, kind)
+    {
+        Ok(slot) => return Ok(slot),
+        Err(refused) => refused,
+    };
+    let (code, max, message) = match refused {
+        Refused::User => (
             ErrorCode::TooManyStreams,
-            format!("at most {max} live streams may be open per user; close one and retry"),
-        )
+            limits.per_user,
+            format!(
+                "at most {} live streams may be open per user; close one and retry",
+                limits.per_user
+            ),
+        ),
+        Refused::Address => (
+            ErrorCode::TooManyStreamsFromAddress,
+            limits.per_address,
+            format!(
+                "at most {} live streams may be open from one address; close one and retry",
+                limits.per_address
+            ),
+        ),
+    };
+    let mut error = ApiError::new(StatusCode::TOO_MANY_REQUESTS, code, message)
         .with("retry_after", STREAM_RETRY_AFTER)
         .with("max_streams", max);
-        error.retry_after = Some(STREAM_RETRY_AFTER);
-        error
-    })
+    error.retry_after = Some(STREAM_RETRY_AFTER);
+    Err(error)
 }
 
 /// The resume point a client sent, if any; whether it lies within the log is checked later.
@@ -128,7 +153,7 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, 
         (status = 400, description = "`invalid_resume_id`: the resume id is not a version of the game; `invalid_parameter`: it is not a number.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; `too_many_streams_from_address`: so does the client's address; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games/{game_id}/stream")]
@@ -164,7 +189,7 @@ pub async fn game_stream(
         )
         .with("version", head.version));
     }
-    let slot = stream_slot(&state, caller.user_id, "game")?;
+    let slot = stream_slot(&state, &req, caller.user_id, "game")?;
     // Subscribe before reading, so nothing between the read and the first note is missed.
     let signals = state.hub.subscribe();
     let (sender, receiver) = mpsc::channel(64);
@@ -345,7 +370,7 @@ impl Watcher {
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; `too_many_streams_from_address`: so does the client's address; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/me/stream")]
@@ -356,7 +381,7 @@ pub async fn user_stream(
 ) -> Result<impl Responder, ApiError> {
     let caller = stream_caller(&state, &req, &query.access_token).await?;
     let me = caller.user_id;
-    let slot = stream_slot(&state, me, "user")?;
+    let slot = stream_slot(&state, &req, me, "user")?;
     let closed = state.hub.closed();
     let mut signals = state.hub.subscribe();
     let waiting = lobby::list(

@@ -37,7 +37,7 @@ const CHECK_EVERY: Duration = Duration::from_secs(30);
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; `too_many_streams_from_address`: so does the client's address; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/lobby/stream")]
@@ -47,7 +47,7 @@ pub async fn lobby_stream(
     query: Query<UserStreamQuery>,
 ) -> Result<impl Responder, ApiError> {
     let caller = stream_caller(&state, &req, &query.access_token).await?;
-    let slot = stream_slot(&state, caller.user_id, "lobby")?;
+    let slot = stream_slot(&state, &req, caller.user_id, "lobby")?;
     let closed = state.hub.closed();
     // Subscribe before the snapshot, so nothing between the two is missed.
     let mut signals = state.hub.subscribe();

@@ -159,27 +159,54 @@ pub struct Hub {
     pub instance_id: String,
     /// Open streams per user on this instance (see `open_stream`).
     streams: Mutex<HashMap<Uuid, usize>>,
+    /// Open streams per client address on this instance.
+    addresses: Mutex<HashMap<String, usize>>,
     /// Set once the server stops: every stream ends (see `close_streams`).
     closing: CancellationToken,
 }
 
-/// One open stream of a user, counted against the per-user limit until it is dropped.
+/// One open stream of a user from a client address, counted against the per-user and
+/// per-address limits until it is dropped.
 pub struct StreamSlot {
     hub: Arc<Hub>,
     user: Uuid,
+    address: Option<String>,
     /// `game` or `user`, for the open-streams gauge.
     kind: &'static str,
+}
+
+/// Why a stream slot was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The user holds the most streams allowed.
+    User,
+    /// The client address holds the most streams allowed (whoever the users are).
+    Address,
+}
+
+/// The stream limits of one instance.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamLimits {
+    pub per_user: usize,
+    pub per_address: usize,
+}
+
+fn release<K: std::hash::Hash + Eq>(counts: &Mutex<HashMap<K, usize>>, key: &K) {
+    let mut counts = counts.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(open) = counts.get_mut(key) {
+        *open -= 1;
+        if *open == 0 {
+            counts.remove(key);
+        }
+    }
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
         metrics::gauge!(crate::telemetry::names::LIVE_STREAMS, "kind" => self.kind).decrement(1);
-        let mut streams = self.hub.streams.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(open) = streams.get_mut(&self.user) {
-            *open -= 1;
-            if *open == 0 {
-                streams.remove(&self.user);
-            }
+        release(&self.hub.streams, &self.user);
+        if let Some(address) = &self.address {
+            release(&self.hub.addresses, address);
         }
     }
 }
@@ -197,6 +224,7 @@ impl Hub {
             sender,
             instance_id: Uuid::new_v4().to_string(),
             streams: Mutex::new(HashMap::new()),
+            addresses: Mutex::new(HashMap::new()),
             closing: CancellationToken::new(),
         }
     }
@@ -205,26 +233,38 @@ impl Hub {
         self.sender.subscribe()
     }
 
-    /// Takes one of `user`'s at most `max` stream slots on this instance; `None` when all
-    /// are taken. The slot is free again when the returned guard is dropped, which the
-    /// stream's task does when its client has gone (or the server stops). `kind` (`game` or
-    /// `user`) labels the stream in the metrics.
+    /// Takes one of `user`'s stream slots on this instance, from the client `address` (the
+    /// caller's, if known): refused when the user or the address holds `limits` already. The
+    /// slot is free again when the returned guard is dropped, which the stream's task does
+    /// when its client has gone (or the server stops). `kind` (`game` or `user`) labels the
+    /// stream in the metrics.
     pub fn open_stream(
         self: &Arc<Self>,
         user: Uuid,
-        max: usize,
+        address: Option<String>,
+        limits: StreamLimits,
         kind: &'static str,
-    ) -> Option<StreamSlot> {
+    ) -> Result<StreamSlot, Refused> {
+        // One lock order everywhere (users, then addresses), so two opens never deadlock.
         let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-        let open = streams.entry(user).or_insert(0);
-        if *open >= max {
-            return None;
+        let mut addresses = self.addresses.lock().unwrap_or_else(|e| e.into_inner());
+        if streams.get(&user).copied().unwrap_or(0) >= limits.per_user {
+            return Err(Refused::User);
         }
-        *open += 1;
+        if let Some(address) = &address
+            && addresses.get(address).copied().unwrap_or(0) >= limits.per_address
+        {
+            return Err(Refused::Address);
+        }
+        *streams.entry(user).or_insert(0) += 1;
+        if let Some(address) = &address {
+            *addresses.entry(address.clone()).or_insert(0) += 1;
+        }
         metrics::gauge!(crate::telemetry::names::LIVE_STREAMS, "kind" => kind).increment(1);
-        Some(StreamSlot {
+        Ok(StreamSlot {
             hub: self.clone(),
             user,
+            address,
             kind,
         })
     }
@@ -372,25 +412,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stream_slots_are_counted_per_user_and_freed_when_dropped() {
+    fn stream_slots_are_counted_per_user_and_per_address_and_freed_when_dropped() {
         let hub = Arc::new(Hub::new());
-        let (anna, bert) = (Uuid::new_v4(), Uuid::new_v4());
-        let first = hub.open_stream(anna, 2, "game").expect("a first slot");
-        let second = hub.open_stream(anna, 2, "game").expect("a second slot");
-        assert!(hub.open_stream(anna, 2, "game").is_none(), "no third");
+        let limits = StreamLimits {
+            per_user: 2,
+            per_address: 3,
+        };
+        let (anna, bert, cleo) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let here = || Some("192.0.2.1".to_string());
+        let first = hub
+            .open_stream(anna, here(), limits, "game")
+            .expect("a first slot");
+        let second = hub
+            .open_stream(anna, here(), limits, "game")
+            .expect("a second");
+        assert_eq!(
+            hub.open_stream(anna, None, limits, "game").err(),
+            Some(Refused::User),
+            "no third for anna"
+        );
         let other = hub
-            .open_stream(bert, 2, "user")
-            .expect("another user's slot");
-        assert_eq!((hub.open_streams(anna), hub.open_streams_total()), (2, 3));
+            .open_stream(bert, here(), limits, "user")
+            .expect("bert's");
+        // The address holds three now: cleo from there is refused, from elsewhere not.
+        assert_eq!(
+            hub.open_stream(cleo, here(), limits, "user").err(),
+            Some(Refused::Address)
+        );
+        let elsewhere = hub
+            .open_stream(cleo, Some("192.0.2.2".into()), limits, "user")
+            .expect("another address");
+        assert_eq!((hub.open_streams(anna), hub.open_streams_total()), (2, 4));
         drop(first);
         assert_eq!(hub.open_streams(anna), 1);
         let third = hub
-            .open_stream(anna, 2, "game")
+            .open_stream(anna, here(), limits, "game")
             .expect("a freed slot is taken again");
-        drop((second, third, other));
+        drop((second, third, other, elsewhere));
         assert_eq!(hub.open_streams_total(), 0);
         assert!(
-            hub.streams.lock().unwrap().is_empty(),
+            hub.streams.lock().unwrap().is_empty() && hub.addresses.lock().unwrap().is_empty(),
             "no entries are left behind"
         );
     }

@@ -6,14 +6,19 @@
 //! 2. For each claimed mail (up to `KONTOR_MAIL_CONCURRENCY` at once, over pooled SMTP
 //!    connections): **renew the lease** under the same claim id (a mail another
 //!    worker has taken over meanwhile is left alone), check the preference, live presence
-//!    and whether the turn is still the player's, **send** it (bounded by half the lease), and
-//!    **mark** it `sent` at once. A failure goes back to `pending` with exponential backoff,
-//!    or to `failed` after the last attempt or on a permanent refusal.
+//!    and whether the turn it announces is still the current one (the player must act, and
+//!    no turn of theirs has begun since), **hand it over** (recorded, with the lease renewed
+//!    again), **send** it (bounded by half the lease), and **mark** it `sent` at once. A
+//!    failure goes back to `pending` with exponential backoff, or to `failed` after the last
+//!    attempt or on a permanent refusal.
 //!
 //! So a mail marked `sent` is never sent again, and a mail whose sending started but was not
-//! marked (the worker died in between) is sent again once its lease expires: at least once.
-//! Mails carry `Message-ID: <outbox id@domain>`, the same on every attempt, so a receiver can
-//! recognise such a repeat.
+//! marked (the worker died in between) is sent again once its lease expires, if it is still
+//! worth sending: at least once. Mails carry `Message-ID: <outbox id@domain>`, the same on
+//! every attempt, so a receiver can recognise such a repeat. One that is no longer worth
+//! sending (the turn it announced has passed meanwhile) is not sent again; if the dead
+//! worker had handed it over, it is recorded as sent then (it may well have arrived), else
+//! as skipped (it never left).
 
 use super::account::{self, AccountContext};
 use super::language::Language;
@@ -57,6 +62,9 @@ pub struct DeliveryReport {
     pub failed: usize,
     /// Taken over by another worker after our lease expired; left alone.
     pub lost: usize,
+    /// Handed to the mail server by an earlier attempt whose worker died before hearing
+    /// back, and no longer worth sending: recorded as sent at that hand-over.
+    pub sent_before: usize,
 }
 
 /// Delivers the outbox: the state a worker needs, cheap to share.
@@ -94,6 +102,7 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
 }
 
 /// What became of one claimed mail.
+#[derive(Debug)]
 enum Outcome {
     Sent,
     Skipped(&'static str),
@@ -200,6 +209,7 @@ impl Notifier {
                 Recorded::Retrying => report.retrying += 1,
                 Recorded::Failed => report.failed += 1,
                 Recorded::Lost => report.lost += 1,
+                Recorded::SentBefore => report.sent_before += 1,
             }
         }
         Ok(report)
@@ -261,9 +271,9 @@ impl Notifier {
                     }));
                 }
             };
-            return Ok(self
-                .send(mail, &recipient.username, address, rendered, None)
-                .await);
+            return self
+                .send(claim, mail, &recipient.username, address, rendered, None)
+                .await;
         }
         let now = self.clock.now();
         let links = Links {
@@ -291,8 +301,12 @@ impl Notifier {
                     Some(id) => load_games(&self.pool, &[id]).await?.pop(),
                     None => None,
                 };
+                // The turn it announces must be the current one: a mail held up (a worker
+                // died with it claimed, its lease ran out) must not say "your turn" for a turn
+                // played meanwhile, nor a second time for a turn that came back since.
                 if matches!(kind, NoticeKind::YourTurn | NoticeKind::Reminder)
-                    && game.as_ref().is_some_and(|g| !g.is_pending(mail.user_id))
+                    && (game.as_ref().is_some_and(|g| !g.is_pending(mail.user_id))
+                        || outbox::later_turn_queued(&self.pool, mail.id).await?)
                 {
                     return Ok(Outcome::Skipped("stale"));
                 }
@@ -337,36 +351,47 @@ impl Notifier {
                 }));
             }
         };
-        Ok(self
-            .send(mail, &recipient.username, address, rendered, Some(&links))
-            .await)
+        self.send(
+            claim,
+            mail,
+            &recipient.username,
+            address,
+            rendered,
+            Some(&links),
+        )
+        .await
     }
 
-    /// Builds the message and sends it, within half the lease.
+    /// Builds the message, records its hand-over and sends it, within half the lease.
     async fn send(
         &self,
+        claim: Uuid,
         mail: &Claimed,
         username: &str,
         address: lettre::Address,
         rendered: render::Rendered,
         links: Option<&Links>,
-    ) -> Outcome {
+    ) -> anyhow::Result<Outcome> {
         let message = match self.message(mail, username, address, rendered, links) {
             Ok(message) => message,
             Err(e) => {
-                return Outcome::Failed(SendError {
+                return Ok(Outcome::Failed(SendError {
                     permanent: true,
                     message: format!("building the message: {e}"),
-                });
+                }));
             }
         };
+        let lease = self.settings.lease.as_secs_f64();
+        if !outbox::hand_over(&self.pool, mail.id, claim, lease, self.clock.now()).await? {
+            return Ok(Outcome::Lost);
+        }
         let name = format!("{}-{}", mail.id, mail.kind);
         let sent = tokio::time::timeout(
             self.settings.send_timeout(),
             self.mailer.send(&message, &name),
         )
         .await;
-        match sent {
+        Ok(match sent {
             Ok(Ok(())) => Outcome::Sent,
             Ok(Err(e)) => Outcome::Failed(e),
             Err(_) => Outcome::Failed(SendError {
@@ -376,7 +401,7 @@ impl Notifier {
                     self.settings.send_timeout()
                 ),
             }),
-        }
+        })
     }
 
     fn message(
@@ -428,6 +453,15 @@ impl Notifier {
     ) -> anyhow::Result<Recorded> {
         let done = match outcome {
             Outcome::Lost => return Ok(Recorded::Lost),
+            // Not to be sent now, but an earlier attempt handed it over and died before the
+            // answer: it has most likely arrived, so "skipped" would say what did not happen.
+            Outcome::Skipped(_) | Outcome::Held if mail.handed_at.is_some() => {
+                outbox::mark_sent_at_hand_over(&self.pool, mail.id, claim).await?;
+                tracing::info!(mail = %mail.id, kind = %mail.kind, handed_at = ?mail.handed_at,
+                    not_sent_again = ?outcome,
+                    "a mail handed over before its worker died is recorded as sent then");
+                return Ok(Recorded::SentBefore);
+            }
             Outcome::Sent => {
                 outbox::mark_sent(&self.pool, mail.id).await?;
                 tracing::debug!(mail = %mail.id, kind = %mail.kind, "mail sent");
@@ -574,6 +608,7 @@ enum Recorded {
     Retrying,
     Failed,
     Lost,
+    SentBefore,
 }
 
 /// Starts the delivery worker of this process (see [`Notifier::run`]). Several processes may

@@ -2,11 +2,111 @@
 //! files in `<data>/mail/` that a person trying Kontor locally can open.
 
 use crate::config::Config;
-use anyhow::Context;
+use anyhow::{Context, bail};
 use lettre::transport::smtp::PoolConfig;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// How the connection to the SMTP server is protected, as `KONTOR_SMTP_URL` says (lettre's
+/// reading of it: the scheme and the `tls` parameter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmtpSecurity {
+    /// `smtp://host` without `tls`: no TLS at all.
+    None,
+    /// `smtp://host?tls=opportunistic`: STARTTLS if the server offers it, else plain text (so
+    /// anyone between can strip the offer).
+    Opportunistic,
+    /// `smtp://host?tls=required`: STARTTLS, or nothing is sent.
+    StartTls,
+    /// `smtps://host`: TLS from the first byte.
+    Implicit,
+}
+
+impl SmtpSecurity {
+    /// Whether nothing (no password, no mail) can cross in clear text.
+    pub fn always_encrypted(self) -> bool {
+        matches!(self, SmtpSecurity::StartTls | SmtpSecurity::Implicit)
+    }
+
+    fn tls(self, parameters: TlsParameters) -> Tls {
+        match self {
+            SmtpSecurity::None => Tls::None,
+            SmtpSecurity::Opportunistic => Tls::Opportunistic(parameters),
+            SmtpSecurity::StartTls => Tls::Required(parameters),
+            SmtpSecurity::Implicit => Tls::Wrapper(parameters),
+        }
+    }
+}
+
+/// What `KONTOR_SMTP_URL` asks for, as far as its safety goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmtpTarget {
+    pub host: String,
+    pub security: SmtpSecurity,
+    /// Whether it carries a user name or password (lettre then logs in with `AUTH`).
+    pub credentials: bool,
+}
+
+impl SmtpTarget {
+    pub fn parse(url: &str) -> anyhow::Result<Self> {
+        let parsed = url::Url::parse(url).context("KONTOR_SMTP_URL is not a URL")?;
+        let tls = parsed
+            .query_pairs()
+            .find(|(key, _)| key == "tls")
+            .map(|(_, value)| value.into_owned());
+        let security = match (parsed.scheme(), tls.as_deref()) {
+            ("smtps", _) => SmtpSecurity::Implicit,
+            ("smtp", None) => SmtpSecurity::None,
+            ("smtp", Some("required")) => SmtpSecurity::StartTls,
+            ("smtp", Some("opportunistic")) => SmtpSecurity::Opportunistic,
+            (scheme, tls) => bail!(
+                "KONTOR_SMTP_URL: unknown scheme {scheme:?} or tls={tls:?} (smtp://, smtp://…?tls=required or smtps://)"
+            ),
+        };
+        Ok(Self {
+            host: parsed.host_str().unwrap_or_default().to_string(),
+            security,
+            credentials: !parsed.username().is_empty() || parsed.password().is_some(),
+        })
+    }
+
+    /// Refuses credentials that could cross in clear text unless `allow_plaintext`: lettre
+    /// sends `AUTH` (and then the mail) over whatever connection the URL asks for, and a
+    /// plain `smtp://user:pass@host:587` asks for none, even from a server offering STARTTLS.
+    pub fn check(&self, allow_plaintext: bool) -> anyhow::Result<()> {
+        if self.credentials && !self.security.always_encrypted() && !allow_plaintext {
+            bail!(
+                "KONTOR_SMTP_URL has a user and password but does not require TLS, so they (and \
+                 every mail, reset links included) would cross in clear text. Use \
+                 smtp://user:pass@{host}:587?tls=required (STARTTLS) or \
+                 smtps://user:pass@{host}:465 (implicit TLS); only for a relay on this machine or \
+                 a network you trust, set KONTOR_SMTP_ALLOW_PLAINTEXT=true",
+                host = self.host
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The certificates of a PEM file (`KONTOR_SMTP_CA_FILE`), as lettre takes them.
+pub fn read_certificates(path: &Path) -> anyhow::Result<Certificate> {
+    let pem = std::fs::read(path)
+        .with_context(|| format!("KONTOR_SMTP_CA_FILE: reading {}", path.display()))?;
+    if !String::from_utf8_lossy(&pem).contains("-----BEGIN CERTIFICATE-----") {
+        bail!(
+            "KONTOR_SMTP_CA_FILE: {} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+            path.display()
+        );
+    }
+    Certificate::from_pem(&pem).with_context(|| {
+        format!(
+            "KONTOR_SMTP_CA_FILE: {} is not readable PEM",
+            path.display()
+        )
+    })
+}
 
 /// How a send failed.
 #[derive(Debug)]
@@ -50,8 +150,21 @@ impl Mailer {
     pub fn from_config(config: &Config, timeout: Duration) -> anyhow::Result<Self> {
         match &config.smtp_url {
             Some(url) => {
-                let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-                    .context("KONTOR_SMTP_URL is not a usable SMTP URL")?
+                let target = SmtpTarget::parse(url)?;
+                // Checked with the settings already; again here, where the transport is made.
+                target.check(config.notify.smtp_allow_plaintext)?;
+                let mut builder = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+                    .context("KONTOR_SMTP_URL is not a usable SMTP URL")?;
+                // A private CA: the same TLS as the URL asks for, trusting its certificates
+                // besides the public roots.
+                if let Some(path) = &config.notify.smtp_ca_file {
+                    let parameters = TlsParameters::builder(target.host.clone())
+                        .add_root_certificate(read_certificates(path)?)
+                        .build_rustls()
+                        .context("KONTOR_SMTP_CA_FILE: setting up TLS")?;
+                    builder = builder.tls(target.security.tls(parameters));
+                }
+                let transport = builder
                     .timeout(Some(timeout))
                     .pool_config(
                         PoolConfig::new().max_size(config.notify.concurrency.max(1) as u32),

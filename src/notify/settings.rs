@@ -4,10 +4,12 @@
 //!
 //! [`Config`]: crate::config::Config
 
+use super::mailer::{self, SmtpTarget};
 use crate::config::Values;
 use anyhow::{Context, bail};
 use lettre::message::Mailbox;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Clone, Debug)]
@@ -30,6 +32,11 @@ pub struct NotifySettings {
     /// Mails one worker sends at once (and SMTP connections it keeps open for them): the
     /// throughput is about this many mails per SMTP round trip.
     pub concurrency: usize,
+    /// Whether `KONTOR_SMTP_URL`'s credentials may be sent without TLS
+    /// (`KONTOR_SMTP_ALLOW_PLAINTEXT`); otherwise such a URL is refused.
+    pub smtp_allow_plaintext: bool,
+    /// Certificates to trust for the SMTP server's TLS besides the public roots.
+    pub smtp_ca_file: Option<PathBuf>,
 }
 
 /// The defaults, from the settings table (`config::SETTINGS`).
@@ -94,10 +101,20 @@ impl NotifySettings {
         let from = values.value("KONTOR_MAIL_FROM");
         from.parse::<Mailbox>()
             .with_context(|| format!("KONTOR_MAIL_FROM is not a mail address: {from:?}"))?;
+        let smtp_allow_plaintext = match values.value("KONTOR_SMTP_ALLOW_PLAINTEXT") {
+            "true" | "1" | "yes" => true,
+            "false" | "0" | "no" => false,
+            other => bail!("KONTOR_SMTP_ALLOW_PLAINTEXT must be true or false, not {other:?}"),
+        };
         if let Some(url) = values.given("KONTOR_SMTP_URL") {
             lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(url).with_context(
-                || "KONTOR_SMTP_URL must look like smtp://user:pass@host:587, smtp://host:587?tls=required or smtps://user:pass@host",
+                || "KONTOR_SMTP_URL must look like smtp://user:pass@host:587?tls=required, smtps://user:pass@host:465 or smtp://host:25",
             )?;
+            SmtpTarget::parse(url)?.check(smtp_allow_plaintext)?;
+        }
+        let smtp_ca_file = values.given("KONTOR_SMTP_CA_FILE").map(PathBuf::from);
+        if let Some(path) = &smtp_ca_file {
+            mailer::read_certificates(path)?;
         }
         Ok(Self {
             max_attempts,
@@ -108,6 +125,8 @@ impl NotifySettings {
             digest_hour,
             game_url,
             concurrency,
+            smtp_allow_plaintext,
+            smtp_ca_file,
         })
     }
 

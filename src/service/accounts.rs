@@ -111,6 +111,8 @@ async fn settle_game(
         }
         Status::Open => {
             seats::leave(conn, game_id, user).await?;
+            // As for a leave: the game's watchers get a new snapshot (no event says so).
+            live_note(conn, &Note::seats_changed(game_id)).await?;
             deletion.games_unseated.push(game_id);
         }
         Status::Active => {

@@ -223,6 +223,9 @@ pub struct ClaimedMail {
     pub data: Value,
     /// This attempt included.
     pub attempts: i32,
+    /// When an earlier attempt handed the mail to the mail server without its end being
+    /// recorded (its worker died): it may have arrived.
+    pub handed_at: Option<DateTime<Utc>>,
 }
 
 /// Claims up to `limit` mails due at `now` (pending and due, or sending with an expired lease)
@@ -249,7 +252,7 @@ pub async fn claim_due<'e>(
             SET status = 'sending', attempts = o.attempts + 1, claim_id = $2, claimed_by = $3,
                 lease_until = $5 + make_interval(secs => $4), updated_at = $5
            FROM due WHERE o.id = due.id
-         RETURNING o.id, o.user_id, o.kind, o.game_id, o.data, o.attempts",
+         RETURNING o.id, o.user_id, o.kind, o.game_id, o.data, o.attempts, o.handed_at",
     )
     .bind(limit)
     .bind(claim)
@@ -281,6 +284,70 @@ pub async fn renew_lease<'e>(
     .await?
     .rows_affected();
     Ok(renewed > 0)
+}
+
+/// Records, under the claim `claim`, that the mail is being handed to the mail server at
+/// `now`, and renews its lease for `lease_secs` (the send may take half of it); returns false
+/// when another worker has taken it over meanwhile (then it must not be sent).
+pub async fn hand_over<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    claim: Uuid,
+    lease_secs: f64,
+    now: DateTime<Utc>,
+) -> Result<bool, sqlx::Error> {
+    let handed = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE mail_outbox SET handed_at = $4, lease_until = $4 + make_interval(secs => $3),
+                updated_at = $4
+          WHERE {CLAIMED}"
+    )))
+    .bind(id)
+    .bind(claim)
+    .bind(lease_secs)
+    .bind(now)
+    .execute(executor)
+    .await?
+    .rows_affected();
+    Ok(handed > 0)
+}
+
+/// Whether a "your turn" mail to the same user about the same game was queued after the mail
+/// `id`: a turn of theirs began after the one `id` announces (or reminds of), which has
+/// therefore passed, even if it is their turn again. (Every turn of a player queues one, in the
+/// transaction that begins it; `created_at` is the database's time of that transaction.)
+pub async fn later_turn_queued<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (
+           SELECT 1 FROM mail_outbox this JOIN mail_outbox later
+                    ON later.user_id = this.user_id AND later.game_id = this.game_id
+            WHERE this.id = $1 AND later.kind = 'your_turn' AND later.id <> this.id
+              AND (later.created_at, later.id) > (this.created_at, this.id))",
+    )
+    .bind(id)
+    .fetch_one(executor)
+    .await
+}
+
+/// Records a claimed mail that an earlier attempt handed to the mail server (its worker died
+/// before hearing back) and that is no longer worth sending again: sent, at the hand-over.
+pub async fn mark_sent_at_hand_over<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+    claim: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE mail_outbox SET status = 'sent', sent_at = handed_at, lease_until = NULL,
+                last_error = NULL, updated_at = now(), data = data - 'token'
+          WHERE {CLAIMED} AND handed_at IS NOT NULL"
+    )))
+    .bind(id)
+    .bind(claim)
+    .execute(executor)
+    .await?;
+    Ok(())
 }
 
 /// Marks a mail sent, whoever holds its claim now: it has been sent and never is again. The
@@ -339,7 +406,7 @@ pub async fn mark_held<'e>(
 
 /// Records a failed attempt of a claimed mail at `now`: failed for good when `give_up` (an
 /// account mail's token is then blanked, as when it is sent), else pending again `wait_secs`
-/// later.
+/// later. The failure is what became of its hand-over, if any.
 pub async fn mark_failed<'e>(
     executor: impl PgExecutor<'e>,
     id: Uuid,
@@ -354,7 +421,7 @@ pub async fn mark_failed<'e>(
             SET status = CASE WHEN $3 THEN 'failed' ELSE 'pending' END,
                 data = CASE WHEN $3 THEN data - 'token' ELSE data END,
                 next_attempt_at = $6 + make_interval(secs => $4),
-                last_error = $5, lease_until = NULL, updated_at = $6
+                last_error = $5, lease_until = NULL, handed_at = NULL, updated_at = $6
           WHERE {CLAIMED}"
     )))
     .bind(id)

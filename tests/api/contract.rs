@@ -356,10 +356,22 @@ fn the_readme_documents_every_setting_and_command() {
             "{name}: the README gives another default than {default}: {row}"
         );
     }
-    for command in [
-        "serve", "migrate", "simulate", "export", "verify", "replay", "rebuild", "openapi", "mail",
-        "admin",
-    ] {
+    // Every command the binary has, as its help lists them (so a new one cannot be missed).
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
+        .arg("--help")
+        .output()
+        .expect("kontor --help runs");
+    let help = String::from_utf8(help.stdout).unwrap();
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 13, "kontor --help lists {commands:?}");
+    for command in commands {
         assert!(
             readme.contains(&format!("`kontor {command}")),
             "the README does not describe kontor {command}"

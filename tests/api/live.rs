@@ -839,3 +839,105 @@ async fn an_open_games_stream_sends_a_snapshot_when_its_seats_change() {
         .assert_ok();
     assert!(stream.next(Duration::from_millis(500)).await.is_none());
 }
+
+/// Issue 20, item 12: a deletion gives up the account's seats in open games, as a leave does,
+/// and the watchers' snapshot says so (it kept showing the old name).
+#[tokio::test]
+async fn an_open_games_stream_sends_a_snapshot_when_a_seated_player_deletes_the_account() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let game = app.open_game(&anna).await;
+    app.post(&format!("/games/{game}/join"))
+        .as_user(&bert)
+        .json(&json!({}))
+        .send()
+        .await
+        .assert_ok();
+    let mut stream = Stream::open(
+        &app.address,
+        &format!("/games/{game}/stream"),
+        &anna.token,
+        None,
+    )
+    .await;
+    let first = stream.next(WAIT).await.unwrap();
+    assert_eq!(
+        first.data["seats"].as_array().unwrap().len(),
+        2,
+        "{first:?}"
+    );
+    app.post("/me/delete")
+        .as_user(&bert)
+        .json(&json!({"password": password_of("bert")}))
+        .send()
+        .await
+        .assert_ok();
+    let next = stream.next(WAIT).await.expect("a new snapshot");
+    assert_eq!(next.event, "snapshot", "{next:?}");
+    let names: Vec<&str> = next.data["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["username"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["anna"]);
+}
+
+/// Opens a user stream as if through a trusted proxy for the client `from`; the response,
+/// whatever its status.
+async fn open_from(app: &TestApp, token: &str, from: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .get(app.url("/me/stream"))
+        .bearer_auth(token)
+        .header("X-Forwarded-For", from)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Issue 20, item 4: 25 unverified accounts held 200 streams from one address.
+#[tokio::test]
+async fn live_streams_per_client_address_are_limited_whichever_accounts_open_them() {
+    let app = spawn_with(&[
+        ("KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS", "3"),
+        ("KONTOR_TRUSTED_PROXIES", "127.0.0.1"),
+    ])
+    .await;
+    let mut users = Vec::new();
+    for name in ["anna", "bert", "cleo", "dora"] {
+        users.push(app.register_unverified(name).await);
+    }
+    let mut open = Vec::new();
+    for user in &users[..3] {
+        let response = open_from(&app, &user.token, "198.51.100.7").await;
+        assert_eq!(response.status(), 200);
+        open.push(response);
+    }
+    // A fourth account from the same client is refused; the address is the proxy's
+    // X-Forwarded-For, not the peer (every request here comes from 127.0.0.1).
+    let refused = read(open_from(&app, &users[3].token, "198.51.100.7").await).await;
+    let body = refused.assert_problem(429, "too_many_streams_from_address");
+    assert_eq!(body["max_streams"], 3);
+    assert!(
+        refused.headers["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            > 0
+    );
+    let elsewhere = open_from(&app, &users[3].token, "203.0.113.9").await;
+    assert_eq!(elsewhere.status(), 200, "another client is not affected");
+    // Closing one frees the address's slot (once the server sees the connection close).
+    drop(open.pop());
+    for _ in 0..100 {
+        let reply = open_from(&app, &users[3].token, "198.51.100.7").await;
+        if reply.status() == 200 {
+            return;
+        }
+        assert_eq!(reply.status(), 429);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the closed stream's slot was not freed");
+}

@@ -2,8 +2,10 @@
 //! outbox and its transaction, delivery, retries and leases, preferences, presence, the
 //! digest, one-click unsubscribe, the admin tools and the `.eml` fallback.
 
-use crate::smtp::{Received, SmtpSink, Verdict, links};
+use crate::smtp::{Received, SinkTls, SmtpSink, Verdict, links};
 use crate::support::*;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as STANDARD_B64;
 use chrono::{TimeZone, Utc};
 use kontor::notify::{self, Notice, NoticeKind, Notifier, UnsubscribeScope};
 use serde_json::{Value, json};
@@ -912,6 +914,148 @@ async fn a_worker_killed_mid_batch_sends_the_rest_after_a_restart_and_resends_no
     assert!(statuses.iter().all(|s| s == "sent"), "{statuses:?}");
 }
 
+/// A started three-player Steel Driver game whose start mail has been delivered, and its
+/// players in seat order.
+async fn delivered_game(f: &Fixture) -> (Uuid, Vec<User>) {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo"] {
+        players.push(f.app.register(name).await);
+    }
+    let game = f.app.start_game("steel-driver", json!({}), &players).await;
+    f.notifier.deliver_due(50).await.unwrap();
+    (game, players)
+}
+
+/// The "your turn" mails queued for `user` about `game`, oldest first: (id, status,
+/// skip_reason, sent_at).
+#[allow(clippy::type_complexity)]
+async fn turn_mails(
+    app: &TestApp,
+    game: Uuid,
+    user: &User,
+) -> Vec<(Uuid, String, Option<String>, Option<chrono::DateTime<Utc>>)> {
+    sqlx::query_as(
+        "SELECT id, status, skip_reason, sent_at FROM mail_outbox
+          WHERE user_id = $1 AND game_id = $2 AND kind = 'your_turn' ORDER BY created_at, id",
+    )
+    .bind(user.id)
+    .bind(game)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+}
+
+/// Plays on (a bot moves for whoever must act), delivering each step's mail, until a new turn
+/// of `user` begins: that step's mail is queued, not delivered. Returns its id.
+async fn play_until_turn_of(f: &Fixture, game: Uuid, players: &[User], user: &User) -> Uuid {
+    let before = turn_mails(&f.app, game, user).await.len();
+    for step in 0..200 {
+        crate::bots::play(&f.app, game, players, crate::bots::steel_driver, step, 1).await;
+        let queued = turn_mails(&f.app, game, user).await;
+        if queued.len() > before {
+            return queued.last().unwrap().0;
+        }
+        f.notifier.deliver_due(50).await.unwrap();
+    }
+    panic!("no new turn of {} in 200 moves", user.name);
+}
+
+/// How often the mail with outbox id `id` reached the receiver.
+fn arrivals(sink: &SmtpSink, id: Uuid) -> usize {
+    sink.received()
+        .iter()
+        .filter(|r| message_id(r).contains(&id.to_string()))
+        .count()
+}
+
+/// A worker that claims every due mail and dies at once, before sending any.
+async fn claim_and_die(f: &Fixture) -> usize {
+    let lease = f.app.config.notify.lease.as_secs_f64();
+    let now = f.app.config.clock.now();
+    kontor::store::outbox::claim_due(&f.app.pool, 50, Uuid::new_v4(), "dead", lease, now)
+        .await
+        .unwrap()
+        .len()
+}
+
+#[tokio::test]
+async fn a_turn_mail_a_dead_worker_claimed_is_sent_once_while_its_turn_lasts_and_never_after() {
+    let f = fixture(&[]).await; // a lease of 30 s
+    let (game, players) = delivered_game(&f).await;
+    let bert = &players[1];
+
+    // Bert's turn begins; a worker claims its mail and dies before sending it.
+    let current = play_until_turn_of(&f, game, &players, bert).await;
+    assert_eq!(claim_and_die(&f).await, 1);
+    assert_eq!(
+        f.notifier.deliver_due(50).await.unwrap().claimed,
+        0,
+        "leased"
+    );
+    // Once the lease has run out, the turn is still his: the mail goes, once.
+    f.app.clock.advance(Duration::from_secs(31));
+    let report = f.notifier.deliver_due(50).await.unwrap();
+    assert_eq!((report.claimed, report.sent), (1, 1), "{report:?}");
+    assert_eq!(arrivals(&f.sink, current), 1);
+    assert_eq!(f.notifier.deliver_due(50).await.unwrap().claimed, 0);
+
+    // His next turn's mail is claimed by a worker that dies; the game goes on, the turn passes
+    // and comes back to him (a third mail, delivered at once).
+    let passed = play_until_turn_of(&f, game, &players, bert).await;
+    assert_eq!(claim_and_die(&f).await, 1);
+    let again = play_until_turn_of(&f, game, &players, bert).await;
+    assert_eq!(f.notifier.deliver_due(50).await.unwrap().sent, 1);
+    assert_eq!(arrivals(&f.sink, again), 1);
+    // The dead worker's mail, due again: its turn has passed (though it is his turn again),
+    // so it is not sent (a second "your turn" for this one), but recorded as stale.
+    f.app.clock.advance(Duration::from_secs(31));
+    let report = f.notifier.deliver_due(50).await.unwrap();
+    assert_eq!(
+        (report.claimed, report.skipped, report.sent),
+        (1, 1, 0),
+        "{report:?}"
+    );
+    assert_eq!(arrivals(&f.sink, passed), 0);
+    let mails = turn_mails(&f.app, game, bert).await;
+    let row = mails.iter().find(|m| m.0 == passed).unwrap();
+    assert_eq!(
+        (row.1.as_str(), row.2.as_deref()),
+        ("skipped", Some("stale"))
+    );
+}
+
+#[tokio::test]
+async fn a_turn_mail_handed_over_before_its_worker_died_is_recorded_as_sent_not_skipped() {
+    let f = fixture(&[]).await;
+    let (game, players) = delivered_game(&f).await;
+    let bert = &players[1];
+    let handed = play_until_turn_of(&f, game, &players, bert).await;
+    // The mail arrives, but its worker dies before hearing so.
+    f.sink.script([Verdict::AcceptThenHang]);
+    let worker = Notifier::new(f.app.pool.clone(), &f.app.config).unwrap();
+    let task = tokio::spawn(async move { worker.deliver_due(50).await });
+    f.sink
+        .wait_for(f.sink.received().len() + 1, Duration::from_secs(5))
+        .await;
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    f.sink.release_hangs();
+    assert_eq!(arrivals(&f.sink, handed), 1);
+
+    // Bert plays his turn (having read the mail); the turn comes back to him.
+    let next = play_until_turn_of(&f, game, &players, bert).await;
+    assert_eq!(f.notifier.deliver_due(50).await.unwrap().sent, 1);
+    f.app.clock.advance(Duration::from_secs(31));
+    let report = f.notifier.deliver_due(50).await.unwrap();
+    assert_eq!((report.claimed, report.sent_before), (1, 1), "{report:?}");
+    // Not sent again, and recorded as what it was: sent (when it was handed over).
+    assert_eq!((arrivals(&f.sink, handed), arrivals(&f.sink, next)), (1, 1));
+    let mails = turn_mails(&f.app, game, bert).await;
+    let row = mails.iter().find(|m| m.0 == handed).unwrap();
+    assert_eq!((row.1.as_str(), row.2.as_deref()), ("sent", None));
+    assert!(row.3.is_some(), "sent at the hand-over: {row:?}");
+}
+
 #[tokio::test]
 async fn a_worker_sends_several_mails_at_once_over_reused_connections() {
     let f = fixture(&[("KONTOR_MAIL_CONCURRENCY", "3")]).await;
@@ -1167,12 +1311,24 @@ async fn tampered_or_incomplete_unsubscribe_requests_change_nothing() {
     assert!(f.sink.received().is_empty());
 }
 
-#[tokio::test]
-async fn smtp_credentials_from_the_url_are_used() {
-    let sink = SmtpSink::start().await;
-    let url = format!("smtp://mailer:s%3Acret@127.0.0.1:{}", sink.port);
+// ---------------------------------------------------------------------------------------
+// The SMTP transport's security
+
+/// A server whose mail goes to `url`, trusting the sink's CA when it has one, and a
+/// notifier; also a mail queued for a new user `anna`. `extra` settings are applied last.
+async fn smtp_app(sink: &SmtpSink, url: &str, extra: &[(&str, &str)]) -> (TestApp, Notifier, User) {
+    let mut pairs = vec![("KONTOR_SMTP_URL", url), ("KONTOR_MAIL_FROM", FROM)];
+    let ca_file = scratch_dir(&format!("smtp-ca-{}.pem", Uuid::new_v4()));
+    if sink.has_tls() {
+        std::fs::write(&ca_file, sink.ca_pem()).unwrap();
+    }
+    let ca_path = ca_file.display().to_string();
+    if sink.has_tls() {
+        pairs.push(("KONTOR_SMTP_CA_FILE", &ca_path));
+    }
+    pairs.extend_from_slice(extra);
     let app = spawn_app_with(AppOptions {
-        settings: settings(&[("KONTOR_SMTP_URL", &url), ("KONTOR_MAIL_FROM", FROM)]),
+        settings: settings(&pairs),
     })
     .await;
     let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
@@ -1187,9 +1343,147 @@ async fn smtp_credentials_from_the_url_are_used() {
         )],
     )
     .await;
+    (app, notifier, anna)
+}
+
+/// Whether the password, in any form AUTH PLAIN or LOGIN would send it, is in `text`.
+fn holds_password(text: &str, user: &str, password: &str) -> bool {
+    let plain = STANDARD_B64.encode(format!("\0{user}\0{password}"));
+    let login = STANDARD_B64.encode(password);
+    text.contains(password) || text.contains(&plain) || text.contains(&login)
+}
+
+#[tokio::test]
+async fn with_starttls_or_implicit_tls_the_credentials_and_the_mail_cross_only_encrypted() {
+    for (mode, url) in [
+        (
+            SinkTls::StartTls,
+            "smtp://mailer:s%3Acret@127.0.0.1:{port}?tls=required",
+        ),
+        (
+            SinkTls::Implicit,
+            "smtps://mailer:s%3Acret@127.0.0.1:{port}",
+        ),
+    ] {
+        let sink = SmtpSink::start_with(mode).await;
+        let url = url.replace("{port}", &sink.port.to_string());
+        let (_app, notifier, _anna) = smtp_app(&sink, &url, &[]).await;
+        let report = notifier.deliver_due(10).await.unwrap();
+        assert_eq!(report.sent, 1, "{mode:?}: {report:?}");
+        let received = sink.received();
+        assert_eq!(received.len(), 1);
+        assert!(received[0].tls, "{mode:?}: the mail came over TLS");
+        assert_eq!(received[0].auth.as_deref(), Some("mailer:s:cret"));
+        let subject = received[0].mail().header("Subject").unwrap().to_string();
+        assert!(subject.starts_with("Reminder: your move in "), "{subject}");
+        let logins = sink.logins();
+        assert!(
+            !logins.is_empty() && logins.iter().all(|l| l.tls),
+            "{mode:?}: every login over TLS: {logins:?}"
+        );
+        let clear = sink.clear_text();
+        assert!(
+            !holds_password(&clear, "mailer", "s:cret"),
+            "{mode:?}: the password crossed in clear text:\n{clear}"
+        );
+        assert!(
+            !clear.contains("AUTH") && !clear.contains(&subject),
+            "{clear}"
+        );
+        match mode {
+            SinkTls::StartTls => assert!(clear.contains("STARTTLS"), "{clear}"),
+            _ => assert!(clear.is_empty(), "implicit TLS: nothing in clear: {clear}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_receiver_that_offers_no_starttls_or_an_untrusted_certificate_gets_no_credentials() {
+    // A receiver without STARTTLS (or one that someone between has stripped of it).
+    let plain = SmtpSink::start().await;
+    let url = format!("smtp://mailer:s3cret@127.0.0.1:{}?tls=required", plain.port);
+    let (app, notifier, anna) = smtp_app(&plain, &url, &[]).await;
+    let report = notifier.deliver_due(10).await.unwrap();
+    assert_eq!((report.sent, report.retrying), (0, 1), "{report:?}");
+    assert!(plain.received().is_empty() && plain.logins().is_empty());
+    let clear = plain.clear_text();
+    assert!(clear.contains("EHLO") && !clear.contains("AUTH"), "{clear}");
+    assert!(!holds_password(&clear, "mailer", "s3cret"), "{clear}");
+    let (status, _, _, error) = attempt_state(&app, &anna).await;
+    assert_eq!(status, "pending", "tried again later");
+    let error = error.unwrap_or_default();
+    assert!(error.to_lowercase().contains("tls"), "{error}");
+
+    // STARTTLS offered, but under a certificate Kontor was not told to trust.
+    let untrusted = SmtpSink::start_with(SinkTls::StartTls).await;
+    let url = format!(
+        "smtp://mailer:s3cret@127.0.0.1:{}?tls=required",
+        untrusted.port
+    );
+    let app = spawn_app_with(AppOptions {
+        settings: settings(&[("KONTOR_SMTP_URL", &url), ("KONTOR_MAIL_FROM", FROM)]),
+    })
+    .await;
+    let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
+    let bert = app.register("bert").await;
+    enqueue(&app, &[notice(&bert, NoticeKind::Invited, "i", json!({}))]).await;
+    let report = notifier.deliver_due(10).await.unwrap();
+    assert_eq!((report.sent, report.retrying), (0, 1), "{report:?}");
+    assert!(untrusted.received().is_empty() && untrusted.logins().is_empty());
+    assert!(!holds_password(&untrusted.clear_text(), "mailer", "s3cret"));
+}
+
+#[tokio::test]
+async fn credentials_without_tls_stop_the_server_at_start_unless_clear_text_is_allowed() {
+    let sink = SmtpSink::start().await;
+    let port = sink.port;
+    let refused = [
+        // The README's old example: lettre takes it as no TLS at all.
+        format!("smtp://mailer:s3cret@127.0.0.1:{port}"),
+        // STARTTLS only if offered: anyone between can strip the offer.
+        format!("smtp://mailer:s3cret@127.0.0.1:{port}?tls=opportunistic"),
+        format!("smtp://mailer@127.0.0.1:{port}"),
+    ];
+    for url in &refused {
+        let values = settings(&[("KONTOR_SMTP_URL", url)]);
+        let error = format!(
+            "{:#}",
+            kontor::config::Config::from_map(&values).unwrap_err()
+        );
+        assert!(
+            error.contains("KONTOR_SMTP_URL")
+                && error.contains("clear text")
+                && error.contains("?tls=required")
+                && error.contains("KONTOR_SMTP_ALLOW_PLAINTEXT")
+                && !error.contains("s3cret"),
+            "{url}: {error}"
+        );
+    }
+    // The server itself refuses, saying why (before it listens or sends anything).
+    let app = spawn_app().await;
+    let (ok, output) = app
+        .kontor_with(&["serve"], &[("KONTOR_SMTP_URL", &refused[0])])
+        .await;
+    assert!(!ok, "{output}");
+    assert!(
+        output.contains("does not require TLS") && !output.contains("s3cret"),
+        "{output}"
+    );
+    assert!(sink.logins().is_empty() && sink.clear_text().is_empty());
+
+    // Said explicitly: the credentials go in clear text, as asked.
+    let (_app, notifier, _anna) = smtp_app(
+        &sink,
+        &format!("smtp://mailer:s%3Acret@127.0.0.1:{port}"),
+        &[("KONTOR_SMTP_ALLOW_PLAINTEXT", "true")],
+    )
+    .await;
     assert_eq!(notifier.deliver_due(10).await.unwrap().sent, 1);
     let received = sink.received();
     assert_eq!(received[0].auth.as_deref(), Some("mailer:s:cret"));
-    let subject = received[0].mail().header("Subject").unwrap().to_string();
-    assert!(subject.starts_with("Reminder: your move in "), "{subject}");
+    assert!(!received[0].tls);
+    assert!(holds_password(&sink.clear_text(), "mailer", "s:cret"));
+    // Without credentials, no TLS is needed (a relay on the same machine).
+    let values = settings(&[("KONTOR_SMTP_URL", "smtp://127.0.0.1:25")]);
+    assert!(kontor::config::Config::from_map(&values).is_ok());
 }

@@ -87,7 +87,7 @@ impl LoggedServer {
 async fn secrets_never_reach_the_log_but_the_requests_do() {
     let app = spawn_app().await;
     let smtp_password = "smtp-Pass-3141592";
-    let smtp_url = format!("smtp://mailer:{smtp_password}@127.0.0.1:9");
+    let smtp_url = format!("smtp://mailer:{smtp_password}@127.0.0.1:9?tls=required");
     let (mut server, base) = LoggedServer::start(
         &app,
         &[("KONTOR_WORKERS", "true"), ("KONTOR_SMTP_URL", &smtp_url)],

@@ -1,16 +1,74 @@
 //! A real SMTP receiver for the tests: a tokio TCP listener speaking enough SMTP for lettre
-//! (EHLO/HELO, AUTH PLAIN/LOGIN, MAIL FROM, RCPT TO, DATA, RSET, NOOP, QUIT). It keeps every
-//! message it accepts, and can be told to refuse (4xx/5xx) or to hang, message by message.
-//! Also a small MIME reader to look into what arrived.
+//! (EHLO/HELO, STARTTLS, AUTH PLAIN/LOGIN, MAIL FROM, RCPT TO, DATA, RSET, NOOP, QUIT), with
+//! TLS by rustls under a certificate of a CA made for it (rcgen) when asked: offered through
+//! STARTTLS, or from the first byte (implicit TLS). It keeps every message it accepts, every
+//! login and everything it read in clear text, and can be told to refuse (4xx/5xx) or to hang,
+//! message by message. Also a small MIME reader to look into what arrived.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls;
+
+/// Whether and how the sink speaks TLS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SinkTls {
+    /// Plain text only; EHLO offers no STARTTLS.
+    None,
+    /// EHLO offers STARTTLS (until it is used).
+    StartTls,
+    /// TLS from the first byte (`smtps://`).
+    Implicit,
+}
+
+/// The sink's TLS: its server configuration and the CA certificate a client must trust.
+struct TlsSetup {
+    acceptor: TlsAcceptor,
+    ca_pem: String,
+}
+
+impl TlsSetup {
+    /// A fresh CA and a certificate it issues for 127.0.0.1 and localhost.
+    fn new() -> Self {
+        use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "Kontor test CA");
+        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+        let key = KeyPair::generate().unwrap();
+        let certificate = CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()])
+            .unwrap()
+            .signed_by(&key, &ca)
+            .unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![certificate.der().clone()],
+                rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+            )
+            .unwrap();
+        Self {
+            acceptor: TlsAcceptor::from(Arc::new(config)),
+            ca_pem: ca.as_ref().pem(),
+        }
+    }
+}
+
+/// A connection, before or after TLS.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+type Connection = BufReader<Box<dyn Io>>;
 
 /// What the sink answers to the end of one message's DATA.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +91,18 @@ pub struct Received {
     pub to: Vec<String>,
     /// `user:password` if the client authenticated.
     pub auth: Option<String>,
+    /// Whether the message came over TLS.
+    pub tls: bool,
     pub data: String,
+}
+
+/// A login the sink saw (whether or not a message followed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Login {
+    /// `user:password`.
+    pub credentials: String,
+    /// Whether it came over TLS.
+    pub tls: bool,
 }
 
 impl Received {
@@ -51,6 +120,9 @@ struct State {
     sessions: usize,
     /// Messages waiting under `AcceptWhenJoinedBy` (or released from it).
     joined: usize,
+    logins: Vec<Login>,
+    /// Every line the sink read before TLS began (or at all, without TLS), of every session.
+    clear_text: String,
 }
 
 #[derive(Clone)]
@@ -59,10 +131,18 @@ pub struct SmtpSink {
     state: Arc<Mutex<State>>,
     release: Arc<Notify>,
     joined: Arc<Notify>,
+    mode: SinkTls,
+    tls: Option<Arc<TlsSetup>>,
 }
 
 impl SmtpSink {
+    /// A sink without TLS.
     pub async fn start() -> Self {
+        Self::start_with(SinkTls::None).await
+    }
+
+    /// A sink speaking TLS as `mode` says.
+    pub async fn start_with(mode: SinkTls) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let sink = Self {
@@ -73,9 +153,13 @@ impl SmtpSink {
                 attempts: 0,
                 sessions: 0,
                 joined: 0,
+                logins: Vec::new(),
+                clear_text: String::new(),
             })),
             release: Arc::new(Notify::new()),
             joined: Arc::new(Notify::new()),
+            mode,
+            tls: (mode != SinkTls::None).then(|| Arc::new(TlsSetup::new())),
         };
         let server = sink.clone();
         tokio::spawn(async move {
@@ -91,6 +175,25 @@ impl SmtpSink {
 
     pub fn url(&self) -> String {
         format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    pub fn has_tls(&self) -> bool {
+        self.tls.is_some()
+    }
+
+    /// The PEM of the CA whose certificate the sink shows (a sink with TLS only).
+    pub fn ca_pem(&self) -> &str {
+        &self.tls.as_ref().expect("a sink with TLS").ca_pem
+    }
+
+    /// Every login the sink saw.
+    pub fn logins(&self) -> Vec<Login> {
+        self.state.lock().unwrap().logins.clone()
+    }
+
+    /// Everything the sink read outside TLS, every session's lines in order.
+    pub fn clear_text(&self) -> String {
+        self.state.lock().unwrap().clear_text.clone()
     }
 
     /// The verdicts for the next messages, in order; after them, every message is accepted.
@@ -135,26 +238,48 @@ impl SmtpSink {
 
     async fn session(&self, stream: tokio::net::TcpStream) -> std::io::Result<()> {
         self.state.lock().unwrap().sessions += 1;
-        let (read, mut write) = stream.into_split();
-        let mut lines = BufReader::new(read);
-        write.write_all(b"220 sink.test ESMTP ready\r\n").await?;
+        let mut secure = self.mode == SinkTls::Implicit;
+        let mut lines: Connection = if secure {
+            BufReader::new(Box::new(self.accept_tls(Box::new(stream)).await?))
+        } else {
+            BufReader::new(Box::new(stream))
+        };
+        lines.write_all(b"220 sink.test ESMTP ready\r\n").await?;
+        lines.flush().await?;
         let mut from = String::new();
         let mut to = Vec::new();
         let mut auth = None;
         loop {
-            let Some(line) = read_line(&mut lines).await? else {
+            let Some(line) = self.read(&mut lines, secure).await? else {
                 return Ok(());
             };
             let upper = line.to_ascii_uppercase();
             let reply: String = if upper.starts_with("EHLO") {
-                "250-sink.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME".into()
+                let starttls = if self.mode == SinkTls::StartTls && !secure {
+                    "250-STARTTLS\r\n"
+                } else {
+                    ""
+                };
+                format!("250-sink.test\r\n{starttls}250-AUTH PLAIN LOGIN\r\n250 8BITMIME")
+            } else if upper == "STARTTLS" && self.mode == SinkTls::StartTls && !secure {
+                lines.write_all(b"220 2.0.0 ready to start TLS\r\n").await?;
+                lines.flush().await?;
+                // The client says nothing more before its handshake: nothing is buffered.
+                lines = BufReader::new(Box::new(self.accept_tls(lines.into_inner()).await?));
+                secure = true;
+                // RFC 3207: what came before TLS is forgotten.
+                (from, to, auth) = (String::new(), Vec::new(), None);
+                continue;
+            } else if upper == "STARTTLS" {
+                "454 4.7.0 TLS not available".into()
             } else if upper.starts_with("HELO") {
                 "250 sink.test".into()
             } else if upper.starts_with("AUTH PLAIN") {
                 let mut response = line[10..].trim().to_string();
                 if response.is_empty() {
-                    write.write_all(b"334 \r\n").await?;
-                    response = read_line(&mut lines).await?.unwrap_or_default();
+                    lines.write_all(b"334 \r\n").await?;
+                    lines.flush().await?;
+                    response = self.read(&mut lines, secure).await?.unwrap_or_default();
                 }
                 let decoded = STANDARD.decode(response.trim()).unwrap_or_default();
                 let parts: Vec<String> = decoded
@@ -166,17 +291,21 @@ impl SmtpSink {
                     parts.get(1).cloned().unwrap_or_default(),
                     parts.get(2).cloned().unwrap_or_default()
                 ));
+                self.logged_in(&auth, secure);
                 "235 2.7.0 authenticated".into()
             } else if upper.starts_with("AUTH LOGIN") {
-                write.write_all(b"334 VXNlcm5hbWU6\r\n").await?;
-                let user = read_line(&mut lines).await?.unwrap_or_default();
-                write.write_all(b"334 UGFzc3dvcmQ6\r\n").await?;
-                let pass = read_line(&mut lines).await?.unwrap_or_default();
+                lines.write_all(b"334 VXNlcm5hbWU6\r\n").await?;
+                lines.flush().await?;
+                let user = self.read(&mut lines, secure).await?.unwrap_or_default();
+                lines.write_all(b"334 UGFzc3dvcmQ6\r\n").await?;
+                lines.flush().await?;
+                let pass = self.read(&mut lines, secure).await?.unwrap_or_default();
                 let decode = |s: &str| {
                     String::from_utf8_lossy(&STANDARD.decode(s.trim()).unwrap_or_default())
                         .into_owned()
                 };
                 auth = Some(format!("{}:{}", decode(&user), decode(&pass)));
+                self.logged_in(&auth, secure);
                 "235 2.7.0 authenticated".into()
             } else if upper.starts_with("MAIL FROM:") {
                 from = angle(&line);
@@ -186,10 +315,11 @@ impl SmtpSink {
                 to.push(angle(&line));
                 "250 2.1.5 ok".into()
             } else if upper == "DATA" {
-                write.write_all(b"354 end with <CRLF>.<CRLF>\r\n").await?;
+                lines.write_all(b"354 end with <CRLF>.<CRLF>\r\n").await?;
+                lines.flush().await?;
                 let mut data = String::new();
                 loop {
-                    let Some(line) = read_line(&mut lines).await? else {
+                    let Some(line) = self.read(&mut lines, secure).await? else {
                         return Ok(());
                     };
                     if line == "." {
@@ -202,6 +332,7 @@ impl SmtpSink {
                     from: from.clone(),
                     to: to.clone(),
                     auth: auth.clone(),
+                    tls: secure,
                     data,
                 };
                 let verdict = {
@@ -245,19 +376,47 @@ impl SmtpSink {
             } else if upper == "NOOP" {
                 "250 2.0.0 ok".into()
             } else if upper == "QUIT" {
-                write.write_all(b"221 2.0.0 bye\r\n").await?;
+                lines.write_all(b"221 2.0.0 bye\r\n").await?;
+                lines.flush().await?;
                 return Ok(());
             } else {
                 "500 5.5.2 unknown command".into()
             };
-            write.write_all(format!("{reply}\r\n").as_bytes()).await?;
+            lines.write_all(format!("{reply}\r\n").as_bytes()).await?;
+            lines.flush().await?;
         }
+    }
+
+    async fn accept_tls(
+        &self,
+        stream: Box<dyn Io>,
+    ) -> std::io::Result<tokio_rustls::server::TlsStream<Box<dyn Io>>> {
+        let tls = self.tls.as_ref().expect("a sink with TLS");
+        tls.acceptor.accept(stream).await
+    }
+
+    /// Reads a line, keeping it in the clear-text transcript unless it came over TLS.
+    async fn read(&self, lines: &mut Connection, secure: bool) -> std::io::Result<Option<String>> {
+        let line = read_line(lines).await?;
+        if let (Some(line), false) = (&line, secure) {
+            let mut state = self.state.lock().unwrap();
+            state.clear_text.push_str(line);
+            state.clear_text.push_str("\r\n");
+        }
+        Ok(line)
+    }
+
+    fn logged_in(&self, auth: &Option<String>, tls: bool) {
+        let credentials = auth.clone().unwrap_or_default();
+        self.state
+            .lock()
+            .unwrap()
+            .logins
+            .push(Login { credentials, tls });
     }
 }
 
-async fn read_line(
-    lines: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
-) -> std::io::Result<Option<String>> {
+async fn read_line(lines: &mut Connection) -> std::io::Result<Option<String>> {
     let mut line = String::new();
     if lines.read_line(&mut line).await? == 0 {
         return Ok(None);
