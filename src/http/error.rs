@@ -311,6 +311,44 @@ impl From<crate::service::Error> for ApiError {
     }
 }
 
+impl From<crate::service::AccountError> for ApiError {
+    fn from(error: crate::service::AccountError) -> Self {
+        use crate::service::AccountError as E;
+        let detail = error.to_string();
+        match error {
+            E::InvalidField { field, .. } => {
+                Self::unprocessable(ErrorCode::InvalidField, detail).with("field", field)
+            }
+            E::RateLimited { wait, .. } => Self::too_many_requests(wait, detail),
+            E::InvalidCredentials => Self::unauthorized(ErrorCode::InvalidCredentials, detail),
+            E::WrongPassword { field } => {
+                Self::forbidden(ErrorCode::WrongPassword, detail).with("field", field)
+            }
+            E::AccountGone | E::InvalidRefreshToken => {
+                Self::unauthorized(ErrorCode::InvalidToken, detail)
+            }
+            E::NotARefreshToken => Self::unauthorized(ErrorCode::WrongTokenType, detail),
+            E::UsernameTaken(_) => Self::conflict(ErrorCode::UsernameTaken, detail),
+            E::EmailTaken | E::EmailTakenSince => Self::conflict(ErrorCode::EmailTaken, detail),
+            E::MailTokenInvalid { .. } => Self::bad_request(ErrorCode::MailTokenInvalid, detail),
+            E::MailTokenUsed { .. } | E::MailTokenReplaced { .. } => {
+                Self::new(StatusCode::GONE, ErrorCode::MailTokenUsed, detail)
+            }
+            E::MailTokenExpired { .. } => {
+                Self::new(StatusCode::GONE, ErrorCode::MailTokenExpired, detail)
+            }
+            E::EmailAlreadyVerified => Self::conflict(ErrorCode::EmailAlreadyVerified, detail),
+            E::EmailNotVerified => Self::forbidden(ErrorCode::EmailNotVerified, detail),
+            E::SessionNotFound => Self::not_found(ErrorCode::SessionNotFound, detail),
+            E::TokenNotFound => Self::not_found(ErrorCode::TokenNotFound, detail),
+            E::UserNotFound(_) | E::NotBlocked => Self::not_found(ErrorCode::UserNotFound, detail),
+            E::Service(error) => error.into(),
+            E::Unavailable(cause) => Self::unavailable(cause),
+            E::Internal(cause) => Self::internal(cause),
+        }
+    }
+}
+
 impl From<crate::audit::Error> for ApiError {
     fn from(error: crate::audit::Error) -> Self {
         use crate::audit::Error as E;
