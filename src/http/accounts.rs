@@ -96,11 +96,13 @@ fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiErro
         (status = 400, description = "Malformed JSON or wrong types.", body = super::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "`username_taken` or `email_taken`.", body = super::error::Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field`: the username, email or password is not acceptable.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_registrations` (from this client address this hour: `KONTOR_REGISTRATIONS_PER_ADDRESS`) or `too_many_mails_to_address` (the address was sent the most verification links a day: `KONTOR_VERIFY_MAILS_PER_ADDRESS`); see `Retry-After`. No account is made.", body = super::error::Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/register")]
 pub async fn register(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: Json<RegisterRequest>,
 ) -> Result<Created<UserProfile>, ApiError> {
     let body = body.into_inner();
@@ -111,7 +113,8 @@ pub async fn register(
         password: body.password,
         language: body.language.unwrap_or_default(),
     };
-    let profile = signin::register(state.accounts(), new).await?;
+    let address = client_address(&req);
+    let profile = signin::register(state.accounts(), new, address.as_deref()).await?;
     Ok(Created::at("/me", profile))
 }
 

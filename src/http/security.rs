@@ -80,7 +80,7 @@ pub async fn verify_email(
         (status = 202, description = "A new link is on its way.", body = LinkSent),
         (status = 403, description = "`session_required`: API tokens cannot do this.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`email_already_verified`: nothing waits for a link.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`: see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited` (this account's verification mails), or `too_many_mails_to_address` (the address was sent the most verification links a day, whichever accounts asked: `KONTOR_VERIFY_MAILS_PER_ADDRESS`); see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/me/email/verification")]
@@ -258,7 +258,7 @@ pub struct ChangeEmailRequest {
         (status = 403, description = "`wrong_password`, or `session_required` (API tokens cannot do this).", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`email_taken`: another account has this address.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field`: not an email address, or the account's address already.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`: too many wrong passwords or verification mails; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many wrong passwords or verification mails; or `too_many_mails_to_address`: the new address was sent the most verification links a day, whichever accounts asked (`KONTOR_VERIFY_MAILS_PER_ADDRESS`); nothing is changed or mailed. See `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/me/email")]

@@ -13,6 +13,20 @@ pub enum AccountError {
     /// Too many attempts (wrong passwords, mails): retry after `wait` seconds.
     #[error("{detail}")]
     RateLimited { wait: u64, detail: String },
+    /// The client's address registered as many accounts this hour as
+    /// `KONTOR_REGISTRATIONS_PER_ADDRESS` allows.
+    #[error(
+        "{limit} accounts were registered from your address in the last hour, the most allowed; try again in {}",
+        super::error::wait_in_words(*.wait)
+    )]
+    TooManyRegistrations { limit: u32, wait: u64 },
+    /// The address was mailed as many verification links today as
+    /// `KONTOR_VERIFY_MAILS_PER_ADDRESS` allows, whichever accounts asked.
+    #[error(
+        "this address was sent {limit} verification links today, the most a day; nothing was changed or mailed; try again in {}",
+        super::error::wait_in_words(*.wait)
+    )]
+    TooManyMailsToAddress { limit: u32, wait: u64 },
     #[error("the username or password is wrong")]
     InvalidCredentials,
     /// The password confirming a change is not the account's; `field` names the member.
@@ -77,14 +91,9 @@ impl AccountError {
 
     /// Too many attempts at `what`, said with the wait in words a person reads at a glance.
     pub fn rate_limited(wait: u64, what: &str) -> Self {
-        let when = match wait {
-            0..=120 => format!("{wait} seconds"),
-            121..=7_200 => format!("{} minutes", wait.div_ceil(60)),
-            _ => format!("{} hours", wait.div_ceil(3_600)),
-        };
         Self::RateLimited {
             wait,
-            detail: format!("{what}; try again in {when}"),
+            detail: format!("{what}; try again in {}", super::error::wait_in_words(wait)),
         }
     }
 

@@ -59,6 +59,11 @@ pub(super) async fn own_account(pool: &PgPool, user: Uuid) -> Result<users::Acco
 
 /// Issues a verification link for `email` and queues its mail, in the caller's transaction;
 /// returns the token's id. `change`: `email` is a new address for the account.
+///
+/// Refused once `email` was mailed `KONTOR_VERIFY_MAILS_PER_ADDRESS` such links today,
+/// whichever accounts asked: otherwise fresh accounts, each within its own limits, could
+/// take turns mailing a stranger. Counted in the caller's transaction, so a refusal (which
+/// rolls it back) counts nothing and changes nothing.
 pub(super) async fn mail_verification_link(
     config: &Config,
     conn: &mut PgConnection,
@@ -66,6 +71,15 @@ pub(super) async fn mail_verification_link(
     email: &str,
     change: bool,
 ) -> Result<(Uuid, DateTime<Utc>), AccountError> {
+    let per_address = config.limits.verify_mails_per_address_day;
+    let subject = format!("mail:to:{}", identity::key(email));
+    let per_day = [limit(subject, (per_address, VERIFY_MAILS[1].1))];
+    if let Err(wait) = throttle::take(&mut *conn, &per_day).await? {
+        return Err(AccountError::TooManyMailsToAddress {
+            limit: per_address,
+            wait,
+        });
+    }
     let token = auth::random_token(VERIFY_EMAIL_PREFIX);
     let id = Uuid::now_v7();
     let now = config.clock.now();
@@ -225,8 +239,8 @@ pub async fn resend_verification(
         None if account.email_verified_at.is_none() => (account.email.clone(), false),
         None => return Err(AccountError::EmailAlreadyVerified),
     };
-    take_verify_mail(accounts.pool, user).await?;
     let mut tx = accounts.pool.begin().await?;
+    take_verify_mail(&mut tx, user).await?;
     let (_, expires_at) =
         mail_verification_link(accounts.config, &mut tx, user, &target, change).await?;
     tx.commit().await?;
@@ -236,9 +250,11 @@ pub async fn resend_verification(
     })
 }
 
-async fn take_verify_mail(pool: &PgPool, user_id: Uuid) -> Result<(), AccountError> {
+/// Counts a verification mail of the account against its limits, in the caller's
+/// transaction (with the mail it allows).
+async fn take_verify_mail(conn: &mut PgConnection, user_id: Uuid) -> Result<(), AccountError> {
     let limits = VERIFY_MAILS.map(|l| limit(format!("mail:verify:{}:{user_id}", l.1), l));
-    if let Err(wait) = throttle::take(pool, &limits).await? {
+    if let Err(wait) = throttle::take(conn, &limits).await? {
         let (per_minute, per_day) = (VERIFY_MAILS[0], VERIFY_MAILS[1]);
         let what = if wait <= per_minute.1 {
             "a verification link was mailed just now".to_string()
@@ -270,7 +286,7 @@ pub async fn forgot_password(
             format!("mail:reset:ip:{address}"),
             RESET_REQUESTS_PER_ADDRESS,
         )];
-        if let Err(wait) = throttle::take(pool, &per_address).await? {
+        if let Err(wait) = throttle::take(&mut *pool.acquire().await?, &per_address).await? {
             return Err(AccountError::rate_limited(
                 wait,
                 "too many password reset requests",
@@ -286,9 +302,12 @@ pub async fn forgot_password(
         Some((id, _)) => format!("mail:reset:account:{id}"),
         None => format!("mail:reset:name:{}", identity::key(login)),
     };
-    let allowed = throttle::take(pool, &[limit(subject, RESET_MAILS_PER_ACCOUNT)])
-        .await?
-        .is_ok();
+    let allowed = throttle::take(
+        &mut *pool.acquire().await?,
+        &[limit(subject, RESET_MAILS_PER_ACCOUNT)],
+    )
+    .await?
+    .is_ok();
     let token = auth::random_token(RESET_PASSWORD_PREFIX);
     let hash = auth::token_hash(&token);
     let now = config.clock.now();
@@ -475,8 +494,8 @@ pub async fn change_email(
     if users::email_taken(accounts.pool, &email, user).await? {
         return Err(AccountError::EmailTaken);
     }
-    take_verify_mail(accounts.pool, user).await?;
     let mut tx = accounts.pool.begin().await?;
+    take_verify_mail(&mut tx, user).await?;
     let (token_id, expires_at) =
         mail_verification_link(accounts.config, &mut tx, user, &email, true).await?;
     let notice = AccountMail::email_changed(user, token_id, &email);

@@ -13,6 +13,7 @@ use crate::store::{sessions, tokens, users};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::PgPool;
+use std::time::Duration;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -49,12 +50,35 @@ pub(super) async fn new_password_hash(
     .await?
 }
 
+/// The window of `KONTOR_REGISTRATIONS_PER_ADDRESS`.
+const REGISTRATION_WINDOW: Duration = Duration::from_secs(3_600);
+// Housekeeping forgets `mail:` counters a day after their window began.
+const _: () = assert!(REGISTRATION_WINDOW.as_secs() <= throttle::LONGEST_MAIL_WINDOW.as_secs());
+
 /// Creates an account; its verification mail is queued in the same transaction (no account
-/// without its link).
+/// without its link). Accounts registered from one client `address` an hour are limited:
+/// each mails the address typed, and accounts are what the other limits are per.
 pub async fn register(
     accounts: Accounts<'_>,
     new: NewAccount,
+    address: Option<&str>,
 ) -> Result<UserProfile, AccountError> {
+    let most = accounts.config.limits.registrations_per_address_hour;
+    // A `mail:` subject: each registration mails (housekeeping keeps such counters a day).
+    let per_address = address.map(|address| throttle::Limit {
+        subject: format!("mail:register:ip:{address}"),
+        limit: most,
+        window: REGISTRATION_WINDOW,
+    });
+    let refused = |wait| AccountError::TooManyRegistrations { limit: most, wait };
+    // Looked at before the password is judged and hashed, which take CPU time; counted only
+    // with the account created, below (a refused registration counts nothing).
+    if let Some(limit) = &per_address {
+        let subjects = [(limit.subject.clone(), limit.limit)];
+        if let Err(wait) = throttle::check(accounts.pool, &subjects, limit.window).await? {
+            return Err(refused(wait));
+        }
+    }
     let names = [new.username.clone(), new.email.clone()];
     let hash = new_password_hash("password", new.password, names).await?;
     let id = Uuid::now_v7();
@@ -74,6 +98,11 @@ pub async fn register(
         Err(users::InsertError::EmailTaken) => return Err(AccountError::EmailTaken),
         Err(users::InsertError::Database(e)) => return Err(e.into()),
     };
+    if let Some(limit) = per_address
+        && let Err(wait) = throttle::take(&mut tx, &[limit]).await?
+    {
+        return Err(refused(wait));
+    }
     super::security::mail_verification_link(accounts.config, &mut tx, id, &new.email, false)
         .await?;
     tx.commit().await?;

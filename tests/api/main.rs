@@ -20,6 +20,7 @@ mod hardening;
 mod health;
 mod housekeeping;
 mod http;
+mod limits;
 mod live;
 mod lobby;
 mod notify;
