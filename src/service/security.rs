@@ -12,7 +12,7 @@ use crate::auth::{self, RESET_PASSWORD_PREFIX, VERIFY_EMAIL_PREFIX, identity, pa
 use crate::config::Config;
 use crate::notify::account::{self as mail, AccountMail, PasswordChange};
 use crate::store::mail_tokens::{self, MailToken, NewMailToken};
-use crate::store::{sessions, tokens, users};
+use crate::store::{channels, sessions, tokens, users};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
@@ -293,25 +293,24 @@ pub async fn forgot_password(
             ));
         }
     }
-    // The same statements run whether or not the account exists, up to writing the link:
-    // the lookup, the per-account count (an unknown name is counted as typed), a new token
-    // and its hash, and a transaction that replaces older links; only for an account is it
-    // kept and the mail queued (sent later by the mail worker, not in this request).
+    // The same work whether or not the account exists, so that the time of the answer does
+    // not tell: the lookup, a new token and its hash, and one transaction that counts the
+    // request against the account (an unknown name is counted as typed), replaces older
+    // links and commits. Committing is what costs (the write-ahead log is flushed): both
+    // commit once, with their count. Only for an account is a link kept and its mail queued
+    // (sent later by the mail worker, not in this request).
     let account = users::find_for_reset(pool, login).await?;
     let subject = match &account {
         Some((id, _)) => format!("mail:reset:account:{id}"),
         None => format!("mail:reset:name:{}", identity::key(login)),
     };
-    let allowed = throttle::take(
-        &mut *pool.acquire().await?,
-        &[limit(subject, RESET_MAILS_PER_ACCOUNT)],
-    )
-    .await?
-    .is_ok();
     let token = auth::random_token(RESET_PASSWORD_PREFIX);
     let hash = auth::token_hash(&token);
     let now = config.clock.now();
     let mut tx = pool.begin().await?;
+    let allowed = throttle::take(&mut tx, &[limit(subject, RESET_MAILS_PER_ACCOUNT)])
+        .await?
+        .is_ok();
     match account.filter(|_| allowed) {
         Some((user_id, email)) => {
             let id = Uuid::now_v7();
@@ -328,13 +327,14 @@ pub async fn forgot_password(
             mail_tokens::issue(&mut tx, &stored).await?;
             let link = AccountMail::password_reset(user_id, id, &token, expires_at);
             mail::enqueue(&mut tx, &[link]).await?;
-            tx.commit().await?;
         }
         None => {
             mail_tokens::supersede(&mut *tx, Uuid::nil(), mail_tokens::RESET_PASSWORD, now).await?;
-            tx.rollback().await?;
+            // As the queued mail would: the mail worker wakes, and finds nothing new.
+            channels::notify(&mut *tx, crate::notify::CHANNEL, "").await?;
         }
     }
+    tx.commit().await?;
     Ok(())
 }
 

@@ -1,9 +1,11 @@
 //! Volume limits against abuse, against the real server and PostgreSQL: registrations per
 //! client address, open games per user, verification mails to one address whichever accounts
-//! ask, invitations per inviter and invitation mails per invitee.
+//! ask, invitations per inviter and invitation mails per invitee; and the forgot-password
+//! request doing the same work whether or not the account exists.
 
 use crate::support::*;
 use serde_json::json;
+use std::time::Duration;
 
 async fn app_with(settings: &[(&str, &str)]) -> TestApp {
     spawn_app_with(AppOptions {
@@ -199,4 +201,29 @@ async fn invitations_are_capped_per_inviter_and_their_mails_per_invitee() {
     let game = game.assert_ok()["id"].as_str().unwrap().to_string();
     assert_eq!(invite(&cleo, &game).await.status.as_u16(), 201);
     assert_eq!(count(&app, mails).await, 2);
+}
+
+#[tokio::test]
+async fn forgot_password_commits_the_same_work_for_an_unknown_name_as_for_an_account() {
+    let app = spawn_app().await;
+    app.register("anna").await;
+    let mut listener = sqlx::postgres::PgListener::connect_with(&app.pool)
+        .await
+        .unwrap();
+    listener.listen("kontor_mail").await.unwrap();
+    for login in ["anna", "nobody-at-all"] {
+        app.post("/auth/password/forgot")
+            .json(&json!({ "login": login }))
+            .send()
+            .await
+            .assert_ok();
+        // Both wake the mail worker, as the one transaction each commits says.
+        let woken = tokio::time::timeout(Duration::from_secs(10), listener.recv()).await;
+        assert!(woken.is_ok(), "no wake-up of the mail worker for {login}");
+    }
+    // And both counted the request, in that transaction.
+    let counted = "SELECT count(*) FROM login_failures WHERE subject LIKE 'mail:reset:%' AND subject NOT LIKE 'mail:reset:ip:%'";
+    assert_eq!(count(&app, counted).await, 2);
+    let links = "SELECT count(*) FROM mail_tokens WHERE purpose = 'reset_password'";
+    assert_eq!(count(&app, links).await, 1);
 }
