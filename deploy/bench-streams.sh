@@ -63,7 +63,7 @@ LOAD=$(ls -t target/release/deps/streams-* | grep -v '\.d$' | head -1)
 # logins stay in the heap and blur the server's RSS; fixed, they go back to the system.
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2> /dev/null || echo 18081)
 KONTOR_DATABASE_URL="postgres://kontor@localhost/kontor?host=$DIR" KONTOR_BIND="127.0.0.1:$PORT" \
-  KONTOR_DATA_DIR="$DIR/kontor" KONTOR_DB_POOL_SIZE=32 KONTOR_WORKERS=false RUST_LOG=warn \
+  KONTOR_DATA_DIR="$DIR/kontor" KONTOR_DB_POOL_SIZE=32 KONTOR_WORKERS=false RUST_LOG=warn KONTOR_REGISTRATIONS_PER_ADDRESS=1000000 \
   KONTOR_LIVE_MAX_STREAMS_PER_USER="$STREAMS" KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS="$STREAMS" MALLOC_MMAP_THRESHOLD_=131072 \
   target/release/kontor serve > "$DIR/server.log" 2>&1 &
 SERVER=$!

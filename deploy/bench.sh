@@ -55,7 +55,7 @@ TPS=$(echo "$PGBENCH" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1)
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
 KONTOR_DATABASE_URL="postgres://kontor@localhost/kontor?host=$DIR" KONTOR_BIND="127.0.0.1:$PORT" \
-  KONTOR_DATA_DIR="$DIR/kontor" KONTOR_DB_POOL_SIZE=$((GAMES + 8)) KONTOR_WORKERS=false RUST_LOG=warn \
+  KONTOR_DATA_DIR="$DIR/kontor" KONTOR_DB_POOL_SIZE=$((GAMES + 8)) KONTOR_WORKERS=false RUST_LOG=warn KONTOR_REGISTRATIONS_PER_ADDRESS=1000000 \
   target/release/kontor serve > "$DIR/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/api/v1/kinds" > /dev/null && break; sleep 0.1; done

@@ -53,6 +53,9 @@ pub struct Config {
     pub verify_token_ttl: Duration,
     /// Whether an account whose address is not verified may create, join and act in games.
     pub unverified_may_play: bool,
+    /// How much one client, user or address may ask for: registrations, open games,
+    /// invitations, verification mails.
+    pub limits: VolumeLimits,
     /// The shortest time per move a game may have (seconds).
     pub min_seconds_per_move: i64,
     /// How often the deadline worker looks for due clocks when nothing wakes it.
@@ -169,6 +172,7 @@ impl std::fmt::Debug for Config {
             reset_token_ttl,
             verify_token_ttl,
             unverified_may_play,
+            limits,
             min_seconds_per_move,
             deadline_poll,
             vacation_days_per_year,
@@ -220,6 +224,7 @@ impl std::fmt::Debug for Config {
             .field("reset_token_ttl", reset_token_ttl)
             .field("verify_token_ttl", verify_token_ttl)
             .field("unverified_may_play", unverified_may_play)
+            .field("limits", limits)
             .field("min_seconds_per_move", min_seconds_per_move)
             .field("deadline_poll", deadline_poll)
             .field("vacation_days_per_year", vacation_days_per_year)
@@ -242,6 +247,41 @@ impl std::fmt::Debug for Config {
                 &metrics_token.as_ref().map(|_| crate::redact::MASK),
             )
             .finish()
+    }
+}
+
+/// Volume limits against abuse (each a setting; beyond one, 429 with `Retry-After`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VolumeLimits {
+    /// Accounts registered from one client address per hour (each mails the typed address).
+    pub registrations_per_address_hour: u32,
+    /// Games one user created that wait for players (open) at once.
+    pub open_games_per_user: u32,
+    /// Verification and change-of-address links mailed to one address per day, whichever
+    /// accounts ask.
+    pub verify_mails_per_address_day: u32,
+    /// Invitations one user makes per day.
+    pub invitations_per_user_day: u32,
+    /// Invitation mails to one invitee per day (beyond, the invitation stands, unmailed).
+    pub invitation_mails_per_invitee_day: u32,
+}
+
+impl VolumeLimits {
+    fn from_values(values: &Values<'_>) -> anyhow::Result<Self> {
+        let at_least_one = |key: &str| -> anyhow::Result<u32> {
+            let n: u32 = values.number(key)?;
+            if n == 0 {
+                bail!("{key} must be at least 1");
+            }
+            Ok(n)
+        };
+        Ok(Self {
+            registrations_per_address_hour: at_least_one("KONTOR_REGISTRATIONS_PER_ADDRESS")?,
+            open_games_per_user: at_least_one("KONTOR_OPEN_GAMES_PER_USER")?,
+            verify_mails_per_address_day: at_least_one("KONTOR_VERIFY_MAILS_PER_ADDRESS")?,
+            invitations_per_user_day: at_least_one("KONTOR_INVITATIONS_PER_DAY")?,
+            invitation_mails_per_invitee_day: at_least_one("KONTOR_INVITATION_MAILS_PER_INVITEE")?,
+        })
     }
 }
 
@@ -447,6 +487,31 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_UNVERIFIED_MAY_PLAY",
         "true",
         "Whether an account whose email address is not verified yet may create, join and act in games (false: 403 email_not_verified; it may still sign in and read).",
+    ),
+    Setting::value(
+        "KONTOR_REGISTRATIONS_PER_ADDRESS",
+        "20",
+        "Accounts registered from one client address per hour; more are refused with 429 too_many_registrations. Everyone behind one NAT or proxy shares it.",
+    ),
+    Setting::value(
+        "KONTOR_OPEN_GAMES_PER_USER",
+        "10",
+        "Games one user created that wait for players at once; another is refused with 429 too_many_open_games.",
+    ),
+    Setting::value(
+        "KONTOR_VERIFY_MAILS_PER_ADDRESS",
+        "5",
+        "Verification and change-of-address links mailed to one address per day, whichever accounts ask; more are refused with 429 too_many_mails_to_address.",
+    ),
+    Setting::value(
+        "KONTOR_INVITATIONS_PER_DAY",
+        "20",
+        "Invitations one user makes per day; more are refused with 429 too_many_invitations.",
+    ),
+    Setting::value(
+        "KONTOR_INVITATION_MAILS_PER_INVITEE",
+        "5",
+        "Invitation mails to one player per day; further invitations still count, unmailed.",
     ),
     Setting::value(
         "KONTOR_MAIL_MAX_ATTEMPTS",
@@ -704,6 +769,7 @@ impl Config {
             reset_token_ttl,
             verify_token_ttl,
             unverified_may_play,
+            limits: VolumeLimits::from_values(&values)?,
             min_seconds_per_move: i64::from(values.number::<u32>("KONTOR_MIN_SECONDS_PER_MOVE")?),
             deadline_poll: Duration::from_millis(u64::from(
                 values.number::<u32>("KONTOR_DEADLINE_POLL_MS")?,

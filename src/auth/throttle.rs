@@ -8,7 +8,7 @@
 
 use super::identity;
 use crate::store::throttle as store;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -83,12 +83,18 @@ pub struct Limit {
 }
 
 /// Counts one use against every limit; `Err(seconds)` (the longest wait) when any of them
-/// is used up.
-pub async fn take(pool: &PgPool, limits: &[Limit]) -> Result<Result<(), u64>, sqlx::Error> {
+/// is used up. On the caller's connection: inside a transaction, a use that is rolled back
+/// (the mail it allowed was not sent after all) is not counted.
+pub async fn take(
+    conn: &mut PgConnection,
+    limits: &[Limit],
+) -> Result<Result<(), u64>, sqlx::Error> {
     let mut wait: Option<f64> = None;
     for limit in limits {
         let limit_count = i32::try_from(limit.limit).unwrap_or(i32::MAX);
-        if let Some(left) = store::take(pool, &limit.subject, limit_count, limit.window).await? {
+        if let Some(left) =
+            store::take(&mut *conn, &limit.subject, limit_count, limit.window).await?
+        {
             wait = Some(wait.map_or(left, |w| w.max(left)));
         }
     }

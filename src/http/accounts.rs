@@ -1,17 +1,32 @@
 //! Accounts: register, login, refresh, logout, me, API tokens. Verification, password reset
-//! and change, change of address and the list of logins are in `security`.
+//! and change, change of address and the list of logins are in `security`. What they do is
+//! `service::signin`'s; here each request is read, handed on and answered.
 
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode};
 use super::{AppState, Created, Json, client_address, text};
-use crate::auth::{self, API_TOKEN_PREFIX, REFRESH_PREFIX, Scope, identity, password, throttle};
+use crate::auth::{Scope, identity, password};
 use crate::notify::language::Language;
-use crate::store::{mail_tokens, sessions, tokens, users};
+use crate::service::profile::{self, UserProfile};
+use crate::service::signin::{self, Accounts, ApiTokenList, CreatedApiToken, NewAccount};
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
+
+pub use crate::service::signin::TokenPair;
+
+impl AppState {
+    /// What the account flows of the service reach, from this server's state.
+    pub fn accounts(&self) -> Accounts<'_> {
+        Accounts {
+            pool: &self.pool,
+            config: &self.config,
+            jwt: &self.jwt,
+            known_users: &self.known_users,
+        }
+    }
+}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -30,62 +45,6 @@ pub struct RegisterRequest {
     pub language: Option<Language>,
 }
 
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z", "email_verified": true, "display_name": "Anna K.", "language": "en", "time_zone": "Europe/Berlin"}))]
-pub struct UserProfile {
-    pub id: Uuid,
-    pub username: String,
-    pub email: String,
-    pub created_at: DateTime<Utc>,
-    /// Whether the address is verified (its link was used). Game notices are mailed only to
-    /// a verified address. A new account gets a verification link by mail.
-    pub email_verified: bool,
-    /// A new address waiting for its verification link (`POST /me/email`); it replaces
-    /// `email` once the link is used. Absent when no change waits.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pending_email: Option<String>,
-    /// Shown beside the username at the table; `null` if none.
-    pub display_name: Option<String>,
-    /// The language of the mails.
-    pub language: Language,
-    /// The IANA time zone of the dates in mails and of the digest hour.
-    pub time_zone: String,
-}
-
-/// What a caller whose account is gone (deleted since the token was issued) is told.
-pub(super) fn account_gone() -> ApiError {
-    ApiError::unauthorized(
-        ErrorCode::InvalidToken,
-        "the token's account does not exist",
-    )
-}
-
-/// The caller's account (401 if it no longer exists).
-pub(super) async fn own_account(state: &AppState, user: Uuid) -> Result<users::Account, ApiError> {
-    users::account(&state.pool, user)
-        .await?
-        .ok_or_else(account_gone)
-}
-
-/// The profile of the caller's account (401 if it no longer exists).
-pub(super) async fn profile_of(state: &AppState, user: Uuid) -> Result<UserProfile, ApiError> {
-    let account = own_account(state, user).await?;
-    let pending_email = mail_tokens::open_verification(&state.pool, user, state.config.clock.now())
-        .await?
-        .filter(|address| identity::key(address) != identity::key(&account.email));
-    Ok(UserProfile {
-        id: account.id,
-        username: account.username,
-        email: account.email,
-        created_at: account.created_at,
-        email_verified: account.email_verified_at.is_some(),
-        pending_email,
-        display_name: account.display_name,
-        language: Language::parse(&account.language).unwrap_or_default(),
-        time_zone: account.time_zone,
-    })
-}
-
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "anna", "password": "correct horse battery"}))]
@@ -93,26 +52,6 @@ pub struct LoginRequest {
     /// The username or the email address.
     pub username: String,
     pub password: String,
-}
-
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({
-    "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2ln",
-    "token_type": "Bearer",
-    "expires_in": 900,
-    "refresh_token": "kontor_rt_q3V0aGVudGljYXRlZC1yZWZyZXNoLXRva2VuLWV4YW1wbGU",
-    "refresh_expires_in": 2592000
-}))]
-pub struct TokenPair {
-    /// A JWT for `Authorization: Bearer`.
-    pub access_token: String,
-    /// Always `Bearer`.
-    pub token_type: &'static str,
-    /// Seconds until the access token expires.
-    pub expires_in: u64,
-    /// Exchange it at `/auth/refresh` for a new pair; it can be used once.
-    pub refresh_token: String,
-    pub refresh_expires_in: u64,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -157,72 +96,26 @@ fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiErro
         (status = 400, description = "Malformed JSON or wrong types.", body = super::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "`username_taken` or `email_taken`.", body = super::error::Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field`: the username, email or password is not acceptable.", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_registrations` (from this client address this hour: `KONTOR_REGISTRATIONS_PER_ADDRESS`) or `too_many_mails_to_address` (the address was sent the most verification links a day: `KONTOR_VERIFY_MAILS_PER_ADDRESS`); see `Retry-After`. No account is made.", body = super::error::Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/register")]
 pub async fn register(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: Json<RegisterRequest>,
 ) -> Result<Created<UserProfile>, ApiError> {
     let body = body.into_inner();
     let registration = validate_registration(&body)?;
-    let password = body.password;
-    let user_inputs = [registration.username.clone(), registration.email.clone()];
-    // Judging the password and hashing it both take CPU time: off the async threads.
-    let hash = web::block(move || -> Result<String, ApiError> {
-        password::check_new(&password, &[&user_inputs[0], &user_inputs[1]])
-            .map_err(|reason| invalid("password", reason))?;
-        auth::hash_password(&password).map_err(ApiError::internal)
-    })
-    .await
-    .map_err(ApiError::internal)??;
-    let id = Uuid::now_v7();
-    let language = body.language.unwrap_or_default();
-    let new_user = users::NewUser {
-        language: language.as_str(),
-        id,
-        username: &registration.username,
-        email: &registration.email,
-        password_hash: &hash,
+    let new = NewAccount {
+        username: registration.username,
+        email: registration.email,
+        password: body.password,
+        language: body.language.unwrap_or_default(),
     };
-    // The account and its verification mail commit together: no account without its link.
-    let mut tx = state.pool.begin().await?;
-    let created_at = match users::insert(&mut *tx, &new_user).await {
-        Ok(created_at) => created_at,
-        Err(users::InsertError::UsernameTaken) => {
-            return Err(ApiError::conflict(
-                ErrorCode::UsernameTaken,
-                format!(
-                    "the username {:?} is taken (names are compared regardless of letter case)",
-                    registration.username
-                ),
-            ));
-        }
-        Err(users::InsertError::EmailTaken) => {
-            return Err(ApiError::conflict(
-                ErrorCode::EmailTaken,
-                "an account with this email address exists already",
-            ));
-        }
-        Err(users::InsertError::Database(e)) => return Err(e.into()),
-    };
-    super::security::mail_verification_link(&state, &mut tx, id, &registration.email, false)
-        .await?;
-    tx.commit().await?;
-    Ok(Created::at(
-        "/me",
-        UserProfile {
-            id,
-            username: registration.username,
-            email: registration.email,
-            created_at,
-            email_verified: false,
-            pending_email: None,
-            display_name: None,
-            language,
-            time_zone: "UTC".to_string(),
-        },
-    ))
+    let address = client_address(&req);
+    let profile = signin::register(state.accounts(), new, address.as_deref()).await?;
+    Ok(Created::at("/me", profile))
 }
 
 /// The longest identifier a login accepts (an email address has at most 254 bytes).
@@ -275,43 +168,8 @@ pub(super) async fn check_credentials(
         .with("field", "password"));
     }
     let address = client_address(req);
-    let config = &state.config;
-    // The account first, so that its failures count together whether it was named by
-    // username or by email address.
-    let user = users::find_for_login(&state.pool, identifier).await?;
-    let account = match &user {
-        Some((id, _)) => throttle::Account::Known(*id),
-        None => throttle::Account::Unknown(identifier),
-    };
-    let subjects = throttle::subjects(
-        &account,
-        address.as_deref(),
-        config.login_max_failures,
-        config.login_max_failures_per_address,
-    );
-    if let Err(wait) = throttle::check(&state.pool, &subjects, config.login_window).await? {
-        return Err(ApiError::too_many_requests(
-            wait,
-            format!("too many failed logins; try again in {wait} seconds"),
-        ));
-    }
-    let (user_id, hash) = match user {
-        Some((id, hash)) => (Some(id), hash),
-        None => (None, auth::DUMMY_PASSWORD_HASH.clone()),
-    };
-    let password = body.password;
-    let password_ok = web::block(move || auth::verify_password(&hash, &password))
-        .await
-        .map_err(ApiError::internal)?;
-    let Some(user_id) = user_id.filter(|_| password_ok) else {
-        throttle::record_failure(&state.pool, &subjects, config.login_window).await?;
-        return Err(ApiError::unauthorized(
-            ErrorCode::InvalidCredentials,
-            "the username or password is wrong",
-        ));
-    };
-    throttle::clear(&state.pool, &subjects[0].0).await?;
-    Ok(user_id)
+    let accounts = state.accounts();
+    Ok(signin::check_credentials(accounts, identifier, body.password, address.as_deref()).await?)
 }
 
 /// The longest client description kept of a login (its `User-Agent`).
@@ -331,35 +189,19 @@ pub(super) fn user_agent(req: &HttpRequest) -> Option<String> {
     (!clean.is_empty()).then_some(clean)
 }
 
-/// A new access token and a new refresh token in the same family (login); the login is
-/// recorded (with `user_agent` when it is new) as used now.
+/// A new token pair of the login `family` (see `signin::issue_pair`).
 pub(super) async fn issue_pair(
     state: &AppState,
     user_id: Uuid,
     family: Uuid,
     user_agent: Option<&str>,
 ) -> Result<TokenPair, ApiError> {
-    let refresh_token = auth::random_token(REFRESH_PREFIX);
-    let ttl = state.config.refresh_token_ttl;
-    let hash = auth::token_hash(&refresh_token);
-    let mut tx = state.pool.begin().await?;
-    tokens::insert_refresh_token(&mut *tx, user_id, family, &hash, ttl).await?;
-    sessions::touch(&mut *tx, family, user_id, user_agent).await?;
-    tx.commit().await?;
-    Ok(TokenPair {
-        access_token: state.jwt.issue_for_session(user_id, family)?,
-        token_type: "Bearer",
-        expires_in: state.jwt.ttl().as_secs(),
-        refresh_token,
-        refresh_expires_in: ttl.as_secs(),
-    })
+    Ok(signin::issue_pair(state.accounts(), user_id, family, user_agent).await?)
 }
 
+/// The refusal of a refresh token that is unknown, expired or spent.
 pub(super) fn invalid_refresh() -> ApiError {
-    ApiError::unauthorized(
-        ErrorCode::InvalidToken,
-        "this refresh token is unknown, expired or already used; log in again",
-    )
+    crate::service::AccountError::InvalidRefreshToken.into()
 }
 
 /// Exchange a refresh token for a new pair (the old refresh token stops working).
@@ -386,31 +228,7 @@ pub async fn refresh(
 
 /// Spends a refresh token for a new pair of the same login (see [`refresh`]).
 pub(super) async fn rotate(state: &AppState, token: &str) -> Result<TokenPair, ApiError> {
-    if !token.starts_with(REFRESH_PREFIX) {
-        return Err(ApiError::unauthorized(
-            ErrorCode::WrongTokenType,
-            "this is not a refresh token (they start with kontor_rt_)",
-        ));
-    }
-    let mut tx = state.pool.begin().await?;
-    let Some(stored) = tokens::lock_refresh_token(&mut tx, &auth::token_hash(token)).await? else {
-        return Err(invalid_refresh());
-    };
-    let user_id = stored.user_id;
-    if stored.revoked {
-        // Reuse of a spent token: end the whole login.
-        tokens::revoke_refresh_family(&mut *tx, stored.family_id).await?;
-        tx.commit().await?;
-        state.known_users.forget_login(stored.family_id);
-        tracing::warn!(%user_id, "a spent refresh token was reused; its login is revoked");
-        return Err(invalid_refresh());
-    }
-    if stored.expired {
-        return Err(invalid_refresh());
-    }
-    tokens::revoke_refresh_token(&mut *tx, stored.id).await?;
-    tx.commit().await?;
-    issue_pair(state, user_id, stored.family_id, None).await
+    Ok(signin::rotate(state.accounts(), token).await?)
 }
 
 /// Log out: revoke the refresh token (and every token of the same login).
@@ -433,13 +251,7 @@ pub async fn logout(
 
 /// Revokes every refresh token of the login `token` belongs to.
 pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiError> {
-    let family = tokens::refresh_token_family(&state.pool, &auth::token_hash(token)).await?;
-    let Some(family) = family else {
-        return Err(invalid_refresh());
-    };
-    tokens::revoke_refresh_family(&state.pool, family).await?;
-    state.known_users.forget_login(family);
-    Ok(())
+    Ok(signin::end_login(state.accounts(), token).await?)
 }
 
 /// The caller's account.
@@ -453,7 +265,9 @@ pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiEr
 )]
 #[get("/me")]
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserProfile>, ApiError> {
-    Ok(Json(profile_of(&state, caller.user_id).await?))
+    Ok(Json(
+        profile::profile_of(state.accounts(), caller.user_id).await?,
+    ))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -466,42 +280,6 @@ pub struct CreateTokenRequest {
     pub scopes: Vec<String>,
     /// Days until the token expires; absent = never.
     pub expires_in_days: Option<u32>,
-}
-
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "name": "my bot", "prefix": "kontor_pat_Ab3d", "scopes": ["game:read", "game:play"], "created_at": "2026-11-29T12:00:00Z", "expires_at": null, "last_used_at": null}))]
-pub struct ApiTokenInfo {
-    pub id: Uuid,
-    pub name: String,
-    /// The first characters of the token.
-    pub prefix: String,
-    pub scopes: Vec<String>,
-    pub created_at: DateTime<Utc>,
-    pub expires_at: Option<DateTime<Utc>>,
-    pub last_used_at: Option<DateTime<Utc>>,
-}
-
-impl From<tokens::ApiTokenRow> for ApiTokenInfo {
-    fn from(row: tokens::ApiTokenRow) -> Self {
-        Self {
-            id: row.id,
-            name: row.name,
-            prefix: row.prefix,
-            scopes: row.scopes,
-            created_at: row.created_at,
-            expires_at: row.expires_at,
-            last_used_at: row.last_used_at,
-        }
-    }
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct CreatedApiToken {
-    #[serde(flatten)]
-    pub info: ApiTokenInfo,
-    /// The token itself. It is shown this once; only its hash is kept.
-    #[schema(example = "kontor_pat_Ab3dZ0Jv4c2F0ZWQtYXBpLXRva2VuLWV4YW1wbGUtdmFsdWU")]
-    pub token: String,
 }
 
 /// Create an API token for a bot or tool. The token is shown once.
@@ -540,9 +318,7 @@ pub async fn create_token(
             )
             .with("field", "scopes"));
         };
-        if !scopes.contains(&scope.as_str().to_string()) {
-            scopes.push(scope.as_str().to_string());
-        }
+        scopes.push(scope);
     }
     if body.expires_in_days == Some(0) || body.expires_in_days.is_some_and(|d| d > 3650) {
         return Err(ApiError::unprocessable(
@@ -551,26 +327,18 @@ pub async fn create_token(
         )
         .with("field", "expires_in_days"));
     }
-    let token = auth::random_token(API_TOKEN_PREFIX);
-    let prefix: String = token.chars().take(API_TOKEN_PREFIX.len() + 4).collect();
-    let new = tokens::NewApiToken {
-        user_id: caller.user_id,
+    let created = signin::create_api_token(
+        &state.pool,
+        caller.user_id,
         name,
-        token_hash: &auth::token_hash(&token),
-        prefix: &prefix,
-        scopes: &scopes,
-        expires_in_days: body.expires_in_days,
-    };
-    let info: ApiTokenInfo = tokens::insert_api_token(&state.pool, &new).await?.into();
+        &scopes,
+        body.expires_in_days,
+    )
+    .await?;
     Ok(Created::at(
-        format!("/me/tokens/{}", info.id),
-        CreatedApiToken { info, token },
+        format!("/me/tokens/{}", created.info.id),
+        created,
     ))
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct ApiTokenList {
-    pub items: Vec<ApiTokenInfo>,
 }
 
 /// The caller's API tokens that are not revoked (the tokens themselves are never shown again).
@@ -588,12 +356,7 @@ pub async fn list_tokens(
     caller: Caller,
 ) -> Result<Json<ApiTokenList>, ApiError> {
     caller.require_session()?;
-    let items = tokens::list_api_tokens(&state.pool, caller.user_id)
-        .await?
-        .into_iter()
-        .map(ApiTokenInfo::from)
-        .collect();
-    Ok(Json(ApiTokenList { items }))
+    Ok(Json(signin::api_tokens(&state.pool, caller.user_id).await?))
 }
 
 /// Revoke an API token; it stops working at once.
@@ -614,12 +377,6 @@ pub async fn revoke_token(
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
-    let revoked = tokens::revoke_api_token(&state.pool, caller.user_id, path.into_inner()).await?;
-    if !revoked {
-        return Err(ApiError::not_found(
-            ErrorCode::TokenNotFound,
-            "you have no active API token with this id",
-        ));
-    }
+    signin::revoke_api_token(&state.pool, caller.user_id, path.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

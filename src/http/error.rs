@@ -173,6 +173,17 @@ impl ApiError {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, Code::Rule(code), detail)
     }
 
+    /// 429 with `Retry-After` and a code of its own: a volume limit is reached.
+    pub fn limit_reached(
+        code: ErrorCode,
+        retry_after_secs: u64,
+        detail: impl Into<String>,
+    ) -> Self {
+        let mut error = Self::too_many_requests(retry_after_secs, detail);
+        error.code = code.into();
+        error
+    }
+
     pub fn too_many_requests(retry_after_secs: u64, detail: impl Into<String>) -> Self {
         let mut error = Self::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -303,8 +314,60 @@ impl From<crate::service::Error> for ApiError {
                 Self::unprocessable(ErrorCode::InvalidField, detail).with("field", field)
             }
             E::InvalidParameter(_) => Self::bad_request(ErrorCode::InvalidParameter, detail),
+            E::TooManyOpenGames { .. } => Self::limit_reached(
+                ErrorCode::TooManyOpenGames,
+                crate::service::lobby::OPEN_GAMES_RETRY_AFTER_SECS,
+                detail,
+            ),
+            E::TooManyInvitations { wait, .. } => {
+                Self::limit_reached(ErrorCode::TooManyInvitations, wait, detail)
+            }
             E::AlreadyOnVacation => Self::conflict(ErrorCode::AlreadyOnVacation, detail),
             E::NotOnVacation => Self::conflict(ErrorCode::NotOnVacation, detail),
+            E::Unavailable(cause) => Self::unavailable(cause),
+            E::Internal(cause) => Self::internal(cause),
+        }
+    }
+}
+
+impl From<crate::service::AccountError> for ApiError {
+    fn from(error: crate::service::AccountError) -> Self {
+        use crate::service::AccountError as E;
+        let detail = error.to_string();
+        match error {
+            E::InvalidField { field, .. } => {
+                Self::unprocessable(ErrorCode::InvalidField, detail).with("field", field)
+            }
+            E::RateLimited { wait, .. } => Self::too_many_requests(wait, detail),
+            E::TooManyRegistrations { wait, .. } => {
+                Self::limit_reached(ErrorCode::TooManyRegistrations, wait, detail)
+            }
+            E::TooManyMailsToAddress { wait, .. } => {
+                Self::limit_reached(ErrorCode::TooManyMailsToAddress, wait, detail)
+            }
+            E::InvalidCredentials => Self::unauthorized(ErrorCode::InvalidCredentials, detail),
+            E::WrongPassword { field } => {
+                Self::forbidden(ErrorCode::WrongPassword, detail).with("field", field)
+            }
+            E::AccountGone | E::InvalidRefreshToken => {
+                Self::unauthorized(ErrorCode::InvalidToken, detail)
+            }
+            E::NotARefreshToken => Self::unauthorized(ErrorCode::WrongTokenType, detail),
+            E::UsernameTaken(_) => Self::conflict(ErrorCode::UsernameTaken, detail),
+            E::EmailTaken | E::EmailTakenSince => Self::conflict(ErrorCode::EmailTaken, detail),
+            E::MailTokenInvalid { .. } => Self::bad_request(ErrorCode::MailTokenInvalid, detail),
+            E::MailTokenUsed { .. } | E::MailTokenReplaced { .. } => {
+                Self::new(StatusCode::GONE, ErrorCode::MailTokenUsed, detail)
+            }
+            E::MailTokenExpired { .. } => {
+                Self::new(StatusCode::GONE, ErrorCode::MailTokenExpired, detail)
+            }
+            E::EmailAlreadyVerified => Self::conflict(ErrorCode::EmailAlreadyVerified, detail),
+            E::EmailNotVerified => Self::forbidden(ErrorCode::EmailNotVerified, detail),
+            E::SessionNotFound => Self::not_found(ErrorCode::SessionNotFound, detail),
+            E::TokenNotFound => Self::not_found(ErrorCode::TokenNotFound, detail),
+            E::UserNotFound(_) | E::NotBlocked => Self::not_found(ErrorCode::UserNotFound, detail),
+            E::Service(error) => error.into(),
             E::Unavailable(cause) => Self::unavailable(cause),
             E::Internal(cause) => Self::internal(cause),
         }
@@ -499,6 +562,10 @@ error_codes! {
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
     TooManyStreams = "too_many_streams", 429, "The caller holds the most live streams allowed on this server; close one, or retry after `Retry-After` seconds.";
     TooManyStreamsFromAddress = "too_many_streams_from_address", 429, "The client's address holds the most live streams allowed on this server (whichever accounts opened them); close one, or retry after `Retry-After` seconds.";
+    TooManyRegistrations = "too_many_registrations", 429, "This client address registered the most accounts an hour allows (KONTOR_REGISTRATIONS_PER_ADDRESS); retry after `Retry-After` seconds.";
+    TooManyOpenGames = "too_many_open_games", 429, "The caller has the most open games allowed (KONTOR_OPEN_GAMES_PER_USER); start or cancel one, or retry after `Retry-After` seconds (players may fill one meanwhile).";
+    TooManyMailsToAddress = "too_many_mails_to_address", 429, "This address was mailed the most verification links a day allows, whichever accounts asked (KONTOR_VERIFY_MAILS_PER_ADDRESS); nothing was changed or mailed.";
+    TooManyInvitations = "too_many_invitations", 429, "The caller made the most invitations a day allows (KONTOR_INVITATIONS_PER_DAY); retry after `Retry-After` seconds.";
     RequestRejected = "request_rejected", 400, "The request was refused before reaching the API (another 4xx status).";
     PreconditionFailed = "precondition_failed", 412, "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.";
     WebClientMissing = "web_client_missing", 503, "The web client's files were not built into this server (`npm ci && npm run build` in `web/`).";

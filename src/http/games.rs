@@ -100,6 +100,7 @@ pub async fn list_games(
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`insufficient_scope`, or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`, `invalid_options` (with `field`) or `invalid_field`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_open_games`: the caller's open games are as many as `KONTOR_OPEN_GAMES_PER_USER` allows; start or cancel one.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games")]
@@ -115,6 +116,7 @@ pub async fn create_game(
         caller.user_id,
         body.into_inner(),
         state.config.min_seconds_per_move,
+        state.config.limits.open_games_per_user,
     )
     .await?;
     Ok(Created::at(format!("/games/{}", game.id), game))
@@ -341,6 +343,7 @@ pub async fn cancel_game(
         (status = 403, description = "`not_a_player`, or `blocked`: the caller cannot invite this player (a block between them, either way).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found` or `user_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`wrong_status`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_invitations`: the caller made as many invitations today as `KONTOR_INVITATIONS_PER_DAY` allows; see `Retry-After`. (Beyond `KONTOR_INVITATION_MAILS_PER_INVITEE` a day, an invitation is made but not mailed.)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games/{game_id}/invitations")]
@@ -356,6 +359,7 @@ pub async fn invite(
         caller.user_id,
         path.into_inner(),
         body.into_inner(),
+        &state.config.limits,
     )
     .await?;
     Ok(if new {

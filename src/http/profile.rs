@@ -1,21 +1,17 @@
 //! The account's profile (display name, language, time zone), its deletion, the export of
-//! everything stored about the caller, and blocking other players.
+//! everything stored about the caller, and blocking other players. What they do is
+//! `service::profile`'s; here each request is read, handed on and answered.
 
-use super::accounts::{ApiTokenInfo, UserProfile, account_gone, profile_of};
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
-use super::{AppState, Json, text};
+use super::{AppState, Json, client_address, text};
 use crate::notify::language::Language;
-use crate::notify::{Preferences, prefs};
-use crate::service::accounts::delete_account;
-use crate::store::seats::SeatState;
-use crate::store::{blocks, invitations, outbox, seats, sessions, tokens, users, vacations};
+use crate::service::profile::{self, BlockList, MyData, UserProfile};
+use crate::store::users;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, put, web};
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer};
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 /// The longest display name, in characters.
 pub const DISPLAY_NAME_CHARS: usize = 40;
@@ -101,10 +97,8 @@ pub async fn put_profile(
         language: body.language.map(Language::as_str),
         time_zone,
     };
-    if !users::update_profile(&state.pool, caller.user_id, &change).await? {
-        return Err(account_gone());
-    }
-    Ok(Json(profile_of(&state, caller.user_id).await?))
+    let updated = profile::update_profile(state.accounts(), caller.user_id, &change).await?;
+    Ok(Json(updated))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -149,95 +143,15 @@ pub async fn delete_me(
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
     let password = body.into_inner().password;
-    super::security::check_own_password(&state, &req, caller.user_id, "password", password).await?;
-    let deleted = delete_account(&state.pool, &state.config.clock, caller.user_id).await?;
-    if deleted.is_none() {
-        return Err(account_gone());
-    }
-    state.known_users.forget(caller.user_id);
+    let address = client_address(&req);
+    profile::delete_account(
+        state.accounts(),
+        caller.user_id,
+        address.as_deref(),
+        password,
+    )
+    .await?;
     Ok(HttpResponse::NoContent().finish())
-}
-
-/// A vacation, as the export lists it.
-#[derive(Serialize, ToSchema)]
-pub struct VacationPeriod {
-    pub starts_at: DateTime<Utc>,
-    pub ends_at: DateTime<Utc>,
-}
-
-/// A login (the browser session or a token login) that can still be refreshed.
-#[derive(Serialize, ToSchema)]
-pub struct LoginInfo {
-    pub id: Uuid,
-    pub started_at: DateTime<Utc>,
-    pub last_refreshed_at: DateTime<Utc>,
-    pub expires_at: DateTime<Utc>,
-    /// The client's `User-Agent` as the login recorded it (as `GET /me/sessions` shows it).
-    pub client: Option<String>,
-}
-
-/// A game the caller sits in.
-#[derive(Serialize, ToSchema)]
-pub struct MyGame {
-    pub game_id: Uuid,
-    pub kind: String,
-    /// `open`, `active`, `finished` or `cancelled`.
-    pub status: String,
-    pub seat: i16,
-    /// `active`, `abandoned` or `forfeited`.
-    pub seat_state: SeatState,
-    pub created_at: DateTime<Utc>,
-    pub started_at: Option<DateTime<Utc>>,
-    pub finished_at: Option<DateTime<Utc>>,
-}
-
-/// A player the caller blocked.
-#[derive(Serialize, ToSchema)]
-pub struct BlockedUser {
-    pub user_id: Uuid,
-    pub username: String,
-    pub blocked_at: DateTime<Utc>,
-}
-
-/// Everything Kontor stores about the caller (no secrets: no password hash, no token).
-#[derive(Serialize, ToSchema)]
-pub struct MyData {
-    pub exported_at: DateTime<Utc>,
-    pub account: UserProfile,
-    pub notification_preferences: Preferences,
-    pub vacations: Vec<VacationPeriod>,
-    /// API tokens that are not revoked: what is shown of them, never the tokens.
-    pub api_tokens: Vec<ApiTokenInfo>,
-    /// Logins that can still be refreshed.
-    pub logins: Vec<LoginInfo>,
-    /// Every game the caller sits in, with its id (its log: `GET /games/{id}/export`).
-    pub games: Vec<MyGame>,
-    pub blocked_users: Vec<BlockedUser>,
-    /// Invitations to private games the caller received or made.
-    pub invitations: Vec<MyInvitation>,
-    /// The mails kept for the caller (sent ones for `KONTOR_KEEP_SENT_MAIL_DAYS`): their kind,
-    /// game and fate, not their text (which may hold a link's secret while unsent).
-    pub mails: Vec<MyMail>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct MyInvitation {
-    pub game_id: Uuid,
-    /// `true`: the caller was invited by `username`; `false`: the caller invited them.
-    pub received: bool,
-    pub username: String,
-    pub created_at: DateTime<Utc>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct MyMail {
-    /// The kind of notice (`your_turn`, `verify_email`…).
-    pub kind: String,
-    pub game_id: Option<Uuid>,
-    /// `pending`, `sending`, `sent`, `failed`, `skipped`, `held` or `digested`.
-    pub status: String,
-    pub created_at: DateTime<Utc>,
-    pub sent_at: Option<DateTime<Utc>>,
 }
 
 /// Everything stored about the caller, as one JSON document (a download).
@@ -261,80 +175,7 @@ pub async fn export_me(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
-    let user = caller.user_id;
-    let account = profile_of(&state, user).await?;
-    // A login's id is its refresh-token family's.
-    let clients: std::collections::HashMap<Uuid, Option<String>> =
-        sessions::active(&state.pool, user)
-            .await?
-            .into_iter()
-            .map(|s| (s.id, s.user_agent))
-            .collect();
-    let mut conn = state.pool.acquire().await?;
-    let notification_preferences = prefs::load(&mut conn, user).await?;
-    drop(conn);
-    let data = MyData {
-        exported_at: Utc::now(),
-        account,
-        notification_preferences,
-        vacations: vacations::all_of(&state.pool, user)
-            .await?
-            .into_iter()
-            .map(|(starts_at, ends_at)| VacationPeriod { starts_at, ends_at })
-            .collect(),
-        api_tokens: tokens::list_api_tokens(&state.pool, user)
-            .await?
-            .into_iter()
-            .map(ApiTokenInfo::from)
-            .collect(),
-        logins: tokens::logins_of(&state.pool, user)
-            .await?
-            .into_iter()
-            .map(|l| LoginInfo {
-                id: l.family_id,
-                started_at: l.started_at,
-                last_refreshed_at: l.refreshed_at,
-                expires_at: l.expires_at,
-                client: clients.get(&l.family_id).cloned().flatten(),
-            })
-            .collect(),
-        games: seats::games_of_user(&state.pool, user)
-            .await?
-            .into_iter()
-            .map(|g| MyGame {
-                game_id: g.game_id,
-                kind: g.kind,
-                status: g.status,
-                seat: g.seat,
-                seat_state: g.state,
-                created_at: g.created_at,
-                started_at: g.started_at,
-                finished_at: g.finished_at,
-            })
-            .collect(),
-        blocked_users: blocked_users(&state, user).await?,
-        invitations: invitations::of_user(&state.pool, user)
-            .await?
-            .into_iter()
-            .map(|i| MyInvitation {
-                game_id: i.game_id,
-                received: i.received,
-                username: i.other,
-                created_at: i.created_at,
-            })
-            .collect(),
-        mails: outbox::kept_for(&state.pool, user)
-            .await?
-            .into_iter()
-            .map(|m| MyMail {
-                kind: m.kind,
-                game_id: m.game_id,
-                status: m.status,
-                created_at: m.created_at,
-                sent_at: m.sent_at,
-            })
-            .collect(),
-    };
+    let data = profile::export(state.accounts(), caller.user_id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((
             header::CONTENT_DISPOSITION,
@@ -342,23 +183,6 @@ pub async fn export_me(
         ))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(data))
-}
-
-async fn blocked_users(state: &AppState, user: Uuid) -> Result<Vec<BlockedUser>, ApiError> {
-    Ok(blocks::list(&state.pool, user)
-        .await?
-        .into_iter()
-        .map(|b| BlockedUser {
-            user_id: b.user_id,
-            username: b.username,
-            blocked_at: b.created_at,
-        })
-        .collect())
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct BlockList {
-    pub items: Vec<BlockedUser>,
 }
 
 /// The players the caller blocked.
@@ -377,27 +201,14 @@ pub async fn list_blocks(
     caller: Caller,
 ) -> Result<Json<BlockList>, ApiError> {
     caller.require_session()?;
-    Ok(Json(BlockList {
-        items: blocked_users(&state, caller.user_id).await?,
-    }))
+    Ok(Json(
+        profile::blocked_users(&state.pool, caller.user_id).await?,
+    ))
 }
 
-/// The account a block names; 404 for no (live) account, 422 for the caller.
-async fn block_target(state: &AppState, caller: Uuid, name: &str) -> Result<Uuid, ApiError> {
-    let name = text::line("username", name, 1..=254)?.to_string();
-    let Some((id, _)) = users::find_by_username(&state.pool, &name).await? else {
-        return Err(ApiError::not_found(
-            ErrorCode::UserNotFound,
-            format!("there is no user {name:?}"),
-        ));
-    };
-    if id == caller {
-        return Err(
-            ApiError::unprocessable(ErrorCode::InvalidField, "you cannot block yourself")
-                .with("field", "username"),
-        );
-    }
-    Ok(id)
+/// The name a block's path names: one line.
+fn block_name(name: &str) -> Result<&str, ApiError> {
+    text::line("username", name, 1..=254)
 }
 
 /// Block a player: from now on neither of you can invite the other, and neither can join an
@@ -423,8 +234,8 @@ pub async fn block(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
-    let target = block_target(&state, caller.user_id, &path.into_inner()).await?;
-    blocks::block(&state.pool, caller.user_id, target).await?;
+    let name = path.into_inner();
+    profile::block(&state.pool, caller.user_id, block_name(&name)?).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -448,12 +259,7 @@ pub async fn unblock(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
-    let target = block_target(&state, caller.user_id, &path.into_inner()).await?;
-    if !blocks::unblock(&state.pool, caller.user_id, target).await? {
-        return Err(ApiError::not_found(
-            ErrorCode::UserNotFound,
-            "you have not blocked this player",
-        ));
-    }
+    let name = path.into_inner();
+    profile::unblock(&state.pool, caller.user_id, block_name(&name)?).await?;
     Ok(HttpResponse::NoContent().finish())
 }

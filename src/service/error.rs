@@ -91,6 +91,14 @@ pub enum Error {
     /// A query or path parameter is not acceptable.
     #[error("{0}")]
     InvalidParameter(String),
+    /// The caller's open games are as many as `KONTOR_OPEN_GAMES_PER_USER` allows.
+    #[error(
+        "you have {open} open games, the most allowed; start or cancel one (or wait for players to fill one)"
+    )]
+    TooManyOpenGames { open: i64 },
+    /// The caller's invitations today are as many as `KONTOR_INVITATIONS_PER_DAY` allows.
+    #[error("you made {limit} invitations today, the most a day; try again in {}", wait_in_words(*.wait))]
+    TooManyInvitations { limit: u32, wait: u64 },
     #[error("you are on vacation already; end it first to start another")]
     AlreadyOnVacation,
     #[error("you are not on vacation")]
@@ -101,6 +109,15 @@ pub enum Error {
     /// A failure of the server; the cause is for the log.
     #[error(transparent)]
     Internal(anyhow::Error),
+}
+
+/// A wait before a limit allows again, in words a person reads at a glance.
+pub fn wait_in_words(secs: u64) -> String {
+    match secs {
+        0..=120 => format!("{secs} seconds"),
+        121..=7_200 => format!("{} minutes", secs.div_ceil(60)),
+        _ => format!("{} hours", secs.div_ceil(3_600)),
+    }
 }
 
 /// The registered game kinds, for a refusal of another.

@@ -3,6 +3,8 @@
 use super::Error;
 use super::clock::{SeatClock, TimeControl, TimeControlRequest};
 use super::{readable_by, step, watch};
+use crate::auth::throttle;
+use crate::config::VolumeLimits;
 use crate::games::rng::commitment;
 use crate::games::{GameKind, Rules};
 use crate::live::Note;
@@ -202,11 +204,18 @@ fn options_for<R: Rules>(raw: &Value, seats: u8) -> Result<Value, Error> {
     Ok(serde_json::to_value(options).expect("options serialise"))
 }
 
+/// The `Retry-After` of a refused creation (too many open games): no time frees one by
+/// itself, but players may fill one meanwhile, so a client may look again after a minute.
+pub const OPEN_GAMES_RETRY_AFTER_SECS: u64 = 60;
+
+/// Opens a game for `caller`, who takes seat 0, unless `caller` has `max_open` open games
+/// already.
 pub async fn create(
     pool: &PgPool,
     caller: Uuid,
     request: CreateGameRequest,
     min_seconds_per_move: i64,
+    max_open: u32,
 ) -> Result<GameSummary, Error> {
     let time_control = request
         .time_control
@@ -238,6 +247,11 @@ pub async fn create(
         .transpose()
         .map_err(anyhow::Error::from)?;
     let mut tx = pool.begin().await?;
+    // One user's open games would fill everyone's open list.
+    let open = games::lock_and_count_open_created_by(&mut tx, caller).await?;
+    if open >= i64::from(max_open) {
+        return Err(Error::TooManyOpenGames { open });
+    }
     games::insert(
         &mut tx,
         &NewGame {
@@ -420,12 +434,15 @@ pub struct Invitation {
 }
 
 /// Invites a user to an open game (any seated player may invite). Returns whether the
-/// invitation is new.
+/// invitation is new. A new one counts against the inviter's invitations a day (beyond them
+/// it is refused) and the invitee's invitation mails a day (beyond them it stands, but is not
+/// mailed: the invitee still finds it in the open list and on the live stream).
 pub async fn invite(
     pool: &PgPool,
     caller: Uuid,
     game_id: Uuid,
     request: InviteRequest,
+    limits: &VolumeLimits,
 ) -> Result<(Invitation, bool), Error> {
     let mut tx = pool.begin().await?;
     let head = games::lock_head(&mut tx, game_id)
@@ -446,16 +463,23 @@ pub async fn invite(
     }
     let inserted = invitations::invite(&mut tx, game_id, user_id, caller).await?;
     if inserted {
+        let per_inviter = [daily_limit(
+            format!("mail:invite:{caller}"),
+            limits.invitations_per_user_day,
+        )];
+        if let Err(wait) = throttle::take(&mut tx, &per_inviter).await? {
+            let limit = limits.invitations_per_user_day;
+            return Err(Error::TooManyInvitations { limit, wait });
+        }
+        let per_invitee = [daily_limit(
+            format!("mail:invited:{user_id}"),
+            limits.invitation_mails_per_invitee_day,
+        )];
         let inviter = users::username(&mut *tx, caller).await?;
-        notify::enqueue(
-            &mut tx,
-            &[Notice::invited(
-                user_id,
-                game_id,
-                json!({"inviter": inviter}),
-            )],
-        )
-        .await?;
+        if throttle::take(&mut tx, &per_invitee).await?.is_ok() {
+            let notice = Notice::invited(user_id, game_id, json!({"inviter": inviter}));
+            notify::enqueue(&mut tx, &[notice]).await?;
+        }
         live_note(&mut tx, &Note::invited(game_id, user_id, inviter)).await?;
     }
     tx.commit().await?;
@@ -467,6 +491,16 @@ pub async fn invite(
         },
         inserted,
     ))
+}
+
+/// At most `limit` uses of `subject` a day (a `mail:` subject: housekeeping forgets it after
+/// a day).
+fn daily_limit(subject: String, limit: u32) -> throttle::Limit {
+    throttle::Limit {
+        subject,
+        limit,
+        window: throttle::LONGEST_MAIL_WINDOW,
+    }
 }
 
 /// Starts a locked open game: seats are renumbered 0.. in seat order, every time bank is

@@ -2,6 +2,7 @@
 //! rules engine decide, and appends the events with the head row's compare-and-set (see
 //! `play::submit`); the lobby's changes run under the game's row lock.
 
+pub mod account_error;
 pub mod accounts;
 pub mod cache;
 pub mod clock;
@@ -12,10 +13,14 @@ pub mod housekeeping;
 pub mod lobby;
 pub mod lobby_feed;
 pub mod play;
+pub mod profile;
 pub mod seats;
+pub mod security;
+pub mod signin;
 pub mod step;
 pub mod watch;
 
+pub use account_error::AccountError;
 pub use error::Error;
 
 use crate::games::{Outcome, Rules, Seat, Viewer};

@@ -497,3 +497,19 @@ pub async fn started_ids<'e>(executor: impl PgExecutor<'e>) -> Result<Vec<Uuid>,
         .fetch_all(executor)
         .await
 }
+
+/// How many games `user` created that wait for players (open). The user's row is locked
+/// until the caller's transaction ends, so that two creations at once cannot both pass a
+/// limit on this count (`FOR NO KEY UPDATE`: seats may still be taken meanwhile).
+pub async fn lock_and_count_open_created_by(
+    conn: &mut PgConnection,
+    user: Uuid,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "WITH me AS (SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE)
+         SELECT count(*) FROM games WHERE created_by = (SELECT id FROM me) AND status = 'open'",
+    )
+    .bind(user)
+    .fetch_one(conn)
+    .await
+}

@@ -1,7 +1,8 @@
 //! Failed logins (`login_failures`): one row per subject (an account, an unknown identifier,
 //! a client address) with its failures in the current window. The same table counts the
-//! rate-limited mails of accounts (verification and reset links, subjects `mail:…`). What counts against which
-//! subject, and with what limit, is `auth::throttle`'s business.
+//! volume limits of what sends mail (subjects `mail:…`, windows of up to a day): verification
+//! and reset links, links to one address, registrations per client address, invitations.
+//! What counts against which subject, and with what limit, is `auth::throttle`'s business.
 
 use sqlx::PgExecutor;
 use std::time::Duration;

@@ -21,6 +21,7 @@ mod hardening;
 mod health;
 mod housekeeping;
 mod http;
+mod limits;
 mod live;
 mod lobby;
 mod lobby_live;

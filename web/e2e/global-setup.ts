@@ -45,6 +45,8 @@ export default async function globalSetup() {
       // Bots answer at once; deadlines are looked at often.
       KONTOR_DEADLINE_POLL_MS: '200',
       KONTOR_MIN_SECONDS_PER_MOVE: '0',
+      // Every player of every spec registers from this one address.
+      KONTOR_REGISTRATIONS_PER_ADDRESS: '1000',
       RUST_LOG: 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
