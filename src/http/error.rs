@@ -447,6 +447,7 @@ error_codes! {
     InvalidCredentials = "invalid_credentials", 401, "The username or password is wrong.";
     InsufficientScope = "insufficient_scope", 403, "The API token lacks the scope this endpoint needs.";
     SessionRequired = "session_required", 403, "Only a logged-in user (not an API token) may do this.";
+    CrossSiteRequest = "cross_site_request", 403, "The browser says another site's page made this request (`Sec-Fetch-Site` other than `same-origin`); the browser session's endpoints answer only the server's own pages.";
     NotAPlayer = "not_a_player", 403, "The caller holds no seat in this game, or not the seat named.";
     NotTheCreator = "not_the_creator", 403, "Only the game's creator may do this.";
     NotInvited = "not_invited", 403, "The game is private and the caller is not invited.";

@@ -11,6 +11,7 @@ mod client;
 mod clocks;
 mod committer;
 mod contract;
+mod cross_site;
 mod deletion;
 mod exact;
 mod fuzz;
