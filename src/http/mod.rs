@@ -294,7 +294,9 @@ pub fn problem_fallback<B: MessageBody + 'static>(
 fn log_error_response<B>(response: &ServiceResponse<B>) {
     let status = response.status();
     let error = response.response().error();
-    let detail = error.map(tracing::field::display);
+    // A string, which the text log quotes: a client error's text may quote the client.
+    let detail = error.map(ToString::to_string);
+    let detail = detail.as_deref();
     let api_error = error.and_then(|e| e.as_error::<ApiError>());
     if status.is_client_error() {
         tracing::debug!(status = status.as_u16(), error = detail, "client error");

@@ -23,6 +23,7 @@ mod housekeeping;
 mod http;
 mod live;
 mod lobby;
+mod log_injection;
 mod notify;
 mod observability;
 mod operations;
