@@ -134,8 +134,9 @@ fn invalid(field: &str, detail: String) -> ApiError {
 
 fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiError> {
     let username = identity::username(&body.username).map_err(|e| invalid("username", e.0))?;
-    // Deleted accounts are shown under these names: nobody may pass for one.
-    if identity::key(&username).starts_with(crate::service::accounts::DELETED_PREFIX) {
+    // Deleted accounts are shown under these names: nobody may pass for one, not even with
+    // letters that look alike.
+    if identity::looks_prefixed(&username, crate::service::accounts::DELETED_PREFIX) {
         return Err(invalid(
             "username",
             format!(
@@ -193,7 +194,7 @@ pub async fn register(
             return Err(ApiError::conflict(
                 ErrorCode::UsernameTaken,
                 format!(
-                    "the username {:?} is taken (names are compared regardless of letter case)",
+                    "the username {:?} is taken, or one that looks like it (names are compared regardless of letter case and of letters that look alike)",
                     registration.username
                 ),
             ));

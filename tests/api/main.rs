@@ -24,6 +24,7 @@ mod http;
 mod live;
 mod lobby;
 mod log_injection;
+mod names;
 mod notify;
 mod observability;
 mod operations;
