@@ -12,3 +12,5 @@
 ALTER TABLE users ADD COLUMN username_skeleton text;
 CREATE UNIQUE INDEX users_username_skeleton_key ON users (username_skeleton);
 
+-- The imports of a user within a day are counted at each import (KONTOR_IMPORTS_PER_DAY).
+CREATE INDEX games_imports ON games (created_by, created_at) WHERE sandbox;

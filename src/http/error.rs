@@ -327,6 +327,17 @@ impl From<crate::audit::Error> for ApiError {
             E::UnsupportedRulesVersion { .. } => {
                 Self::unprocessable(ErrorCode::UnsupportedRulesVersion, detail)
             }
+            E::ImportLimitReached { limit, retry_after } => {
+                let mut error = Self::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::ImportLimitReached,
+                    detail,
+                )
+                .with("limit", limit)
+                .with("retry_after", retry_after);
+                error.retry_after = Some(retry_after);
+                error
+            }
             E::NotVerified(failure) => {
                 let error = Self::unprocessable(ErrorCode::ExportNotVerified, detail)
                     .with("reason", failure.reason);
@@ -498,6 +509,8 @@ error_codes! {
     AlreadyOnVacation = "already_on_vacation", 409, "A vacation is running; end it before starting another.";
     NotOnVacation = "not_on_vacation", 409, "There is no vacation to end.";
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
+    UploadsBusy = "uploads_busy", 429, "The caller, or the server, has as many uploaded exports being checked as it checks at once; retry after `Retry-After` seconds.";
+    ImportLimitReached = "import_limit_reached", 429, "The caller imported as many games within 24 hours as a user may (`limit`); retry after `Retry-After` seconds.";
     TooManyStreams = "too_many_streams", 429, "The caller holds the most live streams allowed on this server; close one, or retry after `Retry-After` seconds.";
     RequestRejected = "request_rejected", 400, "The request was refused before reaching the API (another 4xx status).";
     PreconditionFailed = "precondition_failed", 412, "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.";

@@ -26,6 +26,7 @@ pub mod request_log;
 pub mod security;
 pub mod session;
 pub mod text;
+pub mod uploads;
 
 use crate::auth::JwtKeys;
 use crate::config::Config;
@@ -62,6 +63,8 @@ pub struct AppState {
     pub committer: crate::service::committer::Committer,
     /// Users recently found to exist, so access tokens of vanished users are refused cheaply.
     pub known_users: crate::auth::credentials::KnownUsers,
+    /// The uploaded exports being read and checked (`KONTOR_UPLOADS_MAX`…).
+    pub uploads: uploads::UploadSlots,
 }
 
 /// A `201 Created` JSON response with the created resource's address in `Location`

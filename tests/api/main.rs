@@ -35,4 +35,5 @@ mod secrets;
 mod smtp;
 mod supervision;
 mod support;
+mod uploads;
 mod web;
