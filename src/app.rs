@@ -381,6 +381,7 @@ impl Application {
             hub,
             committer,
             known_users: Default::default(),
+            uploads: Default::default(),
         });
         let server_state = state.clone();
         let server = HttpServer::new(move || {

@@ -17,6 +17,33 @@ pub enum Database {
     Embedded,
 }
 
+/// The limits of uploaded exports (`KONTOR_UPLOADS_MAX`, `KONTOR_UPLOADS_MAX_PER_USER`,
+/// `KONTOR_IMPORTS_PER_DAY`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UploadLimits {
+    /// Uploads read and checked at once on this server.
+    pub at_once: usize,
+    /// Uploads of one user read and checked at once on this server.
+    pub at_once_per_user: usize,
+    /// Games one user may import within 24 hours.
+    pub imports_per_day: u32,
+}
+
+impl UploadLimits {
+    fn from_values(values: &Values) -> anyhow::Result<Self> {
+        let at_once: u32 = values.number("KONTOR_UPLOADS_MAX")?;
+        let at_once_per_user: u32 = values.number("KONTOR_UPLOADS_MAX_PER_USER")?;
+        if at_once == 0 || at_once_per_user == 0 {
+            bail!("KONTOR_UPLOADS_MAX and KONTOR_UPLOADS_MAX_PER_USER must be at least 1");
+        }
+        Ok(Self {
+            at_once: at_once as usize,
+            at_once_per_user: at_once_per_user as usize,
+            imports_per_day: values.number("KONTOR_IMPORTS_PER_DAY")?,
+        })
+    }
+}
+
 /// `Debug` is written by hand below: it never shows the JWT secret or a password in a URL.
 #[derive(Clone)]
 pub struct Config {
@@ -82,6 +109,8 @@ pub struct Config {
     pub web_dir: Option<PathBuf>,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
+    /// How many uploaded exports are checked at once, and how many games a user imports a day.
+    pub uploads: UploadLimits,
     /// The names in the retired `KONTOR_ADMIN_USERS`, if an operator still sets it: the
     /// server refuses to start with them (see [`Config::refuse_retired_settings`]) rather than
     /// silently dropping or keeping anyone's admin rights. Not a setting any more.
@@ -185,6 +214,7 @@ impl std::fmt::Debug for Config {
             cors_origins,
             web_dir,
             notify,
+            uploads,
             retired_admin_users,
             clock,
             trusted_proxies,
@@ -237,6 +267,7 @@ impl std::fmt::Debug for Config {
             .field("cors_origins", cors_origins)
             .field("web_dir", web_dir)
             .field("notify", notify)
+            .field("uploads", uploads)
             .field("retired_admin_users", retired_admin_users)
             .field("clock", clock)
             .field("trusted_proxies", trusted_proxies)
@@ -422,6 +453,21 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_BODY_TIMEOUT",
         "10",
         "Seconds a client may take to send a request body; a slower one is answered 408 and disconnected.",
+    ),
+    Setting::value(
+        "KONTOR_UPLOADS_MAX",
+        "4",
+        "Uploaded exports (POST /verify, POST /games/import) one server reads and checks at once; more are refused with 429 uploads_busy.",
+    ),
+    Setting::value(
+        "KONTOR_UPLOADS_MAX_PER_USER",
+        "2",
+        "Uploaded exports one user may have read and checked at once on one server; more are refused with 429 uploads_busy.",
+    ),
+    Setting::value(
+        "KONTOR_IMPORTS_PER_DAY",
+        "20",
+        "Games one user may import (POST /games/import) within 24 hours; more are refused with 429 import_limit_reached until the oldest of them is a day old.",
     ),
     Setting::described(
         "KONTOR_CORS_ORIGINS",
@@ -784,6 +830,7 @@ impl Config {
             cors_origins,
             web_dir: values.given("KONTOR_WEB_DIR").map(PathBuf::from),
             notify: crate::notify::NotifySettings::from_values(&values)?,
+            uploads: UploadLimits::from_values(&values)?,
             retired_admin_users: values
                 .given(RETIRED_ADMIN_USERS)
                 .unwrap_or("")

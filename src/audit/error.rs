@@ -33,12 +33,28 @@ pub enum Error {
         "the log was played under rules version {found}; this server folds version {supported}"
     )]
     UnsupportedRulesVersion { found: i32, supported: u32 },
+    /// The caller imported `limit` games within the last 24 hours; the oldest of them is a
+    /// day old in `retry_after` seconds.
+    #[error(
+        "you imported {limit} games within 24 hours, as many as a user may; the next import \
+         is accepted in {}", in_words(*.retry_after)
+    )]
+    ImportLimitReached { limit: u32, retry_after: u64 },
     /// The export does not verify: the first event that differs, and why.
     #[error("{}", match .0.seq {
         Some(seq) => format!("the export does not verify at event {seq}: {}", .0.reason),
         None => format!("the export does not verify: {}", .0.reason),
     })]
     NotVerified(Failure),
+}
+
+/// A wait in words: minutes under two hours, hours above.
+fn in_words(seconds: u64) -> String {
+    match seconds.div_ceil(60) {
+        1 => "a minute".to_string(),
+        minutes @ ..=120 => format!("{minutes} minutes"),
+        minutes => format!("{} hours", minutes.div_ceil(60)),
+    }
 }
 
 impl Error {

@@ -21,16 +21,23 @@ use crate::service::lobby::{GameSummary, summary};
 use crate::store::events;
 use crate::store::games::{self, NewSandbox};
 use crate::with_rules;
+use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// Imports a parsed export as a sandbox game of `caller`.
-pub async fn import(
-    pool: &PgPool,
-    caller: Uuid,
-    header: &ExportHeader,
-    lines: &[ExportEvent],
-) -> Result<GameSummary, Error> {
+/// How long an import counts against the daily limit (`KONTOR_IMPORTS_PER_DAY`).
+const LIMIT_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+
+/// A parsed export that verified, with what importing it stores (see [`check`]).
+pub struct Checked {
+    header: ExportHeader,
+    prepared: Prepared,
+}
+
+/// Checks a parsed export for import: complete, finished, of a known kind and rules
+/// version, and verifying exactly. All CPU work and no I/O (up to thousands of commands
+/// re-decided), so the server runs it off its request threads.
+pub fn check(header: ExportHeader, lines: &[ExportEvent]) -> Result<Checked, Error> {
     if !header.complete {
         return Err(Error::ExportIncomplete);
     }
@@ -39,7 +46,52 @@ pub async fn import(
     }
     let kind =
         GameKind::parse(&header.kind).ok_or_else(|| Error::UnknownGameKind(header.kind.clone()))?;
-    let prepared = with_rules!(kind, R => prepare::<R>(header, lines)?);
+    let prepared = with_rules!(kind, R => prepare::<R>(&header, lines)?);
+    Ok(Checked { header, prepared })
+}
+
+/// Refuses (`ImportLimitReached`) when `user` imported `limit` games within the day before
+/// `now`; cheap, so that an upload can be refused before it is read.
+pub async fn within_daily_limit(
+    pool: &PgPool,
+    user: Uuid,
+    now: DateTime<Utc>,
+    limit: u32,
+) -> Result<(), Error> {
+    let (count, first) = games::imports_since(pool, user, now - LIMIT_WINDOW).await?;
+    daily_limit(count, first, now, limit)
+}
+
+/// The daily limit's verdict on `count` imports within the window, the first at `first`.
+fn daily_limit(
+    count: i64,
+    first: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+    limit: u32,
+) -> Result<(), Error> {
+    if count < i64::from(limit) {
+        return Ok(());
+    }
+    // The window frees a place when its first import leaves it.
+    let frees_at = first.unwrap_or(now) + LIMIT_WINDOW;
+    let wait = (frees_at - now).num_milliseconds().max(0) as u64;
+    Err(Error::ImportLimitReached {
+        limit,
+        retry_after: wait.div_ceil(1000).max(1),
+    })
+}
+
+/// Stores a checked export as a sandbox game of `caller`, imported at `now`, unless the
+/// caller reached the daily limit meanwhile (counted under a lock, so that imports of one
+/// user at once cannot both pass it).
+pub async fn store(
+    pool: &PgPool,
+    caller: Uuid,
+    checked: Checked,
+    now: DateTime<Utc>,
+    limit: u32,
+) -> Result<GameSummary, Error> {
+    let Checked { header, prepared } = checked;
     let seed = header
         .seed
         .as_deref()
@@ -48,6 +100,9 @@ pub async fn import(
     let id = Uuid::now_v7();
     let version = prepared.events.len() as i64;
     let mut tx = pool.begin().await?;
+    games::lock_imports_of(&mut tx, caller).await?;
+    let (count, first) = games::imports_since(&mut *tx, caller, now - LIMIT_WINDOW).await?;
+    daily_limit(count, first, now, limit)?;
     games::insert_sandbox(
         &mut tx,
         &NewSandbox {
@@ -63,6 +118,7 @@ pub async fn import(
             nonces: &prepared.nonces,
             outcome: &prepared.outcome,
             imported_from: header.game_id,
+            at: now,
         },
     )
     .await?;
@@ -114,4 +170,29 @@ fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Pre
         seat_count: seats.len() as i16,
         nonces,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_daily_limit_frees_a_place_when_the_first_import_is_a_day_old() {
+        let now = Utc::now();
+        assert!(daily_limit(0, None, now, 3).is_ok());
+        assert!(daily_limit(2, Some(now), now, 3).is_ok());
+        let first = now - chrono::TimeDelta::hours(20);
+        match daily_limit(3, Some(first), now, 3) {
+            Err(Error::ImportLimitReached { limit, retry_after }) => {
+                assert_eq!(limit, 3);
+                assert_eq!(retry_after, 4 * 3600);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A limit of 0 refuses every import, and still says when to ask again.
+        assert!(matches!(
+            daily_limit(0, None, now, 0),
+            Err(Error::ImportLimitReached { retry_after, .. }) if retry_after == 24 * 3600
+        ));
+    }
 }

@@ -38,6 +38,20 @@ pub fn key(text: &str) -> String {
         .collect()
 }
 
+/// The confusable skeleton of a username (Unicode TR39, UTS #39 section 4): what it looks
+/// like, so that names that can be taken for one another have one skeleton (`аdmin` with a
+/// Cyrillic `а`, `ａdmin` fullwidth, `admin`; `anna1` and `annal`). Usernames are unique by it
+/// (besides their key). Folded before and after, so that it ignores letter case as the key
+/// does (some prototypes are capitals).
+pub fn skeleton(name: &str) -> String {
+    key(&unicode_security::skeleton(&key(name)).collect::<String>())
+}
+
+/// Whether `name` looks like it begins with `prefix` (a reserved one), by skeleton.
+pub fn looks_prefixed(name: &str, prefix: &str) -> bool {
+    skeleton(name).starts_with(&skeleton(prefix))
+}
+
 /// Why a username or email address was refused, for a person.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Refusal(pub String);
@@ -183,6 +197,26 @@ mod tests {
         // Greek final sigma folds like sigma.
         assert_eq!(key("ΟΔΟΣ"), key("οδος"));
         assert_ne!(key("anna"), key("anne"));
+    }
+
+    #[test]
+    fn lookalike_names_have_one_skeleton() {
+        for (name, lookalike) in [
+            ("admin", "\u{430}dmin"),         // Cyrillic а
+            ("admin", "\u{FF41}dmin"),        // fullwidth ａ
+            ("admin", "ADMIN"),               // letter case, as the key
+            ("paypal", "p\u{430}yp\u{430}l"), // two Cyrillic а
+            ("anna-1", "anna-l"),             // digit one and small L
+            ("deleted-player-3", "\u{FF44}eleted-player-3"),
+            ("deleted-player-3", "d\u{435}leted-player-3"), // Cyrillic е
+        ] {
+            assert_eq!(skeleton(name), skeleton(lookalike), "{lookalike:?}");
+        }
+        assert_ne!(skeleton("anna"), skeleton("anne"));
+        assert_ne!(skeleton("Дмитрий"), skeleton("dmitrij"));
+        assert!(looks_prefixed("\u{FF44}eleted-player-3", "deleted-player-"));
+        assert!(looks_prefixed("DELETED-PLAYER-9", "deleted-player-"));
+        assert!(!looks_prefixed("deleted_player", "deleted-player-"));
     }
 
     #[test]

@@ -73,8 +73,9 @@ fn invalid(field: &str, detail: String) -> ApiError {
 
 fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiError> {
     let username = identity::username(&body.username).map_err(|e| invalid("username", e.0))?;
-    // Deleted accounts are shown under these names: nobody may pass for one.
-    if identity::key(&username).starts_with(crate::service::accounts::DELETED_PREFIX) {
+    // Deleted accounts are shown under these names: nobody may pass for one, not even with
+    // letters that look alike.
+    if identity::looks_prefixed(&username, crate::service::accounts::DELETED_PREFIX) {
         return Err(invalid(
             "username",
             format!(

@@ -2,6 +2,7 @@
 
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
+use super::uploads::{self, UploadSlot};
 use super::{AppState, Json, Query};
 use crate::audit::log::{self, EventPage, Reader};
 use crate::audit::verify::{Verification, verify_export};
@@ -183,8 +184,30 @@ pub async fn verification(
     Ok(Json(verify_export(&header, &events)))
 }
 
+/// Takes an upload slot of the caller (`uploads_busy` beyond the limits) and reads the body:
+/// a slow body holds its slot while it comes.
+async fn receive_upload(
+    state: &AppState,
+    caller: &Caller,
+    req: &HttpRequest,
+    payload: web::Payload,
+) -> Result<(UploadSlot, web::Bytes), ApiError> {
+    uploads::check_announced_length(req, MAX_EXPORT_BODY)?;
+    let slot = state.uploads.take(caller.user_id, &state.config.uploads)?;
+    let body = uploads::read_body(payload, MAX_EXPORT_BODY).await?;
+    Ok((slot, body))
+}
+
+/// Runs the CPU work of an upload on the blocking pool, off the request threads.
+async fn off_the_request_threads<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    web::block(work).await.map_err(ApiError::internal)?
+}
+
 /// Verify an uploaded export (`Content-Type: application/x-ndjson`). Anyone may check any
-/// complete export, including one edited on purpose. At most 4 MiB and 5,000 events.
+/// complete export, including one edited on purpose. At most 4 MiB and 5,000 events; a user
+/// may have 2 uploads checked at once, and the server 4 (configurable), else `uploads_busy`.
 #[utoipa::path(
     tag = "audit",
     security(("bearer" = [])),
@@ -193,16 +216,24 @@ pub async fn verification(
         (status = 200, description = "The verification.", body = Verification),
         (status = 413, description = "`payload_too_large` (over 4 MiB) or `export_too_large` (over 5,000 events).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_export`: not a Kontor export.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`uploads_busy`: the caller or the server has as many uploads checked at once as allowed; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/verify")]
 pub async fn verify_upload(
+    state: web::Data<AppState>,
     caller: Caller,
-    body: web::Bytes,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> Result<Json<Verification>, ApiError> {
     caller.require(Scope::GameRead)?;
-    let (header, events) = parse_upload(&body)?;
-    Ok(Json(verify_export(&header, &events)))
+    let (_slot, body) = receive_upload(&state, &caller, &req, payload).await?;
+    let outcome = off_the_request_threads(move || {
+        let (header, events) = parse_upload(&body)?;
+        Ok(verify_export(&header, &events))
+    })
+    .await?;
+    Ok(Json(outcome))
 }
 
 /// Import a complete export of a finished game as a new sandbox game of yours (private, not
@@ -211,7 +242,9 @@ pub async fn verify_upload(
 /// setup, every command re-decided); otherwise nothing is stored and the answer names the
 /// first event that differs (`seq`) and why (`reason`). The export of a game that has not
 /// ended has no seed and cannot be verified, so it is refused. Only the importer can read the
-/// sandbox; to anyone else it does not exist (404). At most 4 MiB and 5,000 events.
+/// sandbox; to anyone else it does not exist (404). At most 4 MiB and 5,000 events, and
+/// the upload limits of `POST /verify`; a user may import 20 games within 24 hours
+/// (configurable), else `import_limit_reached`.
 #[utoipa::path(
     tag = "audit",
     security(("bearer" = [])),
@@ -220,17 +253,34 @@ pub async fn verify_upload(
         (status = 201, description = "The sandbox game.", body = GameSummary),
         (status = 413, description = "`payload_too_large` (over 4 MiB) or `export_too_large` (over 5,000 events).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_export`, `export_incomplete`, `export_unfinished`, `export_not_verified` (with `seq` and `reason`), `unknown_game_kind` or `unsupported_rules_version`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`uploads_busy` (see `POST /verify`) or `import_limit_reached` (with `limit`): see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games/import")]
 pub async fn import_game(
     state: web::Data<AppState>,
     caller: Caller,
-    body: web::Bytes,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GamePlay)?;
-    let (header, events) = parse_upload(&body)?;
-    let game = import::import(&state.pool, caller.user_id, &header, &events).await?;
+    let per_day = state.config.uploads.imports_per_day;
+    // Asked before the upload is read, and again when it is stored.
+    import::within_daily_limit(
+        &state.pool,
+        caller.user_id,
+        state.config.clock.now(),
+        per_day,
+    )
+    .await?;
+    let (_slot, body) = receive_upload(&state, &caller, &req, payload).await?;
+    let checked = off_the_request_threads(move || {
+        let (header, events) = parse_upload(&body)?;
+        Ok(import::check(header, &events)?)
+    })
+    .await?;
+    let now = state.config.clock.now();
+    let game = import::store(&state.pool, caller.user_id, checked, now, per_day).await?;
     Ok(HttpResponse::Created()
         .insert_header((
             actix_web::http::header::LOCATION,

@@ -390,6 +390,17 @@ impl From<crate::audit::Error> for ApiError {
             E::UnsupportedRulesVersion { .. } => {
                 Self::unprocessable(ErrorCode::UnsupportedRulesVersion, detail)
             }
+            E::ImportLimitReached { limit, retry_after } => {
+                let mut error = Self::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::ImportLimitReached,
+                    detail,
+                )
+                .with("limit", limit)
+                .with("retry_after", retry_after);
+                error.retry_after = Some(retry_after);
+                error
+            }
             E::NotVerified(failure) => {
                 let error = Self::unprocessable(ErrorCode::ExportNotVerified, detail)
                     .with("reason", failure.reason);
@@ -510,6 +521,7 @@ error_codes! {
     InvalidCredentials = "invalid_credentials", 401, "The username or password is wrong.";
     InsufficientScope = "insufficient_scope", 403, "The API token lacks the scope this endpoint needs.";
     SessionRequired = "session_required", 403, "Only a logged-in user (not an API token) may do this.";
+    CrossSiteRequest = "cross_site_request", 403, "The browser says another site's page made this request (`Sec-Fetch-Site` other than `same-origin`); the browser session's endpoints answer only the server's own pages.";
     NotAPlayer = "not_a_player", 403, "The caller holds no seat in this game, or not the seat named.";
     NotTheCreator = "not_the_creator", 403, "Only the game's creator may do this.";
     NotInvited = "not_invited", 403, "The game is private and the caller is not invited.";
@@ -560,6 +572,8 @@ error_codes! {
     AlreadyOnVacation = "already_on_vacation", 409, "A vacation is running; end it before starting another.";
     NotOnVacation = "not_on_vacation", 409, "There is no vacation to end.";
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
+    UploadsBusy = "uploads_busy", 429, "The caller, or the server, has as many uploaded exports being checked as it checks at once; retry after `Retry-After` seconds.";
+    ImportLimitReached = "import_limit_reached", 429, "The caller imported as many games within 24 hours as a user may (`limit`); retry after `Retry-After` seconds.";
     TooManyStreams = "too_many_streams", 429, "The caller holds the most live streams allowed on this server; close one, or retry after `Retry-After` seconds.";
     TooManyStreamsFromAddress = "too_many_streams_from_address", 429, "The client's address holds the most live streams allowed on this server (whichever accounts opened them); close one, or retry after `Retry-After` seconds.";
     TooManyRegistrations = "too_many_registrations", 429, "This client address registered the most accounts an hour allows (KONTOR_REGISTRATIONS_PER_ADDRESS); retry after `Retry-After` seconds.";

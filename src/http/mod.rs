@@ -27,6 +27,7 @@ pub mod request_log;
 pub mod security;
 pub mod session;
 pub mod text;
+pub mod uploads;
 
 use crate::auth::JwtKeys;
 use crate::config::Config;
@@ -63,6 +64,8 @@ pub struct AppState {
     pub committer: crate::service::committer::Committer,
     /// Users recently found to exist, so access tokens of vanished users are refused cheaply.
     pub known_users: crate::auth::credentials::KnownUsers,
+    /// The uploaded exports being read and checked (`KONTOR_UPLOADS_MAX`…).
+    pub uploads: uploads::UploadSlots,
 }
 
 /// A `201 Created` JSON response with the created resource's address in `Location`
@@ -296,7 +299,9 @@ pub fn problem_fallback<B: MessageBody + 'static>(
 fn log_error_response<B>(response: &ServiceResponse<B>) {
     let status = response.status();
     let error = response.response().error();
-    let detail = error.map(tracing::field::display);
+    // A string, which the text log quotes: a client error's text may quote the client.
+    let detail = error.map(ToString::to_string);
+    let detail = detail.as_deref();
     let api_error = error.and_then(|e| e.as_error::<ApiError>());
     if status.is_client_error() {
         tracing::debug!(status = status.as_u16(), error = detail, "client error");

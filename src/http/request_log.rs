@@ -37,21 +37,27 @@ impl RootSpanBuilder for MaskedRootSpan {
         let client_ip = super::client_address(request.request()).unwrap_or_default();
         let target = crate::redact::mask_target(request.path(), request.uri().query());
         let (scheme, host) = super::requested_scheme_and_host(request.request());
+        let name = format!("{method} {route}");
+        // What the client chose (its method, agent, target, host, scheme and request id) is
+        // recorded as a string, which the text log writes quoted and escaped: unquoted, an
+        // agent like `x http.client_ip=10.0.0.1 request_id=forged` read as forged fields of
+        // the line. (The JSON log writes every field as a JSON string either way.) The
+        // route is a pattern of ours, the address a parsed one and the flavour a constant.
         tracing::info_span!(
             "HTTP request",
-            http.method = %method,
+            http.method = method,
             http.route = %route,
             http.flavor = %flavor(request.version()),
-            http.scheme = %scheme,
-            http.host = %host,
+            http.scheme = scheme.as_str(),
+            http.host = host.as_str(),
             http.client_ip = %client_ip,
-            http.user_agent = %user_agent,
-            http.target = %target,
+            http.user_agent = user_agent,
+            http.target = target.as_str(),
             http.status_code = Empty,
-            otel.name = %format!("{method} {route}"),
+            otel.name = name.as_str(),
             otel.kind = "server",
             otel.status_code = Empty,
-            request_id = %request_id,
+            request_id = request_id.as_str(),
             exception.message = Empty,
             exception.details = Empty,
         )

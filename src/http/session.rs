@@ -5,12 +5,15 @@
 //! The cookie is scoped to `/api/v1/auth/session`, so it is sent to these three endpoints
 //! only, and `SameSite=Strict` keeps other sites' pages from sending it at all (no
 //! cross-site request can refresh or end the session). It is `Secure` when
-//! `KONTOR_BASE_URL` is `https://…`.
+//! `KONTOR_BASE_URL` is `https://…`. What a browser marks as made by another site's page
+//! (`Sec-Fetch-Site` other than `same-origin`) is refused outright (403
+//! `cross_site_request`), and a logout clears the cookie only when one came.
 
 use super::accounts::{self, LoginRequest, TokenPair};
-use super::error::{ApiError, Problem};
+use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json};
 use actix_web::cookie::{Cookie, CookieBuilder, SameSite, time};
+use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, post, web};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -81,6 +84,29 @@ fn cleared(state: &AppState) -> Cookie<'static> {
     cookie
 }
 
+/// Refuses a request that a browser says another site's page made (`Sec-Fetch-Site` other
+/// than `same-origin`): such a page may neither sign the browser in (to an account of its
+/// choosing) nor refresh nor end its session. `SameSite=Strict` already keeps the cookie
+/// from it; this keeps the answer from acting too. A request without the header (an older
+/// browser, a client that is no browser) passes.
+fn same_origin_only(req: &HttpRequest) -> Result<(), ApiError> {
+    let Some(site) = req.headers().get("sec-fetch-site") else {
+        return Ok(());
+    };
+    if site.as_bytes() == b"same-origin" {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::FORBIDDEN,
+        ErrorCode::CrossSiteRequest,
+        format!(
+            "the browser says another site made this request (Sec-Fetch-Site: {}); the \
+             session's endpoints answer only the server's own pages",
+            String::from_utf8_lossy(site.as_bytes())
+        ),
+    ))
+}
+
 fn session_token(req: &HttpRequest) -> Option<String> {
     req.cookie(SESSION_COOKIE)
         .map(|cookie| cookie.value().to_string())
@@ -97,6 +123,7 @@ fn session_token(req: &HttpRequest) -> Option<String> {
             headers(("Set-Cookie" = String, description = "`kontor_session`: the refresh token, `HttpOnly; SameSite=Strict`."))),
         (status = 400, description = "Malformed JSON or wrong types.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "`invalid_credentials`.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`cross_site_request`: `Sec-Fetch-Site` says another site's page sent it.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field`: a control character, or an over-long username or password.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: too many failures; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -107,6 +134,7 @@ pub async fn open_session(
     req: HttpRequest,
     body: Json<LoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    same_origin_only(&req)?;
     let user_id = accounts::check_credentials(&state, &req, body.into_inner()).await?;
     let user_agent = accounts::user_agent(&req);
     let pair = accounts::issue_pair(&state, user_id, Uuid::now_v7(), user_agent.as_deref()).await?;
@@ -121,6 +149,7 @@ pub async fn open_session(
         (status = 200, description = "A new access token; the session cookie is renewed.", body = SessionToken,
             headers(("Set-Cookie" = String, description = "The renewed `kontor_session` cookie."))),
         (status = 401, description = "`invalid_token`: no session cookie, or its token is unknown, expired or spent (the cookie is then cleared).", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`cross_site_request`: `Sec-Fetch-Site` says another site's page sent it.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/session/refresh")]
@@ -128,6 +157,7 @@ pub async fn refresh_session(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    same_origin_only(&req)?;
     let Some(token) = session_token(&req) else {
         return Err(accounts::invalid_refresh());
     };
@@ -143,12 +173,14 @@ pub async fn refresh_session(
 }
 
 /// Log out of the browser session: its login is revoked and the cookie cleared. Answers 204
-/// also when there is no session, so logging out twice is not an error.
+/// also when there is no session, so logging out twice is not an error; without a cookie
+/// the answer clears none.
 #[utoipa::path(
     tag = "accounts",
     responses(
-        (status = 204, description = "Logged out; the cookie is cleared.",
-            headers(("Set-Cookie" = String, description = "Clears `kontor_session`."))),
+        (status = 204, description = "Logged out; the cookie is cleared (if one came).",
+            headers(("Set-Cookie" = String, description = "Clears `kontor_session`, when the request carried it."))),
+        (status = 403, description = "`cross_site_request`: `Sec-Fetch-Site` says another site's page sent it.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/session/logout")]
@@ -156,13 +188,18 @@ pub async fn close_session(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    if let Some(token) = session_token(&req) {
-        match accounts::end_login(&state, &token).await {
-            Ok(()) => {}
-            // An unknown token is a session already gone.
-            Err(error) if error.status.is_client_error() => {}
-            Err(error) => return Err(error),
-        }
+    same_origin_only(&req)?;
+    // Without a cookie there is nothing to end, and nothing to clear: a clearing cookie in
+    // the answer to a request that carried none (another site's form: `SameSite=Strict`
+    // kept the cookie back) would still sign the browser out, its login left listed.
+    let Some(token) = session_token(&req) else {
+        return Ok(HttpResponse::NoContent().finish());
+    };
+    match accounts::end_login(&state, &token).await {
+        Ok(()) => {}
+        // An unknown token is a session already gone.
+        Err(error) if error.status.is_client_error() => {}
+        Err(error) => return Err(error),
     }
     Ok(HttpResponse::NoContent().cookie(cleared(&state)).finish())
 }

@@ -35,7 +35,9 @@ pub enum AccountError {
     /// The caller's account no longer exists (deleted since the token was issued).
     #[error("the token's account does not exist")]
     AccountGone,
-    #[error("the username {0:?} is taken (names are compared regardless of letter case)")]
+    #[error(
+        "the username {0:?} is taken, or one that looks like it (names are compared regardless of letter case and of letters that look alike)"
+    )]
     UsernameTaken(String),
     #[error("an account with this email address exists already")]
     EmailTaken,

@@ -416,6 +416,8 @@ pub struct NewSandbox<'a> {
     pub nonces: &'a [String],
     pub outcome: &'a Value,
     pub imported_from: Uuid,
+    /// When it is imported (the instance's clock): its creation, start and end.
+    pub at: DateTime<Utc>,
 }
 
 /// Inserts the head row of an imported game.
@@ -426,9 +428,10 @@ pub async fn insert_sandbox(
     sqlx::query(
         "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
                             version, created_by, seed, seed_commitment, nonces, pending_seats,
-                            outcome, sandbox, imported_from, started_at, finished_at, turn_started_at)
+                            outcome, sandbox, imported_from, created_at, started_at, finished_at,
+                            turn_started_at)
          VALUES ($1, $2, $3, $4, $5, 'private', 'finished', $6, $7, $8, $9, $10, '{}', $11,
-                 true, $12, now(), now(), now())",
+                 true, $12, $13, $13, $13, $13)",
     )
     .bind(game.id)
     .bind(game.kind)
@@ -442,9 +445,37 @@ pub async fn insert_sandbox(
     .bind(game.nonces)
     .bind(game.outcome)
     .bind(game.imported_from)
+    .bind(game.at)
     .execute(conn)
     .await?;
     Ok(())
+}
+
+/// Waits until no other transaction is importing a game for `user`, and holds that until
+/// the caller's transaction ends: imports of one user are counted and stored one at a time,
+/// so that two at once cannot both pass the daily limit.
+pub async fn lock_imports_of(conn: &mut PgConnection, user: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('kontor-import:' || $1::text, 0))")
+        .bind(user)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// How many games `user` imported after `since`, and when the first of those was.
+pub async fn imports_since<'e>(
+    executor: impl PgExecutor<'e>,
+    user: Uuid,
+    since: DateTime<Utc>,
+) -> Result<(i64, Option<DateTime<Utc>>), sqlx::Error> {
+    sqlx::query_as(
+        "SELECT count(*), min(created_at) FROM games
+          WHERE created_by = $1 AND sandbox AND created_at > $2",
+    )
+    .bind(user)
+    .bind(since)
+    .fetch_one(executor)
+    .await
 }
 
 /// Records the commands of an imported game (first and last event, seat, command), by no

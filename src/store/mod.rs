@@ -85,7 +85,8 @@ pub fn session_pool(url: &str, acquire_timeout: Duration) -> anyhow::Result<PgPo
 }
 
 /// Applies every migration not yet applied, then recomputes the identity keys of accounts
-/// made before the current folding (see `users::backfill_identity_keys`).
+/// made before the current folding (see `users::backfill_identity_keys`) and gives accounts
+/// made before migration 0011 their username skeletons (`users::backfill_username_skeletons`).
 pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
     migrate_over(pool, pool).await
 }
@@ -106,6 +107,16 @@ pub async fn migrate_over(pool: &PgPool, session: &PgPool) -> anyhow::Result<()>
             accounts = backfill.updated,
             conflicts = backfill.conflicts.len(),
             "recomputed the identity keys of older accounts"
+        );
+    }
+    let (updated, lookalikes) = users::backfill_username_skeletons(pool)
+        .await
+        .context("computing the username skeletons of older accounts")?;
+    if updated > 0 {
+        tracing::info!(
+            accounts = updated,
+            lookalikes = lookalikes.len(),
+            "computed the username skeletons of older accounts"
         );
     }
     Ok(())

@@ -33,9 +33,9 @@ pub async fn insert<'e>(
 ) -> Result<DateTime<Utc>, InsertError> {
     let result = sqlx::query_scalar(
         "INSERT INTO users
-           (id, username, username_key, email, email_key, password_hash, identity_keys_version,
-            language)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at",
+           (id, username, username_key, username_skeleton, email, email_key, password_hash,
+            identity_keys_version, language)
+         VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8) RETURNING created_at",
     )
     .bind(user.id)
     .bind(user.username)
@@ -45,11 +45,18 @@ pub async fn insert<'e>(
     .bind(user.password_hash)
     .bind(KEYS_VERSION)
     .bind(user.language)
+    .bind(identity::skeleton(user.username))
     .fetch_one(executor)
     .await;
     match result {
         Ok(created_at) => Ok(created_at),
-        Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_username_key_key") => {
+        // The same name, or one that looks like it.
+        Err(sqlx::Error::Database(e))
+            if matches!(
+                e.constraint(),
+                Some("users_username_key_key" | "users_username_skeleton_key")
+            ) =>
+        {
             Err(InsertError::UsernameTaken)
         }
         Err(sqlx::Error::Database(e)) if e.constraint() == Some("users_email_key_key") => {
@@ -186,6 +193,63 @@ pub async fn backfill_identity_keys(pool: &PgPool) -> Result<Backfill, sqlx::Err
     tx.commit().await?;
     report.updated = pending.len();
     Ok(report)
+}
+
+/// Gives every account without a confusable skeleton (those made before migration 0011)
+/// its skeleton (see `auth::identity::skeleton`); runs after each migration and does nothing
+/// when every account has one. Where accounts already look alike, the oldest keeps the
+/// skeleton and the younger get one no name has (they keep their names and logins; only new
+/// names are compared with it); each such case is logged. Returns the accounts updated and
+/// those pairs (younger, older).
+pub async fn backfill_username_skeletons(
+    pool: &PgPool,
+) -> Result<(usize, Vec<(Uuid, Uuid)>), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let pending: Vec<(Uuid, String)> = sqlx::query_as(
+        "SELECT id, username FROM users WHERE username_skeleton IS NULL
+          ORDER BY created_at, id FOR UPDATE",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    if pending.is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let skeletons: Vec<String> = pending.iter().map(|(_, u)| identity::skeleton(u)).collect();
+    let mut owners: HashMap<String, Uuid> = sqlx::query_as::<_, (String, Uuid)>(
+        "SELECT username_skeleton, id FROM users WHERE username_skeleton = ANY($1)",
+    )
+    .bind(&skeletons)
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .collect();
+    let mut conflicts = Vec::new();
+    let mut finals = Vec::with_capacity(pending.len());
+    for ((id, _), skeleton) in pending.iter().zip(skeletons) {
+        let owner = *owners.entry(skeleton.clone()).or_insert(*id);
+        if owner == *id {
+            finals.push(skeleton);
+        } else {
+            tracing::warn!(
+                account = %id, older_account = %owner,
+                "two accounts' usernames look alike; the older keeps the name's look, the younger keeps its name"
+            );
+            conflicts.push((*id, owner));
+            finals.push(unreachable_key(*id, "skeleton"));
+        }
+    }
+    let ids: Vec<Uuid> = pending.iter().map(|(id, _)| *id).collect();
+    sqlx::query(
+        "UPDATE users u SET username_skeleton = k.skeleton
+           FROM unnest($1::uuid[], $2::text[]) AS k(id, skeleton)
+          WHERE u.id = k.id",
+    )
+    .bind(&ids)
+    .bind(&finals)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok((pending.len(), conflicts))
 }
 
 /// Whether the account holds the admin role; `false` for an account that does not exist.
@@ -448,10 +512,13 @@ pub async fn next_deleted_number(conn: &mut PgConnection) -> sqlx::Result<i64> {
 
 /// Whether some account holds this username (in any case or normal form).
 pub async fn username_taken(conn: &mut PgConnection, name: &str) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE username_key = $1)")
-        .bind(identity::key(name))
-        .fetch_one(conn)
-        .await
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM users WHERE username_key = $1 OR username_skeleton = $2)",
+    )
+    .bind(identity::key(name))
+    .bind(identity::skeleton(name))
+    .fetch_one(conn)
+    .await
 }
 
 /// What deleting an account removed, row counts per table (for the log).
@@ -513,7 +580,7 @@ pub async fn erase(
     .await?;
     sqlx::query(
         "UPDATE users
-            SET username = $2, username_key = $3, email = NULL,
+            SET username = $2, username_key = $3, username_skeleton = $5, email = NULL,
                 email_key = chr(1) || 'deleted-e:' || id::text, password_hash = NULL,
                 display_name = NULL, language = 'en', time_zone = 'UTC', is_admin = false,
                 deleted_at = $4
@@ -523,6 +590,7 @@ pub async fn erase(
     .bind(placeholder)
     .bind(identity::key(placeholder))
     .bind(now)
+    .bind(identity::skeleton(placeholder))
     .execute(&mut *conn)
     .await?;
     Ok(erased)
