@@ -1051,3 +1051,30 @@ async fn notes_lost_in_a_database_outage_are_logged_and_the_user_streams_resynch
         "{snapshot:?}"
     );
 }
+
+#[tokio::test]
+async fn a_user_stream_resynchronises_once_its_listener_has_reconnected() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let (mover, _) = pending_seat(&app, game, &players[0]).await;
+    let mut stream = Stream::open(&app.address, "/me/stream", &players[mover].token, None).await;
+    assert_eq!(stream.next(WAIT).await.unwrap().event, "snapshot");
+    // Notes sent while the listener reconnects are missed: a new snapshot says what holds.
+    let admin = kontor::store::connect(pg().superuser_options("postgres"), 1)
+        .await
+        .unwrap();
+    let listener = crate::supervision::live_listener(&admin, &app.database, None).await;
+    sqlx::query("SELECT pg_terminate_backend($1)")
+        .bind(listener)
+        .execute(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
+    let snapshot = stream.next(WAIT).await.expect("the stream resynchronises");
+    assert_eq!(snapshot.event, "snapshot", "{snapshot:?}");
+    assert_eq!(
+        snapshot.data["your_turn"][0]["game_id"],
+        game.to_string(),
+        "{snapshot:?}"
+    );
+}
