@@ -969,6 +969,14 @@ async fn notes_lost_in_a_database_outage_are_logged_and_the_user_streams_resynch
         assert_eq!(stream.next(WAIT).await.unwrap().event, "snapshot");
         streams.push(stream);
     }
+    let mut game_stream = Stream::open(
+        &server.base,
+        &format!("/games/{game}/stream"),
+        &players[mover].token,
+        None,
+    )
+    .await;
+    assert_eq!(game_stream.next(WAIT).await.unwrap().id, Some(version));
     // The server's pool holds connections enough for the action during the outage, which
     // only refuses new ones (as a database that has just gone away would).
     let url = format!("{}/api/v1/games/{game}", server.base);
@@ -1050,6 +1058,12 @@ async fn notes_lost_in_a_database_outage_are_logged_and_the_user_streams_resynch
             .any(|g| g["game_id"] == game.to_string()),
         "{snapshot:?}"
     );
+    // A game's stream reads the log at once too, without waiting for its next look (30 s).
+    let event = game_stream
+        .next(Duration::from_secs(20))
+        .await
+        .expect("the game stream resynchronises");
+    assert_eq!(event.id, Some(version + 1), "{event:?}");
 }
 
 #[tokio::test]
