@@ -361,7 +361,9 @@ impl Watcher {
 /// First `event: snapshot` with the games waiting for
 /// them, then `your_turn`, `game_started`, `game_over`, `invited` and `player_left` (another
 /// player of a running game deleted their account; with the seat) events, each with the
-/// game's id. Keep-alive comments every 15 s. Counts against the same per-user limit of
+/// game's id. A new `snapshot` comes whenever notices may have been missed (the server lost
+/// touch with the database for a while): it replaces the one before. Keep-alive comments
+/// every 15 s. Counts against the same per-user limit of
 /// open streams as the game streams (`too_many_streams`).
 #[utoipa::path(
     tag = "live",
@@ -384,27 +386,8 @@ pub async fn user_stream(
     let slot = stream_slot(&state, &req, me, "user")?;
     let closed = state.hub.closed();
     let mut signals = state.hub.subscribe();
-    let waiting = lobby::list(
-        &state.pool,
-        me,
-        ListQuery {
-            view: Some(ListView::MyTurn),
-            kind: None,
-            status: None,
-            limit: Some(100),
-            cursor: None,
-        },
-    )
-    .await?;
     let (sender, receiver) = mpsc::channel(64);
-    let snapshot = json!({"your_turn": waiting.items.iter().map(|g| json!({"game_id": g.id, "kind": g.kind, "version": g.version})).collect::<Vec<_>>()});
-    let _ = sender
-        .send(
-            sse::Data::new(snapshot.to_string())
-                .event("snapshot")
-                .into(),
-        )
-        .await;
+    let _ = sender.send(user_snapshot(&state, me).await?).await;
     let keep_alive = state.config.live_keep_alive;
     actix_web::rt::spawn(async move {
         // The stream holds its slot until the task ends.
@@ -445,7 +428,17 @@ pub async fn user_stream(
                             }
                         }
                     }
-                    Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    // Notices may have been missed: a new snapshot says what holds now.
+                    Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        match user_snapshot(&state, me).await {
+                            Ok(snapshot) => {
+                                if !caller.still_stands(&state).await || sender.send(snapshot).await.is_err() {
+                                    return;
+                                }
+                            }
+                            Err(error) => tracing::warn!(%error, "a user stream could not resynchronise"),
+                        }
+                    }
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
                 _ = check.tick() => {
@@ -459,4 +452,24 @@ pub async fn user_stream(
         }
     });
     Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(keep_alive))
+}
+
+/// The user stream's `snapshot` event: the games waiting for `me` (the first 100).
+async fn user_snapshot(state: &AppState, me: Uuid) -> Result<sse::Event, ApiError> {
+    let waiting = lobby::list(
+        &state.pool,
+        me,
+        ListQuery {
+            view: Some(ListView::MyTurn),
+            kind: None,
+            status: None,
+            limit: Some(100),
+            cursor: None,
+        },
+    )
+    .await?;
+    let snapshot = json!({"your_turn": waiting.items.iter().map(|g| json!({"game_id": g.id, "kind": g.kind, "version": g.version})).collect::<Vec<_>>()});
+    Ok(sse::Data::new(snapshot.to_string())
+        .event("snapshot")
+        .into())
 }

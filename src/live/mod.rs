@@ -20,6 +20,12 @@ use uuid::Uuid;
 /// The channel live notes travel on.
 pub const LIVE_CHANNEL: &str = "kontor_live";
 
+/// The payload (not a note) that tells every hub notes were lost: each stream resynchronises.
+const RESYNC: &str = "resync";
+
+/// How the publisher's connection names itself to PostgreSQL (`pg_stat_activity`).
+pub const PUBLISHER_APPLICATION_NAME: &str = "kontor-live-publisher";
+
 /// What a note says. Notes are built here only, by the constructors below (an append's by
 /// `service::step`, the lobby's by `service::lobby` and `service::seats`); what a note leaves
 /// at its default is not sent.
@@ -148,7 +154,8 @@ impl Note {
 #[derive(Clone, Debug)]
 pub enum Signal {
     Changed(Arc<Note>),
-    /// Notes may have been lost (the LISTEN connection dropped): every stream looks again.
+    /// Notes may have been lost (the LISTEN connection dropped, or a publisher gave some up
+    /// during an outage): every stream resynchronises.
     Resync,
 }
 
@@ -309,8 +316,9 @@ impl Hub {
                     return;
                 }
                 Err(error) => {
+                    // Streams resynchronise once it listens again (see `listen_once`): looking
+                    // while the database does not answer would only fail.
                     tracing::warn!(%error, "live listener lost its connection; reconnecting");
-                    let _ = self.sender.send(Signal::Resync);
                     tokio::select! {
                         _ = tokio::time::sleep(backoff) => {}
                         _ = self.closing.cancelled() => return,
@@ -328,15 +336,22 @@ impl Hub {
         let _ = self.sender.send(Signal::Resync);
         loop {
             match listener.try_recv().await? {
+                // Notes were lost on their way (the publisher gave some up): look again.
+                Some(notification) if notification.payload() == RESYNC => {
+                    let _ = self.sender.send(Signal::Resync);
+                }
                 Some(notification) => match serde_json::from_str::<Note>(notification.payload()) {
                     Ok(note) => {
                         let _ = self.sender.send(Signal::Changed(Arc::new(note)));
                     }
                     Err(error) => tracing::warn!(%error, "an unreadable live note"),
                 },
-                // The connection dropped and will be re-established: notes may be lost.
+                // The connection dropped: notes may be lost. Reconnect as after any failure,
+                // and resynchronise once listening again.
                 None => {
-                    let _ = self.sender.send(Signal::Resync);
+                    return Err(sqlx::Error::Io(std::io::Error::other(
+                        "the LISTEN connection dropped",
+                    )));
                 }
             }
         }
@@ -372,24 +387,88 @@ impl Publisher {
     }
 }
 
+/// Tries to send a batch before giving it up.
+const TRIES: u32 = 3;
+
+/// How long the publisher waits, at most, between attempts to tell the hubs that it gave
+/// notes up (it starts at a tenth of a second and doubles).
+const MAX_RESYNC_BACKOFF: Duration = Duration::from_secs(5);
+
 async fn publish(pool: PgPool, mut notes: mpsc::UnboundedReceiver<String>) {
     let mut connection: Option<PgConnection> = None;
     let mut batch = Vec::new();
-    while notes.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        for attempt in 0..3u32 {
-            if pool.is_closed() {
+    // Notes were given up: the hubs are owed a resync, sent ahead of the next batch or on its
+    // own once the database answers again (whichever comes first).
+    let mut owe_resync = false;
+    let mut resync_backoff = Duration::from_millis(100);
+    loop {
+        tokio::select! {
+            received = notes.recv_many(&mut batch, MAX_BATCH) => if received == 0 {
                 return;
-            }
-            match send(&pool, &mut connection, &batch).await {
-                Ok(()) => break,
-                Err(error) => {
-                    tracing::warn!(%error, attempt, notes = batch.len(), "live notes not sent");
-                    connection = None;
-                    tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
-                }
+            },
+            _ = tokio::time::sleep(resync_backoff), if owe_resync => {
+                resync_backoff = (resync_backoff * 2).min(MAX_RESYNC_BACKOFF);
             }
         }
+        if owe_resync {
+            batch.insert(0, RESYNC.to_string());
+        }
+        match send_batch(&pool, &mut connection, &batch).await {
+            Sent::Yes => {
+                if owe_resync {
+                    tracing::info!("live notes are sent again; every stream resynchronises");
+                }
+                owe_resync = false;
+                resync_backoff = Duration::from_millis(100);
+            }
+            Sent::No(error) => {
+                let given_up = batch.len() - usize::from(owe_resync);
+                if given_up > 0 {
+                    tracing::warn!(
+                        %error,
+                        notes = given_up,
+                        tries = TRIES,
+                        "live notes given up; streams will resynchronise once the database answers"
+                    );
+                }
+                owe_resync = true;
+            }
+            Sent::Stopped => return,
+        }
         batch.clear();
+    }
+}
+
+enum Sent {
+    Yes,
+    No(sqlx::Error),
+    /// The pool closed: the server stops.
+    Stopped,
+}
+
+/// Sends `batch`, with up to `TRIES` tries a moment apart.
+async fn send_batch(
+    pool: &PgPool,
+    connection: &mut Option<PgConnection>,
+    batch: &[String],
+) -> Sent {
+    let mut attempt = 0;
+    loop {
+        if pool.is_closed() {
+            return Sent::Stopped;
+        }
+        match send(pool, connection, batch).await {
+            Ok(()) => return Sent::Yes,
+            Err(error) => {
+                tracing::debug!(%error, attempt, notes = batch.len(), "live notes not sent");
+                *connection = None;
+                attempt += 1;
+                if attempt == TRIES {
+                    return Sent::No(error);
+                }
+                tokio::time::sleep(Duration::from_millis(100 << (attempt - 1))).await;
+            }
+        }
     }
 }
 
@@ -399,7 +478,11 @@ async fn send(
     batch: &[String],
 ) -> Result<(), sqlx::Error> {
     if connection.is_none() {
-        let mut fresh = pool.connect_options().connect().await?;
+        let options = (*pool.connect_options()).clone();
+        let mut fresh = options
+            .application_name(PUBLISHER_APPLICATION_NAME)
+            .connect()
+            .await?;
         channels::commit_without_flush(&mut fresh).await?;
         *connection = Some(fresh);
     }

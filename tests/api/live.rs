@@ -2,7 +2,9 @@
 
 use crate::support::*;
 use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -940,4 +942,153 @@ async fn live_streams_per_client_address_are_limited_whichever_accounts_open_the
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("the closed stream's slot was not freed");
+}
+
+/// The lines a child process writes to `pipe`, collected as they come.
+fn lines_of(pipe: impl std::io::Read + Send + 'static) -> Arc<Mutex<Vec<String>>> {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let collected = lines.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            collected.lock().unwrap().push(line);
+        }
+    });
+    lines
+}
+
+#[tokio::test]
+async fn notes_lost_in_a_database_outage_are_logged_and_the_user_streams_resynchronise() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let mut server = serve_with(&app.database, &[], Stdio::piped()).await;
+    let log = lines_of(server.child.stderr.take().unwrap());
+    let (mover, version) = pending_seat(&app, game, &players[0]).await;
+    let mut streams = Vec::new();
+    for player in &players {
+        let mut stream = Stream::open(&server.base, "/me/stream", &player.token, None).await;
+        assert_eq!(stream.next(WAIT).await.unwrap().event, "snapshot");
+        streams.push(stream);
+    }
+    let mut game_stream = Stream::open(
+        &server.base,
+        &format!("/games/{game}/stream"),
+        &players[mover].token,
+        None,
+    )
+    .await;
+    assert_eq!(game_stream.next(WAIT).await.unwrap().id, Some(version));
+    // The server's pool holds connections enough for the action during the outage, which
+    // only refuses new ones (as a database that has just gone away would).
+    let url = format!("{}/api/v1/games/{game}", server.base);
+    futures_util::future::join_all(
+        (0..4).map(|_| app.client.get(&url).bearer_auth(&players[0].token).send()),
+    )
+    .await;
+
+    // The outage: the server's publisher loses its connection and cannot make another.
+    let admin = kontor::store::connect(pg().superuser_options("postgres"), 1)
+        .await
+        .unwrap();
+    let limit = |n: i32| format!("ALTER DATABASE {} CONNECTION LIMIT {n}", app.database);
+    sqlx::query(sqlx::AssertSqlSafe(limit(0)))
+        .execute(&admin)
+        .await
+        .unwrap();
+    sqlx::query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = $1 AND application_name = $2",
+    )
+    .bind(&app.database)
+    .bind(kontor::live::PUBLISHER_APPLICATION_NAME)
+    .execute(&admin)
+    .await
+    .unwrap();
+    let reply = app
+        .client
+        .post(format!("{}/api/v1/games/{game}/actions", server.base))
+        .bearer_auth(&players[mover].token)
+        .header("Idempotency-Key", "in-the-outage")
+        .json(&json!({"version": version, "action": {"type": "use_smith"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 200, "the action commits");
+    let given_up = |log: &Mutex<Vec<String>>| {
+        log.lock()
+            .unwrap()
+            .iter()
+            .find(|line| line.contains(" WARN ") && line.contains("live notes given up"))
+            .cloned()
+    };
+    let mut warned = None;
+    for _ in 0..100 {
+        warned = given_up(&log);
+        if warned.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let warned = warned.unwrap_or_else(|| {
+        panic!(
+            "no WARN line for the notes given up: {:?}",
+            log.lock().unwrap()
+        )
+    });
+    assert!(warned.contains("notes=1"), "{warned}");
+
+    // The database answers again: the stream of the player whose turn began, which missed
+    // its `your_turn` notice, gets a new snapshot that lists the game.
+    sqlx::query(sqlx::AssertSqlSafe(limit(-1)))
+        .execute(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
+    let (next, _) = pending_seat(&app, game, &players[0]).await;
+    assert_ne!(next, mover, "the action handed the turn over");
+    let snapshot = streams[next]
+        .next(Duration::from_secs(30))
+        .await
+        .expect("the stream resynchronises");
+    assert_eq!(snapshot.event, "snapshot", "{snapshot:?}");
+    assert!(
+        snapshot.data["your_turn"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["game_id"] == game.to_string()),
+        "{snapshot:?}"
+    );
+    // A game's stream reads the log at once too, without waiting for its next look (30 s).
+    let event = game_stream
+        .next(Duration::from_secs(20))
+        .await
+        .expect("the game stream resynchronises");
+    assert_eq!(event.id, Some(version + 1), "{event:?}");
+}
+
+#[tokio::test]
+async fn a_user_stream_resynchronises_once_its_listener_has_reconnected() {
+    let app = spawn_app().await;
+    let (game, players) = three(&app).await;
+    let (mover, _) = pending_seat(&app, game, &players[0]).await;
+    let mut stream = Stream::open(&app.address, "/me/stream", &players[mover].token, None).await;
+    assert_eq!(stream.next(WAIT).await.unwrap().event, "snapshot");
+    // Notes sent while the listener reconnects are missed: a new snapshot says what holds.
+    let admin = kontor::store::connect(pg().superuser_options("postgres"), 1)
+        .await
+        .unwrap();
+    let listener = crate::supervision::live_listener(&admin, &app.database, None).await;
+    sqlx::query("SELECT pg_terminate_backend($1)")
+        .bind(listener)
+        .execute(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
+    let snapshot = stream.next(WAIT).await.expect("the stream resynchronises");
+    assert_eq!(snapshot.event, "snapshot", "{snapshot:?}");
+    assert_eq!(
+        snapshot.data["your_turn"][0]["game_id"],
+        game.to_string(),
+        "{snapshot:?}"
+    );
 }

@@ -111,7 +111,7 @@ async fn a_clean_stop_with_every_worker_running_is_no_failure() {
 }
 
 /// The backend of the server's live listener (`LISTEN kontor_live`), once there is one.
-async fn live_listener(admin: &sqlx::PgPool, database: &str, not: Option<i32>) -> i32 {
+pub async fn live_listener(admin: &sqlx::PgPool, database: &str, not: Option<i32>) -> i32 {
     for _ in 0..600 {
         let pid: Option<i32> = sqlx::query_scalar(
             "SELECT pid FROM pg_stat_activity
