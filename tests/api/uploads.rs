@@ -76,7 +76,10 @@ impl SlowUpload {
 /// Uploads `export` until the answer is 429 (a slow upload's handler may not hold its slot
 /// yet when the first tries go out); returns that answer.
 async fn until_busy(app: &TestApp, token: &str, export: &str) -> Reply {
-    for _ in 0..200 {
+    // Bounded by time, not tries: on a loaded machine (the whole suite at once) the slow
+    // upload's handler may start seconds after its head was sent.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
         let reply = upload(app, "/verify", token, export).await;
         if reply.status == 429 {
             return reply;
@@ -89,7 +92,8 @@ async fn until_busy(app: &TestApp, token: &str, export: &str) -> Reply {
 
 /// Uploads `export` until it is accepted (a freed slot may take a moment to be noticed).
 async fn until_accepted(app: &TestApp, token: &str, export: &str) -> Reply {
-    for _ in 0..200 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
         let reply = upload(app, "/verify", token, export).await;
         if reply.status != 429 {
             return reply;
