@@ -81,6 +81,7 @@ async fn server_on(pg: &EmbeddedPostgres, data: &Path) -> TestApp {
         committer: server.state.committer.clone(),
         server: None,
         clock,
+        uploads: server.state.uploads.clone(),
     };
     tokio::spawn(server.run_until_stopped());
     app

@@ -5,7 +5,7 @@
 //! of both kinds against a test server until it has sent every command type of each game, and
 //! exports, verifies and imports a finished game of each kind.
 
-use crate::support::{run, spawn_app};
+use crate::support::{AppOptions, run, spawn_app_with};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -74,7 +74,14 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
         .get_mut("steel-driver")
         .unwrap()
         .remove("choose_path");
-    let app = spawn_app().await;
+    // The generated client registers more players from one address than an hour allows.
+    let app = spawn_app_with(AppOptions {
+        settings: [("KONTOR_REGISTRATIONS_PER_ADDRESS", "1000")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    })
+    .await;
     let output = tokio::process::Command::new(venv.join("python"))
         .arg(&script)
         .arg(&app.address)

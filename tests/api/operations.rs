@@ -584,6 +584,7 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         committer: server.state.committer.clone(),
         server: None,
         clock,
+        uploads: server.state.uploads.clone(),
     };
     tokio::spawn(server.run_until_stopped());
     let anna = app.register("anna").await;

@@ -103,6 +103,7 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
         server: None,
         // Not that server's clock: another process runs on the system clock. Never moved.
         clock: kontor::time::TestClock::new(),
+        uploads: Default::default(),
     };
 
     // A login with a password, a failed one, a refresh (and, at the end, a reused one).

@@ -116,6 +116,9 @@ pub struct TestApp {
     /// The server's clock (its workers', its requests' and the notifiers made from `config`):
     /// the system's time until a test moves it on with `advance`, instead of sleeping.
     pub clock: TestClock,
+    /// The uploads the server is reading and checking (a test waits for its slow upload to
+    /// hold its slot before it counts on it).
+    pub uploads: kontor::http::uploads::UploadSlots,
 }
 
 /// A server running in this process.
@@ -214,6 +217,7 @@ pub async fn spawn_app_configured(
     let address = format!("http://127.0.0.1:{}", app.port());
     let config = app.state.config.clone();
     let committer = app.state.committer.clone();
+    let uploads = app.state.uploads.clone();
     let stopper = app.stop_handle();
     let supervisor = app.supervisor();
     let running = tokio::spawn(app.run_until_stopped());
@@ -230,6 +234,7 @@ pub async fn spawn_app_configured(
             supervisor,
         }),
         clock,
+        uploads,
     }
 }
 

@@ -55,8 +55,20 @@ impl SlowUpload {
              Content-Type: application/x-ndjson\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             export.len()
         );
+        let held_before = app.uploads.in_progress();
         stream.write_all(head.as_bytes()).await.unwrap();
         stream.write_all(first.as_bytes()).await.unwrap();
+        // Its handler holds a slot from now on. Without the wait a quick upload sent next
+        // could be handled first (on another of the server's threads), take the user's one
+        // slot, and have this one refused.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while app.uploads.in_progress() <= held_before {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the slow upload never took a slot"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         Self {
             stream,
             rest: rest.to_string(),
