@@ -47,6 +47,8 @@ export default async function globalSetup() {
       KONTOR_MIN_SECONDS_PER_MOVE: '0',
       // Every player of every spec registers from this one address.
       KONTOR_REGISTRATIONS_PER_ADDRESS: '1000',
+      // The lobby's paging spec opens 21 games as one player.
+      KONTOR_OPEN_GAMES_PER_USER: '100',
       RUST_LOG: 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
