@@ -418,7 +418,7 @@ test('a half-made bid survives a reload of the tab, and is gone from the tab onc
   await page.reload();
   await expect(shown).toHaveAttribute('data-value', value);
   await expect(composer.locator('button[data-face][aria-pressed="true"]')).toHaveCount(2);
-  await expect(composer.locator(`button[data-sign-of="${silver}"]`)).toHaveText('−');
+  await expect(composer.locator(`button[data-sign-of="${silver}"]`).first()).toHaveText('−');
   await expectNoHiddenLeak(pages);
 
   const before = await synced(pages);
