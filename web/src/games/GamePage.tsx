@@ -55,6 +55,8 @@ const msgs = defineMessages({
  * decision, or none), which drops the focus to the page's body, ten Tabs from anything. It
  * goes instead to the board's new controls, if the caller still has a decision, else to
  * the line saying whose turn it is. A focus still on a control (it stayed) is left alone.
+ * Called once the view after the move is in (`run` awaits a load begun after the move's
+ * answer): placed on the view before it, the focus would go with its controls.
  */
 function focusAfterMove() {
   requestAnimationFrame(() => {
@@ -83,28 +85,35 @@ function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => voi
   const [failure, setFailure] = useState<ApiError | Error | null>(null);
   const [connected, setConnected] = useState(false);
   // Loads are not run side by side; one asked for meanwhile runs once the current ends,
-  // so the last event always leads to a load that sees it.
-  const inFlight = useRef(false);
+  // so the last event always leads to a load that sees it. Every call's promise settles only
+  // after a load begun after the call has ended: a load asked for while another runs waits
+  // for the other's next round, so after `await call(); await load()` the page holds what the
+  // call did (a move's own view, where the focus then goes), even when the stream's event
+  // came first and started the load that was running.
+  const running = useRef<Promise<void> | null>(null);
   const again = useRef(false);
-  const load = useCallback(async () => {
-    if (inFlight.current) {
+  const load = useCallback((): Promise<void> => {
+    if (running.current) {
       again.current = true;
-      return;
+      return running.current;
     }
-    inFlight.current = true;
-    try {
-      do {
-        again.current = false;
-        try {
-          setDetail(await ok(api.GET('/api/v1/games/{game_id}', { params: { path: { game_id: id } } })));
-          setFailure(null);
-        } catch (err) {
-          setFailure(err as Error);
-        }
-      } while (again.current);
-    } finally {
-      inFlight.current = false;
-    }
+    const rounds = (async () => {
+      try {
+        do {
+          again.current = false;
+          try {
+            setDetail(await ok(api.GET('/api/v1/games/{game_id}', { params: { path: { game_id: id } } })));
+            setFailure(null);
+          } catch (err) {
+            setFailure(err as Error);
+          }
+        } while (again.current);
+      } finally {
+        running.current = null;
+      }
+    })();
+    running.current = rounds;
+    return rounds;
   }, [id]);
 
   useEffect(() => {
