@@ -48,7 +48,7 @@ fn free_port() -> u16 {
 fn tool(path: &str) -> &str {
     assert!(
         Path::new(path).exists(),
-        "{path} is missing: run deploy/setup-tests.sh (it installs nginx and pgbouncer)"
+        "{path} is missing: run deploy/setup-tests.sh (it installs nginx)"
     );
     path
 }
