@@ -2,7 +2,10 @@
 # Prepares a machine for running the test suite: everything deploy/setup.sh installs, and the
 # test tools (the OpenAPI 3.1 validator, the schemathesis fuzzer and the client generator the
 # contract tests run, from PyPI; the web client's test tools from npm; Debian's Chromium;
-# Debian's nginx and pgbouncer for the scale-out test).
+# Debian's nginx for the scale-out test, and a PgBouncer of 1.21 or later, Debian's own where
+# it is new enough, else built once from Debian trixie's source package; Debian's podman, runc
+# and debootstrap and a locally made base image for the image's test; podman-compose from
+# PyPI for the compose file's check).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,4 +92,109 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ -d /run/systemd/system ]; then
     systemctl disable --quiet nginx pgbouncer 2> /dev/null || true
   fi
+fi
+
+# PgBouncer 1.21 or later: the scale-out test runs in transaction mode, which needs
+# prepared-statement tracking (`max_prepared_statements`). Debian 13's pgbouncer (1.24) has it;
+# Debian 12's (1.18) has not, and then 1.24.1 is built once from Debian trixie's source package
+# (the same Debian mirror and keyring as the machine's own sources, in a private sources
+# folder with its own lists, so the machine's apt sources are left alone) against bookworm's
+# libraries, into a cache outside the clone that later clones on the machine reuse (its stamp
+# names the version built; trixie had 1.24.1). The test runs the binary target/pgbouncer
+# points at.
+pgbouncer_is_suitable() {
+  "$1" --version 2> /dev/null | awk 'NR == 1 { split($2, v, "."); exit !(v[1] > 1 || (v[1] == 1 && v[2] >= 21)) }'
+}
+if [ "$(id -u)" -eq 0 ]; then
+  PGBOUNCER_CACHE=/var/cache/kontor/pgbouncer
+else
+  PGBOUNCER_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kontor/pgbouncer
+fi
+if pgbouncer_is_suitable /usr/sbin/pgbouncer; then
+  pgbouncer=/usr/sbin/pgbouncer
+else
+  pgbouncer=$PGBOUNCER_CACHE/bin/pgbouncer
+  if [ ! -e "$PGBOUNCER_CACHE/.built" ] || ! pgbouncer_is_suitable "$pgbouncer"; then
+    echo "PgBouncer $(/usr/sbin/pgbouncer --version 2> /dev/null | awk 'NR == 1 { print $2 }') tracks no prepared statements: building Debian trixie's PgBouncer from its source into $PGBOUNCER_CACHE (once, about a minute)..."
+    build_deps=()
+    for package in libevent-dev libssl-dev libc-ares-dev pkg-config make gcc; do
+      dpkg-query -W -f='${Status}' "$package" 2> /dev/null | grep -q "install ok installed" || build_deps+=("$package")
+    done
+    if [ ${#build_deps[@]} -gt 0 ]; then
+      install_os_packages "building PgBouncer" "${build_deps[@]}"
+    fi
+    mirror=$(apt-get indextargets --format '$(REPO_URI) $(LABEL)' 2> /dev/null | awk '$2 == "Debian" { print $1; exit }')
+    mirror=${mirror:-http://deb.debian.org/debian/}
+    work=$(mktemp -d)
+    mkdir -p "$work/sources" "$work/lists/partial"
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" > "$work/sources/trixie-src.list"
+    apt_private=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$work/sources" -o "Dir::State::Lists=$work/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
+    log=$work/build.log
+    if ! (
+      set -e
+      apt-get "${apt_private[@]}" update
+      cd "$work"
+      apt-get "${apt_private[@]}" source --download-only pgbouncer
+      # Upstream's release as Debian ships it (configure included); Debian's packaging is
+      # not needed for a build into a folder.
+      mkdir src
+      tar -xf pgbouncer_*.orig.tar.* -C src --strip-components=1
+      cd src
+      rm -rf "$PGBOUNCER_CACHE"
+      ./configure --prefix="$PGBOUNCER_CACHE" --with-cares --without-systemd
+      make -j"$(nproc)"
+      make install
+    ) > "$log" 2>&1; then
+      tail -n 40 "$log" >&2
+      echo "building PgBouncer failed (above: the end of its output; all of it in $log)" >&2
+      exit 1
+    fi
+    pgbouncer_is_suitable "$pgbouncer" || { echo "$pgbouncer is not PgBouncer 1.21 or later" >&2; exit 1; }
+    "$pgbouncer" --version | head -n 1 > "$PGBOUNCER_CACHE/.built"
+    rm -rf "$work"
+  fi
+fi
+mkdir -p target
+ln -sfn "$pgbouncer" target/pgbouncer
+
+# The image's test (tests/api/image.rs) builds deploy/Dockerfile's `prebuilt` target around
+# the test binary and runs it: Debian's podman with runc (crun, podman's default, fails on
+# machines with hybrid cgroups), and debootstrap for the base image. No container registry is
+# reachable from the machines this was written on, so the base image `debian:bookworm-slim`
+# is made here from Debian's packages (debootstrap's minbase, about 2 minutes once) and kept
+# in podman's storage; it is made again only when it is missing.
+missing=()
+command -v podman > /dev/null || missing+=(podman)
+command -v runc > /dev/null || missing+=(runc)
+command -v debootstrap > /dev/null || missing+=(debootstrap)
+if [ ${#missing[@]} -gt 0 ]; then
+  install_os_packages "the image's test" "${missing[@]}"
+fi
+if ! podman image exists localhost/debian:bookworm-slim; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "the image's test needs the base image debian:bookworm-slim, made as root: run this as root" >&2
+    exit 1
+  fi
+  echo "Making the base image debian:bookworm-slim with debootstrap (once)..."
+  mirror=$(apt-get indextargets --format '$(REPO_URI) $(LABEL)' 2> /dev/null | awk '$2 == "Debian" { print $1; exit }')
+  rootfs=$(mktemp -d)
+  log=$(mktemp)
+  if ! debootstrap --variant=minbase bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian/}" > "$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "debootstrap failed (above: the end of its output; all of it in $log)" >&2
+    exit 1
+  fi
+  # What a slim image leaves out: apt's downloads and lists (the Dockerfile updates the lists).
+  rm -rf "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/*
+  tar -C "$rootfs" -c . | podman import --quiet - debian:bookworm-slim > /dev/null
+  rm -rf "$rootfs" "$log"
+fi
+
+# podman-compose, whose `config` the suite runs on deploy/compose.yaml (Debian's 1.0.3 has no
+# `config`), pinned.
+COMPOSE=target/podman-compose
+if [ ! -x "$COMPOSE/bin/podman-compose" ]; then
+  echo "Installing podman-compose into $COMPOSE..."
+  python3 -m venv "$COMPOSE"
+  "$COMPOSE/bin/pip" install --quiet --disable-pip-version-check podman-compose==1.6.0
 fi

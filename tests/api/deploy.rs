@@ -84,7 +84,7 @@ fn build_stage_copies(dockerfile: &str) -> Vec<Copied> {
     let stages: Vec<&str> = joined.split("\nFROM ").collect();
     let stage = stages
         .iter()
-        .find(|stage| stage.contains("cargo build"))
+        .find(|stage| stage.contains("RUN cargo build"))
         .expect("deploy/Dockerfile has a stage that runs cargo build");
     let mut workdir = PathBuf::from("/");
     let mut copies = Vec::new();

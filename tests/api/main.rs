@@ -22,6 +22,7 @@ mod hardening;
 mod health;
 mod housekeeping;
 mod http;
+mod image;
 mod limits;
 mod live;
 mod lobby;

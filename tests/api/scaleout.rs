@@ -1,13 +1,15 @@
 //! Scale-out: two `kontor serve` processes on one database behind nginx (Debian's package,
 //! run with the shipped `deploy/nginx.conf`), and the same again with the database behind
-//! PgBouncer and `KONTOR_SESSION_DATABASE_URL` going around it (in transaction mode with a
-//! PgBouncer that tracks prepared statements, else in session mode: see [`start_pgbouncer`]). A whole game is played through the proxy while a live
+//! PgBouncer: in transaction mode (PgBouncer 1.21 or later, tracking prepared statements) with
+//! `KONTOR_SESSION_DATABASE_URL` going around it, and in session mode with no second URL (see
+//! [`start_pgbouncer`]). A whole game is played through the proxy while a live
 //! stream follows it from whichever instance serves it, and one instance is killed and
 //! started again mid-game: every action either succeeds or is sent again with the same
 //! `Idempotency-Key` until it does, and in the end the log holds each action exactly once.
 //!
-//! nginx and pgbouncer are test tools (`deploy/setup-tests.sh` installs them); the server
-//! itself needs neither.
+//! nginx and PgBouncer are test tools (`deploy/setup-tests.sh` installs nginx, and PgBouncer 1.21
+//! or later: Debian's where it is new enough, else built from Debian trixie's source; it links
+//! `target/pgbouncer` to the one to run); the server itself needs neither.
 
 use crate::support::*;
 use reqwest::StatusCode;
@@ -46,7 +48,7 @@ fn free_port() -> u16 {
 fn tool(path: &str) -> &str {
     assert!(
         Path::new(path).exists(),
-        "{path} is missing: run deploy/setup-tests.sh (it installs nginx and pgbouncer)"
+        "{path} is missing: run deploy/setup-tests.sh (it installs nginx)"
     );
     path
 }
@@ -345,29 +347,56 @@ fn start_nginx(stack: &mut Stack, upstreams: [u16; 2]) -> (u16, u16) {
     (https_port, http_port)
 }
 
+/// How PgBouncer pools.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PoolMode {
+    /// A server connection per transaction, with prepared statements tracked: PgBouncer 1.21
+    /// or later.
+    Transaction,
+    /// A server connection per client connection.
+    Session,
+}
+
+/// The PgBouncer `deploy/setup-tests.sh` chose (a link to it).
+fn pgbouncer_binary() -> PathBuf {
+    let link = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pgbouncer");
+    assert!(
+        link.exists(),
+        "{} is missing: run deploy/setup-tests.sh (it provides PgBouncer 1.21 or later)",
+        link.display()
+    );
+    link
+}
+
 /// PgBouncer in front of the test cluster (its Unix socket), trusting the one role on
-/// loopback: in transaction mode where the PgBouncer installed tracks prepared statements
-/// (1.21 and later), else in session mode.
+/// loopback, pooling as `mode` says.
 ///
-/// Not transaction mode with Debian bookworm's PgBouncer, 1.18, which does not track
-/// protocol-level prepared statements (1.21 and later do, with `max_prepared_statements`),
-/// and sqlx 0.9 always uses them: every query with parameters is parsed in one round trip
-/// and bound in the next, each ending with a Sync, between which PgBouncer 1.18 in
-/// transaction mode hands the server connection to another client. That was tried here:
-/// "prepared statement \"sqlx_s_1\" already exists" at once, and "incorrect binary data
-/// format in bind parameter 1" (one client's parameters bound to another's statement).
-/// `statement-cache-capacity=0` does not help, since sqlx still names each statement (it only
-/// stops caching and never closes them). With PgBouncer 1.25.2 built from source, transaction
-/// mode and `max_prepared_statements = 200`, this test passed (run by hand); without the
-/// session URL it failed there (the migration lock released elsewhere, a notification
-/// delivered into another client's query). See the README's PgBouncer section.
-fn start_pgbouncer(stack: &mut Stack) -> u16 {
-    let port = free_port();
-    let mode = if tracks_prepared_statements() {
-        "pool_mode = transaction\nmax_prepared_statements = 200"
-    } else {
-        "pool_mode = session"
+/// Transaction mode needs PgBouncer 1.21 or later, which tracks protocol-level prepared
+/// statements (`max_prepared_statements`): sqlx 0.9 always uses them, parsing each query with
+/// parameters in one round trip and binding it in the next, each ending with a Sync, between
+/// which an older PgBouncer in transaction mode hands the server connection to another
+/// client. Tried with Debian bookworm's 1.18: "prepared statement \"sqlx_s_1\" already
+/// exists" at once, and "incorrect binary data format in bind parameter 1" (one client's
+/// parameters bound to another's statement); `statement-cache-capacity=0` does not help, since
+/// sqlx still names each statement. So an older PgBouncer fails the test here, rather than
+/// the test quietly falling back to session mode. Without the session URL, in transaction mode,
+/// the test failed too (the migration lock released elsewhere, a notification delivered into
+/// another client's query). See the README's PgBouncer section.
+fn start_pgbouncer(stack: &mut Stack, mode: PoolMode) -> u16 {
+    let binary = pgbouncer_binary();
+    let version = pgbouncer_version(&binary);
+    let mode = match mode {
+        PoolMode::Transaction => {
+            assert!(
+                version.as_slice() >= [1, 21].as_slice(),
+                "{} is PgBouncer {version:?}: transaction mode needs 1.21 or later (run deploy/setup-tests.sh)",
+                binary.display()
+            );
+            "pool_mode = transaction\nmax_prepared_statements = 200"
+        }
+        PoolMode::Session => "pool_mode = session",
     };
+    let port = free_port();
     let dir = &stack.dir;
     std::fs::write(dir.join("userlist.txt"), "\"kontor\" \"\"\n").unwrap();
     let ini = dir.join("pgbouncer.ini");
@@ -395,7 +424,7 @@ ignore_startup_parameters = extra_float_digits
         ),
     )
     .unwrap();
-    let mut command = Command::new(tool("/usr/sbin/pgbouncer"));
+    let mut command = Command::new(&binary);
     if root() {
         // PgBouncer refuses to run as root; the cluster's user may reach its socket.
         command.arg("-u").arg("postgres");
@@ -412,21 +441,16 @@ ignore_startup_parameters = extra_float_digits
     port
 }
 
-/// Whether the PgBouncer installed is 1.21 or later ("PgBouncer 1.18.0" on bookworm).
-fn tracks_prepared_statements() -> bool {
-    let output = Command::new(tool("/usr/sbin/pgbouncer"))
-        .arg("--version")
-        .output()
-        .unwrap();
+/// PgBouncer's version, from `--version` ("PgBouncer 1.24.1").
+fn pgbouncer_version(binary: &Path) -> Vec<u32> {
+    let output = Command::new(binary).arg("--version").output().unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
-    let version: Vec<u32> = text
-        .split_whitespace()
+    text.split_whitespace()
         .nth(1)
         .unwrap_or("0")
         .split('.')
         .map(|part| part.parse().unwrap_or(0))
-        .collect();
-    version.as_slice() >= [1, 21].as_slice()
+        .collect()
 }
 
 /// A client's view of one answer.
@@ -821,15 +845,28 @@ async fn two_instances_behind_nginx_play_a_game_through_a_restart() {
 }
 
 #[tokio::test]
-async fn the_same_through_pgbouncer_with_a_session_url() {
+async fn the_same_through_pgbouncer_in_transaction_mode() {
     let app = spawn_app().await;
-    let mut stack = Stack::new("pgbouncer");
-    let port = start_pgbouncer(&mut stack);
+    let mut stack = Stack::new("pgbouncer-transaction");
+    let port = start_pgbouncer(&mut stack, PoolMode::Transaction);
     let database = Database {
         url: format!("postgres://kontor@127.0.0.1:{port}/{}", app.database),
         // LISTEN, the migrations' lock and the live publisher's session setting go straight
         // to PostgreSQL, as they must behind a transaction pooler.
         session_url: Some(app.database_url()),
+    };
+    play_through_the_proxy(&mut stack, &app, database).await;
+}
+
+#[tokio::test]
+async fn the_same_through_pgbouncer_in_session_mode() {
+    let app = spawn_app().await;
+    let mut stack = Stack::new("pgbouncer-session");
+    let port = start_pgbouncer(&mut stack, PoolMode::Session);
+    let database = Database {
+        url: format!("postgres://kontor@127.0.0.1:{port}/{}", app.database),
+        // A session pooler keeps a session per connection: nothing needs to go around it.
+        session_url: None,
     };
     play_through_the_proxy(&mut stack, &app, database).await;
 }
@@ -889,8 +926,8 @@ fn a_stopped_stack_leaves_no_nginx_process_behind() {
     );
 }
 
-/// The deploy kit keeps what the README says of it (the files are not run here: no container
-/// engine, no systemd).
+/// The deploy kit keeps what the README says of it (read as text; the image is built and run
+/// in tests/api/image.rs, the unit is not run: no systemd).
 #[test]
 fn the_deploy_kit_keeps_its_promises() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -920,6 +957,21 @@ fn the_deploy_kit_keeps_its_promises() {
         "a small runtime"
     );
     assert!(image.contains("\nUSER kontor"), "not root");
+    // The image tested (prebuilt) and the full build share the runtime's lines; the full
+    // build is the default target, the last.
+    let finals: Vec<&str> = image
+        .lines()
+        .filter(|l| l.starts_with("FROM runtime-base AS "))
+        .collect();
+    assert_eq!(
+        finals,
+        [
+            "FROM runtime-base AS prebuilt",
+            "FROM runtime-base AS runtime"
+        ]
+    );
+    let last = image.rsplit("\nFROM ").next().unwrap();
+    assert!(last.starts_with("runtime-base AS runtime"), "{last}");
     let entry = read("deploy/docker-entrypoint.sh");
     assert!(entry.contains("KONTOR_DATABASE_URL"), "the URL is required");
     let compose = read("deploy/compose.yaml");
