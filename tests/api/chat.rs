@@ -539,3 +539,109 @@ async fn a_deleted_account_s_lines_stay_under_its_placeholder_name() {
     assert_eq!(message["author"]["user_id"], seat["user_id"]);
     assert_ne!(message["author"]["username"], "bert");
 }
+
+#[tokio::test]
+async fn messages_arrive_live_to_their_readers_only_and_resume_by_id() {
+    use crate::live::Stream;
+    use std::time::Duration;
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let cleo = app.register("cleo").await;
+    let spec = app.register("spec").await;
+    let game = app
+        .start_game(
+            "flying-dutchman",
+            json!({}),
+            &[anna.clone(), bert.clone(), cleo.clone()],
+        )
+        .await;
+    let path = format!("/games/{game}/stream");
+    let mut streams = Vec::new();
+    for user in [&bert, &cleo, &spec] {
+        let mut stream = Stream::open(&app.address, &path, &user.token, None).await;
+        let snapshot = stream.next(Duration::from_secs(10)).await.unwrap();
+        assert_eq!(snapshot.event, "snapshot");
+        streams.push(stream);
+    }
+    let mut me = Stream::open(&app.address, "/me/stream", &bert.token, None).await;
+    assert_eq!(
+        me.next(Duration::from_secs(10)).await.unwrap().event,
+        "snapshot"
+    );
+    send(&app, &anna, game, "table", "hello table")
+        .await
+        .assert_ok();
+    send(&app, &anna, game, "private:0-1", "psst bert")
+        .await
+        .assert_ok();
+    send(&app, &spec, game, "spectators", "watching")
+        .await
+        .assert_ok();
+    let quiet = Duration::from_millis(1500);
+    let mut seen = Vec::new();
+    for stream in &mut streams {
+        let events = stream.drain(quiet).await;
+        seen.push(
+            events
+                .iter()
+                .filter(|e| e.event == "chat")
+                .map(|e| e.data["text"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>(),
+        );
+        // No stream carries a channel its reader may not read.
+        let all: String = events.iter().map(|e| e.data.to_string()).collect();
+        if !seen.last().unwrap().contains(&"psst bert".to_string()) {
+            assert!(!all.contains("psst bert"), "{all}");
+        }
+    }
+    assert_eq!(seen[0], vec!["hello table", "psst bert"]);
+    assert_eq!(seen[1], vec!["hello table"]);
+    assert_eq!(seen[2], vec!["watching"]);
+    // Bert's unread count arrives on his user stream.
+    let unread: Vec<i64> = me
+        .drain(quiet)
+        .await
+        .iter()
+        .filter(|e| e.event == "chat_unread")
+        .map(|e| e.data["unread"].as_i64().unwrap())
+        .collect();
+    assert_eq!(unread.last(), Some(&2), "{unread:?}");
+    // Resumed from the last id received: what came after, none twice.
+    let mut bert_stream = Stream::open(&app.address, &path, &bert.token, None).await;
+    let snapshot = bert_stream.next(Duration::from_secs(10)).await.unwrap();
+    let id = snapshot.raw_id.clone().unwrap();
+    assert!(id.contains('.'), "the snapshot covers the chat: {id}");
+    drop(bert_stream);
+    send(&app, &anna, game, "table", "after the snapshot")
+        .await
+        .assert_ok();
+    let mut resumed = Stream::open_from(&app.address, &path, &bert.token, Some(&id)).await;
+    let events = resumed.drain(quiet).await;
+    let texts: Vec<&str> = events
+        .iter()
+        .filter(|e| e.event == "chat")
+        .map(|e| e.data["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, vec!["after the snapshot"]);
+    // A plain version resumes the log as before and the chat from its start.
+    let mut plain = Stream::open(&app.address, &path, &cleo.token, Some(0)).await;
+    let events = plain.drain(quiet).await;
+    assert!(events.iter().any(|e| e.event == "event"));
+    let texts: Vec<&str> = events
+        .iter()
+        .filter(|e| e.event == "chat")
+        .map(|e| e.data["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, vec!["hello table", "after the snapshot"]);
+    // A chat part beyond the game's messages is refused.
+    let refused = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&bert.token)
+        .header("Last-Event-ID", "1.999999")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+}
