@@ -122,7 +122,8 @@ impl ResumeId {
     /// chat message C).
     pub fn parse(text: &str) -> Option<Self> {
         let number = |s: &str| {
-            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            let digits = s.strip_prefix('-').unwrap_or(s);
+            (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
                 .then(|| s.parse::<i64>().ok())
                 .flatten()
         };
@@ -156,12 +157,6 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
         None => query.last_event_id.clone(),
     };
     let Some(given) = given else { return Ok(None) };
-    if given.trim().starts_with('-') {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidResumeId,
-            "the resume id (last_event_id) is a version of the game: 0 or more",
-        ));
-    }
     ResumeId::parse(&given).map(Some).ok_or_else(|| {
         ApiError::bad_request(
             ErrorCode::InvalidParameter,
@@ -251,7 +246,7 @@ pub async fn game_stream(
         .with("version", head.version));
     }
     let chat_last = crate::store::chat::last_id(&state.pool, game_id).await?;
-    if resume.is_some_and(|id| id.chat > chat_last) {
+    if resume.is_some_and(|id| !(0..=chat_last).contains(&id.chat)) {
         return Err(ApiError::bad_request(
             ErrorCode::InvalidResumeId,
             format!(

@@ -42,6 +42,7 @@ use utoipa_actix_web::AppExt;
         crate::audit::ExportEvent,
         crate::service::watch::Spectators,
         crate::service::watch::Chat,
+        super::chat::ReportStatus,
         crate::service::lobby_feed::LobbySnapshot,
         crate::service::lobby_feed::LobbyGameRemoved,
     ))

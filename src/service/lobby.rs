@@ -55,7 +55,7 @@ pub struct SeatSummary {
     "started_at": "2026-11-29T12:05:00Z", "finished_at": null, "version": 12, "pending": [2],
     "turn_started_at": "2026-11-29T12:30:00Z", "your_seat": 0, "your_turn": false,
     "seed_commitment": "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
-    "outcome": null, "sandbox": false
+    "outcome": null, "sandbox": false, "chat_unread": 0
 }))]
 pub struct GameSummary {
     pub id: Uuid,
