@@ -134,10 +134,12 @@ pub async fn send_chat_message(
         &state.pool,
         &state.config.clock,
         (&state.config.limits).into(),
-        game_id,
-        caller.user_id,
-        &channel,
-        &key,
+        chat::Sender {
+            game_id,
+            caller: caller.user_id,
+            channel: &channel,
+            key: &key,
+        },
         &body.into_inner(),
     )
     .await?;

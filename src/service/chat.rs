@@ -648,17 +648,28 @@ pub enum Sent {
     Replayed(ChatMessage),
 }
 
-/// Sends `text` to `channel` of the game as `caller`, once per `key`.
+/// Who sends to which channel of which game, with which `Idempotency-Key`.
+pub struct Sender<'a> {
+    pub game_id: Uuid,
+    pub caller: Uuid,
+    pub channel: &'a str,
+    pub key: &'a str,
+}
+
+/// Sends `request`'s text as `sender` says, once per key.
 pub async fn send(
     pool: &PgPool,
     clock: &Clock,
     limits: Limits,
-    game_id: Uuid,
-    caller: Uuid,
-    channel: &str,
-    key: &str,
+    sender: Sender<'_>,
     request: &SendRequest,
 ) -> Result<Sent, ChatError> {
+    let Sender {
+        game_id,
+        caller,
+        channel,
+        key,
+    } = sender;
     let mut tx = pool.begin().await?;
     let game = game(&mut tx, game_id, caller).await?;
     let (channel, access) = game.readable_channel(channel)?;
