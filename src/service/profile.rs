@@ -151,6 +151,31 @@ pub struct MyData {
     /// The mails kept for the caller (sent ones for `KONTOR_KEEP_SENT_MAIL_DAYS`): their kind,
     /// game and fate, not their text (which may hold a link's secret while unsent).
     pub mails: Vec<MyMail>,
+    /// The chat messages the caller wrote, with their text (also those a moderator hid).
+    pub chat_messages: Vec<crate::service::chat::ChatMessage>,
+    /// The chat messages the caller reported, and what became of the reports.
+    pub chat_reports: Vec<MyChatReport>,
+    /// The times moderators muted the caller in the chat, with their reasons.
+    pub chat_mutes: Vec<MyChatMute>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct MyChatReport {
+    pub id: i64,
+    pub message_id: i64,
+    pub reason: String,
+    pub note: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub resolved_at: Option<DateTime<Utc>>,
+    pub resolution: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct MyChatMute {
+    pub until: DateTime<Utc>,
+    pub reason: String,
+    pub created_at: DateTime<Utc>,
+    pub lifted_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -234,6 +259,38 @@ pub async fn export(accounts: Accounts<'_>, user: Uuid) -> Result<MyData, Accoun
                 received: i.received,
                 username: i.other,
                 created_at: i.created_at,
+            })
+            .collect(),
+        chat_messages: crate::store::chat::messages_by(pool, user)
+            .await?
+            .into_iter()
+            .map(|m| {
+                let mut message = crate::service::chat::ChatMessage::of(m.clone(), false);
+                message.text = Some(m.body);
+                message
+            })
+            .collect(),
+        chat_reports: crate::store::chat::reports_by(pool, user)
+            .await?
+            .into_iter()
+            .map(|r| MyChatReport {
+                id: r.id,
+                message_id: r.message_id,
+                reason: r.reason,
+                note: r.note,
+                created_at: r.created_at,
+                resolved_at: r.resolved_at,
+                resolution: r.resolution,
+            })
+            .collect(),
+        chat_mutes: crate::store::chat::mutes_of(pool, user)
+            .await?
+            .into_iter()
+            .map(|m| MyChatMute {
+                until: m.until,
+                reason: m.reason,
+                created_at: m.created_at,
+                lifted_at: m.lifted_at,
             })
             .collect(),
         mails: outbox::kept_for(pool, user)
