@@ -97,6 +97,7 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
         game_started: parse(&recipient.game_started),
         game_over: parse(&recipient.game_over),
         player_left: parse(&recipient.player_left),
+        chat_mention: parse(&recipient.chat_mention),
         always_email: recipient.always_email,
     }
 }

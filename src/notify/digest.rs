@@ -118,7 +118,7 @@ async fn queue_one(
             }
             let game = h.game_id.and_then(|id| games.get(&id));
             Some(NewsItem {
-                headline: render::headline(&NoticeContext {
+                headline: render::news_line(&NoticeContext {
                     recipient_id: user,
                     recipient_name: &username,
                     kind,
