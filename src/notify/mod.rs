@@ -250,14 +250,20 @@ impl Notice {
     /// | `author` | the author as the seat shows them: `player_name(username, display_name)` |
     /// | `author_id` | the author's user id (optional; the delivery re-check reads it from the message) |
     /// | `text` | the message as written (plain text; the mail never interprets it as HTML) |
-    /// | `message_id` | the message's id (a number, as `message_id` here) |
+    /// | `message_id` | the message's id (a number; set from `message_id` here in any case) |
     /// | `at` | RFC 3339 time the message was written |
     pub fn chat_mention(
         user_id: Uuid,
         game_id: Uuid,
         message_id: i64,
-        data: serde_json::Value,
+        mut data: serde_json::Value,
     ) -> Self {
+        // Delivery finds the message by this field: it is always there.
+        if let Some(fields) = data.as_object_mut() {
+            fields.insert("message_id".into(), message_id.into());
+        } else {
+            data = serde_json::json!({ "message_id": message_id });
+        }
         Self {
             user_id,
             kind: NoticeKind::ChatMention,
