@@ -25,6 +25,7 @@ pub struct PreferencesUpdate {
     pub game_started: Option<Delivery>,
     pub game_over: Option<Delivery>,
     pub player_left: Option<Delivery>,
+    pub chat_mention: Option<Delivery>,
     pub always_email: Option<bool>,
 }
 
@@ -83,6 +84,7 @@ pub async fn put_preferences(
         (NoticeKind::GameStarted, update.game_started),
         (NoticeKind::GameOver, update.game_over),
         (NoticeKind::PlayerLeft, update.player_left),
+        (NoticeKind::ChatMention, update.chat_mention),
     ] {
         if let Some(value) = value {
             preferences.set(kind, value);

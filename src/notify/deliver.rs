@@ -52,7 +52,8 @@ pub struct DeliveryReport {
     /// Mails claimed.
     pub claimed: usize,
     pub sent: usize,
-    /// Not mailed on purpose: preference off, player watching, turn over, no address.
+    /// Not mailed on purpose: preference off, player watching, turn over, no address, a
+    /// mentioning chat message hidden or no longer readable by its recipient.
     pub skipped: usize,
     /// Moved to the digest because the preference became `digest` after they were queued.
     pub held: usize,
@@ -97,6 +98,7 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
         game_started: parse(&recipient.game_started),
         game_over: parse(&recipient.game_over),
         player_left: parse(&recipient.player_left),
+        chat_mention: parse(&recipient.chat_mention),
         always_email: recipient.always_email,
     }
 }
@@ -297,6 +299,16 @@ impl Notifier {
                 if kind == NoticeKind::YourTurn && recipient.watching && !recipient.always_email {
                     return Ok(Outcome::Skipped("watching"));
                 }
+                // A mention is mailed only while its message is there to read for its
+                // recipient: not hidden by a moderator since, no block between the two since.
+                let mut data = std::borrow::Cow::Borrowed(&mail.data);
+                if kind == NoticeKind::ChatMention {
+                    let mut conn = self.pool.acquire().await?;
+                    match super::mention::recheck(&mut conn, &mail.data, mail.user_id).await? {
+                        Ok(author) => data.to_mut()["author"] = author.into(),
+                        Err(reason) => return Ok(Outcome::Skipped(reason)),
+                    }
+                }
                 let game = match mail.game_id {
                     Some(id) => load_games(&self.pool, &[id]).await?.pop(),
                     None => None,
@@ -314,7 +326,7 @@ impl Notifier {
                     recipient_id: mail.user_id,
                     recipient_name: &recipient.username,
                     kind,
-                    data: &mail.data,
+                    data: &data,
                     game_id: mail.game_id,
                     game: game.as_ref(),
                     game_link: mail.game_id.map(|id| self.game_link(id)),

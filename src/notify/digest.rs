@@ -71,7 +71,27 @@ async fn queue_one(
         .map(NoticeKind::as_str)
         .collect();
     outbox::skip_held_of_kinds(&mut tx, user, &off).await?;
-    let held = outbox::lock_held(&mut tx, user).await?;
+    let mut held = outbox::lock_held(&mut tx, user).await?;
+    // Mentions whose message was hidden since, or that the user may no longer read, are
+    // skipped, not listed; the others show the author's name as it is now.
+    let mut unlisted: HashMap<&'static str, Vec<Uuid>> = HashMap::new();
+    let mut listed = Vec::with_capacity(held.len());
+    for mut h in held {
+        if h.kind == NoticeKind::ChatMention.as_str() {
+            match super::mention::recheck(&mut tx, &h.data, user).await? {
+                Ok(author) => h.data["author"] = author.into(),
+                Err(reason) => {
+                    unlisted.entry(reason).or_default().push(h.id);
+                    continue;
+                }
+            }
+        }
+        listed.push(h);
+    }
+    held = listed;
+    for (reason, ids) in &unlisted {
+        outbox::skip(&mut tx, ids, reason).await?;
+    }
     let turn_kinds = [NoticeKind::YourTurn, NoticeKind::Reminder];
     let wants_waiting = turn_kinds.iter().any(|k| prefs.of(*k) == Delivery::Digest)
         || held
@@ -118,7 +138,7 @@ async fn queue_one(
             }
             let game = h.game_id.and_then(|id| games.get(&id));
             Some(NewsItem {
-                headline: render::headline(&NoticeContext {
+                headline: render::news_line(&NoticeContext {
                     recipient_id: user,
                     recipient_name: &username,
                     kind,

@@ -23,6 +23,7 @@ pub mod deliver;
 pub mod digest;
 pub mod language;
 pub mod mailer;
+pub mod mention;
 pub mod prefs;
 pub mod render;
 pub mod settings;
@@ -60,16 +61,19 @@ pub enum NoticeKind {
     /// Another player of a running game deleted their account; the game's abandonment
     /// policy plays their seat.
     PlayerLeft,
+    /// Someone mentioned the user (`@username`) in a game's chat.
+    ChatMention,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 6] = [
+    pub const ALL: [NoticeKind; 7] = [
         NoticeKind::YourTurn,
         NoticeKind::Reminder,
         NoticeKind::Invited,
         NoticeKind::GameStarted,
         NoticeKind::GameOver,
         NoticeKind::PlayerLeft,
+        NoticeKind::ChatMention,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -80,6 +84,7 @@ impl NoticeKind {
             NoticeKind::GameStarted => "game_started",
             NoticeKind::GameOver => "game_over",
             NoticeKind::PlayerLeft => "player_left",
+            NoticeKind::ChatMention => "chat_mention",
         }
     }
 
@@ -96,6 +101,7 @@ impl NoticeKind {
             NoticeKind::GameStarted => "\"game started\" mails",
             NoticeKind::GameOver => "game results",
             NoticeKind::PlayerLeft => "\"a player left\" mails",
+            NoticeKind::ChatMention => "chat mentions",
         }
     }
 }
@@ -142,6 +148,7 @@ impl MailKind {
 /// | `inviter` | invited | the name of who invited |
 /// | `result` | game_over | a one-line result, e.g. "anna won with 41 ducats" |
 /// | `standings` | game_over | `[{"name", "score", "rank"}]` (built from the game's outcome when absent) |
+/// | `channel`, `author`, `text`, `message_id`, `at` | chat_mention | see [`Notice::chat_mention`] |
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Notice {
     pub user_id: Uuid,
@@ -221,6 +228,47 @@ impl Notice {
             kind: NoticeKind::PlayerLeft,
             game_id: Some(game_id),
             dedupe_key: format!("player_left:{game_id}:{seat}"),
+            data,
+        }
+    }
+
+    /// "You were mentioned in the chat": one per message and recipient (the dedupe key is
+    /// `chat_mention:{message_id}`, scoped per recipient like every key).
+    ///
+    /// The chat service calls this in the transaction that stores the message, for each
+    /// recipient it has already checked: a seated player of the game (not a spectator) who
+    /// may read the channel, not the author, neither blocking nor blocked by the author.
+    /// Delivery checks again just before sending: a message a moderator has hidden since, or
+    /// a block made since between author and recipient, skips the mail.
+    ///
+    /// `data` carries (all strings unless said):
+    ///
+    /// | field | meaning |
+    /// |---|---|
+    /// | `game_kind` | e.g. `flying-dutchman` (looked up when absent) |
+    /// | `channel` | `table`, `spectators` or `private:A-B` (seats A < B) |
+    /// | `author` | the author as the seat shows them: `player_name(username, display_name)` |
+    /// | `author_id` | the author's user id (optional; the delivery re-check reads it from the message) |
+    /// | `text` | the message as written (plain text; the mail never interprets it as HTML) |
+    /// | `message_id` | the message's id (a number; set from `message_id` here in any case) |
+    /// | `at` | RFC 3339 time the message was written |
+    pub fn chat_mention(
+        user_id: Uuid,
+        game_id: Uuid,
+        message_id: i64,
+        mut data: serde_json::Value,
+    ) -> Self {
+        // Delivery finds the message by this field: it is always there.
+        if let Some(fields) = data.as_object_mut() {
+            fields.insert("message_id".into(), message_id.into());
+        } else {
+            data = serde_json::json!({ "message_id": message_id });
+        }
+        Self {
+            user_id,
+            kind: NoticeKind::ChatMention,
+            game_id: Some(game_id),
+            dedupe_key: format!("chat_mention:{message_id}"),
             data,
         }
     }

@@ -47,6 +47,7 @@ impl Delivery {
     "game_started": "digest",
     "game_over": "off",
     "player_left": "immediately",
+    "chat_mention": "immediately",
     "always_email": false
 }))]
 pub struct Preferences {
@@ -62,6 +63,8 @@ pub struct Preferences {
     pub game_over: Delivery,
     /// Another player of a running game deleted their account.
     pub player_left: Delivery,
+    /// Someone mentioned you (`@username`) in a game's chat.
+    pub chat_mention: Delivery,
     /// Mail "your turn" even while you watch the game's live stream (by default no such
     /// mail is sent while you are watching).
     pub always_email: bool,
@@ -76,6 +79,7 @@ impl Preferences {
             NoticeKind::GameStarted => self.game_started,
             NoticeKind::GameOver => self.game_over,
             NoticeKind::PlayerLeft => self.player_left,
+            NoticeKind::ChatMention => self.chat_mention,
         }
     }
 
@@ -87,6 +91,7 @@ impl Preferences {
             NoticeKind::GameStarted => &mut self.game_started,
             NoticeKind::GameOver => &mut self.game_over,
             NoticeKind::PlayerLeft => &mut self.player_left,
+            NoticeKind::ChatMention => &mut self.chat_mention,
         };
         *slot = delivery;
     }
@@ -103,6 +108,7 @@ impl Preferences {
             game_started: parse(&row.game_started),
             game_over: parse(&row.game_over),
             player_left: parse(&row.player_left),
+            chat_mention: parse(&row.chat_mention),
             always_email: row.always_email,
         }
     }
@@ -117,6 +123,7 @@ impl Preferences {
             game_started: self.game_started.as_str().to_string(),
             game_over: self.game_over.as_str().to_string(),
             player_left: self.player_left.as_str().to_string(),
+            chat_mention: self.chat_mention.as_str().to_string(),
             always_email: self.always_email,
         }
     }

@@ -142,6 +142,9 @@ pub(super) enum Block {
         label: String,
         url: String,
     },
+    /// Someone else's words, quoted as plain text (`> ` lines; a `<blockquote>` in HTML,
+    /// escaped, line breaks kept).
+    Quote(String),
     /// The small print at the end.
     Footer(Vec<Span>),
 }
@@ -253,6 +256,16 @@ pub(super) fn to_text(blocks: &[Block], language: Language) -> String {
             Block::Action { label, url } => {
                 let _ = writeln!(out, "{label}:\n{url}");
             }
+            Block::Quote(text) => {
+                for line in text.lines() {
+                    let wrapped = wrap(line, "> ", language);
+                    if wrapped.is_empty() {
+                        out.push_str(">\n");
+                    } else {
+                        out.push_str(&wrapped);
+                    }
+                }
+            }
             Block::Footer(spans) => {
                 out.push_str("-- \n");
                 out.push_str(&wrap(&spans_text(spans), "", language));
@@ -288,6 +301,14 @@ pub(super) fn to_html(title: &str, blocks: &[Block], language: Language) -> Stri
                     "<p><a href=\"{}\" style=\"display: inline-block; padding: 0.5em 1em; background: #2b5797; color: #fff; text-decoration: none; border-radius: 4px;\">{}</a></p>",
                     escape_html(url),
                     escape_html(label)
+                );
+            }
+            Block::Quote(text) => {
+                let lines: Vec<String> = text.lines().map(escape_html).collect();
+                let _ = writeln!(
+                    out,
+                    "<blockquote style=\"margin: 1em 0; padding: 0.5em 1em; border-left: 3px solid #ccc; white-space: pre-wrap;\">{}</blockquote>",
+                    lines.join("<br>")
                 );
             }
             Block::Footer(spans) => {
@@ -546,6 +567,7 @@ pub fn kind_label(kind: NoticeKind, language: Language) -> &'static str {
             NoticeKind::GameStarted => "「ゲーム開始」メール",
             NoticeKind::GameOver => "ゲーム結果のメール",
             NoticeKind::PlayerLeft => "「プレイヤー退出」メール",
+            NoticeKind::ChatMention => "チャットのメンション",
         },
     }
 }
@@ -582,6 +604,11 @@ pub fn headline(ctx: &NoticeContext) -> String {
                 Some(player) => format!("{player}が{game}から退出しました"),
                 None => format!("{game}からプレイヤーが退出しました"),
             },
+            NoticeKind::ChatMention => format!(
+                "{}が{game}の{}であなたをメンションしました",
+                mention_author(ctx),
+                channel_phrase(ctx.data, Language::Ja)
+            ),
         };
     }
     let with = if others.is_empty() {
@@ -611,6 +638,63 @@ pub fn headline(ctx: &NoticeContext) -> String {
             Some(player) => format!("{player} left {game}"),
             None => format!("A player left {game}"),
         },
+        NoticeKind::ChatMention => format!(
+            "{} mentioned you {} in {game}",
+            mention_author(ctx),
+            channel_phrase(ctx.data, Language::En)
+        ),
+    }
+}
+
+/// Who wrote the message a mention mail is about, as the seat shows them.
+fn mention_author(ctx: &NoticeContext) -> String {
+    match (str_field(ctx.data, "author"), ctx.language) {
+        (Some(author), _) => author.to_string(),
+        (None, Language::En) => "A player".to_string(),
+        (None, Language::Ja) => "プレイヤー".to_string(),
+    }
+}
+
+/// Where a mention was written: "at the table", "privately", "in the spectators' chat" (in
+/// Japanese the noun the headline and body attach「で」or「の」to).
+fn channel_phrase(data: &Value, language: Language) -> &'static str {
+    let channel = str_field(data, "channel").unwrap_or("table");
+    match (language, channel) {
+        (Language::En, "spectators") => "in the spectators' chat",
+        (Language::En, c) if c.starts_with("private:") => "privately",
+        (Language::En, _) => "at the table",
+        (Language::Ja, "spectators") => "観戦者チャット",
+        (Language::Ja, c) if c.starts_with("private:") => "プライベートチャット",
+        (Language::Ja, _) => "テーブルのチャット",
+    }
+}
+
+/// The time a mentioning message was written (`at`), if the data has one.
+fn mention_at(data: &Value) -> Option<DateTime<Utc>> {
+    str_field(data, "at")
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .map(|d| d.with_timezone(&Utc))
+}
+
+/// A message's text cut to `max` characters (an ellipsis marks the cut), on one line.
+fn excerpt(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        one_line.chars().take(max).collect::<String>() + "…"
+    }
+}
+
+/// A notice as one line of the digest: its headline, and for a mention the message too.
+pub fn news_line(ctx: &NoticeContext) -> String {
+    let headline = headline(ctx);
+    match (ctx.kind, str_field(ctx.data, "text")) {
+        (NoticeKind::ChatMention, Some(text)) => match ctx.language {
+            Language::En => format!("{headline}: \u{201c}{}\u{201d}", excerpt(text, 140)),
+            Language::Ja => format!("{headline}:「{}」", excerpt(text, 140)),
+        },
+        _ => headline,
     }
 }
 
@@ -764,6 +848,38 @@ fn notice_blocks_ja(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                 },
             )]));
         }
+        NoticeKind::ChatMention => {
+            blocks.push(Block::Para(vec![
+                b(mention_author(ctx)),
+                t("が"),
+                b(game),
+                t(format!(
+                    "{with}の{}であなたをメンションしました:",
+                    channel_phrase(ctx.data, ja)
+                )),
+            ]));
+            blocks.push(Block::Quote(
+                ctx.data
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            ));
+            if let Some(at) = mention_at(ctx.data) {
+                blocks.push(Block::Para(vec![t(format!(
+                    "{}に書かれました。",
+                    when(at, ctx.zone, ja)
+                ))]));
+            }
+            if str_field(ctx.data, "channel").is_some_and(|c| c.starts_with("private:")) {
+                blocks.push(Block::Para(vec![t(
+                    "プライベートチャットは、その二人の席だけが読めます。",
+                )]));
+            }
+            blocks.push(Block::Para(vec![t(
+                "返信するには、ゲームのページでチャットを開いてください。",
+            )]));
+        }
     }
     blocks
 }
@@ -891,6 +1007,38 @@ fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                     "Under the game's rule for abandoned seats the bot plays the seat from now \
                      on. The game goes on."
                 },
+            )]));
+        }
+        NoticeKind::ChatMention => {
+            blocks.push(Block::Para(vec![
+                b(mention_author(ctx)),
+                t(format!(
+                    " mentioned you {} in ",
+                    channel_phrase(ctx.data, en)
+                )),
+                b(game),
+                t(format!("{with}:")),
+            ]));
+            blocks.push(Block::Quote(
+                ctx.data
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            ));
+            if let Some(at) = mention_at(ctx.data) {
+                blocks.push(Block::Para(vec![t(format!(
+                    "Written {}.",
+                    when(at, ctx.zone, en)
+                ))]));
+            }
+            if str_field(ctx.data, "channel").is_some_and(|c| c.starts_with("private:")) {
+                blocks.push(Block::Para(vec![t(
+                    "Only the two of you can read this private channel.",
+                )]));
+            }
+            blocks.push(Block::Para(vec![t(
+                "To answer, open the chat on the game's page.",
             )]));
         }
     }

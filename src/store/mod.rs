@@ -19,6 +19,7 @@ pub mod health;
 pub mod housekeeping;
 pub mod invitations;
 pub mod mail_tokens;
+pub mod mentions;
 pub mod outbox;
 pub mod preferences;
 pub mod presence;

@@ -15,11 +15,12 @@ pub struct PrefsRow {
     pub game_started: String,
     pub game_over: String,
     pub player_left: String,
+    pub chat_mention: String,
     pub always_email: bool,
 }
 
 const COLUMNS: &str = "user_id, your_turn::text, reminder::text, invited::text, \
-     game_started::text, game_over::text, player_left::text, always_email";
+     game_started::text, game_over::text, player_left::text, chat_mention::text, always_email";
 
 /// The rows of these users (users without one are absent).
 pub async fn load_many(
@@ -54,13 +55,13 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     sqlx::query(
         "INSERT INTO notification_prefs
              (user_id, your_turn, reminder, invited, game_started, game_over, always_email,
-              player_left)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+              player_left, chat_mention)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (user_id) DO UPDATE SET
              your_turn = EXCLUDED.your_turn, reminder = EXCLUDED.reminder,
              invited = EXCLUDED.invited, game_started = EXCLUDED.game_started,
              game_over = EXCLUDED.game_over, always_email = EXCLUDED.always_email,
-             player_left = EXCLUDED.player_left,
+             player_left = EXCLUDED.player_left, chat_mention = EXCLUDED.chat_mention,
              updated_at = now()",
     )
     .bind(row.user_id)
@@ -71,6 +72,7 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     .bind(&row.game_over)
     .bind(row.always_email)
     .bind(&row.player_left)
+    .bind(&row.chat_mention)
     .execute(conn)
     .await?;
     Ok(())

@@ -29,6 +29,7 @@ mod live;
 mod lobby;
 mod lobby_live;
 mod log_injection;
+mod mentions;
 mod names;
 mod notify;
 mod observability;

@@ -364,7 +364,8 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
         defaults,
         json!({"your_turn": "immediately", "reminder": "immediately", "invited": "immediately",
                "game_started": "immediately", "game_over": "immediately",
-               "player_left": "immediately", "always_email": false})
+               "player_left": "immediately", "chat_mention": "immediately",
+               "always_email": false})
     );
 
     // Bad input changes nothing.
@@ -1301,6 +1302,7 @@ async fn tampered_or_incomplete_unsubscribe_requests_change_nothing() {
         "game_started",
         "game_over",
         "player_left",
+        "chat_mention",
     ] {
         assert_eq!(prefs[kind], "off", "{kind}");
     }

@@ -16,7 +16,10 @@ test('notifications, vacation and API tokens', async ({ browser, request }) => {
   await page.getByLabel('It is my turn in a game').selectOption({ label: 'In the daily digest' });
   await expect(page.getByText('Saved.')).toBeVisible();
   await page.getByLabel('Mail "your turn" even while I watch').check();
+  await page.getByLabel("Someone mentioned me (@name) in a game's chat").selectOption({ label: 'Never' });
+  await expect(page.getByText('Saved.')).toBeVisible();
   await page.reload();
+  await expect(page.getByLabel("Someone mentioned me (@name) in a game's chat")).toHaveValue('off');
   await expect(page.getByLabel('It is my turn in a game')).toHaveValue('digest');
   await expect(page.getByLabel('A game I played has ended')).toHaveValue('immediately');
   await expect(page.getByLabel('Mail "your turn" even while I watch')).toBeChecked();

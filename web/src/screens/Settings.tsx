@@ -23,6 +23,7 @@ const msgs = defineMessages({
   game_started: { en: 'A game I sit in has started', ja: '参加しているゲームが始まったとき' },
   game_over: { en: 'A game I played has ended', ja: '参加したゲームが終わったとき' },
   player_left: { en: 'A player of my game deleted their account', ja: 'ゲームのプレイヤーがアカウントを削除したとき' },
+  chat_mention: { en: 'Someone mentioned me (@name) in a game\'s chat', ja: 'ゲームのチャットで自分がメンション（@名前）されたとき' },
   immediately: { en: 'At once', ja: 'すぐに' },
   digest: { en: 'In the daily digest', ja: '1日1回のまとめで' },
   off: { en: 'Never', ja: '送らない' },
@@ -83,7 +84,7 @@ function useError() {
   return { line, clear: () => setError(null), fail: (err: unknown) => setError(errorText(err, lang)) };
 }
 
-const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over', 'player_left'];
+const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over', 'player_left', 'chat_mention'];
 const DELIVERIES: Delivery[] = ['immediately', 'digest', 'off'];
 
 function Notifications() {
