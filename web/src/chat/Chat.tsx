@@ -202,12 +202,6 @@ export function ChatPane({ chat, detail, user, events, module, seatName, visible
     if (!seen) setDivider({});
   }, [seen]);
 
-  // The polite announcement of the last message that came in live.
-  const arrival = chat.arrival;
-  const announcement = arrival
-    ? m.announce(authorName(arrival.message, seatName, m), channelName(arrival.message.channel), arrival.message.text ?? m.removed)
-    : '';
-
   if (!chat.overview || chat.overview.chat === 'none' || channels.length === 0) {
     return null;
   }
@@ -215,9 +209,6 @@ export function ChatPane({ chat, detail, user, events, module, seatName, visible
   return (
     <section class="chat" aria-labelledby="chat-title" data-testid="chat">
       <h2 id="chat-title">{m.title}</h2>
-      <div class="visually-hidden" aria-live="polite" data-testid="chat-announcement">
-        {announcement}
-      </div>
       <Tabs
         channels={channels.map((c) => c.channel)}
         active={channel}
@@ -246,6 +237,24 @@ export function ChatPane({ chat, detail, user, events, module, seatName, visible
       </div>
       {isCreator && detail.status !== 'cancelled' && <SpectatorsSwitch chat={chat} gameId={detail.id} />}
     </section>
+  );
+}
+
+/**
+ * The page's one polite live region for the chat: the last message that came in live, with
+ * who wrote it and where. Outside the pane, so that it speaks while a phone shows the board.
+ */
+export function ChatAnnouncement({ chat, mySeat, seatName }: { chat: ChatState; mySeat: number | null; seatName: (s: number) => string }) {
+  const m = useMessages(msgs);
+  const channelName = useChannelName(mySeat, seatName);
+  const arrival = chat.arrival;
+  const text = arrival
+    ? m.announce(authorName(arrival.message, seatName, m), channelName(arrival.message.channel), arrival.message.text ?? m.removed)
+    : '';
+  return (
+    <div class="visually-hidden" aria-live="polite" data-testid="chat-announcement">
+      {text}
+    </div>
   );
 }
 

@@ -18,7 +18,7 @@ import { Replay } from '../components/Replay';
 import { ExportButton, Finished } from '../components/Finished';
 import { SignIn } from '../screens/SignIn';
 import { playerName } from '../components/names';
-import { ChatPane, useTotalUnread } from '../chat/Chat';
+import { ChatAnnouncement, ChatPane, useTotalUnread } from '../chat/Chat';
 import { useChat } from '../chat/useChat';
 
 const msgs = defineMessages({
@@ -304,6 +304,7 @@ export function GamePage({ id }: { id: string }) {
       <p class="visually-hidden" role="status" data-testid="move-result">
         {moveResult}
       </p>
+      {hasChat && <ChatAnnouncement chat={chat} mySeat={mySeat} seatName={seatName} />}
       {detail.status === 'open' && <OpenTable detail={detail} user={user ?? null} busy={busy} run={run} />}
       {detail.status === 'cancelled' && <p>{m.cancelled}</p>}
       {started && <TurnBar detail={detail} seatName={seatName} />}
