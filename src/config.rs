@@ -295,6 +295,12 @@ pub struct VolumeLimits {
     pub invitations_per_user_day: u32,
     /// Invitation mails to one invitee per day (beyond, the invitation stands, unmailed).
     pub invitation_mails_per_invitee_day: u32,
+    /// Chat messages one user may send in one game in a burst (`KONTOR_CHAT_BURST`).
+    pub chat_burst: u32,
+    /// Seconds after which one more chat message is allowed (token bucket refill).
+    pub chat_interval_secs: u32,
+    /// Chat messages one user may send in one game within 24 hours.
+    pub chat_daily_max: u32,
 }
 
 impl VolumeLimits {
@@ -312,6 +318,9 @@ impl VolumeLimits {
             verify_mails_per_address_day: at_least_one("KONTOR_VERIFY_MAILS_PER_ADDRESS")?,
             invitations_per_user_day: at_least_one("KONTOR_INVITATIONS_PER_DAY")?,
             invitation_mails_per_invitee_day: at_least_one("KONTOR_INVITATION_MAILS_PER_INVITEE")?,
+            chat_burst: at_least_one("KONTOR_CHAT_BURST")?,
+            chat_interval_secs: values.number("KONTOR_CHAT_INTERVAL_SECS")?,
+            chat_daily_max: at_least_one("KONTOR_CHAT_DAILY_MAX")?,
         })
     }
 }
@@ -558,6 +567,21 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_INVITATION_MAILS_PER_INVITEE",
         "5",
         "Invitation mails to one player per day; further invitations still count, unmailed.",
+    ),
+    Setting::value(
+        "KONTOR_CHAT_BURST",
+        "3",
+        "Chat messages one user may send in one game at once (a token bucket's size); more are refused with 429 chat_rate_limited.",
+    ),
+    Setting::value(
+        "KONTOR_CHAT_INTERVAL_SECS",
+        "2",
+        "Seconds after which the chat's token bucket allows one more message (0: no rate limit besides the daily cap).",
+    ),
+    Setting::value(
+        "KONTOR_CHAT_DAILY_MAX",
+        "300",
+        "Chat messages one user may send in one game within 24 hours; more are refused with 429 chat_daily_limit.",
     ),
     Setting::value(
         "KONTOR_MAIL_MAX_ATTEMPTS",

@@ -140,7 +140,7 @@ pub fn check_query(query: &str) -> Result<(), TextError> {
 }
 
 /// Bidirectional formatting characters: in a name they can make it display as another text.
-fn is_bidi_control(c: char) -> bool {
+pub fn is_bidi_control(c: char) -> bool {
     matches!(c as u32, 0x061C | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069)
 }
 

@@ -413,6 +413,38 @@ impl From<crate::audit::Error> for ApiError {
     }
 }
 
+impl From<crate::service::chat::ChatError> for ApiError {
+    fn from(error: crate::service::chat::ChatError) -> Self {
+        use crate::service::chat::ChatError as E;
+        let detail = error.to_string();
+        match error {
+            E::Service(error) => error.into(),
+            E::ChannelNotFound => Self::not_found(ErrorCode::ChatChannelNotFound, detail),
+            E::MessageNotFound => Self::not_found(ErrorCode::ChatMessageNotFound, detail),
+            E::ReadOnly => Self::forbidden(ErrorCode::ChatReadOnly, detail),
+            E::Closed => Self::forbidden(ErrorCode::ChatChannelClosed, detail),
+            E::Blocked => Self::forbidden(ErrorCode::ChatBlocked, detail),
+            E::Muted { until, left_secs } => Self::forbidden(ErrorCode::ChatMuted, detail)
+                .with(
+                    "muted_until",
+                    until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                )
+                .with("seconds_left", left_secs),
+            E::InvalidMessage(_) => {
+                Self::unprocessable(ErrorCode::InvalidChatMessage, detail).with("field", "text")
+            }
+            E::RateLimited { retry_after } => {
+                Self::limit_reached(ErrorCode::ChatRateLimited, retry_after, detail)
+            }
+            E::DailyLimit { limit, retry_after } => {
+                Self::limit_reached(ErrorCode::ChatDailyLimit, retry_after, detail)
+                    .with("limit", limit)
+            }
+            E::IdempotencyKeyReused => Self::unprocessable(ErrorCode::IdempotencyKeyReused, detail),
+        }
+    }
+}
+
 impl From<crate::auth::credentials::Error> for ApiError {
     fn from(error: crate::auth::credentials::Error) -> Self {
         use crate::auth::credentials::Error as E;
@@ -586,6 +618,15 @@ error_codes! {
     NotReady = "not_ready", 503, "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.";
     DatabaseUnavailable = "database_unavailable", 503, "The database cannot be reached right now; retry after `Retry-After` seconds.";
     InternalError = "internal_error", 500, "The server failed; the request may be retried.";
+    ChatChannelNotFound = "chat_channel_not_found", 404, "No such chat channel in this game, or the caller may not read it (the same answer), or the game has no chat.";
+    ChatMessageNotFound = "chat_message_not_found", 404, "No such chat message, or the caller may not read it.";
+    ChatReadOnly = "chat_read_only", 403, "The caller may read this chat channel but not write to it (a cancelled game; a finished game's table channel for a non-player).";
+    ChatChannelClosed = "chat_channel_closed", 403, "The game's creator closed the spectators' chat channel; it is still readable.";
+    ChatMuted = "chat_muted", 403, "A moderator muted the caller in the chat; `muted_until` says until when.";
+    ChatBlocked = "chat_blocked", 403, "One of the private channel's two players blocked the other: the channel is silent (still readable).";
+    InvalidChatMessage = "invalid_chat_message", 422, "The message is empty, longer than 500 characters, or holds a control character other than a line break.";
+    ChatRateLimited = "chat_rate_limited", 429, "The caller sends chat messages too fast (KONTOR_CHAT_BURST, KONTOR_CHAT_INTERVAL_SECS); retry after `Retry-After` seconds.";
+    ChatDailyLimit = "chat_daily_limit", 429, "The caller sent the most chat messages a day allows in this game (KONTOR_CHAT_DAILY_MAX); retry after `Retry-After` seconds.";
 }
 
 #[cfg(test)]

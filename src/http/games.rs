@@ -164,8 +164,18 @@ pub async fn get_game(
     caller.require(Scope::GameRead)?;
     let detail = play::detail(&state.pool, caller.user_id, path.into_inner(), query.at).await?;
     let body = serde_json::to_vec(&detail).map_err(anyhow::Error::from)?;
+    // The tag names the game as the caller sees it, not the chat beside it: a chat message
+    // (which changes `chat_unread`) changes no game's ETag, so it cannot fail an `If-Match`.
+    // The unread count of a cached copy may be stale; the chat and the streams tell it.
+    let tagged = {
+        let mut game = serde_json::to_value(&detail).map_err(anyhow::Error::from)?;
+        if let Some(fields) = game.as_object_mut() {
+            fields.remove("chat_unread");
+        }
+        serde_json::to_vec(&game).map_err(anyhow::Error::from)?
+    };
     let tag = conditional::coded(
-        conditional::game_tag(detail.at_version, detail.summary.your_seat, &body),
+        conditional::game_tag(detail.at_version, detail.summary.your_seat, &tagged),
         conditional::coding(&req, "application/json"),
     );
     // Per-user answers: a browser may keep one but must ask again (conditionally) each
@@ -375,7 +385,7 @@ pub async fn invite(
 }
 
 /// The request's `Idempotency-Key`: 1 to 255 visible ASCII characters.
-fn idempotency_key(req: &HttpRequest) -> Result<String, ApiError> {
+pub(super) fn idempotency_key(req: &HttpRequest) -> Result<String, ApiError> {
     let Some(value) = req.headers().get("Idempotency-Key") else {
         return Err(ApiError::bad_request(
             ErrorCode::IdempotencyKeyRequired,

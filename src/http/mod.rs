@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod audit;
 pub mod body_deadline;
 pub mod caller;
+pub mod chat;
 pub mod conditional;
 pub mod cors;
 pub mod error;
@@ -182,6 +183,16 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(absence::get_vacation)
         .service(absence::start_vacation)
         .service(absence::end_vacation)
+        .service(chat::chat_overview)
+        .service(chat::chat_messages)
+        .service(chat::send_chat_message)
+        .service(chat::mark_chat_read)
+        .service(chat::set_spectators_channel)
+        .service(chat::report_chat_message)
+        .service(chat::chat_reports)
+        .service(chat::hide_chat_message)
+        .service(chat::mute_chat_user)
+        .service(chat::unmute_chat_user)
         .service(live::game_stream)
         .service(live::user_stream)
         .service(lobby_stream::lobby_stream)

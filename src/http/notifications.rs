@@ -306,7 +306,7 @@ fn form_decode(text: &str) -> String {
 
 /// Admin rights are the role stored with the account (`kontor admin grant <user>`), never a
 /// username: a name alone proves nothing, since anyone may register a name nobody holds yet.
-async fn require_admin(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
+pub(super) async fn require_admin(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
     caller.require_session()?;
     if users::is_admin(&state.pool, caller.user_id).await? {
         Ok(())

@@ -24,6 +24,7 @@ use utoipa_actix_web::AppExt;
         (name = "accounts", description = "Registration, login, tokens."),
         (name = "lobby", description = "Creating, finding and joining games."),
         (name = "play", description = "Views, legal actions and submitting actions."),
+        (name = "chat", description = "Table talk beside each game's log: channels, messages, read markers, reports and moderation."),
         (name = "live", description = "Server-Sent Events: a game as it happens, your notices."),
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
@@ -40,6 +41,7 @@ use utoipa_actix_web::AppExt;
         crate::audit::ExportHeader,
         crate::audit::ExportEvent,
         crate::service::watch::Spectators,
+        crate::service::watch::Chat,
         crate::service::lobby_feed::LobbySnapshot,
         crate::service::lobby_feed::LobbyGameRemoved,
     ))
@@ -1136,9 +1138,15 @@ fn add_table_settings(spec: &mut Value) {
         "$ref": "#/components/schemas/Spectators",
     });
     for kind in GameKind::ALL {
+        let default = crate::service::watch::Chat::default_for(kind.as_str()).as_str();
+        let chat = json!({
+            "description": format!("Which chat channels the table has: `full` (the table channel, a private channel between any two seats, and the spectators' channel), `table` (no private channels) or `none` (no chat). Default for this game: `{default}` (also where a stored game has no such member)."),
+            "$ref": "#/components/schemas/Chat",
+        });
         for part in ["Options", "FullOptions"] {
             let name = format!("{}.{part}", prefix_of(kind.as_str()));
             spec["components"]["schemas"][&name]["properties"]["spectators"] = spectators.clone();
+            spec["components"]["schemas"][&name]["properties"]["chat"] = chat.clone();
         }
     }
 }

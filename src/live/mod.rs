@@ -59,6 +59,16 @@ pub struct Note {
     /// The game was just created (for the lobby's live stream).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub opened: bool,
+    /// A chat message was written with this id (`users`: players whose unread count may
+    /// have changed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub chat: i64,
+    /// A moderator hid the chat message with this id.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub chat_hidden: i64,
+    /// `users`' unread chat counts in the game changed (a read marker moved).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chat_read: bool,
 }
 
 fn is_zero(version: &i64) -> bool {
@@ -110,6 +120,37 @@ impl Note {
         Self {
             left_seat: Some(seat),
             ..Self::moved(game_id, version, "active", Vec::new(), users)
+        }
+    }
+
+    /// Chat message `id` was written in the game; `users` are the players who may read its
+    /// channel (their unread counts changed).
+    pub fn chat(game_id: Uuid, id: i64, users: Vec<Uuid>) -> Self {
+        Self {
+            game_id,
+            chat: id,
+            users,
+            ..Self::default()
+        }
+    }
+
+    /// A moderator hid chat message `id` of the game.
+    pub fn chat_hidden(game_id: Uuid, id: i64, users: Vec<Uuid>) -> Self {
+        Self {
+            game_id,
+            chat_hidden: id,
+            users,
+            ..Self::default()
+        }
+    }
+
+    /// `user`'s read marker in the game moved.
+    pub fn chat_read(game_id: Uuid, user: Uuid) -> Self {
+        Self {
+            game_id,
+            chat_read: true,
+            users: vec![user],
+            ..Self::default()
         }
     }
 

@@ -94,6 +94,9 @@ pub struct GameSummary {
     /// The time control; `null` = no time limit.
     #[schema(value_type = Option<TimeControl>)]
     pub time_control: Option<Value>,
+    /// The caller's unread chat messages in the game, over the channels they may read (for
+    /// one who holds no seat: those they opened); 0 without chat.
+    pub chat_unread: i64,
 }
 
 impl GameSummary {
@@ -133,6 +136,7 @@ impl GameSummary {
             sandbox: head.sandbox,
             imported_from: head.imported_from,
             time_control: head.time_control.clone(),
+            chat_unread: 0,
         }
     }
 }
@@ -225,10 +229,11 @@ pub async fn create(
     let kind = parse_kind(&request.kind)?;
     // Who may watch is the platform's setting among the options; the rest is the rules'.
     let (spectators, rules_options) = watch::split_options(&request.options)?;
+    let (chat, rules_options) = watch::split_chat(kind.as_str(), &rules_options)?;
     let (options, rules_version) = with_rules!(kind, R => {
         (options_for::<R>(&rules_options, request.seats)?, R::RULES_VERSION as i32)
     });
-    let options = watch::with_setting(options, spectators);
+    let options = watch::with_chat(watch::with_setting(options, spectators), chat);
     let visibility = match request.visibility.as_deref().unwrap_or("public") {
         v @ ("public" | "private") => v.to_string(),
         other => {
@@ -280,7 +285,9 @@ pub async fn summary(pool: &PgPool, game_id: Uuid, caller: Uuid) -> Result<GameS
         .await?
         .ok_or(Error::GameNotFound)?;
     let seats = games::seats(pool, game_id).await?;
-    Ok(GameSummary::new(&head, &seats, caller))
+    let mut summary = GameSummary::new(&head, &seats, caller);
+    summary.chat_unread = super::chat::unread_in(pool, caller, &head, summary.your_seat).await?;
+    Ok(summary)
 }
 
 fn wrong_status(head: &GameHead, action: &'static str) -> Error {
@@ -697,7 +704,7 @@ async fn list_of(
     for (game, seat) in seat_rows {
         seats_by_game.entry(game).or_default().push(seat);
     }
-    let items = rows
+    let mut items: Vec<GameSummary> = rows
         .iter()
         .map(|r| {
             let seats = seats_by_game
@@ -707,6 +714,16 @@ async fn list_of(
             GameSummary::new(&r.head, seats, caller)
         })
         .collect();
+    // The unread chat of the whole page in one statement.
+    let heads: Vec<(&GameHead, Option<i16>)> = rows
+        .iter()
+        .zip(&items)
+        .map(|(r, item)| (&r.head, item.your_seat))
+        .collect();
+    let unread = super::chat::unread_of_games(pool, caller, &heads).await?;
+    for item in &mut items {
+        item.chat_unread = unread.get(&item.id).copied().unwrap_or(0);
+    }
     let next_cursor = more
         .then(|| rows.last().map(|r| encode_cursor(r.sort_at, r.head.id)))
         .flatten();

@@ -56,7 +56,8 @@ pub async fn detail(
     // Who may watch: the table's setting and blocks (see `watch`).
     let head = super::watch::readable_head(&mut conn, game_id, caller).await?;
     let seats = games::seats(&mut *conn, game_id).await?;
-    let summary = GameSummary::new(&head, &seats, caller);
+    let mut summary = GameSummary::new(&head, &seats, caller);
+    summary.chat_unread = super::chat::unread_in(pool, caller, &head, summary.your_seat).await?;
     let viewer = viewer_for(&head, caller, summary.your_seat);
     let at_version = match at {
         None => head.version,

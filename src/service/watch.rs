@@ -1,4 +1,5 @@
-//! Who may watch a game: the table's `spectators` setting, and blocks.
+//! Who may watch a game: the table's `spectators` setting, and blocks; and the table's `chat`
+//! setting, the other platform setting among a game's options.
 //!
 //! The setting is chosen at creation and stored with the game's options (so the lobby, the
 //! export header and the log's start event all show it), but it is the platform's, not the
@@ -49,6 +50,72 @@ impl Spectators {
     }
 }
 
+/// The name of the chat setting among the game's options.
+pub const CHAT: &str = "chat";
+
+/// Which chat channels a table has: the table channel, private channels between two seats,
+/// the spectators' channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Chat {
+    /// The table channel, private channels between any two seats, and the spectators'.
+    Full,
+    /// The table channel and the spectators', no private channels.
+    Table,
+    /// No chat at all.
+    None,
+}
+
+impl Chat {
+    /// The default of a game kind: `full` for The Flying Dutchman (a game of negotiation),
+    /// `table` for the others.
+    pub fn default_for(kind: &str) -> Self {
+        if kind == "flying-dutchman" {
+            Chat::Full
+        } else {
+            Chat::Table
+        }
+    }
+
+    /// The setting of a stored game (games created before it existed: their kind's default).
+    pub fn of(kind: &str, options: &Value) -> Self {
+        options
+            .get(CHAT)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_else(|| Self::default_for(kind))
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Chat::Full => "full",
+            Chat::Table => "table",
+            Chat::None => "none",
+        }
+    }
+}
+
+/// Takes the `chat` setting out of a create request's options (the rest as they were): the
+/// setting (default: the kind's) and the rest.
+pub fn split_chat(kind: &str, raw: &Value) -> Result<(Chat, Value), Error> {
+    let mut rest = raw.clone();
+    let Some(value) = rest.as_object_mut().and_then(|o| o.remove(CHAT)) else {
+        return Ok((Chat::default_for(kind), rest));
+    };
+    let chat = serde_json::from_value(value.clone()).map_err(|_| Error::InvalidOptions {
+        field: CHAT.to_string(),
+        detail: format!("chat is \"full\", \"table\" or \"none\", not {value}"),
+    })?;
+    Ok((chat, rest))
+}
+
+/// The stored options (`options`, an object) completed with the chat setting.
+pub fn with_chat(mut options: Value, chat: Chat) -> Value {
+    if let Some(fields) = options.as_object_mut() {
+        fields.insert(CHAT.to_string(), chat.as_str().into());
+    }
+    options
+}
+
 /// Takes the `spectators` setting out of a create request's options: the setting (default
 /// `anyone`) and the rest, for the rules engine to judge.
 pub fn split_options(raw: &Value) -> Result<(Spectators, Value), Error> {
@@ -76,6 +143,7 @@ pub fn rules_options(options: &Value) -> Value {
     let mut rules = options.clone();
     if let Some(fields) = rules.as_object_mut() {
         fields.remove(SPECTATORS);
+        fields.remove(CHAT);
     }
     rules
 }

@@ -10,6 +10,7 @@ pub mod append;
 pub mod audience;
 pub mod blocks;
 pub mod channels;
+pub mod chat;
 pub mod cluster;
 pub mod deadlines;
 pub mod events;

@@ -261,6 +261,15 @@ pub async fn is_admin(pool: &PgPool, id: Uuid) -> sqlx::Result<bool> {
     Ok(admin == Some(true))
 }
 
+/// [`is_admin`] on a connection (inside a transaction).
+pub async fn is_admin_conn(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<bool> {
+    let admin: Option<bool> = sqlx::query_scalar("SELECT is_admin FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+    Ok(admin == Some(true))
+}
+
 /// The outcome of granting or revoking the admin role.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoleChange {

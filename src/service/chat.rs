@@ -1,0 +1,1260 @@
+//! Table talk: who reads and writes which channel of a game, the messages' text, sending
+//! (idempotent, rate-limited, muted authors refused), paging, read markers and unread counts,
+//! reports and the moderators' hiding and muting.
+//!
+//! A game's chat is a stream beside its log: writing a message never touches the game's head
+//! row, its version, its ETag or its state cache, so it cannot conflict with a move.
+//!
+//! Channels: `table` (the seats), `private:A-B` (seats A < B, only with `chat = full`) and
+//! `spectators` (those who may read the game and hold no seat; the seats once the game has
+//! ended). Who may do what is one pure function, [`access`].
+
+use super::Error;
+use super::watch::{self, Chat};
+use crate::live::Note;
+use crate::store::chat::{self as store, MessageRow};
+use crate::store::games::{self, GameHead, Status};
+use crate::store::{audience, users};
+use crate::time::Clock;
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use sqlx::{PgConnection, PgPool};
+use unicode_normalization::UnicodeNormalization;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// The most characters (Unicode scalar values) a message may have.
+pub const MAX_CHARS: usize = 500;
+/// The largest page of messages.
+pub const MAX_PAGE: i64 = 200;
+/// The page size when none is asked for.
+pub const DEFAULT_PAGE: i64 = 50;
+
+/// A channel of a game's chat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Channel {
+    Table,
+    Spectators,
+    /// Between two seats, the lower first.
+    Private(i16, i16),
+}
+
+impl Channel {
+    /// `table`, `spectators` or `private:A-B` with seats 0 ≤ A < B ≤ 5.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "table" => Some(Channel::Table),
+            "spectators" => Some(Channel::Spectators),
+            _ => {
+                let (a, b) = text.strip_prefix("private:")?.split_once('-')?;
+                let single =
+                    |s: &str| -> Option<i16> { (s.len() == 1).then(|| s.parse().ok()).flatten() };
+                let (a, b) = (single(a)?, single(b)?);
+                (a < b && b <= 5).then_some(Channel::Private(a, b))
+            }
+        }
+    }
+
+    pub fn private(x: i16, y: i16) -> Self {
+        Channel::Private(x.min(y), x.max(y))
+    }
+
+    pub fn name(self) -> String {
+        match self {
+            Channel::Table => "table".to_string(),
+            Channel::Spectators => "spectators".to_string(),
+            Channel::Private(a, b) => format!("private:{a}-{b}"),
+        }
+    }
+}
+
+/// What a caller may do with a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Nothing: to them the channel does not exist.
+    Hidden,
+    /// Read; writing is over (a cancelled game, or a finished game's table for a non-seat).
+    ReadOnly,
+    /// Read; the creator closed the spectators channel.
+    Closed,
+    /// Read; one of the private channel's seats blocked the other.
+    Blocked,
+    /// Read and write.
+    Write,
+}
+
+impl Access {
+    pub fn can_read(self) -> bool {
+        self != Access::Hidden
+    }
+}
+
+/// Where the caller stands towards a game's chat: everything [`access`] decides on.
+#[derive(Clone, Copy, Debug)]
+pub struct Standing {
+    pub status: Status,
+    /// The caller's seat, if any.
+    pub seat: Option<i16>,
+    /// Seats the game has (a private channel names two of them).
+    pub seat_count: i16,
+    /// Whether the caller may read the game at all (`watch::may_read`).
+    pub may_read_game: bool,
+    pub chat: Chat,
+    pub spectators_open: bool,
+}
+
+/// Who may read and write `channel`. `blocked`: a block lies between the private channel's
+/// two seats (either way); it matters for private channels only.
+pub fn access(s: &Standing, blocked: bool, channel: Channel) -> Access {
+    use Access::*;
+    if s.chat == Chat::None || !s.may_read_game {
+        return Hidden;
+    }
+    let seated = s.seat.is_some();
+    match channel {
+        Channel::Table => match (s.status, seated) {
+            (Status::Cancelled, true) => ReadOnly,
+            (_, true) => Write,
+            // After the end the table's talk is the game's, as its log is.
+            (Status::Finished, false) => ReadOnly,
+            (_, false) => Hidden,
+        },
+        Channel::Private(a, b) => {
+            let mine = s.seat.is_some_and(|seat| seat == a || seat == b);
+            let started = matches!(s.status, Status::Active | Status::Finished);
+            if s.chat != Chat::Full || !mine || !started || b >= s.seat_count {
+                Hidden
+            } else if blocked {
+                Blocked
+            } else {
+                Write
+            }
+        }
+        Channel::Spectators => {
+            let readable = match s.status {
+                Status::Active => !seated,
+                Status::Finished => true,
+                Status::Open | Status::Cancelled => false,
+            };
+            if !readable {
+                Hidden
+            } else if s.spectators_open {
+                Write
+            } else {
+                Closed
+            }
+        }
+    }
+}
+
+/// The channels a caller might read in a game of `seat_count` seats, in the order they are
+/// listed: the table, the caller's private channels, the spectators'.
+pub fn candidates(seat: Option<i16>, seat_count: i16) -> Vec<Channel> {
+    let mut channels = vec![Channel::Table];
+    if let Some(seat) = seat {
+        channels.extend(
+            (0..seat_count)
+                .filter(|&other| other != seat)
+                .map(|other| Channel::private(seat, other)),
+        );
+    }
+    channels.push(Channel::Spectators);
+    channels
+}
+
+/// Why a chat request was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ChatError {
+    #[error(transparent)]
+    Service(#[from] Error),
+    /// The channel does not exist, or the caller may not read it (the same answer).
+    #[error("there is no such chat channel in this game, or you may not read it")]
+    ChannelNotFound,
+    #[error("there is no such chat message, or you may not read it")]
+    MessageNotFound,
+    #[error("you may read this channel but not write to it (the game is over for it)")]
+    ReadOnly,
+    #[error("the game's creator closed the spectators' channel")]
+    Closed,
+    #[error("one of you blocked the other: this private channel is silent")]
+    Blocked,
+    /// A moderator muted the caller.
+    #[error("a moderator muted you in the chat for {} more", super::error::wait_in_words(.left_secs.max(&1).unsigned_abs()))]
+    Muted {
+        until: DateTime<Utc>,
+        left_secs: i64,
+    },
+    #[error("{0}")]
+    InvalidMessage(String),
+    #[error("you are sending messages too fast; wait {retry_after} seconds")]
+    RateLimited { retry_after: u64 },
+    #[error("you sent {limit} messages in this game within 24 hours, the most allowed; try again in {}", super::error::wait_in_words(*.retry_after))]
+    DailyLimit { limit: u32, retry_after: u64 },
+    #[error("this Idempotency-Key was already used for a different message")]
+    IdempotencyKeyReused,
+}
+
+impl From<sqlx::Error> for ChatError {
+    fn from(cause: sqlx::Error) -> Self {
+        ChatError::Service(Error::internal(cause))
+    }
+}
+
+impl From<anyhow::Error> for ChatError {
+    fn from(cause: anyhow::Error) -> Self {
+        ChatError::Service(Error::internal(cause))
+    }
+}
+
+/// A message's text as stored: NFC, line breaks as LF, trimmed, 1 to 500 characters, no
+/// control characters but LF, no bidirectional controls.
+pub fn normalise(text: &str) -> Result<String, ChatError> {
+    let text: String = text
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .nfc()
+        .collect();
+    let text = text.trim();
+    if let Some(c) = text.chars().find(|&c| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{2028}' | '\u{2029}')
+            || crate::text::is_bidi_control(c)
+    }) {
+        return Err(ChatError::InvalidMessage(format!(
+            "a message is plain text with line breaks; U+{:04X} is not allowed",
+            c as u32
+        )));
+    }
+    let count = text.chars().count();
+    if count == 0 {
+        return Err(ChatError::InvalidMessage(
+            "the message is empty (after trimming spaces)".to_string(),
+        ));
+    }
+    if count > MAX_CHARS {
+        return Err(ChatError::InvalidMessage(format!(
+            "a message has at most {MAX_CHARS} characters, this one {count}"
+        )));
+    }
+    Ok(text.to_string())
+}
+
+// ---------------------------------------------------------------------------------------
+// What clients see
+
+/// Who wrote a message.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ChatAuthor {
+    /// The author's seat; `null` for a spectator.
+    pub seat: Option<i16>,
+    pub user_id: Uuid,
+    /// The username (after account deletion: the placeholder the game's seats show).
+    pub username: String,
+    pub display_name: Option<String>,
+}
+
+/// A chat message as the caller may see it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": 1234, "game_id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d",
+    "channel": "table", "author": {"seat": 2, "user_id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3e",
+    "username": "anna", "display_name": null}, "text": "hello\nthere", "at_version": 12,
+    "created_at": "2026-12-02T10:00:00Z", "hidden": false}))]
+pub struct ChatMessage {
+    /// Global, increasing, stable: pages and streams resume by it.
+    pub id: i64,
+    pub game_id: Uuid,
+    /// `table`, `spectators` or `private:A-B`.
+    pub channel: String,
+    pub author: ChatAuthor,
+    /// Plain text (never HTML or Markdown), LF line breaks. `null` when a moderator hid the
+    /// message (except for admins).
+    pub text: Option<String>,
+    /// The game's version when the message was written (writing never changes it).
+    pub at_version: i64,
+    pub created_at: DateTime<Utc>,
+    /// A moderator hid the message ("removed by a moderator").
+    pub hidden: bool,
+    /// Why it was hidden: for admins only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_reason: Option<String>,
+}
+
+impl ChatMessage {
+    /// `row` as a reader sees it: an admin sees hidden text and the reason, others neither.
+    pub fn of(row: MessageRow, admin: bool) -> Self {
+        let text = (!row.hidden || admin).then_some(row.body);
+        Self {
+            id: row.id,
+            game_id: row.game_id,
+            channel: row.channel,
+            author: ChatAuthor {
+                seat: row.author_seat,
+                user_id: row.author_id,
+                username: row.username,
+                display_name: row.display_name,
+            },
+            text,
+            at_version: row.at_version,
+            created_at: row.created_at,
+            hidden: row.hidden,
+            hidden_reason: if admin { row.hidden_reason } else { None },
+        }
+    }
+}
+
+/// A channel the caller may read, with their place in it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ChannelInfo {
+    pub channel: String,
+    pub can_read: bool,
+    pub can_write: bool,
+    /// Why the caller may not write, if they may not: `read_only`, `closed` or `blocked`.
+    pub write_refused: Option<String>,
+    /// The newest message's id; 0 when the channel is empty.
+    pub last_id: i64,
+    /// The caller's read marker; 0 when they have read nothing.
+    pub read_up_to: i64,
+    /// Messages of others after the marker (hidden ones not counted).
+    pub unread: i64,
+}
+
+/// The chat of a game as the caller may see it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"chat": "full", "spectators_open": true, "channels": [
+    {"channel": "table", "can_read": true, "can_write": true, "write_refused": null, "last_id": 17, "read_up_to": 14, "unread": 3},
+    {"channel": "private:0-1", "can_read": true, "can_write": true, "write_refused": null, "last_id": 0, "read_up_to": 0, "unread": 0}]}))]
+pub struct ChatOverview {
+    pub chat: Chat,
+    pub spectators_open: bool,
+    /// The channels the caller may read now.
+    pub channels: Vec<ChannelInfo>,
+}
+
+/// One page of a channel.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ChatPage {
+    pub items: Vec<ChatMessage>,
+    /// Pass as `after` for the next page; `null` when there are no more messages now.
+    pub next_after: Option<i64>,
+}
+
+/// A message to send.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"text": "3 ducats for the island?"}))]
+pub struct SendRequest {
+    /// 1–500 characters after trimming; line breaks kept (CRLF and CR become LF).
+    pub text: String,
+}
+
+/// Moves a read marker.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadRequest {
+    /// The id of the newest message read (markers only move forward).
+    pub up_to: i64,
+}
+
+/// Opens or closes the spectators' channel.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpectatorsRequest {
+    pub open: bool,
+}
+
+/// Why a message is reported.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportReason {
+    Spam,
+    Abuse,
+    Cheating,
+    Other,
+}
+
+impl ReportReason {
+    fn as_str(self) -> &'static str {
+        match self {
+            ReportReason::Spam => "spam",
+            ReportReason::Abuse => "abuse",
+            ReportReason::Cheating => "cheating",
+            ReportReason::Other => "other",
+        }
+    }
+}
+
+/// A report of a message to the moderators.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportRequest {
+    pub reason: ReportReason,
+    /// At most 500 characters.
+    pub note: Option<String>,
+}
+
+/// A report, as its author gets it back.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReportCreated {
+    pub id: i64,
+}
+
+// ---------------------------------------------------------------------------------------
+// The game as the chat sees it
+
+/// A game with the caller's standing in its chat.
+pub struct Game {
+    pub head: GameHead,
+    pub standing: Standing,
+    /// Seats blocked with the caller, either way.
+    pub blocked_seats: Vec<i16>,
+    /// The seated players: (seat, user).
+    pub seats: Vec<(i16, Uuid)>,
+    pub caller: Uuid,
+    pub admin: bool,
+}
+
+impl Game {
+    pub fn access(&self, channel: Channel) -> Access {
+        let blocked = match channel {
+            Channel::Private(a, b) => {
+                let other = if self.standing.seat == Some(a) { b } else { a };
+                self.blocked_seats.contains(&other)
+            }
+            _ => false,
+        };
+        access(&self.standing, blocked, channel)
+    }
+
+    /// The channels the caller may read now.
+    pub fn readable(&self) -> Vec<Channel> {
+        candidates(self.standing.seat, self.standing.seat_count)
+            .into_iter()
+            .filter(|&c| self.access(c).can_read())
+            .collect()
+    }
+
+    /// A channel named by the client that the caller may read, else `chat_channel_not_found`.
+    fn readable_channel(&self, name: &str) -> Result<(Channel, Access), ChatError> {
+        let channel = Channel::parse(name).ok_or(ChatError::ChannelNotFound)?;
+        match self.access(channel) {
+            Access::Hidden => Err(ChatError::ChannelNotFound),
+            access => Ok((channel, access)),
+        }
+    }
+
+    /// The players who may read `channel` (whose unread counts it changes).
+    pub fn seated_readers(&self, channel: Channel) -> Vec<Uuid> {
+        self.seats
+            .iter()
+            .filter(|(seat, _)| {
+                let standing = Standing {
+                    seat: Some(*seat),
+                    ..self.standing
+                };
+                access(&standing, false, channel).can_read()
+            })
+            .map(|(_, user)| *user)
+            .collect()
+    }
+}
+
+/// The game `game_id` as `caller` stands towards its chat; `game_not_found` when they may
+/// not read the game.
+pub async fn game(conn: &mut PgConnection, game_id: Uuid, caller: Uuid) -> Result<Game, ChatError> {
+    let head = games::head(&mut *conn, game_id)
+        .await?
+        .ok_or(Error::GameNotFound)?;
+    let standing = audience::standing(&mut *conn, game_id, caller).await?;
+    if !watch::may_read(&head, caller, standing) {
+        return Err(Error::GameNotFound.into());
+    }
+    let seat_rows = games::seats(&mut *conn, game_id).await?;
+    let seat = seat_rows
+        .iter()
+        .find(|s| s.user_id == caller)
+        .map(|s| s.seat);
+    let blocked_seats = if seat.is_some() {
+        store::blocked_seats(&mut *conn, game_id, caller).await?
+    } else {
+        Vec::new()
+    };
+    let chat = if head.sandbox {
+        Chat::None
+    } else {
+        Chat::of(&head.kind, &head.options)
+    };
+    let spectators_open = store::spectators_open(&mut *conn, game_id).await?;
+    let admin = users::is_admin_conn(&mut *conn, caller).await?;
+    Ok(Game {
+        standing: Standing {
+            status: head.status(),
+            seat,
+            seat_count: head.seat_count,
+            may_read_game: true,
+            chat,
+            spectators_open,
+        },
+        blocked_seats,
+        seats: seat_rows.iter().map(|s| (s.seat, s.user_id)).collect(),
+        caller,
+        admin,
+        head,
+    })
+}
+
+/// The chat of a game as `caller` may see it.
+pub async fn overview(
+    pool: &PgPool,
+    game_id: Uuid,
+    caller: Uuid,
+) -> Result<ChatOverview, ChatError> {
+    let mut conn = pool.acquire().await?;
+    let game = game(&mut conn, game_id, caller).await?;
+    overview_of(&mut conn, &game).await
+}
+
+async fn overview_of(conn: &mut PgConnection, game: &Game) -> Result<ChatOverview, ChatError> {
+    let channels = game.readable();
+    let names: Vec<String> = channels.iter().map(|c| c.name()).collect();
+    let heads = store::channel_heads(&mut *conn, game.head.id).await?;
+    let markers = store::markers(&mut *conn, game.caller, game.head.id).await?;
+    let unread = store::unread(&mut *conn, game.caller, game.head.id, &names).await?;
+    let find = |list: &[(String, i64)], name: &str| {
+        list.iter().find(|(c, _)| c == name).map_or(0, |(_, n)| *n)
+    };
+    Ok(ChatOverview {
+        chat: game.standing.chat,
+        spectators_open: game.standing.spectators_open,
+        channels: channels
+            .iter()
+            .zip(&names)
+            .map(|(&channel, name)| {
+                let access = game.access(channel);
+                ChannelInfo {
+                    channel: name.clone(),
+                    can_read: true,
+                    can_write: access == Access::Write,
+                    write_refused: match access {
+                        Access::ReadOnly => Some("read_only".into()),
+                        Access::Closed => Some("closed".into()),
+                        Access::Blocked => Some("blocked".into()),
+                        Access::Write | Access::Hidden => None,
+                    },
+                    last_id: find(&heads, name),
+                    read_up_to: find(&markers, name),
+                    unread: find(&unread, name),
+                }
+            })
+            .collect(),
+    })
+}
+
+/// A page of `channel`: messages after id `after`, at most `limit`.
+pub async fn page(
+    pool: &PgPool,
+    game_id: Uuid,
+    caller: Uuid,
+    channel: &str,
+    after: Option<i64>,
+    limit: Option<i64>,
+) -> Result<ChatPage, ChatError> {
+    let limit = limit.unwrap_or(DEFAULT_PAGE);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::InvalidParameter(format!(
+            "limit is between 1 and {MAX_PAGE}, not {limit}"
+        ))
+        .into());
+    }
+    let after = after.unwrap_or(0);
+    if after < 0 {
+        return Err(Error::InvalidParameter(format!(
+            "after is a message id (0 or more), not {after}"
+        ))
+        .into());
+    }
+    let mut conn = pool.acquire().await?;
+    let game = game(&mut conn, game_id, caller).await?;
+    let (channel, _) = game.readable_channel(channel)?;
+    let mut rows = store::page(&mut *conn, game_id, &channel.name(), after, limit + 1).await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next_after = more.then(|| rows.last().map(|r| r.id)).flatten();
+    Ok(ChatPage {
+        items: rows
+            .into_iter()
+            .map(|r| ChatMessage::of(r, game.admin))
+            .collect(),
+        next_after,
+    })
+}
+
+/// The rate limits of sending.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub burst: u32,
+    pub interval_secs: u32,
+    pub daily_max: u32,
+}
+
+impl From<&crate::config::VolumeLimits> for Limits {
+    fn from(limits: &crate::config::VolumeLimits) -> Self {
+        Self {
+            burst: limits.chat_burst,
+            interval_secs: limits.chat_interval_secs,
+            daily_max: limits.chat_daily_max,
+        }
+    }
+}
+
+/// The wait, in seconds (rounded up), before one more message is allowed by the token
+/// bucket of `burst` messages refilled one per `interval`, given the author's recent sends
+/// (newest first); 0 when one is allowed now.
+pub fn bucket_wait(
+    recent: &[DateTime<Utc>],
+    now: DateTime<Utc>,
+    burst: u32,
+    interval_secs: u32,
+) -> u64 {
+    if interval_secs == 0 {
+        return 0;
+    }
+    let interval = Duration::seconds(i64::from(interval_secs));
+    // Generic cell rate: each message pushes the theoretical arrival time one interval on.
+    let mut tat: Option<DateTime<Utc>> = None;
+    for &at in recent.iter().rev() {
+        let start = match tat {
+            Some(t) if t > at => t,
+            _ => at,
+        };
+        tat = Some(start + interval);
+    }
+    let Some(tat) = tat else { return 0 };
+    let tolerance = interval * (burst.max(1) as i32 - 1);
+    let allowed_at = tat - tolerance;
+    if allowed_at <= now {
+        0
+    } else {
+        let micros = (allowed_at - now).num_microseconds().unwrap_or(i64::MAX);
+        (micros as u64).div_ceil(1_000_000)
+    }
+}
+
+/// What [`send`] did.
+pub enum Sent {
+    /// A new message.
+    Created(ChatMessage),
+    /// The message an earlier request with the same key sent.
+    Replayed(ChatMessage),
+}
+
+/// Sends `text` to `channel` of the game as `caller`, once per `key`.
+pub async fn send(
+    pool: &PgPool,
+    clock: &Clock,
+    limits: Limits,
+    game_id: Uuid,
+    caller: Uuid,
+    channel: &str,
+    key: &str,
+    request: &SendRequest,
+) -> Result<Sent, ChatError> {
+    let mut tx = pool.begin().await?;
+    let game = game(&mut tx, game_id, caller).await?;
+    let (channel, access) = game.readable_channel(channel)?;
+    let text = normalise(&request.text)?;
+    let name = channel.name();
+    let hash = Sha256::digest(format!("{name}\n{text}").as_bytes()).to_vec();
+    store::lock_sender(&mut tx, caller, game_id).await?;
+    if let Some((id, stored)) = store::by_key(&mut tx, caller, game_id, key).await? {
+        if stored != hash {
+            return Err(ChatError::IdempotencyKeyReused);
+        }
+        let row = store::message(&mut *tx, id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("message {id} vanished"))?;
+        return Ok(Sent::Replayed(ChatMessage::of(row, game.admin)));
+    }
+    match access {
+        Access::Write => {}
+        Access::ReadOnly => return Err(ChatError::ReadOnly),
+        Access::Closed => return Err(ChatError::Closed),
+        Access::Blocked => return Err(ChatError::Blocked),
+        Access::Hidden => return Err(ChatError::ChannelNotFound),
+    }
+    let now = clock.now();
+    if let Some(until) = store::muted_until(&mut *tx, caller, now).await? {
+        return Err(ChatError::Muted {
+            until,
+            left_secs: (until - now).num_seconds().max(1),
+        });
+    }
+    let day_ago = now - Duration::hours(24);
+    let (recent, today) = store::recent_sends(
+        &mut tx,
+        caller,
+        game_id,
+        day_ago,
+        i64::from(limits.burst) * 2 + 2,
+    )
+    .await?;
+    if today >= i64::from(limits.daily_max) {
+        let oldest = store::oldest_send_since(&mut tx, caller, game_id, day_ago)
+            .await?
+            .unwrap_or(now);
+        let wait = (oldest + Duration::hours(24) - now).num_seconds().max(1) as u64;
+        return Err(ChatError::DailyLimit {
+            limit: limits.daily_max,
+            retry_after: wait,
+        });
+    }
+    let wait = bucket_wait(&recent, now, limits.burst, limits.interval_secs);
+    if wait > 0 {
+        return Err(ChatError::RateLimited { retry_after: wait });
+    }
+    let id = store::insert(
+        &mut tx,
+        &store::NewMessage {
+            game_id,
+            channel: &name,
+            author_id: caller,
+            author_seat: game.standing.seat,
+            body: &text,
+            at_version: game.head.version,
+            created_at: now,
+            idempotency_key: key,
+            request_hash: &hash,
+        },
+    )
+    .await?;
+    let readers: Vec<Uuid> = game
+        .seated_readers(channel)
+        .into_iter()
+        .filter(|&u| u != caller)
+        .collect();
+    super::lobby::live_note(&mut tx, &Note::chat(game_id, id, readers)).await?;
+    let row = store::message(&mut *tx, id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("message {id} vanished"))?;
+    tx.commit().await?;
+    Ok(Sent::Created(ChatMessage::of(row, game.admin)))
+}
+
+/// Moves the caller's read marker of a channel forward to `up_to`.
+pub async fn mark_read(
+    pool: &PgPool,
+    game_id: Uuid,
+    caller: Uuid,
+    channel: &str,
+    up_to: i64,
+) -> Result<(), ChatError> {
+    if up_to < 0 {
+        return Err(Error::invalid_field("up_to", "up_to is a message id (0 or more)").into());
+    }
+    let mut tx = pool.begin().await?;
+    let game = game(&mut tx, game_id, caller).await?;
+    let (channel, _) = game.readable_channel(channel)?;
+    if store::mark_read(&mut *tx, caller, game_id, &channel.name(), up_to).await? {
+        super::lobby::live_note(&mut tx, &Note::chat_read(game_id, caller)).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Opens or closes the spectators channel (the game's creator only).
+pub async fn set_spectators(
+    pool: &PgPool,
+    game_id: Uuid,
+    caller: Uuid,
+    open: bool,
+) -> Result<ChatOverview, ChatError> {
+    let mut conn = pool.acquire().await?;
+    let mut game = game(&mut conn, game_id, caller).await?;
+    if game.head.created_by != caller {
+        return Err(Error::NotTheCreator {
+            action: "open or close the spectators' chat of",
+        }
+        .into());
+    }
+    store::set_spectators_open(&mut *conn, game_id, open).await?;
+    game.standing.spectators_open = open;
+    overview_of(&mut conn, &game).await
+}
+
+/// Whether `caller` may read the message `id`; the message and its game as the caller
+/// stands towards it.
+async fn readable_message(
+    conn: &mut PgConnection,
+    id: i64,
+    caller: Uuid,
+) -> Result<(MessageRow, Game), ChatError> {
+    let row = store::message(&mut *conn, id)
+        .await?
+        .ok_or(ChatError::MessageNotFound)?;
+    let game = match game(&mut *conn, row.game_id, caller).await {
+        Ok(game) => game,
+        Err(ChatError::Service(Error::GameNotFound)) => return Err(ChatError::MessageNotFound),
+        Err(e) => return Err(e),
+    };
+    let channel = Channel::parse(&row.channel).ok_or(ChatError::MessageNotFound)?;
+    if !game.access(channel).can_read() {
+        return Err(ChatError::MessageNotFound);
+    }
+    Ok((row, game))
+}
+
+/// Reports message `id` for the moderators; the report and whether it is new.
+pub async fn report(
+    pool: &PgPool,
+    id: i64,
+    caller: Uuid,
+    request: &ReportRequest,
+) -> Result<(ReportCreated, bool), ChatError> {
+    let note = match request.note.as_deref() {
+        None => None,
+        Some(note) => {
+            let note = note.trim();
+            if note.chars().count() > MAX_CHARS {
+                return Err(
+                    Error::invalid_field("note", "a note has at most 500 characters").into(),
+                );
+            }
+            crate::text::check_str("note", note).map_err(Error::from)?;
+            (!note.is_empty()).then_some(note)
+        }
+    };
+    let mut conn = pool.acquire().await?;
+    readable_message(&mut conn, id, caller).await?;
+    let (report, new) =
+        store::report(&mut *conn, id, caller, request.reason.as_str(), note).await?;
+    Ok((ReportCreated { id: report }, new))
+}
+
+// ---------------------------------------------------------------------------------------
+// Moderation (admins through the API, the operator through `kontor admin`)
+
+/// A report as moderators see it: with the whole message.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReportView {
+    pub id: i64,
+    /// The message, with its text even when hidden, and the reason it was hidden.
+    pub message: ChatMessage,
+    pub reporter_id: Uuid,
+    pub reporter: String,
+    pub reason: String,
+    pub note: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub resolved_at: Option<DateTime<Utc>>,
+    /// `hidden` or `dismissed`, once resolved.
+    pub resolution: Option<String>,
+}
+
+/// Reports for moderators, the oldest first: the open ones, or all.
+pub async fn reports(
+    pool: &PgPool,
+    open_only: bool,
+    limit: i64,
+) -> Result<Vec<ReportView>, ChatError> {
+    let rows = store::reports(pool, open_only, limit).await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let message = store::message(pool, r.message_id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("reported message {} vanished", r.message_id))?;
+        out.push(ReportView {
+            id: r.id,
+            message: ChatMessage::of(message, true),
+            reporter_id: r.reporter_id,
+            reporter: r.reporter,
+            reason: r.reason,
+            note: r.note,
+            created_at: r.created_at,
+            resolved_at: r.resolved_at,
+            resolution: r.resolution,
+        });
+    }
+    Ok(out)
+}
+
+/// A moderator's reason: 1 to 500 characters of one line.
+fn reason(text: &str) -> Result<String, ChatError> {
+    Ok(crate::text::line("reason", text, 1..=MAX_CHARS)
+        .map_err(Error::from)?
+        .to_string())
+}
+
+/// Hides message `id` (`by`: the admin; `None`: the operator), resolving its reports; the
+/// message as admins see it.
+pub async fn hide(
+    pool: &PgPool,
+    id: i64,
+    by: Option<Uuid>,
+    why: &str,
+) -> Result<ChatMessage, ChatError> {
+    let why = reason(why)?;
+    let mut tx = pool.begin().await?;
+    let row = store::message(&mut *tx, id)
+        .await?
+        .ok_or(ChatError::MessageNotFound)?;
+    if store::hide(&mut tx, id, by, &why).await? {
+        let readers = match Channel::parse(&row.channel) {
+            Some(channel) => match game(&mut tx, row.game_id, row.author_id).await {
+                Ok(g) => g.seated_readers(channel),
+                Err(_) => Vec::new(),
+            },
+            None => Vec::new(),
+        };
+        super::lobby::live_note(&mut tx, &Note::chat_hidden(row.game_id, id, readers)).await?;
+    }
+    let row = store::message(&mut *tx, id)
+        .await?
+        .ok_or(ChatError::MessageNotFound)?;
+    tx.commit().await?;
+    Ok(ChatMessage::of(row, true))
+}
+
+/// A mute as moderators see it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MuteView {
+    pub id: i64,
+    pub user_id: Uuid,
+    pub username: String,
+    pub until: DateTime<Utc>,
+    pub reason: String,
+    /// The admin who muted; `null`: the operator at the command line.
+    pub muted_by: Option<Uuid>,
+    pub created_at: DateTime<Utc>,
+    pub lifted_at: Option<DateTime<Utc>>,
+}
+
+impl From<store::MuteRow> for MuteView {
+    fn from(m: store::MuteRow) -> Self {
+        Self {
+            id: m.id,
+            user_id: m.user_id,
+            username: m.username,
+            until: m.until,
+            reason: m.reason,
+            muted_by: m.muted_by,
+            created_at: m.created_at,
+            lifted_at: m.lifted_at,
+        }
+    }
+}
+
+/// Who to mute, for how long and why.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "spammer", "minutes": 1440, "reason": "spam in three games"}))]
+pub struct MuteRequest {
+    /// The account, by id or by `username`.
+    pub user_id: Option<Uuid>,
+    pub username: Option<String>,
+    /// 1 to 525600 (a year).
+    pub minutes: i64,
+    pub reason: String,
+}
+
+/// The most minutes of one mute (a year).
+pub const MAX_MUTE_MINUTES: i64 = 525_600;
+
+/// The account a moderator names, by id or username.
+async fn named_user(
+    pool: &PgPool,
+    id: Option<Uuid>,
+    name: Option<&str>,
+) -> Result<Uuid, ChatError> {
+    match (id, name) {
+        (Some(id), None) => match users::find_username(pool, id).await? {
+            Some(_) => Ok(id),
+            None => Err(Error::UserNotFound(id.to_string()).into()),
+        },
+        (None, Some(name)) => users::find_by_username(pool, name)
+            .await?
+            .map(|(id, _)| id)
+            .ok_or_else(|| Error::UserNotFound(name.to_string()).into()),
+        _ => Err(Error::invalid_field(
+            "user_id",
+            "name the account by user_id or by username (one of them)",
+        )
+        .into()),
+    }
+}
+
+/// Mutes an account from every chat for `minutes`.
+pub async fn mute(
+    pool: &PgPool,
+    clock: &Clock,
+    by: Option<Uuid>,
+    request: &MuteRequest,
+) -> Result<MuteView, ChatError> {
+    if !(1..=MAX_MUTE_MINUTES).contains(&request.minutes) {
+        return Err(Error::invalid_field(
+            "minutes",
+            format!(
+                "minutes is 1 to {MAX_MUTE_MINUTES}, not {}",
+                request.minutes
+            ),
+        )
+        .into());
+    }
+    let why = reason(&request.reason)?;
+    let user = named_user(pool, request.user_id, request.username.as_deref()).await?;
+    let until = clock.now() + Duration::minutes(request.minutes);
+    Ok(store::mute(pool, user, until, &why, by).await?.into())
+}
+
+/// Lifts an account's running mutes; whether there was one.
+pub async fn unmute(pool: &PgPool, clock: &Clock, user: Uuid) -> Result<bool, ChatError> {
+    Ok(store::unmute(pool, user, clock.now()).await? > 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Unread counts
+
+/// The caller's unread messages in each of `heads`' games (the lobby's lists, the game's
+/// detail): over the channels they may read, in one statement. For a non-seat a channel
+/// counts once they have a read marker there (they opened it).
+pub async fn unread_of_games(
+    pool: &PgPool,
+    caller: Uuid,
+    heads: &[(&GameHead, Option<i16>)],
+) -> Result<std::collections::HashMap<Uuid, i64>, Error> {
+    let mut games = Vec::new();
+    let mut channels = Vec::new();
+    let mut counted = Vec::new();
+    for (head, seat) in heads {
+        if head.sandbox {
+            continue;
+        }
+        let standing = Standing {
+            status: head.status(),
+            seat: *seat,
+            seat_count: head.seat_count,
+            may_read_game: true,
+            chat: Chat::of(&head.kind, &head.options),
+            // Closing stops writes, not reads.
+            spectators_open: true,
+        };
+        for channel in candidates(*seat, head.seat_count) {
+            // Blocks stop writing a private channel, not reading it.
+            if access(&standing, false, channel).can_read() {
+                games.push(head.id);
+                channels.push(channel.name());
+                counted.push(seat.is_some());
+            }
+        }
+    }
+    if games.is_empty() {
+        return Ok(Default::default());
+    }
+    Ok(
+        store::unread_of_games(pool, caller, &games, &channels, &counted)
+            .await?
+            .into_iter()
+            .collect(),
+    )
+}
+
+/// The caller's unread messages in one game.
+pub async fn unread_in(
+    pool: &PgPool,
+    caller: Uuid,
+    head: &GameHead,
+    seat: Option<i16>,
+) -> Result<i64, Error> {
+    Ok(unread_of_games(pool, caller, &[(head, seat)])
+        .await?
+        .get(&head.id)
+        .copied()
+        .unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn standing(status: Status, seat: Option<i16>, chat: Chat) -> Standing {
+        Standing {
+            status,
+            seat,
+            seat_count: 4,
+            may_read_game: true,
+            chat,
+            spectators_open: true,
+        }
+    }
+
+    /// The matrix: (status, seat, chat, channel) → access, for every reader class.
+    #[test]
+    fn who_reads_and_writes_which_channel() {
+        use Access::*;
+        use Status::*;
+        let t = Channel::Table;
+        let sp = Channel::Spectators;
+        let p01 = Channel::Private(0, 1);
+        let p23 = Channel::Private(2, 3);
+        let me = Some(0);
+        let none = None;
+        #[rustfmt::skip]
+        let cases: &[(Status, Option<i16>, Chat, Channel, Access)] = &[
+            // Before the start: only the table, for the seated.
+            (Open, me, Chat::Full, t, Write),
+            (Open, me, Chat::Full, p01, Hidden),
+            (Open, me, Chat::Full, sp, Hidden),
+            (Open, none, Chat::Full, t, Hidden),
+            (Open, none, Chat::Full, sp, Hidden),
+            // Running.
+            (Active, me, Chat::Full, t, Write),
+            (Active, me, Chat::Full, p01, Write),
+            (Active, me, Chat::Full, p23, Hidden),
+            (Active, me, Chat::Full, sp, Hidden),
+            (Active, none, Chat::Full, t, Hidden),
+            (Active, none, Chat::Full, p01, Hidden),
+            (Active, none, Chat::Full, sp, Write),
+            (Active, me, Chat::Table, p01, Hidden),
+            (Active, me, Chat::Table, t, Write),
+            (Active, none, Chat::Table, sp, Write),
+            // Finished: the table is everyone's to read; private channels stay their seats'.
+            (Finished, me, Chat::Full, t, Write),
+            (Finished, me, Chat::Full, p01, Write),
+            (Finished, me, Chat::Full, p23, Hidden),
+            (Finished, me, Chat::Full, sp, Write),
+            (Finished, none, Chat::Full, t, ReadOnly),
+            (Finished, none, Chat::Full, p01, Hidden),
+            (Finished, none, Chat::Full, sp, Write),
+            // Cancelled: read only.
+            (Cancelled, me, Chat::Full, t, ReadOnly),
+            (Cancelled, none, Chat::Full, t, Hidden),
+            (Cancelled, me, Chat::Full, p01, Hidden),
+            (Cancelled, none, Chat::Full, sp, Hidden),
+        ];
+        for &(status, seat, chat, channel, expected) in cases {
+            assert_eq!(
+                access(&standing(status, seat, chat), false, channel),
+                expected,
+                "{status:?} seat {seat:?} chat {chat:?} {channel:?}"
+            );
+        }
+        // No chat: nothing for anyone.
+        for status in [Open, Active, Finished, Cancelled] {
+            for seat in [me, none] {
+                for channel in [t, sp, p01] {
+                    assert_eq!(
+                        access(&standing(status, seat, Chat::None), false, channel),
+                        Hidden
+                    );
+                }
+            }
+        }
+        // Whoever may not read the game reads nothing.
+        let outsider = Standing {
+            may_read_game: false,
+            ..standing(Finished, none, Chat::Full)
+        };
+        for channel in [t, sp, p01] {
+            assert_eq!(access(&outsider, false, channel), Hidden);
+        }
+        // A block silences the private channel, which stays readable.
+        assert_eq!(
+            access(&standing(Active, me, Chat::Full), true, p01),
+            Blocked
+        );
+        assert_eq!(access(&standing(Active, me, Chat::Full), true, t), Write);
+        // A closed spectators channel is read only, for seats after the end too.
+        let closed = Standing {
+            spectators_open: false,
+            ..standing(Active, none, Chat::Full)
+        };
+        assert_eq!(access(&closed, false, sp), Closed);
+        let closed = Standing {
+            spectators_open: false,
+            ..standing(Finished, me, Chat::Full)
+        };
+        assert_eq!(access(&closed, false, sp), Closed);
+        // A private channel naming a seat the game does not have does not exist.
+        assert_eq!(
+            access(
+                &standing(Active, me, Chat::Full),
+                false,
+                Channel::Private(0, 5)
+            ),
+            Hidden
+        );
+    }
+
+    #[test]
+    fn channels_parse_only_in_their_one_spelling() {
+        assert_eq!(Channel::parse("table"), Some(Channel::Table));
+        assert_eq!(Channel::parse("spectators"), Some(Channel::Spectators));
+        assert_eq!(Channel::parse("private:0-2"), Some(Channel::Private(0, 2)));
+        for bad in [
+            "private:2-0",
+            "private:1-1",
+            "private:0-6",
+            "private:00-1",
+            "private:0-",
+            "Table",
+            "private:+1-2",
+            "",
+        ] {
+            assert_eq!(Channel::parse(bad), None, "{bad}");
+        }
+        assert_eq!(Channel::private(3, 1).name(), "private:1-3");
+        assert_eq!(
+            candidates(Some(1), 3),
+            vec![
+                Channel::Table,
+                Channel::Private(0, 1),
+                Channel::Private(1, 2),
+                Channel::Spectators
+            ]
+        );
+    }
+
+    #[test]
+    fn text_is_normalised_and_checked() {
+        assert_eq!(normalise("  hi\r\nthere\r ").unwrap(), "hi\nthere");
+        // NFC: e + combining acute becomes é (one character).
+        assert_eq!(normalise("e\u{301}").unwrap(), "\u{e9}");
+        assert_eq!(normalise(&"あ".repeat(500)).unwrap().chars().count(), 500);
+        for bad in [
+            "",
+            "   \n ",
+            "a\u{7}b",
+            "tab\there",
+            "x\u{202E}y",
+            "a\u{2028}b",
+        ] {
+            assert!(
+                matches!(normalise(bad), Err(ChatError::InvalidMessage(_))),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            normalise(&"a".repeat(501)),
+            Err(ChatError::InvalidMessage(_))
+        ));
+    }
+
+    #[test]
+    fn the_bucket_allows_a_burst_then_one_per_interval() {
+        let t0 = Utc.with_ymd_and_hms(2026, 12, 2, 10, 0, 0).unwrap();
+        let s = |secs: i64| t0 + Duration::seconds(secs);
+        // Nothing sent: allowed.
+        assert_eq!(bucket_wait(&[], t0, 3, 2), 0);
+        // Two at once: a third is allowed (burst 3).
+        assert_eq!(bucket_wait(&[t0, t0], t0, 3, 2), 0);
+        // Three at once: the fourth waits one interval.
+        assert_eq!(bucket_wait(&[t0, t0, t0], t0, 3, 2), 2);
+        assert_eq!(bucket_wait(&[t0, t0, t0], s(1), 3, 2), 1);
+        assert_eq!(bucket_wait(&[t0, t0, t0], s(2), 3, 2), 0);
+        // Spaced by the interval: never waits.
+        assert_eq!(bucket_wait(&[s(4), s(2), s(0)], s(6), 3, 2), 0);
+        // Burst 1: one per interval.
+        assert_eq!(bucket_wait(&[t0], s(1), 1, 2), 1);
+        // Interval 0: no limit.
+        assert_eq!(bucket_wait(&[t0, t0, t0, t0], t0, 1, 0), 0);
+    }
+}
