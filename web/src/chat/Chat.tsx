@@ -17,7 +17,7 @@ import { MessageText } from './text';
 import type { ChatMessage, ChatState } from './useChat';
 
 export const MAX_CHARS = 500;
-type Reason = Schemas['ChatReportRequest']['reason'];
+type Reason = Schemas['ReportReason'];
 const REASONS: Reason[] = ['spam', 'abuse', 'cheating', 'other'];
 
 const msgs = defineMessages({
@@ -49,6 +49,10 @@ const msgs = defineMessages({
   },
   readOnly: { en: 'You can read this channel but not write in it now.', ja: 'このチャンネルは読むことはできますが、今は書き込めません。' },
   closedNote: { en: "The spectators' channel is closed by the game's creator.", ja: '観戦者チャンネルはゲームの作成者により閉じられています。' },
+  blockedNote: {
+    en: 'One of you has blocked the other: this private channel can be read but not written.',
+    ja: 'どちらかが相手をブロックしているため、この非公開チャンネルは読むだけで書き込めません。',
+  },
   spectatorsOpen: { en: "The spectators' channel is open.", ja: '観戦者チャンネルは開いています。' },
   spectatorsClosed: { en: "The spectators' channel is closed.", ja: '観戦者チャンネルは閉じています。' },
   close: { en: "Close the spectators' channel", ja: '観戦者チャンネルを閉じる' },
@@ -231,7 +235,11 @@ export function ChatPane({ chat, detail, user, events, module, seatName, visible
           <Composer key={channel} chat={chat} gameId={detail.id} channel={channel} channelName={channelName(channel)} />
         ) : (
           <p class="muted" data-testid="chat-read-only">
-            {channel === 'spectators' && chat.overview.spectators_open === false ? m.closedNote : m.readOnly}
+            {current?.write_refused === 'closed' || (channel === 'spectators' && chat.overview.spectators_open === false)
+              ? m.closedNote
+              : current?.write_refused === 'blocked'
+                ? m.blockedNote
+                : m.readOnly}
           </p>
         )}
       </div>

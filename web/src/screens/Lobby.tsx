@@ -54,7 +54,7 @@ function GameRow({ game }: { game: Summary }) {
     return s ? playerName(s) : `#${seat + 1}`;
   };
   const deadline = moveDeadline(game);
-  const chatSetting = (game.options as { chat?: Schemas['ChatSetting'] }).chat;
+  const chatSetting = game.options?.chat;
   const winners = (game.outcome as Schemas['Outcome'] | null | undefined)?.winners ?? [];
   let turn: string | null = null;
   if (game.status === 'active') turn = game.your_turn ? m.yourMove : m.toMove(game.pending.map(name).join(', '));

@@ -86,7 +86,7 @@ export function NewGame() {
   const [options, setOptions] = useState<Record<string, unknown>>({});
   const [spectators, setSpectators] = useState<Schemas['Spectators']>('anyone');
   // Each game's default until the creator chooses (private channels for the negotiating game).
-  const [chosenChat, setChat] = useState<Schemas['ChatSetting'] | null>(null);
+  const [chosenChat, setChat] = useState<Schemas['Chat'] | null>(null);
   const [timed, setTimed] = useState(false);
   // The fields this form offers, never null (the request type allows null for "default").
   type Fields = 'days_per_move' | 'bank_days' | 'weekends_paused' | 'abandon_after' | 'on_abandon';
@@ -104,7 +104,7 @@ export function NewGame() {
     void ok(api.GET('/api/v1/kinds')).then((list) => setKinds(list.items)).catch(() => {});
   }, []);
   const module = gameModule(kind)!;
-  const chat: Schemas['ChatSetting'] = chosenChat ?? (kind === 'flying-dutchman' ? 'full' : 'table');
+  const chat: Schemas['Chat'] = chosenChat ?? (kind === 'flying-dutchman' ? 'full' : 'table');
   const info = kinds.find((k) => k.kind === kind);
   const minSeats = info?.min_seats ?? module.minSeats;
   const maxSeats = info?.max_seats ?? module.maxSeats;
