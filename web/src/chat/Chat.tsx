@@ -345,6 +345,7 @@ function Tabs(props: {
             tabIndex={selected ? 0 : -1}
             class="chat-tab secondary"
             data-channel={channel}
+            aria-label={unread > 0 ? `${props.name(channel)}, ${m.unread(unread)}` : undefined}
             ref={(el) => {
               refs.current[channel] = el;
             }}
@@ -352,9 +353,8 @@ function Tabs(props: {
           >
             {props.name(channel)}
             {unread > 0 && (
-              <span class="badge" data-testid="chat-unread-badge">
-                <span aria-hidden="true">{unread}</span>
-                <span class="visually-hidden">{`, ${m.unread(unread)}`}</span>
+              <span class="badge" aria-hidden="true" data-testid="chat-unread-badge">
+                {unread}
               </span>
             )}
           </button>

@@ -329,12 +329,14 @@ export function GamePage({ id }: { id: string }) {
           <button type="button" class="secondary" aria-pressed={phoneView === 'board'} onClick={() => setPhoneView('board')}>
             {m.boardTab}
           </button>
-          <button type="button" class="secondary" aria-pressed={phoneView === 'chat'} onClick={() => setPhoneView('chat')} data-testid="phone-chat">
+          <button type="button" class="secondary" aria-pressed={phoneView === 'chat'} onClick={() => setPhoneView('chat')}
+            data-testid="phone-chat"
+            aria-label={chatUnread > 0 && phoneView !== 'chat' ? `${m.chatTab}, ${m.unread(chatUnread)}` : undefined}
+          >
             {m.chatTab}
             {chatUnread > 0 && phoneView !== 'chat' && (
-              <span class="badge">
-                <span aria-hidden="true">{chatUnread}</span>
-                <span class="visually-hidden">{`, ${m.unread(chatUnread)}`}</span>
+              <span class="badge" aria-hidden="true">
+                {chatUnread}
               </span>
             )}
           </button>
