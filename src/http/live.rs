@@ -7,7 +7,7 @@ use crate::audit::log::{self, Reader};
 use crate::auth::Scope;
 use crate::live::{Refused, Signal, StreamLimits, StreamSlot};
 use crate::service::lobby::{self, ListQuery, ListView};
-use crate::service::{play, watch};
+use crate::service::{chat, play, watch};
 use crate::store::games::Status;
 use crate::store::presence;
 use actix_web::http::StatusCode;
@@ -33,8 +33,9 @@ const STREAM_RETRY_AFTER: u64 = 10;
 pub struct StreamQuery {
     /// The access token, for clients that cannot set headers (browsers' EventSource).
     pub access_token: Option<String>,
-    /// Resume after this version, like the `Last-Event-ID` header.
-    pub last_event_id: Option<i64>,
+    /// Resume after this id, like the `Last-Event-ID` header: a version `V`, or `V.C` (and
+    /// chat message `C`) as the stream sent it.
+    pub last_event_id: Option<String>,
 }
 
 /// The query of the user's stream, which has no resume point: its notices carry no ids (a
@@ -109,48 +110,100 @@ pub(super) fn stream_slot(
     Err(error)
 }
 
-/// The resume point a client sent, if any; whether it lies within the log is checked later.
-fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
-    match req.headers().get("Last-Event-ID") {
-        Some(value) => value
-            .to_str()
-            .ok()
-            .and_then(|v| v.trim().parse::<i64>().ok())
-            .map(Some)
-            .ok_or_else(|| {
-                ApiError::bad_request(
-                    ErrorCode::InvalidParameter,
-                    "Last-Event-ID must be a version number",
-                )
+/// A resume point: the game's version and the last chat message the client received.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResumeId {
+    pub version: i64,
+    pub chat: i64,
+}
+
+impl ResumeId {
+    /// `V` (a version, as before chat existed: no chat message received yet) or `V.C` (and
+    /// chat message C).
+    pub fn parse(text: &str) -> Option<Self> {
+        let number = |s: &str| {
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse::<i64>().ok())
+                .flatten()
+        };
+        let text = text.trim();
+        match text.split_once('.') {
+            None => Some(Self {
+                version: number(text)?,
+                chat: 0,
             }),
-        None => Ok(query.last_event_id),
+            Some((v, c)) => Some(Self {
+                version: number(v)?,
+                chat: number(c)?,
+            }),
+        }
     }
+
+    /// The SSE id: `V` until a chat message was covered, then `V.C`.
+    pub fn id(self) -> String {
+        if self.chat == 0 {
+            self.version.to_string()
+        } else {
+            format!("{}.{}", self.version, self.chat)
+        }
+    }
+}
+
+/// The resume point a client sent, if any; whether it lies within the log is checked later.
+fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<ResumeId>, ApiError> {
+    let given = match req.headers().get("Last-Event-ID") {
+        Some(value) => Some(value.to_str().ok().unwrap_or("\u{0}").to_string()),
+        None => query.last_event_id.clone(),
+    };
+    let Some(given) = given else { return Ok(None) };
+    if given.trim().starts_with('-') {
+        return Err(ApiError::bad_request(
+            ErrorCode::InvalidResumeId,
+            "the resume id (last_event_id) is a version of the game: 0 or more",
+        ));
+    }
+    ResumeId::parse(&given).map(Some).ok_or_else(|| {
+        ApiError::bad_request(
+            ErrorCode::InvalidParameter,
+            "Last-Event-ID must be a version number, or version.chat as the stream sent it",
+        )
+    })
 }
 
 /// Follow a game as it happens (Server-Sent Events).
 ///
 /// First the caller's snapshot (`event: snapshot`, the same document as
-/// `GET /games/{id}`), then every event as the caller may see it (`event: event`), each with
-/// `id` = its version. Before the start, a new snapshot whenever a seat is taken or given up
-/// (no event of the log says so). Reconnect with `Last-Event-ID` (or `?last_event_id=`) to
-/// receive what was missed, without a snapshot; the id must be a version of the game (0 to
-/// its current version), else `invalid_resume_id`. Keep-alive comments every 15 s
-/// (configurable). While a player watches, no "your turn" mail is sent to them for this game
-/// (unless they chose always_email). A user may hold a limited number of streams at once on
-/// one server (`too_many_streams`, game and user streams together). The stream ends when its
-/// credential is taken away (a logout, a revoked API token, a deleted account), not when an
-/// access token merely expires.
+/// `GET /games/{id}`), then every event as the caller may see it (`event: event`), and every
+/// chat message of the channels the caller may read at that moment (`event: chat`, a
+/// `ChatMessage`); `event: chat_hidden` (`{"id", "channel"}`, no id) when a moderator hides
+/// one. Before the start, a new snapshot whenever a seat is taken or given up (no event of
+/// the log says so).
+///
+/// Ids: `V` (the version reached), or `V.C` once a chat message is covered (C: the last
+/// chat message sent, or, on a snapshot, the newest message of the game when it was taken:
+/// the history before it is the chat's pages). Reconnect with `Last-Event-ID` (or
+/// `?last_event_id=`) set to the last id received to get what was missed, without a
+/// snapshot: the events after V and the chat messages after C, none twice. A plain version
+/// `V` works as before chat existed (and means no chat message was received: the chat
+/// follows from the first message). V must be a version of the game (0 to its current
+/// version) and C at most its newest message, else `invalid_resume_id`.
+///
+/// Keep-alive comments every 15 s (configurable). While a player watches, no "your turn"
+/// mail is sent to them for this game (unless they chose always_email). A user may hold a
+/// limited number of streams at once on one server (`too_many_streams`, game and user
+/// streams together). The stream ends when its credential is taken away (a logout, a
+/// revoked API token, a deleted account), not when an access token merely expires.
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
     params(
         ("game_id" = Uuid, Path, description = "The game."),
-        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this version."),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this id: `V` or `V.C` as the stream sent it."),
         StreamQuery,
     ),
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
-        (status = 400, description = "`invalid_resume_id`: the resume id is not a version of the game; `invalid_parameter`: it is not a number.", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_resume_id`: the resume id is not a version of the game (or its chat part names no message of it); `invalid_parameter`: it is not `V` or `V.C`.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; `too_many_streams_from_address`: so does the client's address; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
@@ -165,11 +218,19 @@ pub async fn game_stream(
 ) -> Result<impl Responder, ApiError> {
     // Checked whether or not a Last-Event-ID header overrides it: a request is refused for
     // what it holds, not only for what is used.
-    if query.last_event_id.is_some_and(|id| id < 0) {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidResumeId,
-            "the resume id (last_event_id) is a version of the game: 0 or more",
-        ));
+    if let Some(id) = &query.last_event_id {
+        if id.trim().starts_with('-') {
+            return Err(ApiError::bad_request(
+                ErrorCode::InvalidResumeId,
+                "the resume id (last_event_id) is a version of the game: 0 or more",
+            ));
+        }
+        if ResumeId::parse(id).is_none() {
+            return Err(ApiError::bad_request(
+                ErrorCode::InvalidParameter,
+                "last_event_id must be a version number, or version.chat as the stream sent it",
+            ));
+        }
     }
     let caller = stream_caller(&state, &req, &query.access_token).await?;
     let game_id = path.into_inner();
@@ -179,7 +240,7 @@ pub async fn game_stream(
         watch::readable_head(&mut *state.pool.acquire().await?, game_id, caller.user_id).await?;
     // A resume id beyond the log (or below it) names nothing the client can have seen, and
     // catching up from it would page through versions that do not exist.
-    if resume.is_some_and(|id| !(0..=head.version).contains(&id)) {
+    if resume.is_some_and(|id| !(0..=head.version).contains(&id.version)) {
         return Err(ApiError::bad_request(
             ErrorCode::InvalidResumeId,
             format!(
@@ -188,6 +249,15 @@ pub async fn game_stream(
             ),
         )
         .with("version", head.version));
+    }
+    let chat_last = crate::store::chat::last_id(&state.pool, game_id).await?;
+    if resume.is_some_and(|id| id.chat > chat_last) {
+        return Err(ApiError::bad_request(
+            ErrorCode::InvalidResumeId,
+            format!(
+                "the resume id's chat part names no message of this game (its newest is {chat_last})"
+            ),
+        ));
     }
     let slot = stream_slot(&state, &req, caller.user_id, "game")?;
     // Subscribe before reading, so nothing between the read and the first note is missed.
@@ -200,8 +270,8 @@ pub async fn game_stream(
         caller,
     };
     let last = match resume {
-        Some(version) => version,
-        None => watcher.snapshot(&sender).await?,
+        Some(id) => id,
+        None => watcher.snapshot(&sender, chat_last).await?,
     };
     // Watching counts from the moment the stream is answered.
     watcher.present(true).await?;
@@ -227,7 +297,7 @@ impl Watcher {
         self,
         mut signals: broadcast::Receiver<Signal>,
         sender: mpsc::Sender<sse::Event>,
-        mut last: i64,
+        mut last: ResumeId,
         closed: impl Future<Output = ()>,
         _slot: StreamSlot,
     ) {
@@ -237,16 +307,26 @@ impl Watcher {
         let mut look = true;
         // The seats of the open game changed: no event says so, a new snapshot does.
         let mut seats_changed = false;
+        // Chat messages a moderator hid since the last look.
+        let mut hidden: Vec<i64> = Vec::new();
         loop {
             if look {
                 // Nor once the caller may no longer watch (a block since it began).
                 if !self.caller.still_stands(&self.state).await || !self.may_watch().await {
                     break;
                 }
-                if std::mem::take(&mut seats_changed)
-                    && let Err(error) = self.snapshot(&sender).await
-                {
-                    tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game");
+                if std::mem::take(&mut seats_changed) {
+                    match self.snapshot(&sender, last.chat).await {
+                        Ok(seen) => last = seen,
+                        Err(error) => {
+                            tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game")
+                        }
+                    }
+                }
+                for id in std::mem::take(&mut hidden) {
+                    if let Err(error) = self.hidden(&sender, id).await {
+                        tracing::warn!(game = %self.game_id, %error, "a live stream could not read a hidden message");
+                    }
                 }
                 // A long catch-up stops as soon as nobody is left to read it.
                 let caught = tokio::select! {
@@ -266,7 +346,11 @@ impl Watcher {
                     look = match signal {
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id => {
                             seats_changed |= note.seats_changed;
-                            true
+                            if note.chat_hidden != 0 {
+                                hidden.push(note.chat_hidden);
+                            }
+                            // A marker moved: nothing for the game's stream.
+                            !note.chat_read
                         }
                         Ok(Signal::Changed(_)) => false,
                         Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => true,
@@ -297,25 +381,95 @@ impl Watcher {
         )
     }
 
-    /// Sends the game as this user sees it now (`event: snapshot`); returns its version.
-    async fn snapshot(&self, sender: &mpsc::Sender<sse::Event>) -> Result<i64, ApiError> {
+    /// Sends the game as this user sees it now (`event: snapshot`), its id covering chat
+    /// messages up to `chat` (the history is the chat's pages); returns where it left off.
+    async fn snapshot(
+        &self,
+        sender: &mpsc::Sender<sse::Event>,
+        chat: i64,
+    ) -> Result<ResumeId, ApiError> {
         let detail =
             play::detail(&self.state.pool, self.caller.user_id, self.game_id, None).await?;
-        let version = detail.summary.version;
+        let at = ResumeId {
+            version: detail.summary.version,
+            chat,
+        };
         let snapshot = sse::Data::new_json(&detail)
             .map_err(anyhow::Error::from)?
             .event("snapshot")
-            .id(version.to_string());
+            .id(at.id());
         let _ = sender.send(snapshot.into()).await;
-        Ok(version)
+        Ok(at)
     }
 
-    /// Sends the events after `last` as this user may see them; returns the version reached.
+    /// Tells the client that a moderator hid chat message `id` (`event: chat_hidden`), if
+    /// they may read its channel.
+    async fn hidden(&self, sender: &mpsc::Sender<sse::Event>, id: i64) -> anyhow::Result<()> {
+        let mut conn = self.state.pool.acquire().await?;
+        let Some(row) = crate::store::chat::message(&mut *conn, id).await? else {
+            return Ok(());
+        };
+        let game = chat::game(&mut conn, self.game_id, self.caller.user_id)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if chat::Channel::parse(&row.channel).is_some_and(|c| game.access(c).can_read()) {
+            let data = sse::Data::new(json!({"id": id, "channel": row.channel}).to_string())
+                .event("chat_hidden");
+            let _ = sender.send(data.into()).await;
+        }
+        Ok(())
+    }
+
+    /// Sends the chat messages after `last` in the channels the caller may read now
+    /// (`event: chat`); returns the last one sent.
+    async fn chat_up(
+        &self,
+        sender: &mpsc::Sender<sse::Event>,
+        mut last: ResumeId,
+    ) -> anyhow::Result<ResumeId> {
+        let mut conn = self.state.pool.acquire().await?;
+        let game = chat::game(&mut conn, self.game_id, self.caller.user_id)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let channels: Vec<String> = game.readable().iter().map(|c| c.name()).collect();
+        if channels.is_empty() {
+            return Ok(last);
+        }
+        loop {
+            let rows = crate::store::chat::since(
+                &mut *conn,
+                self.game_id,
+                &channels,
+                last.chat,
+                chat::MAX_PAGE,
+            )
+            .await?;
+            let full = rows.len() as i64 == chat::MAX_PAGE;
+            for row in rows {
+                let at = ResumeId {
+                    version: last.version,
+                    chat: row.id,
+                };
+                let message = chat::ChatMessage::of(row, game.admin);
+                let data = sse::Data::new_json(&message)?.event("chat").id(at.id());
+                if sender.send(data.into()).await.is_err() {
+                    return Ok(last);
+                }
+                last = at;
+            }
+            if !full {
+                return Ok(last);
+            }
+        }
+    }
+
+    /// Sends the events after `last` as this user may see them, then the chat messages after
+    /// it; returns where it left off.
     async fn catch_up(
         &self,
         sender: &mpsc::Sender<sse::Event>,
-        mut last: i64,
-    ) -> anyhow::Result<i64> {
+        mut last: ResumeId,
+    ) -> anyhow::Result<ResumeId> {
         // The same pages as GET /games/{id}/events, a page at a time after a long absence.
         loop {
             if sender.is_closed() {
@@ -325,24 +479,31 @@ impl Watcher {
                 &self.state.pool,
                 self.game_id,
                 Reader::User(self.caller.user_id),
-                last,
+                last.version,
                 log::MAX_PAGE,
             )
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
             for event in page.items {
-                let data = sse::Data::new_json(&event)?
-                    .event("event")
-                    .id(event.seq.to_string());
+                let at = ResumeId {
+                    version: event.seq,
+                    chat: last.chat,
+                };
+                let data = sse::Data::new_json(&event)?.event("event").id(at.id());
                 if sender.send(data.into()).await.is_err() {
                     return Ok(last);
                 }
+                last = at;
             }
             match page.next_after {
-                Some(next) => last = next,
-                None => return Ok(page.version.max(last)),
+                Some(next) => last.version = next,
+                None => {
+                    last.version = page.version.max(last.version);
+                    break;
+                }
             }
         }
+        self.chat_up(sender, last).await
     }
 
     /// Marks (or unmarks) the user as watching this game from this instance.
@@ -361,7 +522,9 @@ impl Watcher {
 /// First `event: snapshot` with the games waiting for
 /// them, then `your_turn`, `game_started`, `game_over`, `invited` and `player_left` (another
 /// player of a running game deleted their account; with the seat) events, each with the
-/// game's id. A new `snapshot` comes whenever notices may have been missed (the server lost
+/// game's id; `chat_unread` (`{"game_id", "unread"}`) when the caller's unread chat count in
+/// a game they play changed (a message in a channel they read, a hidden one, their own read
+/// marker moved). A new `snapshot` comes whenever notices may have been missed (the server lost
 /// touch with the database for a while): it replaces the one before. Keep-alive comments
 /// every 15 s. Counts against the same per-user limit of
 /// open streams as the game streams (`too_many_streams`).
@@ -418,6 +581,13 @@ pub async fn user_stream(
                         }
                         if note.users.contains(&me) && note.status == Status::Finished.as_str() {
                             out.push(("game_over", json!({"game_id": note.game_id, "version": note.version})));
+                        }
+                        let chat_changed = note.chat != 0 || note.chat_hidden != 0 || note.chat_read;
+                        if chat_changed && note.users.contains(&me) {
+                            match lobby::summary(&state.pool, note.game_id, me).await {
+                                Ok(game) => out.push(("chat_unread", json!({"game_id": note.game_id, "unread": game.chat_unread}))),
+                                Err(error) => tracing::warn!(%error, "a user stream could not count unread chat"),
+                            }
                         }
                         if !out.is_empty() && !caller.still_stands(&state).await {
                             return;

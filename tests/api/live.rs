@@ -13,6 +13,8 @@ use uuid::Uuid;
 pub struct Sse {
     pub event: String,
     pub id: Option<i64>,
+    /// The id as sent (`V`, or `V.C` once chat is covered).
+    pub raw_id: Option<String>,
     pub data: Value,
 }
 
@@ -24,12 +26,23 @@ pub struct Stream {
 
 impl Stream {
     pub async fn open(base: &str, path: &str, token: &str, last_event_id: Option<i64>) -> Stream {
+        let id = last_event_id.map(|id| id.to_string());
+        Stream::open_from(base, path, token, id.as_deref()).await
+    }
+
+    /// A stream resumed from an id as the server sent it (`V` or `V.C`).
+    pub async fn open_from(
+        base: &str,
+        path: &str,
+        token: &str,
+        last_event_id: Option<&str>,
+    ) -> Stream {
         let client = reqwest::Client::new();
         let mut request = client
             .get(format!("{base}/api/v1{path}"))
             .bearer_auth(token);
         if let Some(id) = last_event_id {
-            request = request.header("Last-Event-ID", id.to_string());
+            request = request.header("Last-Event-ID", id);
         }
         let response = request.send().await.unwrap();
         assert_eq!(response.status(), 200);
@@ -54,6 +67,7 @@ impl Stream {
                 let mut event = Sse {
                     event: "message".into(),
                     id: None,
+                    raw_id: None,
                     data: Value::Null,
                 };
                 let mut data = String::new();
@@ -62,6 +76,7 @@ impl Stream {
                         event.event = v.trim().to_string();
                     } else if let Some(v) = line.strip_prefix("id:") {
                         event.id = v.trim().parse().ok();
+                        event.raw_id = Some(v.trim().to_string());
                     } else if let Some(v) = line.strip_prefix("data:") {
                         data.push_str(v.trim_start());
                     }
