@@ -219,8 +219,8 @@ test('the lobby shows the unread messages and the chat setting; a new game offer
 
   await ada!.page.goto('/new');
   const chatSetting = ada!.page.getByRole('group', { name: 'Chat' });
-  await expect(chatSetting.getByLabel(/^At the table, in private/)).toBeChecked();
+  await expect(chatSetting.getByRole('radio', { name: /^At the table, in private/ })).toBeChecked();
   await ada!.page.getByLabel('Game').selectOption({ label: 'Steel Driver' });
-  await expect(chatSetting.getByLabel(/^At the table and among spectators/)).toBeChecked();
+  await expect(chatSetting.getByRole('radio', { name: /^At the table and among spectators/ })).toBeChecked();
   for (const p of [ada!, ben!, cy!]) await p.context.close();
 });
