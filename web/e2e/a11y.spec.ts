@@ -57,6 +57,12 @@ test('every screen passes axe (no serious or critical violation), desktop and ph
     for (const token of tokens.slice(1)) await join(request, token, started);
     games[`${kind} mid-game`] = started;
   }
+  // A message at the table of the running game, so the chat pane is checked with a message in it.
+  const said = await request.post(`/api/v1/games/${games['flying-dutchman mid-game']}/chat/table/messages`, {
+    headers: { authorization: `Bearer ${tokens[1]}`, 'idempotency-key': 'a11y-chat-1' },
+    data: { text: 'Hello https://example.org table' },
+  });
+  expect(said.status()).toBe(201);
   games['flying-dutchman finished'] = await importFinished(request, anna!.name, 'flying-dutchman-4p.ndjson');
   games['steel-driver finished'] = await importFinished(request, anna!.name, 'steel-driver-3p.ndjson');
 
@@ -82,6 +88,18 @@ test('every screen passes axe (no serious or critical violation), desktop and ph
             }
           : board,
     })),
+    {
+      // The chat pane with a message; on a phone, its tab beside the board.
+      name: 'flying-dutchman chat',
+      path: `/games/${games['flying-dutchman mid-game']}`,
+      ready: async (p: Page) => {
+        await board(p);
+        const phone = p.getByTestId('phone-chat');
+        await expect.poll(async () => (await p.getByTestId('chat').isVisible()) || (await phone.isVisible())).toBe(true);
+        if (await phone.isVisible()) await phone.click();
+        await expect(p.getByTestId('chat-lines').getByTestId('chat-message')).toBeVisible();
+      },
+    },
     ...['flying-dutchman', 'steel-driver'].map((kind) => ({
       name: `${kind} replay`,
       path: `/games/${games[`${kind} finished`]}?at=5`,

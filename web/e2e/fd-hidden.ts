@@ -130,3 +130,25 @@ export async function expectNoHiddenLeak(pages: Page[], watchers: Page[] = []) {
     }
   }
 }
+
+/**
+ * The chat's part of the check: a private channel's text (`private:A-B`, read by seats A and
+ * B only) is in no other page's DOM or web storage — not another seat's, not a spectator's.
+ * `seats` are the seated players' pages with their seats; `texts` the private messages sent.
+ */
+export async function expectNoPrivateChatLeak(
+  seats: { page: Page; seat: number }[],
+  watchers: Page[],
+  texts: { channel: string; text: string }[],
+) {
+  for (const { channel, text } of texts) {
+    const members = /^private:(\d+)-(\d+)$/.exec(channel)!.slice(1).map(Number);
+    for (const { page, seat } of seats) {
+      if (members.includes(seat)) continue;
+      expect(await readableState(page), `seat ${seat}'s page holds a message of ${channel}`).not.toContain(text);
+    }
+    for (const watcher of watchers) {
+      expect(await readableState(watcher), `a spectator's page holds a message of ${channel}`).not.toContain(text);
+    }
+  }
+}

@@ -1,5 +1,7 @@
 // Helpers for the browser tests.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
 /** A password the server's strength check accepts, different for each player. */
@@ -99,4 +101,26 @@ export async function importFinished(request: APIRequestContext, name: string, f
   });
   expect(response.status()).toBe(201);
   return ((await response.json()) as { id: string }).id;
+}
+
+/** Makes `name` an admin the operator's way (`kontor admin grant`, on the e2e server's data folder). */
+export function grantAdmin(name: string): void {
+  const dataDir = dirname(process.env.KONTOR_E2E_MAIL_DIR!);
+  const bin = resolve(process.env.KONTOR_BIN ?? '../target/debug/kontor');
+  execFileSync(bin, ['admin', 'grant', name], { env: { ...process.env, KONTOR_DATA_DIR: dataDir, RUST_LOG: 'warn' }, stdio: 'pipe' });
+}
+
+/** A game of `kind` created by the first player (`options` added), joined by the others through the API. */
+export async function startedGame(request: APIRequestContext, names: string[], kind: string, options: Record<string, unknown> = {}): Promise<string> {
+  const tokens = await Promise.all(names.map((n) => accessToken(request, n)));
+  const created = await request.post('/api/v1/games', {
+    headers: { authorization: `Bearer ${tokens[0]}` },
+    data: { kind, seats: names.length, options },
+  });
+  expect(created.status()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  for (const token of tokens.slice(1)) {
+    expect((await request.post(`/api/v1/games/${id}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
+  }
+  return id;
 }

@@ -15,10 +15,13 @@ export type Problem = Schemas['Problem'];
 export class ApiError extends Error {
   readonly status: number;
   readonly problem: Problem;
-  constructor(status: number, problem: Problem) {
+  /** Seconds to wait, from a `Retry-After` header (429), else null. */
+  readonly retryAfter: number | null;
+  constructor(status: number, problem: Problem, retryAfter: number | null = null) {
     super(problem.detail);
     this.status = status;
     this.problem = problem;
+    this.retryAfter = retryAfter;
   }
   get code(): string {
     return this.problem.code;
@@ -99,7 +102,8 @@ export async function ok<T>(
 ): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
-  throw new ApiError(response.status, asProblem(error, response));
+  const wait = Number(response.headers.get('retry-after') ?? '');
+  throw new ApiError(response.status, asProblem(error, response), response.headers.has('retry-after') && Number.isFinite(wait) ? wait : null);
 }
 
 function asProblem(error: unknown, response: Response): Problem {

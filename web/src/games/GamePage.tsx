@@ -18,6 +18,8 @@ import { Replay } from '../components/Replay';
 import { ExportButton, Finished } from '../components/Finished';
 import { SignIn } from '../screens/SignIn';
 import { playerName } from '../components/names';
+import { ChatAnnouncement, ChatPane, useTotalUnread } from '../chat/Chat';
+import { useChat } from '../chat/useChat';
 
 const msgs = defineMessages({
   loading: { en: 'Loading…', ja: '読み込み中…' },
@@ -48,6 +50,10 @@ const msgs = defineMessages({
   returnToSeat: { en: 'Return to my seat', ja: '自分の席に戻る' },
   cancelled: { en: 'This game was cancelled before it started.', ja: 'このゲームは開始前に中止されました。' },
   past: { en: 'A past position: no moves can be made here.', ja: '過去の局面です。ここでは操作できません。' },
+  phoneViews: { en: 'Board or chat', ja: '盤面またはチャット' },
+  boardTab: { en: 'Board', ja: '盤面' },
+  chatTab: { en: 'Chat', ja: 'チャット' },
+  unread: { en: (n: number) => `${n} unread`, ja: (n: number) => `未読${n}件` },
 });
 
 /**
@@ -65,6 +71,20 @@ function focusAfterMove() {
   });
 }
 
+const NARROW = '(max-width: 48rem)';
+
+/** True on a narrow screen (a phone), where the board and the chat take turns. */
+function useNarrow(): boolean {
+  const [narrow, setNarrow] = useState(() => window.matchMedia(NARROW).matches);
+  useEffect(() => {
+    const query = window.matchMedia(NARROW);
+    const on = () => setNarrow(query.matches);
+    query.addEventListener('change', on);
+    return () => query.removeEventListener('change', on);
+  }, []);
+  return narrow;
+}
+
 export function newKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -74,7 +94,7 @@ export function newKey(): string {
 type Message = { kind: 'error'; error: unknown } | { kind: 'notice' } | null;
 
 /** The live game: loaded once, then kept current by its stream. */
-function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => void) {
+function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => void, onOther: (event: string, data: string) => void) {
   const [detail, setDetailState] = useState<GameDetail | null>(null);
   // An answer that crossed a newer one on the way (a load and the stream's snapshot) never
   // takes the page back to an older version.
@@ -125,12 +145,12 @@ function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => voi
         else if (message.event === 'event') {
           onEvent(JSON.parse(message.data) as EventOut);
           void load();
-        }
+        } else onOther(message.event, message.data);
       },
       onConnected: setConnected,
       onFailed: () => setConnected(false),
     });
-  }, [id, enabled, load, onEvent]);
+  }, [id, enabled, load, onEvent, onOther]);
   return { detail, failure, connected, load };
 }
 
@@ -167,7 +187,18 @@ export function GamePage({ id }: { id: string }) {
   const signedIn = user !== undefined && user !== null;
   const log = useEventLog(id, signedIn);
   const onEvent = useCallback((e: EventOut) => log.add([e]), [log.add]);
-  const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent);
+  // The chat's events (`chat`, `chat_hidden`) come on the game's stream too.
+  const chatReceive = useRef<(event: string, data: string) => boolean>(() => false);
+  const onOther = useCallback((event: string, data: string) => void chatReceive.current(event, data), []);
+  const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent, onOther);
+  // Which channels one may read changes with the phase and the seats: the overview is read again.
+  const chatKey = detail ? `${detail.status}:${detail.seats.map((s) => s.user_id).join(',')}:${detail.your_seat ?? ''}` : '';
+  const chat = useChat(id, signedIn && detail !== null && !detail.sandbox, chatKey, user?.id);
+  chatReceive.current = chat.receive;
+  const chatUnread = useTotalUnread(chat);
+  // On a phone the chat is a tab beside the board; wider, both are shown.
+  const [phoneView, setPhoneView] = useState<'board' | 'chat'>('board');
+  const narrow = useNarrow();
   const past = usePastGame(id, at, signedIn);
   // Seats taken before the start come as new snapshots on the stream; while it is not
   // connected, an open game is looked at again every few seconds.
@@ -260,9 +291,10 @@ export function GamePage({ id }: { id: string }) {
           .join(' ');
   const seek = (n: number | null) => route(n === null ? `/games/${id}` : `/games/${id}?at=${n}`, true);
   const started = detail.status === 'active' || detail.status === 'finished';
+  const hasChat = chat.overview !== null && chat.overview.chat !== 'none' && chat.overview.channels.length > 0;
 
   return (
-    <article class="game" data-status={detail.status}>
+    <article class="game" data-status={detail.status} data-phone-view={hasChat && narrow ? phoneView : undefined}>
       <header class="game-head">
         <h1>
           {module?.name[lang] ?? detail.kind} {detail.visibility === 'private' && <span class="tag">{m.privateGame}</span>}
@@ -281,6 +313,7 @@ export function GamePage({ id }: { id: string }) {
       <p class="visually-hidden" role="status" data-testid="move-result">
         {moveResult}
       </p>
+      {hasChat && <ChatAnnouncement chat={chat} mySeat={mySeat} seatName={seatName} />}
       {detail.status === 'open' && <OpenTable detail={detail} user={user ?? null} busy={busy} run={run} />}
       {detail.status === 'cancelled' && <p>{m.cancelled}</p>}
       {started && <TurnBar detail={detail} seatName={seatName} />}
@@ -300,6 +333,24 @@ export function GamePage({ id }: { id: string }) {
       {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
       {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {isPast && <p class="notice">{m.past}</p>}
+      {hasChat && narrow && (
+        <div role="group" aria-label={m.phoneViews} class="phone-views">
+          <button type="button" class="secondary" aria-pressed={phoneView === 'board'} onClick={() => setPhoneView('board')}>
+            {m.boardTab}
+          </button>
+          <button type="button" class="secondary" aria-pressed={phoneView === 'chat'} onClick={() => setPhoneView('chat')}
+            data-testid="phone-chat"
+            aria-label={chatUnread > 0 && phoneView !== 'chat' ? `${m.chatTab}, ${m.unread(chatUnread)}` : undefined}
+          >
+            {m.chatTab}
+            {chatUnread > 0 && phoneView !== 'chat' && (
+              <span class="badge" aria-hidden="true">
+                {chatUnread}
+              </span>
+            )}
+          </button>
+        </div>
+      )}
       {module && shown.view && (
         <div class="board" data-testid="board-frame" data-at-version={shown.at_version}>
           <module.Board
@@ -318,6 +369,17 @@ export function GamePage({ id }: { id: string }) {
             events={isPast ? log.events.filter((e) => e.seq <= shown.at_version) : log.events}
           />
         </div>
+      )}
+      {user && (
+        <ChatPane
+          chat={chat}
+          detail={detail}
+          user={user}
+          events={log.events}
+          module={module}
+          seatName={seatName}
+          visible={!narrow || phoneView === 'chat'}
+        />
       )}
       {started && <GameLog events={log.events} module={module} seatName={seatName} />}
       {detail.status === 'active' && <ExportButton id={id} />}

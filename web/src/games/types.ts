@@ -54,6 +54,11 @@ export interface GameModule<View = unknown, Legal = unknown, Command = unknown, 
   OptionsEditor: ComponentType<OptionsEditorProps<Options>>;
   /** One readable line for an event (as the viewer may see it). */
   describe: (event: Event, lang: Lang, seatName: (seat: number) => string) => string;
+  /**
+   * The events that belong in the table's chat as lines of their own (The Flying Dutchman's
+   * formal negotiation offers), in words; null for the others. Absent: none do.
+   */
+  chatLine?: (event: Event, lang: Lang, seatName: (seat: number) => string) => string | null;
   /** The final result in words, from the outcome (for finished games). */
   Outcome?: ComponentType<{ detail: GameDetail; seatName: (seat: number) => string }>;
   /**

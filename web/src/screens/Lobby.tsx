@@ -38,6 +38,11 @@ const msgs = defineMessages({
   private: { en: 'private', ja: '非公開' },
   playersWatch: { en: 'only players watch', ja: '観戦は参加者のみ' },
   count: { en: (n: number) => `(${n})`, ja: (n: number) => `（${n}）` },
+  chatUnread: { en: (n: number) => `${n} unread in the chat`, ja: (n: number) => `チャット未読${n}件` },
+  chat: {
+    en: (c: string) => ({ full: 'chat with private channels', table: 'table chat', none: 'no chat' })[c] ?? c,
+    ja: (c: string) => ({ full: 'チャット（非公開あり）', table: 'テーブルチャット', none: 'チャットなし' })[c] ?? c,
+  },
 });
 
 function GameRow({ game }: { game: Summary }) {
@@ -49,6 +54,7 @@ function GameRow({ game }: { game: Summary }) {
     return s ? playerName(s) : `#${seat + 1}`;
   };
   const deadline = moveDeadline(game);
+  const chatSetting = game.options?.chat;
   const winners = (game.outcome as Schemas['Outcome'] | null | undefined)?.winners ?? [];
   let turn: string | null = null;
   if (game.status === 'active') turn = game.your_turn ? m.yourMove : m.toMove(game.pending.map(name).join(', '));
@@ -58,6 +64,12 @@ function GameRow({ game }: { game: Summary }) {
       <a href={`/games/${game.id}`}>{module?.name[lang] ?? game.kind}</a>
       {game.visibility === 'private' && <span class="tag">{m.private}</span>}
       {(game.options as { spectators?: Schemas['Spectators'] }).spectators === 'players' && <span class="tag">{m.playersWatch}</span>}
+      {chatSetting && <span class="tag" data-testid="chat-setting">{m.chat(chatSetting)}</span>}
+      {(game.chat_unread ?? 0) > 0 && (
+        <a class="tag unread" href={`/games/${game.id}`} data-testid="chat-unread">
+          {m.chatUnread(game.chat_unread ?? 0)}
+        </a>
+      )}
       <span class="muted">
         {' '}
         · {m.status(game.status)} · {m.seats(game.seats.length, game.seat_count)}
@@ -161,8 +173,15 @@ export function Lobby() {
         else bump();
       },
     });
+    // The chat's unread counts change on the account's own stream.
+    const stopMine = follow('/api/v1/me/stream', {
+      onMessage: (message) => {
+        if (message.event === 'chat_unread') bump();
+      },
+    });
     return () => {
       stop();
+      stopMine();
       clearTimeout(pending);
       document.removeEventListener('visibilitychange', onVisible);
       document.removeEventListener('click', onClick);

@@ -31,6 +31,17 @@ const msgs = defineMessages({
     en: 'Players who blocked one of the players, or whom one of them blocked, can never watch.',
     ja: 'プレイヤーの誰かをブロックした人、または誰かにブロックされた人は、どちらの設定でも観戦できません。',
   },
+  chat: { en: 'Chat', ja: 'チャット' },
+  chatFull: {
+    en: 'At the table, in private between two players, and among spectators',
+    ja: 'テーブル、プレイヤー2人の非公開チャンネル、観戦者同士',
+  },
+  chatTable: { en: 'At the table and among spectators (no private channels)', ja: 'テーブルと観戦者同士（非公開チャンネルなし）' },
+  chatNone: { en: 'No chat', ja: 'チャットなし' },
+  chatHint: {
+    en: 'The default suits the game: private talk is part of negotiating in The Flying Dutchman.',
+    ja: '既定値はゲームに合わせています。さまよえるオランダ人では非公開の相談も交渉の一部です。',
+  },
   options: { en: 'Options', ja: 'オプション' },
   time: { en: 'Time control', ja: '持ち時間' },
   timed: { en: 'Limit the time for each move', ja: '1手ごとの時間を制限する' },
@@ -74,6 +85,8 @@ export function NewGame() {
   const [visibility, setVisibility] = useState<'public' | 'private'>('public');
   const [options, setOptions] = useState<Record<string, unknown>>({});
   const [spectators, setSpectators] = useState<Schemas['Spectators']>('anyone');
+  // Each game's default until the creator chooses (private channels for the negotiating game).
+  const [chosenChat, setChat] = useState<Schemas['Chat'] | null>(null);
   const [timed, setTimed] = useState(false);
   // The fields this form offers, never null (the request type allows null for "default").
   type Fields = 'days_per_move' | 'bank_days' | 'weekends_paused' | 'abandon_after' | 'on_abandon';
@@ -91,6 +104,7 @@ export function NewGame() {
     void ok(api.GET('/api/v1/kinds')).then((list) => setKinds(list.items)).catch(() => {});
   }, []);
   const module = gameModule(kind)!;
+  const chat: Schemas['Chat'] = chosenChat ?? (kind === 'flying-dutchman' ? 'full' : 'table');
   const info = kinds.find((k) => k.kind === kind);
   const minSeats = info?.min_seats ?? module.minSeats;
   const maxSeats = info?.max_seats ?? module.maxSeats;
@@ -101,7 +115,7 @@ export function NewGame() {
     try {
       const game = await ok(
         api.POST('/api/v1/games', {
-          body: { kind, seats, visibility, options: { ...options, spectators } as never, time_control: timed ? tc : null },
+          body: { kind, seats, visibility, options: { ...options, spectators, chat } as never, time_control: timed ? tc : null },
         }),
       );
       route(`/games/${game.id}`);
@@ -128,6 +142,7 @@ export function NewGame() {
             onChange={(e) => {
               setKind(e.currentTarget.value as Schemas['CreateGameRequest']['kind']);
               setOptions({});
+              setChat(null);
             }}
           >
             {GAMES.filter((g) => kinds.length === 0 || kinds.some((k) => k.kind === g.kind)).map((g) => (
@@ -173,6 +188,18 @@ export function NewGame() {
           </label>
           <small id="spectators-hint" class="hint">
             {m.spectatorsHint}
+          </small>
+        </fieldset>
+        <fieldset aria-describedby="chat-hint">
+          <legend>{m.chat}</legend>
+          {(['full', 'table', 'none'] as const).map((c) => (
+            <label key={c}>
+              <input type="radio" name="chat" value={c} checked={chat === c} onChange={() => setChat(c)} />{' '}
+              {c === 'full' ? m.chatFull : c === 'table' ? m.chatTable : m.chatNone}
+            </label>
+          ))}
+          <small id="chat-hint" class="hint">
+            {m.chatHint}
           </small>
         </fieldset>
         <fieldset>

@@ -224,3 +224,37 @@ export function describeEvent(event: FdEvent, lang: Lang, name: Names, board: Bo
       return (event as { type: string }).type;
   }
 }
+
+/**
+ * The negotiation's formal steps as lines of the table's chat ("Anna offers Bob 3 ducats to
+ * go to the island"), so the talk and the deal read as one conversation; null for every
+ * other event.
+ */
+export function negotiationLine(event: FdEvent, lang: Lang, name: Names, board: BoardData = BOARD_FALLBACK): string | null {
+  const ja = lang === 'ja';
+  const space = (id: string) => (board.spaces.length ? spaceName(board, id, lang) : id);
+  switch (event.type) {
+    case 'negotiation_started':
+    case 'offer_accepted':
+    case 'offer_rejected':
+    case 'offer_withdrawn':
+    case 'agreement_reached':
+    case 'no_agreement':
+      return describeEvent(event, lang, name, board);
+    case 'offer_made': {
+      const o = event.offer;
+      if (o.payments.length === 0)
+        return ja
+          ? `${name(o.by)}は支払いなしで${space(o.to)}へ行くことを提案した（提案${o.id}）。`
+          : `${name(o.by)} offers to go to ${space(o.to)} with no payments (offer ${o.id}).`;
+      const pays = o.payments
+        .map((p) => (ja ? `${name(p.seat)}に${p.amount}ドゥカート` : `${name(p.seat)} ${count(p.amount, 'ducat')}`))
+        .join(ja ? '、' : ' and ');
+      return ja
+        ? `${name(o.by)}は${space(o.to)}へ行くなら${pays}を払うと提案した（提案${o.id}）。`
+        : `${name(o.by)} offers ${pays} to go to ${space(o.to)} (offer ${o.id}).`;
+    }
+    default:
+      return null;
+  }
+}

@@ -2,7 +2,7 @@
 // in words for each event and the final result.
 import type { GameModule } from '../types';
 import { Board } from './Board';
-import { describeEvent } from './describe';
+import { describeEvent, negotiationLine } from './describe';
 import { ruleErrors } from './errors';
 import { knownBoard } from './names';
 import { OptionsEditor } from './OptionsEditor';
@@ -17,6 +17,7 @@ export const flyingDutchman: GameModule<View, Legal, Command, Options, FdEvent> 
   Board,
   OptionsEditor,
   describe: (event, lang, seatName) => describeEvent(event, lang, seatName, knownBoard()),
+  chatLine: (event, lang, seatName) => negotiationLine(event, lang, seatName, knownBoard()),
   Outcome: FdOutcome,
   errorMessages: ruleErrors,
 };

@@ -1,0 +1,157 @@
+// The chat of one game, as the caller may read it: the overview (`GET /games/{id}/chat`:
+// which channels, whether each may be written, the read markers), every readable channel's
+// messages, and what the game's stream brings (`chat`, `chat_hidden` events). Read markers
+// only move forward, here as on the server.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, ok, type Schemas } from '../api/client';
+
+export type ChatMessage = Schemas['ChatMessage'];
+export type ChatOverview = Schemas['ChatOverview'];
+export type ChatChannel = ChatOverview['channels'][number];
+
+/** A message that came in live (not loaded), for the one polite announcement. */
+export interface Arrival {
+  message: ChatMessage;
+  /** Counts up, so two equal texts in a row are still announced. */
+  n: number;
+}
+
+function merge(old: Record<string, ChatMessage[]>, more: ChatMessage[]): Record<string, ChatMessage[]> {
+  const next = { ...old };
+  const touched = new Set<string>();
+  for (const message of more) {
+    const list = touched.has(message.channel) ? next[message.channel]! : [...(next[message.channel] ?? [])];
+    touched.add(message.channel);
+    const at = list.findIndex((m) => m.id === message.id);
+    if (at >= 0) list[at] = message;
+    else list.push(message);
+    next[message.channel] = list;
+  }
+  for (const channel of touched) next[channel]!.sort((a, b) => a.id - b.id);
+  return next;
+}
+
+export function useChat(gameId: string, enabled: boolean, reloadKey: string, myUserId: string | undefined) {
+  const [overview, setOverview] = useState<ChatOverview | null>(null);
+  const [messages, setMessages] = useState<Record<string, ChatMessage[]>>({});
+  const [readUpTo, setReadUpTo] = useState<Record<string, number>>({});
+  const [arrival, setArrival] = useState<Arrival | null>(null);
+  const loaded = useRef(new Set<string>());
+  const known = useRef(new Set<string>());
+  // The markers sent, so each is sent once.
+  const sent = useRef<Record<string, number>>({});
+  const me = useRef(myUserId);
+  me.current = myUserId;
+
+  const add = useCallback((more: ChatMessage[]) => {
+    if (more.length > 0) setMessages((old) => merge(old, more));
+  }, []);
+
+  const loadChannel = useCallback(
+    async (channel: string) => {
+      let after = 0;
+      for (;;) {
+        const page = await ok(
+          api.GET('/api/v1/games/{game_id}/chat/{channel}/messages', {
+            params: { path: { game_id: gameId, channel }, query: { after, limit: 200 } },
+          }),
+        );
+        add(page.items);
+        if (page.next_after === null || page.next_after === undefined) return;
+        after = page.next_after;
+      }
+    },
+    [gameId, add],
+  );
+
+  const loadOverview = useCallback(async () => {
+    try {
+      const next = await ok(api.GET('/api/v1/games/{game_id}/chat', { params: { path: { game_id: gameId } } }));
+      setOverview(next);
+      known.current = new Set(next.channels.map((c) => c.channel));
+      setReadUpTo((old) => {
+        const out = { ...old };
+        for (const c of next.channels) out[c.channel] = Math.max(out[c.channel] ?? 0, c.read_up_to ?? 0);
+        return out;
+      });
+      for (const c of next.channels) {
+        if (loaded.current.has(c.channel)) continue;
+        loaded.current.add(c.channel);
+        void loadChannel(c.channel).catch(() => loaded.current.delete(c.channel));
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) setOverview(null);
+    }
+  }, [gameId, loadChannel]);
+
+  useEffect(() => {
+    setOverview(null);
+    setMessages({});
+    setReadUpTo({});
+    loaded.current = new Set();
+    known.current = new Set();
+    sent.current = {};
+  }, [gameId]);
+
+  useEffect(() => {
+    if (enabled) void loadOverview();
+  }, [enabled, loadOverview, reloadKey]);
+
+  /** An event of the game's stream; true if it was the chat's. */
+  const receive = useCallback(
+    (event: string, data: string): boolean => {
+      if (event === 'chat') {
+        const message = JSON.parse(data) as ChatMessage;
+        add([message]);
+        if (message.author.user_id !== me.current) setArrival((old) => ({ message, n: (old?.n ?? 0) + 1 }));
+        // A channel not listed yet (a private channel's first message): its list, and its
+        // unread count, come with the overview.
+        if (!known.current.has(message.channel)) void loadOverview();
+        return true;
+      }
+      if (event === 'chat_hidden') {
+        const { id } = JSON.parse(data) as { id: number };
+        setMessages((old) => {
+          const next: Record<string, ChatMessage[]> = {};
+          for (const [channel, list] of Object.entries(old)) {
+            next[channel] = list.map((m) => (m.id === id ? { ...m, hidden: true, text: null } : m));
+          }
+          return next;
+        });
+        return true;
+      }
+      return false;
+    },
+    [add, loadOverview],
+  );
+
+  /** Marks the channel read up to `upTo` (ignored unless it moves the marker forward). */
+  const markRead = useCallback(
+    (channel: string, upTo: number) => {
+      if ((sent.current[channel] ?? 0) >= upTo) return;
+      sent.current[channel] = upTo;
+      setReadUpTo((old) => ((old[channel] ?? 0) >= upTo ? old : { ...old, [channel]: upTo }));
+      void ok(
+        api.PUT('/api/v1/games/{game_id}/chat/{channel}/read', {
+          params: { path: { game_id: gameId, channel } },
+          body: { up_to: upTo },
+        }),
+      ).catch(() => {
+        sent.current[channel] = 0;
+      });
+    },
+    [gameId],
+  );
+
+  /** The caller's unread messages of a channel (their own never count). */
+  const unread = (channel: string): number => {
+    const list = messages[channel];
+    const marker = readUpTo[channel] ?? 0;
+    if (!list) return overview?.channels.find((c) => c.channel === channel)?.unread ?? 0;
+    return list.filter((m) => m.id > marker && m.author.user_id !== myUserId).length;
+  };
+
+  return { overview, setOverview, messages, readUpTo, arrival, add, receive, markRead, unread, reload: loadOverview };
+}
+
+export type ChatState = ReturnType<typeof useChat>;
