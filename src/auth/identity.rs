@@ -92,6 +92,21 @@ fn invisible(c: char) -> Option<&'static str> {
     }
 }
 
+/// Whether `c` may be part of a username: a letter (of any script), a digit, a combining
+/// mark, `_` or `-` (also where a chat message's `@username` ends).
+pub fn username_char(c: char) -> bool {
+    c == '_'
+        || c == '-'
+        || c.is_alphabetic()
+        || matches!(
+            c.general_category(),
+            GeneralCategory::DecimalNumber
+                | GeneralCategory::NonspacingMark
+                | GeneralCategory::SpacingMark
+                | GeneralCategory::EnclosingMark
+        )
+}
+
 /// Checks a username and returns its display form.
 ///
 /// 3 to 32 characters: letters (of any script, with their combining marks), digits, `_` and
@@ -112,19 +127,7 @@ pub fn username(raw: &str) -> Result<String, Refusal> {
             )));
         }
     }
-    let allowed = |c: char| {
-        c == '_'
-            || c == '-'
-            || c.is_alphabetic()
-            || matches!(
-                c.general_category(),
-                GeneralCategory::DecimalNumber
-                    | GeneralCategory::NonspacingMark
-                    | GeneralCategory::SpacingMark
-                    | GeneralCategory::EnclosingMark
-            )
-    };
-    if let Some(c) = name.chars().find(|&c| !allowed(c)) {
+    if let Some(c) = name.chars().find(|&c| !username_char(c)) {
         return Err(Refusal(format!(
             "a username has letters, digits, '_' and '-' only, not {c:?} ({})",
             describe(c)

@@ -11,7 +11,10 @@
 
 use super::Error;
 use super::watch::{self, Chat};
+use crate::auth::identity;
 use crate::live::Note;
+use crate::notify::mention::{self, MentionNotice};
+use crate::notify::render::player_name;
 use crate::store::chat::{self as store, MessageRow};
 use crate::store::games::{self, GameHead, Status};
 use crate::store::{audience, users};
@@ -410,6 +413,8 @@ pub struct Game {
     pub blocked_seats: Vec<i16>,
     /// The seated players: (seat, user).
     pub seats: Vec<(i16, Uuid)>,
+    /// The seated players' usernames: (user, username).
+    pub usernames: Vec<(Uuid, String)>,
     pub caller: Uuid,
     pub admin: bool,
 }
@@ -457,6 +462,73 @@ impl Game {
             .map(|(_, user)| *user)
             .collect()
     }
+
+    /// The players `author`'s message `text` in `channel` mentions who get a mail of it:
+    /// seated players named by an `@username` (see [`mentioned`]) who may read the channel,
+    /// not the author, and not seated at `blocked` (the seats blocked with the author, either
+    /// way).
+    pub fn mention_recipients(
+        &self,
+        channel: Channel,
+        author: Uuid,
+        blocked: &[i16],
+        text: &str,
+    ) -> Vec<Uuid> {
+        let keys = mentioned(text);
+        if keys.is_empty() {
+            return Vec::new();
+        }
+        let readers = self.seated_readers(channel);
+        let mut recipients: Vec<Uuid> = self
+            .seats
+            .iter()
+            .filter(|(seat, user)| {
+                *user != author && !blocked.contains(seat) && readers.contains(user)
+            })
+            .map(|(_, user)| *user)
+            .filter(|user| {
+                self.usernames
+                    .iter()
+                    .any(|(u, name)| u == user && keys.contains(&identity::key(name)))
+            })
+            .collect();
+        recipients.dedup();
+        recipients
+    }
+}
+
+/// The usernames a message mentions, as comparison keys ([`identity::key`], as logins and
+/// name look-ups compare them, so `@Anna` names `anna`): each `@` not inside a word (the
+/// character before it is not one a username may hold, so `a@anna` mentions nobody) followed
+/// by the longest run of characters a username may hold (so `@anna,` and `(@anna)` name
+/// `anna`, while `@annabelle` does not).
+pub fn mentioned(text: &str) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut previous: Option<char> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if c == '@' && !previous.is_some_and(identity::username_char) {
+            let start = at + c.len_utf8();
+            let mut end = start;
+            while let Some(&(i, n)) = chars.peek() {
+                if !identity::username_char(n) {
+                    break;
+                }
+                end = i + n.len_utf8();
+                previous = Some(n);
+                chars.next();
+            }
+            if end > start {
+                let key = identity::key(&text[start..end]);
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+                continue;
+            }
+        }
+        previous = Some(c);
+    }
+    keys
 }
 
 /// The game `game_id` as `caller` stands towards its chat; `game_not_found` when they may
@@ -497,6 +569,10 @@ pub async fn game(conn: &mut PgConnection, game_id: Uuid, caller: Uuid) -> Resul
         },
         blocked_seats,
         seats: seat_rows.iter().map(|s| (s.seat, s.user_id)).collect(),
+        usernames: seat_rows
+            .iter()
+            .map(|s| (s.user_id, s.username.clone()))
+            .collect(),
         caller,
         admin,
         head,
@@ -743,10 +819,32 @@ pub async fn send(
         .into_iter()
         .filter(|&u| u != caller)
         .collect();
-    super::lobby::live_note(&mut tx, &Note::chat(game_id, id, readers)).await?;
     let row = store::message(&mut *tx, id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("message {id} vanished"))?;
+    // Mentions are mailed from here only, once per new message (a replay returned above).
+    if !mentioned(&text).is_empty() {
+        let blocked = store::blocked_seats(&mut *tx, game_id, caller).await?;
+        let recipients = game.mention_recipients(channel, caller, &blocked, &text);
+        if !recipients.is_empty() {
+            mention::queue(
+                &mut tx,
+                &MentionNotice {
+                    game_id,
+                    game_kind: game.head.kind.clone(),
+                    message_id: id,
+                    channel: name.clone(),
+                    author_name: player_name(&row.username, row.display_name.as_deref()),
+                    author_id: caller,
+                    text: text.clone(),
+                    at: row.created_at,
+                    recipients,
+                },
+            )
+            .await?;
+        }
+    }
+    super::lobby::live_note(&mut tx, &Note::chat(game_id, id, readers)).await?;
     tx.commit().await?;
     Ok(Sent::Created(ChatMessage::of(row, game.admin)))
 }
@@ -1222,6 +1320,25 @@ mod tests {
                 Channel::Spectators
             ]
         );
+    }
+
+    #[test]
+    fn mentions_are_at_usernames_outside_words_compared_by_key() {
+        assert_eq!(mentioned("@anna, look"), ["anna"]);
+        assert_eq!(mentioned("(@Anna) and @BERT."), ["anna", "bert"]);
+        // Inside a longer word, or an address: no mention.
+        assert!(mentioned("a@anna mail@example.org").is_empty());
+        assert!(mentioned("@ alone, @, @@").is_empty());
+        // The whole name: `@annabelle` is not `anna`; `_` and `-` belong to names.
+        assert_eq!(
+            mentioned("@annabelle @an_na @an-na"),
+            ["annabelle", "an_na", "an-na"]
+        );
+        // Folded as usernames are (full case folding): `STRASSE` and `straße` are one name.
+        assert_eq!(mentioned("@STRASSE @straße"), [identity::key("straße")]);
+        assert_eq!(mentioned("@@yuki\n@ユキ"), ["yuki", "ユキ"]);
+        // Once each.
+        assert_eq!(mentioned("@anna @ANNA @anna"), ["anna"]);
     }
 
     #[test]

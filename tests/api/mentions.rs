@@ -384,3 +384,177 @@ async fn a_hidden_message_a_block_since_or_an_unreadable_channel_skips_the_mail(
             .all(|r| !r.data.contains("secret plan"))
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Through the chat's send path: the chat service picks the recipients itself.
+
+/// Sends `text` to `channel` as `user` with the `Idempotency-Key` `key`.
+async fn say(
+    app: &TestApp,
+    user: &User,
+    game: Uuid,
+    channel: &str,
+    key: &str,
+    text: &str,
+) -> Reply {
+    app.post(&format!("/games/{game}/chat/{channel}/messages"))
+        .as_user(user)
+        .key(key)
+        .json(&json!({"text": text}))
+        .send()
+        .await
+}
+
+trait Created {
+    fn assert_created(&self);
+}
+
+impl Created for Reply {
+    fn assert_created(&self) {
+        assert_eq!(self.status, 201, "{}", self.text);
+    }
+}
+
+/// A mailed app whose chat lets the tests talk without waiting.
+async fn chatty() -> MailedApp {
+    spawn_mailed_app(&[("KONTOR_CHAT_BURST", "100")]).await
+}
+
+#[tokio::test]
+async fn a_sent_message_mails_the_seats_it_mentions_who_may_read_its_channel() {
+    let f = chatty().await;
+    let app = &f.app;
+    let (game, anna, bert, carla) = game(&f).await;
+    let spec = app.register("spec").await;
+    app.put("/me/profile")
+        .as_user(&bert)
+        .json(&json!({"language": "ja", "time_zone": "Asia/Tokyo"}))
+        .send()
+        .await
+        .assert_ok();
+
+    // At the table: bert and carla, named in any case and followed by punctuation. Not the
+    // author naming herself, not `a@anna` inside a word, not the spectator `spec`.
+    let table = "@Bert, look! @CARLA: a@anna @anna @spec";
+    let sent = say(app, &anna, game, "table", "k1", table).await;
+    assert_eq!(sent.status, 201, "{}", sent.body);
+    // A retry replays the message and queues nothing more.
+    let retry = say(app, &anna, game, "table", "k1", table).await;
+    assert_eq!(retry.status, 200, "{}", retry.body);
+    let queued: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM mail_outbox WHERE game_id = $1 AND kind = 'chat_mention'",
+    )
+    .bind(game)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(queued, 2);
+
+    // In the private channel of anna and bert: bert only, though carla is named too.
+    let (a, b) = (
+        seat_of(app, game, &anna).await,
+        seat_of(app, game, &bert).await,
+    );
+    let private = format!("private:{}-{}", a.min(b), a.max(b));
+    say(
+        app,
+        &anna,
+        game,
+        &private,
+        "k2",
+        "@bert @carla secret deal?",
+    )
+    .await
+    .assert_created();
+    // The spectators' channel is not the seats' while the game runs: nobody.
+    say(
+        app,
+        &spec,
+        game,
+        "spectators",
+        "k3",
+        "@anna @bert @spec hello",
+    )
+    .await
+    .assert_created();
+
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!((report.sent, report.skipped), (3, 0), "{report:?}");
+    let received = f.sink.received();
+    assert!(to(&received, &anna).is_empty());
+    assert!(to(&received, &spec).is_empty());
+    assert!(mentions_of(app, &anna).await.is_empty());
+    assert!(mentions_of(app, &spec).await.is_empty());
+
+    let carlas = to(&received, &carla);
+    assert_eq!(carlas.len(), 1);
+    let mail = carlas[0].mail();
+    assert_eq!(
+        mail.header("Subject"),
+        Some("anna mentioned you at the table in Flying Dutchman")
+    );
+    assert!(
+        mail.text().contains(&format!("> {table}")),
+        "{}",
+        mail.text()
+    );
+    // The private text reaches nobody but bert.
+    for other in [&anna, &carla, &spec] {
+        assert!(
+            to(&received, other)
+                .iter()
+                .all(|r| !r.data.contains("secret deal"))
+        );
+    }
+
+    let berts = to(&received, &bert);
+    assert_eq!(berts.len(), 2);
+    let ja = berts[0].mail();
+    let text = ja.text();
+    assert!(text.starts_with("bertさん"), "{text}");
+    assert!(
+        text.contains("テーブルのチャットであなたをメンションしました"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("> {table}")), "{text}");
+    assert!(
+        berts[1]
+            .mail()
+            .text()
+            .contains("> @bert @carla secret deal?")
+    );
+}
+
+#[tokio::test]
+async fn a_player_blocked_either_way_with_the_author_is_not_mailed() {
+    let f = chatty().await;
+    let app = &f.app;
+    let (game, anna, bert, carla) = game(&f).await;
+    // carla blocked anna; anna blocked bert.
+    app.put("/me/blocks/anna")
+        .as_user(&carla)
+        .send()
+        .await
+        .assert_ok();
+    say(app, &anna, game, "table", "k1", "@bert @carla hello")
+        .await
+        .assert_created();
+    assert!(mentions_of(app, &carla).await.is_empty());
+    assert_eq!(mentions_of(app, &bert).await, [status("pending", None)]);
+
+    app.put("/me/blocks/bert")
+        .as_user(&anna)
+        .send()
+        .await
+        .assert_ok();
+    say(app, &anna, game, "table", "k2", "@bert @carla again")
+        .await
+        .assert_created();
+    // Nothing new for either.
+    assert!(mentions_of(app, &carla).await.is_empty());
+    assert_eq!(mentions_of(app, &bert).await.len(), 1);
+    // bert's first mail, queued before anna blocked him, is skipped at delivery.
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!((report.sent, report.skipped), (0, 1), "{report:?}");
+    assert!(f.sink.received().is_empty());
+}
