@@ -367,7 +367,7 @@ pub async fn hide_chat_message(
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`admin_required` or `session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`user_not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`invalid_field` (`minutes`, `reason`, `user_id`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_field` (`minutes`, `reason`).", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/admin/chat/mutes")]

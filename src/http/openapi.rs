@@ -756,6 +756,33 @@ fn constrain_fields(spec: &mut Value) {
             "seat",
             json!({"minimum": 0, "maximum": last_seat}),
         ),
+        // The chat's moderation: a reason is one line (`crate::text::line`).
+        (
+            "HideRequest",
+            "reason",
+            json!({"minLength": 1, "maxLength": 500, "pattern": LINE}),
+        ),
+        (
+            "MuteRequest",
+            "reason",
+            json!({"minLength": 1, "maxLength": 500, "pattern": LINE}),
+        ),
+        (
+            "MuteRequest",
+            "minutes",
+            json!({"minimum": 1, "maximum": crate::service::chat::MAX_MUTE_MINUTES}),
+        ),
+        (
+            "MuteRequest",
+            "username",
+            json!({"minLength": 1, "maxLength": 254, "pattern": LINE}),
+        ),
+        ("ReadRequest", "up_to", json!({"minimum": 0})),
+        (
+            "SendRequest",
+            "text",
+            json!({"minLength": 1, "maxLength": crate::service::chat::MAX_CHARS, "pattern": CHAT_TEXT}),
+        ),
     ];
     let parameters = [
         ("/api/v1/games", "get", "kind", json!({"enum": kinds})),
@@ -794,7 +821,31 @@ fn constrain_fields(spec: &mut Value) {
             "/api/v1/games/{game_id}/stream",
             "get",
             "last_event_id",
+            json!({"pattern": RESUME_ID}),
+        ),
+        (
+            "/api/v1/games/{game_id}/chat/{channel}/messages",
+            "get",
+            "after",
             json!({"minimum": 0}),
+        ),
+        (
+            "/api/v1/games/{game_id}/chat/{channel}/messages",
+            "get",
+            "limit",
+            json!({"minimum": 1, "maximum": 200}),
+        ),
+        (
+            "/api/v1/admin/chat/reports",
+            "get",
+            "limit",
+            json!({"minimum": 1, "maximum": 1000}),
+        ),
+        (
+            "/api/v1/games/{game_id}/chat/{channel}/messages",
+            "post",
+            "Idempotency-Key",
+            json!({"minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}),
         ),
         (
             "/api/v1/admin/mail/failed",
@@ -832,7 +883,7 @@ fn constrain_fields(spec: &mut Value) {
             parameter["schema"]["type"] = json!("string");
             let pattern = match parameter["name"].as_str() {
                 Some("If-Match" | "If-None-Match") => ENTITY_TAGS,
-                Some("Last-Event-ID") => "^[0-9]+$",
+                Some("Last-Event-ID") => RESUME_ID,
                 _ => continue,
             };
             parameter["schema"]["pattern"] = json!(pattern);
@@ -863,6 +914,13 @@ fn constrain_fields(spec: &mut Value) {
         }
     }
 }
+
+/// A game stream's resume id: the version `V`, or `V.C` once a chat message was covered.
+const RESUME_ID: &str = "^[0-9]+(\\.[0-9]+)?$";
+
+/// A chat message (`service::chat::normalise`): line breaks but no other control character,
+/// line separator or bidirectional control, and something besides spaces.
+const CHAT_TEXT: &str = "^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069][^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*$";
 
 /// Text in a request may hold tabs and line breaks but no other control character (see
 /// `crate::text`); one-line fields (names) not even those.

@@ -1056,9 +1056,8 @@ impl From<store::MuteRow> for MuteView {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "spammer", "minutes": 1440, "reason": "spam in three games"}))]
 pub struct MuteRequest {
-    /// The account, by id or by `username`.
-    pub user_id: Option<Uuid>,
-    pub username: Option<String>,
+    /// The account's username (any letter case).
+    pub username: String,
     /// 1 to 525600 (a year).
     pub minutes: i64,
     pub reason: String,
@@ -1067,27 +1066,12 @@ pub struct MuteRequest {
 /// The most minutes of one mute (a year).
 pub const MAX_MUTE_MINUTES: i64 = 525_600;
 
-/// The account a moderator names, by id or username.
-async fn named_user(
-    pool: &PgPool,
-    id: Option<Uuid>,
-    name: Option<&str>,
-) -> Result<Uuid, ChatError> {
-    match (id, name) {
-        (Some(id), None) => match users::find_username(pool, id).await? {
-            Some(_) => Ok(id),
-            None => Err(Error::UserNotFound(id.to_string()).into()),
-        },
-        (None, Some(name)) => users::find_by_username(pool, name)
-            .await?
-            .map(|(id, _)| id)
-            .ok_or_else(|| Error::UserNotFound(name.to_string()).into()),
-        _ => Err(Error::invalid_field(
-            "user_id",
-            "name the account by user_id or by username (one of them)",
-        )
-        .into()),
-    }
+/// The account a moderator names by its username.
+async fn named_user(pool: &PgPool, name: &str) -> Result<Uuid, ChatError> {
+    users::find_by_username(pool, name)
+        .await?
+        .map(|(id, _)| id)
+        .ok_or_else(|| Error::UserNotFound(name.to_string()).into())
 }
 
 /// Mutes an account from every chat for `minutes`.
@@ -1108,7 +1092,7 @@ pub async fn mute(
         .into());
     }
     let why = reason(&request.reason)?;
-    let user = named_user(pool, request.user_id, request.username.as_deref()).await?;
+    let user = named_user(pool, &request.username).await?;
     let until = clock.now() + Duration::minutes(request.minutes);
     Ok(store::mute(pool, user, until, &why, by).await?.into())
 }
