@@ -120,6 +120,39 @@ enum AdminCommand {
     },
     /// List the accounts with the admin role.
     List,
+    /// List the chat's reports, the oldest first: the open ones, or all with --all.
+    ChatReports {
+        /// Every report, resolved ones too.
+        #[arg(long)]
+        all: bool,
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+    /// Hide a chat message from everyone but admins (kept for the record), resolving its
+    /// reports.
+    ChatHide {
+        /// The message's id, as `kontor admin chat-reports` shows it.
+        message_id: i64,
+        /// Why (1 to 500 characters, one line); kept with the message.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Mute an account from every chat for a time.
+    ChatMute {
+        /// The account's username (any letter case).
+        user: String,
+        /// 1 to 525600 (a year).
+        #[arg(long, allow_negative_numbers = true)]
+        minutes: i64,
+        /// Why (1 to 500 characters, one line); kept with the mute.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Lift an account's running chat mutes.
+    ChatUnmute {
+        /// The account's username (any letter case).
+        user: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -304,7 +337,7 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
         }
         Command::Admin { command } => {
             let database = open_database(&config).await?;
-            let result = admin_command(&database.pool, command).await;
+            let result = admin_command(&database.pool, &config.clock, command).await;
             database.pool.close().await;
             result
         }
@@ -392,7 +425,12 @@ async fn mail_command(pool: &sqlx::PgPool, command: MailCommand) -> anyhow::Resu
     Ok(())
 }
 
-async fn admin_command(pool: &sqlx::PgPool, command: AdminCommand) -> anyhow::Result<()> {
+async fn admin_command(
+    pool: &sqlx::PgPool,
+    clock: &kontor::time::Clock,
+    command: AdminCommand,
+) -> anyhow::Result<()> {
+    use kontor::service::chat;
     use kontor::store::users;
     match command {
         AdminCommand::Grant { user } => {
@@ -430,8 +468,102 @@ async fn admin_command(pool: &sqlx::PgPool, command: AdminCommand) -> anyhow::Re
                 );
             }
         }
+        AdminCommand::ChatReports { all, limit } => {
+            anyhow::ensure!(
+                (1..=1000).contains(&limit),
+                "--limit is between 1 and 1000, not {limit}"
+            );
+            let reports = chat::reports(pool, !all, limit).await.map_err(chat_error)?;
+            if reports.is_empty() {
+                println!("{}", if all { "no reports" } else { "no open reports" });
+            }
+            for report in reports {
+                let message = &report.message;
+                let state = match (&report.resolution, message.hidden) {
+                    (Some(resolution), _) => resolution.clone(),
+                    (None, true) => "open (message hidden)".to_string(),
+                    (None, false) => "open".to_string(),
+                };
+                println!(
+                    "report {}\tmessage {}\tgame {}\t{}\tby {}\treported by {}\t{}\t{}\tnote: {}\treported {}\ttext: {}",
+                    report.id,
+                    message.id,
+                    message.game_id,
+                    message.channel,
+                    message.author.username,
+                    report.reporter,
+                    report.reason,
+                    state,
+                    one_line(report.note.as_deref().unwrap_or("-")),
+                    report.created_at.format("%Y-%m-%d %H:%M:%S UTC"),
+                    one_line(message.text.as_deref().unwrap_or_default()),
+                );
+            }
+        }
+        AdminCommand::ChatHide { message_id, reason } => {
+            let message =
+                chat::hide(pool, message_id, None, &reason)
+                    .await
+                    .map_err(|e| match e {
+                        chat::ChatError::MessageNotFound => {
+                            anyhow::anyhow!(
+                                "there is no chat message {message_id}; nothing was hidden"
+                            )
+                        }
+                        e => chat_error(e),
+                    })?;
+            println!(
+                "message {} by {} is hidden (reason: {})",
+                message.id,
+                message.author.username,
+                message.hidden_reason.unwrap_or_default()
+            );
+        }
+        AdminCommand::ChatMute {
+            user,
+            minutes,
+            reason,
+        } => {
+            let request = chat::MuteRequest {
+                user_id: None,
+                username: Some(user),
+                minutes,
+                reason,
+            };
+            let mute = chat::mute(pool, clock, None, &request)
+                .await
+                .map_err(chat_error)?;
+            println!(
+                "{} is muted in the chat until {} (reason: {})",
+                mute.username,
+                mute.until.format("%Y-%m-%d %H:%M:%S UTC"),
+                mute.reason
+            );
+        }
+        AdminCommand::ChatUnmute { user } => {
+            let (id, username) = users::find_by_username(pool, &user)
+                .await?
+                .with_context(|| format!("there is no user {user:?}; nothing was lifted"))?;
+            if chat::unmute(pool, clock, id).await.map_err(chat_error)? {
+                println!("{username} may write in the chat again");
+            } else {
+                println!("{username} was not muted");
+            }
+        }
     }
     Ok(())
+}
+
+/// A chat error as the operator reads it: its message (and its cause, when there is one).
+fn chat_error(error: kontor::service::chat::ChatError) -> anyhow::Error {
+    anyhow::Error::new(error)
+}
+
+/// `text` on one line of a listing: line breaks and tabs shown as `\n` and `\t`.
+fn one_line(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('\n', "\\n")
+        .replace('\t', "\\t")
 }
 
 fn report_progress(done: usize, total: usize) {

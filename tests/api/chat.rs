@@ -645,3 +645,176 @@ async fn messages_arrive_live_to_their_readers_only_and_resume_by_id() {
         .unwrap();
     assert_eq!(refused.status(), 400);
 }
+
+#[tokio::test]
+async fn the_operator_lists_reports_hides_mutes_and_unmutes_at_the_command_line() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let cleo = app.register("cleo").await;
+    let game = app
+        .start_game(
+            "flying-dutchman",
+            json!({}),
+            &[anna.clone(), bert.clone(), cleo.clone()],
+        )
+        .await;
+    let (ok, output) = app.kontor(&["admin", "chat-reports"]).await;
+    assert!(ok && output.contains("no open reports"), "{output}");
+
+    let rude = send(&app, &bert, game, "table", "rude\nwords").await;
+    let id = rude.assert_ok()["id"].as_i64().unwrap();
+    let report = app
+        .post(&format!("/chat/messages/{id}/report"))
+        .as_user(&anna)
+        .json(&json!({"reason": "abuse", "note": "please look"}))
+        .send()
+        .await;
+    assert_eq!(report.status, 201, "{}", report.body);
+    let report_id = report.body["id"].as_i64().unwrap();
+
+    // The listing: one line per report with the message's whole text on it.
+    let (ok, output) = app.kontor(&["admin", "chat-reports"]).await;
+    assert!(ok, "{output}");
+    let line = output
+        .lines()
+        .find(|l| l.starts_with(&format!("report {report_id}\t")))
+        .unwrap_or_else(|| panic!("no line for report {report_id}: {output}"));
+    for part in [
+        format!("message {id}"),
+        format!("game {game}"),
+        "table".to_string(),
+        "by bert".to_string(),
+        "reported by anna".to_string(),
+        "abuse".to_string(),
+        "note: please look".to_string(),
+        "text: rude\\nwords".to_string(),
+    ] {
+        assert!(line.contains(&part), "{part:?} missing from {line:?}");
+    }
+
+    // Hide: readers see it removed, without its text; the report is resolved; the operator
+    // is recorded as nobody.
+    let (ok, output) = app
+        .kontor(&["admin", "chat-hide", &id.to_string(), "--reason", "insults"])
+        .await;
+    assert!(ok && output.contains("is hidden"), "{output}");
+    let seen = page(&app, &cleo, game, "table").await;
+    let message = &seen.assert_ok()["items"][0];
+    assert_eq!(message["id"], id);
+    assert_eq!(message["hidden"], true);
+    assert_eq!(message["text"], Value::Null);
+    assert!(!seen.text.contains("rude"));
+    let (hidden_by, reason): (Option<Uuid>, Option<String>) =
+        sqlx::query_as("SELECT hidden_by, reason FROM chat_hidden WHERE message_id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!((hidden_by, reason.as_deref()), (None, Some("insults")));
+    let (ok, output) = app.kontor(&["admin", "chat-reports"]).await;
+    assert!(ok && output.contains("no open reports"), "{output}");
+    let (ok, output) = app.kontor(&["admin", "chat-reports", "--all"]).await;
+    assert!(
+        ok && output.contains(&format!("report {report_id}\t")),
+        "{output}"
+    );
+    assert!(output.contains("\thidden\t"), "{output}");
+
+    // Mute: a send is refused until the operator lifts it.
+    let (ok, output) = app
+        .kontor(&[
+            "admin",
+            "chat-mute",
+            "BERT",
+            "--minutes",
+            "60",
+            "--reason",
+            "insults",
+        ])
+        .await;
+    assert!(ok && output.contains("bert is muted"), "{output}");
+    let muted_by: Option<Uuid> = sqlx::query_scalar(
+        "SELECT muted_by FROM chat_mutes WHERE user_id = $1 AND lifted_at IS NULL",
+    )
+    .bind(bert.id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(muted_by, None);
+    let refused = send(&app, &bert, game, "table", "let me talk").await;
+    assert!(
+        refused.assert_problem(403, "chat_muted")["seconds_left"]
+            .as_i64()
+            .unwrap()
+            > 3500
+    );
+    let (ok, output) = app.kontor(&["admin", "chat-unmute", "bert"]).await;
+    assert!(
+        ok && output.contains("bert may write in the chat again"),
+        "{output}"
+    );
+    send(&app, &bert, game, "table", "sorry").await.assert_ok();
+    let (ok, output) = app.kontor(&["admin", "chat-unmute", "bert"]).await;
+    assert!(ok && output.contains("bert was not muted"), "{output}");
+
+    // Bad input: a message a person understands, a failing status, nothing changed.
+    let before = app.fingerprint().await;
+    for (args, says) in [
+        (
+            vec!["chat-hide", "999999", "--reason", "spam"],
+            "there is no chat message 999999",
+        ),
+        (
+            vec!["chat-hide", &*id.to_string(), "--reason", "  "],
+            "reason has 1 to 500 characters, not 0",
+        ),
+        (
+            vec!["chat-hide", "nine", "--reason", "spam"],
+            "invalid value",
+        ),
+        (
+            vec!["chat-mute", "nobody", "--minutes", "5", "--reason", "spam"],
+            "there is no user \"nobody\"",
+        ),
+        (
+            vec!["chat-mute", "bert", "--minutes", "0", "--reason", "spam"],
+            "minutes is 1 to 525600, not 0",
+        ),
+        (
+            vec!["chat-mute", "bert", "--minutes", "-5", "--reason", "spam"],
+            "minutes is 1 to 525600, not -5",
+        ),
+        (
+            vec![
+                "chat-mute",
+                "bert",
+                "--minutes",
+                "525601",
+                "--reason",
+                "spam",
+            ],
+            "minutes is 1 to 525600",
+        ),
+        (
+            vec!["chat-mute", "bert", "--minutes", "5", "--reason", ""],
+            "reason has 1 to 500 characters, not 0",
+        ),
+        (vec!["chat-mute", "bert", "--minutes", "5"], "--reason"),
+        (vec!["chat-unmute", "nobody"], "there is no user \"nobody\""),
+        (
+            vec!["chat-reports", "--limit", "0"],
+            "--limit is between 1 and 1000",
+        ),
+    ] {
+        let args: Vec<&str> = std::iter::once("admin").chain(args).collect();
+        let (ok, output) = app.kontor(&args).await;
+        assert!(!ok, "kontor {args:?} succeeded: {output}");
+        assert!(
+            output.contains(says),
+            "kontor {args:?}: {says:?} missing from {output}"
+        );
+        assert!(!output.contains("panicked"), "kontor {args:?}: {output}");
+    }
+    assert_eq!(app.fingerprint().await, before);
+}
