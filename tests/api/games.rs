@@ -297,7 +297,7 @@ async fn play_talking(
         seen.action_events.extend(part.action_events);
         let status = app
             .get(&format!("/games/{game}"))
-            .as_user(&readers[0])
+            .as_user(readers[0])
             .send()
             .await;
         ended = status.assert_ok()["status"] == "finished";
@@ -344,10 +344,10 @@ async fn play_talking(
         chunk += 1;
     }
     // After the end: private channels stay private.
-    for a in 0..seats {
+    for (a, seat) in table.iter().enumerate() {
         let b = (a + 1) % seats;
         let channel = format!("private:{}-{}", a.min(b), a.max(b));
-        said.push(say(&table[a], channel, true).await);
+        said.push(say(seat, channel, true).await);
     }
     let drained = join_all(
         streams
