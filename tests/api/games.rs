@@ -158,14 +158,22 @@ fn check_nothing_leaked(seen: &Seen, log: &[Value], seats: usize) {
 
 #[tokio::test]
 async fn hidden_information_never_reaches_another_seat() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(AppOptions {
+        settings: std::collections::HashMap::from([("KONTOR_CHAT_BURST".into(), "100".into())]),
+    })
+    .await;
     let everyone = players(&app, 6).await;
     for (round, seats) in [3usize, 4, 5, 6, 4, 5].into_iter().enumerate() {
         let table = &everyone[..seats];
         let game = app.start_game("flying-dutchman", json!({}), table).await;
-        // While the game runs, each seat's log is its redaction too.
-        let seen =
-            bots::play_to_end(&app, game, table, bots::flying_dutchman, 100 + round as u64).await;
+        // While the game runs, each seat's log is its redaction too. In the first game the
+        // seats and a spectator also talk, and no other reader is sent what they said.
+        let seed = 100 + round as u64;
+        let seen = if round == 0 {
+            play_talking(&app, game, table, &everyone[5], seed).await
+        } else {
+            bots::play_to_end(&app, game, table, bots::flying_dutchman, seed).await
+        };
         let export = app.export(game, &table[0]).await;
         let log: Vec<Value> = export
             .lines()
@@ -174,4 +182,218 @@ async fn hidden_information_never_reaches_another_seat() {
             .collect();
         check_nothing_leaked(&seen, &log, seats);
     }
+}
+
+/// What one reader (a seat or the spectator) was sent: every response body and stream event.
+#[derive(Default)]
+struct Received {
+    /// Before the game ended.
+    before: String,
+    /// After it ended.
+    after: String,
+}
+
+/// One chat message of [`play_talking`]: its channel and its distinctive text.
+struct Said {
+    channel: String,
+    text: String,
+    /// Whether the game had ended when it was sent.
+    ended: bool,
+}
+
+/// Who may be sent a message of `channel` (seats by number, the spectator as `None`), before
+/// and after the end.
+fn may_read(channel: &str, reader: Option<usize>, ended: bool) -> bool {
+    match (channel, reader) {
+        ("table", Some(_)) => true,
+        ("table", None) => ended,
+        ("spectators", None) => true,
+        ("spectators", Some(_)) => ended,
+        (private, Some(seat)) => {
+            let pair = private.strip_prefix("private:").unwrap();
+            pair.split('-').any(|s| s.parse::<usize>().unwrap() == seat)
+        }
+        (_, None) => false,
+    }
+}
+
+/// Every read a reader makes of the game: the detail, the chat overview, every channel's page
+/// (its own or not), the event log, the export and the reader's my-data export.
+async fn read_everything(app: &TestApp, game: Uuid, reader: &User, seats: usize) -> String {
+    let mut paths = vec![
+        format!("/games/{game}"),
+        format!("/games/{game}/chat"),
+        format!("/games/{game}/chat/table/messages"),
+        format!("/games/{game}/chat/spectators/messages"),
+        format!("/games/{game}/events?limit=1000"),
+        format!("/games/{game}/export"),
+        "/me/export".to_string(),
+    ];
+    for a in 0..seats {
+        for b in a + 1..seats {
+            paths.push(format!("/games/{game}/chat/private:{a}-{b}/messages"));
+        }
+    }
+    let mut bodies = String::new();
+    for path in paths {
+        let reply = app.get(&path).as_user(reader).send().await;
+        assert!(
+            reply.status.as_u16() < 500,
+            "{path} answered {}",
+            reply.status
+        );
+        bodies.push_str(&reply.text);
+    }
+    bodies
+}
+
+/// Plays a game to its end like [`bots::play_to_end`] while the seats talk at the table and in
+/// every private channel and `spectator` talks in the spectators channel, all with distinctive
+/// texts; then checks that no reader's response or stream (game stream and `/me/stream`)
+/// carries a text of a channel it may not read at that time.
+async fn play_talking(
+    app: &TestApp,
+    game: Uuid,
+    table: &[User],
+    spectator: &User,
+    seed: u64,
+) -> bots::Seen {
+    use crate::live::Stream;
+    use futures_util::future::join_all;
+    use std::time::Duration;
+    let seats = table.len();
+    // Readers: the seats by number, then the spectator.
+    let readers: Vec<&User> = table.iter().chain([spectator]).collect();
+    let seat_of = |i: usize| (i < seats).then_some(i);
+    let mut streams = Vec::new();
+    for reader in &readers {
+        for path in [format!("/games/{game}/stream"), "/me/stream".to_string()] {
+            streams.push(Stream::open(&app.address, &path, &reader.token, None).await);
+        }
+    }
+    let mut received: Vec<Received> = readers.iter().map(|_| Received::default()).collect();
+    let mut said: Vec<Said> = Vec::new();
+    let mut seen = bots::Seen::default();
+    let say = async |by: &User, channel: String, ended: bool| {
+        let text = format!("said-{}", Uuid::new_v4().simple());
+        app.post(&format!("/games/{game}/chat/{channel}/messages"))
+            .as_user(by)
+            .key(&Uuid::new_v4().to_string())
+            .json(&json!({"text": text}))
+            .send()
+            .await
+            .assert_ok();
+        Said {
+            channel,
+            text,
+            ended,
+        }
+    };
+    let mut chunk = 0;
+    let mut ended = false;
+    while !ended {
+        let part = bots::play(app, game, table, bots::flying_dutchman, seed + chunk, 25).await;
+        seen.views.extend(part.views);
+        seen.action_events.extend(part.action_events);
+        let status = app
+            .get(&format!("/games/{game}"))
+            .as_user(readers[0])
+            .send()
+            .await;
+        ended = status.assert_ok()["status"] == "finished";
+        if chunk == 0 {
+            // Talk while the game runs: every private channel both ways, the table, the
+            // spectators.
+            for a in 0..seats {
+                for b in a + 1..seats {
+                    let channel = format!("private:{a}-{b}");
+                    said.push(say(&table[a], channel.clone(), false).await);
+                    said.push(say(&table[b], channel, false).await);
+                }
+                said.push(say(&table[a], "table".into(), false).await);
+            }
+            said.push(say(spectator, "spectators".into(), false).await);
+        }
+        let drained = join_all(
+            streams
+                .iter_mut()
+                .map(|s| s.drain(Duration::from_millis(200))),
+        )
+        .await;
+        for (i, events) in drained.iter().enumerate() {
+            let into = &mut received[i / 2];
+            let text: String = events.iter().map(|e| e.data.to_string()).collect();
+            if ended {
+                &mut into.after
+            } else {
+                &mut into.before
+            }
+            .push_str(&text);
+        }
+        if chunk == 0 || ended {
+            for (i, reader) in readers.iter().enumerate() {
+                let bodies = read_everything(app, game, reader, seats).await;
+                if ended {
+                    &mut received[i].after
+                } else {
+                    &mut received[i].before
+                }
+                .push_str(&bodies);
+            }
+        }
+        chunk += 1;
+    }
+    // After the end: private channels stay private.
+    for (a, seat) in table.iter().enumerate() {
+        let b = (a + 1) % seats;
+        let channel = format!("private:{}-{}", a.min(b), a.max(b));
+        said.push(say(seat, channel, true).await);
+    }
+    let drained = join_all(
+        streams
+            .iter_mut()
+            .map(|s| s.drain(Duration::from_millis(300))),
+    )
+    .await;
+    for (i, events) in drained.iter().enumerate() {
+        let text: String = events.iter().map(|e| e.data.to_string()).collect();
+        received[i / 2].after.push_str(&text);
+    }
+    for (i, reader) in readers.iter().enumerate() {
+        let bodies = read_everything(app, game, reader, seats).await;
+        received[i].after.push_str(&bodies);
+    }
+    // The bots' own reads (each seat's details and event pages) belong to the seats.
+    for (seat, detail) in &seen.views {
+        received[*seat].before.push_str(&detail.to_string());
+    }
+    for (seat, _, events) in &seen.action_events {
+        received[*seat].before.push_str(&events.to_string());
+    }
+    for (i, got) in received.iter().enumerate() {
+        let reader = seat_of(i);
+        for message in &said {
+            let Said { channel, text, .. } = message;
+            if !may_read(channel, reader, false) {
+                assert!(
+                    !got.before.contains(text.as_str()),
+                    "reader {reader:?} was sent a message of {channel} while the game ran"
+                );
+            }
+            if !may_read(channel, reader, true) {
+                assert!(
+                    !got.after.contains(text.as_str()),
+                    "reader {reader:?} was sent a message of {channel} after the end"
+                );
+            }
+            // The check is not vacuous: whoever may read a channel was sent its texts.
+            if may_read(channel, reader, message.ended) {
+                assert!(
+                    got.before.contains(text.as_str()) || got.after.contains(text.as_str()),
+                    "reader {reader:?} never received its message of {channel}"
+                );
+            }
+        }
+    }
+    seen
 }

@@ -25,12 +25,16 @@ from typing import Any, TypeVar, Union
 
 from kontor_api_client import AuthenticatedClient, Client
 from kontor_api_client.api.accounts import login, register
+from kontor_api_client.api.chat import chat_messages, chat_overview, send_chat_message
 from kontor_api_client.api.audit import event_log, export_game, import_game, verification, verify_upload
 from kontor_api_client.api.lobby import create_game, join_game, list_games, start_game
 from kontor_api_client.api.play import get_game, submit_action
 from kontor_api_client.models import (
     ActionRequest,
     ActionResult,
+    ChatMessage,
+    ChatOverview,
+    ChatPage,
     CreateGameRequest,
     CreateGameRequestKind,
     EventOut,
@@ -112,6 +116,7 @@ from kontor_api_client.models import (
     UnknownEvent,
     UserProfile,
     Verification,
+    SendRequest,
 )
 from kontor_api_client.types import UNSET, File, Response, Unset
 
@@ -340,6 +345,9 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
         started = summary(start_game.sync_detailed(created.id, client=host.client), "start")
         assert started.status == GameStatus.ACTIVE
 
+    if kind == CreateGameRequestKind.FLYING_DUTCHMAN:
+        talk(players, created.id)
+
     sent: set[str] = set()
     refused: dict[str, int] = {}
     # Commands each seat sent in the negotiation under way, and how many it will send.
@@ -400,6 +408,35 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
         "sent": sorted(sent),
         "refused": refused,
     }
+
+
+def talk(players: list[Player], game_id: uuid.UUID) -> None:
+    """A word at the table through the generated calls: sent once under its key (a retry
+    answers the same message), read back by another seat in the channel's page and found in its
+    overview."""
+    speaker, listener = players[0], players[1]
+    text = f"good luck, {listener.name}\nand have fun"
+    key = uuid.uuid4().hex
+    sent = [
+        parsed(
+            send_chat_message.sync_detailed(
+                game_id, "table", client=speaker.client, body=SendRequest(text=text), idempotency_key=key
+            ),
+            "send chat message",
+        )
+        for _ in range(2)
+    ]
+    assert all(isinstance(m, ChatMessage) for m in sent), sent
+    first, retried = sent
+    assert retried.id == first.id and first.text == text and first.channel == "table", first.to_dict()
+    page = parsed(chat_messages.sync_detailed(game_id, "table", client=listener.client), "chat page")
+    assert isinstance(page, ChatPage), page
+    assert [m.id for m in page.items] == [first.id], page.to_dict()
+    assert page.items[0].author.username == speaker.name, page.to_dict()
+    overview = parsed(chat_overview.sync_detailed(game_id, client=listener.client), "chat overview")
+    assert isinstance(overview, ChatOverview), overview
+    table = [c for c in overview.channels if c.channel == "table"]
+    assert len(table) == 1 and table[0].can_write and table[0].last_id == first.id, overview.to_dict()
 
 
 def finished_games(player: Player) -> list[Summary]:
