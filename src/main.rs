@@ -525,8 +525,7 @@ async fn admin_command(
             reason,
         } => {
             let request = chat::MuteRequest {
-                user_id: None,
-                username: Some(user),
+                username: user,
                 minutes,
                 reason,
             };
