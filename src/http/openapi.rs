@@ -433,8 +433,9 @@ fn describe_streams(spec: &mut Value) {
                 path.replace('~', "~0").replace('/', "~1")
             ))
             .unwrap_or_else(|| panic!("{path} answers text/event-stream"));
-        // Each item of the stream is one event: its name, its id (the game's version, where
-        // there is one) and its data, a JSON document of the schema given for the name.
+        // Each item of the stream is one event: its name, its id (the game's version `V`, or
+        // `V.C` once a chat message is covered, where there is one) and its data, a JSON
+        // document of the schema given for the name.
         let items: Vec<Value> = events
             .as_object()
             .expect("events are a map")
@@ -446,7 +447,7 @@ fn describe_streams(spec: &mut Value) {
                     "required": ["event", "data"],
                     "properties": {
                         "event": {"const": name},
-                        "id": {"type": "string", "pattern": "^[0-9]+$"},
+                        "id": {"type": "string", "pattern": RESUME_ID},
                         "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": data},
                         "retry": {"type": "integer"},
                     },
