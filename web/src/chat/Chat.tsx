@@ -9,7 +9,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import { api, ApiError, ok, type Schemas } from '../api/client';
 import { errorText, type CodeMessages } from '../api/errors';
 import { defineMessages, useLang, useMessages, type Lang } from '../i18n';
-import { newKey } from '../games/GamePage';
+import { newKey } from '../api/keys';
 import type { EventOut, GameDetail, GameModule } from '../games/types';
 import type { User } from '../session';
 import { useWhen } from '../components/when';

@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ApiError, ok } from '../api/client';
+import { newKey } from '../api/keys';
 import { errorText } from '../api/errors';
 import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
@@ -83,11 +84,6 @@ function useNarrow(): boolean {
     return () => query.removeEventListener('change', on);
   }, []);
   return narrow;
-}
-
-export function newKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 // The refusal itself is kept, and put in words when shown, so a language switch translates it.
