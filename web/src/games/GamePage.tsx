@@ -189,7 +189,7 @@ export function GamePage({ id }: { id: string }) {
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent, onOther);
   // Which channels one may read changes with the phase and the seats: the overview is read again.
   const chatKey = detail ? `${detail.status}:${detail.seats.map((s) => s.user_id).join(',')}:${detail.your_seat ?? ''}` : '';
-  const chat = useChat(id, signedIn && detail !== null && !detail.sandbox, chatKey, user?.id);
+  const chat = useChat(id, signedIn && detail !== null && !detail.sandbox, chatKey, user?.id, user?.admin ?? false);
   chatReceive.current = chat.receive;
   const chatUnread = useTotalUnread(chat);
   // On a phone the chat is a tab beside the board; wider, both are shown.
