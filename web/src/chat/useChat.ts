@@ -122,6 +122,8 @@ export function useChat(gameId: string, enabled: boolean, reloadKey: string, myU
           }
           return next;
         });
+        // Nor does the live region keep the text of a message removed since it was said.
+        if (!keep) setArrival((old) => (old?.message.id === id ? null : old));
         return true;
       }
       return false;
