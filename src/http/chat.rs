@@ -3,7 +3,7 @@
 
 use super::caller::Caller;
 use super::error::{ApiError, Problem};
-use super::{AppState, Json, Query};
+use super::{AppState, Json, OptionalJson, Query};
 use crate::auth::Scope;
 use crate::service::chat::{
     self, ChatMessage, ChatOverview, ChatPage, MuteRequest, MuteView, ReadRequest, ReportCreated,
@@ -324,13 +324,13 @@ pub struct DismissRequest {
 }
 
 /// Dismiss a report: the message stays as it is, the report leaves the open list, resolved
-/// as `dismissed` with who and when (and the reason, if given). Idempotent: a report resolved
+/// as `dismissed` with who and when (and the reason, if given; no body is no reason). Idempotent: a report resolved
 /// before (dismissed, or its message hidden) is answered as it stands, unchanged. Admins only.
 #[utoipa::path(
     tag = "chat",
     security(("bearer" = [])),
     params(("report_id" = i64, Path, description = "The report.")),
-    request_body = DismissRequest,
+    request_body(content = DismissRequest, description = "Optional: a reason (no body, or `{}`, for none)."),
     responses(
         (status = 200, description = "Dismissed (or resolved before); the report.", body = ReportView),
         (status = 400, description = "Malformed JSON.", body = Problem, content_type = "application/problem+json"),
@@ -345,16 +345,17 @@ pub async fn dismiss_chat_report(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<i64>,
-    body: Json<DismissRequest>,
+    body: OptionalJson<DismissRequest>,
 ) -> Result<Json<ReportView>, ApiError> {
     super::notifications::require_admin(&state, &caller).await?;
+    let reason = body.0.and_then(|b| b.reason);
     Ok(Json(
         chat::dismiss(
             &state.pool,
             &state.config.clock,
             path.into_inner(),
             Some(caller.user_id),
-            body.reason.as_deref(),
+            reason.as_deref(),
         )
         .await?
         .0,

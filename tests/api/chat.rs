@@ -903,11 +903,18 @@ async fn admins_dismiss_reports_and_the_page_knows_who_is_an_admin() {
         vec!["you will sink, captain"]
     );
 
-    // Twice: idempotent, the first dismissal stays the one recorded.
+    // Again, with another reason or without a body: idempotent, the first dismissal stays
+    // the one recorded.
     app.clock.advance(std::time::Duration::from_secs(60));
     let again = dismiss(&root, report_id, json!({"reason": "another word"})).await;
     assert_eq!(again.assert_ok()["resolved_at"], body["resolved_at"]);
     assert_eq!(again.body["resolution_note"], "banter");
+    let bare = app
+        .post(&format!("/admin/chat/reports/{report_id}/dismiss"))
+        .as_user(&root)
+        .send()
+        .await;
+    assert_eq!(bare.assert_ok()["resolution_note"], "banter");
 
     // A report whose message a moderator hid is resolved as hidden; dismissing it later
     // changes nothing.
