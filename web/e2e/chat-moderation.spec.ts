@@ -5,6 +5,7 @@
 // one who sends too fast is told how long to wait. (The report → hide through the panel is in
 // chat.spec.ts; a formal offer of The Flying Dutchman as a line of the table's chat is in
 // flying-dutchman.spec.ts, which plays a tie through the pages.)
+import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { accessToken, grantAdmin, readableState, signUp, signUpPlayers, startedGame } from './support';
 
@@ -88,6 +89,9 @@ test('an admin hides a message from the message itself, and dismisses a report f
   const item = panel.locator(`[data-message-id="${banterId}"]`);
   await expect(item).toContainText(`${sam.name} reported ${sue.name}'s message (something else)`);
   await expect(item).toContainText(banter);
+  // The admin's pane, with the panel open, passes axe (no serious or critical violation).
+  const axe = await new AxeBuilder({ page: mod.page }).include('[data-testid="chat"]').analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
   await item.getByLabel('Why dismissed (optional)').fill('a joke about the game');
   await item.getByRole('button', { name: 'Dismiss the report' }).click();
   await expect(panel.getByRole('status')).toHaveText('The report is dismissed.');
