@@ -137,6 +137,14 @@ enum AdminCommand {
         #[arg(long)]
         reason: String,
     },
+    /// Dismiss a chat report: the message stays as it is, the report leaves the open list.
+    ChatDismiss {
+        /// The report's id, as `kontor admin chat-reports` shows it.
+        report_id: i64,
+        /// Why (1 to 500 characters, one line); kept with the report.
+        #[arg(long)]
+        reason: Option<String>,
+    },
     /// Mute an account from every chat for a time.
     ChatMute {
         /// The account's username (any letter case).
@@ -518,6 +526,28 @@ async fn admin_command(
                 message.author.username,
                 message.hidden_reason.unwrap_or_default()
             );
+        }
+        AdminCommand::ChatDismiss { report_id, reason } => {
+            let (report, dismissed) =
+                chat::dismiss(pool, clock, report_id, None, reason.as_deref())
+                    .await
+                    .map_err(|e| match e {
+                        chat::ChatError::ReportNotFound(_) => {
+                            anyhow::anyhow!(
+                                "there is no chat report {report_id}; nothing was dismissed"
+                            )
+                        }
+                        e => chat_error(e),
+                    })?;
+            if dismissed {
+                println!("report {} is dismissed", report.id);
+            } else {
+                println!(
+                    "report {} was resolved before ({}); nothing changed",
+                    report.id,
+                    report.resolution.as_deref().unwrap_or("-")
+                );
+            }
         }
         AdminCommand::ChatMute {
             user,

@@ -3,7 +3,7 @@
 
 use super::caller::Caller;
 use super::error::{ApiError, Problem};
-use super::{AppState, Json, Query};
+use super::{AppState, Json, OptionalJson, Query};
 use crate::auth::Scope;
 use crate::service::chat::{
     self, ChatMessage, ChatOverview, ChatPage, MuteRequest, MuteView, ReadRequest, ReportCreated,
@@ -311,6 +311,55 @@ pub async fn chat_reports(
     Ok(Json(ReportList {
         items: chat::reports(&state.pool, open_only, limit).await?,
     }))
+}
+
+/// Why a report is dismissed (optional).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"reason": "friendly banter between the two"}))]
+pub struct DismissRequest {
+    /// `null` or absent: no word; else 1–500 characters, one line, kept for the record.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Dismiss a report: the message stays as it is, the report leaves the open list, resolved
+/// as `dismissed` with who and when (and the reason, if given; no body is no reason). Idempotent: a report resolved
+/// before (dismissed, or its message hidden) is answered as it stands, unchanged. Admins only.
+#[utoipa::path(
+    tag = "chat",
+    security(("bearer" = [])),
+    params(("report_id" = i64, Path, description = "The report.")),
+    request_body(content = DismissRequest, description = "Optional: a reason (no body, or `{}`, for none)."),
+    responses(
+        (status = 200, description = "Dismissed (or resolved before); the report.", body = ReportView),
+        (status = 400, description = "Malformed JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`admin_required` or `session_required`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`chat_report_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_field` (`reason`).", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/admin/chat/reports/{report_id}/dismiss")]
+pub async fn dismiss_chat_report(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<i64>,
+    body: OptionalJson<DismissRequest>,
+) -> Result<Json<ReportView>, ApiError> {
+    super::notifications::require_admin(&state, &caller).await?;
+    let reason = body.0.and_then(|b| b.reason);
+    Ok(Json(
+        chat::dismiss(
+            &state.pool,
+            &state.config.clock,
+            path.into_inner(),
+            Some(caller.user_id),
+            reason.as_deref(),
+        )
+        .await?
+        .0,
+    ))
 }
 
 /// Why a message is hidden.

@@ -421,6 +421,7 @@ impl From<crate::service::chat::ChatError> for ApiError {
             E::Service(error) => error.into(),
             E::ChannelNotFound => Self::not_found(ErrorCode::ChatChannelNotFound, detail),
             E::MessageNotFound => Self::not_found(ErrorCode::ChatMessageNotFound, detail),
+            E::ReportNotFound(_) => Self::not_found(ErrorCode::ChatReportNotFound, detail),
             E::ReadOnly => Self::forbidden(ErrorCode::ChatReadOnly, detail),
             E::Closed => Self::forbidden(ErrorCode::ChatChannelClosed, detail),
             E::Blocked => Self::forbidden(ErrorCode::ChatBlocked, detail),
@@ -620,6 +621,7 @@ error_codes! {
     InternalError = "internal_error", 500, "The server failed; the request may be retried.";
     ChatChannelNotFound = "chat_channel_not_found", 404, "No such chat channel in this game, or the caller may not read it (the same answer), or the game has no chat.";
     ChatMessageNotFound = "chat_message_not_found", 404, "No such chat message, or the caller may not read it.";
+    ChatReportNotFound = "chat_report_not_found", 404, "No chat report has this id.";
     ChatReadOnly = "chat_read_only", 403, "The caller may read this chat channel but not write to it (a cancelled game; a finished game's table channel for a non-player).";
     ChatChannelClosed = "chat_channel_closed", 403, "The game's creator closed the spectators' chat channel; it is still readable.";
     ChatMuted = "chat_muted", 403, "A moderator muted the caller in the chat; `muted_until` says until when.";

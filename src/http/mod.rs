@@ -190,6 +190,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(chat::set_spectators_channel)
         .service(chat::report_chat_message)
         .service(chat::chat_reports)
+        .service(chat::dismiss_chat_report)
         .service(chat::hide_chat_message)
         .service(chat::mute_chat_user)
         .service(chat::unmute_chat_user)

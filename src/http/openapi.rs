@@ -251,13 +251,18 @@ fn session_security(spec: &mut Value) {
     operation["security"] = json!([{"session_cookie": []}]);
 }
 
-/// The join body may be left out (`OptionalJson` in the handler). utoipa marks a body optional
-/// only by making it nullable, which the server refuses and which generators mishandle
-/// (openapi-python-client then sends its "unset" marker as JSON): an optional object instead.
+/// The join and report-dismissal bodies may be left out (`OptionalJson` in the handlers).
+/// utoipa marks a body optional only by making it nullable, which the server refuses and which
+/// generators mishandle (openapi-python-client then sends its "unset" marker as JSON): an
+/// optional object instead.
 fn optional_bodies(spec: &mut Value) {
-    let pointer = "/paths/~1api~1v1~1games~1{game_id}~1join/post/requestBody";
-    let body = spec.pointer_mut(pointer).expect("the join body");
-    body["required"] = json!(false);
+    for pointer in [
+        "/paths/~1api~1v1~1games~1{game_id}~1join/post/requestBody",
+        "/paths/~1api~1v1~1admin~1chat~1reports~1{report_id}~1dismiss/post/requestBody",
+    ] {
+        let body = spec.pointer_mut(pointer).expect("an optional body");
+        body["required"] = json!(false);
+    }
 }
 
 /// `Problem` flattens a map of further members, which utoipa writes as an `allOf` with a bare

@@ -176,6 +176,8 @@ pub enum ChatError {
     ChannelNotFound,
     #[error("there is no such chat message, or you may not read it")]
     MessageNotFound,
+    #[error("there is no chat report {0}")]
+    ReportNotFound(i64),
     #[error("you may read this channel but not write to it (the game is over for it)")]
     ReadOnly,
     #[error("the game's creator closed the spectators' channel")]
@@ -956,6 +958,34 @@ pub struct ReportView {
     pub resolved_at: Option<DateTime<Utc>>,
     /// `hidden` or `dismissed`, once resolved.
     pub resolution: Option<String>,
+    /// The admin who resolved it; `null` while open, or when the operator did at the
+    /// command line.
+    pub resolved_by: Option<Uuid>,
+    /// The moderator's word on a dismissal, if they gave one.
+    pub resolution_note: Option<String>,
+}
+
+/// `r` with its message as admins see it.
+async fn report_view<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    r: store::ReportRow,
+) -> Result<ReportView, ChatError> {
+    let message = store::message(executor, r.message_id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("reported message {} vanished", r.message_id))?;
+    Ok(ReportView {
+        id: r.id,
+        message: ChatMessage::of(message, true),
+        reporter_id: r.reporter_id,
+        reporter: r.reporter,
+        reason: r.reason,
+        note: r.note,
+        created_at: r.created_at,
+        resolved_at: r.resolved_at,
+        resolution: r.resolution,
+        resolved_by: r.resolved_by,
+        resolution_note: r.resolution_note,
+    })
 }
 
 /// Reports for moderators, the oldest first: the open ones, or all.
@@ -967,22 +997,30 @@ pub async fn reports(
     let rows = store::reports(pool, open_only, limit).await?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        let message = store::message(pool, r.message_id)
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("reported message {} vanished", r.message_id))?;
-        out.push(ReportView {
-            id: r.id,
-            message: ChatMessage::of(message, true),
-            reporter_id: r.reporter_id,
-            reporter: r.reporter,
-            reason: r.reason,
-            note: r.note,
-            created_at: r.created_at,
-            resolved_at: r.resolved_at,
-            resolution: r.resolution,
-        });
+        out.push(report_view(pool, r).await?);
     }
     Ok(out)
+}
+
+/// Dismisses report `id` (`by`: the admin; `None`: the operator), with an optional word on
+/// why; it leaves the open reports, the message stays as it is. A report resolved before
+/// (dismissed, or its message hidden) is answered as it stands, unchanged: dismissing is
+/// idempotent and the first resolution is the one recorded. The report, and whether this
+/// call dismissed it.
+pub async fn dismiss(
+    pool: &PgPool,
+    clock: &Clock,
+    id: i64,
+    by: Option<Uuid>,
+    why: Option<&str>,
+) -> Result<(ReportView, bool), ChatError> {
+    let why = why.map(reason).transpose()?;
+    let mut conn = pool.acquire().await?;
+    let dismissed = store::dismiss(&mut *conn, id, by, why.as_deref(), clock.now()).await?;
+    let row = store::report_by_id(&mut *conn, id)
+        .await?
+        .ok_or(ChatError::ReportNotFound(id))?;
+    Ok((report_view(&mut *conn, row).await?, dismissed))
 }
 
 /// A moderator's reason: 1 to 500 characters of one line.

@@ -19,7 +19,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 #[derive(Serialize, ToSchema)]
-#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z", "email_verified": true, "display_name": "Anna K.", "language": "en", "time_zone": "Europe/Berlin"}))]
+#[schema(example = json!({"id": "0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d", "username": "anna", "email": "anna@example.org", "created_at": "2026-11-29T12:00:00Z", "email_verified": true, "display_name": "Anna K.", "language": "en", "time_zone": "Europe/Berlin", "admin": false}))]
 pub struct UserProfile {
     pub id: Uuid,
     pub username: String,
@@ -38,6 +38,9 @@ pub struct UserProfile {
     pub language: Language,
     /// The IANA time zone of the dates in mails and of the digest hour.
     pub time_zone: String,
+    /// Whether the account has the admin role (`kontor admin grant`): the page then offers
+    /// the moderators' actions. Only ever in the account's own profile.
+    pub admin: bool,
 }
 
 /// The profile of the caller's account ([`AccountError::AccountGone`] if it no longer
@@ -58,6 +61,7 @@ pub async fn profile_of(accounts: Accounts<'_>, user: Uuid) -> Result<UserProfil
         display_name: account.display_name,
         language: Language::parse(&account.language).unwrap_or_default(),
         time_zone: account.time_zone,
+        admin: account.is_admin,
     })
 }
 

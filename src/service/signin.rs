@@ -116,6 +116,7 @@ pub async fn register(
         display_name: None,
         language: new.language,
         time_zone: "UTC".to_string(),
+        admin: false,
     })
 }
 

@@ -480,11 +480,53 @@ pub struct ReportRow {
     pub created_at: DateTime<Utc>,
     pub resolved_at: Option<DateTime<Utc>>,
     pub resolution: Option<String>,
+    /// The admin who resolved it; `None`: the operator at the command line (or still open).
+    pub resolved_by: Option<Uuid>,
+    /// The moderator's word on a dismissal, if they gave one.
+    pub resolution_note: Option<String>,
 }
 
 const REPORT_FROM: &str = "SELECT r.id, r.message_id, r.reporter_id, u.username AS reporter,
-        r.reason, r.note, r.created_at, r.resolved_at, r.resolution
+        r.reason, r.note, r.created_at, r.resolved_at, r.resolution, r.resolved_by,
+        r.resolution_note
    FROM chat_reports r JOIN users u ON u.id = r.reporter_id";
+
+/// One report.
+pub async fn report_by_id<'e>(
+    executor: impl PgExecutor<'e>,
+    id: i64,
+) -> sqlx::Result<Option<ReportRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{REPORT_FROM} WHERE r.id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(executor)
+    .await
+}
+
+/// Dismisses report `id` at `at` if it is still open (`by`: the admin; `None`: the operator);
+/// whether it was open.
+pub async fn dismiss<'e>(
+    executor: impl PgExecutor<'e>,
+    id: i64,
+    by: Option<Uuid>,
+    note: Option<&str>,
+    at: DateTime<Utc>,
+) -> sqlx::Result<bool> {
+    let changed = sqlx::query(
+        "UPDATE chat_reports
+            SET resolved_at = $4, resolution = 'dismissed', resolved_by = $2, resolution_note = $3
+          WHERE id = $1 AND resolved_at IS NULL",
+    )
+    .bind(id)
+    .bind(by)
+    .bind(note)
+    .bind(at)
+    .execute(executor)
+    .await?
+    .rows_affected();
+    Ok(changed == 1)
+}
 
 /// Reports, the oldest first: open ones only, or all; at most `limit`.
 pub async fn reports<'e>(
@@ -533,10 +575,11 @@ pub async fn hide(
     .await?
     .rows_affected();
     sqlx::query(
-        "UPDATE chat_reports SET resolved_at = now(), resolution = 'hidden'
+        "UPDATE chat_reports SET resolved_at = now(), resolution = 'hidden', resolved_by = $2
           WHERE message_id = $1 AND resolved_at IS NULL",
     )
     .bind(message)
+    .bind(by)
     .execute(&mut *conn)
     .await?;
     Ok(added == 1)

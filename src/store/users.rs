@@ -319,11 +319,13 @@ pub struct Account {
     pub language: String,
     /// An IANA time zone name.
     pub time_zone: String,
+    /// Whether the account has the admin role.
+    pub is_admin: bool,
 }
 
 /// The columns of an [`Account`].
 const ACCOUNT_COLUMNS: &str = "id, username, coalesce(email, '') AS email, created_at, \
-                               email_verified_at, display_name, language, time_zone";
+                               email_verified_at, display_name, language, time_zone, is_admin";
 
 /// The account with this id, if it exists and is not deleted.
 pub async fn account<'e>(

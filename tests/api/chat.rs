@@ -818,3 +818,166 @@ async fn the_operator_lists_reports_hides_mutes_and_unmutes_at_the_command_line(
     }
     assert_eq!(app.fingerprint().await, before);
 }
+
+#[tokio::test]
+async fn admins_dismiss_reports_and_the_page_knows_who_is_an_admin() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let cleo = app.register("cleo").await;
+    let root = admin(&app, "root").await;
+    // Only the caller's own profile says whether they are an admin.
+    assert_eq!(
+        app.get("/me").as_user(&root).send().await.assert_ok()["admin"],
+        true
+    );
+    assert_eq!(
+        app.get("/me").as_user(&anna).send().await.assert_ok()["admin"],
+        false
+    );
+    let game = app
+        .start_game(
+            "flying-dutchman",
+            json!({}),
+            &[anna.clone(), bert.clone(), cleo.clone()],
+        )
+        .await;
+    let banter = send(&app, &bert, game, "table", "you will sink, captain").await;
+    let id = banter.assert_ok()["id"].as_i64().unwrap();
+    let report = app
+        .post(&format!("/chat/messages/{id}/report"))
+        .as_user(&anna)
+        .json(&json!({"reason": "abuse"}))
+        .send()
+        .await;
+    assert_eq!(report.status, 201, "{}", report.body);
+    let report_id = report.body["id"].as_i64().unwrap();
+    let dismiss = |user: &User, report: i64, body: Value| {
+        app.post(&format!("/admin/chat/reports/{report}/dismiss"))
+            .as_user(user)
+            .json(&body)
+            .send()
+    };
+
+    // Admins only; an unknown report is 404; a bad reason 422; none of it changes anything.
+    let before = app.fingerprint().await;
+    dismiss(&anna, report_id, json!({}))
+        .await
+        .assert_problem(403, "admin_required");
+    dismiss(&root, 999_999, json!({}))
+        .await
+        .assert_problem(404, "chat_report_not_found");
+    dismiss(&root, report_id, json!({"reason": "two\nlines"}))
+        .await
+        .assert_problem(422, "invalid_field");
+    dismiss(&root, report_id, json!({"reason": ""}))
+        .await
+        .assert_problem(422, "invalid_field");
+    assert_eq!(
+        dismiss(&root, report_id, json!({"why": "x"})).await.status,
+        400
+    );
+    assert_eq!(app.fingerprint().await, before);
+
+    // Dismissed: recorded with who, when and why; gone from the open list; the message
+    // stays readable as it was.
+    let dismissed = dismiss(&root, report_id, json!({"reason": "banter"})).await;
+    let body = dismissed.assert_ok().clone();
+    assert_eq!(body["id"], report_id);
+    assert_eq!(body["resolution"], "dismissed");
+    assert_eq!(body["resolved_by"], root.id.to_string());
+    assert_eq!(body["resolution_note"], "banter");
+    assert!(body["resolved_at"].is_string());
+    assert_eq!(body["message"]["hidden"], false);
+    let open = app.get("/admin/chat/reports").as_user(&root).send().await;
+    assert!(open.assert_ok()["items"].as_array().unwrap().is_empty());
+    let all = app
+        .get("/admin/chat/reports?status=all")
+        .as_user(&root)
+        .send()
+        .await;
+    assert_eq!(all.assert_ok()["items"][0]["resolution"], "dismissed");
+    assert_eq!(all.body["items"][0]["resolution_note"], "banter");
+    assert_eq!(
+        texts(page(&app, &cleo, game, "table").await.assert_ok()),
+        vec!["you will sink, captain"]
+    );
+
+    // Again, with another reason or without a body: idempotent, the first dismissal stays
+    // the one recorded.
+    app.clock.advance(std::time::Duration::from_secs(60));
+    let again = dismiss(&root, report_id, json!({"reason": "another word"})).await;
+    assert_eq!(again.assert_ok()["resolved_at"], body["resolved_at"]);
+    assert_eq!(again.body["resolution_note"], "banter");
+    let bare = app
+        .post(&format!("/admin/chat/reports/{report_id}/dismiss"))
+        .as_user(&root)
+        .send()
+        .await;
+    assert_eq!(bare.assert_ok()["resolution_note"], "banter");
+
+    // A report whose message a moderator hid is resolved as hidden; dismissing it later
+    // changes nothing.
+    let rude = send(&app, &bert, game, "table", "rude words").await;
+    let rude_id = rude.assert_ok()["id"].as_i64().unwrap();
+    let second = app
+        .post(&format!("/chat/messages/{rude_id}/report"))
+        .as_user(&cleo)
+        .json(&json!({"reason": "abuse"}))
+        .send()
+        .await;
+    let second_id = second.body["id"].as_i64().unwrap();
+    app.post(&format!("/admin/chat/messages/{rude_id}/hide"))
+        .as_user(&root)
+        .json(&json!({"reason": "insults"}))
+        .send()
+        .await
+        .assert_ok();
+    let late = dismiss(&root, second_id, json!({})).await;
+    assert_eq!(late.assert_ok()["resolution"], "hidden");
+    assert_eq!(late.body["resolved_by"], root.id.to_string());
+    assert_eq!(late.body["resolution_note"], Value::Null);
+
+    // The operator at the command line: recorded as nobody.
+    let third = app
+        .post(&format!("/chat/messages/{id}/report"))
+        .as_user(&cleo)
+        .json(&json!({"reason": "spam", "note": "again?"}))
+        .send()
+        .await;
+    let third_id = third.body["id"].as_i64().unwrap();
+    let (ok, output) = app
+        .kontor(&[
+            "admin",
+            "chat-dismiss",
+            &third_id.to_string(),
+            "--reason",
+            "not spam",
+        ])
+        .await;
+    assert!(
+        ok && output.contains(&format!("report {third_id} is dismissed")),
+        "{output}"
+    );
+    let (by, note): (Option<Uuid>, Option<String>) = sqlx::query_as(
+        "SELECT resolved_by, resolution_note FROM chat_reports
+          WHERE id = $1 AND resolution = 'dismissed'",
+    )
+    .bind(third_id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!((by, note.as_deref()), (None, Some("not spam")));
+    let (ok, output) = app
+        .kontor(&["admin", "chat-dismiss", &third_id.to_string()])
+        .await;
+    assert!(
+        ok && output.contains("was resolved before (dismissed); nothing changed"),
+        "{output}"
+    );
+    let (ok, output) = app.kontor(&["admin", "chat-dismiss", "999999"]).await;
+    assert!(
+        !ok && output.contains("there is no chat report 999999"),
+        "{output}"
+    );
+}

@@ -1,9 +1,10 @@
 // The chat on the game page (issue 22), with real browsers against the real server: players
 // talk live at the table and in a private channel, spectators among themselves, each page
 // shows only the channels its reader may read; unread badges and the "new messages"
-// divider; reports and a moderator's removal; the creator's switch of the spectators' channel.
+// divider; reports and a moderator's removal (more of it in chat-moderation.spec.ts); the
+// creator's switch of the spectators' channel.
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { accessToken, grantAdmin, readableState, signUp, signUpPlayers, startedGame } from './support';
+import { grantAdmin, readableState, signUp, signUpPlayers, startedGame } from './support';
 import { expectNoPrivateChatLeak } from './fd-hidden';
 
 test.use({ actionTimeout: 20_000 });
@@ -175,18 +176,21 @@ test('a player reports a message, an admin hides it, and every page shows it rem
   await form.getByRole('button', { name: 'Send the report' }).click();
   await expect(onBen.getByRole('status')).toHaveText('Reported; a moderator will look at it. Thank you.');
 
-  // The admin finds the report and hides the message (through the API: the page has no admin screen).
-  const token = await accessToken(request, mod.name);
-  const reports = await request.get('/api/v1/admin/chat/reports?status=open', { headers: { authorization: `Bearer ${token}` } });
-  expect(reports.status()).toBe(200);
-  const body = JSON.stringify(await reports.json());
-  expect(body).toContain('sells gold');
+  // The admin, watching the game, finds the report in the moderation panel of the chat pane
+  // and hides the message from there, with a reason.
+  await mod.page.goto(`/games/${id}`);
+  const panel = chat(mod.page).getByTestId('chat-moderation');
+  await panel.getByText('Moderation: open reports').click();
   const messageId = Number(await onBen.getAttribute('data-id'));
-  const hidden = await request.post(`/api/v1/admin/chat/messages/${messageId}/hide`, {
-    headers: { authorization: `Bearer ${token}` },
-    data: { reason: 'spam' },
-  });
-  expect(hidden.status()).toBe(200);
+  const item = panel.locator(`[data-message-id="${messageId}"]`);
+  await expect(item).toContainText(`${ben!.name} reported ${ada!.name}'s message (spam)`);
+  await expect(item).toContainText(spam);
+  await expect(item).toContainText('sells gold');
+  await item.getByRole('button', { name: 'Hide the message' }).click();
+  await item.getByLabel('Why (one line, kept for the record)').fill('spam');
+  await item.getByRole('button', { name: 'Hide the message' }).click();
+  await expect(panel.getByRole('status')).toHaveText('The message is hidden; the report is resolved.');
+  await expect(panel.locator(`[data-message-id="${messageId}"]`)).toHaveCount(0);
   // Live on every page, and again after a reload: removed, the text gone.
   for (const p of [ada!, ben!, cy!]) {
     const line = lines(p.page).locator(`[data-id="${messageId}"]`);

@@ -3,7 +3,8 @@
 // short (pass when allowed, else a Kontor exchange once, else bid horseshoes away), and on
 // the way it steers into two ties so that the tie protocol is played through the page: one
 // ends in an agreement (offer with a payment, reject, withdraw, accept), the other in "no
-// agreement" and an extra round (bid again, drop out). A fourth person watches as a spectator.
+// agreement" and an extra round (bid again, drop out). In the first, the offer follows a word
+// at the table and shows as a line of the table's chat. A fourth person watches as a spectator.
 import { expect, test, type Page } from '@playwright/test';
 import { accessToken, checkFinishedGame, signUp, signUpPlayers, type Player } from './support';
 import { expectNoHiddenLeak, ownHand } from './fd-hidden';
@@ -358,7 +359,14 @@ async function negotiate(tied: Page[], outcome: string, pages: Page[], version: 
     await button(a, 'No agreement').click();
     return version;
   }
+  const nameOfA = await a.getByTestId('signed-in-as').textContent();
   const nameOfB = await b.getByTestId('signed-in-as').textContent();
+  // A word at the table first (chat never changes the game's version)…
+  const pitch = `Come along, ${nameOfB}, and 2 ducats are yours (fd-pitch)`;
+  const chatInput = a.getByTestId('chat').getByTestId('chat-input');
+  await chatInput.fill(pitch);
+  await chatInput.press('Enter');
+  await expect(chatInput).toHaveValue('');
   const form = a.getByTestId('fd-controls').locator('form');
   await form.getByLabel(`Pay ${nameOfB} (ducats)`).fill('2');
   await form.getByRole('button', { name: 'Make this offer' }).click();
@@ -366,6 +374,15 @@ async function negotiate(tied: Page[], outcome: string, pages: Page[], version: 
   const offerA = b.getByTestId('fd-controls').locator('li[data-offer]').first();
   const idA = await offerA.getAttribute('data-offer');
   await expect(offerA).toContainText(`pays ${nameOfB} 2`);
+  // …then the formal offer, inline in the table's chat as a system line right after it, on
+  // every seat's page: the talk and the deal read as one conversation.
+  for (const page of pages) {
+    const said = page.getByTestId('chat').getByTestId('chat-lines').getByTestId('chat-message').filter({ hasText: pitch });
+    await expect(said).toHaveCount(1);
+    const next = said.locator('xpath=following-sibling::li[1]');
+    await expect(next).toHaveAttribute('data-testid', 'chat-system');
+    await expect(next).toHaveText(new RegExp(`^${nameOfA} offers ${nameOfB} 2 ducats to go to .+ \\(offer ${idA}\\)\\.$`));
+  }
   await button(b, `Reject offer ${idA}`).click();
   version = await synced(pages, version);
   await expect(a.getByTestId('fd-controls').locator(`li[data-offer="${idA}"]`)).toContainText('rejected by');

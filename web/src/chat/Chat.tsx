@@ -2,18 +2,20 @@
 // each private channel named by the other player, the spectators), unread counts, a "new
 // messages" divider at the first unread message, the composer (Enter sends, Shift+Enter
 // starts a new line, at most 500 characters), a report form on each message, and the
-// creator's switch of the spectators' channel. New messages are announced politely in one
+// creator's switch of the spectators' channel; for admins, a Hide action on each message and
+// the panel of open reports (./Moderation.tsx). New messages are announced politely in one
 // live region. In the table's tab, the game's own negotiation steps (The Flying Dutchman's
 // formal offers) are lines among the messages, ordered by the game's version.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Schemas } from '../api/client';
 import { errorText, type CodeMessages } from '../api/errors';
 import { defineMessages, useLang, useMessages, type Lang } from '../i18n';
-import { newKey } from '../games/GamePage';
+import { newKey } from '../api/keys';
 import type { EventOut, GameDetail, GameModule } from '../games/types';
 import type { User } from '../session';
 import { useWhen } from '../components/when';
 import { MessageText } from './text';
+import { HideAction, ReportsPanel } from './Moderation';
 import type { ChatMessage, ChatState } from './useChat';
 
 export const MAX_CHARS = 500;
@@ -230,6 +232,7 @@ export function ChatPane({ chat, detail, user, events, module, seatName, visible
           divider={divider[channel]}
           user={user}
           seatName={seatName}
+          onHidden={(hidden) => chat.add([hidden])}
         />
         {current?.can_write ? (
           <Composer key={channel} chat={chat} gameId={detail.id} channel={channel} channelName={channelName(channel)} />
@@ -244,6 +247,7 @@ export function ChatPane({ chat, detail, user, events, module, seatName, visible
         )}
       </div>
       {isCreator && detail.status !== 'cancelled' && <SpectatorsSwitch chat={chat} gameId={detail.id} />}
+      {user.admin && <ReportsPanel onHidden={(hidden) => hidden.game_id === detail.id && chat.add([hidden])} />}
     </section>
   );
 }
@@ -371,6 +375,8 @@ function Messages(props: {
   divider: number | undefined;
   user: User;
   seatName: (s: number) => string;
+  /** A moderator hid a message from this page (the message as admins see it). */
+  onHidden: (hidden: ChatMessage) => void;
 }) {
   const m = useMessages(msgs);
   const when = useWhen();
@@ -453,6 +459,12 @@ function Messages(props: {
                   {m.report}
                 </button>
               )
+            )}
+            {props.user.admin && !message.hidden && (
+              <>
+                {' '}
+                <HideAction message={message} who={who} onHidden={props.onHidden} />
+              </>
             )}
           </li>,
         ];

@@ -31,7 +31,7 @@ function merge(old: Record<string, ChatMessage[]>, more: ChatMessage[]): Record<
   return next;
 }
 
-export function useChat(gameId: string, enabled: boolean, reloadKey: string, myUserId: string | undefined) {
+export function useChat(gameId: string, enabled: boolean, reloadKey: string, myUserId: string | undefined, admin = false) {
   const [overview, setOverview] = useState<ChatOverview | null>(null);
   const [messages, setMessages] = useState<Record<string, ChatMessage[]>>({});
   const [readUpTo, setReadUpTo] = useState<Record<string, number>>({});
@@ -42,6 +42,8 @@ export function useChat(gameId: string, enabled: boolean, reloadKey: string, myU
   const sent = useRef<Record<string, number>>({});
   const me = useRef(myUserId);
   me.current = myUserId;
+  const isAdmin = useRef(admin);
+  isAdmin.current = admin;
 
   const add = useCallback((more: ChatMessage[]) => {
     if (more.length > 0) setMessages((old) => merge(old, more));
@@ -111,13 +113,17 @@ export function useChat(gameId: string, enabled: boolean, reloadKey: string, myU
       }
       if (event === 'chat_hidden') {
         const { id } = JSON.parse(data) as { id: number };
+        // Admins keep the text (the API gives it to them), marked as hidden.
+        const keep = isAdmin.current;
         setMessages((old) => {
           const next: Record<string, ChatMessage[]> = {};
           for (const [channel, list] of Object.entries(old)) {
-            next[channel] = list.map((m) => (m.id === id ? { ...m, hidden: true, text: null } : m));
+            next[channel] = list.map((m) => (m.id === id ? { ...m, hidden: true, text: keep ? m.text : null } : m));
           }
           return next;
         });
+        // Nor does the live region keep the text of a message removed since it was said.
+        if (!keep) setArrival((old) => (old?.message.id === id ? null : old));
         return true;
       }
       return false;

@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ApiError, ok } from '../api/client';
+import { newKey } from '../api/keys';
 import { errorText } from '../api/errors';
 import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
@@ -83,11 +84,6 @@ function useNarrow(): boolean {
     return () => query.removeEventListener('change', on);
   }, []);
   return narrow;
-}
-
-export function newKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 // The refusal itself is kept, and put in words when shown, so a language switch translates it.
@@ -193,7 +189,7 @@ export function GamePage({ id }: { id: string }) {
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent, onOther);
   // Which channels one may read changes with the phase and the seats: the overview is read again.
   const chatKey = detail ? `${detail.status}:${detail.seats.map((s) => s.user_id).join(',')}:${detail.your_seat ?? ''}` : '';
-  const chat = useChat(id, signedIn && detail !== null && !detail.sandbox, chatKey, user?.id);
+  const chat = useChat(id, signedIn && detail !== null && !detail.sandbox, chatKey, user?.id, user?.admin ?? false);
   chatReceive.current = chat.receive;
   const chatUnread = useTotalUnread(chat);
   // On a phone the chat is a tab beside the board; wider, both are shown.
