@@ -61,6 +61,8 @@ export function NotesPane({ gameId }: { gameId: string }) {
   const [theirs, setTheirs] = useState<Base | null>(null);
   // Counts the attempts to read the note (a retry after a failed read reads again).
   const [attempt, setAttempt] = useState(0);
+  // Saves made by this page (a screen reader is told of each; not of the note's first read).
+  const [saves, setSaves] = useState(0);
   // What timers and handlers read: the latest text, the server's note, whether a save runs.
   const textRef = useRef('');
   const base = useRef<Base | null>(null);
@@ -118,6 +120,7 @@ export function NotesPane({ gameId }: { gameId: string }) {
         const note: Note = await ok(Promise.resolve(answer));
         base.current = { text: note.text, etag: answer.response.headers.get('ETag') ?? '' };
         setTheirs(null);
+        setSaves((n) => n + 1);
         // Typed on while it was saved: that is saved next.
         if (textRef.current === sent) setStatus('saved');
         else {
@@ -165,13 +168,17 @@ export function NotesPane({ gameId }: { gameId: string }) {
     setTheirs(null);
     setStatus('saved');
   };
-  // Leaving the page (or the tab going to the background) saves what is typed.
+  // The tab going to the background, or leaving the game's page, saves what is typed.
   useEffect(() => {
+    const unsaved = () => base.current !== null && textRef.current !== base.current.text;
     const flush = () => {
-      if (document.visibilityState === 'hidden' && base.current && textRef.current !== base.current.text) void save();
+      if (document.visibilityState === 'hidden' && unsaved()) void save();
     };
     document.addEventListener('visibilitychange', flush);
-    return () => document.removeEventListener('visibilitychange', flush);
+    return () => {
+      document.removeEventListener('visibilitychange', flush);
+      if (unsaved()) void save();
+    };
   }, [save]);
 
   const statusText =
@@ -207,10 +214,14 @@ export function NotesPane({ gameId }: { gameId: string }) {
           {m.counter(n, max)}
           {over > 0 ? ` ${m.tooLong(over)}` : ''}
         </small>
-        <small id="notes-status" role="status" data-testid="notes-status" data-status={status}>
+        <small id="notes-status" data-testid="notes-status" data-status={status}>
           {statusText}
         </small>
       </div>
+      {/* Said once per save (not at every keystroke's "unsaved"); failures are alerts below. */}
+      <p class="visually-hidden" aria-live="polite">
+        {status === 'saved' && saves > 0 ? m.saved : ''}
+      </p>
       {status === 'failed' && error !== null && (
         <p class="error" role="alert" data-testid="notes-error">
           {errorText(error, lang)}{' '}
