@@ -20,6 +20,10 @@
 //! `"12"`). Comparison is strong: a weak tag (`W/"…"`) never matches, nor does a tag of no
 //! version of ours; both are answered 412 `precondition_failed`. `*` matches whatever the
 //! game's current version is.
+//!
+//! A player's note (`/games/{id}/notes`) is tagged `"note-{digest}"` (with the coding, as
+//! above), the digest being its text's; `PUT` requires `If-Match` with such a tag (strong
+//! comparison, in any coding) or `*`, and saves only while the note is still the one named.
 
 use actix_web::HttpRequest;
 use actix_web::http::header::{AcceptEncoding, ContentEncoding, Encoding, Header};
@@ -171,6 +175,28 @@ pub fn version_of(opaque: &str) -> Option<i64> {
     number.parse().ok()
 }
 
+/// The tag of a player's note (the opaque part; send it quoted): `note-{digest}`, the digest
+/// being the note's own (`service::notes::digest`: 16 hex digits of its text's SHA-256), so
+/// equal texts have equal tags and another text another tag.
+pub fn note_tag(digest: &str) -> String {
+    format!("note-{digest}")
+}
+
+/// The note digest a tag of ours names (the shape [`note_tag`] and [`coded`] write), else
+/// `None`.
+pub fn note_digest_of(opaque: &str) -> Option<&str> {
+    let rest = opaque.strip_prefix("note-")?;
+    let digest = ["br", "gzip", "deflate"]
+        .iter()
+        .find_map(|coding| rest.strip_suffix(coding)?.strip_suffix('-'))
+        .unwrap_or(rest);
+    (digest.len() == 16
+        && digest
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+    .then_some(digest)
+}
+
 /// Whether `If-None-Match` matches a representation tagged `current` (weak comparison).
 pub fn none_match(condition: &Condition<'_>, current: &str) -> bool {
     match condition {
@@ -267,6 +293,30 @@ mod tests {
         }
         for other in ["-zstd", "-br-gzip", "br", "-"] {
             assert_eq!(version_of(&format!("{tag}{other}")), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn note_tags_name_their_digest_in_any_coding() {
+        let tag = note_tag("0123456789abcdef");
+        assert_eq!(tag, "note-0123456789abcdef");
+        assert_eq!(note_digest_of(&tag), Some("0123456789abcdef"));
+        for coding in ["br", "gzip", "deflate"] {
+            assert_eq!(
+                note_digest_of(&coded(tag.clone(), Some(coding))),
+                Some("0123456789abcdef")
+            );
+        }
+        for other in [
+            "",
+            "note-",
+            "note-0123",
+            "note-0123456789ABCDEF",
+            "note-0123456789abcdef-zstd",
+            "v1-s0-0123456789abcdef",
+            "0123456789abcdef",
+        ] {
+            assert_eq!(note_digest_of(other), None, "{other:?}");
         }
     }
 

@@ -446,6 +446,25 @@ impl From<crate::service::chat::ChatError> for ApiError {
     }
 }
 
+impl From<crate::service::notes::NoteError> for ApiError {
+    fn from(error: crate::service::notes::NoteError) -> Self {
+        use crate::service::notes::NoteError as E;
+        let detail = error.to_string();
+        match error {
+            E::Service(error) => error.into(),
+            E::NotASeat => Self::forbidden(ErrorCode::NotAPlayer, detail),
+            E::InvalidNote(_) => {
+                Self::unprocessable(ErrorCode::InvalidNote, detail).with("field", "text")
+            }
+            E::Changed { .. } => Self::new(
+                StatusCode::PRECONDITION_FAILED,
+                ErrorCode::PreconditionFailed,
+                detail,
+            ),
+        }
+    }
+}
+
 impl From<crate::auth::credentials::Error> for ApiError {
     fn from(error: crate::auth::credentials::Error) -> Self {
         use crate::auth::credentials::Error as E;
@@ -614,7 +633,8 @@ error_codes! {
     TooManyMailsToAddress = "too_many_mails_to_address", 429, "This address was mailed the most verification links a day allows, whichever accounts asked (KONTOR_VERIFY_MAILS_PER_ADDRESS); nothing was changed or mailed.";
     TooManyInvitations = "too_many_invitations", 429, "The caller made the most invitations a day allows (KONTOR_INVITATIONS_PER_DAY); retry after `Retry-After` seconds.";
     RequestRejected = "request_rejected", 400, "The request was refused before reaching the API (another 4xx status).";
-    PreconditionFailed = "precondition_failed", 412, "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`.";
+    PreconditionFailed = "precondition_failed", 412, "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`. For a note (`PUT /games/{id}/notes`): the note changed since the client read it (another tab or device saved it); read it again.";
+    PreconditionRequired = "precondition_required", 428, "`PUT /games/{id}/notes` needs `If-Match`: the `ETag` of the note as the client read it, or `*` to overwrite whatever is there.";
     WebClientMissing = "web_client_missing", 503, "The web client's files were not built into this server (`npm ci && npm run build` in `web/`).";
     NotReady = "not_ready", 503, "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.";
     DatabaseUnavailable = "database_unavailable", 503, "The database cannot be reached right now; retry after `Retry-After` seconds.";
@@ -629,6 +649,7 @@ error_codes! {
     InvalidChatMessage = "invalid_chat_message", 422, "The message is empty, longer than 500 characters, or holds a control character other than a line break.";
     ChatRateLimited = "chat_rate_limited", 429, "The caller sends chat messages too fast (KONTOR_CHAT_BURST, KONTOR_CHAT_INTERVAL_SECS); retry after `Retry-After` seconds.";
     ChatDailyLimit = "chat_daily_limit", 429, "The caller sent the most chat messages a day allows in this game (KONTOR_CHAT_DAILY_MAX); retry after `Retry-After` seconds.";
+    InvalidNote = "invalid_note", 422, "The note is longer than 10000 characters, or holds a control character other than a line break.";
 }
 
 #[cfg(test)]

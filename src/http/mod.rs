@@ -18,6 +18,7 @@ pub mod live;
 pub mod lobby_stream;
 pub mod methods;
 pub mod metrics;
+pub mod notes;
 pub mod notifications;
 pub mod observe;
 pub mod openapi;
@@ -194,6 +195,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(chat::hide_chat_message)
         .service(chat::mute_chat_user)
         .service(chat::unmute_chat_user)
+        .service(notes::get_note)
+        .service(notes::put_note)
         .service(live::game_stream)
         .service(live::user_stream)
         .service(lobby_stream::lobby_stream)

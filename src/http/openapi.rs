@@ -25,6 +25,7 @@ use utoipa_actix_web::AppExt;
         (name = "lobby", description = "Creating, finding and joining games."),
         (name = "play", description = "Views, legal actions and submitting actions."),
         (name = "chat", description = "Table talk beside each game's log: channels, messages, read markers, reports and moderation."),
+        (name = "notes", description = "Each player's private note on a game, for their eyes only."),
         (name = "live", description = "Server-Sent Events: a game as it happens, your notices."),
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
@@ -789,6 +790,12 @@ fn constrain_fields(spec: &mut Value) {
             "text",
             json!({"minLength": 1, "maxLength": crate::service::chat::MAX_CHARS, "pattern": CHAT_TEXT}),
         ),
+        // Counted after CR LF and CR become LF (which only shortens a text).
+        (
+            "NoteRequest",
+            "text",
+            json!({"maxLength": crate::service::notes::MAX_CHARS, "pattern": NOTE_TEXT}),
+        ),
     ];
     let parameters = [
         ("/api/v1/games", "get", "kind", json!({"enum": kinds})),
@@ -927,6 +934,10 @@ const RESUME_ID: &str = "^[0-9]+(\\.[0-9]+)?$";
 /// A chat message (`service::chat::normalise`): line breaks but no other control character,
 /// line separator or bidirectional control, and something besides spaces.
 const CHAT_TEXT: &str = "^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069][^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*$";
+
+/// A note's text: no control characters but line breaks (CR LF and CR are stored as LF);
+/// empty clears the note.
+const NOTE_TEXT: &str = "^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$";
 
 /// Text in a request may hold tabs and line breaks but no other control character (see
 /// `crate::text`); one-line fields (names) not even those.

@@ -158,7 +158,8 @@ pub async fn delete_me(
 ///
 /// The account (with a waiting change of address), the notification preferences, vacations,
 /// API tokens and logins (metadata only), every game the caller sits in, with its id, the
-/// players the caller blocked, the invitations received and made, and the mails kept.
+/// players the caller blocked, the invitations received and made, the mails kept, the chat
+/// messages written and reported, and the caller's private notes on games.
 /// Each game's own log is exported by `GET /games/{id}/export`.
 #[utoipa::path(
     tag = "accounts",

@@ -2,11 +2,11 @@
 //!
 //! The account row stays (seats, commands and the log refer to it by id), under a placeholder
 //! username (`deleted-player-17`) and without address, password or anything else personal; its
-//! tokens, preferences, vacations, mail, invitations, presence and blocks are deleted. The
-//! games stay whole: open games the user created are cancelled and their seats in other open
-//! games given up, as `cancel` and `leave` do; in each running game the seat goes to the
-//! game's abandonment policy for good, recorded as `kontor.seat_left`, and the other players
-//! are told (a `player_left` mail, and the event on the game's stream).
+//! tokens, preferences, vacations, mail, invitations, presence, blocks and private notes on
+//! games are deleted. The games stay whole: open games the user created are cancelled and
+//! their seats in other open games given up, as `cancel` and `leave` do; in each running game
+//! the seat goes to the game's abandonment policy for good, recorded as `kontor.seat_left`,
+//! and the other players are told (a `player_left` mail, and the event on the game's stream).
 
 use super::clock::{self, AbandonPolicy};
 use super::lobby::{live_note, seat_clocks};

@@ -13,6 +13,7 @@ pub mod error;
 pub mod housekeeping;
 pub mod lobby;
 pub mod lobby_feed;
+pub mod notes;
 pub mod play;
 pub mod profile;
 pub mod seats;

@@ -161,6 +161,8 @@ pub struct MyData {
     pub chat_reports: Vec<MyChatReport>,
     /// The times moderators muted the caller in the chat, with their reasons.
     pub chat_mutes: Vec<MyChatMute>,
+    /// The caller's private notes on games, with their text.
+    pub notes: Vec<crate::service::notes::MyNote>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -297,6 +299,7 @@ pub async fn export(accounts: Accounts<'_>, user: Uuid) -> Result<MyData, Accoun
                 lifted_at: m.lifted_at,
             })
             .collect(),
+        notes: crate::service::notes::of_user(pool, user).await?,
         mails: outbox::kept_for(pool, user)
             .await?
             .into_iter()

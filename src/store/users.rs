@@ -542,7 +542,7 @@ pub struct Erased {
 
 /// Erases what is stored about a user, in the caller's transaction: tokens, preferences,
 /// vacations, every mail of theirs (sent or not), invitations to them, live presence, blocks
-/// both ways, the failed-login count; then the account row keeps only its id, the
+/// both ways, the failed-login count, their private notes on games; then the account row keeps only its id, the
 /// placeholder `placeholder` as its username, and its creation and deletion times. Other
 /// users' mails naming `old_username` as their inviter name the placeholder instead.
 pub async fn erase(
@@ -578,6 +578,8 @@ pub async fn erase(
         "DELETE FROM mail_tokens WHERE user_id = $1",
         "DELETE FROM login_failures WHERE subject LIKE 'mail:%:' || $1::text",
         "DELETE FROM login_sessions WHERE user_id = $1",
+        // Private notes on games are the player's own, not the game's record.
+        "DELETE FROM game_notes WHERE user_id = $1",
     ] {
         sqlx::query(statement).bind(id).execute(&mut *conn).await?;
     }

@@ -167,7 +167,8 @@ async fn hidden_information_never_reaches_another_seat() {
         let table = &everyone[..seats];
         let game = app.start_game("flying-dutchman", json!({}), table).await;
         // While the game runs, each seat's log is its redaction too. In the first game the
-        // seats and a spectator also talk, and no other reader is sent what they said.
+        // seats and a spectator also talk, and no other reader is sent what they said; each
+        // seat keeps a private note, which nobody else is ever sent.
         let seed = 100 + round as u64;
         let seen = if round == 0 {
             play_talking(&app, game, table, &everyone[5], seed).await
@@ -191,6 +192,8 @@ struct Received {
     before: String,
     /// After it ended.
     after: String,
+    /// What its streams (the game's and `/me/stream`) sent, before and after the end.
+    streamed: String,
 }
 
 /// One chat message of [`play_talking`]: its channel and its distinctive text.
@@ -218,7 +221,7 @@ fn may_read(channel: &str, reader: Option<usize>, ended: bool) -> bool {
 }
 
 /// Every read a reader makes of the game: the detail, the chat overview, every channel's page
-/// (its own or not), the event log, the export and the reader's my-data export.
+/// (its own or not), the event log, the export, the reader's note and my-data export.
 async fn read_everything(app: &TestApp, game: Uuid, reader: &User, seats: usize) -> String {
     let mut paths = vec![
         format!("/games/{game}"),
@@ -227,6 +230,7 @@ async fn read_everything(app: &TestApp, game: Uuid, reader: &User, seats: usize)
         format!("/games/{game}/chat/spectators/messages"),
         format!("/games/{game}/events?limit=1000"),
         format!("/games/{game}/export"),
+        format!("/games/{game}/notes"),
         "/me/export".to_string(),
     ];
     for a in 0..seats {
@@ -249,8 +253,9 @@ async fn read_everything(app: &TestApp, game: Uuid, reader: &User, seats: usize)
 
 /// Plays a game to its end like [`bots::play_to_end`] while the seats talk at the table and in
 /// every private channel and `spectator` talks in the spectators channel, all with distinctive
-/// texts; then checks that no reader's response or stream (game stream and `/me/stream`)
-/// carries a text of a channel it may not read at that time.
+/// texts, and each seat keeps a private note (changed after the end); then checks that no
+/// reader's response or stream (game stream and `/me/stream`) carries a text of a channel it
+/// may not read at that time, nor another's note, and that no stream carries a note at all.
 async fn play_talking(
     app: &TestApp,
     game: Uuid,
@@ -289,6 +294,19 @@ async fn play_talking(
             ended,
         }
     };
+    // Each seat's notes: (seat, text).
+    let mut noted: Vec<(usize, String)> = Vec::new();
+    let note = async |seat: usize, by: &User| {
+        let text = format!("noted-{seat}-{}", Uuid::new_v4().simple());
+        app.put(&format!("/games/{game}/notes"))
+            .as_user(by)
+            .header("If-Match", "*")
+            .json(&json!({"text": format!("private\n{text}")}))
+            .send()
+            .await
+            .assert_ok();
+        (seat, text)
+    };
     let mut chunk = 0;
     let mut ended = false;
     while !ended {
@@ -313,6 +331,18 @@ async fn play_talking(
                 said.push(say(&table[a], "table".into(), false).await);
             }
             said.push(say(spectator, "spectators".into(), false).await);
+            for (seat, by) in table.iter().enumerate() {
+                noted.push(note(seat, by).await);
+            }
+            // A spectator has no note to keep.
+            let refused = app
+                .put(&format!("/games/{game}/notes"))
+                .as_user(spectator)
+                .header("If-Match", "*")
+                .json(&json!({"text": "spectator's"}))
+                .send()
+                .await;
+            refused.assert_problem(403, "not_a_player");
         }
         let drained = join_all(
             streams
@@ -323,6 +353,7 @@ async fn play_talking(
         for (i, events) in drained.iter().enumerate() {
             let into = &mut received[i / 2];
             let text: String = events.iter().map(|e| e.data.to_string()).collect();
+            into.streamed.push_str(&text);
             if ended {
                 &mut into.after
             } else {
@@ -348,6 +379,7 @@ async fn play_talking(
         let b = (a + 1) % seats;
         let channel = format!("private:{}-{}", a.min(b), a.max(b));
         said.push(say(seat, channel, true).await);
+        noted.push(note(a, seat).await);
     }
     let drained = join_all(
         streams
@@ -357,6 +389,7 @@ async fn play_talking(
     .await;
     for (i, events) in drained.iter().enumerate() {
         let text: String = events.iter().map(|e| e.data.to_string()).collect();
+        received[i / 2].streamed.push_str(&text);
         received[i / 2].after.push_str(&text);
     }
     for (i, reader) in readers.iter().enumerate() {
@@ -391,6 +424,24 @@ async fn play_talking(
                 assert!(
                     got.before.contains(text.as_str()) || got.after.contains(text.as_str()),
                     "reader {reader:?} never received its message of {channel}"
+                );
+            }
+        }
+        for (seat, text) in &noted {
+            assert!(
+                !got.streamed.contains(text.as_str()),
+                "reader {reader:?} was streamed the note of seat {seat}"
+            );
+            if reader == Some(*seat) {
+                // Its owner reads it (the note itself, the my-data export).
+                assert!(
+                    got.before.contains(text.as_str()) || got.after.contains(text.as_str()),
+                    "seat {seat} never read its own note"
+                );
+            } else {
+                assert!(
+                    !got.before.contains(text.as_str()) && !got.after.contains(text.as_str()),
+                    "reader {reader:?} was sent the note of seat {seat}"
                 );
             }
         }

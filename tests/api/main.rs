@@ -31,6 +31,7 @@ mod lobby_live;
 mod log_injection;
 mod mentions;
 mod names;
+mod notes;
 mod notify;
 mod observability;
 mod operations;

@@ -63,6 +63,14 @@ const PLATFORM: CodeMessages = {
     ja: 'ライブ表示のページが多すぎます。どれかを閉じてください。',
   },
   insufficient_scope: { en: 'The token lacks the scope for this.', ja: 'トークンに必要な権限がありません。' },
+  invalid_note: {
+    en: 'A note has at most 10000 characters and no tabs or other control characters.',
+    ja: 'メモは10000文字までで、タブなどの制御文字は使えません。',
+  },
+  precondition_failed: {
+    en: 'It was changed elsewhere since this page read it; reload and try again.',
+    ja: 'このページで読み込んだ後に別の場所で変更されました。再読み込みしてやり直してください。',
+  },
   blocked: { en: 'You cannot invite this player or join this game.', ja: 'この招待または参加はできません。' },
   session_required: { en: 'Only a signed-in user may do this.', ja: 'ログインしたユーザーだけが行えます。' },
   network: { en: 'The server could not be reached.', ja: 'サーバーに接続できませんでした。' },

@@ -21,6 +21,7 @@ import { SignIn } from '../screens/SignIn';
 import { playerName } from '../components/names';
 import { ChatAnnouncement, ChatPane, useTotalUnread } from '../chat/Chat';
 import { useChat } from '../chat/useChat';
+import { NotesPane } from '../notes/Notes';
 
 const msgs = defineMessages({
   loading: { en: 'Loading…', ja: '読み込み中…' },
@@ -51,9 +52,10 @@ const msgs = defineMessages({
   returnToSeat: { en: 'Return to my seat', ja: '自分の席に戻る' },
   cancelled: { en: 'This game was cancelled before it started.', ja: 'このゲームは開始前に中止されました。' },
   past: { en: 'A past position: no moves can be made here.', ja: '過去の局面です。ここでは操作できません。' },
-  phoneViews: { en: 'Board or chat', ja: '盤面またはチャット' },
+  phoneViews: { en: 'Board, chat or notes', ja: '盤面・チャット・メモ' },
   boardTab: { en: 'Board', ja: '盤面' },
   chatTab: { en: 'Chat', ja: 'チャット' },
+  notesTab: { en: 'Notes', ja: 'メモ' },
   unread: { en: (n: number) => `${n} unread`, ja: (n: number) => `未読${n}件` },
 });
 
@@ -192,8 +194,8 @@ export function GamePage({ id }: { id: string }) {
   const chat = useChat(id, signedIn && detail !== null && !detail.sandbox, chatKey, user?.id, user?.admin ?? false);
   chatReceive.current = chat.receive;
   const chatUnread = useTotalUnread(chat);
-  // On a phone the chat is a tab beside the board; wider, both are shown.
-  const [phoneView, setPhoneView] = useState<'board' | 'chat'>('board');
+  // On a phone the chat and the notes are tabs beside the board; wider, all are shown.
+  const [phoneView, setPhoneView] = useState<'board' | 'chat' | 'notes'>('board');
   const narrow = useNarrow();
   const past = usePastGame(id, at, signedIn);
   // Seats taken before the start come as new snapshots on the stream; while it is not
@@ -288,9 +290,12 @@ export function GamePage({ id }: { id: string }) {
   const seek = (n: number | null) => route(n === null ? `/games/${id}` : `/games/${id}?at=${n}`, true);
   const started = detail.status === 'active' || detail.status === 'finished';
   const hasChat = chat.overview !== null && chat.overview.chat !== 'none' && chat.overview.channels.length > 0;
+  // Each player keeps a private note (spectators and imported sandboxes have no seat).
+  const hasNotes = mySeat !== null && !detail.sandbox;
+  const phoneTabs = (hasChat || hasNotes) && narrow;
 
   return (
-    <article class="game" data-status={detail.status} data-phone-view={hasChat && narrow ? phoneView : undefined}>
+    <article class="game" data-status={detail.status} data-phone-view={phoneTabs ? phoneView : undefined}>
       <header class="game-head">
         <h1>
           {module?.name[lang] ?? detail.kind} {detail.visibility === 'private' && <span class="tag">{m.privateGame}</span>}
@@ -329,12 +334,12 @@ export function GamePage({ id }: { id: string }) {
       {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
       {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {isPast && <p class="notice">{m.past}</p>}
-      {hasChat && narrow && (
+      {phoneTabs && (
         <div role="group" aria-label={m.phoneViews} class="phone-views">
           <button type="button" class="secondary" aria-pressed={phoneView === 'board'} onClick={() => setPhoneView('board')}>
             {m.boardTab}
           </button>
-          <button type="button" class="secondary" aria-pressed={phoneView === 'chat'} onClick={() => setPhoneView('chat')}
+          {hasChat && <button type="button" class="secondary" aria-pressed={phoneView === 'chat'} onClick={() => setPhoneView('chat')}
             data-testid="phone-chat"
             aria-label={chatUnread > 0 && phoneView !== 'chat' ? `${m.chatTab}, ${m.unread(chatUnread)}` : undefined}
           >
@@ -344,7 +349,12 @@ export function GamePage({ id }: { id: string }) {
                 {chatUnread}
               </span>
             )}
-          </button>
+          </button>}
+          {hasNotes && (
+            <button type="button" class="secondary" aria-pressed={phoneView === 'notes'} onClick={() => setPhoneView('notes')} data-testid="phone-notes">
+              {m.notesTab}
+            </button>
+          )}
         </div>
       )}
       {module && shown.view && (
@@ -377,6 +387,7 @@ export function GamePage({ id }: { id: string }) {
           visible={!narrow || phoneView === 'chat'}
         />
       )}
+      {hasNotes && <NotesPane gameId={id} />}
       {started && <GameLog events={log.events} module={module} seatName={seatName} />}
       {detail.status === 'active' && <ExportButton id={id} />}
     </article>
