@@ -15,6 +15,7 @@ pub mod lobby;
 pub mod lobby_feed;
 pub mod play;
 pub mod profile;
+pub mod rematch;
 pub mod seats;
 pub mod security;
 pub mod signin;

@@ -23,6 +23,7 @@ pub mod mentions;
 pub mod outbox;
 pub mod preferences;
 pub mod presence;
+pub mod rematch;
 pub mod seats;
 pub mod sessions;
 pub mod throttle;
