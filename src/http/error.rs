@@ -335,8 +335,10 @@ impl From<crate::service::Error> for ApiError {
             }
             E::RematchNotPossible(_) => Self::conflict(ErrorCode::RematchNotPossible, detail),
             E::RematchOfferNotFound => Self::not_found(ErrorCode::RematchOfferNotFound, detail),
-            E::RematchOfferClosed { status } => Self::conflict(ErrorCode::RematchOfferClosed, detail)
-                .with("offer_status", status.as_str()),
+            E::RematchOfferClosed { status } => {
+                Self::conflict(ErrorCode::RematchOfferClosed, detail)
+                    .with("offer_status", status.as_str())
+            }
             E::RematchOfferExpired { at } => Self::conflict(ErrorCode::RematchOfferExpired, detail)
                 .with("expired_at", at.to_rfc3339()),
             E::RematchAlreadyAnswered { accept } => {

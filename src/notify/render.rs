@@ -605,7 +605,9 @@ pub fn headline(ctx: &NoticeContext) -> String {
                 Some(player) => format!("{player}が{game}から退出しました"),
                 None => format!("{game}からプレイヤーが退出しました"),
             },
-            NoticeKind::RematchOffered => format!("{}が{game}の再戦を申し込みました", rematch_by(ctx)),
+            NoticeKind::RematchOffered => {
+                format!("{}が{game}の再戦を申し込みました", rematch_by(ctx))
+            }
             NoticeKind::ChatMention => format!(
                 "{}が{game}の{}であなたをメンションしました",
                 mention_author(ctx),
@@ -1055,7 +1057,10 @@ fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                 "Accept or decline it on the game's page. When everyone accepts, a new game starts with the seats moved round by one",
             )];
             if let Some(at) = rematch_until(ctx.data) {
-                spans.push(t(format!(" (answers are taken until {})", when(at, ctx.zone, en))));
+                spans.push(t(format!(
+                    " (answers are taken until {})",
+                    when(at, ctx.zone, en)
+                )));
             }
             spans.push(t("."));
             blocks.push(Block::Para(spans));

@@ -90,7 +90,10 @@ pub async fn detail(
     let seed = (head.status() == Status::Finished).then(|| hex::encode(&head.seed));
     // The links of a rematch (platform records beside the log; see `rematch`).
     let (rematch_of, rematch) = match head.status() {
-        Status::Active => (crate::store::rematch::rematch_of(&mut *conn, game_id).await?, None),
+        Status::Active => (
+            crate::store::rematch::rematch_of(&mut *conn, game_id).await?,
+            None,
+        ),
         Status::Finished => (
             crate::store::rematch::rematch_of(&mut *conn, game_id).await?,
             crate::store::rematch::rematch(&mut *conn, game_id).await?,

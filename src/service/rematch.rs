@@ -147,7 +147,12 @@ fn lapsed(offer: &OfferRow, now: DateTime<Utc>) -> bool {
     offer.status == "open" && offer.expires_at <= now
 }
 
-fn offer_view(offer: &OfferRow, answers: &[AnswerRow], seats: &[SeatRow], now: DateTime<Utc>) -> RematchOffer {
+fn offer_view(
+    offer: &OfferRow,
+    answers: &[AnswerRow],
+    seats: &[SeatRow],
+    now: DateTime<Utc>,
+) -> RematchOffer {
     let status = if lapsed(offer, now) {
         OfferStatus::Expired
     } else {
@@ -310,7 +315,8 @@ pub async fn offer(
         start_rematch(&mut tx, time, &head, &seats, &offer).await?;
     } else {
         let offerer = seats[seats.iter().position(|s| s.seat == seat).unwrap_or(0)].clone();
-        let by = crate::notify::render::player_name(&offerer.username, offerer.display_name.as_deref());
+        let by =
+            crate::notify::render::player_name(&offerer.username, offerer.display_name.as_deref());
         let notices: Vec<Notice> = others
             .iter()
             .map(|s| {

@@ -197,10 +197,7 @@ pub async fn any_deleted(conn: &mut PgConnection, users: &[Uuid]) -> Result<bool
 }
 
 /// Whether any two of the users blocked one another, either way.
-pub async fn any_block_among(
-    conn: &mut PgConnection,
-    users: &[Uuid],
-) -> Result<bool, sqlx::Error> {
+pub async fn any_block_among(conn: &mut PgConnection, users: &[Uuid]) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM user_blocks
                          WHERE blocker_id = ANY($1) AND blocked_id = ANY($1))",

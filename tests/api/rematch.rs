@@ -99,7 +99,10 @@ async fn all_accept_starts_one_rematch_with_rotated_seats_and_linked_games() {
     assert_eq!(again.body["offer"]["id"], offer_id);
     // Another player's offer while bert's is open is refused, naming bert's.
     let other = offer(&app, game, &table[0]).await;
-    assert_eq!(other.assert_problem(409, "rematch_offer_open")["offer_id"], offer_id);
+    assert_eq!(
+        other.assert_problem(409, "rematch_offer_open")["offer_id"],
+        offer_id
+    );
     answer(&app, game, offer_id, &outsider, true)
         .await
         .assert_problem(403, "not_a_player");
@@ -158,8 +161,14 @@ async fn all_accept_starts_one_rematch_with_rotated_seats_and_linked_games() {
     }
     // Both games link to each other.
     assert_eq!(new["rematch_of"], json!(game));
-    assert_eq!(detail(&app, game, &table[0]).await["rematch"], json!(new_game));
-    assert_eq!(rematch_state(&app, new_game, &table[2]).await["rematch_of"], json!(game));
+    assert_eq!(
+        detail(&app, game, &table[0]).await["rematch"],
+        json!(new_game)
+    );
+    assert_eq!(
+        rematch_state(&app, new_game, &table[2]).await["rematch_of"],
+        json!(game)
+    );
     // The finished game's log is untouched.
     assert_eq!(
         detail(&app, game, &table[0]).await["version"],
@@ -167,11 +176,19 @@ async fn all_accept_starts_one_rematch_with_rotated_seats_and_linked_games() {
     );
 
     // Answers are idempotent and final; a second rematch of the same game is refused.
-    answer(&app, game, offer_id, &table[0], true).await.assert_ok();
+    answer(&app, game, offer_id, &table[0], true)
+        .await
+        .assert_ok();
     let flip = answer(&app, game, offer_id, &table[0], false).await;
-    assert_eq!(flip.assert_problem(409, "rematch_already_answered")["accept"], true);
+    assert_eq!(
+        flip.assert_problem(409, "rematch_already_answered")["accept"],
+        true
+    );
     let twice = offer(&app, game, &table[2]).await;
-    assert_eq!(twice.assert_problem(409, "rematch_exists")["rematch"], json!(new_game));
+    assert_eq!(
+        twice.assert_problem(409, "rematch_exists")["rematch"],
+        json!(new_game)
+    );
     // The running rematch cannot be offered again.
     offer(&app, new_game, &table[0])
         .await
@@ -191,9 +208,14 @@ async fn one_decline_ends_the_offer_and_offers_expire() {
     assert_eq!(declined.assert_ok()["offer"]["status"], "declined");
     assert_eq!(declined.body["offer"]["waiting_for"], json!([]));
     let late = answer(&app, game, first_id, &table[2], true).await;
-    assert_eq!(late.assert_problem(409, "rematch_offer_closed")["offer_status"], "declined");
+    assert_eq!(
+        late.assert_problem(409, "rematch_offer_closed")["offer_status"],
+        "declined"
+    );
     // The same decline again changes nothing.
-    answer(&app, game, first_id, &table[1], false).await.assert_ok();
+    answer(&app, game, first_id, &table[1], false)
+        .await
+        .assert_ok();
 
     // A new offer may follow; unanswered past the deadline (72 hours by default) it expires,
     // and the deadline worker records it.
@@ -244,5 +266,8 @@ async fn a_block_at_the_table_means_no_rematch() {
     let refused = offer(&app, game, &table[0]).await;
     let body = refused.assert_problem(409, "rematch_not_possible");
     assert!(!body["detail"].as_str().unwrap().contains("bert"));
-    assert_eq!(rematch_state(&app, game, &table[0]).await["offer"], Value::Null);
+    assert_eq!(
+        rematch_state(&app, game, &table[0]).await["offer"],
+        Value::Null
+    );
 }
