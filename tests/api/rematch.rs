@@ -3,6 +3,7 @@
 
 use crate::bots;
 use crate::support::*;
+use kontor::games::GameRng;
 use serde_json::{Value, json};
 use std::time::Duration;
 use uuid::Uuid;
@@ -269,5 +270,119 @@ async fn a_block_at_the_table_means_no_rematch() {
     assert_eq!(
         rematch_state(&app, game, &table[0]).await["offer"],
         Value::Null
+    );
+}
+
+/// Plays a started game to its end: the bot plays the abandoned seats (the deadline worker,
+/// run by hand), the players the others.
+async fn play_with_bots(app: &TestApp, game: Uuid, table: &[User]) {
+    let mut rng = GameRng::from_u64(3);
+    for _ in 0..20_000 {
+        app.run_deadlines().await;
+        let now = detail(app, game, &table[0]).await;
+        if now["status"] == "finished" {
+            return;
+        }
+        let pending: Vec<usize> = now["pending"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_u64().unwrap() as usize)
+            .filter(|s| now["seats"][*s]["state"] == "active")
+            .collect();
+        if pending.is_empty() {
+            continue;
+        }
+        let seat = pending[rng.index(pending.len())];
+        // Seats are looked up by user: in a rematch they moved round.
+        let player = table
+            .iter()
+            .find(|u| now["seats"][seat]["user_id"] == json!(u.id))
+            .unwrap();
+        let mine = detail(app, game, player).await;
+        let action = bots::steel_driver(&mine["legal"], &mine, &mut rng);
+        let version = mine["version"].as_i64().unwrap();
+        let reply = app.act(player, game).version(version).send(&action).await;
+        assert!(
+            matches!(reply.status.as_u16(), 200 | 409),
+            "{action}: {}",
+            reply.text
+        );
+    }
+    panic!("the game did not end");
+}
+
+#[tokio::test]
+async fn a_seat_the_bot_played_stays_a_bot_and_need_not_answer() {
+    let app = spawn_app().await;
+    let table = players(&app, &["anna", "bert", "cleo"]).await;
+    let game = app
+        .start_game_with(
+            json!({"kind": "steel-driver",
+                   "time_control": {"seconds_per_move": 60, "abandon_after": 1, "on_abandon": "bot"}}),
+            &table,
+        )
+        .await;
+    // The first to act lets their time run out: the bot plays their seat from then on.
+    let gone = detail(&app, game, &table[0]).await["pending"][0]
+        .as_u64()
+        .unwrap() as usize;
+    app.clock.advance(Duration::from_secs(61));
+    app.run_deadlines().await;
+    assert_eq!(
+        detail(&app, game, &table[0]).await["seats"][gone]["state"],
+        "abandoned"
+    );
+    play_with_bots(&app, game, &table).await;
+
+    // Its player takes no part in the rematch...
+    offer(&app, game, &table[gone])
+        .await
+        .assert_problem(403, "not_a_player");
+    let others: Vec<usize> = (0..3).filter(|s| *s != gone).collect();
+    let made = offer(&app, game, &table[others[0]]).await;
+    assert_eq!(made.status.as_u16(), 201, "{}", made.text);
+    assert_eq!(made.body["players"], json!(others));
+    assert_eq!(made.body["offer"]["waiting_for"], json!([others[1]]));
+    let offer_id = made.body["offer"]["id"].as_i64().unwrap();
+    answer(&app, game, offer_id, &table[gone], true)
+        .await
+        .assert_problem(403, "not_a_player");
+    // ...and the last of the others to accept starts the rematch, where the bot plays the
+    // seat from the start (its player may take it back).
+    let done = answer(&app, game, offer_id, &table[others[1]], true).await;
+    let new_game: Uuid = done.assert_ok()["rematch"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let new = detail(&app, new_game, &table[0]).await;
+    let rotated = (gone + 1) % 3;
+    assert_eq!(new["seats"][rotated]["user_id"], json!(table[gone].id));
+    assert_eq!(new["seats"][rotated]["state"], "abandoned");
+    for seat in &others {
+        assert_eq!(new["seats"][(seat + 1) % 3]["state"], "active");
+    }
+    // The start event says so, and the bot moves for the seat when it is to act.
+    let export = app.export(new_game, &table[gone]).await;
+    assert!(export.contains("\"bot\":true"), "{export}");
+    app.run_deadlines().await;
+    app.post(&format!("/games/{new_game}/return"))
+        .as_user(&table[gone])
+        .send()
+        .await
+        .assert_ok();
+    // Played to its end, the rematch verifies (the bot's seat from the start, its return).
+    play_with_bots(&app, new_game, &table).await;
+    let verification = app
+        .get(&format!("/games/{new_game}/verification"))
+        .as_user(&table[0])
+        .send()
+        .await;
+    assert_eq!(
+        verification.assert_ok()["verified"],
+        true,
+        "{}",
+        verification.text
     );
 }
