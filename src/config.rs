@@ -89,6 +89,8 @@ pub struct Config {
     pub deadline_poll: Duration,
     /// Days of vacation a user may take per calendar year.
     pub vacation_days_per_year: i64,
+    /// How long the players of a finished game have to answer a rematch offer.
+    pub rematch_deadline: Duration,
     /// How often an idle live stream sends a keep-alive comment (a closed connection is
     /// noticed then at the latest).
     pub live_keep_alive: Duration,
@@ -205,6 +207,7 @@ impl std::fmt::Debug for Config {
             min_seconds_per_move,
             deadline_poll,
             vacation_days_per_year,
+            rematch_deadline,
             live_keep_alive,
             live_max_streams_per_user,
             live_max_streams_per_address,
@@ -258,6 +261,7 @@ impl std::fmt::Debug for Config {
             .field("min_seconds_per_move", min_seconds_per_move)
             .field("deadline_poll", deadline_poll)
             .field("vacation_days_per_year", vacation_days_per_year)
+            .field("rematch_deadline", rematch_deadline)
             .field("live_keep_alive", live_keep_alive)
             .field("live_max_streams_per_user", live_max_streams_per_user)
             .field("live_max_streams_per_address", live_max_streams_per_address)
@@ -442,6 +446,11 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_VACATION_DAYS",
         "30",
         "Days of vacation a user may take per calendar year (clocks stand still meanwhile).",
+    ),
+    Setting::value(
+        "KONTOR_REMATCH_DEADLINE_HOURS",
+        "72",
+        "Hours the other players of a finished game have to answer a rematch offer (1 to 720).",
     ),
     Setting::value(
         "KONTOR_LIVE_KEEP_ALIVE",
@@ -797,6 +806,11 @@ impl Config {
         }
         let body_timeout = values.seconds("KONTOR_BODY_TIMEOUT")?;
         let housekeeping_every = values.seconds("KONTOR_HOUSEKEEPING_EVERY")?;
+        let rematch_hours: u64 = values.number("KONTOR_REMATCH_DEADLINE_HOURS")?;
+        if !(1..=720).contains(&rematch_hours) {
+            bail!("KONTOR_REMATCH_DEADLINE_HOURS must be between 1 and 720");
+        }
+        let rematch_deadline = Duration::from_secs(rematch_hours * 3600);
         if housekeeping_every.is_zero() {
             bail!("KONTOR_HOUSEKEEPING_EVERY must be at least 1 second");
         }
@@ -845,6 +859,7 @@ impl Config {
                 values.number::<u32>("KONTOR_DEADLINE_POLL_MS")?,
             )),
             vacation_days_per_year: i64::from(values.number::<u32>("KONTOR_VACATION_DAYS")?),
+            rematch_deadline,
             live_keep_alive: values.seconds("KONTOR_LIVE_KEEP_ALIVE")?,
             live_max_streams_per_user: live_max_streams_per_user as usize,
             live_max_streams_per_address: live_max_streams_per_address as usize,

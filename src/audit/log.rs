@@ -154,6 +154,7 @@ pub async fn export(
             seat: s.seat as Seat,
             user_id: s.user_id,
             username: s.username,
+            bot: false,
         })
         .collect();
     let finished = head.status() == Status::Finished;

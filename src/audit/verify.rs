@@ -415,7 +415,8 @@ fn verify<R: Rules>(
     // abandoned; a seat abandoned to the bot may later be returned.
     let mut outcome = None;
     let mut forfeited: Vec<Seat> = Vec::new();
-    let mut abandoned: Vec<Seat> = Vec::new();
+    // A rematch's seat may start played by the bot (see `SeatInfo::bot`).
+    let mut abandoned: Vec<Seat> = seats.iter().filter(|s| s.bot).map(|s| s.seat).collect();
     let mut commands = Vec::new();
     while index < events.len() {
         let line = &events[index];

@@ -322,6 +322,28 @@ impl From<crate::service::Error> for ApiError {
             E::TooManyInvitations { wait, .. } => {
                 Self::limit_reached(ErrorCode::TooManyInvitations, wait, detail)
             }
+            E::RematchNotFinished { status } => {
+                Self::conflict(ErrorCode::RematchNotFinished, detail)
+                    .with("game_status", status.as_str())
+            }
+            E::RematchBotSeat => Self::forbidden(ErrorCode::NotAPlayer, detail),
+            E::RematchOfferOpen { offer } => {
+                Self::conflict(ErrorCode::RematchOfferOpen, detail).with("offer_id", offer)
+            }
+            E::RematchExists { game } => {
+                Self::conflict(ErrorCode::RematchExists, detail).with("rematch", game.to_string())
+            }
+            E::RematchNotPossible(_) => Self::conflict(ErrorCode::RematchNotPossible, detail),
+            E::RematchOfferNotFound => Self::not_found(ErrorCode::RematchOfferNotFound, detail),
+            E::RematchOfferClosed { status } => {
+                Self::conflict(ErrorCode::RematchOfferClosed, detail)
+                    .with("offer_status", status.as_str())
+            }
+            E::RematchOfferExpired { at } => Self::conflict(ErrorCode::RematchOfferExpired, detail)
+                .with("expired_at", at.to_rfc3339()),
+            E::RematchAlreadyAnswered { accept } => {
+                Self::conflict(ErrorCode::RematchAlreadyAnswered, detail).with("accept", accept)
+            }
             E::AlreadyOnVacation => Self::conflict(ErrorCode::AlreadyOnVacation, detail),
             E::NotOnVacation => Self::conflict(ErrorCode::NotOnVacation, detail),
             E::Unavailable(cause) => Self::unavailable(cause),
@@ -623,6 +645,14 @@ error_codes! {
     SeatForfeited = "seat_forfeited", 409, "The seat was forfeited under the game's time control.";
     AlreadyOnVacation = "already_on_vacation", 409, "A vacation is running; end it before starting another.";
     NotOnVacation = "not_on_vacation", 409, "There is no vacation to end.";
+    RematchNotFinished = "rematch_not_finished", 409, "A rematch is offered once the game has ended; `game_status` says where it is.";
+    RematchOfferOpen = "rematch_offer_open", 409, "Another player's rematch offer is open (`offer_id`): answer it instead.";
+    RematchExists = "rematch_exists", 409, "The game's rematch was played already (`rematch` names it).";
+    RematchNotPossible = "rematch_not_possible", 409, "The table cannot meet again: a player deleted their account, or players blocked one another.";
+    RematchOfferNotFound = "rematch_offer_not_found", 404, "The game has no rematch offer with this id.";
+    RematchOfferClosed = "rematch_offer_closed", 409, "The rematch offer ended (`offer_status`: accepted, declined, expired or cancelled); make a new one.";
+    RematchOfferExpired = "rematch_offer_expired", 409, "The rematch offer's deadline passed (`expired_at`); make a new one.";
+    RematchAlreadyAnswered = "rematch_already_answered", 409, "The caller answered the offer the other way already (`accept`); answers are final.";
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
     UploadsBusy = "uploads_busy", 429, "The caller, or the server, has as many uploaded exports being checked as it checks at once; retry after `Retry-After` seconds.";
     ImportLimitReached = "import_limit_reached", 429, "The caller imported as many games within 24 hours as a user may (`limit`); retry after `Retry-After` seconds.";

@@ -519,7 +519,9 @@ impl Watcher {
 /// player of a running game deleted their account; with the seat) events, each with the
 /// game's id; `chat_unread` (`{"game_id", "unread"}`) when the caller's unread chat count in
 /// a game they play changed (a message in a channel they read, a hidden one, their own read
-/// marker moved). A new `snapshot` comes whenever notices may have been missed (the server lost
+/// marker moved); `rematch` (`{"game_id", "offer_id"}`) when a rematch offer of a finished
+/// game they played was made, answered or ended (read it at `GET /games/{id}/rematch`; the
+/// rematch itself comes as `game_started`). A new `snapshot` comes whenever notices may have been missed (the server lost
 /// touch with the database for a while): it replaces the one before. Keep-alive comments
 /// every 15 s. Counts against the same per-user limit of
 /// open streams as the game streams (`too_many_streams`).
@@ -576,6 +578,9 @@ pub async fn user_stream(
                         }
                         if note.users.contains(&me) && note.status == Status::Finished.as_str() {
                             out.push(("game_over", json!({"game_id": note.game_id, "version": note.version})));
+                        }
+                        if note.rematch != 0 && note.users.contains(&me) {
+                            out.push(("rematch", json!({"game_id": note.game_id, "offer_id": note.rematch})));
                         }
                         let chat_changed = note.chat != 0 || note.chat_hidden != 0 || note.chat_read;
                         if chat_changed && note.users.contains(&me) {

@@ -25,6 +25,7 @@ pub mod openapi;
 pub mod page;
 pub mod profile;
 pub mod query_policy;
+pub mod rematch;
 pub mod request_log;
 pub mod security;
 pub mod session;
@@ -181,6 +182,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(games::invite)
         .service(games::submit_action)
         .service(absence::return_to_seat)
+        .service(rematch::get_rematch)
+        .service(rematch::offer_rematch)
+        .service(rematch::answer_rematch)
         .service(absence::get_vacation)
         .service(absence::start_vacation)
         .service(absence::end_vacation)

@@ -26,6 +26,7 @@ pub struct PreferencesUpdate {
     pub game_over: Option<Delivery>,
     pub player_left: Option<Delivery>,
     pub chat_mention: Option<Delivery>,
+    pub rematch_offered: Option<Delivery>,
     pub always_email: Option<bool>,
 }
 
@@ -85,6 +86,7 @@ pub async fn put_preferences(
         (NoticeKind::GameOver, update.game_over),
         (NoticeKind::PlayerLeft, update.player_left),
         (NoticeKind::ChatMention, update.chat_mention),
+        (NoticeKind::RematchOffered, update.rematch_offered),
     ] {
         if let Some(value) = value {
             preferences.set(kind, value);

@@ -416,6 +416,7 @@ fn describe_streams(spec: &mut Value) {
                 "game_over": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
                 "invited": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
                 "player_left": {"type": "object", "required": ["game_id", "seat", "version"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "seat": {"type": "integer", "minimum": 0}, "version": {"type": "integer"}}, "additionalProperties": true},
+                "rematch": {"type": "object", "required": ["game_id", "offer_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "offer_id": {"type": "integer"}}, "additionalProperties": true},
             }),
         ),
         (

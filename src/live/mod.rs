@@ -66,6 +66,10 @@ pub struct Note {
     /// A moderator hid the chat message with this id.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub chat_hidden: i64,
+    /// The rematch offer with this id changed (made, answered, ended); `users` are the
+    /// players of the finished game.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rematch: i64,
     /// `users`' unread chat counts in the game changed (a read marker moved).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chat_read: bool,
@@ -139,6 +143,16 @@ impl Note {
         Self {
             game_id,
             chat_hidden: id,
+            users,
+            ..Self::default()
+        }
+    }
+
+    /// Rematch offer `offer` of the finished game changed; `users` are its players.
+    pub fn rematch(game_id: Uuid, offer: i64, users: Vec<Uuid>) -> Self {
+        Self {
+            game_id,
+            rematch: offer,
             users,
             ..Self::default()
         }

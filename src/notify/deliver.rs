@@ -99,6 +99,7 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
         game_over: parse(&recipient.game_over),
         player_left: parse(&recipient.player_left),
         chat_mention: parse(&recipient.chat_mention),
+        rematch_offered: parse(&recipient.rematch_offered),
         always_email: recipient.always_email,
     }
 }

@@ -63,10 +63,12 @@ pub enum NoticeKind {
     PlayerLeft,
     /// Someone mentioned the user (`@username`) in a game's chat.
     ChatMention,
+    /// Another player of a finished game offered a rematch.
+    RematchOffered,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 7] = [
+    pub const ALL: [NoticeKind; 8] = [
         NoticeKind::YourTurn,
         NoticeKind::Reminder,
         NoticeKind::Invited,
@@ -74,6 +76,7 @@ impl NoticeKind {
         NoticeKind::GameOver,
         NoticeKind::PlayerLeft,
         NoticeKind::ChatMention,
+        NoticeKind::RematchOffered,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -85,6 +88,7 @@ impl NoticeKind {
             NoticeKind::GameOver => "game_over",
             NoticeKind::PlayerLeft => "player_left",
             NoticeKind::ChatMention => "chat_mention",
+            NoticeKind::RematchOffered => "rematch_offered",
         }
     }
 
@@ -102,6 +106,7 @@ impl NoticeKind {
             NoticeKind::GameOver => "game results",
             NoticeKind::PlayerLeft => "\"a player left\" mails",
             NoticeKind::ChatMention => "chat mentions",
+            NoticeKind::RematchOffered => "rematch offers",
         }
     }
 }
@@ -149,6 +154,7 @@ impl MailKind {
 /// | `result` | game_over | a one-line result, e.g. "anna won with 41 ducats" |
 /// | `standings` | game_over | `[{"name", "score", "rank"}]` (built from the game's outcome when absent) |
 /// | `channel`, `author`, `text`, `message_id`, `at` | chat_mention | see [`Notice::chat_mention`] |
+/// | `offered_by`, `expires_at` | rematch_offered | who offered, and until when answers are taken |
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Notice {
     pub user_id: Uuid,
@@ -269,6 +275,22 @@ impl Notice {
             kind: NoticeKind::ChatMention,
             game_id: Some(game_id),
             dedupe_key: format!("chat_mention:{message_id}"),
+            data,
+        }
+    }
+
+    /// "A rematch was offered": one per offer and recipient.
+    pub fn rematch_offered(
+        user_id: Uuid,
+        game_id: Uuid,
+        offer_id: i64,
+        data: serde_json::Value,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::RematchOffered,
+            game_id: Some(game_id),
+            dedupe_key: format!("rematch_offered:{offer_id}"),
             data,
         }
     }

@@ -48,6 +48,7 @@ impl Delivery {
     "game_over": "off",
     "player_left": "immediately",
     "chat_mention": "immediately",
+    "rematch_offered": "immediately",
     "always_email": false
 }))]
 pub struct Preferences {
@@ -65,6 +66,8 @@ pub struct Preferences {
     pub player_left: Delivery,
     /// Someone mentioned you (`@username`) in a game's chat.
     pub chat_mention: Delivery,
+    /// Another player of a finished game offered a rematch.
+    pub rematch_offered: Delivery,
     /// Mail "your turn" even while you watch the game's live stream (by default no such
     /// mail is sent while you are watching).
     pub always_email: bool,
@@ -80,6 +83,7 @@ impl Preferences {
             NoticeKind::GameOver => self.game_over,
             NoticeKind::PlayerLeft => self.player_left,
             NoticeKind::ChatMention => self.chat_mention,
+            NoticeKind::RematchOffered => self.rematch_offered,
         }
     }
 
@@ -92,6 +96,7 @@ impl Preferences {
             NoticeKind::GameOver => &mut self.game_over,
             NoticeKind::PlayerLeft => &mut self.player_left,
             NoticeKind::ChatMention => &mut self.chat_mention,
+            NoticeKind::RematchOffered => &mut self.rematch_offered,
         };
         *slot = delivery;
     }
@@ -109,6 +114,7 @@ impl Preferences {
             game_over: parse(&row.game_over),
             player_left: parse(&row.player_left),
             chat_mention: parse(&row.chat_mention),
+            rematch_offered: parse(&row.rematch_offered),
             always_email: row.always_email,
         }
     }
@@ -124,6 +130,7 @@ impl Preferences {
             game_over: self.game_over.as_str().to_string(),
             player_left: self.player_left.as_str().to_string(),
             chat_mention: self.chat_mention.as_str().to_string(),
+            rematch_offered: self.rematch_offered.as_str().to_string(),
             always_email: self.always_email,
         }
     }

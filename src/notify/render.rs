@@ -568,6 +568,7 @@ pub fn kind_label(kind: NoticeKind, language: Language) -> &'static str {
             NoticeKind::GameOver => "ゲーム結果のメール",
             NoticeKind::PlayerLeft => "「プレイヤー退出」メール",
             NoticeKind::ChatMention => "チャットのメンション",
+            NoticeKind::RematchOffered => "再戦の申し込み",
         },
     }
 }
@@ -604,6 +605,9 @@ pub fn headline(ctx: &NoticeContext) -> String {
                 Some(player) => format!("{player}が{game}から退出しました"),
                 None => format!("{game}からプレイヤーが退出しました"),
             },
+            NoticeKind::RematchOffered => {
+                format!("{}が{game}の再戦を申し込みました", rematch_by(ctx))
+            }
             NoticeKind::ChatMention => format!(
                 "{}が{game}の{}であなたをメンションしました",
                 mention_author(ctx),
@@ -638,12 +642,29 @@ pub fn headline(ctx: &NoticeContext) -> String {
             Some(player) => format!("{player} left {game}"),
             None => format!("A player left {game}"),
         },
+        NoticeKind::RematchOffered => format!("{} offers a rematch of {game}", rematch_by(ctx)),
         NoticeKind::ChatMention => format!(
             "{} mentioned you {} in {game}",
             mention_author(ctx),
             channel_phrase(ctx.data, Language::En)
         ),
     }
+}
+
+/// Who offered a rematch, as the seat shows them.
+fn rematch_by(ctx: &NoticeContext) -> String {
+    match (str_field(ctx.data, "offered_by"), ctx.language) {
+        (Some(by), _) => by.to_string(),
+        (None, Language::En) => "A player".to_string(),
+        (None, Language::Ja) => "プレイヤー".to_string(),
+    }
+}
+
+/// Until when a rematch offer takes answers.
+fn rematch_until(data: &Value) -> Option<DateTime<Utc>> {
+    str_field(data, "expires_at")
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .map(|d| d.with_timezone(&Utc))
 }
 
 /// Who wrote the message a mention mail is about, as the seat shows them.
@@ -848,6 +869,22 @@ fn notice_blocks_ja(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                 },
             )]));
         }
+        NoticeKind::RematchOffered => {
+            blocks.push(Block::Para(vec![
+                b(rematch_by(ctx)),
+                t("が"),
+                b(game),
+                t(format!("{with}の再戦を申し込みました。")),
+            ]));
+            let mut spans = vec![t(
+                "ゲームのページで受けるか断ってください。全員が受けると、席を一つずつずらして新しいゲームが始まります",
+            )];
+            if let Some(at) = rematch_until(ctx.data) {
+                spans.push(t(format!("（回答の期限: {}）", when(at, ctx.zone, ja))));
+            }
+            spans.push(t("。"));
+            blocks.push(Block::Para(spans));
+        }
         NoticeKind::ChatMention => {
             blocks.push(Block::Para(vec![
                 b(mention_author(ctx)),
@@ -1008,6 +1045,25 @@ fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
                      on. The game goes on."
                 },
             )]));
+        }
+        NoticeKind::RematchOffered => {
+            blocks.push(Block::Para(vec![
+                b(rematch_by(ctx)),
+                t(" offers a rematch of "),
+                b(game),
+                t(format!("{with}.")),
+            ]));
+            let mut spans = vec![t(
+                "Accept or decline it on the game's page. When everyone accepts, a new game starts with the seats moved round by one",
+            )];
+            if let Some(at) = rematch_until(ctx.data) {
+                spans.push(t(format!(
+                    " (answers are taken until {})",
+                    when(at, ctx.zone, en)
+                )));
+            }
+            spans.push(t("."));
+            blocks.push(Block::Para(spans));
         }
         NoticeKind::ChatMention => {
             blocks.push(Block::Para(vec![

@@ -1,5 +1,5 @@
 //! The deadline worker: reminders before deadlines, timeouts, the bot playing abandoned seats,
-//! and rules timers (such as a negotiation deadline).
+//! rules timers (such as a negotiation deadline), and rematch offers whose deadline passed.
 //!
 //! Every instance may run it. A due row is leased (`leased_until`) with `SKIP LOCKED`, so two
 //! workers never act on one clock at once; what a worker then plays goes through the same
@@ -36,6 +36,8 @@ pub struct Pass {
     pub timers: usize,
     /// Clocks that were no longer current (the game moved on first).
     pub stale: usize,
+    /// Rematch offers whose deadline passed, recorded as expired.
+    pub rematch_offers_expired: usize,
 }
 
 /// Runs the worker until the pool closes or `stop` is cancelled; a pass under way is
@@ -69,6 +71,7 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
     let now = committer.clock().now();
     let mut pass = Pass {
         reminders: send_reminders(pool, limit, now).await?,
+        rematch_offers_expired: super::rematch::expire_lapsed(pool, now, limit).await?,
         ..Pass::default()
     };
     let due = deadlines::lease_due(pool, limit, LEASE_SECS, now).await?;

@@ -99,6 +99,32 @@ pub enum Error {
     /// The caller's invitations today are as many as `KONTOR_INVITATIONS_PER_DAY` allows.
     #[error("you made {limit} invitations today, the most a day; try again in {}", wait_in_words(*.wait))]
     TooManyInvitations { limit: u32, wait: u64 },
+    /// A rematch of a game that has not ended.
+    #[error("the game is {}; a rematch is offered once it has ended", .status.as_str())]
+    RematchNotFinished { status: GameStatus },
+    /// The bot played the caller's seat at the end: it stays a bot in a rematch.
+    #[error("the bot played your seat at the end of this game, so it stays a bot in a rematch")]
+    RematchBotSeat,
+    /// Another player's offer is open: answer it.
+    #[error("another player's rematch offer ({offer}) is open; accept or decline it")]
+    RematchOfferOpen { offer: i64 },
+    /// The game has its rematch already.
+    #[error("this game's rematch was played already: {game}")]
+    RematchExists { game: uuid::Uuid },
+    /// The table cannot meet again (a deleted account, a block); says no more.
+    #[error("no rematch is possible: {0}")]
+    RematchNotPossible(&'static str),
+    #[error("there is no such rematch offer for this game")]
+    RematchOfferNotFound,
+    #[error("the rematch offer is {}; make a new one", .status.as_str())]
+    RematchOfferClosed {
+        status: crate::service::rematch::OfferStatus,
+    },
+    #[error("the rematch offer expired at {at}; make a new one")]
+    RematchOfferExpired { at: chrono::DateTime<chrono::Utc> },
+    /// Answers are final.
+    #[error("you answered this offer already ({}); answers are final", if *.accept { "accepted" } else { "declined" })]
+    RematchAlreadyAnswered { accept: bool },
     #[error("you are on vacation already; end it first to start another")]
     AlreadyOnVacation,
     #[error("you are not on vacation")]

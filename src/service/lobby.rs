@@ -513,7 +513,11 @@ fn daily_limit(subject: String, limit: u32) -> throttle::Limit {
 /// Starts a locked open game: seats are renumbered 0.. in seat order, every time bank is
 /// filled, and what `step::start` decides is written: the start event and the rules
 /// engine's setup, the first state, the clocks, the notices and the note.
-async fn start_locked(conn: &mut PgConnection, head: &GameHead, time: &Clock) -> Result<(), Error> {
+pub(super) async fn start_locked(
+    conn: &mut PgConnection,
+    head: &GameHead,
+    time: &Clock,
+) -> Result<(), Error> {
     let kind = parse_kind(&head.kind)?;
     let count = games::seats(&mut *conn, head.id).await?.len();
     let (kind_name, min_seats) = with_rules!(kind, R => (R::KIND, R::MIN_SEATS));

@@ -16,6 +16,7 @@ pub mod lobby_feed;
 pub mod notes;
 pub mod play;
 pub mod profile;
+pub mod rematch;
 pub mod seats;
 pub mod security;
 pub mod signin;
@@ -121,6 +122,11 @@ pub struct SeatInfo {
     pub seat: Seat,
     pub user_id: Uuid,
     pub username: String,
+    /// The bot plays this seat from the start, as if abandoned to it (a rematch's seat that
+    /// the bot played at the end of the earlier game); its player may take it back. Absent:
+    /// `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 pub fn is_platform_event(kind: &str) -> bool {

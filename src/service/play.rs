@@ -38,6 +38,10 @@ pub struct GameDetail {
     pub legal: Option<Value>,
     /// The seed, hex, once the game has ended (before: only its commitment is public).
     pub seed: Option<String>,
+    /// The game this one is the rematch of (see `GET /games/{id}/rematch`).
+    pub rematch_of: Option<Uuid>,
+    /// This game's rematch, once it started.
+    pub rematch: Option<Uuid>,
 }
 
 pub fn kind_of(head: &GameHead) -> Result<GameKind, Error> {
@@ -84,12 +88,26 @@ pub async fn detail(
         with_rules!(kind, R => view_of::<R>(&mut conn, &head, at_version, viewer, legal_for).await?)
     };
     let seed = (head.status() == Status::Finished).then(|| hex::encode(&head.seed));
+    // The links of a rematch (platform records beside the log; see `rematch`).
+    let (rematch_of, rematch) = match head.status() {
+        Status::Active => (
+            crate::store::rematch::rematch_of(&mut *conn, game_id).await?,
+            None,
+        ),
+        Status::Finished => (
+            crate::store::rematch::rematch_of(&mut *conn, game_id).await?,
+            crate::store::rematch::rematch(&mut *conn, game_id).await?,
+        ),
+        Status::Open | Status::Cancelled => (None, None),
+    };
     Ok(GameDetail {
         summary,
         at_version,
         view,
         legal,
         seed,
+        rematch_of,
+        rematch,
     })
 }
 

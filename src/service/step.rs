@@ -279,6 +279,7 @@ pub fn start<R: Rules>(
                 seat: s.seat as Seat,
                 user_id: s.user_id,
                 username: s.username.clone(),
+                bot: s.state.played_by_bot(),
             })
             .collect(),
         seed_commitment: head.seed_commitment.clone(),

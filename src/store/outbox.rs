@@ -448,6 +448,7 @@ pub struct Recipient {
     pub game_over: String,
     pub player_left: String,
     pub chat_mention: String,
+    pub rematch_offered: String,
     pub always_email: bool,
     /// Whether the address is verified: game notices are mailed only to verified addresses.
     pub email_verified: bool,
@@ -475,6 +476,7 @@ pub async fn recipient<'e>(
                 coalesce(p.game_over, 'immediately')::text AS game_over,
                 coalesce(p.player_left, 'immediately')::text AS player_left,
                 coalesce(p.chat_mention, 'immediately')::text AS chat_mention,
+                coalesce(p.rematch_offered, 'immediately')::text AS rematch_offered,
                 u.language, u.time_zone,
                 coalesce(p.always_email, false) AS always_email,
                 u.email_verified_at IS NOT NULL AS email_verified,

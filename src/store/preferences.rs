@@ -16,11 +16,13 @@ pub struct PrefsRow {
     pub game_over: String,
     pub player_left: String,
     pub chat_mention: String,
+    pub rematch_offered: String,
     pub always_email: bool,
 }
 
 const COLUMNS: &str = "user_id, your_turn::text, reminder::text, invited::text, \
-     game_started::text, game_over::text, player_left::text, chat_mention::text, always_email";
+     game_started::text, game_over::text, player_left::text, chat_mention::text, rematch_offered::text, \
+     always_email";
 
 /// The rows of these users (users without one are absent).
 pub async fn load_many(
@@ -55,13 +57,14 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     sqlx::query(
         "INSERT INTO notification_prefs
              (user_id, your_turn, reminder, invited, game_started, game_over, always_email,
-              player_left, chat_mention)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+              player_left, chat_mention, rematch_offered)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT (user_id) DO UPDATE SET
              your_turn = EXCLUDED.your_turn, reminder = EXCLUDED.reminder,
              invited = EXCLUDED.invited, game_started = EXCLUDED.game_started,
              game_over = EXCLUDED.game_over, always_email = EXCLUDED.always_email,
              player_left = EXCLUDED.player_left, chat_mention = EXCLUDED.chat_mention,
+             rematch_offered = EXCLUDED.rematch_offered,
              updated_at = now()",
     )
     .bind(row.user_id)
@@ -73,6 +76,7 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     .bind(row.always_email)
     .bind(&row.player_left)
     .bind(&row.chat_mention)
+    .bind(&row.rematch_offered)
     .execute(conn)
     .await?;
     Ok(())

@@ -74,6 +74,14 @@ const PLATFORM: CodeMessages = {
   blocked: { en: 'You cannot invite this player or join this game.', ja: 'この招待または参加はできません。' },
   session_required: { en: 'Only a signed-in user may do this.', ja: 'ログインしたユーザーだけが行えます。' },
   network: { en: 'The server could not be reached.', ja: 'サーバーに接続できませんでした。' },
+  rematch_not_finished: { en: 'A rematch is offered once the game has ended.', ja: '再戦はゲームの終了後に申し込めます。' },
+  rematch_offer_open: { en: 'Another player\'s rematch offer is open; answer it.', ja: 'ほかのプレイヤーの再戦の申し込みがあります。そちらに回答してください。' },
+  rematch_exists: { en: 'This game\'s rematch was played already.', ja: 'このゲームの再戦はすでに行われました。' },
+  rematch_not_possible: { en: 'No rematch is possible at this table.', ja: 'このメンバーでは再戦できません。' },
+  rematch_offer_not_found: { en: 'There is no such rematch offer.', ja: 'その再戦の申し込みはありません。' },
+  rematch_offer_closed: { en: 'The rematch offer has ended; make a new one.', ja: '再戦の申し込みは終了しました。新しく申し込んでください。' },
+  rematch_offer_expired: { en: 'The rematch offer expired; make a new one.', ja: '再戦の申し込みは期限切れです。新しく申し込んでください。' },
+  rematch_already_answered: { en: 'You answered this offer already; answers are final.', ja: 'この申し込みには回答済みです。回答は変更できません。' },
 };
 
 /** Codes whose words say only what kind of refusal it is: the server's detail (in English)

@@ -17,6 +17,7 @@ import { TurnBar } from '../components/TurnBar';
 import { GameLog, useEventLog } from '../components/GameLog';
 import { Replay } from '../components/Replay';
 import { ExportButton, Finished } from '../components/Finished';
+import { Rematch, RematchOf } from '../components/Rematch';
 import { SignIn } from '../screens/SignIn';
 import { playerName } from '../components/names';
 import { ChatAnnouncement, ChatPane, useTotalUnread } from '../chat/Chat';
@@ -332,6 +333,8 @@ export function GamePage({ id }: { id: string }) {
       )}
       {detail.sandbox ? <p class="muted">{m.sandbox}</p> : started && mySeat === null && <p class="muted">{m.spectator}</p>}
       {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
+      {detail.status === 'finished' && !detail.sandbox && !isPast && <Rematch detail={detail} seatName={seatName} />}
+      {started && <RematchOf detail={detail} />}
       {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {isPast && <p class="notice">{m.past}</p>}
       {phoneTabs && (
