@@ -34,7 +34,9 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building (release)..."
-cargo build --release --locked -q
+# One build: building a benchmark builds the server binary too (target/release/kontor), with
+# the same dependencies' features, where `cargo build --release` first would compile the
+# whole tree a second time with others.
 cargo bench --bench chat --locked --no-run -q 2> /dev/null
 LOAD=$(ls -t target/release/deps/chat-* | grep -v '\.d$' | head -1)
 
