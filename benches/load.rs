@@ -10,12 +10,13 @@
 //! the events it is sent and choose with the random bot locally: every request measured is an
 //! action POST. `deploy/bench.sh` runs this beside pgbench on the same PostgreSQL.
 
-use kontor::games::steel_driver::SteelDriver;
-use kontor::games::{Actor, BotLevel, GameRng, Rules};
-use serde_json::{Value, json};
+mod support;
+
+use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use support::{Client, new_game};
 use tokio::sync::Mutex;
 
 struct Args {
@@ -34,10 +35,8 @@ fn parse_args() -> Args {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--url" => args.url = it.next().expect("--url needs a value"),
-            "--games" => args.games = it.next().and_then(|v| v.parse().ok()).expect("--games N"),
-            "--seconds" => {
-                args.seconds = it.next().and_then(|v| v.parse().ok()).expect("--seconds N")
-            }
+            "--games" => args.games = support::number(&mut it, "--games"),
+            "--seconds" => args.seconds = support::number(&mut it, "--seconds"),
             // cargo bench passes --bench; ignore what is not ours.
             _ => {}
         }
@@ -45,118 +44,10 @@ fn parse_args() -> Args {
     args
 }
 
-struct Client {
-    http: reqwest::Client,
-    base: String,
-}
-
-impl Client {
-    async fn post(
-        &self,
-        path: &str,
-        token: Option<&str>,
-        body: &Value,
-        key: Option<&str>,
-    ) -> (u16, Value) {
-        let mut request = self
-            .http
-            .post(format!("{}/api/v1{path}", self.base))
-            .json(body);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        if let Some(key) = key {
-            request = request.header("Idempotency-Key", key);
-        }
-        let response = request.send().await.expect("the server answers");
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap_or(Value::Null))
-    }
-
-    async fn get(&self, path: &str, token: &str) -> Value {
-        self.http
-            .get(format!("{}/api/v1{path}", self.base))
-            .bearer_auth(token)
-            .send()
-            .await
-            .expect("the server answers")
-            .json()
-            .await
-            .expect("json")
-    }
-
-    /// Registers and logs in a new user; returns the access token.
-    async fn user(&self, name: &str) -> String {
-        let password = "bench-password-123";
-        self.post(
-            "/auth/register",
-            None,
-            &json!({"username": name, "email": format!("{name}@bench.invalid"), "password": password}),
-            None,
-        )
-        .await;
-        let (status, body) = self
-            .post(
-                "/auth/login",
-                None,
-                &json!({"username": name, "password": password}),
-                None,
-            )
-            .await;
-        assert_eq!(status, 200, "login failed: {body}");
-        body["access_token"].as_str().unwrap().to_string()
-    }
-}
-
-/// Starts a 3-seat game among `tokens` and folds its opening from the log.
-async fn new_game(
-    client: &Client,
-    tokens: &[String],
-) -> (String, i64, <SteelDriver as Rules>::State) {
-    let (status, game) = client
-        .post(
-            "/games",
-            Some(&tokens[0]),
-            &json!({"kind": "steel-driver", "seats": 3}),
-            None,
-        )
-        .await;
-    assert_eq!(status, 201, "create failed: {game}");
-    let id = game["id"].as_str().unwrap().to_string();
-    for token in &tokens[1..] {
-        client
-            .post(&format!("/games/{id}/join"), Some(token), &json!({}), None)
-            .await;
-    }
-    let log = client
-        .get(&format!("/games/{id}/events?limit=1000"), &tokens[0])
-        .await;
-    let mut state = <SteelDriver as Rules>::State::default();
-    fold_into(&mut state, &log["items"]);
-    (id, log["version"].as_i64().unwrap(), state)
-}
-
-fn fold_into(state: &mut <SteelDriver as Rules>::State, events: &Value) {
-    for event in events.as_array().unwrap() {
-        if event["type"].as_str().unwrap().starts_with("kontor.") {
-            continue;
-        }
-        let event: <SteelDriver as Rules>::Event =
-            serde_json::from_value(event["data"].clone()).unwrap();
-        SteelDriver::evolve(state, &event);
-    }
-}
-
 #[tokio::main]
 async fn main() {
     let args = parse_args();
-    let client = Arc::new(Client {
-        http: reqwest::Client::builder()
-            .pool_max_idle_per_host(args.games * 2)
-            .build()
-            .unwrap(),
-        base: args.url.trim_end_matches('/').to_string(),
-    });
+    let client = Arc::new(Client::new(&args.url, args.games * 2));
     let run = format!(
         "{:x}",
         std::process::id() ^ (Instant::now().elapsed().as_nanos() as u32)
@@ -166,7 +57,7 @@ async fn main() {
     for game in 0..args.games {
         let mut tokens = Vec::new();
         for seat in 0..3 {
-            tokens.push(client.user(&format!("b{run}g{game}s{seat}")).await);
+            tokens.push(client.user(&format!("b{run}g{game}s{seat}")).await.0);
         }
         tables.push(tokens);
     }
@@ -177,39 +68,18 @@ async fn main() {
     for (index, tokens) in tables.into_iter().enumerate() {
         let (client, latencies, stop) = (client.clone(), latencies.clone(), stop.clone());
         tasks.push(tokio::spawn(async move {
-            let mut rng = GameRng::from_u64(index as u64);
             let mut mine = Vec::new();
             let mut conflicts = 0u64;
-            let (mut id, mut version, mut state) = new_game(&client, &tokens).await;
+            let mut game = new_game(&client, tokens.clone(), index as u64).await;
             while !stop.load(Ordering::Relaxed) {
-                let Some(&seat) = SteelDriver::pending(&state).first() else {
-                    (id, version, state) = new_game(&client, &tokens).await;
+                let Some(acted) = support::act(&client, &mut game).await else {
+                    game = new_game(&client, tokens.clone(), index as u64).await;
                     continue;
                 };
-                let command = SteelDriver::bot_command(&state, seat, BotLevel::Random, &mut rng);
-                debug_assert!(
-                    SteelDriver::decide(&state, Actor::Seat(seat), &command, &mut rng).is_ok()
-                );
-                let key = format!("{id}-{version}");
-                let body = json!({"version": version, "action": command});
-                let sent = Instant::now();
-                let (status, answer) = client
-                    .post(
-                        &format!("/games/{id}/actions"),
-                        Some(&tokens[usize::from(seat)]),
-                        &body,
-                        Some(&key),
-                    )
-                    .await;
-                let took = sent.elapsed();
-                match status {
-                    200 => {
-                        mine.push(took);
-                        fold_into(&mut state, &answer["events"]);
-                        version = answer["version"].as_i64().unwrap();
-                    }
+                match acted.status {
+                    200 => mine.push(acted.took),
                     409 => conflicts += 1,
-                    _ => panic!("action refused ({status}): {answer}"),
+                    status => panic!("action refused ({status}): {}", acted.answer),
                 }
             }
             latencies.lock().await.extend(mine);

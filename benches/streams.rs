@@ -24,13 +24,14 @@
 //! can reach a stream before the answer reaches its client (the note goes out as the append
 //! commits), which counts as 0. `deploy/bench-streams.sh` runs this against a release build.
 
-use kontor::games::steel_driver::SteelDriver;
-use kontor::games::{BotLevel, GameRng, Rules};
+mod support;
+
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::{Client, Game, new_game, percentiles, read_events};
 use tokio::sync::Semaphore;
 
 struct Args {
@@ -54,11 +55,7 @@ fn parse_args() -> Args {
         open_concurrency: 32,
     };
     let mut it = std::env::args().skip(1);
-    let number = |it: &mut dyn Iterator<Item = String>, name: &str| -> usize {
-        it.next()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("{name} needs a number"))
-    };
+    let number = support::number::<usize>;
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--url" => args.url = it.next().expect("--url needs a value"),
@@ -91,136 +88,12 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .ok()
 }
 
-struct Client {
-    http: reqwest::Client,
-    base: String,
-}
-
-impl Client {
-    async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
-        let mut request = self
-            .http
-            .post(format!("{}/api/v1{path}", self.base))
-            .json(body);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        if path.ends_with("/actions") {
-            let key = format!("{path}-{}", body["version"]);
-            request = request.header("Idempotency-Key", key);
-        }
-        let response = request.send().await.expect("the server answers");
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap_or(Value::Null))
-    }
-
-    async fn user(&self, name: &str) -> (String, String) {
-        let password = "bench-password-123";
-        self.post(
-            "/auth/register",
-            None,
-            &json!({"username": name, "email": format!("{name}@bench.invalid"), "password": password}),
-        )
-        .await;
-        let (status, body) = self
-            .post(
-                "/auth/login",
-                None,
-                &json!({"username": name, "password": password}),
-            )
-            .await;
-        assert_eq!(status, 200, "login failed: {body}");
-        let token = body["access_token"].as_str().unwrap().to_string();
-        let me = self
-            .http
-            .get(format!("{}/api/v1/me", self.base))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap();
-        (token, me["id"].as_str().unwrap().to_string())
-    }
-}
-
-/// A game the benchmark plays: its players' tokens and its state folded from its log.
-struct Game {
-    id: String,
-    tokens: Vec<String>,
-    version: i64,
-    state: <SteelDriver as Rules>::State,
-    rng: GameRng,
-}
-
-async fn new_game(client: &Client, tokens: Vec<String>, seed: u64) -> Game {
-    let (status, game) = client
-        .post(
-            "/games",
-            Some(&tokens[0]),
-            &json!({"kind": "steel-driver", "seats": 3}),
-        )
-        .await;
-    assert_eq!(status, 201, "create failed: {game}");
-    let id = game["id"].as_str().unwrap().to_string();
-    for token in &tokens[1..] {
-        client
-            .post(&format!("/games/{id}/join"), Some(token), &json!({}))
-            .await;
-    }
-    let log: Value = client
-        .http
-        .get(format!(
-            "{}/api/v1/games/{id}/events?limit=1000",
-            client.base
-        ))
-        .bearer_auth(&tokens[0])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let mut state = <SteelDriver as Rules>::State::default();
-    fold_into(&mut state, &log["items"]);
-    Game {
-        id,
-        tokens,
-        version: log["version"].as_i64().unwrap(),
-        state,
-        rng: GameRng::from_u64(seed),
-    }
-}
-
-fn fold_into(state: &mut <SteelDriver as Rules>::State, events: &Value) {
-    for event in events.as_array().unwrap() {
-        if event["type"].as_str().unwrap().starts_with("kontor.") {
-            continue;
-        }
-        let event: <SteelDriver as Rules>::Event =
-            serde_json::from_value(event["data"].clone()).unwrap();
-        SteelDriver::evolve(state, &event);
-    }
-}
-
 /// One action of the pending seat; `None` if the game has ended. Returns the new version and
 /// when the answer arrived.
 async fn act(client: &Client, game: &mut Game) -> Option<(i64, Instant)> {
-    let seat = *SteelDriver::pending(&game.state).first()?;
-    let command = SteelDriver::bot_command(&game.state, seat, BotLevel::Random, &mut game.rng);
-    let (status, answer) = client
-        .post(
-            &format!("/games/{}/actions", game.id),
-            Some(&game.tokens[usize::from(seat)]),
-            &json!({"version": game.version, "action": command}),
-        )
-        .await;
-    let answered = Instant::now();
-    assert_eq!(status, 200, "action refused: {answer}");
-    fold_into(&mut game.state, &answer["events"]);
-    game.version = answer["version"].as_i64().unwrap();
-    Some((game.version, answered))
+    let acted = support::act(client, game).await?;
+    assert_eq!(acted.status, 200, "action refused: {}", acted.answer);
+    Some((game.version, acted.answered))
 }
 
 /// What the streams saw: for each (game, version), when each game stream received the event
@@ -232,91 +105,37 @@ struct Seen {
 }
 
 /// Reads one SSE stream until the process ends, recording what it receives.
-async fn read_stream(
-    mut response: reqwest::Response,
-    seen: Arc<Mutex<Seen>>,
-    game: Option<String>,
-) {
-    let mut buffer = String::new();
-    while let Ok(Some(chunk)) = response.chunk().await {
-        let now = Instant::now();
-        buffer.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buffer.find("\n\n") {
-            let message: String = buffer.drain(..end + 2).collect();
-            let mut event = "";
-            let mut id = None;
-            let mut data = "";
-            for line in message.lines() {
-                if let Some(v) = line.strip_prefix("event:") {
-                    event = v.trim();
-                } else if let Some(v) = line.strip_prefix("id:") {
-                    id = v.trim().parse::<i64>().ok();
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data = v.trim();
-                }
-            }
-            match (event, &game) {
-                ("event", Some(game)) => {
-                    if let Some(id) = id {
-                        let mut seen = seen.lock().unwrap();
-                        seen.game_events
-                            .entry((game.clone(), id))
-                            .or_default()
-                            .push(now);
-                    }
-                }
-                ("your_turn", None) => {
-                    let data: Value = serde_json::from_str(data).unwrap_or(Value::Null);
-                    if let (Some(game), Some(version)) =
-                        (data["game_id"].as_str(), data["version"].as_i64())
-                    {
-                        let mut seen = seen.lock().unwrap();
-                        seen.your_turn
-                            .entry((game.to_string(), version))
-                            .or_default()
-                            .push(now);
-                    }
-                }
-                _ => {}
+async fn read_stream(response: reqwest::Response, seen: Arc<Mutex<Seen>>, game: Option<String>) {
+    read_events(response, |message| match (message.event.as_str(), &game) {
+        ("event", Some(game)) => {
+            // `V`, or `V.C` once a chat message is covered.
+            let version = message
+                .id
+                .as_deref()
+                .and_then(|id| id.split('.').next().and_then(|v| v.parse::<i64>().ok()));
+            if let Some(version) = version {
+                let mut seen = seen.lock().unwrap();
+                seen.game_events
+                    .entry((game.clone(), version))
+                    .or_default()
+                    .push(message.at);
             }
         }
-    }
-}
-
-/// Opens one stream, retrying while the server is busy (503) for a while.
-async fn open(client: &Client, path: &str, token: &str) -> reqwest::Response {
-    for attempt in 0..50 {
-        match client
-            .http
-            .get(format!("{}/api/v1{path}", client.base))
-            .bearer_auth(token)
-            .send()
-            .await
-        {
-            Ok(response) if response.status() == 200 => return response,
-            Ok(response) if response.status() == 503 => {}
-            Ok(response) => panic!(
-                "{path}: {} {}",
-                response.status(),
-                response.text().await.unwrap_or_default()
-            ),
-            Err(error) if attempt < 49 => eprintln!("{path}: {error}; again"),
-            Err(error) => panic!("{path}: {error}"),
+        ("your_turn", None) => {
+            let data: Value = serde_json::from_str(&message.data).unwrap_or(Value::Null);
+            if let (Some(game), Some(version)) =
+                (data["game_id"].as_str(), data["version"].as_i64())
+            {
+                let mut seen = seen.lock().unwrap();
+                seen.your_turn
+                    .entry((game.to_string(), version))
+                    .or_default()
+                    .push(message.at);
+            }
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    panic!("{path} stayed unavailable")
-}
-
-/// Milliseconds at the percentiles of `samples`.
-fn percentiles(samples: &mut [Duration]) -> Value {
-    samples.sort();
-    let at = |p: f64| {
-        samples
-            .get(((samples.len() as f64 * p) as usize).min(samples.len().saturating_sub(1)))
-            .map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)
-    };
-    json!({"samples": samples.len(), "p50_ms": at(0.5), "p99_ms": at(0.99), "max_ms": samples.last().map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)})
+        _ => {}
+    })
+    .await
 }
 
 /// Waits (bounded) until every game stream of `game` saw `version`; false on the bound.
@@ -372,13 +191,7 @@ fn delivery_report(
 #[tokio::main]
 async fn main() {
     let args = parse_args();
-    let client = Arc::new(Client {
-        http: reqwest::Client::builder()
-            .pool_max_idle_per_host(64)
-            .build()
-            .unwrap(),
-        base: args.url.trim_end_matches('/').to_string(),
-    });
+    let client = Arc::new(Client::new(&args.url, 64));
     let run = format!("{:x}", std::process::id());
     eprintln!("registering {} players...", args.games * 3);
     let mut users = Vec::new();
@@ -433,7 +246,7 @@ async fn main() {
             );
             openers.push(tokio::spawn(async move {
                 let permit = gate.acquire_owned().await.unwrap();
-                let response = open(&client, &path, &token).await;
+                let response = client.open(&path, &token).await;
                 drop(permit);
                 opened.fetch_add(1, Ordering::Relaxed);
                 tokio::spawn(read_stream(response, seen, game));

@@ -58,6 +58,25 @@ pub async fn page(
     }
     let head = readable_head(pool, game_id, reader).await?;
     let viewer = viewer_of(pool, &head, reader).await?;
+    page_of(pool, &head, viewer, after, limit).await
+}
+
+/// [`page`] of the game `head` for a `viewer` already known to may read it (a live stream
+/// looked at the game and its reader in one statement: `watch::look`).
+pub async fn page_of(
+    pool: &PgPool,
+    head: &games::GameHead,
+    viewer: Viewer,
+    after: i64,
+    limit: i64,
+) -> Result<EventPage, Error> {
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::LimitOutOfRange {
+            limit,
+            max: MAX_PAGE,
+        });
+    }
+    let game_id = head.id;
     if !(0..=head.version).contains(&after) {
         return Err(Error::AfterOutOfRange {
             after,
@@ -74,7 +93,7 @@ pub async fn page(
     } else {
         Vec::new()
     };
-    let kind = kind_of(&head)?;
+    let kind = kind_of(head)?;
     let mut items = with_rules!(kind, R => present::<R>(&rows, viewer)?);
     if items.iter().any(|e| e.kind == "kontor.game_started") {
         name_seats(&mut items, &current_names(pool, game_id).await?);

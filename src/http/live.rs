@@ -3,7 +3,7 @@
 use super::caller::{Caller, authenticate, bearer_token};
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Query, client_address};
-use crate::audit::log::{self, Reader};
+use crate::audit::log;
 use crate::auth::Scope;
 use crate::live::{Refused, Signal, StreamLimits, StreamSlot};
 use crate::service::lobby::{self, ListQuery, ListView};
@@ -306,10 +306,23 @@ impl Watcher {
         let mut hidden: Vec<i64> = Vec::new();
         loop {
             if look {
-                // Nor once the caller may no longer watch (a block since it began).
-                if !self.caller.still_stands(&self.state).await || !self.may_watch().await {
+                if !self.caller.still_stands(&self.state).await {
                     break;
                 }
+                // The game and the caller's place in it, in one statement: whether they may
+                // still watch (not after a block since it began), what of the log and which
+                // chat channels they see. A failed look keeps the stream, which looks again
+                // at the next note or tick (and sends nothing now: it resumes from `last`).
+                let seen = match watch::look(&self.state.pool, self.game_id, self.caller.user_id)
+                    .await
+                {
+                    Ok(seen) => Some(seen),
+                    Err(crate::service::Error::GameNotFound) => break,
+                    Err(error) => {
+                        tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game");
+                        None
+                    }
+                };
                 if std::mem::take(&mut seats_changed) {
                     match self.snapshot(&sender, last.chat).await {
                         Ok(seen) => last = seen,
@@ -318,21 +331,23 @@ impl Watcher {
                         }
                     }
                 }
-                for id in std::mem::take(&mut hidden) {
-                    if let Err(error) = self.hidden(&sender, id).await {
-                        tracing::warn!(game = %self.game_id, %error, "a live stream could not read a hidden message");
+                if let Some(seen) = seen {
+                    for id in std::mem::take(&mut hidden) {
+                        if let Err(error) = self.hidden(&sender, &seen, id).await {
+                            tracing::warn!(game = %self.game_id, %error, "a live stream could not read a hidden message");
+                        }
                     }
-                }
-                // A long catch-up stops as soon as nobody is left to read it.
-                let caught = tokio::select! {
-                    caught = self.catch_up(&sender, last) => caught,
-                    _ = sender.closed() => break,
-                    _ = &mut closed => break,
-                };
-                match caught {
-                    Ok(seen) => last = seen,
-                    Err(error) => {
-                        tracing::warn!(game = %self.game_id, %error, "a live stream could not read the log")
+                    // A long catch-up stops as soon as nobody is left to read it.
+                    let caught = tokio::select! {
+                        caught = self.catch_up(&sender, &seen, last) => caught,
+                        _ = sender.closed() => break,
+                        _ = &mut closed => break,
+                    };
+                    match caught {
+                        Ok(seen) => last = seen,
+                        Err(error) => {
+                            tracing::warn!(game = %self.game_id, %error, "a live stream could not read the log")
+                        }
                     }
                 }
             }
@@ -364,18 +379,6 @@ impl Watcher {
         let _ = self.present(false).await;
     }
 
-    /// Whether the caller may still read the game (see `service::watch`); a failed look
-    /// keeps the stream, which looks again at the next note or tick.
-    async fn may_watch(&self) -> bool {
-        let Ok(mut conn) = self.state.pool.acquire().await else {
-            return true;
-        };
-        !matches!(
-            watch::readable_head(&mut conn, self.game_id, self.caller.user_id).await,
-            Err(crate::service::Error::GameNotFound)
-        )
-    }
-
     /// Sends the game as this user sees it now (`event: snapshot`), its id covering chat
     /// messages up to `chat` (the history is the chat's pages); returns where it left off.
     async fn snapshot(
@@ -399,16 +402,14 @@ impl Watcher {
 
     /// Tells the client that a moderator hid chat message `id` (`event: chat_hidden`), if
     /// they may read its channel.
-    async fn hidden(&self, sender: &mpsc::Sender<sse::Event>, id: i64) -> anyhow::Result<()> {
-        let mut conn = self.state.pool.acquire().await?;
-        let Some(row) = crate::store::chat::message(&mut *conn, id).await? else {
-            return Ok(());
-        };
-        let game = chat::game(&mut conn, self.game_id, self.caller.user_id)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        if chat::Channel::parse(&row.channel).is_some_and(|c| game.access(c).can_read()) {
-            let data = sse::Data::new(json!({"id": id, "channel": row.channel}).to_string())
+    async fn hidden(
+        &self,
+        sender: &mpsc::Sender<sse::Event>,
+        seen: &watch::Look,
+        id: i64,
+    ) -> anyhow::Result<()> {
+        if let Some(channel) = chat::hidden_in(&self.state.pool, seen, id).await? {
+            let data = sse::Data::new(json!({"id": id, "channel": channel}).to_string())
                 .event("chat_hidden");
             let _ = sender.send(data.into()).await;
         }
@@ -416,36 +417,21 @@ impl Watcher {
     }
 
     /// Sends the chat messages after `last` in the channels the caller may read now
-    /// (`event: chat`); returns the last one sent.
+    /// (`event: chat`), a query a page; returns the last one sent.
     async fn chat_up(
         &self,
         sender: &mpsc::Sender<sse::Event>,
+        seen: &watch::Look,
         mut last: ResumeId,
     ) -> anyhow::Result<ResumeId> {
-        let mut conn = self.state.pool.acquire().await?;
-        let game = chat::game(&mut conn, self.game_id, self.caller.user_id)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let channels: Vec<String> = game.readable().iter().map(|c| c.name()).collect();
-        if channels.is_empty() {
-            return Ok(last);
-        }
         loop {
-            let rows = crate::store::chat::since(
-                &mut *conn,
-                self.game_id,
-                &channels,
-                last.chat,
-                chat::MAX_PAGE,
-            )
-            .await?;
-            let full = rows.len() as i64 == chat::MAX_PAGE;
-            for row in rows {
+            let messages = chat::stream_since(&self.state.pool, seen, last.chat).await?;
+            let full = messages.len() as i64 == chat::MAX_PAGE;
+            for message in messages {
                 let at = ResumeId {
                     version: last.version,
-                    chat: row.id,
+                    chat: message.id,
                 };
-                let message = chat::ChatMessage::of(row, game.admin);
                 let data = sse::Data::new_json(&message)?.event("chat").id(at.id());
                 if sender.send(data.into()).await.is_err() {
                     return Ok(last);
@@ -459,21 +445,25 @@ impl Watcher {
     }
 
     /// Sends the events after `last` as this user may see them, then the chat messages after
-    /// it; returns where it left off.
+    /// it; returns where it left off. `seen`: the game as the caller may read it at this look
+    /// (the log's pages and the chat's need no look of their own).
     async fn catch_up(
         &self,
         sender: &mpsc::Sender<sse::Event>,
+        seen: &watch::Look,
         mut last: ResumeId,
     ) -> anyhow::Result<ResumeId> {
+        let viewer = crate::service::viewer_for(&seen.head, self.caller.user_id, seen.seat);
         // The same pages as GET /games/{id}/events, a page at a time after a long absence.
-        loop {
+        // (A snapshot taken after the look may have gone further than it saw.)
+        while last.version < seen.head.version {
             if sender.is_closed() {
                 return Ok(last);
             }
-            let page = log::page(
+            let page = log::page_of(
                 &self.state.pool,
-                self.game_id,
-                Reader::User(self.caller.user_id),
+                &seen.head,
+                viewer,
                 last.version,
                 log::MAX_PAGE,
             )
@@ -498,7 +488,7 @@ impl Watcher {
                 }
             }
         }
-        self.chat_up(sender, last).await
+        self.chat_up(sender, seen, last).await
     }
 
     /// Marks (or unmarks) the user as watching this game from this instance.

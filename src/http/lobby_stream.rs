@@ -20,10 +20,12 @@ const CHECK_EVERY: Duration = Duration::from_secs(30);
 /// waiting for the caller (`my_turn`). Then each change, with the game as the caller's lobby
 /// shows it (a `GameSummary`): `game_opened` (created, or the caller was invited),
 /// `seats_changed` (a seat of an open game taken or given up), `game_started`,
-/// `game_cancelled` (games the caller sits in), `your_turn`, `game_over`, and
-/// `game_removed` (`{game_id}`: an open game this stream showed started or was cancelled
-/// without the caller, or a player joined it whom the caller blocked or who blocked the
-/// caller). Others' games follow the open list's rules: private ones only to the invited,
+/// `game_cancelled` (games the caller sits in), `your_turn`, `game_over`, `chat_unread`
+/// (the caller's unread chat count in a game they sit in changed: a message in a channel
+/// they read, a hidden one, their read marker moved; its `chat_unread` is the new count),
+/// and `game_removed` (`{game_id}`: an open game this stream showed started or was
+/// cancelled without the caller, or a player joined it whom the caller blocked or who
+/// blocked the caller). Others' games follow the open list's rules: private ones only to the invited,
 /// none where a blocked or blocking player sits.
 ///
 /// The events carry no ids and a reconnect is not resumed from one: it begins with a new

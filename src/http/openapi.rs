@@ -429,6 +429,7 @@ fn describe_streams(spec: &mut Value) {
                 "game_cancelled": schema("GameSummary"),
                 "your_turn": schema("GameSummary"),
                 "game_over": schema("GameSummary"),
+                "chat_unread": schema("GameSummary"),
                 "game_removed": schema("LobbyGameRemoved"),
             }),
         ),

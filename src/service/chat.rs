@@ -166,6 +166,28 @@ pub fn candidates(seat: Option<i16>, seat_count: i16) -> Vec<Channel> {
     channels
 }
 
+/// The channels of `head`'s game that a reader at `seat` (or none) may read, once it is
+/// known that they may read the game: decided from the head row alone. Closing the
+/// spectators' channel and blocks stop writing, not reading.
+pub fn readable_in(head: &GameHead, seat: Option<i16>) -> Vec<Channel> {
+    let standing = Standing {
+        status: head.status(),
+        seat,
+        seat_count: head.seat_count,
+        may_read_game: true,
+        chat: if head.sandbox {
+            Chat::None
+        } else {
+            Chat::of(&head.kind, &head.options)
+        },
+        spectators_open: true,
+    };
+    candidates(seat, head.seat_count)
+        .into_iter()
+        .filter(|&channel| access(&standing, false, channel).can_read())
+        .collect()
+}
+
 /// Why a chat request was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ChatError {
@@ -851,6 +873,44 @@ pub async fn send(
     Ok(Sent::Created(ChatMessage::of(row, game.admin)))
 }
 
+/// Up to a page ([`MAX_PAGE`]) of the messages after id `after` in the channels `look`'s
+/// reader may read now, ascending, as they may see them: what a live stream sends, in one
+/// statement (who reads what is decided from the look, in memory).
+pub async fn stream_since(
+    pool: &PgPool,
+    look: &watch::Look,
+    after: i64,
+) -> Result<Vec<ChatMessage>, Error> {
+    let channels: Vec<String> = readable_in(&look.head, look.seat)
+        .iter()
+        .map(|c| c.name())
+        .collect();
+    if channels.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = store::since(pool, look.head.id, &channels, after, MAX_PAGE).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| ChatMessage::of(row, look.admin))
+        .collect())
+}
+
+/// The channel of the game's message `id`, which a moderator hid, if `look`'s reader may
+/// read it (what a live stream tells them).
+pub async fn hidden_in(
+    pool: &PgPool,
+    look: &watch::Look,
+    id: i64,
+) -> Result<Option<String>, Error> {
+    let Some(row) = store::message(pool, id).await? else {
+        return Ok(None);
+    };
+    let readable = row.game_id == look.head.id
+        && Channel::parse(&row.channel)
+            .is_some_and(|c| readable_in(&look.head, look.seat).contains(&c));
+    Ok(readable.then_some(row.channel))
+}
+
 /// Moves the caller's read marker of a channel forward to `up_to`.
 pub async fn mark_read(
     pool: &PgPool,
@@ -1155,25 +1215,10 @@ pub async fn unread_of_games(
     let mut channels = Vec::new();
     let mut counted = Vec::new();
     for (head, seat) in heads {
-        if head.sandbox {
-            continue;
-        }
-        let standing = Standing {
-            status: head.status(),
-            seat: *seat,
-            seat_count: head.seat_count,
-            may_read_game: true,
-            chat: Chat::of(&head.kind, &head.options),
-            // Closing stops writes, not reads.
-            spectators_open: true,
-        };
-        for channel in candidates(*seat, head.seat_count) {
-            // Blocks stop writing a private channel, not reading it.
-            if access(&standing, false, channel).can_read() {
-                games.push(head.id);
-                channels.push(channel.name());
-                counted.push(seat.is_some());
-            }
+        for channel in readable_in(head, *seat) {
+            games.push(head.id);
+            channels.push(channel.name());
+            counted.push(seat.is_some());
         }
     }
     if games.is_empty() {

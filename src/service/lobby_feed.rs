@@ -56,6 +56,9 @@ pub enum LobbyEvent {
     YourTurn(GameSummary),
     /// A game the user plays ended.
     GameOver(GameSummary),
+    /// The user's unread chat count in a game they play changed (a message in a channel
+    /// they read, a moderator hid one, their own read marker moved).
+    ChatUnread(GameSummary),
     Removed(LobbyGameRemoved),
 }
 
@@ -69,6 +72,7 @@ impl LobbyEvent {
             LobbyEvent::Cancelled(_) => "game_cancelled",
             LobbyEvent::YourTurn(_) => "your_turn",
             LobbyEvent::GameOver(_) => "game_over",
+            LobbyEvent::ChatUnread(_) => "chat_unread",
             LobbyEvent::Removed(_) => "game_removed",
         }
     }
@@ -81,7 +85,8 @@ impl LobbyEvent {
             | LobbyEvent::Started(game)
             | LobbyEvent::Cancelled(game)
             | LobbyEvent::YourTurn(game)
-            | LobbyEvent::GameOver(game) => serde_json::to_value(game),
+            | LobbyEvent::GameOver(game)
+            | LobbyEvent::ChatUnread(game) => serde_json::to_value(game),
             LobbyEvent::Removed(gone) => serde_json::to_value(gone),
         }
     }
@@ -138,7 +143,11 @@ impl Feed {
             || note.invited.contains(&me);
         let your_turn = note.your_turn.contains(&me);
         let over = note.status == Status::Finished.as_str() && note.users.contains(&me);
-        if !(lobby_change || your_turn || over) {
+        // A chat note names in `users` only the players who read the message's channel (or
+        // whose marker moved): nobody else learns that a private channel spoke.
+        let chat =
+            (note.chat != 0 || note.chat_hidden != 0 || note.chat_read) && note.users.contains(&me);
+        if !(lobby_change || your_turn || over || chat) {
             return Ok(Vec::new());
         }
         // The game as the user sees it (their seat, their turn); told only if they sit in
@@ -161,7 +170,10 @@ impl Feed {
                 events.push(LobbyEvent::YourTurn(game.clone()));
             }
             if over {
-                events.push(LobbyEvent::GameOver(game));
+                events.push(LobbyEvent::GameOver(game.clone()));
+            }
+            if chat {
+                events.push(LobbyEvent::ChatUnread(game));
             }
             return Ok(events);
         }

@@ -15,7 +15,7 @@ use crate::store::audience::{self, Standing};
 use crate::store::games::{self, GameHead, Status};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::PgConnection;
+use sqlx::{PgConnection, PgPool};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -168,6 +168,32 @@ pub fn may_read(head: &GameHead, caller: Uuid, standing: Standing) -> bool {
             head.status() == Status::Open && (head.visibility == "public" || standing.invited)
         }
     }
+}
+
+/// A game as a live stream's reader may read it at one look.
+#[derive(Clone, Debug)]
+pub struct Look {
+    pub head: GameHead,
+    /// The reader's seat, if any.
+    pub seat: Option<i16>,
+    /// Whether the reader is an admin (who sees hidden chat text).
+    pub admin: bool,
+}
+
+/// The game `game_id` as `caller` may read it now (what a live stream looks at on each
+/// wake-up), in one statement; `game_not_found` when they may not.
+pub async fn look(pool: &PgPool, game_id: Uuid, caller: Uuid) -> Result<Look, Error> {
+    let found = audience::head_for(pool, game_id, caller)
+        .await?
+        .ok_or(Error::GameNotFound)?;
+    if !may_read(&found.head, caller, found.standing) {
+        return Err(Error::GameNotFound);
+    }
+    Ok(Look {
+        head: found.head,
+        seat: found.seat,
+        admin: found.admin,
+    })
 }
 
 /// The head row of a game `caller` may read, else `game_not_found`.

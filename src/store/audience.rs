@@ -1,6 +1,7 @@
 //! Who besides its players may see a game: the lobby's lists and every read of a game ask
 //! the same questions (blocks with the seated players, invitations, the spectators setting).
 
+use super::games::{GameHead, HEAD_COLUMNS};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
@@ -44,5 +45,41 @@ pub async fn standing<'e>(
     .bind(game_id)
     .bind(user)
     .fetch_one(executor)
+    .await
+}
+
+/// A game's head row with where a user stands towards it, their seat and whether they are an
+/// admin: everything a live stream decides on when it looks at the game (who may read it,
+/// which events and chat channels they see), in one statement.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct HeadFor {
+    #[sqlx(flatten)]
+    pub head: GameHead,
+    #[sqlx(flatten)]
+    pub standing: Standing,
+    /// The user's seat, if they hold one.
+    pub seat: Option<i16>,
+    pub admin: bool,
+}
+
+/// The game `game_id` (none if there is no such game) as `user` stands towards it.
+pub async fn head_for<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    user: Uuid,
+) -> Result<Option<HeadFor>, sqlx::Error> {
+    let blocked = blocked_with_seated("g.id", "$2");
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {HEAD_COLUMNS},
+                EXISTS (SELECT 1 FROM game_seats WHERE game_id = g.id AND user_id = $2) AS seated,
+                {blocked} AS blocked,
+                EXISTS (SELECT 1 FROM game_invitations WHERE game_id = g.id AND user_id = $2) AS invited,
+                (SELECT seat FROM game_seats WHERE game_id = g.id AND user_id = $2) AS seat,
+                coalesce((SELECT is_admin FROM users WHERE id = $2), false) AS admin
+           FROM games g WHERE g.id = $1"
+    )))
+    .bind(game_id)
+    .bind(user)
+    .fetch_optional(executor)
     .await
 }

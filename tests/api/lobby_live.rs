@@ -243,3 +243,100 @@ async fn a_reconnect_begins_with_a_snapshot_of_what_holds_now() {
     };
     assert_eq!(ids("my_turn"), waiting);
 }
+
+/// The unread chat counts the lobby shows arrive live, each reader with their own count: a
+/// message reaches the lobbies of the players who read its channel (not its author's, never a
+/// non-member's for a private channel, nobody's who does not sit in the game), and a read
+/// marker moved updates the reader's own lobby.
+#[tokio::test]
+async fn unread_chat_counts_arrive_live_per_reader() {
+    let app = spawn_app().await;
+    let [anna, bert, cleo, dave] =
+        <[User; 4]>::try_from(futures_all(&app, &["anna", "bert", "cleo", "dave"]).await).unwrap();
+    let game = app
+        .start_game(
+            "flying-dutchman",
+            json!({}),
+            &[anna.clone(), bert.clone(), cleo.clone()],
+        )
+        .await;
+    let mut lobbies = Vec::new();
+    for user in [&anna, &bert, &cleo, &dave] {
+        lobbies.push(lobby(&app, user).await);
+    }
+    let send = |user: &User, channel: &str, text: &str| {
+        app.post(&format!("/games/{game}/chat/{channel}/messages"))
+            .as_user(user)
+            .key(&Uuid::new_v4().to_string())
+            .json(&json!({"text": text}))
+            .send()
+    };
+    send(&anna, "table", "hello table").await.assert_ok();
+    send(&anna, "private:0-1", "psst bert").await.assert_ok();
+    send(&dave, "spectators", "just watching").await.assert_ok();
+    // What each lobby was told: (event, game, its unread count); no event carries text.
+    let mut told = Vec::new();
+    for stream in &mut lobbies {
+        let events = stream.drain(QUIET).await;
+        let all: String = events.iter().map(|e| e.data.to_string()).collect();
+        assert!(!all.contains("psst") && !all.contains("hello"), "{all}");
+        told.push(
+            events
+                .iter()
+                .map(|e| {
+                    (
+                        e.event.clone(),
+                        game_id(e),
+                        e.data["chat_unread"].as_i64().unwrap(),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
+    let unread = |n| ("chat_unread".to_string(), game, n);
+    assert_eq!(told[0], vec![], "the author's own messages are not unread");
+    assert_eq!(told[1], vec![unread(1), unread(2)], "bert reads both");
+    assert_eq!(
+        told[2],
+        vec![unread(1)],
+        "cleo never hears of the private channel"
+    );
+    assert_eq!(
+        told[3],
+        vec![],
+        "a spectator's lobby does not list the game"
+    );
+    // Each count is the reader's own, as the lobby's lists show it.
+    let listed = app.get("/games?view=mine").as_user(&bert).send().await;
+    let row = listed.assert_ok()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == json!(game))
+        .cloned()
+        .unwrap();
+    assert_eq!(row["chat_unread"], 2);
+    // Bert reads the table: his lobby hears his count fell; nobody else's hears anything.
+    let last = app
+        .get(&format!("/games/{game}/chat/table/messages"))
+        .as_user(&bert)
+        .send()
+        .await
+        .assert_ok()["items"][0]["id"]
+        .as_i64()
+        .unwrap();
+    app.put(&format!("/games/{game}/chat/table/read"))
+        .as_user(&bert)
+        .json(&json!({"up_to": last}))
+        .send()
+        .await
+        .assert_ok();
+    assert_eq!(
+        next(&mut lobbies[1]).await.data["chat_unread"],
+        json!(1),
+        "the private message is still unread"
+    );
+    for (index, stream) in lobbies.iter_mut().enumerate() {
+        assert_eq!(stream.drain(QUIET).await.len(), 0, "lobby {index}");
+    }
+}

@@ -165,7 +165,8 @@ export function Lobby() {
     };
     document.addEventListener('click', onClick);
     // The first snapshot is what the lists just loaded; a later one follows a reconnect,
-    // after which anything may have changed.
+    // after which anything may have changed. Every other event (chat_unread included: the
+    // unread chat counts) changes a list.
     let connectedBefore = false;
     const stop = follow('/api/v1/lobby/stream', {
       onMessage: (message) => {
@@ -173,15 +174,8 @@ export function Lobby() {
         else bump();
       },
     });
-    // The chat's unread counts change on the account's own stream.
-    const stopMine = follow('/api/v1/me/stream', {
-      onMessage: (message) => {
-        if (message.event === 'chat_unread') bump();
-      },
-    });
     return () => {
       stop();
-      stopMine();
       clearTimeout(pending);
       document.removeEventListener('visibilitychange', onVisible);
       document.removeEventListener('click', onClick);
