@@ -51,7 +51,18 @@ export async function readableState(page: Page): Promise<string> {
 
 /** A player's access token, for setting up through the API what a test does not exercise. */
 export async function accessToken(request: APIRequestContext, name: string): Promise<string> {
-  const response = await request.post('/api/v1/auth/login', { data: { username: name, password: passwordOf(name) } });
+  const login = () => request.post('/api/v1/auth/login', { data: { username: name, password: passwordOf(name) } });
+  let response;
+  try {
+    response = await login();
+  } catch (error) {
+    // Playwright's request context keeps idle connections, and a spec often logs in after a
+    // long spell of browser work: a connection the server closed just as it was reused dies
+    // with "socket hang up" (ECONNRESET) before any answer. Logging in again is harmless,
+    // and only that transport failure is retried; any answer, good or bad, is checked below.
+    if (!String(error).includes('ECONNRESET')) throw error;
+    response = await login();
+  }
   expect(response.ok()).toBe(true);
   return ((await response.json()) as { access_token: string }).access_token;
 }
