@@ -585,6 +585,13 @@ fn verify<R: Rules>(
                     "a timeout or an abandonment that begins no command",
                 ));
             }
+            PlatformEvent::UndoRequested { .. }
+            | PlatformEvent::UndoAnswered { .. }
+            | PlatformEvent::UndoWithdrawn { .. }
+            | PlatformEvent::UndoLapsed { .. }
+            | PlatformEvent::Rewound { .. } => {
+                return Err(Failure::at(seq, "this server cannot verify undos yet"));
+            }
         }
         sink.platform(&event, line)?;
         index += 1;

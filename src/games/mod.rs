@@ -180,6 +180,13 @@ pub trait Rules: Send + Sync + 'static {
         None
     }
 
+    /// Whether `event` is an undo barrier, and of which kind (a short name such as `draw`,
+    /// `reveal`, `payment`, `scoring`, shown in the refusal of an undo that reaches across
+    /// it): an undo may never take back this event or anything before it. Every event that
+    /// carries a random draw, reveals hidden information to anyone, settles an exchange or
+    /// scores is a barrier; the game's `RULES.md` lists them.
+    fn barrier(event: &Self::Event) -> Option<&'static str>;
+
     /// A bot's choice for `seat`, which must be pending. Always a legal command.
     fn bot_command(
         state: &Self::State,

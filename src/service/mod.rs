@@ -83,6 +83,51 @@ pub enum PlatformEvent {
     /// `kontor.seat_returned`); nothing is drawn.
     #[serde(rename = "kontor.seat_left")]
     SeatLeft { seat: Seat, policy: String },
+    /// A seat asks to take back every move after `to_version` of the game at `at_version`;
+    /// each seat of `needs` (the others whose moves would be undone) must accept by
+    /// `deadline`. The request is named by this event's sequence number.
+    #[serde(rename = "kontor.undo_requested")]
+    UndoRequested {
+        by_seat: Seat,
+        at_version: i64,
+        to_version: i64,
+        needs: Vec<Seat>,
+        deadline: DateTime<Utc>,
+    },
+    /// A seat of the request's `needs` answers it; a `false` ends the request.
+    #[serde(rename = "kontor.undo_answered")]
+    UndoAnswered {
+        request: i64,
+        seat: Seat,
+        accept: bool,
+    },
+    /// The requesting seat takes its request back.
+    #[serde(rename = "kontor.undo_withdrawn")]
+    UndoWithdrawn { request: i64, by_seat: Seat },
+    /// The request ended unanswered: its deadline passed, or someone acted first.
+    #[serde(rename = "kontor.undo_lapsed")]
+    UndoLapsed { request: i64, reason: UndoLapse },
+    /// Every event after `to_version`, up to this one, is undone: the game is again exactly
+    /// as it was at `to_version`. The undone events stay in the log, marked as undone.
+    /// `request` names the consented request; absent when a seat took back its own moves.
+    #[serde(rename = "kontor.rewound")]
+    Rewound {
+        from_version: i64,
+        to_version: i64,
+        by_seat: Seat,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<i64>,
+    },
+}
+
+/// Why an undo request ended unanswered (`kontor.undo_lapsed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UndoLapse {
+    /// Its deadline passed before every seat accepted.
+    Deadline,
+    /// A seat acted in the game: the request no longer names the current position.
+    Moved,
 }
 
 impl PlatformEvent {
@@ -94,6 +139,11 @@ impl PlatformEvent {
             PlatformEvent::SeatAbandoned { .. } => "kontor.seat_abandoned",
             PlatformEvent::SeatReturned { .. } => "kontor.seat_returned",
             PlatformEvent::SeatLeft { .. } => "kontor.seat_left",
+            PlatformEvent::UndoRequested { .. } => "kontor.undo_requested",
+            PlatformEvent::UndoAnswered { .. } => "kontor.undo_answered",
+            PlatformEvent::UndoWithdrawn { .. } => "kontor.undo_withdrawn",
+            PlatformEvent::UndoLapsed { .. } => "kontor.undo_lapsed",
+            PlatformEvent::Rewound { .. } => "kontor.rewound",
         }
     }
 

@@ -158,6 +158,12 @@ impl Rules for FlyingDutchman {
         view::pass_command(state, seat)
     }
 
+    // Until each event is classified from the spec, every event is a barrier: no undo can
+    // take anything back, which is safe.
+    fn barrier(_event: &Event) -> Option<&'static str> {
+        Some("event")
+    }
+
     fn bot_command(state: &State, seat: Seat, level: BotLevel, rng: &mut GameRng) -> Command {
         bots::bot_command(state, seat, level, rng)
     }
