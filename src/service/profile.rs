@@ -163,6 +163,24 @@ pub struct MyData {
     pub chat_mutes: Vec<MyChatMute>,
     /// The caller's private notes on games, with their text.
     pub notes: Vec<crate::service::notes::MyNote>,
+    /// The rematch offers the caller made and their answers to others' offers.
+    pub rematch_answers: Vec<MyRematchAnswer>,
+}
+
+/// The caller's answer to a rematch offer of a finished game (an offer counts as accepting).
+#[derive(Serialize, ToSchema)]
+pub struct MyRematchAnswer {
+    pub offer_id: i64,
+    /// The finished game the rematch was offered after.
+    pub game_id: Uuid,
+    /// `true`: the caller made the offer.
+    pub offered: bool,
+    pub accept: bool,
+    pub answered_at: DateTime<Utc>,
+    /// What became of the offer: `open`, `accepted`, `declined`, `expired` or `cancelled`.
+    pub status: String,
+    /// The rematch, once every seat accepted.
+    pub new_game_id: Option<Uuid>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -300,6 +318,19 @@ pub async fn export(accounts: Accounts<'_>, user: Uuid) -> Result<MyData, Accoun
             })
             .collect(),
         notes: crate::service::notes::of_user(pool, user).await?,
+        rematch_answers: crate::store::rematch::answers_of_user(pool, user)
+            .await?
+            .into_iter()
+            .map(|a| MyRematchAnswer {
+                offer_id: a.offer_id,
+                game_id: a.game_id,
+                offered: a.offered,
+                accept: a.accept,
+                answered_at: a.answered_at,
+                status: a.status,
+                new_game_id: a.new_game_id,
+            })
+            .collect(),
         mails: outbox::kept_for(pool, user)
             .await?
             .into_iter()

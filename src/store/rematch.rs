@@ -31,6 +31,36 @@ pub struct AnswerRow {
 const OFFER_COLUMNS: &str =
     "id, game_id, offered_by, offer_seat, created_at, expires_at, status, closed_at, new_game_id";
 
+/// A player's answer to a rematch offer, with the offer it answers (the offering seat's
+/// acceptance is its offer).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct AnswerOfUser {
+    pub offer_id: i64,
+    pub game_id: Uuid,
+    pub offered: bool,
+    pub accept: bool,
+    pub answered_at: DateTime<Utc>,
+    pub status: String,
+    pub new_game_id: Option<Uuid>,
+}
+
+/// Every answer `user` gave to a rematch offer (their own offers included), newest first.
+pub async fn answers_of_user<'e>(
+    executor: impl PgExecutor<'e>,
+    user: Uuid,
+) -> Result<Vec<AnswerOfUser>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT o.id AS offer_id, o.game_id, o.offered_by = a.user_id AS offered, a.accept,
+                a.answered_at, o.status, o.new_game_id
+           FROM rematch_answers a JOIN rematch_offers o ON o.id = a.offer_id
+          WHERE a.user_id = $1
+          ORDER BY a.answered_at DESC, o.id DESC",
+    )
+    .bind(user)
+    .fetch_all(executor)
+    .await
+}
+
 /// The game's latest offer, if any.
 pub async fn latest<'e>(
     executor: impl PgExecutor<'e>,

@@ -386,3 +386,94 @@ async fn a_seat_the_bot_played_stays_a_bot_and_need_not_answer() {
         verification.text
     );
 }
+
+/// The mail of an offer, through the real SMTP receiver: to the other seats only, each in
+/// their language, with the offerer, the game, the link and the deadline.
+#[tokio::test]
+async fn an_offer_is_mailed_to_the_others_in_their_language() {
+    let f = spawn_mailed_app(&[]).await;
+    let app = &f.app;
+    let table = players(app, &["anna", "bert", "cleo"]).await;
+    app.put("/me/profile")
+        .as_user(&table[2])
+        .json(&json!({"language": "ja", "time_zone": "Asia/Tokyo"}))
+        .send()
+        .await
+        .assert_ok();
+    let game = finished_game(app, &table).await;
+    // The game's own mails (start, turns, result) are not what this test reads.
+    sqlx::query("DELETE FROM mail_outbox WHERE game_id = $1")
+        .bind(game)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    offer(app, game, &table[0]).await.assert_ok();
+    let report = f.notifier.deliver_due(10).await.unwrap();
+    assert_eq!((report.claimed, report.sent), (2, 2), "{report:?}");
+    let received = f.sink.received();
+    let to = |user: &User| {
+        let address = format!("{}@example.org", user.name);
+        received
+            .iter()
+            .filter(|r| r.to.iter().any(|t| t.contains(&address)))
+            .map(|r| r.mail())
+            .collect::<Vec<_>>()
+    };
+    assert!(to(&table[0]).is_empty(), "the offerer is not mailed");
+
+    let en = &to(&table[1])[0];
+    assert_eq!(
+        en.header("Subject"),
+        Some("anna offers a rematch of Steel Driver")
+    );
+    let text = en.text();
+    assert!(text.starts_with("Hello bert,"), "{text}");
+    assert!(text.contains(&format!("/games/{game}")), "{text}");
+    assert!(text.contains("answers are taken until"), "{text}");
+    assert!(text.contains("the seats moved round by one"), "{text}");
+
+    let ja = &to(&table[2])[0];
+    let text = ja.text();
+    assert!(text.starts_with("cleoさん"), "{text}");
+    assert!(text.contains("再戦を申し込みました"), "{text}");
+    assert!(text.contains("回答の期限"), "{text}");
+    assert!(text.contains("Asia/Tokyo"), "{text}");
+}
+
+/// A player's data export lists the offers they made and their answers to others'.
+#[tokio::test]
+async fn offers_and_answers_are_in_the_players_export() {
+    let app = spawn_app().await;
+    let table = players(&app, &["anna", "bert", "cleo"]).await;
+    let game = finished_game(&app, &table).await;
+    let made = offer(&app, game, &table[0]).await;
+    let offer_id = made.assert_ok()["offer"]["id"].as_i64().unwrap();
+    answer(&app, game, offer_id, &table[1], false)
+        .await
+        .assert_ok();
+
+    let export = |user: &User| {
+        let app = &app;
+        let user = user.clone();
+        async move {
+            app.get("/me/export")
+                .as_user(&user)
+                .send()
+                .await
+                .assert_ok()["rematch_answers"]
+                .clone()
+        }
+    };
+    let anna = export(&table[0]).await;
+    assert_eq!(anna.as_array().unwrap().len(), 1, "{anna}");
+    assert_eq!(anna[0]["offer_id"], offer_id);
+    assert_eq!(anna[0]["game_id"], game.to_string());
+    assert_eq!(anna[0]["offered"], true);
+    assert_eq!(anna[0]["accept"], true);
+    assert_eq!(anna[0]["status"], "declined");
+    let bert = export(&table[1]).await;
+    assert_eq!(bert[0]["offered"], false);
+    assert_eq!(bert[0]["accept"], false);
+    // cleo never answered.
+    assert_eq!(export(&table[2]).await, json!([]));
+}
