@@ -172,7 +172,9 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
 /// chat message of the channels the caller may read at that moment (`event: chat`, a
 /// `ChatMessage`); `event: chat_hidden` (`{"id", "channel"}`, no id) when a moderator hides
 /// one. Before the start, a new snapshot whenever a seat is taken or given up (no event of
-/// the log says so).
+/// the log says so). After the end, `event: rematch` (`{"game_id", "offer_id"}`, no id)
+/// whenever a rematch offer of the game is made, answered or ends: read it at
+/// `GET /games/{id}/rematch` (spectators too).
 ///
 /// Ids: `V` (the version reached), or `V.C` once a chat message is covered (C: the last
 /// chat message sent, or, on a snapshot, the newest message of the game when it was taken:
@@ -304,6 +306,8 @@ impl Watcher {
         let mut seats_changed = false;
         // Chat messages a moderator hid since the last look.
         let mut hidden: Vec<i64> = Vec::new();
+        // Rematch offers of the finished game that changed since the last look.
+        let mut rematches: Vec<i64> = Vec::new();
         loop {
             if look {
                 if !self.caller.still_stands(&self.state).await {
@@ -329,6 +333,15 @@ impl Watcher {
                         Err(error) => {
                             tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game")
                         }
+                    }
+                }
+                // Anyone who may watch the game may read its rematch offers.
+                if seen.is_some() {
+                    for offer in std::mem::take(&mut rematches) {
+                        let data = json!({"game_id": self.game_id, "offer_id": offer});
+                        let _ = sender
+                            .send(sse::Data::new(data.to_string()).event("rematch").into())
+                            .await;
                     }
                 }
                 if let Some(seen) = seen {
@@ -358,6 +371,9 @@ impl Watcher {
                             seats_changed |= note.seats_changed;
                             if note.chat_hidden != 0 {
                                 hidden.push(note.chat_hidden);
+                            }
+                            if note.rematch != 0 {
+                                rematches.push(note.rematch);
                             }
                             // A marker moved: nothing for the game's stream.
                             !note.chat_read

@@ -477,3 +477,37 @@ async fn offers_and_answers_are_in_the_players_export() {
     // cleo never answered.
     assert_eq!(export(&table[2]).await, json!([]));
 }
+
+/// The game's stream tells everyone watching the finished game, spectators too, that an offer
+/// was made or answered.
+#[tokio::test]
+async fn the_games_stream_tells_its_watchers_of_offers() {
+    use crate::live::Stream;
+    let app = spawn_app().await;
+    let table = players(&app, &["anna", "bert", "cleo"]).await;
+    let watcher = app.register("dora").await;
+    let game = finished_game(&app, &table).await;
+    let path = format!("/games/{game}/stream");
+    let mut stream = Stream::open(&app.address, &path, &watcher.token, None).await;
+    let wait = Duration::from_secs(10);
+    assert_eq!(stream.next(wait).await.unwrap().event, "snapshot");
+
+    let made = offer(&app, game, &table[0]).await;
+    let offer_id = made.assert_ok()["offer"]["id"].as_i64().unwrap();
+    let told = stream.next(wait).await.expect("the offer is told");
+    assert_eq!(told.event, "rematch");
+    assert_eq!(told.data, json!({"game_id": game, "offer_id": offer_id}));
+    assert_eq!(
+        told.id, None,
+        "no resume id: the offer is read, not replayed"
+    );
+    answer(&app, game, offer_id, &table[1], false)
+        .await
+        .assert_ok();
+    assert_eq!(stream.next(wait).await.unwrap().event, "rematch");
+    // And the watcher may read what changed.
+    assert_eq!(
+        rematch_state(&app, game, &watcher).await["offer"]["status"],
+        "declined"
+    );
+}

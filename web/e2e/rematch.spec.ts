@@ -1,5 +1,6 @@
-// A rematch from a finished game's page: one player offers it, the others see the offer live
-// and accept, and everyone follows the link to the new game, whose seats moved round by one.
+// A rematch from a finished game's page: one player offers it, the others (and a spectator) see
+// the offer live and accept, and everyone follows the link to the new game, whose seats moved
+// round by one.
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { accessToken, signUp, startedGame, type Player } from './support';
 
@@ -64,7 +65,9 @@ test('a rematch offered and accepted on the finished game page', async ({ browse
   const id = await startedGame(request, names, 'steel-driver');
   await playToEnd(request, id, names);
 
-  for (const p of players) {
+  // dee only watches: she follows the offer live on the game's stream too.
+  const dee = await signUp(browser, 'dee');
+  for (const p of [...players, dee]) {
     await p.page.goto(`/games/${id}`);
     await expect(p.page.getByTestId('rematch')).toBeVisible();
   }
@@ -74,7 +77,7 @@ test('a rematch offered and accepted on the finished game page', async ({ browse
   await ben.page.getByRole('button', { name: 'Offer a rematch' }).click();
   await expect(ben.page.getByTestId('rematch')).toHaveAttribute('data-offer-status', 'open');
   await expect(ben.page.getByRole('button', { name: 'Accept' })).toHaveCount(0);
-  for (const p of [ada, cy]) {
+  for (const p of [ada, cy, dee]) {
     await expect(p.page.getByText(new RegExp(`${ben.name}.* offers a rematch`))).toBeVisible();
     await expect(p.page.getByTestId('rematch-answers').locator('[data-seat="1"]')).toContainText('accepted');
   }
@@ -89,7 +92,8 @@ test('a rematch offered and accepted on the finished game page', async ({ browse
 
   // Everyone gets the link to the new game; the seats moved round by one.
   await expect(cy.page.getByRole('link', { name: '再戦へ進む' })).toBeVisible();
-  for (const p of [ada, ben]) await expect(p.page.getByTestId('rematch-link')).toBeVisible();
+  for (const p of [ada, ben, dee]) await expect(p.page.getByTestId('rematch-link')).toBeVisible();
+  await expect(dee.page.getByRole('button', { name: 'Accept' })).toHaveCount(0);
   await ada.page.getByTestId('rematch-link').click();
   await expect(ada.page).not.toHaveURL(new RegExp(id));
   await expect(ada.page).toHaveURL(/\/games\/[0-9a-f-]{36}$/);
@@ -104,5 +108,5 @@ test('a rematch offered and accepted on the finished game page', async ({ browse
   expect(game.status).toBe('active');
   expect(game.rematch_of).toBe(id);
   expect(game.seats.map((s) => s.username)).toEqual([cy.name, ada.name, ben.name]);
-  for (const p of players) await p.context.close();
+  for (const p of [...players, dee]) await p.context.close();
 });

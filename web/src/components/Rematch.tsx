@@ -1,10 +1,9 @@
 // Rematch on a finished game's page: offer one, see who accepted, accept or decline, and
-// follow the link to the new game; live through the player's own stream (`rematch` and
-// `game_started` events). On a rematch's page: a link back to the game it repeats.
+// follow the link to the new game; live through the game's stream (its `rematch` events, which
+// spectators get too). On a rematch's page: a link back to the game it repeats.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
-import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import type { GameDetail } from '../games/types';
 import { useWhen } from './when';
@@ -50,7 +49,15 @@ export function RematchOf({ detail }: { detail: GameDetail }) {
   );
 }
 
-export function Rematch({ detail, seatName }: { detail: GameDetail; seatName: (seat: number) => string }) {
+export function Rematch({
+  detail,
+  seatName,
+  changes,
+}: {
+  detail: GameDetail;
+  seatName: (seat: number) => string;
+  changes: number;
+}) {
   const m = useMessages(msgs);
   const { lang } = useLang();
   const when = useWhen();
@@ -67,22 +74,10 @@ export function Rematch({ detail, seatName }: { detail: GameDetail; seatName: (s
     }
   }, [id]);
 
+  // `changes` counts the game stream's `rematch` events: an offer was made, answered or ended.
   useEffect(() => {
     void load();
-    return follow('/api/v1/me/stream', {
-      onMessage: (message) => {
-        if (message.event === 'game_started' || message.event === 'snapshot') {
-          void load();
-        } else if (message.event === 'rematch') {
-          try {
-            if ((JSON.parse(message.data) as { game_id?: string }).game_id === id) void load();
-          } catch {
-            // not ours to read
-          }
-        }
-      },
-    });
-  }, [id, load]);
+  }, [load, changes]);
 
   const act = async (call: () => Promise<RematchState>) => {
     setBusy(true);

@@ -188,7 +188,12 @@ export function GamePage({ id }: { id: string }) {
   const onEvent = useCallback((e: EventOut) => log.add([e]), [log.add]);
   // The chat's events (`chat`, `chat_hidden`) come on the game's stream too.
   const chatReceive = useRef<(event: string, data: string) => boolean>(() => false);
-  const onOther = useCallback((event: string, data: string) => void chatReceive.current(event, data), []);
+  // The game stream's `rematch` events, counted: the rematch section reads the offer again.
+  const [rematchChanges, setRematchChanges] = useState(0);
+  const onOther = useCallback((event: string, data: string) => {
+    if (event === 'rematch') setRematchChanges((n) => n + 1);
+    else chatReceive.current(event, data);
+  }, []);
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent, onOther);
   // Which channels one may read changes with the phase and the seats: the overview is read again.
   const chatKey = detail ? `${detail.status}:${detail.seats.map((s) => s.user_id).join(',')}:${detail.your_seat ?? ''}` : '';
@@ -333,7 +338,7 @@ export function GamePage({ id }: { id: string }) {
       )}
       {detail.sandbox ? <p class="muted">{m.sandbox}</p> : started && mySeat === null && <p class="muted">{m.spectator}</p>}
       {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
-      {detail.status === 'finished' && !detail.sandbox && !isPast && <Rematch detail={detail} seatName={seatName} />}
+      {detail.status === 'finished' && !detail.sandbox && !isPast && <Rematch detail={detail} seatName={seatName} changes={rematchChanges} />}
       {started && <RematchOf detail={detail} />}
       {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
       {isPast && <p class="notice">{m.past}</p>}
