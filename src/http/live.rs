@@ -174,7 +174,9 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
 /// one. Before the start, a new snapshot whenever a seat is taken or given up (no event of
 /// the log says so). After the end, `event: rematch` (`{"game_id", "offer_id"}`, no id)
 /// whenever a rematch offer of the game is made, answered or ends: read it at
-/// `GET /games/{id}/rematch` (spectators too).
+/// `GET /games/{id}/rematch` (spectators too). `event: note` (`{"game_id"}`, no id) to the
+/// player alone whenever their private note on the game is saved (from another tab or
+/// device too): read it again at `GET /games/{id}/notes`.
 ///
 /// Ids: `V` (the version reached), or `V.C` once a chat message is covered (C: the last
 /// chat message sent, or, on a snapshot, the newest message of the game when it was taken:
@@ -367,6 +369,16 @@ impl Watcher {
             tokio::select! {
                 signal = signals.recv() => {
                     look = match signal {
+                        // Only the owner of a saved note is told, and nothing need be read.
+                        Ok(Signal::Changed(note)) if note.game_id == self.game_id && note.note_saved => {
+                            if note.users.contains(&self.caller.user_id) {
+                                let data = json!({"game_id": self.game_id}).to_string();
+                                if sender.send(sse::Data::new(data).event("note").into()).await.is_err() {
+                                    break;
+                                }
+                            }
+                            false
+                        }
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id => {
                             seats_changed |= note.seats_changed;
                             if note.chat_hidden != 0 {

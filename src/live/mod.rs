@@ -73,6 +73,10 @@ pub struct Note {
     /// `users`' unread chat counts in the game changed (a read marker moved).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chat_read: bool,
+    /// The private note of `users` (its one owner) on the game was saved: only the owner's
+    /// own streams of the game are told.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub note_saved: bool,
 }
 
 fn is_zero(version: &i64) -> bool {
@@ -163,6 +167,16 @@ impl Note {
         Self {
             game_id,
             chat_read: true,
+            users: vec![user],
+            ..Self::default()
+        }
+    }
+
+    /// `user` saved their private note on the game.
+    pub fn note_saved(game_id: Uuid, user: Uuid) -> Self {
+        Self {
+            game_id,
+            note_saved: true,
             users: vec![user],
             ..Self::default()
         }

@@ -202,6 +202,11 @@ pub async fn put(
                 Some(now)
             }
         };
+        // The owner's other pages of the game (another tab, another device) read it again.
+        if row.is_some() || saved.is_some() {
+            super::lobby::live_note(&mut tx, &crate::live::Note::note_saved(game_id, caller))
+                .await?;
+        }
         tx.commit().await?;
         return Ok(Note {
             game_id,

@@ -371,3 +371,34 @@ async fn notes_are_in_their_owners_export_and_go_with_the_account() {
         "bert-private-note"
     );
 }
+
+/// A saved note is told on the game's stream to its owner alone (their other tabs read it
+/// again); the other players' and spectators' streams hear nothing of it.
+#[tokio::test]
+async fn a_save_is_told_to_the_owners_streams_only() {
+    use crate::live::Stream;
+    use std::time::Duration;
+    let app = spawn_app().await;
+    let (players, game) = three_players(&app).await;
+    let watcher = app.register("dora").await;
+    let path = format!("/games/{game}/stream");
+    let wait = Duration::from_secs(10);
+    let mut streams = Vec::new();
+    for user in [&players[0], &players[1], &watcher] {
+        let mut stream = Stream::open(&app.address, &path, &user.token, None).await;
+        assert_eq!(stream.next(wait).await.unwrap().event, "snapshot");
+        streams.push(stream);
+    }
+    save(&app, &players[0], game, Some("*"), "mine alone")
+        .await
+        .assert_ok();
+    let told = streams[0].next(wait).await.expect("the owner is told");
+    assert_eq!(told.event, "note");
+    assert_eq!(told.data, json!({"game_id": game}));
+    assert_eq!(told.id, None);
+    assert!(!told.data.to_string().contains("mine alone"));
+    for other in &mut streams[1..] {
+        let heard = other.drain(Duration::from_millis(1500)).await;
+        assert!(heard.is_empty(), "{heard:?}");
+    }
+}

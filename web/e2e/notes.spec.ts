@@ -48,48 +48,60 @@ test('a note survives a reload and no other player or spectator ever sees it', a
   for (const p of [ada!, ben!, cy!, sam]) await p.context.close();
 });
 
-test('two tabs of one player: the later save shows the conflict instead of overwriting', async ({ browser, request }) => {
+test('two tabs of one player: a save shows in the other at once, and a clash is offered as a choice', async ({ browser, request }) => {
   test.setTimeout(120_000);
   const [ada, ben, cy] = await signUpPlayers(browser, ['ada', 'ben', 'cy']);
   const id = await startedGame(request, [ada!.name, ben!.name, cy!.name], 'flying-dutchman');
   const first = ada!.page;
+  // The first tab's clock is held: its save after a pause in typing waits until this test
+  // moves focus, so the two tabs' typing meets deterministically.
+  await first.clock.install();
   await first.goto(`/games/${id}`);
   await expect(status(first)).toHaveAttribute('data-status', 'saved');
   const second = await ada!.context.newPage();
   await second.goto(`/games/${id}`);
   await expect(status(second)).toHaveAttribute('data-status', 'saved');
 
+  // Nothing typed in the first tab: the second tab's save shows there without a reload.
   await input(second).fill('written in the second tab');
   await input(second).press('Tab');
   await expect(status(second)).toHaveAttribute('data-status', 'saved');
+  await expect(input(first)).toHaveValue('written in the second tab');
+  await expect(status(first)).toHaveAttribute('data-status', 'saved');
 
-  // The first tab still holds the empty note it read: its save is refused, both are shown.
+  // Both type: the first tab's typing is not overwritten by the second's save; its own save
+  // is refused, and both texts are shown.
   await input(first).fill('written in the first tab');
+  await expect(status(first)).toHaveAttribute('data-status', 'unsaved');
+  await input(second).fill('the second tab again');
+  await input(second).press('Tab');
+  await expect(status(second)).toHaveAttribute('data-status', 'saved');
+  await expect(input(first)).toHaveValue('written in the first tab');
   await input(first).press('Tab');
   const conflict = first.getByTestId('notes-conflict');
   await expect(conflict).toBeVisible();
-  await expect(first.getByTestId('notes-theirs')).toHaveText('written in the second tab');
+  await expect(first.getByTestId('notes-theirs')).toHaveText('the second tab again');
   await expect(input(first)).toHaveValue('written in the first tab');
 
-  // Keeping one's own overwrites exactly the version that was shown.
+  // Keeping one's own overwrites exactly the version that was shown, and the second tab,
+  // untouched since its save, shows it.
   await first.getByTestId('notes-keep-mine').click();
   await expect(conflict).toBeHidden();
   await expect(status(first)).toHaveAttribute('data-status', 'saved');
-  await second.reload();
   await expect(input(second)).toHaveValue('written in the first tab');
 
   // The other way round: taking the other version replaces the text, and saves nothing.
-  await input(second).fill('second tab again');
+  await input(first).fill('first tab again');
+  await input(second).fill('second tab once more');
   await input(second).press('Tab');
   await expect(status(second)).toHaveAttribute('data-status', 'saved');
-  await input(first).fill('first tab again');
   await input(first).press('Control+s');
   await expect(conflict).toBeVisible();
   await first.getByTestId('notes-take-theirs').click();
-  await expect(input(first)).toHaveValue('second tab again');
+  await expect(input(first)).toHaveValue('second tab once more');
   await expect(status(first)).toHaveAttribute('data-status', 'saved');
   await first.reload();
-  await expect(input(first)).toHaveValue('second tab again');
+  await expect(input(first)).toHaveValue('second tab once more');
   for (const p of [ada!, ben!, cy!]) await p.context.close();
 });
 

@@ -190,8 +190,11 @@ export function GamePage({ id }: { id: string }) {
   const chatReceive = useRef<(event: string, data: string) => boolean>(() => false);
   // The game stream's `rematch` events, counted: the rematch section reads the offer again.
   const [rematchChanges, setRematchChanges] = useState(0);
+  // Its `note` events: the player's note was saved (here or in another tab).
+  const [noteChanges, setNoteChanges] = useState(0);
   const onOther = useCallback((event: string, data: string) => {
     if (event === 'rematch') setRematchChanges((n) => n + 1);
+    else if (event === 'note') setNoteChanges((n) => n + 1);
     else chatReceive.current(event, data);
   }, []);
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent, onOther);
@@ -395,7 +398,7 @@ export function GamePage({ id }: { id: string }) {
           visible={!narrow || phoneView === 'chat'}
         />
       )}
-      {hasNotes && <NotesPane gameId={id} />}
+      {hasNotes && <NotesPane gameId={id} changes={noteChanges} />}
       {started && <GameLog events={log.events} module={module} seatName={seatName} />}
       {detail.status === 'active' && <ExportButton id={id} />}
     </article>

@@ -3,6 +3,7 @@
 // it (and on Ctrl+S / ⌘S), each time over the note as this page last read or saved it
 // (`If-Match`): when another tab or device saved meanwhile, the server refuses (412) and the
 // pane shows both texts and lets the player choose, instead of one tab overwriting the other.
+// A save elsewhere shows here at once while nothing is typed here (the game stream says so).
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
@@ -52,7 +53,7 @@ async function readNote(gameId: string): Promise<Base> {
   return { text: note.text, etag: answer.response.headers.get('ETag') ?? '' };
 }
 
-export function NotesPane({ gameId }: { gameId: string }) {
+export function NotesPane({ gameId, changes }: { gameId: string; changes: number }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
   const [text, setTextState] = useState('');
@@ -168,6 +169,30 @@ export function NotesPane({ gameId }: { gameId: string }) {
     setTheirs(null);
     setStatus('saved');
   };
+  // Saved elsewhere (the game stream's `note` events, counted in `changes`; this page's own
+  // saves too): with nothing typed here since, the pane takes the saved note at once; with
+  // unsaved typing, the next save meets the change and offers the choice.
+  const statusRef = useRef<Status>('loading');
+  statusRef.current = status;
+  useEffect(() => {
+    if (changes === 0) return;
+    let stale = false;
+    readNote(gameId)
+      .then((note) => {
+        const untouched = base.current !== null && textRef.current === base.current.text;
+        if (stale || saving.current || statusRef.current !== 'saved' || !untouched) return;
+        if (note.etag === base.current?.etag) return;
+        base.current = note;
+        setText(note.text);
+      })
+      .catch(() => {
+        // The next save reads it again.
+      });
+    return () => {
+      stale = true;
+    };
+  }, [gameId, changes]);
+
   // The tab going to the background, or leaving the game's page, saves what is typed.
   useEffect(() => {
     const unsaved = () => base.current !== null && textRef.current !== base.current.text;
