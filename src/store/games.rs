@@ -64,6 +64,10 @@ pub struct GameHead {
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
     pub turn_started_at: Option<DateTime<Utc>>,
+    /// The events of the log that do not count (undone by a rewind, and the undo events
+    /// themselves): a command's RNG step is `first_seq - undone_events` (see
+    /// `service::undo::timeline`).
+    pub undone_events: i64,
 }
 
 impl GameHead {
@@ -85,7 +89,7 @@ impl GameHead {
 pub const HEAD_COLUMNS: &str = "g.id, g.kind, g.rules_version, g.options, g.seat_count, g.visibility, \
      g.status, g.version, g.created_by, g.seed, g.seed_commitment, g.nonces, g.pending_seats, \
      g.outcome, g.sandbox, g.imported_from, g.time_control, g.created_at, g.started_at, \
-     g.finished_at, g.turn_started_at";
+     g.finished_at, g.turn_started_at, g.undone_events";
 
 /// Reads a head row without locking.
 pub async fn head<'e>(
@@ -228,6 +232,23 @@ pub async fn set_version(
     sqlx::query("UPDATE games SET version = $2 WHERE id = $1")
         .bind(game_id)
         .bind(version)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Moves a locked game's version on after appending undo events (or a rewind), with the
+/// count of its events that no longer count (`Timeline::undone_count`).
+pub async fn set_version_undone(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: i64,
+    undone_events: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET version = $2, undone_events = $3 WHERE id = $1")
+        .bind(game_id)
+        .bind(version)
+        .bind(undone_events)
         .execute(conn)
         .await?;
     Ok(())
@@ -416,6 +437,8 @@ pub struct NewSandbox<'a> {
     pub nonces: &'a [String],
     pub outcome: &'a Value,
     pub imported_from: Uuid,
+    /// The events of its log that do not count (see [`GameHead::undone_events`]).
+    pub undone_events: i64,
     /// When it is imported (the instance's clock): its creation, start and end.
     pub at: DateTime<Utc>,
 }
@@ -429,9 +452,9 @@ pub async fn insert_sandbox(
         "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
                             version, created_by, seed, seed_commitment, nonces, pending_seats,
                             outcome, sandbox, imported_from, created_at, started_at, finished_at,
-                            turn_started_at)
+                            turn_started_at, undone_events)
          VALUES ($1, $2, $3, $4, $5, 'private', 'finished', $6, $7, $8, $9, $10, '{}', $11,
-                 true, $12, $13, $13, $13, $13)",
+                 true, $12, $13, $13, $13, $13, $14)",
     )
     .bind(game.id)
     .bind(game.kind)
@@ -446,6 +469,7 @@ pub async fn insert_sandbox(
     .bind(game.outcome)
     .bind(game.imported_from)
     .bind(game.at)
+    .bind(game.undone_events)
     .execute(conn)
     .await?;
     Ok(())
