@@ -2,7 +2,7 @@
 //! each barrier kind a position where the undo planner refuses to reach across it.
 
 use super::super::*;
-use crate::games::testing::check_undo_barriers;
+use crate::games::testing::{check_barrier_refusals, check_consented_rewinds, check_undo_barriers};
 
 fn options(game: u64) -> Options {
     Options {
@@ -36,4 +36,42 @@ fn every_draw_and_every_reveal_is_an_undo_barrier() {
     assert!(report.open_events > 1_000, "{report:?}");
     // Sealed bids, extra-round choices and returned cards: open, yet private to their actor.
     assert!(report.private_open_events > 100, "{report:?}");
+}
+
+/// For each barrier kind, positions of real games where the pure planner refuses an undo
+/// across it, for every seat that moved before it and for the seat whose command it was;
+/// an open move is taken back at once; nothing reaches into the start (the deal, the
+/// shuffles, the first roll); nothing is undone after the end (the scoring).
+#[test]
+fn the_planner_refuses_every_undo_across_a_barrier() {
+    let mut refused = std::collections::BTreeMap::new();
+    for seats in 3..=6 {
+        let options = options(u64::from(seats));
+        for (kind, n) in check_barrier_refusals::<FlyingDutchman>(&options, seats, 0..2) {
+            *refused.entry(kind).or_insert(0) += n;
+        }
+    }
+    // The setup's draw, deal and shuffle and its roll are in the start batch (the platform
+    // refuses it as `start`); the scoring ends the game (`undo_disabled`).
+    for kind in [
+        undo::DRAW,
+        undo::SHUFFLE,
+        undo::ROLL,
+        undo::REVEAL,
+        undo::PAYMENT,
+    ] {
+        assert!(refused.contains_key(kind), "no `{kind}` in {refused:?}");
+    }
+}
+
+/// Consented rewinds over other seats' moves in real games: the game is exactly as it was
+/// at the target, for everyone, and goes on from there to its end.
+#[test]
+fn a_consented_rewind_restores_the_target_exactly() {
+    let mut rewinds = 0;
+    for seats in 3..=6 {
+        rewinds +=
+            check_consented_rewinds::<FlyingDutchman>(&options(u64::from(seats)), seats, 0..2, 4);
+    }
+    assert!(rewinds >= 24, "only {rewinds} rewinds");
 }

@@ -2,7 +2,7 @@
 //! each barrier kind a position where the undo planner refuses to reach across it.
 
 use super::super::*;
-use crate::games::testing::check_undo_barriers;
+use crate::games::testing::{check_barrier_refusals, check_consented_rewinds, check_undo_barriers};
 
 /// Over bot games of every table size: every step that draws records a barrier (only the
 /// setup draws), and no event that is not one shows or reveals anything (nothing is hidden).
@@ -21,4 +21,34 @@ fn every_draw_is_an_undo_barrier_and_nothing_open_reveals() {
     assert_eq!(report.private_open_events, 0, "all information is public");
     // The engine draws only in its setup.
     assert_eq!(report.drawing_commands, 0, "{report:?}");
+}
+
+/// For each barrier kind, positions of real games where the pure planner refuses an undo
+/// across it, for every seat that moved before it and for the seat whose command it was;
+/// an open move is taken back at once; nothing reaches into the start (the first player
+/// drawn); nothing is undone after the end (the scoring).
+#[test]
+fn the_planner_refuses_every_undo_across_a_barrier() {
+    let mut refused = std::collections::BTreeMap::new();
+    for seats in 3..=6 {
+        for (kind, n) in check_barrier_refusals::<SteelDriver>(&Options::default(), seats, 0..2) {
+            *refused.entry(kind).or_insert(0) += n;
+        }
+    }
+    // A round ends in the batch of its dividends, so `round` is refused as `payment`; it is
+    // there all the same.
+    for kind in ["start", undo::PAYMENT, undo::ROUND] {
+        assert!(refused.contains_key(kind), "no `{kind}` in {refused:?}");
+    }
+}
+
+/// Consented rewinds over other seats' moves in real games: the game is exactly as it was
+/// at the target, for everyone, and goes on from there to its end.
+#[test]
+fn a_consented_rewind_restores_the_target_exactly() {
+    let mut rewinds = 0;
+    for seats in 3..=6 {
+        rewinds += check_consented_rewinds::<SteelDriver>(&Options::default(), seats, 0..2, 4);
+    }
+    assert!(rewinds >= 24, "only {rewinds} rewinds");
 }
