@@ -998,3 +998,53 @@ pub fn check_consented_rewinds<R: Rules>(
     }
     rewinds
 }
+
+/// The barrier table of a game's `RULES.md` (section "Undo barriers"): event type → kind.
+pub fn documented_barriers(rules: &str) -> std::collections::BTreeMap<String, String> {
+    let section = rules
+        .split("\n## ")
+        .find(|s| s.contains("Undo barriers\n"))
+        .expect("RULES.md has a section \"Undo barriers\"");
+    let mut table = std::collections::BTreeMap::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let kind = cells[2].trim_matches('`').to_string();
+        for event in cells[1].split(',') {
+            table.insert(event.trim().trim_matches('`').to_string(), kind.clone());
+        }
+    }
+    table
+}
+
+/// Plays `games` bot games per table size and checks every event against the documented
+/// table: an event listed there is a barrier of that kind, any other is none. Returns the
+/// event types seen.
+pub fn check_documented_barriers<R: Rules>(
+    rules: &str,
+    games: u64,
+    options: impl Fn(u64) -> R::Options,
+) -> std::collections::BTreeSet<String> {
+    let table = documented_barriers(rules);
+    let mut seen = std::collections::BTreeSet::new();
+    for seats in R::MIN_SEATS..=R::MAX_SEATS {
+        for game in 0..games {
+            play_game::<R>(&options(game), &bot_mix(game, seats), game, |_, event| {
+                let kind = json(event)["type"].as_str().unwrap().to_string();
+                assert_eq!(
+                    R::barrier(event),
+                    table.get(&kind).map(String::as_str),
+                    "the barrier of `{kind}` is not as RULES.md says"
+                );
+                seen.insert(kind);
+            })
+            .unwrap_or_else(|e| panic!("seats {seats} game {game}: {e}"));
+        }
+    }
+    for kind in table.keys() {
+        assert!(
+            seen.contains(kind),
+            "RULES.md lists `{kind}`, no game had one"
+        );
+    }
+    seen
+}

@@ -75,3 +75,15 @@ fn a_consented_rewind_restores_the_target_exactly() {
     }
     assert!(rewinds >= 24, "only {rewinds} rewinds");
 }
+
+/// The table in `RULES.md` is the engine's: every event of bot games is a barrier exactly
+/// when the table lists it, of the kind it says.
+#[test]
+fn rules_md_lists_the_barriers_of_the_engine() {
+    let seen = crate::games::testing::check_documented_barriers::<FlyingDutchman>(
+        include_str!("../RULES.md"),
+        6,
+        options,
+    );
+    assert!(seen.len() >= 25, "{seen:?}");
+}
