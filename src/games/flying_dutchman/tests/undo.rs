@@ -87,3 +87,52 @@ fn rules_md_lists_the_barriers_of_the_engine() {
     );
     assert!(seen.len() >= 25, "{seen:?}");
 }
+
+/// The example, step by step: once a Kontor draw has shown a player two cards, no
+/// one may undo across it, not even that player; the two cards they put back are their own
+/// open choice, taken back at once, and the same two drawn cards are in hand again.
+#[test]
+fn a_kontor_draw_is_a_barrier_and_the_cards_put_back_are_not() {
+    use crate::games::Actor;
+    use crate::games::testing::UndoLog;
+    use crate::service::undo::{Plan, Policy, Refusal};
+    let mut log = UndoLog::<FlyingDutchman>::start(&Options::default(), 3, 5);
+    let first = FlyingDutchman::pending(&log.state)[0];
+    let (smith, _) = log.act(Actor::Seat(first), &Command::UseSmith).unwrap();
+    assert_eq!(
+        log.plan(Policy::Own, first, None),
+        Ok(Plan::Rewind {
+            to_version: smith - 1
+        })
+    );
+    let second = FlyingDutchman::pending(&log.state)[0];
+    let (_, drew) = log.act(Actor::Seat(second), &Command::UseKontor).unwrap();
+    let across = Err(Refusal::Barrier {
+        barrier_version: drew,
+        barrier: undo::DRAW,
+    });
+    assert_eq!(log.plan(Policy::Consent, first, None), across);
+    assert_eq!(log.plan(Policy::Consent, first, Some(smith - 1)), across);
+    assert_eq!(log.plan(Policy::Own, second, None), across);
+    let hand = log.state.players[usize::from(second)].shares.clone();
+    assert_eq!(hand.len(), 5);
+    let at_draw = log.state.clone();
+    log.act(
+        Actor::Seat(second),
+        &Command::ReturnShares {
+            cards: hand[..2].to_vec(),
+        },
+    )
+    .unwrap();
+    assert_eq!(log.undo_with_consent(Policy::Own, second, None), Ok(drew));
+    assert_eq!(log.state, at_draw);
+    // And the other two cards go back instead.
+    log.act(
+        Actor::Seat(second),
+        &Command::ReturnShares {
+            cards: hand[3..].to_vec(),
+        },
+    )
+    .unwrap();
+    assert_eq!(log.state.players[usize::from(second)].shares.len(), 3);
+}

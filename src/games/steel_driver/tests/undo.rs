@@ -64,3 +64,62 @@ fn rules_md_lists_the_barriers_of_the_engine() {
     );
     assert!(seen.len() >= 18, "{seen:?}");
 }
+
+/// An auction step by step: the bids and passes are open (the last bidder takes a bid back
+/// at once; over other seats' moves it needs consent), the auction won is a payment no one
+/// may undo across, not even the winner.
+#[test]
+fn an_auction_won_is_a_barrier_and_its_bids_are_not() {
+    use crate::games::Actor;
+    use crate::games::testing::UndoLog;
+    use crate::service::undo::{Plan, Policy, Refusal};
+    let mut log = UndoLog::<SteelDriver>::start(&Options::default(), 3, 5);
+    let next = |log: &UndoLog<SteelDriver>| SteelDriver::pending(&log.state)[0];
+    let opener = next(&log);
+    let (opened, _) = log
+        .act(
+            Actor::Seat(opener),
+            &Command::OpenAuction {
+                company: Company::Red,
+                bid: 1,
+            },
+        )
+        .unwrap();
+    let bidder = next(&log);
+    let (bid, _) = log
+        .act(Actor::Seat(bidder), &Command::Bid { bid: 2 })
+        .unwrap();
+    assert_eq!(
+        log.plan(Policy::Own, bidder, None),
+        Ok(Plan::Rewind {
+            to_version: bid - 1
+        })
+    );
+    assert_eq!(
+        log.plan(Policy::Own, opener, None),
+        Err(Refusal::NeedsConsent {
+            needs: vec![bidder]
+        })
+    );
+    assert_eq!(
+        log.plan(Policy::Consent, opener, None),
+        Ok(Plan::Ask {
+            to_version: opened - 1,
+            needs: vec![bidder],
+            bots: vec![]
+        })
+    );
+    let third = next(&log);
+    log.act(Actor::Seat(third), &Command::PassBid).unwrap();
+    assert_eq!(next(&log), opener);
+    let (_, won) = log.act(Actor::Seat(opener), &Command::PassBid).unwrap();
+    assert_eq!(log.state.company(Company::Red).controller, Some(bidder));
+    let across = Err(Refusal::Barrier {
+        barrier_version: won,
+        barrier: undo::PAYMENT,
+    });
+    for seat in [opener, bidder, third] {
+        assert_eq!(log.plan(Policy::Consent, seat, None), across);
+        assert_eq!(log.plan(Policy::Consent, seat, Some(opened - 1)), across);
+    }
+}
