@@ -150,3 +150,30 @@ pub async fn due<'e>(
     .fetch_all(executor)
     .await
 }
+
+/// Moves a locked game on to `version` after a rewind: the seats pending in the rewound
+/// position (their turn began now if they were not pending before) and the count of events
+/// that no longer count.
+pub async fn rewind_head(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: i64,
+    pending: &[i16],
+    undone_events: i64,
+    at: DateTime<Utc>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE games
+            SET version = $2, pending_seats = $3, undone_events = $4,
+                turn_started_at = CASE WHEN pending_seats = $3 THEN turn_started_at ELSE $5 END
+          WHERE id = $1",
+    )
+    .bind(game_id)
+    .bind(version)
+    .bind(pending)
+    .bind(undone_events)
+    .bind(at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
