@@ -43,7 +43,7 @@ use utoipa_actix_web::AppExt;
         crate::audit::ExportEvent,
         crate::service::watch::Spectators,
         crate::service::watch::Chat,
-        crate::service::watch::UndoPolicy,
+        crate::service::undo::Policy,
         super::chat::ReportStatus,
         crate::service::lobby_feed::LobbySnapshot,
         crate::service::lobby_feed::LobbyGameRemoved,

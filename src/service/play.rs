@@ -224,6 +224,7 @@ impl Context {
     fn after(
         &self,
         version: i64,
+        undone_events: i64,
         at: chrono::DateTime<chrono::Utc>,
         pending: &[i16],
         plan: &clock::Plan,
@@ -231,6 +232,7 @@ impl Context {
     ) -> Self {
         let mut next = self.clone();
         next.head.version = version;
+        next.head.undone_events = undone_events;
         if next.head.pending_seats != pending {
             next.head.turn_started_at = Some(at);
         }
@@ -633,6 +635,7 @@ pub async fn apply<R: Rules>(
     Ok(Some(Applied {
         context: context.after(
             decision.version,
+            decision.undone_events,
             decision.at,
             &decision.pending,
             &decision.plan,

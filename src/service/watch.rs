@@ -11,6 +11,7 @@
 //! anyone who has only the id.
 
 use super::Error;
+use super::undo::Policy;
 use crate::store::audience::{self, Standing};
 use crate::store::games::{self, GameHead, Status};
 use serde::{Deserialize, Serialize};
@@ -117,48 +118,17 @@ pub fn with_chat(mut options: Value, chat: Chat) -> Value {
 }
 
 /// The name of the undo setting among the game's options.
-pub const UNDO: &str = "undo";
+pub const UNDO: &str = Policy::SETTING;
 
-/// Whether and how players may take moves back (see `service::undo`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum UndoPolicy {
-    /// No undo at all.
-    None,
-    /// A seat may take back its own moves since the last barrier, as long as no other seat
-    /// acted since; nothing else.
-    Own,
-    /// As `own`, and beyond it with the consent of every seat whose moves would be undone.
-    Consent,
-}
-
-impl UndoPolicy {
-    /// The default of a new game.
-    pub const DEFAULT: Self = UndoPolicy::Own;
-
-    /// The setting of a stored game (games created before it existed: `none`).
-    pub fn of(options: &Value) -> Self {
-        options
-            .get(UNDO)
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or(UndoPolicy::None)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UndoPolicy::None => "none",
-            UndoPolicy::Own => "own",
-            UndoPolicy::Consent => "consent",
-        }
-    }
-}
+/// Whether and how players may take moves back: the undo core's [`Policy`].
+pub use super::undo::Policy as UndoPolicy;
 
 /// Takes the `undo` setting out of a create request's options (the rest as they were): the
 /// setting (default `own`) and the rest.
 pub fn split_undo(raw: &Value) -> Result<(UndoPolicy, Value), Error> {
     let mut rest = raw.clone();
     let Some(value) = rest.as_object_mut().and_then(|o| o.remove(UNDO)) else {
-        return Ok((UndoPolicy::DEFAULT, rest));
+        return Ok((UndoPolicy::FOR_NEW_GAMES, rest));
     };
     let undo = serde_json::from_value(value.clone()).map_err(|_| Error::InvalidOptions {
         field: UNDO.to_string(),

@@ -59,6 +59,8 @@ pub struct Append<'a, S: Serialize> {
     /// The version the command was decided on: the write happens only if the head is there.
     pub expected_version: i64,
     pub version: i64,
+    /// `games.undone_events` after the append (see `service::undo::timeline`).
+    pub undone_events: i64,
     pub status: &'a str,
     pub pending: &'a [i16],
     pub outcome: Option<Value>,
@@ -96,6 +98,7 @@ pub struct Rows {
     game_ids: Vec<Uuid>,
     expected_versions: Vec<i64>,
     versions: Vec<i64>,
+    undone_events: Vec<i64>,
     statuses: Vec<String>,
     /// Postgres array literals (`{0,2}`): arrays of arrays must be rectangular.
     pendings: Vec<String>,
@@ -159,6 +162,7 @@ impl Rows {
         rows.game_ids.push(game);
         rows.expected_versions.push(append.expected_version);
         rows.versions.push(append.version);
+        rows.undone_events.push(append.undone_events);
         rows.statuses.push(append.status.to_string());
         rows.pendings.push(super::array_literal(append.pending));
         rows.outcomes.push(append.outcome.clone());
@@ -240,6 +244,7 @@ impl Rows {
             game_ids,
             expected_versions,
             versions,
+            undone_events,
             statuses,
             pendings,
             outcomes,
@@ -293,13 +298,13 @@ impl Rows {
 const CORE: &str = "moved AS (
        UPDATE games g
           SET version = i.version, status = i.status, pending_seats = i.pending::smallint[],
-              outcome = i.outcome,
+              outcome = i.outcome, undone_events = i.undone,
               finished_at = CASE WHEN i.status = 'finished' THEN i.at END,
               turn_started_at = CASE WHEN g.pending_seats = i.pending::smallint[]
                                      THEN g.turn_started_at ELSE i.at END
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
-                     $6::jsonb[], $7::timestamptz[])
-              AS i(id, expected, version, status, pending, outcome, at)
+                     $6::jsonb[], $7::timestamptz[], $50::bigint[])
+              AS i(id, expected, version, status, pending, outcome, at, undone)
         WHERE g.id = i.id AND g.version = i.expected
        RETURNING g.id, i.version
      ), appended AS (
@@ -486,6 +491,7 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
         .bind(&rows.mail_keys)
         .bind(&rows.mail_data)
         .bind(&rows.snapshot_versions)
+        .bind(&rows.undone_events)
         .bind(&rows.undo_closed_games)
         .fetch_all(conn)
         .await
