@@ -766,3 +766,97 @@ async fn after_a_rewind_the_seat_to_act_again_gets_a_fresh_clock() {
     .unwrap();
     assert_eq!(mailed, 2);
 }
+
+#[tokio::test]
+async fn a_finished_game_with_undos_verifies_and_imports() {
+    let app = spawn_app().await;
+    let (game, players, opener, before) = consent_table(&app, &["anna", "bert", "cleo"]).await;
+    let me = &players[opener];
+    let others: Vec<&User> = players.iter().filter(|u| u.id != me.id).collect();
+    // A consented undo, then a misclick taken back at once.
+    let at = version(&app, game, me).await;
+    let request = undo(&app, game, me, json!({"at_version": at}))
+        .await
+        .assert_ok()["request"]["seq"]
+        .as_i64()
+        .unwrap();
+    answer(&app, game, request, others[0], true)
+        .await
+        .assert_ok();
+    answer(&app, game, request, others[1], true)
+        .await
+        .assert_ok();
+    same_as_at(&app, game, &players, before).await;
+    let (seat, _) = play(&app, game, &players, "open").await;
+    let d = detail(&app, game, &players[0]).await;
+    let at = version(&app, game, me).await;
+    undo(
+        &app,
+        game,
+        user_at(&players, &d, seat),
+        json!({"at_version": at}),
+    )
+    .await
+    .assert_ok();
+    // A request lapsed by a move, too.
+    play(&app, game, &players, "open").await;
+    play(&app, game, &players, "bid").await;
+    let (_, asker) = {
+        let d = detail(&app, game, &players[0]).await;
+        let seat = d["pending"][0].as_i64().unwrap();
+        (seat, user_at(&players, &d, seat))
+    };
+    let at = version(&app, game, asker).await;
+    let asked = undo(&app, game, asker, json!({"at_version": at})).await;
+    if asked.status == 200 && asked.body["status"] == "asked" {
+        play(&app, game, &players, "pass_bid").await;
+    }
+    crate::bots::play_to_end(&app, game, &players, crate::bots::steel_driver, 17).await;
+    assert_eq!(detail(&app, game, me).await["status"], "finished");
+
+    let report = app
+        .get(&format!("/games/{game}/verification"))
+        .as_user(me)
+        .send()
+        .await;
+    assert_eq!(report.assert_ok()["verified"], true, "{}", report.text);
+    let export = app.export(game, me).await;
+    assert!(export.contains("kontor.rewound"));
+    let path = std::env::temp_dir().join(format!("kontor-undo-{game}.ndjson"));
+    std::fs::write(&path, &export).unwrap();
+    let verified = std::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+    let analyst = app.register("erin").await;
+    let imported = read(
+        app.client
+            .post(app.url("/games/import"))
+            .bearer_auth(&analyst.token)
+            .header("content-type", "application/x-ndjson")
+            .body(export)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    let sandbox = imported.body["id"].as_str().unwrap();
+    // The sandbox is the same game: the same end, and the same position at the first rewind.
+    let copy = app
+        .get(&format!("/games/{sandbox}"))
+        .as_user(&analyst)
+        .send()
+        .await;
+    assert_eq!(
+        copy.assert_ok()["outcome"],
+        detail(&app, game, me).await["outcome"]
+    );
+}
