@@ -30,6 +30,7 @@ pub mod request_log;
 pub mod security;
 pub mod session;
 pub mod text;
+pub mod undo;
 pub mod uploads;
 
 use crate::auth::JwtKeys;
@@ -185,6 +186,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(rematch::get_rematch)
         .service(rematch::offer_rematch)
         .service(rematch::answer_rematch)
+        .service(undo::undo)
+        .service(undo::answer_undo)
+        .service(undo::withdraw_undo)
         .service(absence::get_vacation)
         .service(absence::start_vacation)
         .service(absence::end_vacation)

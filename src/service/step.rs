@@ -252,6 +252,7 @@ impl<S: serde::Serialize> Decision<S> {
             clocks: self.plan.clocks(),
             seats: &self.seat_updates,
             mail,
+            closes_undo: self.events.iter().any(|e| e.kind == "kontor.undo_lapsed"),
         }
     }
 }

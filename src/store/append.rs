@@ -76,6 +76,9 @@ pub struct Append<'a, S: Serialize> {
     pub seats: &'a [SeatUpdate],
     /// Mail to queue in the outbox (`mail_outbox`); delivery applies the preferences.
     pub mail: &'a [Mail<'a>],
+    /// The batch lapses the game's open undo request (`kontor.undo_lapsed` as its preface):
+    /// its projection (`undo_requests`) is removed with it.
+    pub closes_undo: bool,
 }
 
 /// A notice for the outbox, queued with the events that cause it.
@@ -147,6 +150,8 @@ pub struct Rows {
     mail_kinds: Vec<String>,
     mail_keys: Vec<String>,
     mail_data: Vec<Value>,
+    // One per game whose open undo request the append lapses.
+    undo_closed_games: Vec<Uuid>,
 }
 
 impl Rows {
@@ -210,6 +215,9 @@ impl Rows {
             rows.seat_banks.push(update.bank_secs);
             rows.seat_timeouts.push(update.timeouts);
             rows.seat_states.push(update.state);
+        }
+        if append.closes_undo {
+            rows.undo_closed_games.push(game);
         }
         for mail in append.mail {
             rows.mail_ids.push(Uuid::now_v7());
@@ -280,7 +288,8 @@ impl Rows {
             mail_users,
             mail_kinds,
             mail_keys,
-            mail_data
+            mail_data,
+            undo_closed_games
         );
     }
 }
@@ -397,6 +406,13 @@ static MAIL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+const UNDO_CLOSED: &str = "undo_closed AS (
+       DELETE FROM undo_requests u
+        USING unnest($51::uuid[]) AS x(game_id)
+         JOIN moved ON moved.id = x.game_id
+        WHERE u.game_id = x.game_id
+     )";
+
 /// The constraint a reused idempotency key violates.
 const IDEMPOTENCY_KEY: &str = "game_commands_game_id_user_id_idempotency_key_key";
 
@@ -418,6 +434,7 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
         (ARM.as_str(), !rows.arm_games.is_empty()),
         (SEATS, !rows.seat_games.is_empty()),
         (MAIL.as_str(), !rows.mail_games.is_empty()),
+        (UNDO_CLOSED, !rows.undo_closed_games.is_empty()),
     ] {
         if needed {
             parts.push(part);
@@ -475,6 +492,7 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
         .bind(&rows.mail_data)
         .bind(&rows.snapshot_versions)
         .bind(&rows.undone_events)
+        .bind(&rows.undo_closed_games)
         .fetch_all(conn)
         .await
 }

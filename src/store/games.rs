@@ -120,7 +120,8 @@ pub async fn lock_head(
 /// Reads everything a command on a game needs in one statement (one consistent snapshot):
 /// the head row, the seats with their clocks (`seat_clocks`, see [`seats::clocks_sql`]), the
 /// armed rules timer (`armed_timer`), the state cache at the head's version or before
-/// (`cached_version`, `cached_state`) and the answer stored for `caller`'s
+/// (`cached_version`, `cached_state`), the open undo request (`open_undo`, its number) and
+/// the answer stored for `caller`'s
 /// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`).
 pub async fn read_for_command<T>(
     conn: &mut PgConnection,
@@ -138,7 +139,8 @@ where
            c.response AS stored_response,
            s.version AS cached_version, s.state AS cached_state,
            {seat_clocks} AS seat_clocks,
-           (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
+           (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer,
+           (SELECT request_seq FROM undo_requests WHERE game_id = g.id) AS open_undo
          FROM games g
          LEFT JOIN game_commands c
            ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3

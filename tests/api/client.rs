@@ -1,9 +1,10 @@
 //! The description, used as a third party would: openapi-python-client (installed by
 //! deploy/setup-tests.sh) generates a client from the committed `openapi/openapi.json`, mypy
 //! checks strictly that `tests/client/play.py` uses nothing but its typed calls and models,
-//! and the script keeps a code and an event type it was not generated with, plays whole games
-//! of both kinds against a test server until it has sent every command type of each game, and
-//! exports, verifies and imports a finished game of each kind.
+//! and the script keeps a code and an event type it was not generated with, takes a misclick
+//! back through the undo endpoint, plays whole games of both kinds against a test server until
+//! it has sent every command type of each game, and exports, verifies and imports a finished
+//! game of each kind.
 
 use crate::support::{AppOptions, run, spawn_app_with};
 use serde_json::{Value, json};
@@ -107,6 +108,7 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
     assert_eq!(audits.len(), 2, "one audit of each kind: {audits:?}");
     let checker = app.register("checker").await;
     let mut sent: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut undone = 0;
     for game in &games {
         let id = game["game"].as_str().unwrap();
         let detail = app
@@ -116,6 +118,20 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
             .await
             .assert_ok()
             .clone();
+        // The misclick the script took back: before, after the move, after the rewind.
+        if let Some(versions) = game.get("rewound") {
+            assert_eq!(detail["status"], "active", "{game}");
+            assert_eq!(detail["version"], versions[2], "{game}");
+            let log = app
+                .get(&format!("/games/{id}/events"))
+                .as_user(&checker)
+                .send()
+                .await;
+            let items = log.assert_ok()["items"].as_array().unwrap().clone();
+            assert_eq!(items.last().unwrap()["type"], "kontor.rewound", "{game}");
+            undone += 1;
+            continue;
+        }
         assert_eq!(detail["status"], "finished", "{game}");
         assert_eq!(detail["version"], game["version"]);
         let verification = app
@@ -135,6 +151,7 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
                 .map(|t| t.as_str().unwrap().to_string()),
         );
     }
+    assert_eq!(undone, 1, "the script took one misclick back");
     for audit in &audits {
         let id = audit["audit"].as_str().unwrap();
         let played = games

@@ -68,6 +68,7 @@ impl Marker {
                 command: json!({"type": "marker"}),
                 response: "{}".into(),
             },
+            closes_undo: false,
             clocks: Clocks {
                 arm: &[],
                 disarm: &[],

@@ -10,7 +10,10 @@
 //!   and the RNG key of the next step.
 //! * [`plan`]: the pure decisions: may this seat take moves back now, to where, and who must
 //!   consent; answering and withdrawing a request. The service writes what they decide.
+//! * [`apply`]: the service: asking, answering, withdrawing, lapsing and rewinding under
+//!   the game's row lock, with the open request's projection, clocks, mail and live notes.
 
+pub mod apply;
 pub mod plan;
 pub mod timeline;
 

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 /// The table's undo setting (`undo` among a game's options).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = UndoPolicy)]
 pub enum Policy {
     /// No undo.
     None,
