@@ -7,14 +7,13 @@
 // said in a polite live region.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
-import { newKey } from '../api/keys';
 import { defineMessages, useMessages } from '../i18n';
 import type { EventOut, GameDetail } from '../games/types';
 import { useWhen } from '../components/when';
-import { isUndoEvent, othersAfter } from './log';
+import { isUndoEvent } from './log';
 import { undoLine } from './lines';
 
-type UndoInfo = Schemas['UndoInfo'];
+type UndoState = Schemas['UndoState'];
 
 const msgs = defineMessages({
   title: { en: 'Take back moves', ja: '手の取り消し' },
@@ -78,7 +77,7 @@ export function UndoPanel(props: {
   const { detail, events, seatName, busy, lang, run } = props;
   const m = useMessages(msgs);
   const when = useWhen();
-  const undo = (detail as GameDetail & { undo?: UndoInfo | null }).undo ?? null;
+  const undo: UndoState | null = detail.undo ?? null;
   const mine = detail.your_seat ?? null;
   const [asking, setAsking] = useState(false);
   const panel = useRef<HTMLElement>(null);
@@ -112,7 +111,8 @@ export function UndoPanel(props: {
     run(() =>
       ok(
         api.POST('/api/v1/games/{game_id}/undo', {
-          params: { path: { game_id: detail.id }, header: { 'Idempotency-Key': newKey() } },
+          params: { path: { game_id: detail.id } },
+          // At the version seen: a retry is answered the same, never a second undo.
           body: { at_version: detail.version, to_version: to },
         }),
       ),
@@ -174,7 +174,7 @@ export function UndoPanel(props: {
       </div>
     );
   } else if (canTo !== null && mine !== null) {
-    const others = othersAfter(events, canTo, mine);
+    const others = undo.needs;
     if (others.length === 0) {
       body = (
         <div class="buttons">

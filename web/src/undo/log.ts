@@ -1,5 +1,5 @@
-// Undo as the log records it (issue 23): the undo family of platform events, the moves a
-// rewind takes back, and who must consent to taking moves back. Pure: no requests here.
+// Undo as the log records it (issue 23): the undo family of platform events and the moves
+// a rewind takes back. Pure: no requests here.
 import type { EventOut } from '../games/types';
 
 /** The platform events of a request and of a rewind; never moves themselves. */
@@ -27,20 +27,6 @@ export function markUndone(events: EventOut[]): EventOut[] {
     return { ...e, undone: true };
   });
   return changed ? out : events;
-}
-
-/**
- * The seats other than `mine` whose moves taking the game back to `to` would undo: the
- * actors of the moves after `to` that are not undone already. The page's own estimate for
- * the button's words; the request the server makes names the seats that must answer.
- */
-export function othersAfter(events: EventOut[], to: number, mine: number): number[] {
-  const seats = new Set<number>();
-  for (const e of events) {
-    if (e.seq <= to || e.undone || isUndoEvent(e.type)) continue;
-    if (typeof e.actor === 'number' && e.actor !== mine) seats.add(e.actor);
-  }
-  return [...seats].sort((a, b) => a - b);
 }
 
 /**
