@@ -91,6 +91,8 @@ pub struct Config {
     pub vacation_days_per_year: i64,
     /// How long the players of a finished game have to answer a rematch offer.
     pub rematch_deadline: Duration,
+    /// How long the seats asked to consent to an undo have to answer.
+    pub undo_deadline: Duration,
     /// How often an idle live stream sends a keep-alive comment (a closed connection is
     /// noticed then at the latest).
     pub live_keep_alive: Duration,
@@ -208,6 +210,7 @@ impl std::fmt::Debug for Config {
             deadline_poll,
             vacation_days_per_year,
             rematch_deadline,
+            undo_deadline,
             live_keep_alive,
             live_max_streams_per_user,
             live_max_streams_per_address,
@@ -262,6 +265,7 @@ impl std::fmt::Debug for Config {
             .field("deadline_poll", deadline_poll)
             .field("vacation_days_per_year", vacation_days_per_year)
             .field("rematch_deadline", rematch_deadline)
+            .field("undo_deadline", undo_deadline)
             .field("live_keep_alive", live_keep_alive)
             .field("live_max_streams_per_user", live_max_streams_per_user)
             .field("live_max_streams_per_address", live_max_streams_per_address)
@@ -451,6 +455,11 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_REMATCH_DEADLINE_HOURS",
         "72",
         "Hours the other players of a finished game have to answer a rematch offer (1 to 720).",
+    ),
+    Setting::value(
+        "KONTOR_UNDO_DEADLINE_HOURS",
+        "24",
+        "Hours the players asked to consent to an undo have to answer it (1 to 720).",
     ),
     Setting::value(
         "KONTOR_LIVE_KEEP_ALIVE",
@@ -811,6 +820,11 @@ impl Config {
             bail!("KONTOR_REMATCH_DEADLINE_HOURS must be between 1 and 720");
         }
         let rematch_deadline = Duration::from_secs(rematch_hours * 3600);
+        let undo_hours: u64 = values.number("KONTOR_UNDO_DEADLINE_HOURS")?;
+        if !(1..=720).contains(&undo_hours) {
+            bail!("KONTOR_UNDO_DEADLINE_HOURS must be between 1 and 720");
+        }
+        let undo_deadline = Duration::from_secs(undo_hours * 3600);
         if housekeeping_every.is_zero() {
             bail!("KONTOR_HOUSEKEEPING_EVERY must be at least 1 second");
         }
@@ -860,6 +874,7 @@ impl Config {
             )),
             vacation_days_per_year: i64::from(values.number::<u32>("KONTOR_VACATION_DAYS")?),
             rematch_deadline,
+            undo_deadline,
             live_keep_alive: values.seconds("KONTOR_LIVE_KEEP_ALIVE")?,
             live_max_streams_per_user: live_max_streams_per_user as usize,
             live_max_streams_per_address: live_max_streams_per_address as usize,

@@ -344,6 +344,27 @@ impl From<crate::service::Error> for ApiError {
             E::RematchAlreadyAnswered { accept } => {
                 Self::conflict(ErrorCode::RematchAlreadyAnswered, detail).with("accept", accept)
             }
+            E::UndoDisabled(_) => Self::conflict(ErrorCode::UndoDisabled, detail),
+            E::UndoNothingToUndo => Self::conflict(ErrorCode::UndoNothingToUndo, detail),
+            E::UndoBarrier {
+                barrier_version,
+                barrier,
+            } => Self::conflict(ErrorCode::UndoBarrier, detail)
+                .with("barrier_version", barrier_version)
+                .with("barrier", barrier),
+            E::UndoStale {
+                current_version, ..
+            } => Self::conflict(ErrorCode::UndoStale, detail)
+                .with("current_version", current_version),
+            E::UndoNeedsConsent { seats } => {
+                Self::conflict(ErrorCode::UndoNeedsConsent, detail).with("seats", seats)
+            }
+            E::UndoRequestOpen { request } => {
+                Self::conflict(ErrorCode::UndoRequestOpen, detail).with("request", request)
+            }
+            E::UndoNoRequest(_) => Self::conflict(ErrorCode::UndoNoRequest, detail),
+            E::UndoNotAsked(_) => Self::conflict(ErrorCode::UndoNotAsked, detail),
+            E::InvalidUndo(_) => Self::unprocessable(ErrorCode::InvalidUndo, detail),
             E::AlreadyOnVacation => Self::conflict(ErrorCode::AlreadyOnVacation, detail),
             E::NotOnVacation => Self::conflict(ErrorCode::NotOnVacation, detail),
             E::Unavailable(cause) => Self::unavailable(cause),
@@ -653,6 +674,15 @@ error_codes! {
     RematchOfferClosed = "rematch_offer_closed", 409, "The rematch offer ended (`offer_status`: accepted, declined, expired or cancelled); make a new one.";
     RematchOfferExpired = "rematch_offer_expired", 409, "The rematch offer's deadline passed (`expired_at`); make a new one.";
     RematchAlreadyAnswered = "rematch_already_answered", 409, "The caller answered the offer the other way already (`accept`); answers are final.";
+    UndoDisabled = "undo_disabled", 409, "No undo here: the table's `undo` setting is `none`, or the game is not running.";
+    UndoNothingToUndo = "undo_nothing_to_undo", 409, "The caller has no move to take back since the game's last barrier.";
+    UndoBarrier = "undo_barrier", 409, "The undo would reach back across a barrier (something revealed, drawn or settled): `barrier_version` is the earliest version an undo may go back to, `barrier` its kind.";
+    UndoStale = "undo_stale", 409, "The `at_version` sent is not the game's version (`current_version`): look again before asking.";
+    UndoNeedsConsent = "undo_needs_consent", 409, "The table's `undo` setting is `own`, and the undo would take back moves of other seats (`seats`), bots' included.";
+    UndoRequestOpen = "undo_request_open", 409, "Another undo request (`request`) of this game is open; it must end first.";
+    UndoNoRequest = "undo_no_request", 409, "The game has no open undo request with this number (it was answered, withdrawn or lapsed).";
+    UndoNotAsked = "undo_not_asked", 409, "The caller's seat is not among those the request asks, or answered it already, or is not the requester (a withdrawal).";
+    InvalidUndo = "invalid_undo", 422, "The `to_version` is not a version an undo can go back to: out of range, or not between two moves.";
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
     UploadsBusy = "uploads_busy", 429, "The caller, or the server, has as many uploaded exports being checked as it checks at once; retry after `Retry-After` seconds.";
     ImportLimitReached = "import_limit_reached", 429, "The caller imported as many games within 24 hours as a user may (`limit`); retry after `Retry-After` seconds.";

@@ -511,7 +511,11 @@ impl Watcher {
 /// a game they play changed (a message in a channel they read, a hidden one, their own read
 /// marker moved); `rematch` (`{"game_id", "offer_id"}`) when a rematch offer of a finished
 /// game they played was made, answered or ended (read it at `GET /games/{id}/rematch`; the
-/// rematch itself comes as `game_started`). A new `snapshot` comes whenever notices may have been missed (the server lost
+/// rematch itself comes as `game_started`); `undo_requested` (`{"game_id", "request",
+/// "version"}`) when another player asks to take moves back and the caller's consent is
+/// needed, and `undo_closed` (`{"game_id", "request", "version", "outcome"}`: `rewound`,
+/// `declined`, `withdrawn` or `lapsed`) when a request the caller made or was asked ends
+/// (see `GET /games/{id}`'s `undo`). A new `snapshot` comes whenever notices may have been missed (the server lost
 /// touch with the database for a while): it replaces the one before. Keep-alive comments
 /// every 15 s. Counts against the same per-user limit of
 /// open streams as the game streams (`too_many_streams`).
@@ -571,6 +575,12 @@ pub async fn user_stream(
                         }
                         if note.rematch != 0 && note.users.contains(&me) {
                             out.push(("rematch", json!({"game_id": note.game_id, "offer_id": note.rematch})));
+                        }
+                        if note.undo_request != 0 && note.undo_asked.contains(&me) {
+                            out.push(("undo_requested", json!({"game_id": note.game_id, "request": note.undo_request, "version": note.version})));
+                        }
+                        if let Some(outcome) = &note.undo_closed && note.undo_concerned.contains(&me) {
+                            out.push(("undo_closed", json!({"game_id": note.game_id, "request": note.undo_request, "version": note.version, "outcome": outcome})));
                         }
                         let chat_changed = note.chat != 0 || note.chat_hidden != 0 || note.chat_read;
                         if chat_changed && note.users.contains(&me) {

@@ -26,6 +26,7 @@ pub mod page;
 pub mod profile;
 pub mod query_policy;
 pub mod rematch;
+pub mod undo;
 pub mod request_log;
 pub mod security;
 pub mod session;
@@ -185,6 +186,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(rematch::get_rematch)
         .service(rematch::offer_rematch)
         .service(rematch::answer_rematch)
+        .service(undo::undo)
+        .service(undo::answer_undo)
+        .service(undo::withdraw_undo)
         .service(absence::get_vacation)
         .service(absence::start_vacation)
         .service(absence::end_vacation)

@@ -27,6 +27,7 @@ pub struct PreferencesUpdate {
     pub player_left: Option<Delivery>,
     pub chat_mention: Option<Delivery>,
     pub rematch_offered: Option<Delivery>,
+    pub undo_requested: Option<Delivery>,
     pub always_email: Option<bool>,
 }
 
@@ -87,6 +88,7 @@ pub async fn put_preferences(
         (NoticeKind::PlayerLeft, update.player_left),
         (NoticeKind::ChatMention, update.chat_mention),
         (NoticeKind::RematchOffered, update.rematch_offered),
+        (NoticeKind::UndoRequested, update.undo_requested),
     ] {
         if let Some(value) = value {
             preferences.set(kind, value);

@@ -43,6 +43,7 @@ use utoipa_actix_web::AppExt;
         crate::audit::ExportEvent,
         crate::service::watch::Spectators,
         crate::service::watch::Chat,
+        crate::service::undo::Policy,
         super::chat::ReportStatus,
         crate::service::lobby_feed::LobbySnapshot,
         crate::service::lobby_feed::LobbyGameRemoved,
@@ -417,6 +418,8 @@ fn describe_streams(spec: &mut Value) {
                 "invited": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true},
                 "player_left": {"type": "object", "required": ["game_id", "seat", "version"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "seat": {"type": "integer", "minimum": 0}, "version": {"type": "integer"}}, "additionalProperties": true},
                 "rematch": {"type": "object", "required": ["game_id", "offer_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "offer_id": {"type": "integer"}}, "additionalProperties": true},
+                "undo_requested": {"type": "object", "required": ["game_id", "request", "version"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "request": {"type": "integer"}, "version": {"type": "integer"}}, "additionalProperties": true},
+                "undo_closed": {"type": "object", "required": ["game_id", "request", "version", "outcome"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "request": {"type": "integer"}, "version": {"type": "integer"}, "outcome": {"type": "string", "enum": ["rewound", "declined", "withdrawn", "lapsed"]}}, "additionalProperties": true},
             }),
         ),
         (
@@ -1215,6 +1218,10 @@ fn add_table_settings(spec: &mut Value) {
         "description": "Who besides the seated players may watch the game (its view, log, export and stream): `anyone` with its id or link (the default; also where a stored game has no such member) or only the `players` (before the start also whoever may join it). A player who blocked a seated player, or was blocked by one, may not watch either way. To those who may not, the game answers 404 `game_not_found`.",
         "$ref": "#/components/schemas/Spectators",
     });
+    let undo = json!({
+        "description": "Whether players may take moves back: `none` (never), `own` (a seat takes back its own moves since the last barrier at once, as long as no other seat acted since; the default for a new game) or `consent` (as `own`, and further with the consent of every seat whose moves would be undone). A stored game without this member is `none`.",
+        "$ref": "#/components/schemas/UndoPolicy",
+    });
     for kind in GameKind::ALL {
         let default = crate::service::watch::Chat::default_for(kind.as_str()).as_str();
         let chat = json!({
@@ -1225,6 +1232,7 @@ fn add_table_settings(spec: &mut Value) {
             let name = format!("{}.{part}", prefix_of(kind.as_str()));
             spec["components"]["schemas"][&name]["properties"]["spectators"] = spectators.clone();
             spec["components"]["schemas"][&name]["properties"]["chat"] = chat.clone();
+            spec["components"]["schemas"][&name]["properties"]["undo"] = undo.clone();
         }
     }
 }

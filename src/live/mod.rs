@@ -73,6 +73,19 @@ pub struct Note {
     /// `users`' unread chat counts in the game changed (a read marker moved).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chat_read: bool,
+    /// The undo request with this number (the sequence number of its
+    /// `kontor.undo_requested`) was made or ended.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub undo_request: i64,
+    /// Users whose consent the new request asks (their user streams are told).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undo_asked: Vec<Uuid>,
+    /// How the request ended (`rewound`, `declined`, `withdrawn`, `lapsed`), told to
+    /// `undo_concerned`: the requester and the seats it asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo_closed: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undo_concerned: Vec<Uuid>,
 }
 
 fn is_zero(version: &i64) -> bool {
@@ -155,6 +168,25 @@ impl Note {
             rematch: offer,
             users,
             ..Self::default()
+        }
+    }
+
+    /// The game moved on to `version` by an undo event: request `request` was made (asking
+    /// `asked`), answered, or ended as `closed` (telling `concerned`); `your_turn` are the
+    /// users whose turn began (again) with a rewind, `users` every player.
+    pub fn undo(
+        moved: Self,
+        request: i64,
+        asked: Vec<Uuid>,
+        closed: Option<&str>,
+        concerned: Vec<Uuid>,
+    ) -> Self {
+        Self {
+            undo_request: request,
+            undo_asked: asked,
+            undo_closed: closed.map(str::to_string),
+            undo_concerned: concerned,
+            ..moved
         }
     }
 

@@ -100,6 +100,7 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
         player_left: parse(&recipient.player_left),
         chat_mention: parse(&recipient.chat_mention),
         rematch_offered: parse(&recipient.rematch_offered),
+        undo_requested: parse(&recipient.undo_requested),
         always_email: recipient.always_email,
     }
 }
@@ -308,6 +309,21 @@ impl Notifier {
                     match super::mention::recheck(&mut conn, &mail.data, mail.user_id).await? {
                         Ok(author) => data.to_mut()["author"] = author.into(),
                         Err(reason) => return Ok(Outcome::Skipped(reason)),
+                    }
+                }
+                // An undo request is mailed only while it still waits for the recipient's
+                // answer: not once it was answered, withdrawn or lapsed.
+                if kind == NoticeKind::UndoRequested {
+                    let request = mail.data.get("request").and_then(|r| r.as_i64());
+                    let asks = match (mail.game_id, request) {
+                        (Some(game), Some(request)) => {
+                            crate::store::undo::still_asks(&self.pool, game, request, mail.user_id)
+                                .await?
+                        }
+                        _ => false,
+                    };
+                    if !asks {
+                        return Ok(Outcome::Skipped("stale"));
                     }
                 }
                 let game = match mail.game_id {

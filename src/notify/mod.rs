@@ -65,10 +65,13 @@ pub enum NoticeKind {
     ChatMention,
     /// Another player of a finished game offered a rematch.
     RematchOffered,
+    /// Another player of a running game asks to take moves back, and the user's consent is
+    /// needed.
+    UndoRequested,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 8] = [
+    pub const ALL: [NoticeKind; 9] = [
         NoticeKind::YourTurn,
         NoticeKind::Reminder,
         NoticeKind::Invited,
@@ -77,6 +80,7 @@ impl NoticeKind {
         NoticeKind::PlayerLeft,
         NoticeKind::ChatMention,
         NoticeKind::RematchOffered,
+        NoticeKind::UndoRequested,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -89,6 +93,7 @@ impl NoticeKind {
             NoticeKind::PlayerLeft => "player_left",
             NoticeKind::ChatMention => "chat_mention",
             NoticeKind::RematchOffered => "rematch_offered",
+            NoticeKind::UndoRequested => "undo_requested",
         }
     }
 
@@ -107,6 +112,7 @@ impl NoticeKind {
             NoticeKind::PlayerLeft => "\"a player left\" mails",
             NoticeKind::ChatMention => "chat mentions",
             NoticeKind::RematchOffered => "rematch offers",
+            NoticeKind::UndoRequested => "undo requests",
         }
     }
 }
@@ -155,6 +161,7 @@ impl MailKind {
 /// | `standings` | game_over | `[{"name", "score", "rank"}]` (built from the game's outcome when absent) |
 /// | `channel`, `author`, `text`, `message_id`, `at` | chat_mention | see [`Notice::chat_mention`] |
 /// | `offered_by`, `expires_at` | rematch_offered | who offered, and until when answers are taken |
+/// | `by`, `request`, `moves`, `yours`, `to_version`, `at_version`, `deadline` | undo_requested | see [`Notice::undo_requested`] |
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Notice {
     pub user_id: Uuid,
@@ -291,6 +298,35 @@ impl Notice {
             kind: NoticeKind::RematchOffered,
             game_id: Some(game_id),
             dedupe_key: format!("rematch_offered:{offer_id}"),
+            data,
+        }
+    }
+
+    /// "A player asks to take moves back, and needs your consent": one per request and
+    /// recipient (a seat of the request's `needs`). Never anything hidden: the mail says how
+    /// many moves would be taken back, not what they were.
+    ///
+    /// `data` carries `by` (the requester as the seat shows them), `request` (the request's
+    /// number, set here in any case: delivery skips the mail once the request has ended),
+    /// `moves` (how many moves would be taken back), `yours` (how many of them are the
+    /// recipient's), `to_version` and `at_version` (the game's version before the first of
+    /// them, and when asked) and `deadline` (RFC 3339: answers are taken until then).
+    pub fn undo_requested(
+        user_id: Uuid,
+        game_id: Uuid,
+        request: i64,
+        mut data: serde_json::Value,
+    ) -> Self {
+        if let Some(fields) = data.as_object_mut() {
+            fields.insert("request".into(), request.into());
+        } else {
+            data = serde_json::json!({ "request": request });
+        }
+        Self {
+            user_id,
+            kind: NoticeKind::UndoRequested,
+            game_id: Some(game_id),
+            dedupe_key: format!("undo_requested:{game_id}:{request}"),
             data,
         }
     }

@@ -49,6 +49,7 @@ impl Delivery {
     "player_left": "immediately",
     "chat_mention": "immediately",
     "rematch_offered": "immediately",
+    "undo_requested": "immediately",
     "always_email": false
 }))]
 pub struct Preferences {
@@ -68,6 +69,8 @@ pub struct Preferences {
     pub chat_mention: Delivery,
     /// Another player of a finished game offered a rematch.
     pub rematch_offered: Delivery,
+    /// Another player of a running game asks to take moves back, with your consent.
+    pub undo_requested: Delivery,
     /// Mail "your turn" even while you watch the game's live stream (by default no such
     /// mail is sent while you are watching).
     pub always_email: bool,
@@ -84,6 +87,7 @@ impl Preferences {
             NoticeKind::PlayerLeft => self.player_left,
             NoticeKind::ChatMention => self.chat_mention,
             NoticeKind::RematchOffered => self.rematch_offered,
+            NoticeKind::UndoRequested => self.undo_requested,
         }
     }
 
@@ -97,6 +101,7 @@ impl Preferences {
             NoticeKind::PlayerLeft => &mut self.player_left,
             NoticeKind::ChatMention => &mut self.chat_mention,
             NoticeKind::RematchOffered => &mut self.rematch_offered,
+            NoticeKind::UndoRequested => &mut self.undo_requested,
         };
         *slot = delivery;
     }
@@ -115,6 +120,7 @@ impl Preferences {
             player_left: parse(&row.player_left),
             chat_mention: parse(&row.chat_mention),
             rematch_offered: parse(&row.rematch_offered),
+            undo_requested: parse(&row.undo_requested),
             always_email: row.always_email,
         }
     }
@@ -131,6 +137,7 @@ impl Preferences {
             player_left: self.player_left.as_str().to_string(),
             chat_mention: self.chat_mention.as_str().to_string(),
             rematch_offered: self.rematch_offered.as_str().to_string(),
+            undo_requested: self.undo_requested.as_str().to_string(),
             always_email: self.always_email,
         }
     }

@@ -569,6 +569,7 @@ pub fn kind_label(kind: NoticeKind, language: Language) -> &'static str {
             NoticeKind::PlayerLeft => "「プレイヤー退出」メール",
             NoticeKind::ChatMention => "チャットのメンション",
             NoticeKind::RematchOffered => "再戦の申し込み",
+            NoticeKind::UndoRequested => "手の取り消しの求め",
         },
     }
 }
@@ -608,6 +609,9 @@ pub fn headline(ctx: &NoticeContext) -> String {
             NoticeKind::RematchOffered => {
                 format!("{}が{game}の再戦を申し込みました", rematch_by(ctx))
             }
+            NoticeKind::UndoRequested => {
+                format!("{}が{game}で手の取り消しを求めています", undo_by(ctx))
+            }
             NoticeKind::ChatMention => format!(
                 "{}が{game}の{}であなたをメンションしました",
                 mention_author(ctx),
@@ -643,6 +647,9 @@ pub fn headline(ctx: &NoticeContext) -> String {
             None => format!("A player left {game}"),
         },
         NoticeKind::RematchOffered => format!("{} offers a rematch of {game}", rematch_by(ctx)),
+        NoticeKind::UndoRequested => {
+            format!("{} asks to take back moves in {game}", undo_by(ctx))
+        }
         NoticeKind::ChatMention => format!(
             "{} mentioned you {} in {game}",
             mention_author(ctx),
@@ -658,6 +665,20 @@ fn rematch_by(ctx: &NoticeContext) -> String {
         (None, Language::En) => "A player".to_string(),
         (None, Language::Ja) => "プレイヤー".to_string(),
     }
+}
+
+/// Who asks to take moves back, as the seat shows them.
+fn undo_by(ctx: &NoticeContext) -> String {
+    match (str_field(ctx.data, "by"), ctx.language) {
+        (Some(by), _) => by.to_string(),
+        (None, Language::En) => "A player".to_string(),
+        (None, Language::Ja) => "プレイヤー".to_string(),
+    }
+}
+
+/// A whole number of the data, if it has one.
+fn int_field(data: &Value, key: &str) -> Option<i64> {
+    data.get(key).and_then(Value::as_i64)
 }
 
 /// Until when a rematch offer takes answers.
@@ -885,6 +906,37 @@ fn notice_blocks_ja(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
             spans.push(t("。"));
             blocks.push(Block::Para(spans));
         }
+        NoticeKind::UndoRequested => {
+            let mut spans = vec![b(undo_by(ctx)), t("が"), b(game), t(with.clone())];
+            match int_field(ctx.data, "moves") {
+                Some(moves) => spans.push(t(format!("の直近{moves}手"))),
+                None => spans.push(t("の直近の手")),
+            }
+            match int_field(ctx.data, "yours") {
+                Some(yours) if yours > 0 => spans.push(t(format!("（うち{yours}手はあなたの手）"))),
+                _ => {}
+            }
+            spans.push(t("の取り消しを求めています。"));
+            if let Some(to) = int_field(ctx.data, "to_version") {
+                spans.push(t(format!("ゲームはバージョン{to}の状態に戻ります。")));
+            }
+            blocks.push(Block::Para(spans));
+            let mut spans = vec![t("あなたの同意が必要です。")];
+            match deadline(ctx.data) {
+                Some(at) => {
+                    spans.push(b(when(at, ctx.zone, ja)));
+                    spans.push(t(format!(
+                        "（{}）までに、ゲームのページで同意するか断ってください。",
+                        from_now_ja(at, ctx.now)
+                    )));
+                }
+                None => spans.push(t("ゲームのページで同意するか断ってください。")),
+            }
+            blocks.push(Block::Para(spans));
+            blocks.push(Block::Para(vec![t(
+                "一人でも断ると、手は取り消されません。期限までに全員が答えないか、その前に誰かが手を指すと、この求めは失効します。",
+            )]));
+        }
         NoticeKind::ChatMention => {
             blocks.push(Block::Para(vec![
                 b(mention_author(ctx)),
@@ -1064,6 +1116,46 @@ fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
             }
             spans.push(t("."));
             blocks.push(Block::Para(spans));
+        }
+        NoticeKind::UndoRequested => {
+            let moves = match int_field(ctx.data, "moves") {
+                Some(1) => "the last move".to_string(),
+                Some(n) => format!("the last {n} moves"),
+                None => "the last moves".to_string(),
+            };
+            let mut spans = vec![
+                b(undo_by(ctx)),
+                t(format!(" asks to take back {moves} of ")),
+                b(game),
+                t(with.clone()),
+            ];
+            match int_field(ctx.data, "yours") {
+                Some(1) => spans.push(t(", one of them yours")),
+                Some(n) if n > 1 => spans.push(t(format!(", {n} of them yours"))),
+                _ => {}
+            }
+            match int_field(ctx.data, "to_version") {
+                Some(to) => spans.push(t(format!(
+                    ": the game would be again as it was at version {to}."
+                ))),
+                None => spans.push(t(".")),
+            }
+            blocks.push(Block::Para(spans));
+            let mut spans = vec![t(
+                "Your consent is needed: accept or decline on the game's page",
+            )];
+            match deadline(ctx.data) {
+                Some(at) => {
+                    spans.push(t(" by "));
+                    spans.push(b(when(at, ctx.zone, en)));
+                    spans.push(t(format!(" ({}).", from_now(at, ctx.now))));
+                }
+                None => spans.push(t(".")),
+            }
+            blocks.push(Block::Para(spans));
+            blocks.push(Block::Para(vec![t(
+                "One decline ends the request and nothing is taken back. Without every answer by then, or if anyone moves meanwhile, it lapses.",
+            )]));
         }
         NoticeKind::ChatMention => {
             blocks.push(Block::Para(vec![

@@ -1,5 +1,6 @@
 //! The deadline worker: reminders before deadlines, timeouts, the bot playing abandoned seats,
-//! rules timers (such as a negotiation deadline), and rematch offers whose deadline passed.
+//! rules timers (such as a negotiation deadline), and rematch offers and undo requests whose
+//! deadline passed.
 //!
 //! Every instance may run it. A due row is leased (`leased_until`) with `SKIP LOCKED`, so two
 //! workers never act on one clock at once; what a worker then plays goes through the same
@@ -38,6 +39,8 @@ pub struct Pass {
     pub stale: usize,
     /// Rematch offers whose deadline passed, recorded as expired.
     pub rematch_offers_expired: usize,
+    /// Undo requests whose deadline passed, lapsed.
+    pub undo_requests_lapsed: usize,
 }
 
 /// Runs the worker until the pool closes or `stop` is cancelled; a pass under way is
@@ -72,6 +75,7 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
     let mut pass = Pass {
         reminders: send_reminders(pool, limit, now).await?,
         rematch_offers_expired: super::rematch::expire_lapsed(pool, now, limit).await?,
+        undo_requests_lapsed: super::undo::apply::lapse_due(pool, now, limit).await?,
         ..Pass::default()
     };
     let due = deadlines::lease_due(pool, limit, LEASE_SECS, now).await?;
@@ -278,9 +282,11 @@ async fn play_due<R: Rules>(
             Some((Actor::Seat(seat as Seat), command, preface, vec![update]))
         }
     };
-    let Some((actor, command, preface, seat_updates)) = submission else {
+    let Some((actor, command, mut preface, seat_updates)) = submission else {
         return Ok(None);
     };
+    // An open undo request lapses first (before a timeout's own preface).
+    preface.splice(0..0, context.undo_preface());
     let submission = Submission {
         actor,
         command: &command,

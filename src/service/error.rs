@@ -125,6 +125,42 @@ pub enum Error {
     /// Answers are final.
     #[error("you answered this offer already ({}); answers are final", if *.accept { "accepted" } else { "declined" })]
     RematchAlreadyAnswered { accept: bool },
+    /// No undo in this game: its policy is `none`, or it is not running.
+    #[error("{0}")]
+    UndoDisabled(&'static str),
+    /// Nothing of the caller's to take back since the last barrier.
+    #[error("you have no move to take back since the last point of no return")]
+    UndoNothingToUndo,
+    /// The undo would reach back across a barrier (a reveal, a draw, a settlement...).
+    #[error(
+        "the move at version {barrier_version} ({barrier}) cannot be taken back; an undo may go back to version {barrier_version} at the earliest"
+    )]
+    UndoBarrier {
+        barrier_version: i64,
+        barrier: String,
+    },
+    /// The request names another version than the game's.
+    #[error(
+        "the game is at version {current_version}, not {sent}: look again before asking to undo"
+    )]
+    UndoStale { current_version: i64, sent: i64 },
+    /// Under the policy `own`, the undo would take back another seat's move.
+    #[error("this undo would take back moves of other seats ({}), and this table allows taking back only your own", seat_list(.seats))]
+    UndoNeedsConsent { seats: Vec<i16> },
+    /// Another request of the game is open.
+    #[error(
+        "an undo request ({request}) is open in this game; it must be answered, withdrawn or lapse first"
+    )]
+    UndoRequestOpen { request: i64 },
+    /// No such open request (answered, withdrawn, lapsed, or another one).
+    #[error("there is no open undo request {0} in this game")]
+    UndoNoRequest(i64),
+    /// The caller's seat is not asked by the request, or answered it already.
+    #[error("{0}")]
+    UndoNotAsked(&'static str),
+    /// A malformed or impossible undo (`to_version` out of range, not between two moves).
+    #[error("{0}")]
+    InvalidUndo(String),
     #[error("you are on vacation already; end it first to start another")]
     AlreadyOnVacation,
     #[error("you are not on vacation")]
@@ -144,6 +180,12 @@ pub fn wait_in_words(secs: u64) -> String {
         121..=7_200 => format!("{} minutes", secs.div_ceil(60)),
         _ => format!("{} hours", secs.div_ceil(3_600)),
     }
+}
+
+/// Seats as a person reads them: "1, 2".
+fn seat_list(seats: &[i16]) -> String {
+    let seats: Vec<String> = seats.iter().map(|s| format!("seat {s}")).collect();
+    seats.join(", ")
 }
 
 /// The registered game kinds, for a refusal of another.

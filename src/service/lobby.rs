@@ -230,10 +230,14 @@ pub async fn create(
     // Who may watch is the platform's setting among the options; the rest is the rules'.
     let (spectators, rules_options) = watch::split_options(&request.options)?;
     let (chat, rules_options) = watch::split_chat(kind.as_str(), &rules_options)?;
+    let (undo, rules_options) = watch::split_undo(&rules_options)?;
     let (options, rules_version) = with_rules!(kind, R => {
         (options_for::<R>(&rules_options, request.seats)?, R::RULES_VERSION as i32)
     });
-    let options = watch::with_chat(watch::with_setting(options, spectators), chat);
+    let options = watch::with_undo(
+        watch::with_chat(watch::with_setting(options, spectators), chat),
+        undo,
+    );
     let visibility = match request.visibility.as_deref().unwrap_or("public") {
         v @ ("public" | "private") => v.to_string(),
         other => {

@@ -42,6 +42,9 @@ pub struct GameDetail {
     pub rematch_of: Option<Uuid>,
     /// This game's rematch, once it started.
     pub rematch: Option<Uuid>,
+    /// Taking moves back: the table's setting, the open request, what the caller could take
+    /// back now (see `POST /games/{id}/undo`).
+    pub undo: super::undo::apply::UndoState,
 }
 
 pub fn kind_of(head: &GameHead) -> Result<GameKind, Error> {
@@ -88,6 +91,9 @@ pub async fn detail(
         with_rules!(kind, R => view_of::<R>(&mut conn, &head, at_version, viewer, legal_for).await?)
     };
     let seed = (head.status() == Status::Finished).then(|| hex::encode(&head.seed));
+    // What the caller could take back is for the current version only.
+    let undo_seat = summary.your_seat.filter(|_| at_version == head.version);
+    let undo = super::undo::apply::state_for(&mut conn, &head, &seats, undo_seat).await?;
     // The links of a rematch (platform records beside the log; see `rematch`).
     let (rematch_of, rematch) = match head.status() {
         Status::Active => (
@@ -108,6 +114,7 @@ pub async fn detail(
         seed,
         rematch_of,
         rematch,
+        undo,
     })
 }
 
@@ -183,6 +190,9 @@ pub struct Context {
     pub seat_clocks: Json<Vec<SeatClock>>,
     /// The key of the armed rules timer, if any.
     pub armed_timer: Option<String>,
+    /// The game's open undo request (the sequence number of its `kontor.undo_requested`):
+    /// the next command's batch lapses it.
+    pub open_undo: Option<i64>,
     /// The state cache's version and JSON text, if it is at the head's version or before.
     pub cached_version: Option<i64>,
     pub cached_state: Option<String>,
@@ -214,6 +224,7 @@ impl Context {
     fn after(
         &self,
         version: i64,
+        undone_events: i64,
         at: chrono::DateTime<chrono::Utc>,
         pending: &[i16],
         plan: &clock::Plan,
@@ -221,12 +232,15 @@ impl Context {
     ) -> Self {
         let mut next = self.clone();
         next.head.version = version;
+        next.head.undone_events = undone_events;
         if next.head.pending_seats != pending {
             next.head.turn_started_at = Some(at);
         }
         next.head.pending_seats = pending.to_vec();
         next.cached_version = None;
         next.cached_state = None;
+        // Every append lapses an open request (see `Context::undo_preface`).
+        next.open_undo = None;
         next.stored_hash = None;
         next.stored_status = None;
         next.stored_response = None;
@@ -252,6 +266,18 @@ impl Context {
             next.armed_timer = timer.timer_key.clone();
         }
         next
+    }
+
+    /// What a command's batch begins with while an undo request is open: the request lapses
+    /// (any action in the game does; the request no longer names the current position).
+    pub fn undo_preface(&self) -> Vec<PlatformEvent> {
+        self.open_undo
+            .map(|request| PlatformEvent::UndoLapsed {
+                request,
+                reason: super::UndoLapse::Moved,
+            })
+            .into_iter()
+            .collect()
     }
 
     /// The current state: the cache and the events after it, else the folded log.
@@ -505,7 +531,7 @@ async fn act<R: Rules>(
         actor: Actor::Seat(seat as Seat),
         command: &command,
         origin,
-        preface: Vec::new(),
+        preface: context.undo_preface(),
         // A player who moves is no longer timing out.
         seat_updates: context
             .seat_clocks
@@ -609,6 +635,7 @@ pub async fn apply<R: Rules>(
     Ok(Some(Applied {
         context: context.after(
             decision.version,
+            decision.undone_events,
             decision.at,
             &decision.pending,
             &decision.plan,

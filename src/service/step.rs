@@ -40,6 +40,8 @@ pub struct Decision<S> {
     pub events: Vec<NewEvent>,
     /// The game's version after the events.
     pub version: i64,
+    /// `games.undone_events` after the events.
+    pub undone_events: i64,
     pub status: Status,
     pub pending: Vec<i16>,
     /// The result, forfeited seats ranked last, once the game is over.
@@ -81,7 +83,10 @@ pub fn decide<R: Rules>(
     } = submission;
     let nonces = head.nonces.clone().unwrap_or_default();
     let first_seq = head.version + 1;
-    let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, first_seq as u64);
+    // The step is one more than the effective events before the batch: an undone event (or
+    // an undo event) never shifts a later draw (see `service::undo::timeline`).
+    let step = first_seq - head.undone_events;
+    let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, step as u64);
     let decided = R::decide(&state, actor, command, &mut rng).map_err(Error::Rule)?;
     let seats = head.seat_count as u8;
     let actor_seat = match actor {
@@ -89,6 +94,12 @@ pub fn decide<R: Rules>(
         Actor::System => None,
     };
     let mut new_events: Vec<NewEvent> = preface.iter().map(PlatformEvent::to_new_event).collect();
+    // A preface may lapse an open undo request: an undo event, which does not count.
+    let undone_events = head.undone_events
+        + new_events
+            .iter()
+            .filter(|e| super::undo::is_undo_event(&e.kind))
+            .count() as i64;
     // The states to keep as snapshots, at each multiple of SNAPSHOT_EVERY the events pass (the
     // platform's events leave the rules' state as it is), so that every past version folds
     // from a snapshot fewer than SNAPSHOT_EVERY versions below it.
@@ -191,6 +202,7 @@ pub fn decide<R: Rules>(
         first_seq,
         events: new_events,
         version,
+        undone_events,
         status,
         pending,
         outcome,
@@ -216,6 +228,7 @@ impl<S: serde::Serialize> Decision<S> {
             game_id: self.game_id,
             expected_version: self.decided_on,
             version: self.version,
+            undone_events: self.undone_events,
             status: self.status.as_str(),
             pending: &self.pending,
             outcome: self
@@ -239,6 +252,7 @@ impl<S: serde::Serialize> Decision<S> {
             clocks: self.plan.clocks(),
             seats: &self.seat_updates,
             mail,
+            closes_undo: self.events.iter().any(|e| e.kind == "kontor.undo_lapsed"),
         }
     }
 }
@@ -435,6 +449,7 @@ mod tests {
             started_at: None,
             finished_at: None,
             turn_started_at: None,
+            undone_events: 0,
         }
     }
 

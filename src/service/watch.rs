@@ -1,5 +1,5 @@
 //! Who may watch a game: the table's `spectators` setting, and blocks; and the table's `chat`
-//! setting, the other platform setting among a game's options.
+//! and `undo` settings, the other platform settings among a game's options.
 //!
 //! The setting is chosen at creation and stored with the game's options (so the lobby, the
 //! export header and the log's start event all show it), but it is the platform's, not the
@@ -11,6 +11,7 @@
 //! anyone who has only the id.
 
 use super::Error;
+use super::undo::Policy;
 use crate::store::audience::{self, Standing};
 use crate::store::games::{self, GameHead, Status};
 use serde::{Deserialize, Serialize};
@@ -116,6 +117,34 @@ pub fn with_chat(mut options: Value, chat: Chat) -> Value {
     options
 }
 
+/// The name of the undo setting among the game's options.
+pub const UNDO: &str = Policy::SETTING;
+
+/// Whether and how players may take moves back: the undo core's [`Policy`].
+pub use super::undo::Policy as UndoPolicy;
+
+/// Takes the `undo` setting out of a create request's options (the rest as they were): the
+/// setting (default `own`) and the rest.
+pub fn split_undo(raw: &Value) -> Result<(UndoPolicy, Value), Error> {
+    let mut rest = raw.clone();
+    let Some(value) = rest.as_object_mut().and_then(|o| o.remove(UNDO)) else {
+        return Ok((UndoPolicy::FOR_NEW_GAMES, rest));
+    };
+    let undo = serde_json::from_value(value.clone()).map_err(|_| Error::InvalidOptions {
+        field: UNDO.to_string(),
+        detail: format!("undo is \"none\", \"own\" or \"consent\", not {value}"),
+    })?;
+    Ok((undo, rest))
+}
+
+/// The stored options (`options`, an object) completed with the undo setting.
+pub fn with_undo(mut options: Value, undo: UndoPolicy) -> Value {
+    if let Some(fields) = options.as_object_mut() {
+        fields.insert(UNDO.to_string(), undo.as_str().into());
+    }
+    options
+}
+
 /// Takes the `spectators` setting out of a create request's options: the setting (default
 /// `anyone`) and the rest, for the rules engine to judge.
 pub fn split_options(raw: &Value) -> Result<(Spectators, Value), Error> {
@@ -144,6 +173,7 @@ pub fn rules_options(options: &Value) -> Value {
     if let Some(fields) = rules.as_object_mut() {
         fields.remove(SPECTATORS);
         fields.remove(CHAT);
+        fields.remove(UNDO);
     }
     rules
 }

@@ -59,6 +59,8 @@ pub struct Append<'a, S: Serialize> {
     /// The version the command was decided on: the write happens only if the head is there.
     pub expected_version: i64,
     pub version: i64,
+    /// `games.undone_events` after the append (see `service::undo::timeline`).
+    pub undone_events: i64,
     pub status: &'a str,
     pub pending: &'a [i16],
     pub outcome: Option<Value>,
@@ -74,6 +76,9 @@ pub struct Append<'a, S: Serialize> {
     pub seats: &'a [SeatUpdate],
     /// Mail to queue in the outbox (`mail_outbox`); delivery applies the preferences.
     pub mail: &'a [Mail<'a>],
+    /// The batch lapses the game's open undo request (`kontor.undo_lapsed` as its preface):
+    /// its projection (`undo_requests`) is removed with it.
+    pub closes_undo: bool,
 }
 
 /// A notice for the outbox, queued with the events that cause it.
@@ -93,6 +98,7 @@ pub struct Rows {
     game_ids: Vec<Uuid>,
     expected_versions: Vec<i64>,
     versions: Vec<i64>,
+    undone_events: Vec<i64>,
     statuses: Vec<String>,
     /// Postgres array literals (`{0,2}`): arrays of arrays must be rectangular.
     pendings: Vec<String>,
@@ -144,6 +150,8 @@ pub struct Rows {
     mail_kinds: Vec<String>,
     mail_keys: Vec<String>,
     mail_data: Vec<Value>,
+    // One per game whose open undo request the append lapses.
+    undo_closed_games: Vec<Uuid>,
 }
 
 impl Rows {
@@ -154,6 +162,7 @@ impl Rows {
         rows.game_ids.push(game);
         rows.expected_versions.push(append.expected_version);
         rows.versions.push(append.version);
+        rows.undone_events.push(append.undone_events);
         rows.statuses.push(append.status.to_string());
         rows.pendings.push(super::array_literal(append.pending));
         rows.outcomes.push(append.outcome.clone());
@@ -207,6 +216,9 @@ impl Rows {
             rows.seat_timeouts.push(update.timeouts);
             rows.seat_states.push(update.state);
         }
+        if append.closes_undo {
+            rows.undo_closed_games.push(game);
+        }
         for mail in append.mail {
             rows.mail_ids.push(Uuid::now_v7());
             rows.mail_games.push(game);
@@ -232,6 +244,7 @@ impl Rows {
             game_ids,
             expected_versions,
             versions,
+            undone_events,
             statuses,
             pendings,
             outcomes,
@@ -275,7 +288,8 @@ impl Rows {
             mail_users,
             mail_kinds,
             mail_keys,
-            mail_data
+            mail_data,
+            undo_closed_games
         );
     }
 }
@@ -284,13 +298,13 @@ impl Rows {
 const CORE: &str = "moved AS (
        UPDATE games g
           SET version = i.version, status = i.status, pending_seats = i.pending::smallint[],
-              outcome = i.outcome,
+              outcome = i.outcome, undone_events = i.undone,
               finished_at = CASE WHEN i.status = 'finished' THEN i.at END,
               turn_started_at = CASE WHEN g.pending_seats = i.pending::smallint[]
                                      THEN g.turn_started_at ELSE i.at END
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
-                     $6::jsonb[], $7::timestamptz[])
-              AS i(id, expected, version, status, pending, outcome, at)
+                     $6::jsonb[], $7::timestamptz[], $50::bigint[])
+              AS i(id, expected, version, status, pending, outcome, at, undone)
         WHERE g.id = i.id AND g.version = i.expected
        RETURNING g.id, i.version
      ), appended AS (
@@ -392,6 +406,13 @@ static MAIL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+const UNDO_CLOSED: &str = "undo_closed AS (
+       DELETE FROM undo_requests u
+        USING unnest($51::uuid[]) AS x(game_id)
+         JOIN moved ON moved.id = x.game_id
+        WHERE u.game_id = x.game_id
+     )";
+
 /// The constraint a reused idempotency key violates.
 const IDEMPOTENCY_KEY: &str = "game_commands_game_id_user_id_idempotency_key_key";
 
@@ -413,6 +434,7 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
         (ARM.as_str(), !rows.arm_games.is_empty()),
         (SEATS, !rows.seat_games.is_empty()),
         (MAIL.as_str(), !rows.mail_games.is_empty()),
+        (UNDO_CLOSED, !rows.undo_closed_games.is_empty()),
     ] {
         if needed {
             parts.push(part);
@@ -469,6 +491,8 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
         .bind(&rows.mail_keys)
         .bind(&rows.mail_data)
         .bind(&rows.snapshot_versions)
+        .bind(&rows.undone_events)
+        .bind(&rows.undo_closed_games)
         .fetch_all(conn)
         .await
 }

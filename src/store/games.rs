@@ -64,6 +64,10 @@ pub struct GameHead {
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
     pub turn_started_at: Option<DateTime<Utc>>,
+    /// The events of the log that do not count (undone by a rewind, and the undo events
+    /// themselves): a command's RNG step is `first_seq - undone_events` (see
+    /// `service::undo::timeline`).
+    pub undone_events: i64,
 }
 
 impl GameHead {
@@ -85,7 +89,7 @@ impl GameHead {
 pub const HEAD_COLUMNS: &str = "g.id, g.kind, g.rules_version, g.options, g.seat_count, g.visibility, \
      g.status, g.version, g.created_by, g.seed, g.seed_commitment, g.nonces, g.pending_seats, \
      g.outcome, g.sandbox, g.imported_from, g.time_control, g.created_at, g.started_at, \
-     g.finished_at, g.turn_started_at";
+     g.finished_at, g.turn_started_at, g.undone_events";
 
 /// Reads a head row without locking.
 pub async fn head<'e>(
@@ -116,7 +120,8 @@ pub async fn lock_head(
 /// Reads everything a command on a game needs in one statement (one consistent snapshot):
 /// the head row, the seats with their clocks (`seat_clocks`, see [`seats::clocks_sql`]), the
 /// armed rules timer (`armed_timer`), the state cache at the head's version or before
-/// (`cached_version`, `cached_state`) and the answer stored for `caller`'s
+/// (`cached_version`, `cached_state`), the open undo request (`open_undo`, its number) and
+/// the answer stored for `caller`'s
 /// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`).
 pub async fn read_for_command<T>(
     conn: &mut PgConnection,
@@ -134,7 +139,8 @@ where
            c.response AS stored_response,
            s.version AS cached_version, s.state AS cached_state,
            {seat_clocks} AS seat_clocks,
-           (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer
+           (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer,
+           (SELECT request_seq FROM undo_requests WHERE game_id = g.id) AS open_undo
          FROM games g
          LEFT JOIN game_commands c
            ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3
@@ -228,6 +234,23 @@ pub async fn set_version(
     sqlx::query("UPDATE games SET version = $2 WHERE id = $1")
         .bind(game_id)
         .bind(version)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Moves a locked game's version on after appending undo events (or a rewind), with the
+/// count of its events that no longer count (`Timeline::undone_count`).
+pub async fn set_version_undone(
+    conn: &mut PgConnection,
+    game_id: Uuid,
+    version: i64,
+    undone_events: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET version = $2, undone_events = $3 WHERE id = $1")
+        .bind(game_id)
+        .bind(version)
+        .bind(undone_events)
         .execute(conn)
         .await?;
     Ok(())

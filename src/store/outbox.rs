@@ -449,6 +449,7 @@ pub struct Recipient {
     pub player_left: String,
     pub chat_mention: String,
     pub rematch_offered: String,
+    pub undo_requested: String,
     pub always_email: bool,
     /// Whether the address is verified: game notices are mailed only to verified addresses.
     pub email_verified: bool,
@@ -477,6 +478,7 @@ pub async fn recipient<'e>(
                 coalesce(p.player_left, 'immediately')::text AS player_left,
                 coalesce(p.chat_mention, 'immediately')::text AS chat_mention,
                 coalesce(p.rematch_offered, 'immediately')::text AS rematch_offered,
+                coalesce(p.undo_requested, 'immediately')::text AS undo_requested,
                 u.language, u.time_zone,
                 coalesce(p.always_email, false) AS always_email,
                 u.email_verified_at IS NOT NULL AS email_verified,

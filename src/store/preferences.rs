@@ -17,12 +17,13 @@ pub struct PrefsRow {
     pub player_left: String,
     pub chat_mention: String,
     pub rematch_offered: String,
+    pub undo_requested: String,
     pub always_email: bool,
 }
 
 const COLUMNS: &str = "user_id, your_turn::text, reminder::text, invited::text, \
      game_started::text, game_over::text, player_left::text, chat_mention::text, rematch_offered::text, \
-     always_email";
+     undo_requested::text, always_email";
 
 /// The rows of these users (users without one are absent).
 pub async fn load_many(
@@ -57,14 +58,15 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     sqlx::query(
         "INSERT INTO notification_prefs
              (user_id, your_turn, reminder, invited, game_started, game_over, always_email,
-              player_left, chat_mention, rematch_offered)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+              player_left, chat_mention, rematch_offered, undo_requested)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (user_id) DO UPDATE SET
              your_turn = EXCLUDED.your_turn, reminder = EXCLUDED.reminder,
              invited = EXCLUDED.invited, game_started = EXCLUDED.game_started,
              game_over = EXCLUDED.game_over, always_email = EXCLUDED.always_email,
              player_left = EXCLUDED.player_left, chat_mention = EXCLUDED.chat_mention,
              rematch_offered = EXCLUDED.rematch_offered,
+             undo_requested = EXCLUDED.undo_requested,
              updated_at = now()",
     )
     .bind(row.user_id)
@@ -77,6 +79,7 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     .bind(&row.player_left)
     .bind(&row.chat_mention)
     .bind(&row.rematch_offered)
+    .bind(&row.undo_requested)
     .execute(conn)
     .await?;
     Ok(())

@@ -50,6 +50,7 @@ impl Marker {
             game_id: self.game,
             expected_version: self.at,
             version: self.at + 1,
+            undone_events: 0,
             status: "active",
             pending: &[0],
             outcome: None,
@@ -67,6 +68,7 @@ impl Marker {
                 command: json!({"type": "marker"}),
                 response: "{}".into(),
             },
+            closes_undo: false,
             clocks: Clocks {
                 arm: &[],
                 disarm: &[],

@@ -365,7 +365,8 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
         json!({"your_turn": "immediately", "reminder": "immediately", "invited": "immediately",
                "game_started": "immediately", "game_over": "immediately",
                "player_left": "immediately", "chat_mention": "immediately",
-               "rematch_offered": "immediately", "always_email": false})
+               "rematch_offered": "immediately", "undo_requested": "immediately",
+               "always_email": false})
     );
 
     // Bad input changes nothing.
@@ -1304,6 +1305,7 @@ async fn tampered_or_incomplete_unsubscribe_requests_change_nothing() {
         "player_left",
         "chat_mention",
         "rematch_offered",
+        "undo_requested",
     ] {
         assert_eq!(prefs[kind], "off", "{kind}");
     }
