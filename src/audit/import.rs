@@ -18,6 +18,7 @@ use super::verify::{Derived, DerivedCommand, rederive};
 use super::{ExportEvent, ExportHeader};
 use crate::games::{GameKind, Rules};
 use crate::service::lobby::{GameSummary, summary};
+use crate::service::undo::Skip;
 use crate::store::events;
 use crate::store::games::{self, NewSandbox};
 use crate::with_rules;
@@ -118,6 +119,7 @@ pub async fn store(
             nonces: &prepared.nonces,
             outcome: &prepared.outcome,
             imported_from: header.game_id,
+            undone_events: prepared.undone_events,
             at: now,
         },
     )
@@ -143,6 +145,8 @@ struct Prepared {
     options: serde_json::Value,
     seat_count: i16,
     nonces: Vec<String>,
+    /// The events that do not count (undone ones and the undo events).
+    undone_events: i64,
 }
 
 /// Verifies the log and returns it as re-derived; refuses anything that does not verify.
@@ -162,7 +166,19 @@ fn prepare<R: Rules>(header: &ExportHeader, lines: &[ExportEvent]) -> Result<Pre
         seats,
         nonces,
     } = rederive::<R>(header, lines).map_err(Error::NotVerified)?;
+    let version = events.len() as i64;
+    let skip = Skip::of(
+        (1..)
+            .zip(&events)
+            .map(|(seq, e)| (seq, e.kind.as_str(), &e.payload)),
+    )
+    .map_err(anyhow::Error::from)?;
+    let undone_events = (1..)
+        .zip(&events)
+        .filter(|(seq, e)| !skip.keeps(*seq, &e.kind, version))
+        .count() as i64;
     Ok(Prepared {
+        undone_events,
         events,
         commands,
         outcome: serde_json::to_value(&outcome).map_err(anyhow::Error::from)?,

@@ -4,7 +4,8 @@ use super::Error;
 use super::{CommandRecord, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportEvent, ExportHeader};
 use crate::games::{Actor, Seat, Viewer};
 use crate::service::play::kind_of;
-use crate::service::{EventOut, SeatInfo, name_seats, present, viewer_for, watch};
+use crate::service::undo::Skip;
+use crate::service::{EventOut, SeatInfo, mark_undone, name_seats, present, viewer_for, watch};
 use crate::store::events;
 use crate::store::games::{self, Status};
 use crate::with_rules;
@@ -95,6 +96,7 @@ pub async fn page_of(
     };
     let kind = kind_of(head)?;
     let mut items = with_rules!(kind, R => present::<R>(&rows, viewer)?);
+    mark_taken_back(pool, head, &mut items).await?;
     if items.iter().any(|e| e.kind == "kontor.game_started") {
         name_seats(&mut items, &current_names(pool, game_id).await?);
     }
@@ -103,6 +105,27 @@ pub async fn page_of(
         version: head.version,
         next_after: (to < head.version).then_some(to),
     })
+}
+
+/// Marks the events a rewind took back (`EventOut::undone`); one more statement only for a
+/// game with undo events (`games.undone_events` > 0).
+async fn mark_taken_back(
+    pool: &PgPool,
+    head: &games::GameHead,
+    items: &mut [EventOut],
+) -> Result<(), Error> {
+    if head.undone_events == 0 || items.is_empty() {
+        return Ok(());
+    }
+    let rewinds = events::rewinds(pool, head.id, head.version).await?;
+    let skip = Skip::of(
+        rewinds
+            .iter()
+            .map(|(seq, kind, payload)| (*seq, kind.as_str(), payload)),
+    )
+    .map_err(anyhow::Error::from)?;
+    mark_undone(items, &skip, head.version);
+    Ok(())
 }
 
 /// The current username of each seated account (see `service::name_seats`).
@@ -150,6 +173,8 @@ pub async fn export(
     let rows = events::load(pool, game_id, 1, head.version).await?;
     let kind = kind_of(&head)?;
     let mut visible = with_rules!(kind, R => present::<R>(&rows, viewer)?);
+    // The raw log, with the events a rewind took back marked (verification ignores it).
+    mark_taken_back(pool, &head, &mut visible).await?;
     let mut commands: HashMap<i64, CommandRecord> = HashMap::new();
     if complete {
         let recorded = games::recorded_commands(pool, game_id).await?;

@@ -104,8 +104,8 @@ pub async fn check(
 }
 
 /// Drops every state cache and snapshot and rebuilds them from the logs, each game under its
-/// row lock: a snapshot at every multiple of `events::SNAPSHOT_EVERY` and the state cache at
-/// the game's version. Games whose log does not fold are reported and left without a cache.
+/// row lock: a snapshot at every multiple of `events::SNAPSHOT_EVERY` and at every rewind
+/// (see `events::ladder`), and the state cache at the game's version. Games whose log does not fold are reported and left without a cache.
 pub async fn rebuild(
     pool: &PgPool,
     mut progress: impl FnMut(usize, usize),
@@ -118,7 +118,8 @@ pub async fn rebuild(
         let version = games::lock_head(&mut tx, *game_id)
             .await?
             .map_or(0, |h| h.version);
-        let versions = events::snapshot_versions(0, version, true);
+        let rewinds = events::rewind_seqs(&mut *tx, *game_id).await?;
+        let versions = events::ladder(version, &rewinds);
         match refold(&mut tx, *game_id, &versions).await {
             Ok((_, states)) if states.is_empty() => {}
             Ok((rules_version, states)) => {
@@ -162,7 +163,8 @@ pub async fn snapshot_log(
     game_id: Uuid,
     version: i64,
 ) -> anyhow::Result<()> {
-    let versions = events::snapshot_versions(0, version, true);
+    let rewinds = events::rewind_seqs(&mut *conn, game_id).await?;
+    let versions = events::ladder(version, &rewinds);
     let (rules_version, states) = refold(&mut *conn, game_id, &versions).await?;
     save(conn, game_id, rules_version, &versions, &states).await?;
     Ok(())

@@ -33,6 +33,9 @@ const KEY_DOMAIN: &[u8] = b"kontor/rng/v1";
 /// A deterministic generator for one step of one game.
 pub struct GameRng {
     stream: ChaCha20Rng,
+    /// Words drawn so far (every derived draw reads words), so tests can tell whether a
+    /// step drew anything at all: a step that drew must record an undo barrier.
+    words: u64,
 }
 
 impl GameRng {
@@ -51,6 +54,7 @@ impl GameRng {
         let key: [u8; 32] = hasher.finalize().into();
         Self {
             stream: ChaCha20Rng::from_seed(key),
+            words: 0,
         }
     }
 
@@ -61,7 +65,13 @@ impl GameRng {
 
     /// A raw 32-bit word of the stream.
     pub fn next_word(&mut self) -> u32 {
+        self.words += 1;
         self.stream.next_u32()
+    }
+
+    /// How many words this generator has given out; 0 when nothing was drawn.
+    pub fn words_drawn(&self) -> u64 {
+        self.words
     }
 
     /// A uniform number in `0..n`. Panics if `n == 0` (a caller bug, never player input).
@@ -151,6 +161,27 @@ mod tests {
     /// `ChaCha20(sha256(b"kontor/rng/v1\0" + bytes(32) + (0).to_bytes(8, "big")), bytes(16))`
     /// over 16 zero bytes, read as four little-endian u32 words.
     const PINNED_WORDS: [u32; 4] = [398178980, 3984810524, 3304189844, 708449241];
+
+    #[test]
+    fn the_counter_counts_every_word_drawn() {
+        let mut rng = GameRng::from_u64(3);
+        assert_eq!(rng.words_drawn(), 0);
+        rng.next_word();
+        assert_eq!(rng.words_drawn(), 1);
+        let mut v: Vec<u32> = (0..10).collect();
+        rng.shuffle(&mut v);
+        assert!(
+            rng.words_drawn() >= 10,
+            "one word before, at least 9 for a shuffle of 10"
+        );
+        let before = rng.words_drawn();
+        assert!(rng.pick::<u32>(&[]).is_none());
+        assert_eq!(
+            rng.words_drawn(),
+            before,
+            "picking from nothing draws nothing"
+        );
+    }
 
     #[test]
     fn below_is_in_range_and_covers_it() {

@@ -184,3 +184,361 @@ pub fn judge_bot_games<R: Rules, Notes: Default>(
         }
     }
 }
+
+// ---------------------------------------------------------------- undo barriers
+
+/// What the undo-barrier check saw over its games, for the engine's test to assert that the
+/// check was not vacuous.
+#[derive(Debug, Default)]
+pub struct BarrierReport {
+    pub games: u64,
+    pub commands: u64,
+    /// Commands whose `decide` drew from the generator.
+    pub drawing_commands: u64,
+    /// Events that are not barriers (each checked for what it shows and reveals).
+    pub open_events: u64,
+    /// Open events that show their actor something a spectator does not see.
+    pub private_open_events: u64,
+    /// Barrier kinds seen, with how often.
+    pub kinds: std::collections::BTreeMap<&'static str, u64>,
+}
+
+/// Plays `games` bot games for every seat count the game allows (seeds from `first_seed`,
+/// options `options(game)`, bot mixes as [`judge_bot_games`]) and checks the undo barriers
+/// of `R` at every step, from the engine's behaviour alone:
+///
+/// * every step whose generator gave out a word (the setup, any command) records at least
+///   one barrier event, so an undo can never re-roll anything;
+/// * every barrier kind is one of `kinds` (the stable names the docs list);
+/// * an event that is not a barrier shows no seat other than its actor more than a
+///   spectator sees of it, and what it shows its actor beyond that is made of what the actor
+///   submitted (their own sealed choice, never a drawn card);
+/// * an event that is not a barrier reveals nothing hidden: for every seat and a spectator,
+///   no value the viewer's `view` hid (a leaf of the omniscient view the viewer's view did
+///   not show as it is) is shown as it is after the event.
+///
+/// Panics with the seats, the seed, the step and the complaint at the first breach.
+pub fn check_undo_barriers<R: Rules>(
+    first_seed: u64,
+    games: u64,
+    options: impl Fn(u64) -> R::Options,
+    kinds: &[&'static str],
+) -> BarrierReport {
+    use super::Viewer;
+    let mut report = BarrierReport::default();
+    for seats in R::MIN_SEATS..=R::MAX_SEATS {
+        for game in 0..games {
+            let seed = first_seed + u64::from(seats) * 10_000 + game;
+            let fail = |what: String| -> ! { panic!("seats {seats} seed {seed}: {what}") };
+            let bots = bot_mix(game, seats);
+            let viewers: Vec<Viewer> = (0..seats)
+                .map(Viewer::Seat)
+                .chain([Viewer::Spectator])
+                .collect();
+            let mut bot_rng = GameRng::from_u64(seed ^ 0xba44_1e45);
+            let mut state = R::State::default();
+            let mut steps: u64 = 0;
+            // The views of the current state (omniscient first, then `viewers`), when known.
+            let mut cache: Option<Vec<serde_json::Value>> = None;
+            let mut step = |state: &mut R::State,
+                            actor: Option<(Actor, &R::Command)>,
+                            rng: &mut GameRng,
+                            events: Vec<R::Event>,
+                            report: &mut BarrierReport| {
+                let what = match actor {
+                    Some((actor, command)) => format!("step {steps}: {actor:?} {command:?}"),
+                    None => "the setup".to_string(),
+                };
+                let barriers: Vec<&'static str> = events.iter().filter_map(R::barrier).collect();
+                if rng.words_drawn() > 0 {
+                    report.drawing_commands += u64::from(actor.is_some());
+                    if barriers.is_empty() {
+                        fail(format!(
+                            "{what} drew from the generator but records no barrier: {events:?}"
+                        ));
+                    }
+                }
+                for kind in &barriers {
+                    if !kinds.contains(kind) {
+                        fail(format!(
+                            "{what}: barrier kind `{kind}` is not among {kinds:?}"
+                        ));
+                    }
+                    *report.kinds.entry(kind).or_default() += 1;
+                }
+                let command_leaves: Vec<serde_json::Value> = actor
+                    .map(|(_, c)| leaves(&json(c)).into_values().collect())
+                    .unwrap_or_default();
+                let acting = match actor {
+                    Some((Actor::Seat(seat), _)) => Some(seat),
+                    _ => None,
+                };
+                for event in &events {
+                    let before = std::mem::take(state);
+                    let mut after = before.clone();
+                    R::evolve(&mut after, event);
+                    if R::barrier(event).is_some() {
+                        cache = None;
+                    } else {
+                        report.open_events += 1;
+                        let spectator = leaves(&json(&R::redact(event, Viewer::Spectator)));
+                        for &viewer in &viewers {
+                            let seen = leaves(&json(&R::redact(event, viewer)));
+                            let extra: Vec<&serde_json::Value> = seen
+                                .iter()
+                                .filter(|(path, value)| spectator.get(*path) != Some(*value))
+                                .map(|(_, value)| value)
+                                .collect();
+                            if extra.is_empty() {
+                                continue;
+                            }
+                            if viewer != Viewer::Seat(acting.unwrap_or(Seat::MAX)) {
+                                fail(format!(
+                                    "{what}: {event:?} is no barrier but shows {viewer:?} more \
+                                     than a spectator: {extra:?}"
+                                ));
+                            }
+                            report.private_open_events += 1;
+                            let mut submitted = command_leaves.clone();
+                            for value in extra {
+                                match submitted.iter().position(|v| v == value) {
+                                    Some(i) => {
+                                        submitted.swap_remove(i);
+                                    }
+                                    None => fail(format!(
+                                        "{what}: {event:?} is no barrier but shows its actor \
+                                         {value} which the command did not hold"
+                                    )),
+                                }
+                            }
+                        }
+                        let views_before = match cache.take() {
+                            Some(views) => views,
+                            None => views_of::<R>(&before, &viewers),
+                        };
+                        let views_after = views_of::<R>(&after, &viewers);
+                        for (i, &viewer) in viewers.iter().enumerate() {
+                            // A hidden hand, pile, sealed bid or choice shown whole in the
+                            // event (as revealed bids would be), unless the actor submitted it.
+                            let mut hidden = Vec::new();
+                            hidden_wholes(
+                                &views_before[0],
+                                Some(&views_before[i + 1]),
+                                &mut hidden,
+                            );
+                            let shown = json(&R::redact(event, viewer));
+                            let own = |part: &serde_json::Value| {
+                                viewer == Viewer::Seat(acting.unwrap_or(Seat::MAX))
+                                    && actor.is_some_and(|(_, c)| contains(&json(c), part))
+                            };
+                            if let Some(part) = hidden
+                                .iter()
+                                .find(|part| contains(&shown, part) && !own(part))
+                            {
+                                fail(format!(
+                                    "{what}: {event:?} is no barrier but shows {viewer:?} \
+                                     {part} which its view hid"
+                                ));
+                            }
+                            let mut revealed = Vec::new();
+                            find_revealed(
+                                Some(&views_before[0]),
+                                Some(&views_before[i + 1]),
+                                Some(&views_after[0]),
+                                Some(&views_after[i + 1]),
+                                &mut String::new(),
+                                &mut revealed,
+                            );
+                            if !revealed.is_empty() {
+                                fail(format!(
+                                    "{what}: {event:?} is no barrier but its fold shows \
+                                     {viewer:?} what was hidden: {revealed:?}"
+                                ));
+                            }
+                        }
+                        cache = Some(views_after);
+                    }
+                    *state = after;
+                }
+                steps += 1;
+            };
+            let mut rng = GameRng::for_step(&[7; 32], &[], seed);
+            let opening = R::setup(&options(game), seats, &mut rng);
+            step(&mut state, None, &mut rng, opening, &mut report);
+            loop {
+                if R::outcome(&state).is_some() {
+                    break;
+                }
+                let (actor, command) = match R::pending(&state).first() {
+                    Some(&seat) => (
+                        Actor::Seat(seat),
+                        R::bot_command(&state, seat, bots[usize::from(seat)], &mut bot_rng),
+                    ),
+                    None => match R::timer(&state) {
+                        Some(timer) => (Actor::System, timer.command),
+                        None => fail("nobody is pending and no timer runs".to_string()),
+                    },
+                };
+                let mut rng =
+                    GameRng::for_step(&[7; 32], &[], seed.wrapping_mul(7919) + report.commands);
+                let events = R::decide(&state, actor, &command, &mut rng)
+                    .unwrap_or_else(|e| fail(format!("a bot's {command:?} was refused: {e}")));
+                report.commands += 1;
+                step(
+                    &mut state,
+                    Some((actor, &command)),
+                    &mut rng,
+                    events,
+                    &mut report,
+                );
+            }
+            report.games += 1;
+        }
+    }
+    report
+}
+
+fn views_of<R: Rules>(state: &R::State, viewers: &[super::Viewer]) -> Vec<serde_json::Value> {
+    std::iter::once(super::Viewer::Omniscient)
+        .chain(viewers.iter().copied())
+        .map(|viewer| json(&R::view(state, viewer)))
+        .collect()
+}
+
+/// The paths of the scalars a viewer's view hid before (`seen` differs from `all` there) and
+/// shows as they are after. Walks the four views together; a subtree the viewer saw whole is
+/// skipped.
+fn find_revealed(
+    all_before: Option<&serde_json::Value>,
+    seen_before: Option<&serde_json::Value>,
+    all_after: Option<&serde_json::Value>,
+    seen_after: Option<&serde_json::Value>,
+    path: &mut String,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    let Some(all) = all_before else { return };
+    if seen_before == Some(all) {
+        return;
+    }
+    let len = path.len();
+    match all {
+        Value::Object(map) => {
+            for (key, value) in map {
+                path.push('/');
+                path.push_str(key);
+                find_revealed(
+                    Some(value),
+                    seen_before.and_then(|v| v.get(key)),
+                    all_after.and_then(|v| v.get(key)),
+                    seen_after.and_then(|v| v.get(key)),
+                    path,
+                    out,
+                );
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for (i, value) in items.iter().enumerate() {
+                path.push('/');
+                path.push_str(&i.to_string());
+                find_revealed(
+                    Some(value),
+                    seen_before.and_then(|v| v.get(i)),
+                    all_after.and_then(|v| v.get(i)),
+                    seen_after.and_then(|v| v.get(i)),
+                    path,
+                    out,
+                );
+                path.truncate(len);
+            }
+        }
+        _ => {
+            if all_after.is_some() && seen_after == all_after {
+                out.push(path.clone());
+            }
+        }
+    }
+}
+
+/// The arrays (of two or more items) and objects of the omniscient view that a viewer's view
+/// does not show at all.
+fn hidden_wholes<'a>(
+    all: &'a serde_json::Value,
+    seen: Option<&serde_json::Value>,
+    out: &mut Vec<&'a serde_json::Value>,
+) {
+    use serde_json::Value;
+    if seen == Some(all) {
+        return;
+    }
+    let missing = seen.is_none_or(Value::is_null);
+    match all {
+        Value::Object(map) => {
+            if missing && !map.is_empty() {
+                out.push(all);
+            }
+            for (key, value) in map {
+                hidden_wholes(value, seen.and_then(|v| v.get(key)), out);
+            }
+        }
+        Value::Array(items) => {
+            if missing && items.len() >= 2 {
+                out.push(all);
+            }
+            for (i, value) in items.iter().enumerate() {
+                hidden_wholes(value, seen.and_then(|v| v.get(i)), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `part` is `whole` or one of its subtrees.
+fn contains(whole: &serde_json::Value, part: &serde_json::Value) -> bool {
+    whole == part
+        || match whole {
+            serde_json::Value::Object(map) => map.values().any(|v| contains(v, part)),
+            serde_json::Value::Array(items) => items.iter().any(|v| contains(v, part)),
+            _ => false,
+        }
+}
+
+fn json(value: &impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(value).expect("the game's types serialise")
+}
+
+/// Every scalar of a JSON value by its JSON pointer (`/players/2/shares/0`).
+pub fn leaves(value: &serde_json::Value) -> std::collections::BTreeMap<String, serde_json::Value> {
+    fn walk(
+        value: &serde_json::Value,
+        path: &mut String,
+        out: &mut std::collections::BTreeMap<String, serde_json::Value>,
+    ) {
+        let len = path.len();
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map {
+                    path.push('/');
+                    path.push_str(key);
+                    walk(v, path, out);
+                    path.truncate(len);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    path.push('/');
+                    path.push_str(&i.to_string());
+                    walk(v, path, out);
+                    path.truncate(len);
+                }
+            }
+            scalar => {
+                out.insert(path.clone(), scalar.clone());
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(value, &mut String::new(), &mut out);
+    out
+}

@@ -362,7 +362,9 @@ impl From<crate::service::Error> for ApiError {
             E::UndoRequestOpen { request } => {
                 Self::conflict(ErrorCode::UndoRequestOpen, detail).with("request", request)
             }
-            E::UndoNoRequest(_) => Self::conflict(ErrorCode::UndoNoRequest, detail),
+            E::UndoNoRequest(_) | E::UndoNotYourRequest => {
+                Self::conflict(ErrorCode::UndoNoRequest, detail)
+            }
             E::UndoNotAsked(_) => Self::conflict(ErrorCode::UndoNotAsked, detail),
             E::InvalidUndo(_) => Self::unprocessable(ErrorCode::InvalidUndo, detail),
             E::AlreadyOnVacation => Self::conflict(ErrorCode::AlreadyOnVacation, detail),
@@ -680,8 +682,8 @@ error_codes! {
     UndoStale = "undo_stale", 409, "The `at_version` sent is not the game's version (`current_version`): look again before asking.";
     UndoNeedsConsent = "undo_needs_consent", 409, "The table's `undo` setting is `own`, and the undo would take back moves of other seats (`seats`), bots' included.";
     UndoRequestOpen = "undo_request_open", 409, "Another undo request (`request`) of this game is open; it must end first.";
-    UndoNoRequest = "undo_no_request", 409, "The game has no open undo request with this number (it was answered, withdrawn or lapsed).";
-    UndoNotAsked = "undo_not_asked", 409, "The caller's seat is not among those the request asks, or answered it already, or is not the requester (a withdrawal).";
+    UndoNoRequest = "undo_no_request", 409, "The game has no open undo request with this number (it was answered, withdrawn or lapsed), or the caller, withdrawing it, is not its requester.";
+    UndoNotAsked = "undo_not_asked", 409, "The caller's seat is not among those the request asks, or answered it the other way already.";
     InvalidUndo = "invalid_undo", 422, "The `to_version` is not a version an undo can go back to: out of range, or not between two moves.";
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
     UploadsBusy = "uploads_busy", 429, "The caller, or the server, has as many uploaded exports being checked as it checks at once; retry after `Retry-After` seconds.";

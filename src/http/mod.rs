@@ -26,11 +26,11 @@ pub mod page;
 pub mod profile;
 pub mod query_policy;
 pub mod rematch;
-pub mod undo;
 pub mod request_log;
 pub mod security;
 pub mod session;
 pub mod text;
+pub mod undo;
 pub mod uploads;
 
 use crate::auth::JwtKeys;

@@ -1,9 +1,9 @@
 //! Undo: taking moves back, asking the others' consent, answering and withdrawing requests.
 
+use super::AppState;
 use super::Json;
 use super::caller::Caller;
 use super::error::{ApiError, Problem};
-use super::AppState;
 use crate::auth::Scope;
 use crate::service::undo::apply::{self, UndoAnswerBody, UndoBody, UndoOutcome};
 use actix_web::{delete, post, web};
@@ -112,7 +112,7 @@ pub async fn answer_undo(
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`: the caller holds no seat in the game.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`undo_no_request` (no such open request), `undo_not_asked` (another seat's request).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`undo_no_request` (no such open request, or another seat's).", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/games/{game_id}/undo/{request}")]

@@ -155,6 +155,9 @@ pub enum Error {
     /// No such open request (answered, withdrawn, lapsed, or another one).
     #[error("there is no open undo request {0} in this game")]
     UndoNoRequest(i64),
+    /// A seat other than the requester tries to withdraw the request.
+    #[error("only the player who asked may withdraw the undo request")]
+    UndoNotYourRequest,
     /// The caller's seat is not asked by the request, or answered it already.
     #[error("{0}")]
     UndoNotAsked(&'static str),

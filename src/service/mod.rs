@@ -197,6 +197,21 @@ pub struct EventOut {
     /// The event as this viewer may see it (redacted by the game's rules).
     #[schema(value_type = Object)]
     pub data: Value,
+    /// True when a later `kontor.rewound` took this event back: it stays in the log, but no
+    /// longer counts for the game (history views show it struck through). Absent: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undone: bool,
+}
+
+/// Marks the events of `events` that the rewinds of `skip` took back as of version `as_of`
+/// (see [`EventOut::undone`]).
+pub fn mark_undone(events: &mut [EventOut], skip: &undo::Skip, as_of: i64) {
+    if skip.is_empty() {
+        return;
+    }
+    for event in events {
+        event.undone = !undo::is_undo_event(&event.kind) && skip.undone(event.seq, as_of);
+    }
 }
 
 /// Names the seats of `kontor.game_started` events by the current names of their accounts.
@@ -272,6 +287,7 @@ pub fn present<R: Rules>(rows: &[EventRow], viewer: Viewer) -> anyhow::Result<Ve
             actor: row.actor,
             at: row.created_at,
             data,
+            undone: false,
         });
     }
     Ok(out)
@@ -304,12 +320,41 @@ pub fn new_event<R: Rules>(event: &R::Event, actor: Option<Seat>, seats: u8) -> 
 pub fn decode_rules_events<R: Rules>(rows: &[EventRow]) -> anyhow::Result<Vec<R::Event>> {
     rows.iter()
         .filter(|row| !is_platform_event(&row.kind))
-        .map(|row| {
-            serde_json::from_value(row.payload.clone()).map_err(|e| {
-                anyhow::anyhow!("event {} ({}) does not decode: {e}", row.seq, row.kind)
-            })
-        })
+        .map(decode_row::<R>)
         .collect()
+}
+
+fn decode_row<R: Rules>(row: &EventRow) -> anyhow::Result<R::Event> {
+    serde_json::from_value(row.payload.clone())
+        .map_err(|e| anyhow::anyhow!("event {} ({}) does not decode: {e}", row.seq, row.kind))
+}
+
+/// The rewinds among `rows` (see `undo::Skip`).
+fn skip_of(rows: &[EventRow]) -> anyhow::Result<undo::Skip> {
+    Ok(undo::Skip::of(
+        rows.iter().map(|r| (r.seq, r.kind.as_str(), &r.payload)),
+    )?)
+}
+
+/// The state at version `as_of` of a log whose first rows (`seq` 1, 2, … up to `as_of` at
+/// least) are `rows`: the fold of the rules events that are effective as of `as_of` (not
+/// taken back by a rewind at or before it). Pure: the state a rewind to `as_of` restores,
+/// and what every fold of the service agrees with.
+pub fn fold_effective<R: Rules>(rows: &[EventRow], as_of: i64) -> anyhow::Result<R::State> {
+    let rows = &rows[..rows.partition_point(|r| r.seq <= as_of)];
+    anyhow::ensure!(
+        rows.len() as i64 == as_of,
+        "the log has {} events up to version {as_of}",
+        rows.len()
+    );
+    let skip = skip_of(rows)?;
+    let mut state = R::State::default();
+    for row in rows {
+        if !is_platform_event(&row.kind) && skip.keeps(row.seq, &row.kind, as_of) {
+            R::evolve(&mut state, &decode_row::<R>(row)?);
+        }
+    }
+    Ok(state)
 }
 
 /// The state of a started game at `version`: from the cache when it is at that version or
@@ -345,18 +390,24 @@ pub async fn state_from<R: Rules>(
     fold_to::<R>(conn, game_id, version).await
 }
 
-/// Folds the log of a game up to `version`.
+/// Folds the log of a game up to `version`: its rules events effective as of `version`.
 pub async fn fold_to<R: Rules>(
     conn: &mut PgConnection,
     game_id: Uuid,
     version: i64,
 ) -> anyhow::Result<R::State> {
-    fold_onto::<R>(conn, game_id, R::State::default(), 0, version).await
+    if version <= 0 {
+        return Ok(R::State::default());
+    }
+    let rows = events::load(&mut *conn, game_id, 1, version).await?;
+    fold_effective::<R>(&rows, version)
 }
 
 /// Folds the log of a game once up to the greatest of `versions` (ascending) and returns the
 /// state at each of them, as JSON: the snapshots `kontor rebuild` writes and `kontor replay
-/// --check` compares.
+/// --check` compares. The state at a version is the fold of the events effective as of it,
+/// so a rewind's version has the state of its target, and a version inside a range undone
+/// later has the state it had then.
 pub async fn fold_through<R: Rules>(
     conn: &mut PgConnection,
     game_id: Uuid,
@@ -378,11 +429,11 @@ pub async fn fold_through<R: Rules>(
         states.push(serde_json::to_value(&state)?);
     }
     for row in &rows {
-        if !is_platform_event(&row.kind) {
-            let event: R::Event = serde_json::from_value(row.payload.clone()).map_err(|e| {
-                anyhow::anyhow!("event {} ({}) does not decode: {e}", row.seq, row.kind)
-            })?;
-            R::evolve(&mut state, &event);
+        if row.kind == "kontor.rewound" {
+            // Rare: the state becomes the target's, folded anew.
+            state = fold_effective::<R>(&rows, row.seq)?;
+        } else if !is_platform_event(&row.kind) {
+            R::evolve(&mut state, &decode_row::<R>(row)?);
         }
         while wanted.next_if(|&&v| v == row.seq).is_some() {
             states.push(serde_json::to_value(&state)?);
@@ -391,7 +442,8 @@ pub async fn fold_through<R: Rules>(
     Ok(states)
 }
 
-/// Folds the events after version `from` up to version `to` onto `state` (the state at `from`).
+/// Folds the events after version `from` up to version `to` onto `state` (the state at
+/// `from`). A rewind among them may reach before `from`: then the whole log is folded.
 async fn fold_onto<R: Rules>(
     conn: &mut PgConnection,
     game_id: Uuid,
@@ -401,6 +453,9 @@ async fn fold_onto<R: Rules>(
 ) -> anyhow::Result<R::State> {
     if from < to {
         let rows = events::load(&mut *conn, game_id, from + 1, to).await?;
+        if rows.iter().any(|r| r.kind == "kontor.rewound") {
+            return fold_to::<R>(conn, game_id, to).await;
+        }
         for event in &decode_rules_events::<R>(&rows)? {
             R::evolve(&mut state, event);
         }

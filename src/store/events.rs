@@ -146,6 +146,47 @@ pub fn snapshot_versions(after: i64, to: i64, ends: bool) -> Vec<i64> {
     versions
 }
 
+/// The sequence numbers of a game's `kontor.rewound` events, in order: a snapshot is kept at
+/// each (a fold from the nearest snapshot never crosses a rewind).
+pub async fn rewind_seqs<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT seq FROM game_events WHERE game_id = $1 AND type = 'kontor.rewound' ORDER BY seq",
+    )
+    .bind(game_id)
+    .fetch_all(executor)
+    .await
+}
+
+/// A game's `kontor.rewound` events at `up_to` or before: (seq, type, payload) rows for
+/// `service::undo::Skip`.
+pub async fn rewinds<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    up_to: i64,
+) -> Result<Vec<(i64, String, Value)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT seq, type, payload FROM game_events
+          WHERE game_id = $1 AND type = 'kontor.rewound' AND seq <= $2 ORDER BY seq",
+    )
+    .bind(game_id)
+    .bind(up_to)
+    .fetch_all(executor)
+    .await
+}
+
+/// The versions at which a game of version `version` keeps snapshots when its log is
+/// folded whole (`kontor rebuild`, an import): [`snapshot_versions`] and every rewind.
+pub fn ladder(version: i64, rewinds: &[i64]) -> Vec<i64> {
+    let mut versions = snapshot_versions(0, version, true);
+    versions.extend(rewinds.iter().copied().filter(|&r| r <= version));
+    versions.sort_unstable();
+    versions.dedup();
+    versions
+}
+
 /// A state cache: the state (JSON text) at `version`.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Snapshot {

@@ -439,6 +439,8 @@ pub struct NewSandbox<'a> {
     pub nonces: &'a [String],
     pub outcome: &'a Value,
     pub imported_from: Uuid,
+    /// The events of its log that do not count (see [`GameHead::undone_events`]).
+    pub undone_events: i64,
     /// When it is imported (the instance's clock): its creation, start and end.
     pub at: DateTime<Utc>,
 }
@@ -452,9 +454,9 @@ pub async fn insert_sandbox(
         "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
                             version, created_by, seed, seed_commitment, nonces, pending_seats,
                             outcome, sandbox, imported_from, created_at, started_at, finished_at,
-                            turn_started_at)
+                            turn_started_at, undone_events)
          VALUES ($1, $2, $3, $4, $5, 'private', 'finished', $6, $7, $8, $9, $10, '{}', $11,
-                 true, $12, $13, $13, $13, $13)",
+                 true, $12, $13, $13, $13, $13, $14)",
     )
     .bind(game.id)
     .bind(game.kind)
@@ -469,6 +471,7 @@ pub async fn insert_sandbox(
     .bind(game.outcome)
     .bind(game.imported_from)
     .bind(game.at)
+    .bind(game.undone_events)
     .execute(conn)
     .await?;
     Ok(())

@@ -8,6 +8,7 @@
 //! * [`Options`], [`Command`], [`Event`], [`View`], [`Legal`]: the wire types.
 //! * [`check_invariants`]: the facts of section 9, for tests and audits.
 //! * [`board()`]: the built-in board (also part of every [`View`]).
+//! * [`undo::barrier`]: the undo barriers (`RULES.md`, "Undo barriers").
 //!
 //! # Decisions where the specification is silent
 //! (The spec's own **\[D\]** marks are implemented as written.)
@@ -55,6 +56,7 @@ mod evolve;
 mod invariants;
 mod protocol;
 mod state;
+pub mod undo;
 mod view;
 
 #[cfg(test)]
@@ -158,10 +160,9 @@ impl Rules for FlyingDutchman {
         view::pass_command(state, seat)
     }
 
-    // Until each event is classified from the spec, every event is a barrier: no undo can
-    // take anything back, which is safe.
-    fn barrier(_event: &Event) -> Option<&'static str> {
-        Some("event")
+    /// The table of `undo.rs` (`RULES.md`, "Undo barriers").
+    fn barrier(event: &Event) -> Option<&'static str> {
+        undo::barrier(event)
     }
 
     fn bot_command(state: &State, seat: Seat, level: BotLevel, rng: &mut GameRng) -> Command {

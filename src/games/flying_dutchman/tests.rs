@@ -5,3 +5,4 @@ mod referee;
 mod scenarios;
 mod schema;
 mod support;
+mod undo;

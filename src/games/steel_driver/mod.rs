@@ -9,7 +9,7 @@
 //! [`state`] (the position), [`decide`] (validation and the automatic steps), [`evolve`]
 //! (how events change the position), [`view`] (views and legal actions), [`bots`],
 //! [`invariants`], [`map`] (the map data and its validation); beside them
-//! [`transcontinental`] (the bonus paths).
+//! [`transcontinental`] (the bonus paths) and [`undo`] (the undo barriers).
 //!
 //! # Decisions where the specification is silent
 //! (The spec's own **\[D\]** marks are implemented as written.)
@@ -39,6 +39,7 @@ pub mod map;
 pub mod protocol;
 pub mod state;
 pub mod transcontinental;
+pub mod undo;
 pub mod view;
 
 #[cfg(test)]
@@ -126,10 +127,9 @@ impl Rules for SteelDriver {
         view::pass_command(state, seat)
     }
 
-    // Until each event is classified from the spec, every event is a barrier: no undo can
-    // take anything back, which is safe.
-    fn barrier(_event: &Event) -> Option<&'static str> {
-        Some("event")
+    /// The table of `undo.rs` (`RULES.md`, "Undo barriers").
+    fn barrier(event: &Event) -> Option<&'static str> {
+        undo::barrier(event)
     }
 
     fn bot_command(state: &State, seat: Seat, level: BotLevel, rng: &mut GameRng) -> Command {

@@ -5,3 +5,4 @@ mod properties;
 mod referee;
 mod scenarios;
 mod support;
+mod undo;

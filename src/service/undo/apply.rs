@@ -174,9 +174,7 @@ fn refused(refusal: Refusal) -> Error {
         },
         Refusal::RequestOpen { request } => Error::UndoRequestOpen { request },
         Refusal::NoRequest => Error::UndoNoRequest(0),
-        Refusal::NotYourRequest => {
-            Error::UndoNotAsked("only the player who asked may withdraw the undo request")
-        }
+        Refusal::NotYourRequest => Error::UndoNotYourRequest,
         Refusal::NotAsked => Error::UndoNotAsked(
             "your seat is not asked to answer this undo request, or it answered already",
         ),
@@ -191,7 +189,7 @@ fn lines(rows: &[LineRow]) -> Vec<Line<'_>> {
             seq: row.seq,
             kind: &row.kind,
             payload: &row.payload,
-            command: row.begins_command.then(|| match row.command_seat {
+            command: row.begins_command.then_some(match row.command_seat {
                 Some(seat) => Actor::Seat(seat as Seat),
                 None => Actor::System,
             }),
@@ -226,7 +224,10 @@ impl Locked {
     }
 
     fn user_of(&self, seat: i16) -> Option<Uuid> {
-        self.seats.iter().find(|s| s.seat == seat).map(|s| s.user_id)
+        self.seats
+            .iter()
+            .find(|s| s.seat == seat)
+            .map(|s| s.user_id)
     }
 
     fn users(&self) -> Vec<Uuid> {
@@ -317,9 +318,7 @@ fn replay_request(game: &Locked, body: &UndoBody) -> Option<UndoOutcome> {
             to_version,
             request: None,
             ..
-        } if i16::from(by_seat) == seat
-            && body.to_version.is_none_or(|t| t == to_version) =>
-        {
+        } if i16::from(by_seat) == seat && body.to_version.is_none_or(|t| t == to_version) => {
             Some(UndoOutcome {
                 status: UndoStatus::Rewound,
                 version: next.seq,
@@ -411,8 +410,8 @@ async fn request_in<R: Rules>(
                 by_seat,
                 request: None,
             }];
-            let version = rewind::<R>(conn, game, &timeline, &events, to_version, now, None)
-                .await?;
+            let version =
+                rewind::<R>(conn, game, &timeline, &events, to_version, now, None).await?;
             Ok(UndoOutcome {
                 status: UndoStatus::Rewound,
                 version,
@@ -495,9 +494,7 @@ async fn request_in<R: Rules>(
                 .seats
                 .iter()
                 .find(|s| s.seat == game.seat)
-                .map(|s| {
-                    crate::notify::render::player_name(&s.username, s.display_name.as_deref())
-                })
+                .map(|s| crate::notify::render::player_name(&s.username, s.display_name.as_deref()))
                 .unwrap_or_default();
             let range: Vec<&super::Batch> = timeline
                 .effective_batches()
@@ -653,7 +650,8 @@ pub async fn answer(
     }
     let kind = kind_of(&game.head)?;
     let now = time.now();
-    let answered = with_rules!(kind, R => answer_in::<R>(&mut tx, &game, request, accept, now).await?);
+    let answered =
+        with_rules!(kind, R => answer_in::<R>(&mut tx, &game, request, accept, now).await?);
     tx.commit().await?;
     answered
 }
