@@ -110,6 +110,7 @@ test('a misclick taken back at once, without asking anyone', async ({ browser, r
     await expect(logLine(p.page, passed + 1)).toContainText(`${holder.name} took back their move`);
   }
   await expectAccessible(holder.page);
+  await holder.page.getByTestId('log').screenshot({ path: 'test-results/undo-log.png' });
   // After a reload, from the server's log pages.
   await next.page.reload();
   await expect(logLine(next.page, passed)).toHaveAttribute('data-undone', 'true');
@@ -176,6 +177,8 @@ test('a consented undo in a three-seat game: both asked accept live, and the gam
   await expect(third.page.getByRole('heading', { name: '手の取り消し' })).toBeVisible();
   const widths = await third.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+  await third.page.getByTestId('undo').screenshot({ path: 'test-results/undo-prompt-360-ja.png' });
+  await holder.page.getByTestId('undo').screenshot({ path: 'test-results/undo-request.png' });
   await third.page.getByTestId('undo-prompt').getByRole('button', { name: '同意する' }).click();
 
   // The game is back where the holder opened the auction, for all three.
