@@ -4,7 +4,7 @@ use super::Error;
 use super::{CommandRecord, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportEvent, ExportHeader};
 use crate::games::{Actor, Seat, Viewer};
 use crate::service::play::kind_of;
-use crate::service::undo::Skip;
+use crate::service::undo::{Skip, is_undo_event};
 use crate::service::{EventOut, SeatInfo, mark_undone, name_seats, present, viewer_for, watch};
 use crate::store::events;
 use crate::store::games::{self, Status};
@@ -223,7 +223,11 @@ pub async fn export(
     let events = visible
         .into_iter()
         .map(|event| ExportEvent {
-            command: commands.remove(&event.seq),
+            // A command begins a batch of events; of the undo events, only the lapse of a
+            // request by a move does (it is that command's first event).
+            command: commands
+                .remove(&event.seq)
+                .filter(|_| !is_undo_event(&event.kind) || event.kind == "kontor.undo_lapsed"),
             event,
         })
         .collect();

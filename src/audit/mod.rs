@@ -11,6 +11,8 @@ pub mod error;
 pub mod import;
 pub mod log;
 pub mod replay;
+#[cfg(test)]
+mod undo_tests;
 pub mod verify;
 
 pub use error::Error;

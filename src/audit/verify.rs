@@ -7,13 +7,24 @@
 //! of its step, and requires the recorded events to be exactly those. A changed roll, deal or
 //! shuffle, a seed that does not match the commitment, or an event no command explains is
 //! reported with the sequence number of the first event that does not match.
+//!
+//! Undos (see `service::undo`) are checked too: every undo event must be what the table's
+//! policy (`undo` among the start event's options; absent: `none`) and the pure planner of
+//! the service allow at that point (a rewind not before the last barrier, to the end of an
+//! effective batch, taking back only the rewinding seat's moves unless every other seat
+//! concerned accepted its request), the chain of a request must hold (asked, answered,
+//! withdrawn, lapsed, completed), the state after a rewind is the state at its target, and a
+//! command's step is its first sequence number minus the events before it that no longer
+//! count (undone ones and the undo events). The `undone` marks an export may carry are not
+//! read.
 
 use super::{ExportEvent, ExportHeader};
 use crate::games::rng::{GameRng, commitment};
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat};
 use crate::service::step::rank_forfeits_last;
+use crate::service::undo::{Line, Plan, Policy, Timeline, TimelineError, plan};
 use crate::service::watch::rules_options;
-use crate::service::{PlatformEvent, SeatInfo, is_platform_event, new_event};
+use crate::service::{PlatformEvent, SeatInfo, UndoLapse, is_platform_event, new_event};
 use crate::store::events::NewEvent;
 use crate::with_rules;
 use serde::Serialize;
@@ -377,7 +388,29 @@ fn verify<R: Rules>(
     check_header::<R>(header, kind, *rules_version, options, seats, nonces)?;
     let seat_count = seats.len() as u8;
     // Who may watch is recorded among the options, but is no rule of the game.
-    let rules_options = rules_options(options);
+    let mut rules_options = rules_options(options);
+    // The undo setting is the platform's too.
+    if let Some(fields) = rules_options.as_object_mut() {
+        fields.remove(Policy::SETTING);
+    }
+    let undo = Undo {
+        lines: events
+            .iter()
+            .map(|e| Line {
+                seq: e.event.seq,
+                kind: &e.event.kind,
+                payload: &e.event.data,
+                command: e.command.as_ref().map(|c| c.actor),
+            })
+            .collect(),
+        policy: Policy::of(options),
+        seats: seats.len(),
+    };
+    // The events that no longer count before the batch being checked (undone ones and the
+    // undo events): a command's step is its first sequence number minus these.
+    let mut undone_before = 0i64;
+    // The rules events so far, to fold anew after a rewind.
+    let mut rules_events: Vec<(i64, R::Event)> = Vec::new();
     if let Err(e) = R::parse_options(&rules_options, seat_count) {
         return Err(Failure::at(1, format!("the options are not valid: {e:?}")));
     }
@@ -406,6 +439,7 @@ fn verify<R: Rules>(
             ));
         }
         sink.rules::<R>(&mut state, event, None, recorded)?;
+        rules_events.push((recorded.event.seq, event.clone()));
         index += 1;
         progress.events += 1;
     }
@@ -446,13 +480,27 @@ fn verify<R: Rules>(
                     Failure::at(seq, format!("the recorded command does not decode: {e}"))
                 })?;
             let mut at = index;
+            // A command made while an undo request was open lapses it, first of all.
+            let mut lapsed = 0;
             while let Some(next) = events.get(at)
                 && let Some(event) = platform_of(next)?
                 && !matches!(event, PlatformEvent::GameEnded { .. })
             {
                 let allowed = match (&event, actor_seat, at - index) {
-                    (PlatformEvent::TurnTimedOut { seat, .. }, Some(actor), 0) => *seat == actor,
-                    (PlatformEvent::SeatAbandoned { seat, policy }, Some(actor), 1) => {
+                    (
+                        PlatformEvent::UndoLapsed {
+                            reason: UndoLapse::Moved,
+                            ..
+                        },
+                        _,
+                        0,
+                    ) => true,
+                    (PlatformEvent::TurnTimedOut { seat, .. }, Some(actor), n) if n == lapsed => {
+                        *seat == actor
+                    }
+                    (PlatformEvent::SeatAbandoned { seat, policy }, Some(actor), n)
+                        if n == lapsed + 1 =>
+                    {
                         *seat == actor && (policy == "bot" || policy == "forfeit")
                     }
                     _ => false,
@@ -461,8 +509,13 @@ fn verify<R: Rules>(
                     return Err(Failure::at(
                         next.event.seq,
                         "this platform event does not fit here: a command may begin only with \
-                         its own seat's timeout, and then that seat's abandonment",
+                         the lapse of an open undo request, its own seat's timeout, and then \
+                         that seat's abandonment",
                     ));
+                }
+                if matches!(event, PlatformEvent::UndoLapsed { .. }) {
+                    undo.check::<R>(at, &event)?;
+                    lapsed = 1;
                 }
                 if let PlatformEvent::SeatAbandoned { seat, policy } = &event {
                     if policy == "forfeit" {
@@ -475,7 +528,8 @@ fn verify<R: Rules>(
                 at += 1;
                 progress.events += 1;
             }
-            let mut rng = GameRng::for_step(&seed, nonces, seq as u64);
+            let step = seq - undone_before;
+            let mut rng = GameRng::for_step(&seed, nonces, step as u64);
             let decided = R::decide(&state, record.actor, &command, &mut rng).map_err(|e| {
                 Failure::at(seq, format!("the rules refuse the recorded command: {e}"))
             })?;
@@ -488,12 +542,14 @@ fn verify<R: Rules>(
                         Failure::at(seq, "the log lacks events this command produces")
                     })?;
                 sink.rules::<R>(&mut state, event, actor_seat, recorded)?;
+                rules_events.push((recorded.event.seq, event.clone()));
                 progress.events += 1;
                 at += 1;
             }
             if decided.is_empty() {
                 return Err(Failure::at(seq, "the recorded command causes no event"));
             }
+            undone_before += lapsed as i64;
             commands.push(DerivedCommand {
                 seat: actor_seat,
                 action: serde_json::to_value(&command).expect("commands serialise"),
@@ -590,7 +646,23 @@ fn verify<R: Rules>(
             | PlatformEvent::UndoWithdrawn { .. }
             | PlatformEvent::UndoLapsed { .. }
             | PlatformEvent::Rewound { .. } => {
-                return Err(Failure::at(seq, "this server cannot verify undos yet"));
+                if R::outcome(&state).is_some() {
+                    return Err(Failure::at(
+                        seq,
+                        "the game is over here: the next event must be kontor.game_ended",
+                    ));
+                }
+                let timeline = undo.check::<R>(index, &event)?;
+                undone_before = timeline.undone_count();
+                if matches!(event, PlatformEvent::Rewound { .. }) {
+                    // The game is again exactly as it was at the rewind's target.
+                    state = R::fold(
+                        rules_events
+                            .iter()
+                            .filter(|(seq, _)| timeline.effective(*seq))
+                            .map(|(_, event)| event),
+                    );
+                }
             }
         }
         sink.platform(&event, line)?;
@@ -609,4 +681,123 @@ fn verify<R: Rules>(
         seats: seats.clone(),
         nonces: nonces.clone(),
     })
+}
+
+/// The checks of the undo events of a log: the consent chain and the structure (a
+/// [`Timeline`] of the log up to the event), and the table's policy (the pure
+/// [`plan`] of the service, on the log before the event, must have decided the same).
+struct Undo<'a> {
+    lines: Vec<Line<'a>>,
+    policy: Policy,
+    seats: usize,
+}
+
+impl Undo<'_> {
+    /// Checks the undo event `event` at `index`; returns the timeline up to it.
+    fn check<R: Rules>(&self, index: usize, event: &PlatformEvent) -> Result<Timeline, Failure> {
+        let seq = self.lines[index].seq;
+        let fails = |e: TimelineError| Failure::at(e.seq, e.reason);
+        let refused = |what: &str, reason: String| Failure::at(seq, format!("{what}: {reason}"));
+        if self.policy == Policy::None {
+            return Err(Failure::at(
+                seq,
+                "an undo event, but the table allows no undo (its undo setting is none)",
+            ));
+        }
+        let seat_of = |seat: Seat| {
+            if usize::from(seat) < self.seats {
+                Ok(seat)
+            } else {
+                Err(Failure::at(seq, format!("seat {seat} is not in the game")))
+            }
+        };
+        match event {
+            PlatformEvent::UndoRequested {
+                by_seat,
+                at_version,
+                to_version,
+                needs,
+                ..
+            } => {
+                seat_of(*by_seat)?;
+                if self.policy != Policy::Consent {
+                    return Err(Failure::at(
+                        seq,
+                        "an undo request, but the table lets a seat take back only its own moves",
+                    ));
+                }
+                let before = Timeline::of::<R>(&self.lines[..index]).map_err(fails)?;
+                match plan(
+                    &before,
+                    self.policy,
+                    *by_seat,
+                    *at_version,
+                    Some(*to_version),
+                    &[],
+                ) {
+                    Ok(Plan::Ask { needs: asked, .. }) if asked == *needs => {}
+                    Ok(Plan::Ask { needs: asked, .. }) => {
+                        return Err(Failure::at(
+                            seq,
+                            format!(
+                                "the request asks seats {needs:?}, but the moves it takes back \
+                                 are those of seats {asked:?}"
+                            ),
+                        ));
+                    }
+                    Ok(Plan::Rewind { .. }) => {
+                        return Err(Failure::at(
+                            seq,
+                            "the request asks for consent where no other seat's move is taken back",
+                        ));
+                    }
+                    Err(refusal) => {
+                        return Err(refused("an undo request undo refuses", refusal.message()));
+                    }
+                }
+            }
+            PlatformEvent::Rewound {
+                by_seat,
+                to_version,
+                request: None,
+                ..
+            } => {
+                seat_of(*by_seat)?;
+                let before = Timeline::of::<R>(&self.lines[..index]).map_err(fails)?;
+                match plan(
+                    &before,
+                    self.policy,
+                    *by_seat,
+                    before.version(),
+                    Some(*to_version),
+                    &[],
+                ) {
+                    Ok(Plan::Rewind { .. }) => {}
+                    Ok(Plan::Ask { needs, .. }) => {
+                        return Err(Failure::at(
+                            seq,
+                            format!(
+                                "the rewind takes back moves of seats {needs:?} without their \
+                                 consent"
+                            ),
+                        ));
+                    }
+                    Err(refusal) => {
+                        return Err(refused("a rewind undo refuses", refusal.message()));
+                    }
+                }
+            }
+            PlatformEvent::UndoAnswered { seat, .. } => {
+                seat_of(*seat)?;
+            }
+            PlatformEvent::UndoWithdrawn { by_seat, .. } => {
+                seat_of(*by_seat)?;
+            }
+            _ => {}
+        }
+        // The chain (a request answered, withdrawn, lapsed or completed by the rewind that
+        // names it), the rewind's target (a boundary, not before the last barrier), the
+        // versions each event names.
+        Timeline::of::<R>(&self.lines[..=index]).map_err(fails)
+    }
 }

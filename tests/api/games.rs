@@ -80,12 +80,16 @@ const PRIVATE_PLAYER_FIELDS: [&str; 2] = ["shares", "horseshoes"];
 /// view for that seat at that version, each returned event exactly the engine's redaction for
 /// that seat, and no view carries another seat's hand.
 fn check_nothing_leaked(seen: &Seen, log: &[Value], seats: usize) {
-    // States after each version, folded from the complete log.
+    // States after each version, folded from the complete log: a rewind makes the game again
+    // what it was at its target.
     let mut states = vec![<FlyingDutchman as Rules>::State::default()];
     let mut events_by_seq = std::collections::HashMap::new();
     for line in log {
         let mut state = states.last().unwrap().clone();
-        if !line["type"].as_str().unwrap().starts_with("kontor.") {
+        let kind = line["type"].as_str().unwrap();
+        if kind == "kontor.rewound" {
+            state = states[line["data"]["to_version"].as_u64().unwrap() as usize].clone();
+        } else if !kind.starts_with("kontor.") {
             let event: <FlyingDutchman as Rules>::Event =
                 serde_json::from_value(line["data"].clone()).unwrap();
             FlyingDutchman::evolve(&mut state, &event);
@@ -165,13 +169,21 @@ async fn hidden_information_never_reaches_another_seat() {
     let everyone = players(&app, 6).await;
     for (round, seats) in [3usize, 4, 5, 6, 4, 5].into_iter().enumerate() {
         let table = &everyone[..seats];
-        let game = app.start_game("flying-dutchman", json!({}), table).await;
+        // Two tables take moves back (with the others' consent where needed).
+        let options = if (1..=2).contains(&round) {
+            json!({"undo": "consent"})
+        } else {
+            json!({})
+        };
+        let game = app.start_game("flying-dutchman", options, table).await;
         // While the game runs, each seat's log is its redaction too. In the first game the
         // seats and a spectator also talk, and no other reader is sent what they said; each
         // seat keeps a private note, which nobody else is ever sent.
         let seed = 100 + round as u64;
         let seen = if round == 0 {
             play_talking(&app, game, table, &everyone[5], seed).await
+        } else if round <= 2 {
+            play_undoing(&app, game, table, seed).await
         } else {
             bots::play_to_end(&app, game, table, bots::flying_dutchman, seed).await
         };
@@ -183,6 +195,69 @@ async fn hidden_information_never_reaches_another_seat() {
             .collect();
         check_nothing_leaked(&seen, &log, seats);
     }
+}
+
+/// Plays a game to its end like [`bots::play_to_end`], while now and then a seat that could take
+/// moves back does: at once, or asking the others, who accept or (now and then) decline. Every
+/// seat's view after each undo, and of each seat asked, is kept to be checked too.
+async fn play_undoing(app: &TestApp, game: Uuid, table: &[User], seed: u64) -> Seen {
+    let mut rng = kontor::games::GameRng::from_u64(seed);
+    let mut seen = Seen::default();
+    let mut undos = 0;
+    let get = async |user: &User| {
+        app.get(&format!("/games/{game}"))
+            .as_user(user)
+            .send()
+            .await
+            .assert_ok()
+            .clone()
+    };
+    for chunk in 0.. {
+        let part = bots::play(app, game, table, bots::flying_dutchman, seed + chunk, 4).await;
+        seen.views.extend(part.views);
+        seen.action_events.extend(part.action_events);
+        if get(&table[0]).await["status"] == "finished" {
+            break;
+        }
+        for (seat, user) in table.iter().enumerate() {
+            let mine = get(user).await;
+            seen.views.push((seat, mine.clone()));
+            if !mine["undo"]["can_undo_to"].is_i64() || !rng.chance(1, 2) {
+                continue;
+            }
+            let reply = app
+                .post(&format!("/games/{game}/undo"))
+                .as_user(user)
+                .json(&json!({"at_version": mine["version"]}))
+                .send()
+                .await;
+            let reply = reply.assert_ok().clone();
+            if reply["status"] == "asked" {
+                let request = reply["request"]["seq"].as_i64().unwrap();
+                for asked in reply["request"]["needs"].as_array().unwrap() {
+                    let asked = asked.as_u64().unwrap() as usize;
+                    seen.views.push((asked, get(&table[asked]).await));
+                    let accept = rng.chance(3, 4);
+                    app.post(&format!("/games/{game}/undo/{request}/answer"))
+                        .as_user(&table[asked])
+                        .json(&json!({"accept": accept}))
+                        .send()
+                        .await
+                        .assert_ok();
+                    if !accept {
+                        break;
+                    }
+                }
+            }
+            undos += 1;
+            for (seat, user) in table.iter().enumerate() {
+                seen.views.push((seat, get(user).await));
+            }
+            break;
+        }
+    }
+    assert!(undos > 0, "no seat could take anything back");
+    seen
 }
 
 /// What one reader (a seat or the spectator) was sent: every response body and stream event.

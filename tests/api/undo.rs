@@ -644,3 +644,219 @@ async fn a_mail_of_a_request_that_ended_before_delivery_is_not_sent() {
     let report = f.notifier.deliver_due(10).await.unwrap();
     assert_eq!((report.sent, report.skipped), (0, 2), "{report:?}");
 }
+
+/// The seat to act is played by the bot from now on (as after its abandonment), and the bot
+/// moves for it.
+async fn bot_moves(app: &TestApp, game: Uuid, players: &[User]) -> i64 {
+    let (seat, _) = to_act(app, game, players).await;
+    sqlx::query("UPDATE game_seats SET state = 'abandoned' WHERE game_id = $1 AND seat = $2")
+        .bind(game)
+        .bind(seat as i16)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO deadlines (game_id, seat, kind, turn_started_at, due_at)
+         VALUES ($1, $2, 'bot', now(), now())",
+    )
+    .bind(game)
+    .bind(seat as i16)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(app.run_deadlines().await.bot_moves, 1);
+    seat
+}
+
+#[tokio::test]
+async fn bots_accept_at_once_under_consent_and_count_as_others_under_own() {
+    let app = spawn_app().await;
+    for policy in ["own", "consent"] {
+        let players = table(
+            &app,
+            &[
+                &format!("anna{policy}"),
+                &format!("bert{policy}"),
+                &format!("cleo{policy}"),
+            ],
+        )
+        .await;
+        let game = steel(&app, &players, policy).await;
+        let before = version(&app, game, &players[0]).await;
+        let (opener, _) = play(&app, game, &players, "open").await;
+        let d = detail(&app, game, &players[0]).await;
+        let me = user_at(&players, &d, opener);
+        let bot = bot_moves(&app, game, &players).await;
+        let at = version(&app, game, me).await;
+        let reply = undo(&app, game, me, json!({"at_version": at})).await;
+        if policy == "own" {
+            assert_eq!(
+                reply.assert_problem(409, "undo_needs_consent")["seats"],
+                json!([bot])
+            );
+            continue;
+        }
+        let done = reply.assert_ok().clone();
+        assert_eq!(done["status"], "rewound");
+        assert_eq!(done["request"]["needs"], json!([bot]));
+        assert_eq!(done["request"]["accepted"], json!([bot]));
+        assert_eq!(
+            types_after(&app, game, at).await,
+            [
+                "kontor.undo_requested",
+                "kontor.undo_answered",
+                "kontor.rewound"
+            ]
+        );
+        same_as_at(&app, game, &players, before).await;
+        assert_eq!(detail(&app, game, me).await["pending"], json!([opener]));
+    }
+}
+
+#[tokio::test]
+async fn after_a_rewind_the_seat_to_act_again_gets_a_fresh_clock() {
+    let app = spawn_app().await;
+    let players = table(&app, &["anna", "bert", "cleo"]).await;
+    let game = app
+        .start_game_with(
+            json!({"kind": "steel-driver", "options": {"map": "usa", "undo": "own"},
+                   "time_control": {"seconds_per_move": 86_400}}),
+            &players,
+        )
+        .await;
+    app.clock.advance(Duration::from_secs(3600));
+    let (opener, _) = play(&app, game, &players, "open").await;
+    let d = detail(&app, game, &players[0]).await;
+    let me = user_at(&players, &d, opener);
+    let (next, _) = to_act(&app, game, &players).await;
+    app.clock.advance(Duration::from_secs(3600));
+    let at = version(&app, game, me).await;
+    undo(&app, game, me, json!({"at_version": at}))
+        .await
+        .assert_ok();
+    // The opener is to act again, with a whole day from the rewind; the next bidder's clock
+    // stopped.
+    let seats: Vec<(
+        i16,
+        chrono::DateTime<chrono::Utc>,
+        chrono::DateTime<chrono::Utc>,
+    )> = sqlx::query_as("SELECT seat, turn_started_at, due_at FROM deadlines WHERE game_id = $1")
+        .bind(game)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(seats.len(), 1, "{seats:?}");
+    let (seat, started, due) = seats[0];
+    assert_eq!(i64::from(seat), opener);
+    assert_ne!(i64::from(seat), next);
+    assert_eq!(due - started, chrono::Duration::seconds(86_400));
+    let now = app.clock.clock().now();
+    assert!(
+        (now - started).num_seconds().abs() < 60,
+        "{started} vs {now}"
+    );
+    // And "your turn" is mailed to it again.
+    let mailed: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM mail_outbox WHERE game_id = $1 AND user_id = $2 AND kind = 'your_turn'",
+    )
+    .bind(game)
+    .bind(me.id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(mailed, 2);
+}
+
+#[tokio::test]
+async fn a_finished_game_with_undos_verifies_and_imports() {
+    let app = spawn_app().await;
+    let (game, players, opener, before) = consent_table(&app, &["anna", "bert", "cleo"]).await;
+    let me = &players[opener];
+    let others: Vec<&User> = players.iter().filter(|u| u.id != me.id).collect();
+    // A consented undo, then a misclick taken back at once.
+    let at = version(&app, game, me).await;
+    let request = undo(&app, game, me, json!({"at_version": at}))
+        .await
+        .assert_ok()["request"]["seq"]
+        .as_i64()
+        .unwrap();
+    answer(&app, game, request, others[0], true)
+        .await
+        .assert_ok();
+    answer(&app, game, request, others[1], true)
+        .await
+        .assert_ok();
+    same_as_at(&app, game, &players, before).await;
+    let (seat, _) = play(&app, game, &players, "open").await;
+    let d = detail(&app, game, &players[0]).await;
+    let at = version(&app, game, me).await;
+    undo(
+        &app,
+        game,
+        user_at(&players, &d, seat),
+        json!({"at_version": at}),
+    )
+    .await
+    .assert_ok();
+    // A request lapsed by a move, too.
+    play(&app, game, &players, "open").await;
+    play(&app, game, &players, "bid").await;
+    let (_, asker) = {
+        let d = detail(&app, game, &players[0]).await;
+        let seat = d["pending"][0].as_i64().unwrap();
+        (seat, user_at(&players, &d, seat))
+    };
+    let at = version(&app, game, asker).await;
+    let asked = undo(&app, game, asker, json!({"at_version": at})).await;
+    if asked.status == 200 && asked.body["status"] == "asked" {
+        play(&app, game, &players, "pass_bid").await;
+    }
+    crate::bots::play_to_end(&app, game, &players, crate::bots::steel_driver, 17).await;
+    assert_eq!(detail(&app, game, me).await["status"], "finished");
+
+    let report = app
+        .get(&format!("/games/{game}/verification"))
+        .as_user(me)
+        .send()
+        .await;
+    assert_eq!(report.assert_ok()["verified"], true, "{}", report.text);
+    let export = app.export(game, me).await;
+    assert!(export.contains("kontor.rewound"));
+    let path = std::env::temp_dir().join(format!("kontor-undo-{game}.ndjson"));
+    std::fs::write(&path, &export).unwrap();
+    let verified = std::process::Command::new(env!("CARGO_BIN_EXE_kontor"))
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+    let analyst = app.register("erin").await;
+    let imported = read(
+        app.client
+            .post(app.url("/games/import"))
+            .bearer_auth(&analyst.token)
+            .header("content-type", "application/x-ndjson")
+            .body(export)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(imported.status, 201, "{}", imported.text);
+    let sandbox = imported.body["id"].as_str().unwrap();
+    // The sandbox is the same game: the same end, and the same position at the first rewind.
+    let copy = app
+        .get(&format!("/games/{sandbox}"))
+        .as_user(&analyst)
+        .send()
+        .await;
+    assert_eq!(
+        copy.assert_ok()["outcome"],
+        detail(&app, game, me).await["outcome"]
+    );
+}

@@ -28,7 +28,7 @@ from kontor_api_client.api.accounts import login, register
 from kontor_api_client.api.chat import chat_messages, chat_overview, send_chat_message
 from kontor_api_client.api.audit import event_log, export_game, import_game, verification, verify_upload
 from kontor_api_client.api.lobby import create_game, join_game, list_games, start_game
-from kontor_api_client.api.play import get_game, submit_action
+from kontor_api_client.api.play import get_game, submit_action, undo
 from kontor_api_client.models import (
     ActionRequest,
     ActionResult,
@@ -118,6 +118,7 @@ from kontor_api_client.models import (
     Verification,
     SendRequest,
 )
+from kontor_api_client.models import UndoBody, UndoOutcome, UndoPolicy, UndoStatus
 from kontor_api_client.types import UNSET, File, Response, Unset
 
 # A game's detail and its summary are its game's own, told apart by `kind`.
@@ -410,6 +411,59 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
     }
 
 
+def take_back(base: str) -> dict[str, Any]:
+    """A misclick taken back through the generated calls: in a Steel Driver game (a new table
+    allows undoing one's own moves) the seat to act opens an auction, sees it may take it
+    back, does (`rewound`, the game as it was), and a retry gets the same answer."""
+    tag = uuid.uuid4().hex[:8]
+    players = [Player(base, f"pu{tag}{n}") for n in range(3)]
+    host = players[0]
+    created = summary(
+        create_game.sync_detailed(
+            client=host.client, body=CreateGameRequest(kind=CreateGameRequestKind.STEEL_DRIVER, seats=3)
+        ),
+        "create game",
+    )
+    for guest in players[1:]:
+        summary(join_game.sync_detailed(created.id, client=guest.client), "join")
+    by_seat = {p.game(created.id).your_seat: p for p in players}
+    player = by_seat[host.game(created.id).pending[0]]
+    before = player.game(created.id)
+    assert isinstance(before, SteelDriverGameDetail), before.to_dict()
+    assert before.undo.policy == UndoPolicy.OWN, before.undo.to_dict()
+    assert not isinstance(before.undo.can_undo_to, int), before.undo.to_dict()
+    legal = before.legal
+    assert isinstance(legal, SteelDriverLegalOpenAuction), before.to_dict()
+    opened = submit_action.sync_detailed(
+        created.id,
+        client=player.client,
+        body=ActionRequest(
+            action=SteelDriverOpenAuction(
+                type_=SteelDriverOpenAuctionType.OPEN_AUCTION, company=legal.companies[0], bid=legal.min_bid
+            ),
+            version=before.version,
+        ),
+        idempotency_key=uuid.uuid4().hex,
+    )
+    assert isinstance(opened.parsed, ActionResult), opened.content
+    after = player.game(created.id)
+    assert after.undo.can_undo_to == before.version and after.undo.needs == [], after.undo.to_dict()
+    outcomes = [
+        parsed(undo.sync_detailed(created.id, client=player.client, body=UndoBody(at_version=after.version)), "undo")
+        for _ in range(2)
+    ]
+    for outcome in outcomes:
+        assert isinstance(outcome, UndoOutcome), outcome
+        assert outcome.status == UndoStatus.REWOUND and outcome.version == after.version + 1, outcome.to_dict()
+    again = player.game(created.id)
+    assert again.version == after.version + 1, again.to_dict()
+    assert again.pending == before.pending and again.view == before.view, again.to_dict()
+    events = all_events(player, created.id)
+    assert events[-1].type_ == EventType.KONTOR_REWOUND, events[-1].to_dict()
+    assert [e.seq for e in events if e.undone is True] == list(range(before.version + 1, after.version + 1))
+    return {"game": str(created.id), "rewound": [before.version, after.version, again.version]}
+
+
 def talk(players: list[Player], game_id: uuid.UUID) -> None:
     """A word at the table through the generated calls: sent once under its key (a retry
     answers the same message), read back by another seat in the channel's page and found in its
@@ -532,6 +586,7 @@ def main() -> None:
     base, seed, wanted = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
     rng = random.Random(seed)
     additions_are_kept()
+    print(json.dumps(take_back(base)), flush=True)
     for kind, seats in [(CreateGameRequestKind.FLYING_DUTCHMAN, 4), (CreateGameRequestKind.STEEL_DRIVER, 4)]:
         # Whole games of the kind until every one of its command types has been sent.
         missing = set(wanted[kind.value])
