@@ -542,3 +542,509 @@ pub fn leaves(value: &serde_json::Value) -> std::collections::BTreeMap<String, s
     walk(value, &mut String::new(), &mut out);
     out
 }
+
+// ---------------------------------------------------------------- a log with undos
+
+/// A game's log as the platform stores it (rows with sequence numbers, the platform's start
+/// and end events, the command that begins each batch), played command by command with the
+/// engine's pure `decide` and the step key of the design (`1 +` the effective events before
+/// the batch), and undone through the pure planner `service::undo::plan` with the events the
+/// service appends. `state` is the state of the game as the service keeps it: after a rewind,
+/// the fold of the effective log (`service::fold_effective`).
+pub struct UndoLog<R: Rules> {
+    pub rows: Vec<crate::store::events::EventRow>,
+    commands: std::collections::BTreeMap<i64, Actor>,
+    pub state: R::State,
+    seed: [u8; 32],
+    bots: GameRng,
+    /// Events no longer effective (`games.undone_events`).
+    undone: i64,
+}
+
+impl<R: Rules> UndoLog<R> {
+    /// `kontor.game_started` and the setup of a game with these options and seats.
+    pub fn start(options: &R::Options, seats: u8, seed: u64) -> Self {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_be_bytes());
+        let mut log = UndoLog {
+            rows: Vec::new(),
+            commands: Default::default(),
+            state: R::State::default(),
+            seed: bytes,
+            bots: GameRng::from_u64(seed ^ 0x0b07),
+            undone: 0,
+        };
+        log.push(
+            "kontor.game_started",
+            serde_json::json!({"type": "kontor.game_started"}),
+        );
+        let mut rng = GameRng::for_step(&log.seed, &[], 2);
+        for event in R::setup(options, seats, &mut rng) {
+            R::evolve(&mut log.state, &event);
+            log.push_rules(&event);
+        }
+        log
+    }
+
+    fn push(&mut self, kind: &str, payload: serde_json::Value) -> i64 {
+        let seq = self.version() + 1;
+        self.rows.push(crate::store::events::EventRow {
+            seq,
+            kind: kind.to_string(),
+            payload,
+            audience: None,
+            actor: None,
+            created_at: chrono::DateTime::UNIX_EPOCH,
+        });
+        seq
+    }
+
+    fn push_rules(&mut self, event: &R::Event) -> i64 {
+        let payload = json(event);
+        let kind = payload["type"]
+            .as_str()
+            .expect("events are tagged")
+            .to_string();
+        self.push(&kind, payload)
+    }
+
+    /// Appends a platform event; its seq.
+    pub fn platform(&mut self, event: crate::service::PlatformEvent) -> i64 {
+        self.push(event.type_name(), json(&event))
+    }
+
+    pub fn version(&self) -> i64 {
+        self.rows.len() as i64
+    }
+
+    pub fn finished(&self) -> bool {
+        R::outcome(&self.state).is_some()
+    }
+
+    /// `actor` submits `command`: the first and last seq of its batch.
+    pub fn act(&mut self, actor: Actor, command: &R::Command) -> Result<(i64, i64), RuleError> {
+        let step = self.version() + 1 - self.undone;
+        let mut rng = GameRng::for_step(&self.seed, &[], step as u64);
+        let events = R::decide(&self.state, actor, command, &mut rng)?;
+        let first = self.version() + 1;
+        self.commands.insert(first, actor);
+        for event in &events {
+            R::evolve(&mut self.state, event);
+            self.push_rules(event);
+        }
+        if self.finished() {
+            self.push(
+                "kontor.game_ended",
+                serde_json::json!({"type": "kontor.game_ended"}),
+            );
+        }
+        Ok((first, self.version()))
+    }
+
+    /// The first pending seat plays a random bot's command (or the platform a due rules
+    /// timer's): the actor and the first and last seq of the batch.
+    pub fn bot(&mut self) -> (Actor, i64, i64) {
+        let (actor, command) = match R::pending(&self.state).first() {
+            Some(&seat) => (
+                Actor::Seat(seat),
+                R::bot_command(&self.state, seat, BotLevel::Random, &mut self.bots),
+            ),
+            None => (
+                Actor::System,
+                R::timer(&self.state)
+                    .expect("a game nobody must act in waits for a timer")
+                    .command,
+            ),
+        };
+        let (first, last) = self
+            .act(actor, &command)
+            .unwrap_or_else(|e| panic!("a bot's {command:?} was refused: {e}"));
+        (actor, first, last)
+    }
+
+    /// The log as the timeline reads it.
+    pub fn lines(&self) -> Vec<crate::service::undo::Line<'_>> {
+        self.rows
+            .iter()
+            .map(|row| crate::service::undo::Line {
+                seq: row.seq,
+                kind: &row.kind,
+                payload: &row.payload,
+                command: self.commands.get(&row.seq).copied(),
+            })
+            .collect()
+    }
+
+    pub fn timeline(&self) -> crate::service::undo::Timeline {
+        crate::service::undo::Timeline::of::<R>(&self.lines())
+            .unwrap_or_else(|e| panic!("the log does not read: {e}"))
+    }
+
+    /// What the planner decides for an undo by `seat` now.
+    pub fn plan(
+        &self,
+        policy: crate::service::undo::Policy,
+        seat: Seat,
+        to_version: Option<i64>,
+    ) -> Result<crate::service::undo::Plan, crate::service::undo::Refusal> {
+        crate::service::undo::plan(
+            &self.timeline(),
+            policy,
+            seat,
+            self.version(),
+            to_version,
+            &[],
+        )
+    }
+
+    /// An undo by `seat` under `policy` that every seat asked accepts, appended as the
+    /// service appends it (the rewind at once, or the request, the answers and the rewind):
+    /// the target version.
+    pub fn undo_with_consent(
+        &mut self,
+        policy: crate::service::undo::Policy,
+        seat: Seat,
+        to_version: Option<i64>,
+    ) -> Result<i64, crate::service::undo::Refusal> {
+        use crate::service::PlatformEvent;
+        use crate::service::undo::{Answer, Plan, answer};
+        let target = match self.plan(policy, seat, to_version)? {
+            Plan::Rewind { to_version } => {
+                let from_version = self.version();
+                self.platform(PlatformEvent::Rewound {
+                    from_version,
+                    to_version,
+                    by_seat: seat,
+                    request: None,
+                });
+                to_version
+            }
+            Plan::Ask {
+                to_version, needs, ..
+            } => {
+                let at_version = self.version();
+                let request = self.platform(PlatformEvent::UndoRequested {
+                    by_seat: seat,
+                    at_version,
+                    to_version,
+                    needs: needs.clone(),
+                    deadline: chrono::DateTime::UNIX_EPOCH,
+                });
+                for asked in needs {
+                    let answered = answer(&self.timeline(), asked, request, true)?;
+                    self.platform(PlatformEvent::UndoAnswered {
+                        request,
+                        seat: asked,
+                        accept: true,
+                    });
+                    if let Answer::Rewind {
+                        to_version,
+                        by_seat,
+                        request,
+                    } = answered
+                    {
+                        let from_version = self.version();
+                        self.platform(PlatformEvent::Rewound {
+                            from_version,
+                            to_version,
+                            by_seat,
+                            request: Some(request),
+                        });
+                    }
+                }
+                to_version
+            }
+        };
+        self.state = self.state_at(self.version());
+        self.undone = self.timeline().undone_count();
+        Ok(target)
+    }
+
+    /// The state at `version` as every fold of the service computes it.
+    pub fn state_at(&self, version: i64) -> R::State {
+        crate::service::fold_effective::<R>(&self.rows, version)
+            .unwrap_or_else(|e| panic!("the log does not fold at {version}: {e}"))
+    }
+
+    /// The rules events with seq up to `version`, folded as they stand: the log cut there
+    /// (meaningful for a version before any undo).
+    pub fn fold_cut(&self, version: i64) -> R::State {
+        let events: Vec<R::Event> = self
+            .rows
+            .iter()
+            .take_while(|row| row.seq <= version)
+            .filter(|row| !row.kind.starts_with("kontor."))
+            .map(|row| serde_json::from_value(row.payload.clone()).expect("events decode"))
+            .collect();
+        R::fold(&events)
+    }
+}
+
+/// Asserts that two positions look alike to everybody: `pending`, `legal` for every seat,
+/// `view` for every seat, a spectator and the omniscient viewer, `outcome` and `timer`.
+pub fn assert_same_for_everyone<R: Rules>(seats: u8, a: &R::State, b: &R::State, what: &str) {
+    use super::Viewer;
+    assert_eq!(R::pending(a), R::pending(b), "{what}: pending");
+    assert_eq!(R::outcome(a), R::outcome(b), "{what}: outcome");
+    assert_eq!(
+        R::timer(a).map(|t| t.key),
+        R::timer(b).map(|t| t.key),
+        "{what}: timer"
+    );
+    for seat in 0..seats {
+        assert_eq!(
+            json(&R::legal(a, seat)),
+            json(&R::legal(b, seat)),
+            "{what}: legal for seat {seat}"
+        );
+    }
+    for viewer in (0..seats)
+        .map(Viewer::Seat)
+        .chain([Viewer::Spectator, Viewer::Omniscient])
+    {
+        assert_eq!(
+            json(&R::view(a, viewer)),
+            json(&R::view(b, viewer)),
+            "{what}: view of {viewer:?}"
+        );
+    }
+}
+
+/// The kinds of the barrier events among the rows `first..=last` (rules events only).
+fn batch_barriers<R: Rules>(log: &UndoLog<R>, first: i64, last: i64) -> Vec<&'static str> {
+    log.rows[(first - 1) as usize..last as usize]
+        .iter()
+        .filter(|row| !row.kind.starts_with("kontor."))
+        .filter_map(|row| {
+            R::barrier(&serde_json::from_value(row.payload.clone()).expect("events decode"))
+        })
+        .collect()
+}
+
+/// Plays bot games of `R` (seeds `seeds`, `seats` seats) through an [`UndoLog`] and asks the
+/// pure planner at every command: right after a batch holding a barrier, no seat may undo
+/// across it (`undo_barrier` naming the batch's last seq and its first barrier's kind, also
+/// for the seat whose command it was); right after a batch without one, its seat may take it
+/// back at once under `own`. At the end, nothing may be undone (`undo_disabled`). Returns
+/// how often each barrier kind was refused across (kinds of the start batch are refused as
+/// the platform's `start`).
+pub fn check_barrier_refusals<R: Rules>(
+    options: &R::Options,
+    seats: u8,
+    seeds: std::ops::Range<u64>,
+) -> std::collections::BTreeMap<&'static str, u64> {
+    use crate::service::undo::{Plan, Policy, Refusal};
+    let mut refused = std::collections::BTreeMap::new();
+    for seed in seeds {
+        let mut log = UndoLog::<R>::start(options, seats, seed);
+        let start = log.version();
+        let mut moved: Vec<Seat> = Vec::new();
+        let mut first_move = true;
+        while !log.finished() {
+            let (actor, first, last) = log.bot();
+            let what = format!("seats {seats} seed {seed}, batch {first}..={last} of {actor:?}");
+            if log.finished() {
+                break;
+            }
+            let kinds = batch_barriers(&log, first, last);
+            let seat = match actor {
+                Actor::Seat(seat) => seat,
+                Actor::System => {
+                    assert_eq!(log.timeline().last_barrier(), (last, "timer"), "{what}");
+                    continue;
+                }
+            };
+            if first_move {
+                // Nothing reaches into the start: the deal, the shuffles, the first draws.
+                first_move = false;
+                for to in 1..start {
+                    assert_eq!(
+                        log.plan(Policy::Consent, seat, Some(to)),
+                        Err(Refusal::Barrier {
+                            barrier_version: if kinds.is_empty() { start } else { last },
+                            barrier: kinds.first().copied().unwrap_or("start"),
+                        }),
+                        "{what}: into the start batch"
+                    );
+                }
+                if kinds.is_empty() {
+                    *refused.entry("start").or_default() += 1;
+                }
+            }
+            match kinds.first() {
+                Some(&kind) => {
+                    let across = Err(Refusal::Barrier {
+                        barrier_version: last,
+                        barrier: kind,
+                    });
+                    assert_eq!(log.timeline().last_barrier(), (last, kind), "{what}");
+                    assert_eq!(log.plan(Policy::Own, seat, None), across, "{what}: own");
+                    for &other in moved.iter().chain([&seat]) {
+                        for policy in [Policy::Own, Policy::Consent] {
+                            assert_eq!(
+                                log.plan(policy, other, Some(first - 1)),
+                                across,
+                                "{what}: seat {other} across"
+                            );
+                        }
+                    }
+                    for kind in kinds {
+                        *refused.entry(kind).or_default() += 1;
+                    }
+                }
+                None => assert_eq!(
+                    log.plan(Policy::Own, seat, None),
+                    Ok(Plan::Rewind {
+                        to_version: first - 1
+                    }),
+                    "{what}: an open move taken back at once"
+                ),
+            }
+            if !moved.contains(&seat) {
+                moved.push(seat);
+            }
+        }
+        for seat in 0..seats {
+            assert_eq!(
+                log.plan(Policy::Consent, seat, None),
+                Err(Refusal::Disabled),
+                "seed {seed}: after the end"
+            );
+        }
+    }
+    refused
+}
+
+/// Plays bot games of `R` through an [`UndoLog`]; whenever two or more seats have moved
+/// since the last barrier, the first of them undoes back to the barrier under `consent`,
+/// everyone asked accepts, and the game goes on from there (at most `per_game` times a
+/// game). After every rewind the game is exactly as it was at the target version: the state
+/// (the service's fold of the effective log, and for the first rewind also the fold of the
+/// log cut at the target), `pending`, `legal` for every seat, `view` for every seat, a
+/// spectator and the omniscient viewer. Returns the number of consented rewinds.
+pub fn check_consented_rewinds<R: Rules>(
+    options: &R::Options,
+    seats: u8,
+    seeds: std::ops::Range<u64>,
+    per_game: usize,
+) -> usize {
+    use crate::service::undo::{Plan, Policy};
+    let mut rewinds = 0;
+    for seed in seeds {
+        let mut log = UndoLog::<R>::start(options, seats, seed);
+        let mut states = std::collections::BTreeMap::new();
+        states.insert(log.version(), log.state.clone());
+        let mut done = 0;
+        let mut steps = 0;
+        while !log.finished() {
+            steps += 1;
+            assert!(steps < 20_000, "seed {seed}: the game does not end");
+            log.bot();
+            if log.finished() {
+                break;
+            }
+            states.insert(log.version(), log.state.clone());
+            if done >= per_game {
+                continue;
+            }
+            let timeline = log.timeline();
+            let since = timeline.since_barrier();
+            let Some(seat) = since.first().and_then(|b| b.seat()) else {
+                continue;
+            };
+            if !since.iter().any(|b| b.seat().is_some_and(|s| s != seat)) {
+                continue;
+            }
+            let to = timeline.last_barrier().0;
+            let what = format!("seats {seats} seed {seed}: seat {seat} back to {to}");
+            let Ok(Plan::Ask { needs, .. }) = log.plan(Policy::Consent, seat, Some(to)) else {
+                panic!("{what}: consent is needed");
+            };
+            assert!(!needs.is_empty() && !needs.contains(&seat), "{what}");
+            assert_eq!(
+                log.undo_with_consent(Policy::Consent, seat, Some(to)),
+                Ok(to),
+                "{what}"
+            );
+            let rewound = log.version();
+            assert_eq!(
+                log.timeline()
+                    .rewinds()
+                    .last()
+                    .map(|r| (r.seq, r.to_version)),
+                Some((rewound, to)),
+                "{what}"
+            );
+            let expected = &states[&to];
+            assert_eq!(&log.state, expected, "{what}: the state");
+            if done == 0 {
+                assert_eq!(
+                    log.fold_cut(to),
+                    *expected,
+                    "{what}: the log cut at the target"
+                );
+            }
+            assert_same_for_everyone::<R>(seats, &log.state, expected, &what);
+            states.retain(|&v, _| v <= to);
+            states.insert(rewound, log.state.clone());
+            done += 1;
+            rewinds += 1;
+        }
+        assert_eq!(
+            log.state,
+            log.state_at(log.version()),
+            "seed {seed}: the end"
+        );
+    }
+    rewinds
+}
+
+/// The barrier table of a game's `RULES.md` (section "Undo barriers"): event type → kind.
+pub fn documented_barriers(rules: &str) -> std::collections::BTreeMap<String, String> {
+    let section = rules
+        .split("\n## ")
+        .find(|s| s.contains("Undo barriers\n"))
+        .expect("RULES.md has a section \"Undo barriers\"");
+    let mut table = std::collections::BTreeMap::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let kind = cells[2].trim_matches('`').to_string();
+        for event in cells[1].split(',') {
+            table.insert(event.trim().trim_matches('`').to_string(), kind.clone());
+        }
+    }
+    table
+}
+
+/// Plays `games` bot games per table size and checks every event against the documented
+/// table: an event listed there is a barrier of that kind, any other is none. Returns the
+/// event types seen.
+pub fn check_documented_barriers<R: Rules>(
+    rules: &str,
+    games: u64,
+    options: impl Fn(u64) -> R::Options,
+) -> std::collections::BTreeSet<String> {
+    let table = documented_barriers(rules);
+    let mut seen = std::collections::BTreeSet::new();
+    for seats in R::MIN_SEATS..=R::MAX_SEATS {
+        for game in 0..games {
+            play_game::<R>(&options(game), &bot_mix(game, seats), game, |_, event| {
+                let kind = json(event)["type"].as_str().unwrap().to_string();
+                assert_eq!(
+                    R::barrier(event),
+                    table.get(&kind).map(String::as_str),
+                    "the barrier of `{kind}` is not as RULES.md says"
+                );
+                seen.insert(kind);
+            })
+            .unwrap_or_else(|e| panic!("seats {seats} game {game}: {e}"));
+        }
+    }
+    for kind in table.keys() {
+        assert!(
+            seen.contains(kind),
+            "RULES.md lists `{kind}`, no game had one"
+        );
+    }
+    seen
+}
