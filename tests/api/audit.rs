@@ -920,3 +920,164 @@ async fn every_past_version_folds_from_a_snapshot_close_below_it() {
     // (Only the rebuild does not know where the setup ended.)
     assert_eq!(ladder().await[..], before[1..]);
 }
+
+/// The stored log of `game` as the undo timeline reads it.
+async fn timeline_of(
+    app: &TestApp,
+    game: Uuid,
+) -> (
+    Vec<kontor::store::events::EventRow>,
+    kontor::service::undo::Timeline,
+) {
+    use kontor::games::{Actor, steel_driver::SteelDriver};
+    use kontor::service::undo::{Line, Timeline};
+    let head = kontor::store::games::head(&app.pool, game)
+        .await
+        .unwrap()
+        .unwrap();
+    let rows = kontor::store::events::load(&app.pool, game, 1, head.version)
+        .await
+        .unwrap();
+    let commands: std::collections::HashMap<i64, Actor> =
+        kontor::store::games::recorded_commands(&app.pool, game)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(first, seat, _)| (first, seat.map_or(Actor::System, |s| Actor::Seat(s as u8))))
+            .collect();
+    let lines: Vec<Line> = rows
+        .iter()
+        .map(|r| Line {
+            seq: r.seq,
+            kind: &r.kind,
+            payload: &r.payload,
+            command: commands.get(&r.seq).copied(),
+        })
+        .collect();
+    let timeline = Timeline::of::<SteelDriver>(&lines).unwrap();
+    (rows.clone(), timeline)
+}
+
+#[tokio::test]
+async fn a_rewind_is_skipped_by_every_fold_and_kept_by_rebuild() {
+    use kontor::games::{Rules, steel_driver::SteelDriver};
+    use kontor::service::PlatformEvent;
+    use kontor::service::undo::{Plan, Policy, plan};
+    let app = spawn_app().await;
+    let players = table(&app).await;
+    let players = &players[..3];
+    let game = app.start_game("steel-driver", json!({}), players).await;
+    // Play until the seat that moved last may take its move back by itself.
+    let mut found = None;
+    for seed in 0..80 {
+        bots::play(&app, game, players, bots::steel_driver, 100 + seed, 1).await;
+        let (_, timeline) = timeline_of(&app, game).await;
+        let Some(seat) = timeline.since_barrier().last().and_then(|b| b.seat()) else {
+            continue;
+        };
+        if let Ok(Plan::Rewind { to_version }) =
+            plan(&timeline, Policy::Own, seat, timeline.version(), None, &[])
+        {
+            found = Some((seat, to_version, timeline.version()));
+            break;
+        }
+    }
+    let (seat, target, from) = found.expect("an own move to take back");
+    let views = |at: i64| {
+        let app = &app;
+        async move {
+            let mut views = Vec::new();
+            for player in players {
+                let detail = app
+                    .get(&format!("/games/{game}?at={at}"))
+                    .as_user(player)
+                    .send()
+                    .await;
+                views.push(detail.assert_ok()["view"].clone());
+            }
+            views
+        }
+    };
+    let at_target = views(target).await;
+    let at_from = views(from).await;
+    // The rewind, appended as the service does (without writing the state cache, so that
+    // the reads fold across it).
+    let rewound = PlatformEvent::Rewound {
+        from_version: from,
+        to_version: target,
+        by_seat: seat,
+        request: None,
+    };
+    let mut tx = app.pool.begin().await.unwrap();
+    kontor::store::games::lock_head(&mut tx, game)
+        .await
+        .unwrap();
+    kontor::store::events::append(&mut tx, game, from + 1, None, &[rewound.to_new_event()])
+        .await
+        .unwrap();
+    let (rows, _) = timeline_of(&app, game).await;
+    let state = kontor::service::fold_effective::<SteelDriver>(&rows, target).unwrap();
+    let pending: Vec<i16> = SteelDriver::pending(&state)
+        .into_iter()
+        .map(i16::from)
+        .collect();
+    sqlx::query("UPDATE games SET pending_seats = $2 WHERE id = $1")
+        .bind(game)
+        .bind(&pending)
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    let undone = from - target + 1;
+    kontor::store::games::set_version_undone(&mut tx, game, from + 1, undone)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let (_, timeline) = timeline_of(&app, game).await;
+    assert_eq!(timeline.undone_count(), undone);
+
+    // The position is the target's again; the versions taken back still show as they were.
+    assert_eq!(views(from + 1).await, at_target);
+    assert_eq!(views(from).await, at_from);
+    // The log marks what was taken back, and nothing else.
+    let page = app
+        .get(&format!("/games/{game}/events?after=0&limit=1000"))
+        .as_user(&players[0])
+        .send()
+        .await;
+    for item in page.assert_ok()["items"].as_array().unwrap() {
+        let seq = item["seq"].as_i64().unwrap();
+        let undone = seq > target && seq <= from;
+        assert_eq!(item.get("undone") == Some(&json!(true)), undone, "{item}");
+    }
+    // The caches agree with the log; a rebuild keeps a snapshot at the rewind.
+    let clean = kontor::audit::replay::check(&app.pool, |_, _| {})
+        .await
+        .unwrap();
+    assert!(clean.is_empty(), "{clean:?}");
+    assert!(
+        kontor::audit::replay::rebuild(&app.pool, |_, _| {})
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let kept: Vec<i64> =
+        sqlx::query_scalar("SELECT version FROM game_snapshots WHERE game_id = $1")
+            .bind(game)
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert!(kept.contains(&(from + 1)), "{kept:?}");
+    assert_eq!(views(from + 1).await, at_target);
+    // Play goes on from the target, and every fold still agrees.
+    bots::play(&app, game, players, bots::steel_driver, 7, 6).await;
+    let clean = kontor::audit::replay::check(&app.pool, |_, _| {})
+        .await
+        .unwrap();
+    assert!(clean.is_empty(), "{clean:?}");
+    let (_, timeline) = timeline_of(&app, game).await;
+    let head = kontor::store::games::head(&app.pool, game)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(head.undone_events, timeline.undone_count());
+}
