@@ -81,6 +81,30 @@ const PLATFORM: CodeMessages = {
   rematch_offer_not_found: { en: 'There is no such rematch offer.', ja: 'その再戦の申し込みはありません。' },
   rematch_offer_closed: { en: 'The rematch offer has ended; make a new one.', ja: '再戦の申し込みは終了しました。新しく申し込んでください。' },
   rematch_offer_expired: { en: 'The rematch offer expired; make a new one.', ja: '再戦の申し込みは期限切れです。新しく申し込んでください。' },
+  undo_disabled: { en: 'Moves cannot be taken back in this game.', ja: 'このゲームでは手を取り消せません。' },
+  undo_nothing_to_undo: {
+    en: 'You have no move to take back since the last point of no return.',
+    ja: '最後の区切り以降、取り消せるあなたの手はありません。',
+  },
+  undo_barrier: {
+    en: 'Something happened since that cannot be taken back (a draw, a reveal, a payment…).',
+    ja: 'その後に取り消せないこと（カードを引く、公開、支払いなど）が起きています。',
+  },
+  undo_stale: {
+    en: 'The game moved on while you were asking; look again.',
+    ja: '依頼している間にゲームが進みました。もう一度確認してください。',
+  },
+  undo_needs_consent: {
+    en: 'Others have moved since: at this table that cannot be taken back.',
+    ja: 'その後ほかの人も動いているため、このテーブルでは取り消せません。',
+  },
+  undo_request_open: { en: 'Another undo request is open; answer it first.', ja: 'ほかの取り消しの依頼があります。先にそちらに回答してください。' },
+  undo_no_request: { en: 'That undo request is over.', ja: 'その取り消しの依頼は終了しています。' },
+  undo_not_asked: {
+    en: 'You are not asked about this request, or you answered it already.',
+    ja: 'この依頼への回答は求められていないか、すでに回答済みです。',
+  },
+  invalid_undo: { en: 'The game cannot be taken back to that point.', ja: 'その時点には戻せません。' },
   rematch_already_answered: { en: 'You answered this offer already; answers are final.', ja: 'この申し込みには回答済みです。回答は変更できません。' },
 };
 

@@ -5,6 +5,8 @@ import { api, ok } from '../api/client';
 import { defineMessages, useLang, useMessages, type Lang } from '../i18n';
 import type { EventOut, GameModule } from '../games/types';
 import { useWhen } from './when';
+import { markUndone } from '../undo/log';
+import { undoLine } from '../undo/lines';
 
 const msgs = defineMessages({
   title: { en: 'Log', ja: 'ログ' },
@@ -20,6 +22,7 @@ const msgs = defineMessages({
     ja: (s: string) => `${s}は時間切れが続いたため、ボットが席を操作します。`,
   },
   returned: { en: (s: string) => `${s} is back at the table.`, ja: (s: string) => `${s}が席に戻りました。` },
+  undone: { en: 'undone', ja: '取り消し' },
   left: {
     en: (s: string, forfeit: boolean) =>
       forfeit
@@ -34,14 +37,15 @@ const msgs = defineMessages({
 
 type Messages = { [K in keyof typeof msgs]: (typeof msgs)[K]['en'] };
 
-/** The events of a game: the log's pages, merged with what the stream brings. */
+/** The events of a game: the log's pages, merged with what the stream brings; a rewind
+ * from the stream marks the events it undid as the server's pages would (`undone`). */
 export function useEventLog(id: string, enabled: boolean) {
   const [events, setEvents] = useState<EventOut[]>([]);
   const add = useCallback((more: EventOut[]) => {
     setEvents((old) => {
       const bySeq = new Map(old.map((e) => [e.seq, e]));
       for (const e of more) bySeq.set(e.seq, e);
-      return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+      return markUndone([...bySeq.values()].sort((a, b) => a.seq - b.seq));
     });
   }, []);
   useEffect(() => {
@@ -68,7 +72,9 @@ export function useEventLog(id: string, enabled: boolean) {
   return { events, add };
 }
 
-function platformLine(event: EventOut, m: Messages, seatName: (s: number) => string): string | null {
+function platformLine(event: EventOut, m: Messages, lang: Lang, seatName: (s: number) => string): string | null {
+  const undo = undoLine(event, lang, seatName);
+  if (undo !== null) return undo;
   const data = event.data as {
     type: string;
     seat?: number;
@@ -103,7 +109,7 @@ export function describeEvent(
   m: Messages,
   seatName: (s: number) => string,
 ): string {
-  const own = platformLine(event, m, seatName);
+  const own = platformLine(event, m, lang, seatName);
   if (own !== null) return own;
   try {
     return module ? module.describe(event.data as never, lang, seatName) : event.type;
@@ -139,8 +145,15 @@ export function GameLog(props: {
       ) : (
         <ol data-testid="log" tabIndex={0} aria-labelledby="log-title" ref={list} onScroll={onScroll}>
           {props.events.map((e) => (
-            <li key={e.seq} value={e.seq} title={when(e.at)}>
-              {describeEvent(e, props.module, lang, m, props.seatName)}
+            // An undone move stays in the log, struck through and labelled so in words.
+            <li key={e.seq} value={e.seq} title={when(e.at)} class={e.undone ? 'undone' : undefined} data-undone={e.undone ? 'true' : undefined}>
+              {e.undone ? (
+                <>
+                  <span class="tag">{m.undone}</span> <del>{describeEvent(e, props.module, lang, m, props.seatName)}</del>
+                </>
+              ) : (
+                describeEvent(e, props.module, lang, m, props.seatName)
+              )}
             </li>
           ))}
         </ol>

@@ -23,6 +23,8 @@ import { playerName } from '../components/names';
 import { ChatAnnouncement, ChatPane, useTotalUnread } from '../chat/Chat';
 import { useChat } from '../chat/useChat';
 import { NotesPane } from '../notes/Notes';
+import { UndoPanel } from '../undo/Undo';
+import { effectiveAt } from '../undo/log';
 
 const msgs = defineMessages({
   loading: { en: 'Loading…', ja: '読み込み中…' },
@@ -327,6 +329,7 @@ export function GamePage({ id }: { id: string }) {
       {detail.status === 'open' && <OpenTable detail={detail} user={user ?? null} busy={busy} run={run} />}
       {detail.status === 'cancelled' && <p>{m.cancelled}</p>}
       {started && <TurnBar detail={detail} seatName={seatName} />}
+      {!isPast && <UndoPanel detail={detail} events={log.events} seatName={seatName} busy={busy} lang={lang} run={run} />}
       {mine?.state === 'abandoned' && detail.status === 'active' && (
         <p class="notice">
           {m.abandoned}{' '}
@@ -383,7 +386,8 @@ export function GamePage({ id }: { id: string }) {
             busy={busy}
             past={isPast}
             seatName={seatName}
-            events={isPast ? log.events.filter((e) => e.seq <= shown.at_version) : log.events}
+            // What the board tells of recent events leaves out moves taken back.
+            events={effectiveAt(log.events, isPast ? shown.at_version : null)}
           />
         </div>
       )}

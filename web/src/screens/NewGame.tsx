@@ -1,6 +1,7 @@
 // A new game: its kind, the number of seats (the kind's range, from `GET /kinds`), the
 // game's own options (its module's editor), a time control, who may join and who may watch
-// (the platform's `spectators` setting, sent among the options). On creation
+// (the platform's `spectators` setting, sent among the options), the chat, and whether moves
+// may be taken back (`undo`: own moves only, with consent, or never). On creation
 // the page goes to the new game, where the creator waits for players and invites them.
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
@@ -41,6 +42,20 @@ const msgs = defineMessages({
   chatHint: {
     en: 'The default suits the game: private talk is part of negotiating in The Flying Dutchman.',
     ja: '既定値はゲームに合わせています。さまよえるオランダ人では非公開の相談も交渉の一部です。',
+  },
+  undo: { en: 'Taking moves back', ja: '手の取り消し（待った）' },
+  undoOwn: {
+    en: 'Players may take back their own moves until someone else moves',
+    ja: 'ほかの人が動くまでは、自分の手を取り消せる',
+  },
+  undoConsent: {
+    en: 'Also later, if every player whose moves it takes back agrees',
+    ja: 'その後も、取り消される手のプレイヤー全員が同意すれば取り消せる',
+  },
+  undoNone: { en: 'No taking back', ja: '取り消しなし' },
+  undoHint: {
+    en: 'Never across a die roll, a card drawn, anything revealed or a payment: what the game’s rules call a barrier.',
+    ja: 'サイコロ、カードを引くこと、情報の公開、支払いなど、ゲームのルールが区切りとするものを越えては取り消せません。',
   },
   options: { en: 'Options', ja: 'オプション' },
   time: { en: 'Time control', ja: '持ち時間' },
@@ -87,6 +102,7 @@ export function NewGame() {
   const [spectators, setSpectators] = useState<Schemas['Spectators']>('anyone');
   // Each game's default until the creator chooses (private channels for the negotiating game).
   const [chosenChat, setChat] = useState<Schemas['Chat'] | null>(null);
+  const [undo, setUndo] = useState<Schemas['UndoPolicy']>('own');
   const [timed, setTimed] = useState(false);
   // The fields this form offers, never null (the request type allows null for "default").
   type Fields = 'days_per_move' | 'bank_days' | 'weekends_paused' | 'abandon_after' | 'on_abandon';
@@ -115,7 +131,7 @@ export function NewGame() {
     try {
       const game = await ok(
         api.POST('/api/v1/games', {
-          body: { kind, seats, visibility, options: { ...options, spectators, chat } as never, time_control: timed ? tc : null },
+          body: { kind, seats, visibility, options: { ...options, spectators, chat, undo } as never, time_control: timed ? tc : null },
         }),
       );
       route(`/games/${game.id}`);
@@ -200,6 +216,18 @@ export function NewGame() {
           ))}
           <small id="chat-hint" class="hint">
             {m.chatHint}
+          </small>
+        </fieldset>
+        <fieldset aria-describedby="undo-policy-hint">
+          <legend>{m.undo}</legend>
+          {(['own', 'consent', 'none'] as const).map((u) => (
+            <label key={u}>
+              <input type="radio" name="undo" value={u} checked={undo === u} onChange={() => setUndo(u)} />{' '}
+              {u === 'own' ? m.undoOwn : u === 'consent' ? m.undoConsent : m.undoNone}
+            </label>
+          ))}
+          <small id="undo-policy-hint" class="hint">
+            {m.undoHint}
           </small>
         </fieldset>
         <fieldset>

@@ -25,6 +25,10 @@ const msgs = defineMessages({
   player_left: { en: 'A player of my game deleted their account', ja: 'ゲームのプレイヤーがアカウントを削除したとき' },
   chat_mention: { en: 'Someone mentioned me (@name) in a game\'s chat', ja: 'ゲームのチャットで自分がメンション（@名前）されたとき' },
   rematch_offered: { en: 'A player of a finished game offered a rematch', ja: '終わったゲームのプレイヤーが再戦を申し込んだとき' },
+  undo_requested: {
+    en: 'A player asks me to agree to taking moves back',
+    ja: '手の取り消しへの同意を求められたとき',
+  },
   immediately: { en: 'At once', ja: 'すぐに' },
   digest: { en: 'In the daily digest', ja: '1日1回のまとめで' },
   off: { en: 'Never', ja: '送らない' },
@@ -85,7 +89,7 @@ function useError() {
   return { line, clear: () => setError(null), fail: (err: unknown) => setError(errorText(err, lang)) };
 }
 
-const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over', 'player_left', 'chat_mention', 'rematch_offered'];
+const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over', 'player_left', 'chat_mention', 'rematch_offered', 'undo_requested'];
 const DELIVERIES: Delivery[] = ['immediately', 'digest', 'off'];
 
 function Notifications() {
