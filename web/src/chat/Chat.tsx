@@ -5,7 +5,8 @@
 // creator's switch of the spectators' channel; for admins, a Hide action on each message and
 // the panel of open reports (./Moderation.tsx). New messages are announced politely in one
 // live region. In the table's tab, the game's own negotiation steps (The Flying Dutchman's
-// formal offers) are lines among the messages, ordered by the game's version.
+// formal offers) are lines among the messages, ordered by the game's version; a step taken
+// back by an undo stays, struck through and labelled.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Schemas } from '../api/client';
 import { errorText, type CodeMessages } from '../api/errors';
@@ -25,6 +26,7 @@ const REASONS: Reason[] = ['spam', 'abuse', 'cheating', 'other'];
 const msgs = defineMessages({
   title: { en: 'Chat', ja: 'チャット' },
   table: { en: 'Table', ja: 'テーブル' },
+  undone: { en: 'undone', ja: '取り消し' },
   spectators: { en: 'Spectators', ja: '観戦者' },
   privateWith: { en: (who: string) => `${who} (private)`, ja: (who: string) => `${who}（非公開）` },
   unread: { en: (n: number) => `${n} unread`, ja: (n: number) => `未読${n}件` },
@@ -164,7 +166,9 @@ function useChannelName(mySeat: number | null, seatName: (s: number) => string) 
   };
 }
 
-type Line = { kind: 'message'; message: ChatMessage; version: number } | { kind: 'system'; seq: number; text: string; version: number };
+type Line =
+  | { kind: 'message'; message: ChatMessage; version: number }
+  | { kind: 'system'; seq: number; text: string; version: number; undone: boolean };
 
 export function ChatPane({ chat, detail, user, events, module, seatName, visible }: ChatProps) {
   const m = useMessages(msgs);
@@ -301,7 +305,7 @@ function linesOf(
       } catch {
         text = null;
       }
-      if (text !== null) lines.push({ kind: 'system', seq: e.seq, text, version: e.seq });
+      if (text !== null) lines.push({ kind: 'system', seq: e.seq, text, version: e.seq, undone: e.undone === true });
     }
   }
   // A message written at version v follows the event that made v, and comes before v + 1.
@@ -403,8 +407,21 @@ function Messages(props: {
       {props.lines.map((line) => {
         if (line.kind === 'system')
           return (
-            <li key={`e${line.seq}`} class="chat-system" data-testid="chat-system" data-version={line.version}>
-              {line.text}
+            <li
+              key={`e${line.seq}`}
+              class={`chat-system${line.undone ? ' undone' : ''}`}
+              data-testid="chat-system"
+              data-version={line.version}
+              data-undone={line.undone ? 'true' : undefined}
+            >
+              {line.undone ? (
+                // A step taken back stays where it was said, struck through and labelled.
+                <>
+                  <span class="tag">{m.undone}</span> <del>{line.text}</del>
+                </>
+              ) : (
+                line.text
+              )}
             </li>
           );
         const message = line.message;
