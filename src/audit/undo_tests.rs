@@ -312,13 +312,15 @@ struct Undos {
     consented: usize,
     declined: usize,
     lapsed: usize,
+    /// Lapsed because a seat changed hands first (its player left).
+    lapsed_by_seat: usize,
     withdrawn: usize,
 }
 
 /// Plays a whole game of `R` with random bots under the `consent` policy, and whenever the
 /// seat that just moved may take moves back, sometimes does: at once when only its own moves
-/// are in range, else by a request that is accepted, declined, withdrawn or lapsed by the
-/// next move.
+/// are in range, else by a request that is accepted, declined, withdrawn, or lapsed by the
+/// next move or by a seat's player leaving first.
 fn play_with_undos<R: Rules>(seed: u64) -> (Played<R>, Undos) {
     let mut game = Played::<R>::begin(Some("consent"));
     let mut bots = GameRng::from_u64(seed);
@@ -370,7 +372,23 @@ fn play_with_undos<R: Rules>(seed: u64) -> (Played<R>, Undos) {
                             by_seat: seat,
                         }]);
                     }
-                    2 => undos.lapsed += 1,
+                    // Lapsed by the next move, or by a seat changing hands first (its player
+                    // leaves; the bot plays it on).
+                    2 => {
+                        undos.lapsed += 1;
+                        // Every other lapse, the first included.
+                        if undos.lapsed % 2 == 1 {
+                            undos.lapsed_by_seat += 1;
+                            game.undo(&[PlatformEvent::UndoLapsed {
+                                request: q,
+                                reason: UndoLapse::Seat,
+                            }]);
+                            game.push_raw(&PlatformEvent::SeatLeft {
+                                seat: needs[0],
+                                policy: "bot".to_string(),
+                            });
+                        }
+                    }
                     _ => {
                         undos.consented += 1;
                         let mut events: Vec<PlatformEvent> = needs
@@ -456,6 +474,7 @@ fn finished_games_with_undos_verify_and_round_trip<R: Rules>() {
         seen.consented += undos.consented;
         seen.declined += undos.declined;
         seen.lapsed += undos.lapsed;
+        seen.lapsed_by_seat += undos.lapsed_by_seat;
         seen.withdrawn += undos.withdrawn;
     }
     assert!(
@@ -463,6 +482,7 @@ fn finished_games_with_undos_verify_and_round_trip<R: Rules>() {
             && seen.consented > 0
             && seen.declined > 0
             && seen.lapsed > 0
+            && seen.lapsed_by_seat > 0
             && seen.withdrawn > 0,
         "{seen:?}"
     );

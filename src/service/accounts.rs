@@ -133,7 +133,8 @@ async fn settle_game(
                 AbandonPolicy::Forfeit => (SeatState::Forfeited, "forfeit"),
             };
             seats::set_state(conn, game_id, seat, seat_state).await?;
-            let version = head.version + 1;
+            let version =
+                super::undo::apply::lapse_before_seat_change(&mut *conn, &head).await? + 1;
             let event = PlatformEvent::SeatLeft {
                 seat: seat as u8,
                 policy: policy.to_string(),

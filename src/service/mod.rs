@@ -129,6 +129,9 @@ pub enum UndoLapse {
     Deadline,
     /// A seat acted in the game: the request no longer names the current position.
     Moved,
+    /// A seat changed hands first (its player returned to it, or left the game): a barrier
+    /// the request could never reach back across. Appended just before that event.
+    Seat,
 }
 
 impl PlatformEvent {

@@ -47,7 +47,7 @@ pub async fn return_to_seat(
         }
     }
     seats::mark_returned(&mut tx, game_id, seat).await?;
-    let version = head.version + 1;
+    let version = super::undo::apply::lapse_before_seat_change(&mut tx, &head).await? + 1;
     let event = PlatformEvent::SeatReturned { seat: seat as u8 }.to_new_event();
     events::append(&mut tx, game_id, version, None, &[event]).await?;
     games::set_version(&mut tx, game_id, version).await?;

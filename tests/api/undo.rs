@@ -860,3 +860,49 @@ async fn a_finished_game_with_undos_verifies_and_imports() {
         detail(&app, game, me).await["outcome"]
     );
 }
+
+/// A seat changing hands (here: a player deletes their account and leaves the game) is a
+/// barrier, so an open request lapses just before it; the log reads on, and play goes on.
+#[tokio::test]
+async fn a_player_leaving_lapses_an_open_request_first() {
+    let app = spawn_app().await;
+    let (game, players, opener, _) = consent_table(&app, &["anna", "bert", "cleo"]).await;
+    let me = &players[opener];
+    let others: Vec<&User> = players.iter().filter(|u| u.id != me.id).collect();
+    let at = version(&app, game, me).await;
+    let asked = undo(&app, game, me, json!({"at_version": at})).await;
+    let request = asked.assert_ok()["request"]["seq"].as_i64().unwrap();
+    let leaver = others[1];
+    app.post("/me/delete")
+        .as_user(leaver)
+        .json(&json!({"password": password_of(&leaver.name)}))
+        .send()
+        .await
+        .assert_ok();
+    assert_eq!(
+        types_after(&app, game, at).await,
+        [
+            "kontor.undo_requested",
+            "kontor.undo_lapsed",
+            "kontor.seat_left"
+        ]
+    );
+    let lapsed: Value =
+        sqlx::query_scalar("SELECT payload FROM game_events WHERE game_id = $1 AND seq = $2")
+            .bind(game)
+            .bind(at + 2)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        lapsed,
+        json!({"type": "kontor.undo_lapsed", "request": request, "reason": "seat"})
+    );
+    let d = detail(&app, game, me).await;
+    assert_eq!(d["undo"]["request"], Value::Null);
+    assert_eq!(d["version"], at + 3);
+    // The answer that could no longer be granted is refused as for any ended request.
+    answer(&app, game, request, others[0], true)
+        .await
+        .assert_problem(409, "undo_no_request");
+}

@@ -938,6 +938,36 @@ async fn lapse(
     Ok(())
 }
 
+/// Lapses the game's open request, if there is one, before a seat changes hands (its player
+/// returns to it, or leaves the game): both are barriers, so the request could never be
+/// granted. Run under the game's row lock, before that event is appended; returns the game's
+/// version after the lapse (the head's when nothing was open).
+pub async fn lapse_before_seat_change(
+    conn: &mut PgConnection,
+    head: &GameHead,
+) -> Result<i64, Error> {
+    let Some(open) = store::open(&mut *conn, head.id).await? else {
+        return Ok(head.version);
+    };
+    let seats = games::seats(&mut *conn, head.id).await?;
+    let rows = store::lines(&mut *conn, head.id, head.version).await?;
+    let game = Locked {
+        seat: open.by_seat,
+        head: head.clone(),
+        seats,
+        rows,
+    };
+    let kind = kind_of(&game.head)?;
+    let timeline = with_rules!(kind, R => timeline::<R>(&game.rows)?);
+    if timeline.open_request().is_none() {
+        // The projection outlived its request (nothing in the log is open): drop it.
+        store::close(&mut *conn, head.id).await?;
+        return Ok(head.version);
+    }
+    lapse(conn, &game, &timeline, UndoLapse::Seat).await?;
+    Ok(head.version + 1)
+}
+
 /// Lapses the requests whose deadline has passed (at most `limit`), for the deadline worker;
 /// returns how many.
 pub async fn lapse_due(pool: &PgPool, now: DateTime<Utc>, limit: i64) -> Result<usize, Error> {

@@ -18,6 +18,10 @@ const msgs = defineMessages({
     en: 'The undo request lapsed: not every answer came in time.',
     ja: '取り消しの依頼は期限切れになりました：期限までに全員の回答がそろいませんでした。',
   },
+  lapsedSeat: {
+    en: 'The undo request lapsed: a seat changed hands (a player returned or left), which no undo can reach back across.',
+    ja: '取り消しの依頼は無効になりました：席の担当が変わった（プレイヤーが戻った、または退出した）ため、それより前には戻せません。',
+  },
   lapsedMoved: {
     en: 'The undo request lapsed: the game moved on.',
     ja: '取り消しの依頼は無効になりました：ゲームが先に進みました。',
@@ -55,7 +59,7 @@ export function undoLine(event: EventOut, lang: Lang, seatName: (seat: number) =
     case 'kontor.undo_withdrawn':
       return m.withdrawn(seatName(data.by_seat ?? 0));
     case 'kontor.undo_lapsed':
-      return data.reason === 'deadline' ? m.lapsedDeadline : m.lapsedMoved;
+      return data.reason === 'deadline' ? m.lapsedDeadline : data.reason === 'seat' ? m.lapsedSeat : m.lapsedMoved;
     case 'kontor.rewound':
       return data.request !== undefined && data.request !== null ? m.rewoundAgreed(line) : m.rewoundOwn(seatName(data.by_seat ?? 0), line);
     default:
