@@ -949,23 +949,35 @@ pub async fn lapse_before_seat_change(
     let Some(open) = store::open(&mut *conn, head.id).await? else {
         return Ok(head.version);
     };
+    let lapsed = lapse_open(conn, head.clone(), open.by_seat, UndoLapse::Seat).await?;
+    Ok(head.version + i64::from(lapsed))
+}
+
+/// Lapses the request the log of the locked game `head` holds open (asked by `by_seat`) for
+/// `reason`; returns whether there was one. A projection that outlived its request (nothing
+/// in the log is open) is dropped.
+async fn lapse_open(
+    conn: &mut PgConnection,
+    head: GameHead,
+    by_seat: i16,
+    reason: UndoLapse,
+) -> Result<bool, Error> {
     let seats = games::seats(&mut *conn, head.id).await?;
     let rows = store::lines(&mut *conn, head.id, head.version).await?;
     let game = Locked {
-        seat: open.by_seat,
-        head: head.clone(),
+        seat: by_seat,
+        head,
         seats,
         rows,
     };
     let kind = kind_of(&game.head)?;
     let timeline = with_rules!(kind, R => timeline::<R>(&game.rows)?);
     if timeline.open_request().is_none() {
-        // The projection outlived its request (nothing in the log is open): drop it.
-        store::close(&mut *conn, head.id).await?;
-        return Ok(head.version);
+        store::close(&mut *conn, game.head.id).await?;
+        return Ok(false);
     }
-    lapse(conn, &game, &timeline, UndoLapse::Seat).await?;
-    Ok(head.version + 1)
+    lapse(conn, &game, &timeline, reason).await?;
+    Ok(true)
 }
 
 /// Lapses the requests whose deadline has passed (at most `limit`), for the deadline worker;
@@ -984,22 +996,8 @@ pub async fn lapse_due(pool: &PgPool, now: DateTime<Utc>, limit: i64) -> Result<
         if open.deadline_at > now {
             continue;
         }
-        let seats = games::seats(&mut *tx, game_id).await?;
-        let rows = store::lines(&mut *tx, game_id, head.version).await?;
-        let game = Locked {
-            seat: open.by_seat,
-            head,
-            seats,
-            rows,
-        };
-        let kind = kind_of(&game.head)?;
-        let timeline = with_rules!(kind, R => timeline::<R>(&game.rows)?);
-        if timeline.open_request().is_some() {
-            lapse(&mut tx, &game, &timeline, UndoLapse::Deadline).await?;
+        if lapse_open(&mut tx, head, open.by_seat, UndoLapse::Deadline).await? {
             lapsed += 1;
-        } else {
-            // The projection outlived its request (nothing in the log is open): drop it.
-            store::close(&mut tx, game_id).await?;
         }
         tx.commit().await?;
     }
