@@ -62,8 +62,9 @@ async fn a_worker_or_service_that_dies_stops_the_server_and_is_named() {
         );
         assert!(!answers(&app).await, "{worker}: the server has stopped");
         // The database is untouched by the stop: the account is still there.
+        let pool = app.own_pool().await;
         assert!(
-            kontor::store::sessions::standing(&app.pool, anna.id, None)
+            kontor::store::sessions::standing(&pool, anna.id, None)
                 .await
                 .unwrap()
                 .account,

@@ -301,6 +301,16 @@ pub struct User {
 }
 
 impl TestApp {
+    /// A pool of the test's own on its database, for reads after the server has stopped: the
+    /// shared `pool` may hand out a connection the server opened on one of its worker threads,
+    /// whose runtime ends with the server, and such a connection fails ("a Tokio context …
+    /// being shutdown").
+    pub async fn own_pool(&self) -> PgPool {
+        kontor::store::connect(pg().connect_options(&self.database), 1)
+            .await
+            .unwrap()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}/api/v1{path}", self.address)
     }
