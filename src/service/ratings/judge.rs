@@ -77,7 +77,7 @@ impl Judgement {
 /// played it), nor while the seat was abandoned or left (the bot played it). A move later
 /// taken back by an undo still counts: the player was there and moved.
 pub fn judge(events: &[EventRow], sandbox: bool) -> Judgement {
-    let start = events.first().and_then(|e| platform(e));
+    let start = events.first().and_then(platform);
     let Some(PlatformEvent::GameStarted {
         kind,
         options,
@@ -98,7 +98,8 @@ pub fn judge(events: &[EventRow], sandbox: bool) -> Judgement {
         Some(PlatformEvent::GameEnded { outcome, .. }) => Some(outcome),
         _ => None,
     });
-    let Some(outcome) = outcome.filter(|o| o.ranks.len() == seats.len()) else {
+    let Some(outcome) = outcome.filter(|o| !seats.is_empty() && o.ranks.len() == seats.len())
+    else {
         return unrated(Unrated::NoResult);
     };
     if sandbox {
@@ -163,20 +164,20 @@ fn seats_gone(events: &[EventRow], seat_count: usize) -> Option<Vec<bool>> {
                 by_bot[seat_of(seat)] = true;
                 left[seat_of(seat)] = true;
             }
-            Some(PlatformEvent::SeatReturned { seat }) => {
-                if !left[seat_of(seat)] {
-                    by_bot[seat_of(seat)] = false;
-                }
+            Some(PlatformEvent::SeatReturned { seat }) if !left[seat_of(seat)] => {
+                by_bot[seat_of(seat)] = false;
             }
             _ => {}
         }
         if crate::service::is_platform_event(&event.kind) {
             continue;
         }
-        if let Some(actor) = event.actor.and_then(|a| usize::try_from(a).ok()) {
-            if actor < seat_count && !by_bot[actor] && !timed_out.contains(&actor) {
-                moved[actor] = true;
-            }
+        if let Some(actor) = event.actor.and_then(|a| usize::try_from(a).ok())
+            && actor < seat_count
+            && !by_bot[actor]
+            && !timed_out.contains(&actor)
+        {
+            moved[actor] = true;
         }
     }
     Some(by_bot)

@@ -71,7 +71,7 @@ pub async fn judge_next(tx: &mut PgConnection, at: DateTime<Utc>) -> Result<bool
             .map(|u| current.get(u).copied().unwrap_or_else(Rating::initial))
             .collect();
         let updates = updates_for(pending.game_id, &judgement, &before);
-        let shown: Vec<i32> = updates.iter().map(|u| shown(u)).collect();
+        let shown: Vec<i32> = updates.iter().map(shown).collect();
         store::apply_updates(&mut *tx, &updates, &shown, at).await?;
     }
     Ok(true)
