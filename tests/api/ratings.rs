@@ -333,4 +333,18 @@ async fn rated_games_move_ratings_exactly_once_and_the_rebuild_reproduces_them()
     assert_eq!(mu_after, mu);
     let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
     assert!(ok, "{out}");
+    // A tampered update (the audit trail) likewise.
+    sqlx::query("UPDATE rating_updates SET mu_after = 99 WHERE game_id = $1 AND seat = 1")
+        .bind(second)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (ok, out) = app.kontor(&["ratings", "rebuild"]).await;
+    assert!(
+        ok && out.contains("1 game(s) and 0 current rating(s) differed"),
+        "{out}"
+    );
+    assert_eq!(updates(&app, second).await, second_updates);
+    let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
+    assert!(ok, "{out}");
 }
