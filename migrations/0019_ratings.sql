@@ -42,3 +42,33 @@ CREATE TABLE ratings (
     PRIMARY KEY (user_id, kind)
 );
 CREATE INDEX ratings_board ON ratings (kind, rating DESC, user_id);
+
+-- The finished games the rating worker has yet to judge, so that finding the next one costs an
+-- index probe however many games were judged before (an anti-join of `games` with
+-- `rating_games` would scan every judged game each time). Filled by a trigger as a game
+-- finishes (an imported sandbox is inserted finished), emptied by the worker in the same
+-- transaction as the game's `rating_games` row.
+CREATE TABLE rating_pending (
+    game_id     uuid PRIMARY KEY REFERENCES games (id),
+    finished_at timestamptz NOT NULL
+);
+CREATE INDEX rating_pending_order ON rating_pending (finished_at, game_id);
+
+CREATE FUNCTION rating_pending_on_finish() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.status = 'finished' AND (TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM 'finished') THEN
+        INSERT INTO rating_pending (game_id, finished_at)
+        VALUES (NEW.id, coalesce(NEW.finished_at, now()))
+        ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN NEW;
+END;
+$$;
+CREATE TRIGGER games_rating_pending
+    AFTER INSERT OR UPDATE OF status ON games
+    FOR EACH ROW EXECUTE FUNCTION rating_pending_on_finish();
+
+-- The games that finished before this migration.
+INSERT INTO rating_pending (game_id, finished_at)
+SELECT id, coalesce(finished_at, created_at) FROM games WHERE status = 'finished';

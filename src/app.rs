@@ -244,6 +244,9 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// The longest a stop waits for the live streams to wind down (each finishes one query).
+/// How often the ratings worker looks for finished games to judge.
+const RATINGS_POLL: Duration = Duration::from_secs(5);
+
 const STREAMS_GRACE: Duration = Duration::from_secs(10);
 
 /// Stops a running [`Application`] the clean way, as Ctrl-C and SIGTERM do.
@@ -364,6 +367,12 @@ impl Application {
                     config.clock.clone(),
                     workers.stop_token(),
                 ),
+            );
+            // Ratings: a short poll (judging a game costs a few milliseconds; a finished
+            // game's rating moves within seconds).
+            workers.spawn_worker(
+                "ratings",
+                crate::service::ratings::run(pool.clone(), RATINGS_POLL, workers.stop_token()),
             );
         }
         let hub = std::sync::Arc::new(crate::live::Hub::new());

@@ -70,6 +70,13 @@ enum Command {
     /// Delete what is no longer needed (mail finished over KONTOR_KEEP_SENT_MAIL_DAYS days
     /// ago, stale live presence), as the workers do every KONTOR_HOUSEKEEPING_EVERY seconds.
     Housekeeping,
+    /// Ratings: `rebuild` recomputes every rating from the logs in the order the games were
+    /// judged, compares with the stored ones and writes the recomputed ones where they differ
+    /// (`--check`: compare only, exit 1 on any difference).
+    Ratings {
+        #[command(subcommand)]
+        command: RatingsCommand,
+    },
     /// Notification mails that failed for good: list them, send them again.
     Mail {
         #[command(subcommand)]
@@ -160,6 +167,16 @@ enum AdminCommand {
     ChatUnmute {
         /// The account's username (any letter case).
         user: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum RatingsCommand {
+    /// Recompute every rating from the logs and compare (and write, without --check).
+    Rebuild {
+        /// Only compare: exit 1 if anything differs, write nothing.
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -335,6 +352,31 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
                 "deleted {} finished mail(s) and {} stale live presence row(s), {} expired refresh token(s) and {} failed-login counter(s) whose window ended",
                 swept.mails, swept.presence, swept.refresh_tokens, swept.login_failures
             );
+            Ok(())
+        }
+        Command::Ratings {
+            command: RatingsCommand::Rebuild { check },
+        } => {
+            let database = open_database(&config).await?;
+            let rebuilt =
+                kontor::service::ratings::rebuild(&database.pool, !check, config.clock.now()).await;
+            database.pool.close().await;
+            let rebuilt = rebuilt?;
+            println!(
+                "ratings rebuild{}: {} judged game(s); {} game(s) and {} current rating(s) differed{}",
+                if check { " --check" } else { "" },
+                rebuilt.games,
+                rebuilt.games_differing,
+                rebuilt.ratings_differing,
+                if check || rebuilt.games_differing + rebuilt.ratings_differing == 0 {
+                    ""
+                } else {
+                    " (rewritten from the logs)"
+                }
+            );
+            if check && rebuilt.games_differing + rebuilt.ratings_differing > 0 {
+                anyhow::bail!("the stored ratings differ from the logs");
+            }
             Ok(())
         }
         Command::Mail { command } => {

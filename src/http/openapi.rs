@@ -1222,6 +1222,10 @@ fn add_table_settings(spec: &mut Value) {
         "description": "Whether players may take moves back: `none` (never), `own` (a seat takes back its own moves since the last barrier at once, as long as no other seat acted since; the default for a new game) or `consent` (as `own`, and further with the consent of every seat whose moves would be undone). A stored game without this member is `none`.",
         "$ref": "#/components/schemas/UndoPolicy",
     });
+    let rated = json!({
+        "type": "boolean",
+        "description": "Whether the game moves its players' ratings (see the README's Ratings): default `false`, stored explicitly. Refused with `undo: consent` (400 `invalid_options`, field `rated`). A game is rated only when, besides, every seat is a human at the start and nobody leaves before every seat has moved; a sandbox never is. A stored game without this member is unrated.",
+    });
     for kind in GameKind::ALL {
         let default = crate::service::watch::Chat::default_for(kind.as_str()).as_str();
         let chat = json!({
@@ -1233,6 +1237,7 @@ fn add_table_settings(spec: &mut Value) {
             spec["components"]["schemas"][&name]["properties"]["spectators"] = spectators.clone();
             spec["components"]["schemas"][&name]["properties"]["chat"] = chat.clone();
             spec["components"]["schemas"][&name]["properties"]["undo"] = undo.clone();
+            spec["components"]["schemas"][&name]["properties"]["rated"] = rated.clone();
         }
     }
 }

@@ -231,12 +231,16 @@ pub async fn create(
     let (spectators, rules_options) = watch::split_options(&request.options)?;
     let (chat, rules_options) = watch::split_chat(kind.as_str(), &rules_options)?;
     let (undo, rules_options) = watch::split_undo(&rules_options)?;
+    let (rated, rules_options) = watch::split_rated(&rules_options, undo)?;
     let (options, rules_version) = with_rules!(kind, R => {
         (options_for::<R>(&rules_options, request.seats)?, R::RULES_VERSION as i32)
     });
-    let options = watch::with_undo(
-        watch::with_chat(watch::with_setting(options, spectators), chat),
-        undo,
+    let options = watch::with_rated(
+        watch::with_undo(
+            watch::with_chat(watch::with_setting(options, spectators), chat),
+            undo,
+        ),
+        rated,
     );
     let visibility = match request.visibility.as_deref().unwrap_or("public") {
         v @ ("public" | "private") => v.to_string(),

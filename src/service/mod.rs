@@ -16,6 +16,7 @@ pub mod lobby_feed;
 pub mod notes;
 pub mod play;
 pub mod profile;
+pub mod ratings;
 pub mod rematch;
 pub mod seats;
 pub mod security;

@@ -1,5 +1,5 @@
 //! Who may watch a game: the table's `spectators` setting, and blocks; and the table's `chat`
-//! and `undo` settings, the other platform settings among a game's options.
+//! `undo` and `rated` settings, the other platform settings among a game's options.
 //!
 //! The setting is chosen at creation and stored with the game's options (so the lobby, the
 //! export header and the log's start event all show it), but it is the platform's, not the
@@ -145,6 +145,47 @@ pub fn with_undo(mut options: Value, undo: UndoPolicy) -> Value {
     options
 }
 
+/// The name of the rated setting among the game's options.
+pub const RATED: &str = "rated";
+
+/// Whether a stored game (or its start event's options) was created rated: `false` when
+/// absent (games created before the setting existed).
+pub fn is_rated(options: &Value) -> bool {
+    options.get(RATED).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// Takes the `rated` setting out of a create request's options (the rest as they were): the
+/// setting (default `false`) and the rest. A rated table may not let players take moves back
+/// with the others' consent (`undo: consent`): a rating must rest on moves that stood.
+pub fn split_rated(raw: &Value, undo: UndoPolicy) -> Result<(bool, Value), Error> {
+    let mut rest = raw.clone();
+    let Some(value) = rest.as_object_mut().and_then(|o| o.remove(RATED)) else {
+        return Ok((false, rest));
+    };
+    let Some(rated) = value.as_bool() else {
+        return Err(Error::InvalidOptions {
+            field: RATED.to_string(),
+            detail: format!("rated is true or false, not {value}"),
+        });
+    };
+    if rated && undo == UndoPolicy::Consent {
+        return Err(Error::InvalidOptions {
+            field: RATED.to_string(),
+            detail: "a rated game cannot take moves back by consent: choose undo \"own\" or \"none\", or an unrated game".to_string(),
+        });
+    }
+    Ok((rated, rest))
+}
+
+/// The stored options (`options`, an object) completed with the rated setting, explicit even
+/// when `false` (the start event records it, and ratings are recomputed from the logs).
+pub fn with_rated(mut options: Value, rated: bool) -> Value {
+    if let Some(fields) = options.as_object_mut() {
+        fields.insert(RATED.to_string(), rated.into());
+    }
+    options
+}
+
 /// Takes the `spectators` setting out of a create request's options: the setting (default
 /// `anyone`) and the rest, for the rules engine to judge.
 pub fn split_options(raw: &Value) -> Result<(Spectators, Value), Error> {
@@ -174,6 +215,7 @@ pub fn rules_options(options: &Value) -> Value {
         fields.remove(SPECTATORS);
         fields.remove(CHAT);
         fields.remove(UNDO);
+        fields.remove(RATED);
     }
     rules
 }

@@ -43,6 +43,7 @@ async fn a_worker_or_service_that_dies_stops_the_server_and_is_named() {
         "mail",
         "deadlines",
         "housekeeping",
+        "ratings",
         "live-listener",
         "committer",
         "live-publisher",

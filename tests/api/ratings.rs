@@ -1,0 +1,350 @@
+//! Ratings (issue 24) through the real server and PostgreSQL: the `rated` table setting; the
+//! update against Weng and Lin's formulas computed here independently; rated games played to
+//! their end judged exactly once (a crash rolled back, two appliers at once); the rebuild
+//! reproducing the stored values exactly, and finding and repairing a difference.
+
+use crate::bots;
+use crate::support::*;
+use kontor::service::ratings::{self, Rating};
+use serde_json::json;
+use uuid::Uuid;
+
+#[tokio::test]
+async fn a_table_is_unrated_unless_created_rated_and_never_rated_with_consent_undo() {
+    let app = spawn_app().await;
+    let ann = app.register("ann").await;
+    let create = |options: serde_json::Value| json!({"kind": "steel-driver", "seats": 3, "options": options});
+
+    // Default: unrated, stored explicitly.
+    let plain = app
+        .post("/games")
+        .as_user(&ann)
+        .json(&create(json!({"map": "usa"})))
+        .send()
+        .await;
+    assert_eq!(plain.assert_ok()["options"]["rated"], false);
+    let id = plain.body["id"].as_str().unwrap().to_string();
+    let detail = app.get(&format!("/games/{id}")).as_user(&ann).send().await;
+    assert_eq!(detail.assert_ok()["options"]["rated"], false);
+
+    let rated = app
+        .post("/games")
+        .as_user(&ann)
+        .json(&create(json!({"map": "usa", "rated": true, "undo": "own"})))
+        .send()
+        .await;
+    assert_eq!(rated.assert_ok()["options"]["rated"], true);
+    assert_eq!(rated.body["options"]["undo"], "own");
+
+    // Consent undo on a rated table: refused (422 like every invalid option), nothing created.
+    let before = app.fingerprint().await;
+    let refused = app
+        .post("/games")
+        .as_user(&ann)
+        .json(&create(
+            json!({"map": "usa", "rated": true, "undo": "consent"}),
+        ))
+        .send()
+        .await;
+    let problem = refused.assert_problem(422, "invalid_options");
+    assert_eq!(problem["field"], "rated");
+    assert!(problem["detail"].as_str().unwrap().contains("consent"));
+    // Not a boolean: refused too.
+    app.post("/games")
+        .as_user(&ann)
+        .json(&create(json!({"map": "usa", "rated": "yes"})))
+        .send()
+        .await
+        .assert_problem(422, "invalid_options");
+    assert_eq!(app.fingerprint().await, before);
+
+    // Unrated with consent is fine.
+    let consent = app
+        .post("/games")
+        .as_user(&ann)
+        .json(&create(
+            json!({"map": "usa", "rated": false, "undo": "consent"}),
+        ))
+        .send()
+        .await;
+    assert_eq!(consent.assert_ok()["options"]["rated"], false);
+}
+
+/// Weng and Lin (JMLR 2011), Algorithm 1 (the Bradley–Terry model, full pairing), each seat a
+/// team of one, written here from the paper rather than the crate: for each seat i and every
+/// other q, c = sqrt(σ_i² + σ_q² + 2β²), p = e^{μ_i/c} / (e^{μ_i/c} + e^{μ_q/c}), s = 1 if i
+/// ranks above q, 1/2 on a tie, 0 below; Ω_i += σ_i²/c·(s − p); Δ_i += γ·σ_i²/c²·p(1 − p)
+/// with γ = σ_i/c; then μ_i += Ω_i and σ_i² ·= max(1 − Δ_i, κ). β = 25/6, κ = 1e-6.
+fn paper(before: &[Rating], ranks: &[u16]) -> Vec<Rating> {
+    let beta: f64 = 25.0 / 6.0;
+    let kappa = 1e-6;
+    (0..before.len())
+        .map(|i| {
+            let (mu, sigma) = (before[i].mu, before[i].sigma);
+            let (mut omega, mut delta) = (0.0, 0.0);
+            for q in (0..before.len()).filter(|&q| q != i) {
+                let c =
+                    (sigma * sigma + before[q].sigma * before[q].sigma + 2.0 * beta * beta).sqrt();
+                let (ei, eq) = ((mu / c).exp(), (before[q].mu / c).exp());
+                let p = ei / (ei + eq);
+                let s = match ranks[i].cmp(&ranks[q]) {
+                    std::cmp::Ordering::Less => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Greater => 0.0,
+                };
+                omega += sigma * sigma / c * (s - p);
+                let gamma = sigma / c;
+                delta += gamma * sigma * sigma / (c * c) * p * (1.0 - p);
+            }
+            Rating {
+                mu: mu + omega,
+                sigma: (sigma * sigma * (1.0 - delta).max(kappa)).sqrt(),
+            }
+        })
+        .collect()
+}
+
+fn assert_close(got: &[Rating], want: &[Rating]) {
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g.mu - w.mu).abs() < 1e-9 && (g.sigma - w.sigma).abs() < 1e-9,
+            "{got:?} != {want:?}"
+        );
+    }
+}
+
+#[test]
+fn updates_for_three_to_six_seats_with_ties_follow_the_papers_formulas() {
+    let varied = |n: usize| -> Vec<Rating> {
+        (0..n)
+            .map(|i| Rating {
+                mu: 18.0 + 3.7 * i as f64,
+                sigma: 8.0 - 0.9 * i as f64,
+            })
+            .collect()
+    };
+    let cases: Vec<Vec<u16>> = vec![
+        vec![1, 2, 3],
+        vec![1, 1, 3],
+        vec![2, 1, 2, 4],
+        vec![1, 2, 2, 2],
+        vec![3, 1, 5, 1, 3],
+        vec![1, 1, 1, 4, 5],
+        vec![6, 5, 4, 3, 2, 1],
+        vec![2, 2, 1, 4, 4, 4],
+    ];
+    for ranks in cases {
+        for before in [vec![Rating::initial(); ranks.len()], varied(ranks.len())] {
+            let got = ratings::update(&before, &ranks);
+            assert_close(&got, &paper(&before, &ranks));
+            // The numbers move: a winner alone on top gains, the last alone loses.
+            let best = ranks.iter().position(|&r| r == 1).unwrap();
+            if ranks.iter().filter(|&&r| r == 1).count() == 1 {
+                assert!(got[best].mu > before[best].mu, "{ranks:?}");
+            }
+        }
+    }
+}
+
+/// Registered players `names`.
+async fn players(app: &TestApp, names: &[&str]) -> Vec<User> {
+    let mut users = Vec::new();
+    for name in names {
+        users.push(app.register(name).await);
+    }
+    users
+}
+
+/// A rated three-seat Steel Driver game played to its end by the API bots.
+async fn rated_game(app: &TestApp, table: &[User], seed: u64) -> Uuid {
+    let game = app
+        .start_game("steel-driver", json!({"rated": true}), table)
+        .await;
+    bots::play_to_end(app, game, table, bots::steel_driver, seed).await;
+    game
+}
+
+/// The stored updates of a game: (user, rank, μ before, σ before, μ after, σ after) by seat.
+async fn updates(app: &TestApp, game: Uuid) -> Vec<(Uuid, i16, Rating, Rating)> {
+    let rows: Vec<(Uuid, i16, f64, f64, f64, f64)> = sqlx::query_as(
+        "SELECT user_id, rank, mu_before, sigma_before, mu_after, sigma_after
+           FROM rating_updates WHERE game_id = $1 ORDER BY seat",
+    )
+    .bind(game)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    rows.into_iter()
+        .map(|(u, r, mb, sb, ma, sa)| {
+            (
+                u,
+                r,
+                Rating { mu: mb, sigma: sb },
+                Rating { mu: ma, sigma: sa },
+            )
+        })
+        .collect()
+}
+
+async fn user_id(app: &TestApp, name: &str) -> Uuid {
+    sqlx::query_scalar("SELECT id FROM users WHERE username = $1")
+        .bind(name)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+async fn count(app: &TestApp, sql: &'static str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(&app.pool).await.unwrap()
+}
+
+#[tokio::test]
+async fn rated_games_move_ratings_exactly_once_and_the_rebuild_reproduces_them() {
+    let app = spawn_app().await;
+    let table = players(&app, &["ann", "bob", "cyd", "dee"]).await;
+    let first = rated_game(&app, &table[..3], 11).await;
+    let second_table = [table[0].clone(), table[1].clone(), table[3].clone()];
+    let second = rated_game(&app, &second_table, 12).await;
+    // An unrated table, played to its end too: judged, moves nothing.
+    let unrated = app.start_game("steel-driver", json!({}), &table[1..]).await;
+    bots::play_to_end(&app, unrated, &table[1..], bots::steel_driver, 13).await;
+    assert_eq!(count(&app, "SELECT count(*) FROM rating_pending").await, 3);
+
+    // A crash between the game's end and its rating: the judgement rolled back.
+    let mut tx = app.pool.begin().await.unwrap();
+    assert!(
+        ratings::judge_next(&mut tx, chrono::Utc::now())
+            .await
+            .unwrap()
+    );
+    tx.rollback().await.unwrap();
+    assert_eq!(count(&app, "SELECT count(*) FROM rating_games").await, 0);
+    assert_eq!(count(&app, "SELECT count(*) FROM ratings").await, 0);
+
+    // Two appliers at once (two instances): every game judged once, in all.
+    let (a, b) = tokio::join!(
+        ratings::process_due(&app.pool, chrono::Utc::now()),
+        ratings::process_due(&app.pool, chrono::Utc::now())
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    // The one that lost the lock may have judged nothing or taken over after the other.
+    let rest = ratings::process_due(&app.pool, chrono::Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(a + b + rest, 3, "{a} + {b} + {rest}");
+    assert_eq!(
+        ratings::process_due(&app.pool, chrono::Utc::now())
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(count(&app, "SELECT count(*) FROM rating_games").await, 3);
+    assert_eq!(count(&app, "SELECT count(*) FROM rating_pending").await, 0);
+    assert_eq!(count(&app, "SELECT count(*) FROM rating_updates").await, 6);
+    let reason: Option<String> =
+        sqlx::query_scalar("SELECT reason FROM rating_games WHERE game_id = $1")
+            .bind(unrated)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(reason.as_deref(), Some("not_rated_table"));
+    // Judged in the order the games ended.
+    let order: Vec<Uuid> = sqlx::query_scalar("SELECT game_id FROM rating_games ORDER BY seq")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(order, vec![first, second, unrated]);
+
+    // The first game: everyone new, ranked as the engine ranked them.
+    let detail = app
+        .get(&format!("/games/{first}"))
+        .as_user(&table[0])
+        .send()
+        .await;
+    let engine_ranks: Vec<u16> = detail.assert_ok()["outcome"]["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_u64().unwrap() as u16)
+        .collect();
+    let first_updates = updates(&app, first).await;
+    let ranks: Vec<u16> = first_updates.iter().map(|u| u.1 as u16).collect();
+    assert_eq!(ranks, engine_ranks);
+    let want = paper(&[Rating::initial(); 3], &ranks);
+    let got: Vec<Rating> = first_updates.iter().map(|u| u.3).collect();
+    assert_close(&got, &want);
+    // The second game starts from ann's and bob's ratings after the first.
+    let second_updates = updates(&app, second).await;
+    let before: Vec<Rating> = second_updates.iter().map(|u| u.2).collect();
+    assert_eq!(before[0], first_updates[0].3);
+    assert_eq!(before[1], first_updates[1].3);
+    assert_eq!(before[2], Rating::initial());
+    let ranks: Vec<u16> = second_updates.iter().map(|u| u.1 as u16).collect();
+    assert_close(
+        &second_updates.iter().map(|u| u.3).collect::<Vec<_>>(),
+        &paper(&before, &ranks),
+    );
+    // The current rating: the last update, two games, the displayed value.
+    let ann = user_id(&app, "ann").await;
+    let (mu, sigma, games, shown): (f64, f64, i32, i32) = sqlx::query_as(
+        "SELECT mu, sigma, games, rating FROM ratings WHERE user_id = $1 AND kind = 'steel-driver'",
+    )
+    .bind(ann)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        (mu, sigma, games),
+        (second_updates[0].3.mu, second_updates[0].3.sigma, 2)
+    );
+    assert_eq!(shown, (1000.0 + 40.0 * (mu - 3.0 * sigma)).round() as i32);
+    assert_eq!(
+        count(
+            &app,
+            "SELECT count(*) FROM ratings WHERE kind = 'steel-driver'"
+        )
+        .await,
+        4
+    );
+
+    // The rebuild finds exactly what is stored.
+    let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("3 judged game(s); 0 game(s) and 0 current rating(s) differed"),
+        "{out}"
+    );
+    // A tampered rating is found, and the rebuild restores it from the logs.
+    sqlx::query("UPDATE ratings SET mu = mu + 1 WHERE user_id = $1")
+        .bind(ann)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
+    assert!(!ok, "{out}");
+    let (ok, out) = app.kontor(&["ratings", "rebuild"]).await;
+    assert!(ok && out.contains("1 current rating(s) differed"), "{out}");
+    let mu_after: f64 = sqlx::query_scalar("SELECT mu FROM ratings WHERE user_id = $1")
+        .bind(ann)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(mu_after, mu);
+    let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
+    assert!(ok, "{out}");
+    // A tampered update (the audit trail) likewise.
+    sqlx::query("UPDATE rating_updates SET mu_after = 99 WHERE game_id = $1 AND seat = 1")
+        .bind(second)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (ok, out) = app.kontor(&["ratings", "rebuild"]).await;
+    assert!(
+        ok && out.contains("1 game(s) and 0 current rating(s) differed"),
+        "{out}"
+    );
+    assert_eq!(updates(&app, second).await, second_updates);
+    let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
+    assert!(ok, "{out}");
+}
