@@ -27,6 +27,7 @@ pub mod presence;
 pub mod rematch;
 pub mod seats;
 pub mod sessions;
+pub mod standing;
 pub mod throttle;
 pub mod tokens;
 pub mod undo;

@@ -41,6 +41,7 @@ mod rematch;
 mod scaleout;
 mod secrets;
 mod smtp;
+mod standing;
 mod supervision;
 mod support;
 mod undo;
