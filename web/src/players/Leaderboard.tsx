@@ -9,6 +9,8 @@ import { SignIn } from '../screens/SignIn';
 import { PlayerLink } from './PlayerLink';
 
 type Entry = Schemas['LeaderboardEntry'];
+// A kind from the address may be any text: the server answers an unknown one with 422.
+type Kind = Schemas['KindInfo']['kind'];
 
 const msgs = defineMessages({
   title: { en: (game: string) => `Leaderboard: ${game}`, ja: (game: string) => `ランキング：${game}` },
@@ -36,7 +38,7 @@ export function Leaderboard({ kind }: { kind?: string }) {
   const fetchPage = (after: string | null) =>
     ok(
       api.GET('/api/v1/leaderboards/{kind}', {
-        params: { path: { kind: chosen }, query: { limit: 50, cursor: after ?? undefined } },
+        params: { path: { kind: chosen as Kind }, query: { limit: 50, cursor: after ?? undefined } },
       }),
     );
   useEffect(() => {

@@ -15,6 +15,7 @@ import { MyGames } from './MyGames';
 
 type Profile = Schemas['PlayerProfile'];
 type HistoryEntry = Schemas['RatingHistoryEntry'];
+type Kind = Schemas['KindInfo']['kind'];
 
 const msgs = defineMessages({
   joined: { en: (d: string) => `Joined ${d}`, ja: (d: string) => `${d}に登録` },
@@ -58,7 +59,7 @@ function History({ name, kind }: { name: string; kind: string }) {
   const [items, setItems] = useState<HistoryEntry[] | null>(null);
   useEffect(() => {
     let stale = false;
-    ok(api.GET('/api/v1/players/{username}/ratings/{kind}', { params: { path: { username: name, kind }, query: { limit: 10 } } }))
+    ok(api.GET('/api/v1/players/{username}/ratings/{kind}', { params: { path: { username: name, kind: kind as Kind }, query: { limit: 10 } } }))
       .then((page) => !stale && setItems(page.items))
       .catch(() => {});
     return () => {
