@@ -303,6 +303,7 @@ impl From<crate::service::Error> for ApiError {
             E::GameFull => Self::conflict(ErrorCode::GameFull, detail),
             E::NotTheCreator { .. } => Self::forbidden(ErrorCode::NotTheCreator, detail),
             E::UserNotFound(_) => Self::not_found(ErrorCode::UserNotFound, detail),
+            E::PlayerNotFound(_) => Self::not_found(ErrorCode::PlayerNotFound, detail),
             E::NotEnoughPlayers { .. } => Self::conflict(ErrorCode::NotEnoughPlayers, detail),
             E::UnknownGameKind { .. } => {
                 Self::unprocessable(ErrorCode::UnknownGameKind, detail).with("field", "kind")
@@ -711,6 +712,7 @@ error_codes! {
     InvalidChatMessage = "invalid_chat_message", 422, "The message is empty, longer than 500 characters, or holds a control character other than a line break.";
     ChatRateLimited = "chat_rate_limited", 429, "The caller sends chat messages too fast (KONTOR_CHAT_BURST, KONTOR_CHAT_INTERVAL_SECS); retry after `Retry-After` seconds.";
     ChatDailyLimit = "chat_daily_limit", 429, "The caller sent the most chat messages a day allows in this game (KONTOR_CHAT_DAILY_MAX); retry after `Retry-After` seconds.";
+    PlayerNotFound = "player_not_found", 404, "No live account has this username (a deleted account's profile is gone too).";
     InvalidNote = "invalid_note", 422, "The note is longer than 10000 characters, or holds a control character other than a line break.";
 }
 

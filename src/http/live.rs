@@ -661,6 +661,7 @@ async fn user_snapshot(state: &AppState, me: Uuid) -> Result<sse::Event, ApiErro
             view: Some(ListView::MyTurn),
             kind: None,
             status: None,
+            result: None,
             limit: Some(100),
             cursor: None,
         },

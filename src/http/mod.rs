@@ -23,6 +23,7 @@ pub mod notifications;
 pub mod observe;
 pub mod openapi;
 pub mod page;
+pub mod players;
 pub mod profile;
 pub mod query_policy;
 pub mod rematch;
@@ -220,6 +221,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(notifications::failed_mails)
         .service(notifications::retry_mail)
         .service(notifications::retry_failed_mails)
+        .service(players::player_profile)
+        .service(players::rating_history)
+        .service(players::leaderboard)
         .service(openapi::serve_spec);
 }
 

@@ -29,6 +29,7 @@ use utoipa_actix_web::AppExt;
         (name = "live", description = "Server-Sent Events: a game as it happens, your notices."),
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
+        (name = "players", description = "Public profiles, rating histories and leaderboards."),
         (name = "meta", description = "This description."),
         (name = "health", description = "Probes for proxies and orchestrators, at the root outside `/api/v1`."),
     ),
@@ -39,6 +40,7 @@ use utoipa_actix_web::AppExt;
         crate::service::PlatformEvent,
         crate::service::EventOut,
         crate::service::lobby::ListView,
+        crate::service::lobby::GameResult,
         crate::audit::ExportHeader,
         crate::audit::ExportEvent,
         crate::service::watch::Spectators,
@@ -803,6 +805,42 @@ fn constrain_fields(spec: &mut Value) {
         ),
     ];
     let parameters = [
+        (
+            "/api/v1/leaderboards/{kind}",
+            "get",
+            "kind",
+            json!({"enum": kinds}),
+        ),
+        (
+            "/api/v1/leaderboards/{kind}",
+            "get",
+            "limit",
+            json!({"minimum": 1, "maximum": 100}),
+        ),
+        (
+            "/api/v1/leaderboards/{kind}",
+            "get",
+            "cursor",
+            json!({"minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"}),
+        ),
+        (
+            "/api/v1/players/{username}/ratings/{kind}",
+            "get",
+            "kind",
+            json!({"enum": kinds}),
+        ),
+        (
+            "/api/v1/players/{username}/ratings/{kind}",
+            "get",
+            "limit",
+            json!({"minimum": 1, "maximum": 100}),
+        ),
+        (
+            "/api/v1/players/{username}/ratings/{kind}",
+            "get",
+            "cursor",
+            json!({"minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"}),
+        ),
         ("/api/v1/games", "get", "kind", json!({"enum": kinds})),
         ("/api/v1/games", "get", "status", json!({"enum": statuses})),
         (

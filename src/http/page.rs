@@ -29,6 +29,8 @@ pub const SCREENS: &[&str] = &[
     "settings",
     "new",
     "games",
+    "players",
+    "leaderboards",
     "verify-email",
     "reset-password",
 ];

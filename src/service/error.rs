@@ -74,6 +74,9 @@ pub enum Error {
     /// An invitation for a name no account has (as the client typed it).
     #[error("there is no user {0:?}")]
     UserNotFound(String),
+    /// A profile asked for by a name no live account has (deleted accounts included).
+    #[error("there is no player {0:?}")]
+    PlayerNotFound(String),
     #[error("{kind} needs at least {min} players; {joined} have joined")]
     NotEnoughPlayers {
         kind: &'static str,

@@ -602,6 +602,16 @@ pub enum ListView {
     Finished,
 }
 
+/// The caller's result in a finished game, as `view=mine` filters by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameResult {
+    /// The caller's seat ranked first (a shared first place counts).
+    Won,
+    /// Any other rank.
+    NotWon,
+}
+
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
@@ -612,6 +622,10 @@ pub struct ListQuery {
     pub kind: Option<String>,
     /// Only games in this status (with any view; e.g. `view=mine&status=active`).
     pub status: Option<String>,
+    /// With `view=mine` only: the caller's finished games they `won` (their seat ranked 1,
+    /// alone or tied) or did `not_won`. Implies `status=finished` (another status is
+    /// refused).
+    pub result: Option<GameResult>,
     /// Page size, 1–100 (default 20).
     pub limit: Option<u32>,
     /// The `next_cursor` of the previous page.
@@ -655,6 +669,7 @@ pub async fn listed(
         view: Some(view),
         kind: None,
         status: None,
+        result: None,
         limit: Some(1),
         cursor: None,
     };
@@ -688,6 +703,25 @@ async fn list_of(
             Error::InvalidParameter("status is open, active, finished or cancelled".to_string())
         })?),
     };
+    let won = match query.result {
+        None => None,
+        Some(_) if view != ListView::Mine => {
+            return Err(Error::InvalidParameter(
+                "result filters the caller's own games: use it with view=mine".to_string(),
+            ));
+        }
+        Some(_) if status.is_some_and(|s| s != Status::Finished) => {
+            return Err(Error::InvalidParameter(
+                "result needs finished games: leave status out or send status=finished".to_string(),
+            ));
+        }
+        Some(result) => Some(result == GameResult::Won),
+    };
+    let status = if won.is_some() {
+        Some(Status::Finished)
+    } else {
+        status
+    };
     let cursor = query.cursor.as_deref().map(decode_cursor).transpose()?;
     let rows = games::list(
         pool,
@@ -701,6 +735,7 @@ async fn list_of(
             caller,
             kind: query.kind.as_deref(),
             status,
+            won,
             // One more than a page: whether there is a next page.
             limit: limit + 1,
             after: cursor,

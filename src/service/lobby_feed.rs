@@ -114,6 +114,7 @@ impl Feed {
             view: Some(view),
             kind: None,
             status: None,
+            result: None,
             limit: Some(SNAPSHOT_GAMES),
             cursor: None,
         };

@@ -21,6 +21,7 @@ pub mod rematch;
 pub mod seats;
 pub mod security;
 pub mod signin;
+pub mod standing;
 pub mod step;
 pub mod undo;
 pub mod watch;

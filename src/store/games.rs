@@ -332,6 +332,9 @@ pub struct ListFilter<'a> {
     pub kind: Option<&'a str>,
     /// Only games in this status (any listing).
     pub status: Option<Status>,
+    /// Only games where the caller's seat ranked first (`true`) or did not (`false`), by the
+    /// outcome.
+    pub won: Option<bool>,
     /// Rows to return at most.
     pub limit: i64,
     /// Only games after this one (its sort key and id) in the list's order.
@@ -410,6 +413,9 @@ pub async fn list<'e>(
             AND ($4::text IS NULL OR g.status = $4)
             AND ($5::timestamptz IS NULL OR ({sort_key}, g.id) {cmp} ($5, $6))
             AND ($7::uuid IS NULL OR g.id = $7)
+            AND ($8::boolean IS NULL OR EXISTS (
+                  SELECT 1 FROM game_seats ws WHERE ws.game_id = g.id AND ws.user_id = $1
+                     AND ((g.outcome->'ranks'->>(ws.seat::int))::int = 1) = $8))
           ORDER BY {sort_key} {order}, g.id {order}
           LIMIT $3"
     );
@@ -421,6 +427,7 @@ pub async fn list<'e>(
         .bind(filter.after.map(|c| c.0))
         .bind(filter.after.map(|c| c.1))
         .bind(filter.only)
+        .bind(filter.won)
         .fetch_all(executor)
         .await
 }

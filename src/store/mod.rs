@@ -28,6 +28,7 @@ pub mod ratings;
 pub mod rematch;
 pub mod seats;
 pub mod sessions;
+pub mod standing;
 pub mod throttle;
 pub mod tokens;
 pub mod undo;

@@ -42,6 +42,7 @@ mod rematch;
 mod scaleout;
 mod secrets;
 mod smtp;
+mod standing;
 mod supervision;
 mod support;
 mod undo;

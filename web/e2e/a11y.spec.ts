@@ -75,6 +75,8 @@ test('every screen passes axe (no serious or critical violation), desktop and ph
     { name: 'new game', path: '/new', ready: heading },
     { name: 'settings', path: '/settings', ready: async (p) => expect(p.getByTestId('profile').getByRole('button', { name: /Save|保存/ })).toBeVisible() },
     { name: 'not found', path: '/games/no/such-screen', ready: heading },
+    { name: 'profile', path: `/players/${anna!.name}`, ready: async (p) => expect(p.getByTestId('profile-name')).toBeVisible() },
+    { name: 'leaderboard', path: '/leaderboards/steel-driver', ready: heading },
     { name: 'missing game', path: '/games/00000000-0000-7000-8000-000000000000', ready: async (p) => expect(p.getByTestId('game-missing')).toBeVisible() },
     ...Object.entries(games).map(([name, id]) => ({
       name,

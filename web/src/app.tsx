@@ -12,6 +12,8 @@ import { GamePage } from './games/GamePage';
 import { NotFound } from './screens/NotFound';
 import { VerifyEmail } from './screens/account/VerifyEmail';
 import { ResetPassword } from './screens/account/ResetPassword';
+import { PlayerProfile } from './players/Profile';
+import { Leaderboard } from './players/Leaderboard';
 
 export function App() {
   return (
@@ -28,6 +30,9 @@ export function App() {
               <Route path="/games/:id" component={GamePage} />
               <Route path="/verify-email" component={VerifyEmail} />
               <Route path="/reset-password" component={ResetPassword} />
+              <Route path="/players/:name" component={PlayerProfile} />
+              <Route path="/leaderboards" component={Leaderboard} />
+              <Route path="/leaderboards/:kind" component={Leaderboard} />
               <Route default component={NotFound} />
             </Router>
           </Shell>

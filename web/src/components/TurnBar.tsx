@@ -5,7 +5,7 @@ import { defineMessages, useMessages } from '../i18n';
 import type { GameDetail } from '../games/types';
 import { moveDeadline } from './time';
 import { Countdown } from './Countdown';
-import { playerName } from './names';
+import { PlayerLink } from '../players/PlayerLink';
 
 const msgs = defineMessages({
   yourTurn: { en: 'Your turn.', ja: 'あなたの手番です。' },
@@ -49,7 +49,7 @@ export function TurnBar({ detail, seatName }: { detail: GameDetail; seatName: (s
           ].filter(Boolean);
           return (
             <li key={s.seat} class={detail.pending.includes(s.seat) ? 'pending' : undefined}>
-              {s.seat + 1}. {playerName(s)}
+              {s.seat + 1}. <PlayerLink seat={s} />
               {notes.length > 0 && <span class="muted"> ({notes.join(', ')})</span>}
             </li>
           );

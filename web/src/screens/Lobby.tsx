@@ -13,6 +13,7 @@ import { Countdown } from '../components/Countdown';
 import { moveDeadline } from '../components/time';
 import { SignIn } from './SignIn';
 import { playerName } from '../components/names';
+import { PlayerLink } from '../players/PlayerLink';
 
 type Summary = Schemas['GameSummary'];
 type ListView = Schemas['ListView'];
@@ -74,7 +75,14 @@ function GameRow({ game }: { game: Summary }) {
         {' '}
         · {m.status(game.status)} · {m.seats(game.seats.length, game.seat_count)}
       </span>
-      <div class="players">{game.seats.map(playerName).join(', ')}</div>
+      <div class="players">
+        {game.seats.map((s, i) => (
+          <span key={s.seat}>
+            {i > 0 && ', '}
+            <PlayerLink seat={s} />
+          </span>
+        ))}
+      </div>
       {(turn || deadline) && (
         <div class={game.your_turn ? 'your-turn' : undefined}>
           {turn && <strong>{turn}</strong>} {deadline && <Countdown deadline={deadline} />}

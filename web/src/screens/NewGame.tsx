@@ -57,6 +57,15 @@ const msgs = defineMessages({
     en: 'Never across a die roll, a card drawn, anything revealed or a payment: what the game’s rules call a barrier.',
     ja: 'サイコロ、カードを引くこと、情報の公開、支払いなど、ゲームのルールが区切りとするものを越えては取り消せません。',
   },
+  rated: { en: 'Rated', ja: 'レーティング対象' },
+  ratedHint: {
+    en: 'The result moves the players’ ratings (only when every seat is a person at the start).',
+    ja: '結果が参加者のレーティングに反映されます（開始時に全席が人間の場合のみ）。',
+  },
+  ratedNoConsent: {
+    en: 'A rated game cannot allow taking moves back by consent: choose another undo setting to rate it.',
+    ja: '同意による取り消しを認めるゲームはレーティング対象にできません。対象にするには別の取り消し設定を選んでください。',
+  },
   options: { en: 'Options', ja: 'オプション' },
   time: { en: 'Time control', ja: '持ち時間' },
   timed: { en: 'Limit the time for each move', ja: '1手ごとの時間を制限する' },
@@ -103,6 +112,7 @@ export function NewGame() {
   // Each game's default until the creator chooses (private channels for the negotiating game).
   const [chosenChat, setChat] = useState<Schemas['Chat'] | null>(null);
   const [undo, setUndo] = useState<Schemas['UndoPolicy']>('own');
+  const [rated, setRated] = useState(false);
   const [timed, setTimed] = useState(false);
   // The fields this form offers, never null (the request type allows null for "default").
   type Fields = 'days_per_move' | 'bank_days' | 'weekends_paused' | 'abandon_after' | 'on_abandon';
@@ -131,7 +141,7 @@ export function NewGame() {
     try {
       const game = await ok(
         api.POST('/api/v1/games', {
-          body: { kind, seats, visibility, options: { ...options, spectators, chat, undo } as never, time_control: timed ? tc : null },
+          body: { kind, seats, visibility, options: { ...options, spectators, chat, undo, ...(rated && undo !== 'consent' ? { rated: true } : {}) } as never, time_control: timed ? tc : null },
         }),
       );
       route(`/games/${game.id}`);
@@ -228,6 +238,23 @@ export function NewGame() {
           ))}
           <small id="undo-policy-hint" class="hint">
             {m.undoHint}
+          </small>
+        </fieldset>
+        <fieldset>
+          <legend>{m.rated}</legend>
+          <label>
+            <input
+              type="checkbox"
+              name="rated"
+              checked={rated && undo !== 'consent'}
+              disabled={undo === 'consent'}
+              onChange={(e) => setRated(e.currentTarget.checked)}
+              aria-describedby="rated-hint"
+            />{' '}
+            {m.rated}
+          </label>
+          <small id="rated-hint" class="hint">
+            {undo === 'consent' ? m.ratedNoConsent : m.ratedHint}
           </small>
         </fieldset>
         <fieldset>
