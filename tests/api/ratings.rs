@@ -348,3 +348,62 @@ async fn rated_games_move_ratings_exactly_once_and_the_rebuild_reproduces_them()
     let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
     assert!(ok, "{out}");
 }
+
+#[tokio::test]
+async fn a_rated_game_abandoned_in_its_first_round_moves_nothing() {
+    let w = spawn_mailed_app(&[]).await;
+    let app = &w.app;
+    let table = players(app, &["ann", "bob", "cyd"]).await;
+    let control = json!({"seconds_per_move": 60, "abandon_after": 1, "on_abandon": "forfeit"});
+    let game = app
+        .start_game_with(
+            json!({"kind": "steel-driver", "options": {"rated": true}, "time_control": control}),
+            &table,
+        )
+        .await;
+    // The first seat to act lets its time run out: abandoned before anyone else moved.
+    let first = app
+        .get(&format!("/games/{game}"))
+        .as_user(&table[0])
+        .send()
+        .await
+        .assert_ok()["pending"][0]
+        .as_u64()
+        .unwrap() as usize;
+    app.clock.advance(std::time::Duration::from_secs(61));
+    assert_eq!(app.run_deadlines().await.timeouts, 1);
+    // The others play on; the bot plays the forfeited seat.
+    for step in 0..5000 {
+        let state = app
+            .get(&format!("/games/{game}"))
+            .as_user(&table[0])
+            .send()
+            .await
+            .assert_ok()
+            .clone();
+        if state["status"] == "finished" {
+            break;
+        }
+        if state["pending"][0].as_u64().unwrap() as usize == first {
+            app.run_deadlines().await;
+        } else {
+            bots::play(app, game, &table, bots::steel_driver, step, 1).await;
+        }
+    }
+    assert_eq!(
+        ratings::process_due(&app.pool, chrono::Utc::now())
+            .await
+            .unwrap(),
+        1
+    );
+    let (rated, reason): (bool, Option<String>) =
+        sqlx::query_as("SELECT rated, reason FROM rating_games WHERE game_id = $1")
+            .bind(game)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert!(!rated);
+    assert_eq!(reason.as_deref(), Some("first_round"));
+    assert_eq!(count(app, "SELECT count(*) FROM rating_updates").await, 0);
+    assert_eq!(count(app, "SELECT count(*) FROM ratings").await, 0);
+}
