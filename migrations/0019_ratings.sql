@@ -67,7 +67,8 @@ END;
 $$;
 CREATE TRIGGER games_rating_pending
     AFTER INSERT OR UPDATE OF status ON games
-    FOR EACH ROW EXECUTE FUNCTION rating_pending_on_finish();
+    -- every action writes the head row's status: call the function only for a finished game
+    FOR EACH ROW WHEN (NEW.status = 'finished') EXECUTE FUNCTION rating_pending_on_finish();
 
 -- The games that finished before this migration.
 INSERT INTO rating_pending (game_id, finished_at)

@@ -7,6 +7,7 @@
 use super::Error;
 use crate::auth::identity;
 use crate::games::GameKind;
+use crate::service::ratings::{self, provisional};
 use crate::store::standing::{self, Settled};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -15,27 +16,17 @@ use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 use utoipa::ToSchema;
 
-/// Fewer rated games than this, and a rating is provisional.
-pub const SETTLED_MIN_GAMES: i32 = 5;
-/// A larger uncertainty (σ) than this, and a rating is provisional.
-pub const SETTLED_MAX_SIGMA: f64 = 5.0;
 /// How many finished games a profile lists.
 pub const RECENT_GAMES: i64 = 10;
 
 const SETTLED: Settled = Settled {
-    min_games: SETTLED_MIN_GAMES,
-    max_sigma: SETTLED_MAX_SIGMA,
+    min_games: ratings::judge::PROVISIONAL_GAMES,
+    max_sigma: ratings::judge::PROVISIONAL_SIGMA,
 };
 
-/// The rating shown for a skill estimate: `round(1000 + 40·(μ − 3σ))`, the conservative
-/// estimate (a new player, μ = 25 and σ = 25/3, shows 1000). One formula for every page.
-pub fn display_rating(mu: f64, sigma: f64) -> i32 {
-    (1000.0 + 40.0 * (mu - 3.0 * sigma)).round() as i32
-}
-
-/// Whether a rating is still provisional: too few rated games, or still too uncertain.
-pub fn provisional(games: i32, sigma: f64) -> bool {
-    games < SETTLED_MIN_GAMES || sigma > SETTLED_MAX_SIGMA
+/// The rating shown for a skill estimate (see [`ratings::display`]).
+fn display_rating(mu: f64, sigma: f64) -> i32 {
+    ratings::display(ratings::Rating { mu, sigma })
 }
 
 /// A player's rating in one game kind.
