@@ -40,6 +40,7 @@ use utoipa_actix_web::AppExt;
         crate::service::PlatformEvent,
         crate::service::EventOut,
         crate::service::lobby::ListView,
+        super::tournaments::TournamentStatus,
         crate::audit::ExportHeader,
         crate::audit::ExportEvent,
         crate::service::watch::Spectators,

@@ -16,8 +16,29 @@ use uuid::Uuid;
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct TournamentQuery {
-    /// `entry`, `running`, `finished` or `cancelled`; absent: all but cancelled ones.
-    pub status: Option<String>,
+    /// Only tournaments in this status; absent: all but cancelled ones.
+    pub status: Option<TournamentStatus>,
+}
+
+/// Where a tournament stands.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentStatus {
+    Entry,
+    Running,
+    Finished,
+    Cancelled,
+}
+
+impl TournamentStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Entry => "entry",
+            Self::Running => "running",
+            Self::Finished => "finished",
+            Self::Cancelled => "cancelled",
+        }
+    }
 }
 
 /// A list of tournaments (the newest 100).
@@ -83,7 +104,7 @@ pub async fn list_tournaments(
     query: Query<TournamentQuery>,
 ) -> Result<Json<TournamentList>, ApiError> {
     caller.require(Scope::GameRead)?;
-    let items = tournaments::list(&state.pool, query.status.as_deref()).await?;
+    let items = tournaments::list(&state.pool, query.status.map(TournamentStatus::as_str)).await?;
     Ok(Json(TournamentList { items }))
 }
 

@@ -61,14 +61,18 @@ pub const LIST_LIMIT: i64 = 100;
 }))]
 pub struct CreateTournamentRequest {
     /// 1–80 characters.
+    #[schema(min_length = 1, max_length = 80)]
     pub name: String,
     /// A registered game kind.
     pub kind: String,
     /// `swiss` or `round_robin`.
+    #[schema(pattern = "^(swiss|round_robin)$")]
     pub format: String,
     /// Seats per table, 3–6 (and within the kind's seats).
+    #[schema(minimum = 3, maximum = 6)]
     pub seats_per_table: u8,
     /// Number of rounds, 1–20.
+    #[schema(minimum = 1, maximum = 20)]
     pub rounds: u16,
     /// Whether the games are rated (the `rated` table setting).
     #[serde(default)]
@@ -76,15 +80,21 @@ pub struct CreateTournamentRequest {
     /// The games' time control; absent = none.
     pub time_control: Option<TimeControlRequest>,
     /// Hours a round may last before its unfinished games are adjudicated (1–8760, default 336).
+    #[schema(minimum = 1, maximum = 8760)]
     pub round_hours: Option<u32>,
     /// When entry closes and the tournament starts (in the future).
     pub entry_closes_at: DateTime<Utc>,
     /// The most entrants, 3–1000 (at least one table).
+    #[schema(minimum = 3, maximum = 1000)]
     pub max_players: u32,
     /// The games' options (as for a game; `rated` comes from the field above).
-    #[serde(default)]
+    #[serde(default = "no_options")]
     #[schema(value_type = Object)]
     pub options: Value,
+}
+
+fn no_options() -> Value {
+    json!({})
 }
 
 /// A tournament in a list.
@@ -288,11 +298,7 @@ fn game_options(kind: GameKind, raw: &Value, seats: u8) -> Result<Value, Error> 
 
 /// The options as given plus `rated` (a platform setting the game's creation judges).
 fn options_with_rated(options: &Value, rated: bool) -> Result<Value, Error> {
-    let mut options = if options.is_null() {
-        json!({})
-    } else {
-        options.clone()
-    };
+    let mut options = options.clone();
     let Some(fields) = options.as_object_mut() else {
         return Err(Error::InvalidOptions {
             field: "options".to_string(),
