@@ -31,6 +31,7 @@ pub mod request_log;
 pub mod security;
 pub mod session;
 pub mod text;
+pub mod tournaments;
 pub mod undo;
 pub mod uploads;
 
@@ -224,6 +225,14 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(players::player_profile)
         .service(players::rating_history)
         .service(players::leaderboard)
+        // Tournaments
+        .service(tournaments::create_tournament)
+        .service(tournaments::list_tournaments)
+        .service(tournaments::get_tournament)
+        .service(tournaments::join_tournament)
+        .service(tournaments::leave_tournament)
+        .service(tournaments::start_tournament)
+        .service(tournaments::withdraw_from_tournament)
         .service(openapi::serve_spec);
 }
 

@@ -208,6 +208,28 @@ fn options_for<R: Rules>(raw: &Value, seats: u8) -> Result<Value, Error> {
     Ok(serde_json::to_value(options).expect("options serialise"))
 }
 
+/// A table's stored options for `seats` seats of `kind`, with its rules version: the
+/// platform's settings among `raw` (who may watch, chat, undo, rated) split off and judged,
+/// the rest validated and completed by the rules, all stored explicitly. The lobby and the
+/// tournaments create games through this one function.
+pub fn table_options(kind: GameKind, raw: &Value, seats: u8) -> Result<(Value, i32), Error> {
+    let (spectators, rules_options) = watch::split_options(raw)?;
+    let (chat, rules_options) = watch::split_chat(kind.as_str(), &rules_options)?;
+    let (undo, rules_options) = watch::split_undo(&rules_options)?;
+    let (rated, rules_options) = watch::split_rated(&rules_options, undo)?;
+    let (options, rules_version) = with_rules!(kind, R => {
+        (options_for::<R>(&rules_options, seats)?, R::RULES_VERSION as i32)
+    });
+    let options = watch::with_rated(
+        watch::with_undo(
+            watch::with_chat(watch::with_setting(options, spectators), chat),
+            undo,
+        ),
+        rated,
+    );
+    Ok((options, rules_version))
+}
+
 /// The `Retry-After` of a refused creation (too many open games): no time frees one by
 /// itself, but players may fill one meanwhile, so a client may look again after a minute.
 pub const OPEN_GAMES_RETRY_AFTER_SECS: u64 = 60;
@@ -227,21 +249,7 @@ pub async fn create(
         .map(|tc| tc.validate(min_seconds_per_move))
         .transpose()?;
     let kind = parse_kind(&request.kind)?;
-    // Who may watch is the platform's setting among the options; the rest is the rules'.
-    let (spectators, rules_options) = watch::split_options(&request.options)?;
-    let (chat, rules_options) = watch::split_chat(kind.as_str(), &rules_options)?;
-    let (undo, rules_options) = watch::split_undo(&rules_options)?;
-    let (rated, rules_options) = watch::split_rated(&rules_options, undo)?;
-    let (options, rules_version) = with_rules!(kind, R => {
-        (options_for::<R>(&rules_options, request.seats)?, R::RULES_VERSION as i32)
-    });
-    let options = watch::with_rated(
-        watch::with_undo(
-            watch::with_chat(watch::with_setting(options, spectators), chat),
-            undo,
-        ),
-        rated,
-    );
+    let (options, rules_version) = table_options(kind, &request.options, request.seats)?;
     let visibility = match request.visibility.as_deref().unwrap_or("public") {
         v @ ("public" | "private") => v.to_string(),
         other => {

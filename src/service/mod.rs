@@ -23,6 +23,7 @@ pub mod security;
 pub mod signin;
 pub mod standing;
 pub mod step;
+pub mod tournaments;
 pub mod undo;
 pub mod watch;
 

@@ -31,6 +31,7 @@ pub mod sessions;
 pub mod standing;
 pub mod throttle;
 pub mod tokens;
+pub mod tournaments;
 pub mod undo;
 pub mod users;
 pub mod vacations;

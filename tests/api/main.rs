@@ -45,6 +45,7 @@ mod smtp;
 mod standing;
 mod supervision;
 mod support;
+mod tournaments;
 mod undo;
 mod uploads;
 mod watching;

@@ -1,0 +1,693 @@
+//! Tournaments through the API: entry, the organiser's start, the worker's rounds, Swiss and
+//! round-robin played out by bots, withdrawal, the deadline's adjudication, the organiser
+//! setting, bad input, and re-deriving a finished tournament from its games' logs.
+
+use crate::bots;
+use crate::support::{AppOptions, TestApp, User, spawn_app, spawn_app_with};
+use kontor::service::tournaments::derive::{self, Facts, Format, Settings};
+use kontor::service::tournaments::standings::TableResult;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::Duration;
+use uuid::Uuid;
+
+fn in_a_day(app: &TestApp) -> String {
+    (app.config.clock.now() + chrono::Duration::days(1)).to_rfc3339()
+}
+
+fn body(app: &TestApp, format: &str, rounds: u32) -> Value {
+    json!({
+        "name": "Winter cup", "kind": "steel-driver", "format": format, "seats_per_table": 3,
+        "rounds": rounds, "entry_closes_at": in_a_day(app), "max_players": 12,
+    })
+}
+
+async fn create(app: &TestApp, organiser: &User, body: &Value) -> Value {
+    app.post("/tournaments")
+        .as_user(organiser)
+        .json(body)
+        .send()
+        .await
+        .assert_ok()
+        .clone()
+}
+
+async fn players(app: &TestApp, count: usize) -> Vec<User> {
+    let mut users = Vec::new();
+    for i in 0..count {
+        users.push(app.register(&format!("entrant{i}")).await);
+    }
+    users
+}
+
+async fn enter_all(app: &TestApp, id: &str, users: &[User]) {
+    for user in users {
+        app.post(&format!("/tournaments/{id}/join"))
+            .as_user(user)
+            .send()
+            .await
+            .assert_ok();
+    }
+}
+
+#[tokio::test]
+async fn tournament_entry_leave_and_the_organisers_early_start() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 4).await;
+    let created = create(&app, &organiser, &body(&app, "swiss", 2)).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    assert_eq!(created["status"], "entry");
+    assert_eq!(created["organiser"], "organiser");
+    assert_eq!(created["current_round"], 0);
+    let listed = app
+        .get("/tournaments?status=entry")
+        .as_user(&users[0])
+        .send()
+        .await;
+    assert_eq!(listed.assert_ok()["items"][0]["id"], created["id"]);
+    // Too few to start.
+    enter_all(&app, &id, &users[..2]).await;
+    app.post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(409, "tournament_too_few_players");
+    enter_all(&app, &id, &users[2..]).await;
+    // Entering twice changes nothing; leaving takes the entry back; leaving twice is refused.
+    enter_all(&app, &id, &users[..1]).await;
+    let left = app
+        .delete(&format!("/tournaments/{id}/join"))
+        .as_user(&users[3])
+        .send()
+        .await;
+    assert_eq!(left.assert_ok()["players"].as_array().unwrap().len(), 3);
+    app.delete(&format!("/tournaments/{id}/join"))
+        .as_user(&users[3])
+        .send()
+        .await
+        .assert_problem(409, "tournament_not_entered");
+    // Only the organiser starts it.
+    app.post(&format!("/tournaments/{id}/start"))
+        .as_user(&users[0])
+        .send()
+        .await
+        .assert_problem(403, "not_the_organiser");
+    let started = app
+        .post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await;
+    let started = started.assert_ok();
+    assert_eq!(started["status"], "running");
+    assert_eq!(started["current_round"], 1);
+    let tables = started["rounds_played"][0]["tables"].as_array().unwrap();
+    assert_eq!(tables.len(), 1);
+    let game = tables[0]["game_id"].as_str().unwrap();
+    let seen = app
+        .get(&format!("/games/{game}"))
+        .as_user(&users[0])
+        .send()
+        .await;
+    assert_eq!(seen.assert_ok()["status"], "active");
+    // Entry is closed now.
+    app.post(&format!("/tournaments/{id}/join"))
+        .as_user(&users[3])
+        .send()
+        .await
+        .assert_problem(409, "tournament_wrong_status");
+    app.delete(&format!("/tournaments/{id}/join"))
+        .as_user(&users[0])
+        .send()
+        .await
+        .assert_problem(409, "tournament_wrong_status");
+}
+
+#[tokio::test]
+async fn tournament_creation_refuses_bad_input_with_stable_codes() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let past = (app.config.clock.now() - chrono::Duration::hours(1)).to_rfc3339();
+    for (change, status, code, field) in [
+        (json!({"name": ""}), 422, "invalid_field", Some("name")),
+        (
+            json!({"name": "x".repeat(81)}),
+            422,
+            "invalid_field",
+            Some("name"),
+        ),
+        (
+            json!({"format": "knockout"}),
+            422,
+            "invalid_field",
+            Some("format"),
+        ),
+        (
+            json!({"seats_per_table": 2}),
+            422,
+            "invalid_field",
+            Some("seats_per_table"),
+        ),
+        (
+            json!({"seats_per_table": 7}),
+            422,
+            "invalid_field",
+            Some("seats_per_table"),
+        ),
+        (json!({"rounds": 0}), 422, "invalid_field", Some("rounds")),
+        (json!({"rounds": 21}), 422, "invalid_field", Some("rounds")),
+        (
+            json!({"max_players": 2}),
+            422,
+            "invalid_field",
+            Some("max_players"),
+        ),
+        (
+            json!({"max_players": 1001}),
+            422,
+            "invalid_field",
+            Some("max_players"),
+        ),
+        (
+            json!({"round_hours": 0}),
+            422,
+            "invalid_field",
+            Some("round_hours"),
+        ),
+        (
+            json!({"entry_closes_at": past}),
+            422,
+            "invalid_field",
+            Some("entry_closes_at"),
+        ),
+        (json!({"kind": "chess"}), 422, "unknown_game_kind", None),
+        (
+            json!({"options": {"colour": "red"}}),
+            422,
+            "invalid_options",
+            None,
+        ),
+        (
+            json!({"options": {"rated": true}}),
+            422,
+            "invalid_options",
+            Some("rated"),
+        ),
+        (
+            json!({"time_control": {"days_per_move": 99}}),
+            422,
+            "invalid_field",
+            Some("time_control.days_per_move"),
+        ),
+        (
+            json!({"seats_per_table": "three"}),
+            400,
+            "invalid_body",
+            None,
+        ),
+        (json!({"surprise": 1}), 400, "invalid_body", None),
+    ] {
+        let mut request = body(&app, "swiss", 3);
+        for (key, value) in change.as_object().unwrap() {
+            request[key] = value.clone();
+        }
+        let reply = app
+            .post("/tournaments")
+            .as_user(&organiser)
+            .json(&request)
+            .send()
+            .await;
+        let problem = reply.assert_problem(status, code);
+        if let Some(field) = field {
+            assert_eq!(problem["field"], field, "{change}: {problem}");
+        }
+    }
+    let listed = app.get("/tournaments").as_user(&organiser).send().await;
+    assert_eq!(
+        listed.assert_ok()["items"],
+        json!([]),
+        "nothing was created"
+    );
+    app.get("/tournaments?status=later")
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(400, "invalid_parameter");
+    app.get(&format!("/tournaments/{}", Uuid::now_v7()))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(404, "tournament_not_found");
+    app.get("/tournaments/not-an-id")
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(400, "invalid_parameter");
+}
+
+#[tokio::test]
+async fn tournament_organisers_are_verified_players_or_admins_as_the_setting_says() {
+    let app = spawn_app().await;
+    let unverified = app.register_unverified("newcomer").await;
+    let request = body(&app, "swiss", 1);
+    app.post("/tournaments")
+        .as_user(&unverified)
+        .json(&request)
+        .send()
+        .await
+        .assert_problem(403, "organiser_not_allowed");
+    let verified = app.register("regular").await;
+    create(&app, &verified, &request).await;
+
+    let admins_only = spawn_app_with(AppOptions {
+        settings: HashMap::from([(
+            "KONTOR_TOURNAMENT_ORGANISERS".to_string(),
+            "admins".to_string(),
+        )]),
+    })
+    .await;
+    let regular = admins_only.register("regular").await;
+    let request = body(&admins_only, "swiss", 1);
+    admins_only
+        .post("/tournaments")
+        .as_user(&regular)
+        .json(&request)
+        .send()
+        .await
+        .assert_problem(403, "organiser_not_allowed");
+    let admin = admins_only.register("boss").await;
+    sqlx::query("UPDATE users SET is_admin = true WHERE id = $1")
+        .bind(admin.id)
+        .execute(&admins_only.pool)
+        .await
+        .unwrap();
+    create(&admins_only, &admin, &request).await;
+}
+
+async fn get(app: &TestApp, id: &str, user: &User) -> Value {
+    app.get(&format!("/tournaments/{id}"))
+        .as_user(user)
+        .send()
+        .await
+        .assert_ok()
+        .clone()
+}
+
+/// The worker's pass, as the supervisor runs it.
+async fn run_worker(app: &TestApp) -> usize {
+    kontor::service::tournaments::process_due(&app.pool, &app.config.clock, 10)
+        .await
+        .unwrap()
+}
+
+fn users_at(table: &Value, users: &[User]) -> Vec<User> {
+    table["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|seat| {
+            let name = seat["username"].as_str().unwrap();
+            let user = users.iter().find(|u| u.name == name).unwrap();
+            User {
+                id: user.id,
+                name: user.name.clone(),
+                token: user.token.clone(),
+                refresh: user.refresh.clone(),
+            }
+        })
+        .collect()
+}
+
+/// Plays every game of the running round to its end with the bots.
+async fn play_round(app: &TestApp, tournament: &Value, users: &[User], seed: u64) {
+    let round = tournament["current_round"].as_i64().unwrap() as usize;
+    let tables = tournament["rounds_played"][round - 1]["tables"]
+        .as_array()
+        .unwrap();
+    for (index, table) in tables.iter().enumerate() {
+        let game: Uuid = table["game_id"].as_str().unwrap().parse().unwrap();
+        let players = users_at(table, users);
+        bots::play_to_end(app, game, &players, bots::steel_driver, seed + index as u64).await;
+    }
+}
+
+/// The ranks per seat of a finished game, read from its log's `kontor.game_ended`.
+async fn ranks_from_log(app: &TestApp, game: Uuid, viewer: &User) -> Vec<u16> {
+    let export = app.export(game, viewer).await;
+    let ended = export
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|line| line["type"] == "kontor.game_ended")
+        .expect("the game ended");
+    ended["data"]["outcome"]["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_u64().unwrap() as u16)
+        .collect()
+}
+
+/// Re-derives the whole tournament from its recorded facts (settings, seed, entrants,
+/// withdrawals) and its games' logs, and compares with what the API shows.
+async fn rederive(app: &TestApp, tournament: &Value, users: &[User], withdrawn: &[(&User, u16)]) {
+    let id_of = |name: &str| users.iter().find(|u| u.name == name).unwrap().id;
+    let name_of = |id: Uuid| users.iter().find(|u| u.id == id).unwrap().name.clone();
+    let settings = Settings {
+        format: Format::parse(tournament["format"].as_str().unwrap()).unwrap(),
+        seats_per_table: tournament["seats_per_table"].as_u64().unwrap() as usize,
+        rounds: tournament["rounds"].as_u64().unwrap() as u16,
+        min_seats: 3,
+        max_seats: 6,
+    };
+    let mut rounds = Vec::new();
+    for round in tournament["rounds_played"].as_array().unwrap() {
+        let mut tables = Vec::new();
+        for table in round["tables"].as_array().unwrap() {
+            let seats: Vec<Uuid> = table["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| id_of(s["username"].as_str().unwrap()))
+                .collect();
+            let game: Uuid = table["game_id"].as_str().unwrap().parse().unwrap();
+            let ranks = if table["adjudicated"] == true {
+                None
+            } else {
+                Some(ranks_from_log(app, game, &users[0]).await)
+            };
+            tables.push(TableResult { seats, ranks });
+        }
+        rounds.push(tables);
+    }
+    let facts = Facts {
+        seed: hex::decode(tournament["seed"].as_str().unwrap()).unwrap(),
+        players: tournament["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| id_of(p["username"].as_str().unwrap()))
+            .collect(),
+        withdrawn: withdrawn.iter().map(|(u, r)| (u.id, *r)).collect(),
+        rounds: rounds.clone(),
+    };
+    let derived = derive::derive(&settings, &facts, rounds.len());
+    let seated: Vec<Vec<Vec<Uuid>>> = rounds
+        .iter()
+        .map(|r| r.iter().map(|t| t.seats.clone()).collect())
+        .collect();
+    assert_eq!(
+        derived.tables[..seated.len()],
+        seated[..],
+        "the seating re-derives"
+    );
+    let shown: Vec<(String, u64)> = tournament["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["username"].as_str().unwrap().to_string(),
+                s["points"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let again: Vec<(String, u64)> = derived
+        .standings
+        .iter()
+        .map(|s| (name_of(s.user), u64::from(s.points)))
+        .collect();
+    assert_eq!(shown, again, "the standings re-derive");
+}
+
+fn pairs_of(round: &Value) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    for table in round["tables"].as_array().unwrap() {
+        let names: Vec<String> = table["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["username"].as_str().unwrap().to_string())
+            .collect();
+        for (i, a) in names.iter().enumerate() {
+            for b in &names[i + 1..] {
+                pairs.push(if a < b {
+                    (a.clone(), b.clone())
+                } else {
+                    (b.clone(), a.clone())
+                });
+            }
+        }
+    }
+    pairs
+}
+
+#[tokio::test]
+async fn tournament_swiss_of_nine_players_in_three_rounds_is_played_by_bots_to_its_final_standings()
+{
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 9).await;
+    let mut request = body(&app, "swiss", 3);
+    request["max_players"] = json!(9);
+    let created = create(&app, &organiser, &request).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    enter_all(&app, &id, &users).await;
+    app.post(&format!("/tournaments/{id}/join"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(409, "tournament_full");
+    // Nothing is due before entry closes; then the worker starts it.
+    assert_eq!(run_worker(&app).await, 0);
+    app.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    assert_eq!(run_worker(&app).await, 1);
+    let mut seen_pairs: Vec<(String, String)> = Vec::new();
+    for round in 1..=3 {
+        let tournament = get(&app, &id, &organiser).await;
+        assert_eq!(tournament["status"], "running");
+        assert_eq!(tournament["current_round"], round);
+        let played = &tournament["rounds_played"][round as usize - 1];
+        let tables = played["tables"].as_array().unwrap();
+        assert_eq!(tables.len(), 3, "9 players at tables of 3");
+        let mut seated: Vec<&str> = tables
+            .iter()
+            .flat_map(|t| {
+                t["seats"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s["username"].as_str().unwrap())
+            })
+            .collect();
+        seated.sort();
+        seated.dedup();
+        assert_eq!(seated.len(), 9, "everyone seated once");
+        let pairs = pairs_of(played);
+        let repeats = pairs.iter().filter(|p| seen_pairs.contains(p)).count();
+        if round == 2 {
+            assert_eq!(repeats, 0, "round 2 of 9 at tables of 3 needs no repeat");
+        }
+        seen_pairs.extend(pairs);
+        play_round(&app, &tournament, &users, 100 * round as u64).await;
+        // One pass ends the round and seats the next (or finishes); a second has nothing to do.
+        assert_eq!(run_worker(&app).await, 1);
+        assert_eq!(run_worker(&app).await, 0);
+    }
+    let finished = get(&app, &id, &users[0]).await;
+    assert_eq!(finished["status"], "finished");
+    assert_eq!(finished["current_round"], 0);
+    let standings = finished["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 9);
+    let total: u64 = standings
+        .iter()
+        .map(|s| s["points"].as_u64().unwrap())
+        .sum();
+    // Every table hands out 6 + 3 + 0 = 9 points, more when seats tie (at most 18).
+    assert!((81..=162).contains(&total), "{total}");
+    let points: Vec<u64> = standings
+        .iter()
+        .map(|s| s["points"].as_u64().unwrap())
+        .collect();
+    assert!(points.windows(2).all(|w| w[0] >= w[1]), "{points:?}");
+    for round in finished["rounds_played"].as_array().unwrap() {
+        assert_eq!(round["status"], "finished");
+        for table in round["tables"].as_array().unwrap() {
+            assert_eq!(table["game_status"], "finished");
+            assert!(table["seats"][0]["points"].is_u64());
+        }
+    }
+    rederive(&app, &finished, &users, &[]).await;
+    let listed = app
+        .get("/tournaments?status=finished")
+        .as_user(&organiser)
+        .send()
+        .await;
+    assert_eq!(listed.assert_ok()["items"][0]["id"], finished["id"]);
+}
+
+fn names(table: &Value) -> Vec<String> {
+    table["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["username"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn tournament_round_robin_with_a_withdrawal_and_an_adjudicated_deadline() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 6).await;
+    let mut request = body(&app, "round_robin", 2);
+    request["round_hours"] = json!(1);
+    let id = create(&app, &organiser, &request).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(&app, &id, &users).await;
+    // Withdrawing is for a running tournament; before the start one leaves.
+    app.post(&format!("/tournaments/{id}/withdraw"))
+        .as_user(&users[0])
+        .send()
+        .await
+        .assert_problem(409, "tournament_wrong_status");
+    let started = app
+        .post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_ok()
+        .clone();
+    let tables = started["rounds_played"][0]["tables"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(tables.len(), 2, "two groups of three");
+    // Group A plays its game to the end; in group B a player withdraws.
+    let game_a: Uuid = tables[0]["game_id"].as_str().unwrap().parse().unwrap();
+    bots::play_to_end(
+        &app,
+        game_a,
+        &users_at(&tables[0], &users),
+        bots::steel_driver,
+        7,
+    )
+    .await;
+    let game_b: Uuid = tables[1]["game_id"].as_str().unwrap().parse().unwrap();
+    let group_b = users_at(&tables[1], &users);
+    let leaver = &group_b[1];
+    let withdrawn = app
+        .post(&format!("/tournaments/{id}/withdraw"))
+        .as_user(leaver)
+        .send()
+        .await;
+    let withdrawn = withdrawn.assert_ok();
+    let entry = withdrawn["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["username"] == leaver.name.as_str())
+        .unwrap();
+    assert_eq!(entry["withdrawn"], true);
+    app.post(&format!("/tournaments/{id}/withdraw"))
+        .as_user(leaver)
+        .send()
+        .await
+        .assert_problem(409, "tournament_already_withdrawn");
+    app.post(&format!("/tournaments/{id}/withdraw"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(409, "tournament_not_entered");
+    // The leaver's seat went to the abandonment policy, as a deleted account's does.
+    let export = app.export(game_b, &group_b[0]).await;
+    assert!(export.contains("kontor.seat_left"), "{export}");
+    // Group B's game is not over: the round waits for its deadline.
+    assert_eq!(run_worker(&app).await, 0);
+    app.clock.advance(Duration::from_secs(3601));
+    assert_eq!(run_worker(&app).await, 1);
+    let after = get(&app, &id, &organiser).await;
+    let round1 = &after["rounds_played"][0];
+    assert_eq!(round1["status"], "finished");
+    let adjudicated = &round1["tables"][1];
+    assert_eq!(adjudicated["adjudicated"], true);
+    assert_eq!(adjudicated["game_status"], "active", "the game goes on");
+    for (seat, name) in names(adjudicated).iter().enumerate() {
+        // The average of 6/3/0, rounded down; nothing for the withdrawn player.
+        let expected = if *name == leaver.name { 0 } else { 3 };
+        assert_eq!(adjudicated["seats"][seat]["points"], expected, "{name}");
+    }
+    // Round 2: group A again, its seats rotated by one; group B has two players left, fewer
+    // than a table needs, and sits out.
+    let round2 = after["rounds_played"][1]["tables"].as_array().unwrap();
+    assert_eq!(round2.len(), 1);
+    let mut rotated = names(&tables[0]);
+    rotated.rotate_left(1);
+    assert_eq!(names(&round2[0]), rotated);
+    assert_eq!(after["current_round"], 2);
+    play_round(&app, &after, &users, 9).await;
+    assert_eq!(run_worker(&app).await, 1);
+    let finished = get(&app, &id, &organiser).await;
+    assert_eq!(finished["status"], "finished");
+    let line = finished["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["username"] == leaver.name.as_str())
+        .unwrap();
+    assert_eq!(
+        (line["points"].as_u64(), line["withdrawn"].as_bool()),
+        (Some(0), Some(true))
+    );
+    rederive(&app, &finished, &users, &[(leaver, 1)]).await;
+}
+
+#[tokio::test]
+async fn tournament_with_too_few_entrants_is_cancelled_when_entry_closes() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 2).await;
+    let id = create(&app, &organiser, &body(&app, "swiss", 1)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(&app, &id, &users).await;
+    app.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    assert_eq!(run_worker(&app).await, 1);
+    let cancelled = get(&app, &id, &organiser).await;
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(cancelled["rounds_played"], json!([]));
+    assert_eq!(run_worker(&app).await, 0);
+}
+
+#[tokio::test]
+async fn tournament_worker_passes_at_once_start_it_exactly_once() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 3).await;
+    let id = create(&app, &organiser, &body(&app, "swiss", 2)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(&app, &id, &users).await;
+    app.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    // Two workers (as on two instances) at the same moment: the tournament's row lock lets
+    // one start it; the other finds it started and nothing due.
+    let (one, two) = tokio::join!(run_worker(&app), run_worker(&app));
+    assert_eq!(one + two, 1);
+    let running = get(&app, &id, &organiser).await;
+    assert_eq!(running["rounds_played"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        running["rounds_played"][0]["tables"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let games: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(games, 1);
+}
