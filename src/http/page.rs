@@ -31,6 +31,7 @@ pub const SCREENS: &[&str] = &[
     "games",
     "verify-email",
     "reset-password",
+    "tournaments",
 ];
 
 const PAGE: &str = "index.html";

@@ -12,6 +12,8 @@ import { GamePage } from './games/GamePage';
 import { NotFound } from './screens/NotFound';
 import { VerifyEmail } from './screens/account/VerifyEmail';
 import { ResetPassword } from './screens/account/ResetPassword';
+import { Tournaments } from './tournaments/Tournaments';
+import { TournamentPage } from './tournaments/TournamentPage';
 
 export function App() {
   return (
@@ -28,6 +30,9 @@ export function App() {
               <Route path="/games/:id" component={GamePage} />
               <Route path="/verify-email" component={VerifyEmail} />
               <Route path="/reset-password" component={ResetPassword} />
+              {/* Tournaments (issue 24): the list with its create form, and one tournament. */}
+              <Route path="/tournaments" component={Tournaments} />
+              <Route path="/tournaments/:id" component={TournamentPage} />
               <Route default component={NotFound} />
             </Router>
           </Shell>
