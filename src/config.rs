@@ -93,6 +93,8 @@ pub struct Config {
     pub rematch_deadline: Duration,
     /// How long the seats asked to consent to an undo have to answer.
     pub undo_deadline: Duration,
+    /// Who may organise tournaments (`KONTOR_TOURNAMENT_ORGANISERS`).
+    pub tournament_organisers: crate::service::tournaments::Organisers,
     /// How often an idle live stream sends a keep-alive comment (a closed connection is
     /// noticed then at the latest).
     pub live_keep_alive: Duration,
@@ -211,6 +213,7 @@ impl std::fmt::Debug for Config {
             vacation_days_per_year,
             rematch_deadline,
             undo_deadline,
+            tournament_organisers,
             live_keep_alive,
             live_max_streams_per_user,
             live_max_streams_per_address,
@@ -266,6 +269,7 @@ impl std::fmt::Debug for Config {
             .field("vacation_days_per_year", vacation_days_per_year)
             .field("rematch_deadline", rematch_deadline)
             .field("undo_deadline", undo_deadline)
+            .field("tournament_organisers", tournament_organisers)
             .field("live_keep_alive", live_keep_alive)
             .field("live_max_streams_per_user", live_max_streams_per_user)
             .field("live_max_streams_per_address", live_max_streams_per_address)
@@ -455,6 +459,11 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_REMATCH_DEADLINE_HOURS",
         "72",
         "Hours the other players of a finished game have to answer a rematch offer (1 to 720).",
+    ),
+    Setting::value(
+        "KONTOR_TOURNAMENT_ORGANISERS",
+        "verified",
+        "Who may organise tournaments: `verified` (any player whose address is verified) or `admins`.",
     ),
     Setting::value(
         "KONTOR_UNDO_DEADLINE_HOURS",
@@ -825,6 +834,13 @@ impl Config {
             bail!("KONTOR_UNDO_DEADLINE_HOURS must be between 1 and 720");
         }
         let undo_deadline = Duration::from_secs(undo_hours * 3600);
+        let tournament_organisers = match values.value("KONTOR_TOURNAMENT_ORGANISERS") {
+            "verified" => crate::service::tournaments::Organisers::Verified,
+            "admins" => crate::service::tournaments::Organisers::Admins,
+            other => {
+                bail!("KONTOR_TOURNAMENT_ORGANISERS must be verified or admins, not {other:?}")
+            }
+        };
         if housekeeping_every.is_zero() {
             bail!("KONTOR_HOUSEKEEPING_EVERY must be at least 1 second");
         }
@@ -875,6 +891,7 @@ impl Config {
             vacation_days_per_year: i64::from(values.number::<u32>("KONTOR_VACATION_DAYS")?),
             rematch_deadline,
             undo_deadline,
+            tournament_organisers,
             live_keep_alive: values.seconds("KONTOR_LIVE_KEEP_ALIVE")?,
             live_max_streams_per_user: live_max_streams_per_user as usize,
             live_max_streams_per_address: live_max_streams_per_address as usize,

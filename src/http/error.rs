@@ -322,6 +322,23 @@ impl From<crate::service::Error> for ApiError {
             E::TooManyInvitations { wait, .. } => {
                 Self::limit_reached(ErrorCode::TooManyInvitations, wait, detail)
             }
+            E::TournamentNotFound => Self::not_found(ErrorCode::TournamentNotFound, detail),
+            E::OrganiserNotAllowed(_) => Self::forbidden(ErrorCode::OrganiserNotAllowed, detail),
+            E::NotTheOrganiser => Self::forbidden(ErrorCode::NotTheOrganiser, detail),
+            E::TournamentWrongStatus { status, .. } => {
+                Self::conflict(ErrorCode::TournamentWrongStatus, detail)
+                    .with("tournament_status", status)
+            }
+            E::TournamentFull { max } => {
+                Self::conflict(ErrorCode::TournamentFull, detail).with("max_players", max)
+            }
+            E::TournamentNotEntered => Self::conflict(ErrorCode::TournamentNotEntered, detail),
+            E::TournamentAlreadyWithdrawn => {
+                Self::conflict(ErrorCode::TournamentAlreadyWithdrawn, detail)
+            }
+            E::TournamentTooFewPlayers { .. } => {
+                Self::conflict(ErrorCode::TournamentTooFewPlayers, detail)
+            }
             E::RematchNotFinished { status } => {
                 Self::conflict(ErrorCode::RematchNotFinished, detail)
                     .with("game_status", status.as_str())
@@ -712,6 +729,14 @@ error_codes! {
     ChatRateLimited = "chat_rate_limited", 429, "The caller sends chat messages too fast (KONTOR_CHAT_BURST, KONTOR_CHAT_INTERVAL_SECS); retry after `Retry-After` seconds.";
     ChatDailyLimit = "chat_daily_limit", 429, "The caller sent the most chat messages a day allows in this game (KONTOR_CHAT_DAILY_MAX); retry after `Retry-After` seconds.";
     InvalidNote = "invalid_note", 422, "The note is longer than 10000 characters, or holds a control character other than a line break.";
+    TournamentNotFound = "tournament_not_found", 404, "No tournament has this id.";
+    OrganiserNotAllowed = "organiser_not_allowed", 403, "The caller may not organise tournaments on this server (KONTOR_TOURNAMENT_ORGANISERS: verified players, or administrators only).";
+    NotTheOrganiser = "not_the_organiser", 403, "Only the tournament's organiser may do this.";
+    TournamentWrongStatus = "tournament_wrong_status", 409, "The tournament is not in a state that allows this (`tournament_status`: entry, running, finished, cancelled).";
+    TournamentFull = "tournament_full", 409, "The tournament has as many entrants as it takes (`max_players`).";
+    TournamentNotEntered = "tournament_not_entered", 409, "The caller has not entered this tournament.";
+    TournamentAlreadyWithdrawn = "tournament_already_withdrawn", 409, "The caller withdrew from this tournament already.";
+    TournamentTooFewPlayers = "tournament_too_few_players", 409, "Too few players entered to fill a table.";
 }
 
 #[cfg(test)]

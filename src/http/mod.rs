@@ -30,6 +30,7 @@ pub mod request_log;
 pub mod security;
 pub mod session;
 pub mod text;
+pub mod tournaments;
 pub mod undo;
 pub mod uploads;
 
@@ -220,6 +221,13 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(notifications::failed_mails)
         .service(notifications::retry_mail)
         .service(notifications::retry_failed_mails)
+        // Tournaments
+        .service(tournaments::create_tournament)
+        .service(tournaments::list_tournaments)
+        .service(tournaments::get_tournament)
+        .service(tournaments::join_tournament)
+        .service(tournaments::leave_tournament)
+        .service(tournaments::start_tournament)
         .service(openapi::serve_spec);
 }
 

@@ -168,6 +168,27 @@ pub enum Error {
     AlreadyOnVacation,
     #[error("you are not on vacation")]
     NotOnVacation,
+    // Tournaments (`service::tournaments`).
+    #[error("there is no tournament with this id")]
+    TournamentNotFound,
+    /// The caller may not organise (`KONTOR_TOURNAMENT_ORGANISERS`); the message says why.
+    #[error("{0}")]
+    OrganiserNotAllowed(&'static str),
+    #[error("only the tournament's organiser may do this")]
+    NotTheOrganiser,
+    #[error("cannot {action}: the tournament is {status}")]
+    TournamentWrongStatus {
+        action: &'static str,
+        status: String,
+    },
+    #[error("the tournament is full ({max} players)")]
+    TournamentFull { max: i32 },
+    #[error("you have not entered this tournament")]
+    TournamentNotEntered,
+    #[error("you withdrew from this tournament already")]
+    TournamentAlreadyWithdrawn,
+    #[error("a table needs at least {min} players; {joined} have entered")]
+    TournamentTooFewPlayers { min: usize, joined: usize },
     /// The database cannot be reached (transient: retry later).
     #[error("the database cannot be reached: {0}")]
     Unavailable(anyhow::Error),

@@ -21,6 +21,7 @@ pub mod seats;
 pub mod security;
 pub mod signin;
 pub mod step;
+pub mod tournaments;
 pub mod undo;
 pub mod watch;
 

@@ -29,6 +29,7 @@ pub mod seats;
 pub mod sessions;
 pub mod throttle;
 pub mod tokens;
+pub mod tournaments;
 pub mod undo;
 pub mod users;
 pub mod vacations;

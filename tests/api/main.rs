@@ -43,6 +43,7 @@ mod secrets;
 mod smtp;
 mod supervision;
 mod support;
+mod tournaments;
 mod undo;
 mod uploads;
 mod watching;
