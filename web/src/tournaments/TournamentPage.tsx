@@ -2,8 +2,8 @@
 // leaving during entry and withdrawing once it runs, the standings, and each round's tables
 // with links to their games and the results. Live through the caller's own stream
 // (`/me/stream`): a tournament of theirs starting, a round seated or the tournament finished
-// reloads it, as does the end of one of their games (the standings move); coming back to the
-// tab reloads too, since a spectator of the tournament gets no events of it.
+// reloads it, as does a game of theirs starting or ending; coming back to the tab reloads
+// too, since a spectator of the tournament gets no events of it.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
@@ -84,8 +84,10 @@ const msgs = defineMessages({
   noRounds: { en: 'The first round is seated when the tournament starts.', ja: '第1ラウンドはトーナメントの開始時に組まれます。' },
 });
 
-/** The events of the caller's stream after which a tournament page reads again. */
-const RELOAD_ON = new Set(['tournament_started', 'tournament_round', 'tournament_finished', 'game_over']);
+/** The events of the caller's stream after which a tournament page reads again: the
+ * tournament's own, and a game of theirs starting (a round seated starts it) or ending (the
+ * round, and so the standings, may move on). */
+const RELOAD_ON = new Set(['tournament_started', 'tournament_round', 'tournament_finished', 'game_started', 'game_over']);
 
 function RoundTables({ round, me }: { round: Round; me: string }) {
   const m = useMessages(msgs);
@@ -211,7 +213,6 @@ export function TournamentPage({ id }: { id: string }) {
   const path = { params: { path: { tournament_id: id } } };
   const join = () => act(() => ok(api.POST('/api/v1/tournaments/{tournament_id}/join', path)));
   const leave = () => act(() => ok(api.DELETE('/api/v1/tournaments/{tournament_id}/join', path)));
-  const withdraw = () => act(() => ok(api.POST('/api/v1/tournaments/{tournament_id}/withdraw', path)));
   const start = () => act(() => ok(api.POST('/api/v1/tournaments/{tournament_id}/start', path)));
   const tc = t.time_control as TimeControl | null | undefined;
 
@@ -265,11 +266,6 @@ export function TournamentPage({ id }: { id: string }) {
         {t.status === 'entry' && organiser && (
           <ConfirmButton question={m.startQuestion} disabled={busy} onConfirm={() => void start()}>
             {m.start}
-          </ConfirmButton>
-        )}
-        {t.status === 'running' && entry && !entry.withdrawn && (
-          <ConfirmButton question={m.withdrawQuestion} disabled={busy} onConfirm={() => void withdraw()}>
-            {m.withdraw}
           </ConfirmButton>
         )}
         {entry?.withdrawn && <span>{m.withdrawnYou}</span>}
