@@ -21,6 +21,10 @@ use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
+/// How often the tournament worker looks for tournaments to move on (a round whose games
+/// all ended is seated at most this long after).
+const TOURNAMENT_POLL: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The database of a configuration, and the embedded cluster behind it if there is one.
 pub struct DatabaseHandle {
     pub pool: PgPool,
@@ -362,6 +366,15 @@ impl Application {
                     config.login_window,
                     config.housekeeping_every,
                     config.clock.clone(),
+                    workers.stop_token(),
+                ),
+            );
+            workers.spawn_worker(
+                "tournaments",
+                crate::service::tournaments::run(
+                    pool.clone(),
+                    config.clock.clone(),
+                    TOURNAMENT_POLL,
                     workers.stop_token(),
                 ),
             );

@@ -228,6 +228,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(tournaments::join_tournament)
         .service(tournaments::leave_tournament)
         .service(tournaments::start_tournament)
+        .service(tournaments::withdraw_from_tournament)
         .service(openapi::serve_spec);
 }
 

@@ -202,3 +202,36 @@ pub async fn start_tournament(
         .await?,
     ))
 }
+
+/// Withdraw from a running tournament: the caller scores nothing from the running round on
+/// and is never seated again; their seats in its running games go to each game's
+/// abandonment policy (the bot plays them, or they are forfeited), as a deleted account's do.
+#[utoipa::path(
+    tag = "tournaments",
+    security(("bearer" = [])),
+    params(("tournament_id" = Uuid, Path, description = "The tournament.")),
+    responses(
+        (status = 200, description = "The caller is withdrawn.", body = Tournament),
+        (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
+        (status = 409, description = "`tournament_wrong_status` (not running: before the start, leave instead), `tournament_not_entered`, `tournament_already_withdrawn`.", body = Problem, content_type = PROBLEM),
+    )
+)]
+#[post("/tournaments/{tournament_id}/withdraw")]
+pub async fn withdraw_from_tournament(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Uuid>,
+) -> Result<Json<Tournament>, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    Ok(Json(
+        tournaments::withdraw(
+            &state.pool,
+            &state.config.clock,
+            caller.user_id,
+            path.into_inner(),
+        )
+        .await?,
+    ))
+}

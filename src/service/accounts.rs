@@ -116,70 +116,87 @@ async fn settle_game(
             deletion.games_unseated.push(game_id);
         }
         Status::Active => {
-            let Some((seat, state)) = seats::seat_and_state_of(conn, game_id, user).await? else {
-                return Ok(());
-            };
-            // A forfeited seat is the bot's to the end already.
-            if state == SeatState::Forfeited {
-                return Ok(());
+            if leave_running_game(conn, time, &head, user, placeholder).await? {
+                deletion.games_left.push(game_id);
             }
-            // Without a time control there is no policy chosen: the bot plays the seat, as
-            // the time control's default would have it.
-            let policy = step::time_control(&head)
-                .map(|c| c.on_abandon)
-                .unwrap_or(AbandonPolicy::Bot);
-            let (seat_state, policy) = match policy {
-                AbandonPolicy::Bot => (SeatState::Abandoned, "bot"),
-                AbandonPolicy::Forfeit => (SeatState::Forfeited, "forfeit"),
-            };
-            seats::set_state(conn, game_id, seat, seat_state).await?;
-            let version =
-                super::undo::apply::lapse_before_seat_change(&mut *conn, &head).await? + 1;
-            let event = PlatformEvent::SeatLeft {
-                seat: seat as u8,
-                policy: policy.to_string(),
-            }
-            .to_new_event();
-            events::append(conn, game_id, version, None, &[event]).await?;
-            games::set_version(conn, game_id, version).await?;
-            // If the seat must act now, the bot's clock replaces the player's.
-            if head.pending_seats.contains(&seat) {
-                let control = step::time_control(&head);
-                let clocks = seat_clocks(conn, game_id).await?;
-                let plan = clock::plan(
-                    control.as_ref(),
-                    &clocks,
-                    &[],
-                    &[seat],
-                    None,
-                    None,
-                    None,
-                    time.now(),
-                );
-                append::arm(conn, game_id, plan.clocks()).await?;
-            }
-            let others: Vec<Uuid> = games::seats(&mut *conn, game_id)
-                .await?
-                .into_iter()
-                .filter(|s| s.user_id != user)
-                .map(|s| s.user_id)
-                .collect();
-            let notices: Vec<Notice> = others
-                .iter()
-                .map(|&other| {
-                    Notice::player_left(
-                        other,
-                        game_id,
-                        seat,
-                        json!({"seat": seat, "player": placeholder, "policy": policy}),
-                    )
-                })
-                .collect();
-            notify::enqueue(conn, &notices).await?;
-            live_note(conn, &Note::left(game_id, version, seat, others)).await?;
-            deletion.games_left.push(game_id);
         }
         Status::Finished | Status::Cancelled => {}
     }
     Ok(())
+}
+
+/// `user` leaves the running game `head` (locked) for good, as a deleted account's player
+/// does and a withdrawn tournament player does: their seat goes to the game's abandonment
+/// policy (the bot plays it, or it is forfeited; without a time control, the bot), written
+/// as `kontor.seat_left`; the other players are told, `placeholder` naming who left. Returns
+/// whether the seat was left (`false`: no seat of theirs, or forfeited already).
+pub(super) async fn leave_running_game(
+    conn: &mut PgConnection,
+    time: &Clock,
+    head: &games::GameHead,
+    user: Uuid,
+    placeholder: &str,
+) -> Result<bool, Error> {
+    let game_id = head.id;
+    let Some((seat, state)) = seats::seat_and_state_of(conn, game_id, user).await? else {
+        return Ok(false);
+    };
+    // A forfeited seat is the bot's to the end already.
+    if state == SeatState::Forfeited {
+        return Ok(false);
+    }
+    // Without a time control there is no policy chosen: the bot plays the seat, as
+    // the time control's default would have it.
+    let policy = step::time_control(head)
+        .map(|c| c.on_abandon)
+        .unwrap_or(AbandonPolicy::Bot);
+    let (seat_state, policy) = match policy {
+        AbandonPolicy::Bot => (SeatState::Abandoned, "bot"),
+        AbandonPolicy::Forfeit => (SeatState::Forfeited, "forfeit"),
+    };
+    seats::set_state(conn, game_id, seat, seat_state).await?;
+    let version = super::undo::apply::lapse_before_seat_change(&mut *conn, head).await? + 1;
+    let event = PlatformEvent::SeatLeft {
+        seat: seat as u8,
+        policy: policy.to_string(),
+    }
+    .to_new_event();
+    events::append(conn, game_id, version, None, &[event]).await?;
+    games::set_version(conn, game_id, version).await?;
+    // If the seat must act now, the bot's clock replaces the player's.
+    if head.pending_seats.contains(&seat) {
+        let control = step::time_control(head);
+        let clocks = seat_clocks(conn, game_id).await?;
+        let plan = clock::plan(
+            control.as_ref(),
+            &clocks,
+            &[],
+            &[seat],
+            None,
+            None,
+            None,
+            time.now(),
+        );
+        append::arm(conn, game_id, plan.clocks()).await?;
+    }
+    let others: Vec<Uuid> = games::seats(&mut *conn, game_id)
+        .await?
+        .into_iter()
+        .filter(|s| s.user_id != user)
+        .map(|s| s.user_id)
+        .collect();
+    let notices: Vec<Notice> = others
+        .iter()
+        .map(|&other| {
+            Notice::player_left(
+                other,
+                game_id,
+                seat,
+                json!({"seat": seat, "player": placeholder, "policy": policy}),
+            )
+        })
+        .collect();
+    notify::enqueue(conn, &notices).await?;
+    live_note(conn, &Note::left(game_id, version, seat, others)).await?;
+    Ok(true)
 }

@@ -347,17 +347,24 @@ pub async fn record_result(
     Ok(())
 }
 
-/// Tournaments the worker has something to do for at `now`: entry closed, or a running one
-/// (whose round may be over or past its deadline). Oldest first.
+/// Tournaments the worker has something to do for at `now`: entry closed, or the running
+/// round's games all over, or its deadline passed. Oldest first.
 pub async fn due<'e>(
     executor: impl PgExecutor<'e>,
     now: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar(
-        "SELECT id FROM tournaments
-          WHERE (status = 'entry' AND entry_closes_at <= $1) OR status = 'running'
-          ORDER BY created_at, id LIMIT $2",
+        "SELECT t.id FROM tournaments t
+          WHERE (t.status = 'entry' AND t.entry_closes_at <= $1)
+             OR (t.status = 'running' AND EXISTS (
+                   SELECT 1 FROM tournament_rounds r
+                    WHERE r.tournament_id = t.id AND r.status = 'running'
+                      AND (r.deadline <= $1 OR NOT EXISTS (
+                            SELECT 1 FROM tournament_tables tt JOIN games g ON g.id = tt.game_id
+                             WHERE tt.tournament_id = t.id AND tt.round = r.number
+                               AND g.status <> 'finished'))))
+          ORDER BY t.created_at, t.id LIMIT $2",
     )
     .bind(now)
     .bind(limit)

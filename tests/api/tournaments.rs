@@ -2,9 +2,13 @@
 //! round-robin played out by bots, withdrawal, the deadline's adjudication, the organiser
 //! setting, bad input, and re-deriving a finished tournament from its games' logs.
 
+use crate::bots;
 use crate::support::{AppOptions, TestApp, User, spawn_app, spawn_app_with};
+use kontor::service::tournaments::derive::{self, Facts, Format, Settings};
+use kontor::service::tournaments::standings::TableResult;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::time::Duration;
 use uuid::Uuid;
 
 fn in_a_day(app: &TestApp) -> String {
@@ -278,4 +282,245 @@ async fn tournament_organisers_are_verified_players_or_admins_as_the_setting_say
         .await
         .unwrap();
     create(&admins_only, &admin, &request).await;
+}
+
+async fn get(app: &TestApp, id: &str, user: &User) -> Value {
+    app.get(&format!("/tournaments/{id}"))
+        .as_user(user)
+        .send()
+        .await
+        .assert_ok()
+        .clone()
+}
+
+/// The worker's pass, as the supervisor runs it.
+async fn run_worker(app: &TestApp) -> usize {
+    kontor::service::tournaments::process_due(&app.pool, &app.config.clock, 10)
+        .await
+        .unwrap()
+}
+
+fn users_at(table: &Value, users: &[User]) -> Vec<User> {
+    table["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|seat| {
+            let name = seat["username"].as_str().unwrap();
+            let user = users.iter().find(|u| u.name == name).unwrap();
+            User {
+                id: user.id,
+                name: user.name.clone(),
+                token: user.token.clone(),
+                refresh: user.refresh.clone(),
+            }
+        })
+        .collect()
+}
+
+/// Plays every game of the running round to its end with the bots.
+async fn play_round(app: &TestApp, tournament: &Value, users: &[User], seed: u64) {
+    let round = tournament["current_round"].as_i64().unwrap() as usize;
+    let tables = tournament["rounds_played"][round - 1]["tables"]
+        .as_array()
+        .unwrap();
+    for (index, table) in tables.iter().enumerate() {
+        let game: Uuid = table["game_id"].as_str().unwrap().parse().unwrap();
+        let players = users_at(table, users);
+        bots::play_to_end(app, game, &players, bots::steel_driver, seed + index as u64).await;
+    }
+}
+
+/// The ranks per seat of a finished game, read from its log's `kontor.game_ended`.
+async fn ranks_from_log(app: &TestApp, game: Uuid, viewer: &User) -> Vec<u16> {
+    let export = app.export(game, viewer).await;
+    let ended = export
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|line| line["type"] == "kontor.game_ended")
+        .expect("the game ended");
+    ended["data"]["outcome"]["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_u64().unwrap() as u16)
+        .collect()
+}
+
+/// Re-derives the whole tournament from its recorded facts (settings, seed, entrants,
+/// withdrawals) and its games' logs, and compares with what the API shows.
+async fn rederive(app: &TestApp, tournament: &Value, users: &[User], withdrawn: &[(&User, u16)]) {
+    let id_of = |name: &str| users.iter().find(|u| u.name == name).unwrap().id;
+    let name_of = |id: Uuid| users.iter().find(|u| u.id == id).unwrap().name.clone();
+    let settings = Settings {
+        format: Format::parse(tournament["format"].as_str().unwrap()).unwrap(),
+        seats_per_table: tournament["seats_per_table"].as_u64().unwrap() as usize,
+        rounds: tournament["rounds"].as_u64().unwrap() as u16,
+        min_seats: 3,
+        max_seats: 6,
+    };
+    let mut rounds = Vec::new();
+    for round in tournament["rounds_played"].as_array().unwrap() {
+        let mut tables = Vec::new();
+        for table in round["tables"].as_array().unwrap() {
+            let seats: Vec<Uuid> = table["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| id_of(s["username"].as_str().unwrap()))
+                .collect();
+            let game: Uuid = table["game_id"].as_str().unwrap().parse().unwrap();
+            let ranks = if table["adjudicated"] == true {
+                None
+            } else {
+                Some(ranks_from_log(app, game, &users[0]).await)
+            };
+            tables.push(TableResult { seats, ranks });
+        }
+        rounds.push(tables);
+    }
+    let facts = Facts {
+        seed: hex::decode(tournament["seed"].as_str().unwrap()).unwrap(),
+        players: tournament["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| id_of(p["username"].as_str().unwrap()))
+            .collect(),
+        withdrawn: withdrawn.iter().map(|(u, r)| (u.id, *r)).collect(),
+        rounds: rounds.clone(),
+    };
+    let derived = derive::derive(&settings, &facts, rounds.len());
+    let seated: Vec<Vec<Vec<Uuid>>> = rounds
+        .iter()
+        .map(|r| r.iter().map(|t| t.seats.clone()).collect())
+        .collect();
+    assert_eq!(
+        derived.tables[..seated.len()],
+        seated[..],
+        "the seating re-derives"
+    );
+    let shown: Vec<(String, u64)> = tournament["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["username"].as_str().unwrap().to_string(),
+                s["points"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let again: Vec<(String, u64)> = derived
+        .standings
+        .iter()
+        .map(|s| (name_of(s.user), u64::from(s.points)))
+        .collect();
+    assert_eq!(shown, again, "the standings re-derive");
+}
+
+fn pairs_of(round: &Value) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    for table in round["tables"].as_array().unwrap() {
+        let names: Vec<String> = table["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["username"].as_str().unwrap().to_string())
+            .collect();
+        for (i, a) in names.iter().enumerate() {
+            for b in &names[i + 1..] {
+                pairs.push(if a < b {
+                    (a.clone(), b.clone())
+                } else {
+                    (b.clone(), a.clone())
+                });
+            }
+        }
+    }
+    pairs
+}
+
+#[tokio::test]
+async fn tournament_swiss_of_nine_players_in_three_rounds_is_played_by_bots_to_its_final_standings()
+{
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 9).await;
+    let mut request = body(&app, "swiss", 3);
+    request["max_players"] = json!(9);
+    let created = create(&app, &organiser, &request).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    enter_all(&app, &id, &users).await;
+    app.post(&format!("/tournaments/{id}/join"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(409, "tournament_full");
+    // Nothing is due before entry closes; then the worker starts it.
+    assert_eq!(run_worker(&app).await, 0);
+    app.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    assert_eq!(run_worker(&app).await, 1);
+    let mut seen_pairs: Vec<(String, String)> = Vec::new();
+    for round in 1..=3 {
+        let tournament = get(&app, &id, &organiser).await;
+        assert_eq!(tournament["status"], "running");
+        assert_eq!(tournament["current_round"], round);
+        let played = &tournament["rounds_played"][round as usize - 1];
+        let tables = played["tables"].as_array().unwrap();
+        assert_eq!(tables.len(), 3, "9 players at tables of 3");
+        let mut seated: Vec<&str> = tables
+            .iter()
+            .flat_map(|t| {
+                t["seats"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s["username"].as_str().unwrap())
+            })
+            .collect();
+        seated.sort();
+        seated.dedup();
+        assert_eq!(seated.len(), 9, "everyone seated once");
+        let pairs = pairs_of(played);
+        let repeats = pairs.iter().filter(|p| seen_pairs.contains(p)).count();
+        if round == 2 {
+            assert_eq!(repeats, 0, "round 2 of 9 at tables of 3 needs no repeat");
+        }
+        seen_pairs.extend(pairs);
+        play_round(&app, &tournament, &users, 100 * round as u64).await;
+        // One pass ends the round and seats the next (or finishes); a second has nothing to do.
+        assert_eq!(run_worker(&app).await, 1);
+        assert_eq!(run_worker(&app).await, 0);
+    }
+    let finished = get(&app, &id, &users[0]).await;
+    assert_eq!(finished["status"], "finished");
+    assert_eq!(finished["current_round"], 0);
+    let standings = finished["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 9);
+    let total: u64 = standings
+        .iter()
+        .map(|s| s["points"].as_u64().unwrap())
+        .sum();
+    // Every table hands out 6 + 3 + 0 = 9 points unless seats tie.
+    assert!(total >= 3 * 3 * 9 - 27 && total <= 3 * 3 * 18, "{total}");
+    let points: Vec<u64> = standings
+        .iter()
+        .map(|s| s["points"].as_u64().unwrap())
+        .collect();
+    assert!(points.windows(2).all(|w| w[0] >= w[1]), "{points:?}");
+    for round in finished["rounds_played"].as_array().unwrap() {
+        assert_eq!(round["status"], "finished");
+        for table in round["tables"].as_array().unwrap() {
+            assert_eq!(table["game_status"], "finished");
+            assert!(table["seats"][0]["points"].is_u64());
+        }
+    }
+    rederive(&app, &finished, &users, &[]).await;
+    let listed = app
+        .get("/tournaments?status=finished")
+        .as_user(&organiser)
+        .send()
+        .await;
+    assert_eq!(listed.assert_ok()["items"][0]["id"], finished["id"]);
 }

@@ -641,6 +641,42 @@ pub async fn start(
     Ok(view)
 }
 
+/// Withdraws `caller` from a running tournament: they score nothing from the running round
+/// on and are never seated again; their seats in the tournament's running games go to each
+/// game's abandonment policy, as a deleted account's do (`kontor.seat_left`).
+pub async fn withdraw(
+    pool: &PgPool,
+    time: &Clock,
+    caller: Uuid,
+    id: Uuid,
+) -> Result<Tournament, Error> {
+    let mut tx = pool.begin().await?;
+    let row = lock(&mut tx, id).await?;
+    require_status(&row, "running", "withdraw")?;
+    let players = store::players(&mut *tx, id).await?;
+    let Some(me) = players.iter().find(|p| p.user_id == caller) else {
+        return Err(Error::TournamentNotEntered);
+    };
+    if me.withdrawn_round.is_some() {
+        return Err(Error::TournamentAlreadyWithdrawn);
+    }
+    let rounds = store::rounds(&mut *tx, id).await?;
+    let current = rounds.last().map_or(1, |r| r.number);
+    store::withdraw(&mut tx, id, caller, current, time.now()).await?;
+    let name = users::username(&mut *tx, caller).await?;
+    for table in store::tables(&mut *tx, id).await? {
+        if table.game_status != "active" || !table.seats.contains(&caller) {
+            continue;
+        }
+        if let Some(head) = games::lock_head(&mut tx, table.game_id).await? {
+            super::accounts::leave_running_game(&mut tx, time, &head, caller, &name).await?;
+        }
+    }
+    let view = view(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(view)
+}
+
 /// Starts a locked tournament in entry: round 1 is seated, or the tournament is cancelled
 /// when too few entered to fill a table.
 async fn begin(conn: &mut PgConnection, time: &Clock, row: &TournamentRow) -> Result<(), Error> {
@@ -801,4 +837,34 @@ pub async fn process_due(pool: &PgPool, time: &Clock, limit: i64) -> Result<usiz
         }
     }
     Ok(changed)
+}
+
+/// How many due tournaments one pass of the worker moves on at most.
+const PASS_LIMIT: i64 = 100;
+
+/// The worker: a pass now and then every `every`, until `stop`.
+pub async fn run(
+    pool: PgPool,
+    clock: Clock,
+    every: std::time::Duration,
+    stop: tokio_util::sync::CancellationToken,
+) {
+    loop {
+        if pool.is_closed() || stop.is_cancelled() {
+            return;
+        }
+        match process_due(&pool, &clock, PASS_LIMIT).await {
+            Ok(0) => {}
+            Ok(changed) => tracing::info!(changed, "tournaments moved on"),
+            Err(error) if pool.is_closed() => {
+                tracing::debug!(%error, "the tournament worker stops with its pool");
+                return;
+            }
+            Err(error) => tracing::error!(error = ?error, "tournaments"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = stop.cancelled() => return,
+        }
+    }
 }
