@@ -1,7 +1,8 @@
 // A tournament through the page: a verified player creates one with the form, a second joins
 // on its page and a third through the API, the organiser starts it early, and the second,
 // whose page stays open, sees the first round's table appear live (the user stream's
-// `tournament_started` / `tournament_round`) with a link to their own game, which opens it.
+// `tournament_started` / `tournament_round`, or their game's `game_started`) with a link to
+// their own game, in English and Japanese, which opens it.
 // Bounded: one round seated, no game played.
 import { expect, test } from '@playwright/test';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -99,6 +100,13 @@ test('a tournament is created, joined and started, and a player sees their first
   const gameId = await table.getAttribute('data-game-id');
   expect(gameId).toMatch(/^[0-9a-f-]{36}$/);
   await expect(bert.page.getByTestId('standings')).toContainText(bert.name);
+  // In Japanese, the same page.
+  const language = bert.page.getByRole('combobox', { name: /Language|言語/ });
+  await language.selectOption('ja');
+  await expect(bert.page.getByRole('heading', { name: /第1ラウンド/ })).toBeVisible();
+  await expect(bert.page.getByTestId('tournament-status')).toHaveText('進行中');
+  await expect(table.getByRole('link', { name: 'あなたのゲーム' })).toBeVisible();
+  await language.selectOption('en');
   await table.getByRole('link', { name: 'Your game' }).click();
   await expect(bert.page).toHaveURL(new RegExp(`/games/${gameId}$`));
   await expect(bert.page.getByTestId('board-frame')).toBeVisible();
