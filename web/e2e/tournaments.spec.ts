@@ -2,9 +2,11 @@
 // on its page and a third through the API, the organiser starts it early, and the second,
 // whose page stays open, sees the first round's table appear live (the user stream's
 // `tournament_started` / `tournament_round`, or their game's `game_started`) with a link to
-// their own game, in English and Japanese, which opens it.
+// their own game, in English and Japanese, which opens it. No serious axe violation on the
+// form or the page.
 // Bounded: one round seated, no game played.
-import { expect, test } from '@playwright/test';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accessToken, signUp, type Player } from './support';
@@ -41,6 +43,15 @@ async function verify(player: Player) {
   await expect(player.page.getByTestId('verified')).toBeVisible();
 }
 
+/** No serious or critical axe violation on the page as it is now. */
+async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(' | ')}`);
+  expect(bad).toEqual([]);
+}
+
 test('a tournament is created, joined and started, and a player sees their first table live', async ({ browser, request }) => {
   const anna = await signUp(browser, 'tOrg');
   const bert = await signUp(browser, 'tBert');
@@ -54,6 +65,8 @@ test('a tournament is created, joined and started, and a player sees their first
   await expect(page.getByRole('heading', { level: 1, name: 'Tournaments' })).toBeVisible();
   await page.getByText('Create tournament', { exact: true }).first().click();
   const form = page.getByTestId('new-tournament');
+  await expect(form).toBeVisible();
+  await expectAccessible(page);
   const name = `Winter cup ${anna.name}`;
   await form.getByLabel(/^Name$/).fill(name);
   await form.getByLabel(/^Game/).selectOption('steel-driver');
@@ -100,12 +113,14 @@ test('a tournament is created, joined and started, and a player sees their first
   const gameId = await table.getAttribute('data-game-id');
   expect(gameId).toMatch(/^[0-9a-f-]{36}$/);
   await expect(bert.page.getByTestId('standings')).toContainText(bert.name);
+  await expectAccessible(bert.page);
   // In Japanese, the same page.
   const language = bert.page.getByRole('combobox', { name: /Language|言語/ });
   await language.selectOption('ja');
   await expect(bert.page.getByRole('heading', { name: /第1ラウンド/ })).toBeVisible();
   await expect(bert.page.getByTestId('tournament-status')).toHaveText('進行中');
   await expect(table.getByRole('link', { name: 'あなたのゲーム' })).toBeVisible();
+  await expectAccessible(bert.page);
   await language.selectOption('en');
   await table.getByRole('link', { name: 'Your game' }).click();
   await expect(bert.page).toHaveURL(new RegExp(`/games/${gameId}$`));
