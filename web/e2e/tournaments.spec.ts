@@ -2,7 +2,7 @@
 // on its page and a third through the API, the organiser starts it early, and the second,
 // whose page stays open, sees the first round's table appear live (the user stream's
 // `tournament_started` / `tournament_round`, or their game's `game_started`) with a link to
-// their own game, in English and Japanese, which opens it. No serious axe violation on the
+// their own game, in English and Japanese, which opens it; the third withdraws on the page. No serious axe violation on the
 // form or the page.
 // Bounded: one round seated, no game played.
 import { AxeBuilder } from '@axe-core/playwright';
@@ -125,6 +125,14 @@ test('a tournament is created, joined and started, and a player sees their first
   await table.getByRole('link', { name: 'Your game' }).click();
   await expect(bert.page).toHaveURL(new RegExp(`/games/${gameId}$`));
   await expect(bert.page.getByTestId('board-frame')).toBeVisible();
+
+  // Carl withdraws on the page (asked once more); the entrants mark him.
+  await carl.page.goto(`/tournaments/${id}`);
+  await carl.page.getByRole('button', { name: 'Withdraw' }).click();
+  await carl.page.getByRole('button', { name: 'Yes' }).click();
+  await expect(carl.page.getByText('You have withdrawn.')).toBeVisible();
+  await expect(carl.page.getByRole('button', { name: 'Withdraw' })).toHaveCount(0);
+  await expect(carl.page.getByTestId('tournament-players')).toContainText(`${carl.name} (withdrawn)`);
 
   for (const p of [anna, bert, carl]) await p.context.close();
 });

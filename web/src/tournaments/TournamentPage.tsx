@@ -213,6 +213,7 @@ export function TournamentPage({ id }: { id: string }) {
   const path = { params: { path: { tournament_id: id } } };
   const join = () => act(() => ok(api.POST('/api/v1/tournaments/{tournament_id}/join', path)));
   const leave = () => act(() => ok(api.DELETE('/api/v1/tournaments/{tournament_id}/join', path)));
+  const withdraw = () => act(() => ok(api.POST('/api/v1/tournaments/{tournament_id}/withdraw', path)));
   const start = () => act(() => ok(api.POST('/api/v1/tournaments/{tournament_id}/start', path)));
   const tc = t.time_control as TimeControl | null | undefined;
 
@@ -266,6 +267,11 @@ export function TournamentPage({ id }: { id: string }) {
         {t.status === 'entry' && organiser && (
           <ConfirmButton question={m.startQuestion} disabled={busy} onConfirm={() => void start()}>
             {m.start}
+          </ConfirmButton>
+        )}
+        {t.status === 'running' && entry && !entry.withdrawn && (
+          <ConfirmButton question={m.withdrawQuestion} disabled={busy} onConfirm={() => void withdraw()}>
+            {m.withdraw}
           </ConfirmButton>
         )}
         {entry?.withdrawn && <span>{m.withdrawnYou}</span>}
