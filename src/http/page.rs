@@ -33,6 +33,7 @@ pub const SCREENS: &[&str] = &[
     "leaderboards",
     "verify-email",
     "reset-password",
+    "tournaments",
 ];
 
 const PAGE: &str = "index.html";

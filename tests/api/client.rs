@@ -4,7 +4,8 @@
 //! and the script keeps a code and an event type it was not generated with, takes a misclick
 //! back through the undo endpoint, plays whole games of both kinds against a test server until
 //! it has sent every command type of each game, and exports, verifies and imports a finished
-//! game of each kind.
+//! game of each kind. It also runs a tournament up to its first round (verified players made
+//! here), and its reading of the standings and tables is compared with the server's own.
 
 use crate::support::{AppOptions, run, spawn_app_with};
 use serde_json::{Value, json};
@@ -83,11 +84,13 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
             .collect(),
     })
     .await;
+    let standing = StandingSetup::seed(&app).await;
     let output = tokio::process::Command::new(venv.join("python"))
         .arg(&script)
         .arg(&app.address)
         .arg("17")
         .arg(serde_json::to_string(&wanted).unwrap())
+        .arg(standing.argument())
         .env("PYTHONPATH", &packages)
         .output()
         .await
@@ -101,9 +104,14 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
     std::fs::remove_dir_all(&packages).unwrap();
 
     // The script's account of its games and audits, checked against the server's own.
-    let (audits, games): (Vec<Value>, Vec<Value>) = report
+    let lines: Vec<Value> = report
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .collect();
+    standing.check(&app, &lines).await;
+    let (audits, games): (Vec<Value>, Vec<Value>) = lines
+        .into_iter()
+        .filter(|line| line.get("game").is_some() || line.get("audit").is_some())
         .partition(|line| line.get("audit").is_some());
     assert_eq!(audits.len(), 2, "one audit of each kind: {audits:?}");
     let checker = app.register("checker").await;
@@ -175,5 +183,72 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
             missing.is_empty(),
             "{kind}: the generated client never sent {missing:?}"
         );
+    }
+}
+
+/// What the script's tournament part needs: three verified players (a tournament's organiser
+/// and its entrants must be verified).
+struct StandingSetup {
+    players: Vec<crate::support::User>,
+}
+
+impl StandingSetup {
+    const KIND: &'static str = "steel-driver";
+
+    async fn seed(app: &crate::support::TestApp) -> Self {
+        let mut players = Vec::new();
+        for name in ["pyorganiser", "pyseconds", "pythirds"] {
+            players.push(app.register(name).await);
+        }
+        StandingSetup { players }
+    }
+
+    /// The script's fourth argument: the kind and each player's name and access token, the
+    /// organiser first.
+    fn argument(&self) -> String {
+        json!({
+            "kind": Self::KIND,
+            "players": self.players.iter().map(|p| json!({"name": p.name, "token": p.token})).collect::<Vec<_>>(),
+        })
+        .to_string()
+    }
+
+    /// The script read the tournament as the server holds it.
+    async fn check(&self, app: &crate::support::TestApp, lines: &[Value]) {
+        let reader = &self.players[0];
+        let read = lines
+            .iter()
+            .find(|l| l.get("tournament").is_some())
+            .expect("the script read a tournament");
+        let id = read["tournament"].as_str().unwrap();
+        let server = app
+            .get(&format!("/tournaments/{id}"))
+            .as_user(reader)
+            .send()
+            .await
+            .assert_ok()
+            .clone();
+        assert_eq!(server["status"], "running", "{server}");
+        let standings: Vec<Value> = server["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| json!({"position": row["position"], "username": row["username"], "points": row["points"]}))
+            .collect();
+        assert_eq!(read["standings"], json!(standings), "{read}");
+        let names: BTreeSet<&str> = self.players.iter().map(|p| p.name.as_str()).collect();
+        let listed: BTreeSet<&str> = standings
+            .iter()
+            .map(|row| row["username"].as_str().unwrap())
+            .collect();
+        assert_eq!(listed, names, "every player stands in the standings");
+        let tables: Vec<Value> = server["rounds_played"][0]["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| json!({"game_id": t["game_id"], "seats": t["seats"].as_array().unwrap().iter().map(|s| s["username"].clone()).collect::<Vec<_>>()}))
+            .collect();
+        assert_eq!(read["tables"], json!(tables), "{read}");
+        assert_eq!(tables.len(), 1, "three players sit at one table: {server}");
     }
 }

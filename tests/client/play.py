@@ -12,10 +12,17 @@ kind are played until every command type listed for it has been sent (at most MA
 Prints one JSON line per game: its id, kind, version, the command types sent and the rule
 refusals met (the policy may pick a bid the rules refuse); and for the first finished game of
 each kind one line of its audit through the generated calls: exported, verified, imported.
+
+    python play.py <base URL> <seed> '<commands>' '{"kind": "<kind>", "players": [{"name", "token"}, ...]}'
+
+With the fourth argument (verified players, the first may organise), it first runs a tournament
+of those players up to its first round and prints what it read of it (a line `tournament`) for
+the test to compare with the server's own.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import random
 import sys
@@ -29,6 +36,7 @@ from kontor_api_client.api.chat import chat_messages, chat_overview, send_chat_m
 from kontor_api_client.api.audit import event_log, export_game, import_game, verification, verify_upload
 from kontor_api_client.api.lobby import create_game, join_game, list_games, start_game
 from kontor_api_client.api.play import get_game, submit_action, undo
+from kontor_api_client.api.tournaments import create_tournament, get_tournament, join_tournament, start_tournament
 from kontor_api_client.models import (
     ActionRequest,
     ActionResult,
@@ -119,6 +127,12 @@ from kontor_api_client.models import (
     SendRequest,
 )
 from kontor_api_client.models import UndoBody, UndoOutcome, UndoPolicy, UndoStatus
+from kontor_api_client.models import (
+    CreateTournamentRequest,
+    StandingLine,
+    Tournament,
+    TournamentTable,
+)
 from kontor_api_client.types import UNSET, File, Response, Unset
 
 # A game's detail and its summary are its game's own, told apart by `kind`.
@@ -582,10 +596,66 @@ def all_events(player: Player, game_id: uuid.UUID) -> list[EventOut]:
         after = page.next_after
 
 
+def standing(base: str, setup: dict[str, Any]) -> list[dict[str, Any]]:
+    """A tournament of the given players (the first organises it, the others enter), started
+    early by its organiser, read back: its standings and its first round's tables, each game
+    one its players can open."""
+    kind: str = setup["kind"]
+    clients = [
+        (p["name"], AuthenticatedClient(base_url=base, token=p["token"])) for p in setup["players"]
+    ]
+    (organiser, host), guests = clients[0], clients[1:]
+    closes = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=7)
+    created = parsed(
+        create_tournament.sync_detailed(
+            client=host,
+            body=CreateTournamentRequest(
+                name="Python cup",
+                kind=kind,
+                format_="swiss",
+                seats_per_table=len(clients),
+                rounds=2,
+                entry_closes_at=closes,
+                max_players=len(clients),
+            ),
+        ),
+        "create tournament",
+    )
+    assert isinstance(created, Tournament) and created.status == "entry", created
+    assert created.organiser == organiser, created.to_dict()
+    for name, client in clients:
+        entered = parsed(join_tournament.sync_detailed(created.id, client=client), "join tournament")
+        assert isinstance(entered, Tournament) and name in [p.username for p in entered.players], entered.to_dict()
+    started = parsed(start_tournament.sync_detailed(created.id, client=host), "start tournament")
+    assert isinstance(started, Tournament) and started.status == "running", started.to_dict()
+    read = parsed(get_tournament.sync_detailed(created.id, client=guests[0][1]), "get tournament")
+    assert isinstance(read, Tournament), read
+    assert read.current_round == 1 and len(read.rounds_played) == 1, read.to_dict()
+    standings: list[StandingLine] = read.standings
+    tables: list[TournamentTable] = read.rounds_played[0].tables
+    for table in tables:
+        seated = {s.username for s in table.seats}
+        for name, client in clients:
+            if name in seated:
+                game = parsed(get_game.sync_detailed(table.game_id, client=client), "tournament game")
+                assert isinstance(game, (FlyingDutchmanGameDetail, SteelDriverGameDetail)), game
+                assert game.status == GameStatus.ACTIVE and game.your_seat is not None, game.to_dict()
+    return [
+        {
+            "tournament": str(read.id),
+            "standings": [{"position": s.position, "username": s.username, "points": s.points} for s in standings],
+            "tables": [{"game_id": str(t.game_id), "seats": [s.username for s in t.seats]} for t in tables],
+        },
+    ]
+
+
 def main() -> None:
     base, seed, wanted = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
     rng = random.Random(seed)
     additions_are_kept()
+    if len(sys.argv) > 4:
+        for line in standing(base, json.loads(sys.argv[4])):
+            print(json.dumps(line), flush=True)
     print(json.dumps(take_back(base)), flush=True)
     for kind, seats in [(CreateGameRequestKind.FLYING_DUTCHMAN, 4), (CreateGameRequestKind.STEEL_DRIVER, 4)]:
         # Whole games of the kind until every one of its command types has been sent.

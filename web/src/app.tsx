@@ -14,6 +14,8 @@ import { VerifyEmail } from './screens/account/VerifyEmail';
 import { ResetPassword } from './screens/account/ResetPassword';
 import { PlayerProfile } from './players/Profile';
 import { Leaderboard } from './players/Leaderboard';
+import { Tournaments } from './tournaments/Tournaments';
+import { TournamentPage } from './tournaments/TournamentPage';
 
 export function App() {
   return (
@@ -33,6 +35,9 @@ export function App() {
               <Route path="/players/:name" component={PlayerProfile} />
               <Route path="/leaderboards" component={Leaderboard} />
               <Route path="/leaderboards/:kind" component={Leaderboard} />
+              {/* Tournaments (issue 24): the list with its create form, and one tournament. */}
+              <Route path="/tournaments" component={Tournaments} />
+              <Route path="/tournaments/:id" component={TournamentPage} />
               <Route default component={NotFound} />
             </Router>
           </Shell>

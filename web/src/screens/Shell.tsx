@@ -10,6 +10,7 @@ const msgs = defineMessages({
   newGame: { en: 'New game', ja: '新しいゲーム' },
   settings: { en: 'Settings', ja: '設定' },
   leaderboards: { en: 'Leaderboards', ja: 'ランキング' },
+  tournaments: { en: 'Tournaments', ja: 'トーナメント' },
   signIn: { en: 'Sign in', ja: 'ログイン' },
   signUp: { en: 'Sign up', ja: '新規登録' },
   signOut: { en: 'Sign out', ja: 'ログアウト' },
@@ -62,6 +63,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
               <a href="/">{m.lobby}</a>
               <a href="/new">{m.newGame}</a>
               <a href="/leaderboards">{m.leaderboards}</a>
+              <a href="/tournaments">{m.tournaments}</a>
               <a href="/settings">{m.settings}</a>
             </>
           )}

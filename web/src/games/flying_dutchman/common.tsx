@@ -12,9 +12,9 @@ import { count, defineMessages, type Lang } from '../../i18n';
 export type View = Schemas['FlyingDutchman.View'];
 export type Legal = Schemas['FlyingDutchman.Legal'];
 export type Command = Schemas['FlyingDutchman.Command'];
-// The game's own options: who may watch, the chat and undo are the table's, which the
+// The game's own options: who may watch, the chat, undo and rated are the table's, which the
 // new-game page asks for.
-export type Options = Omit<Schemas['FlyingDutchman.Options'], 'spectators' | 'chat' | 'undo'>;
+export type Options = Omit<Schemas['FlyingDutchman.Options'], 'spectators' | 'chat' | 'undo' | 'rated'>;
 export type FdEvent = Schemas['FlyingDutchman.Event'];
 export type Colour = Schemas['FlyingDutchman.Colour'];
 export type Space = Schemas['FlyingDutchman.Space'];

@@ -1,0 +1,138 @@
+// A tournament through the page: a verified player creates one with the form, a second joins
+// on its page and a third through the API, the organiser starts it early, and the second,
+// whose page stays open, sees the first round's table appear live (the user stream's
+// `tournament_started` / `tournament_round`, or their game's `game_started`) with a link to
+// their own game, in English and Japanese, which opens it; the third withdraws on the page. No serious axe violation on the
+// form or the page.
+// Bounded: one round seated, no game played.
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { accessToken, signUp, type Player } from './support';
+
+test.describe.configure({ timeout: 180_000 });
+
+/** The text of a quoted-printable mail, soft line breaks joined and `=XX` decoded. */
+function decoded(eml: string): string {
+  const bytes = eml
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+
+/** Verifies the player's address by following the link in their sign-up mail, in the page. */
+async function verify(player: Player) {
+  const dir = process.env.KONTOR_E2E_MAIL_DIR!;
+  const pattern = /http:\/\/[^\s"]+\/verify-email\?token=[A-Za-z0-9_-]+/;
+  let link = '';
+  await expect
+    .poll(
+      () => {
+        const mails = readdirSync(dir, { withFileTypes: true })
+          .filter((f) => f.isFile() && f.name.endsWith('-verify_email.eml'))
+          .map((f) => decoded(readFileSync(join(dir, f.name), 'latin1')))
+          .filter((mail) => mail.includes(`To: ${player.name} <`));
+        link = mails.map((mail) => pattern.exec(mail)?.[0] ?? '').filter(Boolean).pop() ?? '';
+        return link;
+      },
+      { timeout: 30_000, message: `the verification mail to ${player.name}` },
+    )
+    .not.toBe('');
+  await player.page.goto(link);
+  await expect(player.page.getByTestId('verified')).toBeVisible();
+}
+
+/** No serious or critical axe violation on the page as it is now. */
+async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(' | ')}`);
+  expect(bad).toEqual([]);
+}
+
+test('a tournament is created, joined and started, and a player sees their first table live', async ({ browser, request }) => {
+  const anna = await signUp(browser, 'tOrg');
+  const bert = await signUp(browser, 'tBert');
+  const carl = await signUp(browser, 'tCarl');
+  for (const p of [anna, bert, carl]) await verify(p);
+
+  // The organiser creates it with the form on the tournaments page.
+  const page = anna.page;
+  await page.goto('/');
+  await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Tournaments' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Tournaments' })).toBeVisible();
+  await page.getByText('Create tournament', { exact: true }).first().click();
+  const form = page.getByTestId('new-tournament');
+  await expect(form).toBeVisible();
+  await expectAccessible(page);
+  const name = `Winter cup ${anna.name}`;
+  await form.getByLabel(/^Name$/).fill(name);
+  await form.getByLabel(/^Game/).selectOption('steel-driver');
+  await form.getByLabel(/^Seats per table/).fill('3');
+  await form.getByLabel(/^Rounds/).fill('1');
+  await form.getByLabel(/^Most players/).fill('6');
+  await form.getByRole('button', { name: 'Create tournament' }).click();
+  await expect(page).toHaveURL(/\/tournaments\/[0-9a-f-]{36}$/);
+  const id = page.url().split('/').pop()!;
+  await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
+  await expect(page.getByTestId('tournament-status')).toHaveText('entry open');
+  await page.getByRole('button', { name: 'Join' }).click();
+  await expect(page.getByTestId('entered')).toBeVisible();
+
+  // It is listed as open for entry.
+  await bert.page.goto('/tournaments');
+  const listed = bert.page.getByTestId('tournaments-entry').locator(`[data-tournament-id="${id}"]`);
+  await expect(listed).toContainText(name);
+  await listed.getByRole('link', { name }).click();
+  await expect(bert.page).toHaveURL(new RegExp(`/tournaments/${id}$`));
+
+  // Bert joins on the page; Carl through the API.
+  await bert.page.getByRole('button', { name: 'Join' }).click();
+  await expect(bert.page.getByTestId('entered')).toBeVisible();
+  const carlToken = await accessToken(request, carl.name);
+  const joined = await request.post(`/api/v1/tournaments/${id}/join`, { headers: { authorization: `Bearer ${carlToken}` } });
+  expect(joined.ok(), await joined.text()).toBe(true);
+  await page.reload();
+  await expect(page.getByTestId('tournament-players')).toContainText(carl.name);
+  // Only the organiser may start it.
+  await expect(bert.page.getByRole('button', { name: 'Start now' })).toHaveCount(0);
+  await expect(bert.page.getByText('The first round is seated when the tournament starts.')).toBeVisible();
+
+  // The organiser starts it early.
+  await page.getByRole('button', { name: 'Start now' }).click();
+  await page.getByRole('button', { name: 'Yes' }).click();
+  await expect(page.getByTestId('tournament-status')).toHaveText('running');
+
+  // Bert's page, untouched since he joined, shows the first round's table with his game.
+  const table = bert.page.getByTestId('round').and(bert.page.locator('[data-round="1"]')).getByTestId('tournament-table').and(bert.page.locator('[data-mine="true"]'));
+  await expect(table).toBeVisible();
+  await expect(bert.page.getByTestId('tournament-status')).toHaveText('running');
+  for (const p of [anna, bert, carl]) await expect(table).toContainText(p.name);
+  const gameId = await table.getAttribute('data-game-id');
+  expect(gameId).toMatch(/^[0-9a-f-]{36}$/);
+  await expect(bert.page.getByTestId('standings')).toContainText(bert.name);
+  await expectAccessible(bert.page);
+  // In Japanese, the same page.
+  const language = bert.page.getByRole('combobox', { name: /Language|言語/ });
+  await language.selectOption('ja');
+  await expect(bert.page.getByRole('heading', { name: /第1ラウンド/ })).toBeVisible();
+  await expect(bert.page.getByTestId('tournament-status')).toHaveText('進行中');
+  await expect(table.getByRole('link', { name: 'あなたのゲーム' })).toBeVisible();
+  await expectAccessible(bert.page);
+  await language.selectOption('en');
+  await table.getByRole('link', { name: 'Your game' }).click();
+  await expect(bert.page).toHaveURL(new RegExp(`/games/${gameId}$`));
+  await expect(bert.page.getByTestId('board-frame')).toBeVisible();
+
+  // Carl withdraws on the page (asked once more); the entrants mark him.
+  await carl.page.goto(`/tournaments/${id}`);
+  await carl.page.getByRole('button', { name: 'Withdraw' }).click();
+  await carl.page.getByRole('button', { name: 'Yes' }).click();
+  await expect(carl.page.getByText('You have withdrawn.')).toBeVisible();
+  await expect(carl.page.getByRole('button', { name: 'Withdraw' })).toHaveCount(0);
+  await expect(carl.page.getByTestId('tournament-players')).toContainText(`${carl.name} (withdrawn)`);
+
+  for (const p of [anna, bert, carl]) await p.context.close();
+});
