@@ -4,8 +4,9 @@
 //! and the script keeps a code and an event type it was not generated with, takes a misclick
 //! back through the undo endpoint, plays whole games of both kinds against a test server until
 //! it has sent every command type of each game, and exports, verifies and imports a finished
-//! game of each kind. It also runs a tournament up to its first round (verified players made
-//! here), and its reading of the standings and tables is compared with the server's own.
+//! game of each kind. It also reads a leaderboard (ratings seeded here) and runs a tournament
+//! up to its first round (verified players made here): its reading of both is compared with
+//! the server's own.
 
 use crate::support::{AppOptions, run, spawn_app_with};
 use serde_json::{Value, json};
@@ -186,8 +187,9 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
     }
 }
 
-/// What the script's tournament part needs: three verified players (a tournament's organiser
-/// and its entrants must be verified).
+/// What the script's standing part needs and what it must find: three verified players (a
+/// tournament's organiser must be verified), two of them with settled Steel Driver ratings
+/// and one still provisional (off the leaderboard), written as the rating worker would.
 struct StandingSetup {
     players: Vec<crate::support::User>,
 }
@@ -197,8 +199,30 @@ impl StandingSetup {
 
     async fn seed(app: &crate::support::TestApp) -> Self {
         let mut players = Vec::new();
-        for name in ["pyorganiser", "pyseconds", "pythirds"] {
-            players.push(app.register(name).await);
+        // TEST FIXTURE standing in for the rating worker (settled ratings need five rated
+        // games each, too slow to play here; the ratings tests play them): (μ, σ, rated games).
+        for (name, (mu, sigma, games)) in [
+            ("pyorganiser", (30.0_f64, 3.0_f64, 7)),
+            ("pyseconds", (28.0, 2.5, 9)),
+            ("pynewcomer", (27.0, 6.0, 2)),
+        ] {
+            let user = app.register(name).await;
+            let rating =
+                kontor::service::ratings::display(kontor::service::ratings::Rating { mu, sigma });
+            sqlx::query(
+                "INSERT INTO ratings (user_id, kind, mu, sigma, games, rating, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, now())",
+            )
+            .bind(user.id)
+            .bind(Self::KIND)
+            .bind(mu)
+            .bind(sigma)
+            .bind(games)
+            .bind(rating)
+            .execute(&app.pool)
+            .await
+            .unwrap();
+            players.push(user);
         }
         StandingSetup { players }
     }
@@ -213,9 +237,22 @@ impl StandingSetup {
         .to_string()
     }
 
-    /// The script read the tournament as the server holds it.
+    /// The script read the leaderboard and the tournament as the server holds them.
     async fn check(&self, app: &crate::support::TestApp, lines: &[Value]) {
         let reader = &self.players[0];
+        let board = lines
+            .iter()
+            .find_map(|l| l.get("leaderboard"))
+            .expect("the script read the leaderboard");
+        // The settled two, highest first; the provisional one is not on the board.
+        assert_eq!(
+            board,
+            &json!([
+                {"position": 1, "username": "pyorganiser", "rating": 1840, "games": 7},
+                {"position": 2, "username": "pyseconds", "rating": 1820, "games": 9},
+            ]),
+            "{board}"
+        );
         let read = lines
             .iter()
             .find(|l| l.get("tournament").is_some())

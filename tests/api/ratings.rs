@@ -299,6 +299,23 @@ async fn rated_games_move_ratings_exactly_once_and_the_rebuild_reproduces_them()
         (second_updates[0].3.mu, second_updates[0].3.sigma, 2)
     );
     assert_eq!(shown, (1000.0 + 40.0 * (mu - 3.0 * sigma)).round() as i32);
+    // What the worker stored is what ann's public profile and rating history show.
+    let profile = app.get("/players/ann").as_user(&table[1]).send().await;
+    let rating = &profile.assert_ok()["ratings"][0];
+    assert_eq!(rating["kind"], "steel-driver");
+    assert_eq!(rating["rating"], shown);
+    assert_eq!(rating["games"], 2);
+    assert_eq!(rating["provisional"], true, "two games are too few");
+    let history = app
+        .get("/players/ann/ratings/steel-driver")
+        .as_user(&table[1])
+        .send()
+        .await;
+    let history = history.assert_ok()["items"].as_array().unwrap().clone();
+    let games: Vec<_> = history.iter().map(|h| h["game_id"].clone()).collect();
+    assert_eq!(games, vec![json!(second), json!(first)], "newest first");
+    assert_eq!(history[0]["rating_after"], shown);
+    assert_eq!(history[0]["rating_before"], history[1]["rating_after"]);
     assert_eq!(
         count(
             &app,

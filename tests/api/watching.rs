@@ -59,7 +59,7 @@ async fn a_players_only_game_is_read_by_its_players_alone() {
     let game: Uuid = created.assert_ok()["id"].as_str().unwrap().parse().unwrap();
     assert_eq!(
         created.body["options"],
-        json!({"map": "usa", "spectators": "players", "chat": "table", "undo": "own"})
+        json!({"map": "usa", "spectators": "players", "chat": "table", "undo": "own", "rated": false})
     );
     // Waiting for players, a public table is read by whoever may join it.
     let open = app

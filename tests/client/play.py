@@ -15,9 +15,10 @@ each kind one line of its audit through the generated calls: exported, verified,
 
     python play.py <base URL> <seed> '<commands>' '{"kind": "<kind>", "players": [{"name", "token"}, ...]}'
 
-With the fourth argument (verified players, the first may organise), it first runs a tournament
-of those players up to its first round and prints what it read of it (a line `tournament`) for
-the test to compare with the server's own.
+With the fourth argument (verified players, the first may organise), it first reads the kind's
+leaderboard and runs a tournament of those players up to its first round, and prints what it
+read of both (a line `leaderboard`, a line `tournament`) for the test to compare with the
+server's own.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from kontor_api_client.api.chat import chat_messages, chat_overview, send_chat_m
 from kontor_api_client.api.audit import event_log, export_game, import_game, verification, verify_upload
 from kontor_api_client.api.lobby import create_game, join_game, list_games, start_game
 from kontor_api_client.api.play import get_game, submit_action, undo
+from kontor_api_client.api.players import leaderboard
 from kontor_api_client.api.tournaments import create_tournament, get_tournament, join_tournament, start_tournament
 from kontor_api_client.models import (
     ActionRequest,
@@ -129,6 +131,8 @@ from kontor_api_client.models import (
 from kontor_api_client.models import UndoBody, UndoOutcome, UndoPolicy, UndoStatus
 from kontor_api_client.models import (
     CreateTournamentRequest,
+    Leaderboard,
+    LeaderboardKind,
     StandingLine,
     Tournament,
     TournamentTable,
@@ -597,14 +601,27 @@ def all_events(player: Player, game_id: uuid.UUID) -> list[EventOut]:
 
 
 def standing(base: str, setup: dict[str, Any]) -> list[dict[str, Any]]:
-    """A tournament of the given players (the first organises it, the others enter), started
-    early by its organiser, read back: its standings and its first round's tables, each game
-    one its players can open."""
+    """The kind's leaderboard, every page; then a tournament of the given players (the first
+    organises it, the others enter), started early by its organiser, read back: its standings
+    and its first round's tables, each game one its players can open."""
     kind: str = setup["kind"]
     clients = [
         (p["name"], AuthenticatedClient(base_url=base, token=p["token"])) for p in setup["players"]
     ]
     (organiser, host), guests = clients[0], clients[1:]
+    board: list[dict[str, Any]] = []
+    cursor: str | Unset = UNSET
+    while True:
+        page = parsed(leaderboard.sync_detailed(LeaderboardKind(kind), client=host, limit=2, cursor=cursor), "leaderboard")
+        assert isinstance(page, Leaderboard), page
+        board.extend(
+            {"position": e.position, "username": e.username, "rating": e.rating, "games": e.games}
+            for e in page.items
+        )
+        if not isinstance(page.next_cursor, str):
+            break
+        cursor = page.next_cursor
+
     closes = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=7)
     created = parsed(
         create_tournament.sync_detailed(
@@ -641,6 +658,7 @@ def standing(base: str, setup: dict[str, Any]) -> list[dict[str, Any]]:
                 assert isinstance(game, (FlyingDutchmanGameDetail, SteelDriverGameDetail)), game
                 assert game.status == GameStatus.ACTIVE and game.your_seat is not None, game.to_dict()
     return [
+        {"leaderboard": board},
         {
             "tournament": str(read.id),
             "standings": [{"position": s.position, "username": s.username, "points": s.points} for s in standings],
