@@ -230,6 +230,58 @@ pub fn table_options(kind: GameKind, raw: &Value, seats: u8) -> Result<(Value, i
     Ok((options, rules_version))
 }
 
+/// A table the server seats itself (a rematch, a tournament's game): created and started at
+/// once, with fresh randomness and seat nonces.
+pub struct StartedTable<'a> {
+    pub kind: GameKind,
+    /// Stored options (see [`table_options`]).
+    pub options: &'a Value,
+    pub visibility: &'a str,
+    pub created_by: Uuid,
+    pub time_control: Option<Value>,
+    /// Each seat's player in seat order, and whether the bot plays it from the start.
+    pub seats: &'a [(Uuid, bool)],
+}
+
+/// Creates and starts `table` within the caller's transaction; returns the new game's id.
+pub async fn create_started(
+    conn: &mut PgConnection,
+    time: &Clock,
+    table: &StartedTable<'_>,
+) -> Result<Uuid, Error> {
+    let rules_version = with_rules!(table.kind, R => R::RULES_VERSION as i32);
+    let seed: [u8; 32] = rand::rng().random();
+    let id = Uuid::now_v7();
+    games::insert(
+        conn,
+        &NewGame {
+            id,
+            kind: table.kind.as_str(),
+            rules_version,
+            options: table.options,
+            seat_count: table.seats.len() as i16,
+            visibility: table.visibility,
+            created_by: table.created_by,
+            seed: seed.as_slice(),
+            seed_commitment: &commitment(&seed),
+            time_control: table.time_control.clone(),
+        },
+    )
+    .await?;
+    for (seat, &(user, bot)) in table.seats.iter().enumerate() {
+        let nonce = hex::encode(rand::rng().random::<[u8; 16]>());
+        seats::take(conn, id, seat as i16, user, &nonce).await?;
+        if bot {
+            seats::set_state(conn, id, seat as i16, SeatState::Abandoned).await?;
+        }
+    }
+    let head = games::lock_head(conn, id)
+        .await?
+        .ok_or_else(|| Error::internal(anyhow::anyhow!("the new game {id} vanished")))?;
+    start_locked(conn, &head, time).await?;
+    Ok(id)
+}
+
 /// The `Retry-After` of a refused creation (too many open games): no time frees one by
 /// itself, but players may fill one meanwhile, so a client may look again after a minute.
 pub const OPEN_GAMES_RETRY_AFTER_SECS: u64 = 60;

@@ -18,16 +18,12 @@
 use super::Error;
 use super::lobby::{self, live_note};
 use crate::games::GameKind;
-use crate::games::rng::commitment;
 use crate::live::Note;
 use crate::notify::{self, Notice};
-use crate::store::games::{self, GameHead, NewGame, SeatRow, Status};
+use crate::store::games::{self, GameHead, SeatRow, Status};
 use crate::store::rematch::{self as store, AnswerRow, OfferRow};
-use crate::store::seats::{self, SeatState};
 use crate::time::Clock;
-use crate::with_rules;
 use chrono::{DateTime, Utc};
-use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sqlx::{PgConnection, PgPool};
@@ -412,38 +408,25 @@ async fn start_rematch(
 ) -> Result<Uuid, Error> {
     let kind = GameKind::parse(&head.kind)
         .ok_or_else(|| Error::internal(anyhow::anyhow!("unregistered kind {}", head.kind)))?;
-    let rules_version = with_rules!(kind, R => R::RULES_VERSION as i32);
-    let seed: [u8; 32] = rand::rng().random();
-    let id = Uuid::now_v7();
-    let count = seats.len() as i16;
-    games::insert(
+    // Seat i + 1 (mod the count) takes the player of the earlier game's seat i.
+    let count = seats.len();
+    let rotated: Vec<(Uuid, bool)> = (0..count)
+        .map(|seat| &seats[(seat + count - 1) % count])
+        .map(|old| (old.user_id, old.state.played_by_bot()))
+        .collect();
+    let id = lobby::create_started(
         conn,
-        &NewGame {
-            id,
-            kind: kind.as_str(),
-            rules_version,
+        time,
+        &lobby::StartedTable {
+            kind,
             options: &head.options,
-            seat_count: count,
             visibility: &head.visibility,
             created_by: offer.offered_by,
-            seed: seed.as_slice(),
-            seed_commitment: &commitment(&seed),
             time_control: head.time_control.clone(),
+            seats: &rotated,
         },
     )
     .await?;
-    for (index, old) in seats.iter().enumerate() {
-        let seat = ((index as i16) + 1) % count;
-        let nonce = hex::encode(rand::rng().random::<[u8; 16]>());
-        seats::take(conn, id, seat, old.user_id, &nonce).await?;
-        if old.state.played_by_bot() {
-            seats::set_state(conn, id, seat, SeatState::Abandoned).await?;
-        }
-    }
-    let new_head = games::lock_head(conn, id)
-        .await?
-        .ok_or_else(|| Error::internal(anyhow::anyhow!("the rematch vanished")))?;
-    lobby::start_locked(conn, &new_head, time).await?;
     store::close(conn, offer.id, "accepted", Some(id), time.now()).await?;
     Ok(id)
 }

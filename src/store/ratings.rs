@@ -141,22 +141,7 @@ pub async fn apply_updates(
     at: DateTime<Utc>,
 ) -> Result<(), sqlx::Error> {
     for (update, &rating) in updates.iter().zip(ratings) {
-        sqlx::query(
-            "INSERT INTO rating_updates (game_id, seat, user_id, kind, rank, mu_before,
-                                         sigma_before, mu_after, sigma_after)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(update.game_id)
-        .bind(update.seat)
-        .bind(update.user_id)
-        .bind(&update.kind)
-        .bind(update.rank)
-        .bind(update.mu_before)
-        .bind(update.sigma_before)
-        .bind(update.mu_after)
-        .bind(update.sigma_after)
-        .execute(&mut *conn)
-        .await?;
+        insert_update(&mut *conn, update).await?;
         sqlx::query(
             "INSERT INTO ratings (user_id, kind, mu, sigma, games, rating, updated_at)
              VALUES ($1, $2, $3, $4, 1, $5, $6)
@@ -234,22 +219,7 @@ pub async fn rewrite_game(
         .execute(&mut *conn)
         .await?;
     for update in updates {
-        sqlx::query(
-            "INSERT INTO rating_updates (game_id, seat, user_id, kind, rank, mu_before,
-                                         sigma_before, mu_after, sigma_after)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(update.game_id)
-        .bind(update.seat)
-        .bind(update.user_id)
-        .bind(&update.kind)
-        .bind(update.rank)
-        .bind(update.mu_before)
-        .bind(update.sigma_before)
-        .bind(update.mu_after)
-        .bind(update.sigma_after)
-        .execute(&mut *conn)
-        .await?;
+        insert_update(&mut *conn, update).await?;
     }
     Ok(())
 }
@@ -278,5 +248,26 @@ pub async fn replace_current(
         .execute(&mut *conn)
         .await?;
     }
+    Ok(())
+}
+
+/// Records one seat's update of a game.
+async fn insert_update(conn: &mut PgConnection, update: &Update) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO rating_updates (game_id, seat, user_id, kind, rank, mu_before,
+                                     sigma_before, mu_after, sigma_after)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(update.game_id)
+    .bind(update.seat)
+    .bind(update.user_id)
+    .bind(&update.kind)
+    .bind(update.rank)
+    .bind(update.mu_before)
+    .bind(update.sigma_before)
+    .bind(update.mu_after)
+    .bind(update.sigma_after)
+    .execute(conn)
+    .await?;
     Ok(())
 }

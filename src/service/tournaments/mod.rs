@@ -16,9 +16,7 @@ use super::Error;
 use super::clock::TimeControlRequest;
 use super::lobby;
 use crate::games::GameKind;
-use crate::games::rng::commitment;
-use crate::store::games::{self, NewGame};
-use crate::store::seats;
+use crate::store::games;
 use crate::store::tournaments::{self as store, PlayerRow, TableRow, TournamentRow};
 use crate::store::users;
 use crate::time::Clock;
@@ -707,35 +705,21 @@ async fn create_game(
     players: &[Uuid],
 ) -> Result<Uuid, Error> {
     let kind = kind_of(row)?;
-    let rules_version = with_rules!(kind, R => R::RULES_VERSION as i32);
     let options = game_options(kind, &row.options, players.len() as u8)?;
-    let seed: [u8; 32] = rand::rng().random();
-    let id = Uuid::now_v7();
-    games::insert(
+    let seats: Vec<(Uuid, bool)> = players.iter().map(|&user| (user, false)).collect();
+    lobby::create_started(
         conn,
-        &NewGame {
-            id,
-            kind: kind.as_str(),
-            rules_version,
+        time,
+        &lobby::StartedTable {
+            kind,
             options: &options,
-            seat_count: players.len() as i16,
             visibility: "public",
             created_by: row.organiser,
-            seed: seed.as_slice(),
-            seed_commitment: &commitment(&seed),
             time_control: row.time_control.clone(),
+            seats: &seats,
         },
     )
-    .await?;
-    for (seat, user) in players.iter().enumerate() {
-        let nonce = hex::encode(rand::rng().random::<[u8; 16]>());
-        seats::take(conn, id, seat as i16, *user, &nonce).await?;
-    }
-    let head = games::lock_head(conn, id)
-        .await?
-        .ok_or_else(|| Error::internal(anyhow::anyhow!("the tournament game vanished")))?;
-    lobby::start_locked(conn, &head, time).await?;
-    Ok(id)
+    .await
 }
 
 /// The ranks of a finished game's outcome, in seat order.
