@@ -344,8 +344,10 @@ impl Notice {
 }
 
 /// Writes notices into the outbox inside the caller's transaction, so a committed move always
-/// notifies and a rolled-back one never does. Applies the recipient's preferences (off →
-/// nothing, digest → held for the daily digest, immediately → queued).
+/// notifies and a rolled-back one never does. Applies the recipient's mail preferences (off →
+/// recorded as `skipped`, never mailed; digest → held for the daily digest; immediately →
+/// queued). Every notice gets its row, because the other channels (Web Push, webhooks) read
+/// their notices from the outbox too.
 ///
 /// Dedupe keys are scoped per recipient: the same key for two users gives two mails. A key
 /// seen before (in this call or an earlier committed one) is skipped without error; a
@@ -385,7 +387,9 @@ pub async fn enqueue(conn: &mut PgConnection, notices: &[Notice]) -> sqlx::Resul
             .unwrap_or_default()
             .of(notice.kind)
         {
-            Delivery::Off => continue,
+            // Kept as a record that the notice happened: Web Push and webhooks read the
+            // outbox for their own notices, whatever the mail preference.
+            Delivery::Off => "skipped",
             Delivery::Digest => "held",
             Delivery::Immediately => {
                 any_due = true;

@@ -173,7 +173,8 @@ pub struct NewMails<'a> {
     pub game_ids: Vec<Option<Uuid>>,
     pub dedupe_keys: Vec<&'a str>,
     pub data: Vec<Value>,
-    /// `pending` (due now) or `held` (for the digest).
+    /// `pending` (due now), `held` (for the digest) or `skipped` (mail turned off: the row
+    /// records the notice for the other channels).
     pub statuses: Vec<&'a str>,
 }
 
@@ -183,9 +184,10 @@ pub struct NewMails<'a> {
 /// the append statement (`store::append`).
 pub(super) fn insert_sql(rows: &str, status: &str) -> String {
     format!(
-        "INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status)
-         SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, {status}
-           FROM {rows}
+        "INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status, skip_reason)
+         SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, s.status,
+                CASE s.status WHEN 'skipped' THEN 'off' END
+           FROM {rows}, LATERAL (SELECT {status} AS status) s
          ON CONFLICT (user_id, dedupe_key) DO NOTHING"
     )
 }

@@ -253,7 +253,11 @@ async fn the_preference_off_mails_nothing_and_digest_lists_the_mention_in_the_di
 
     let id = message(app, game, "table", &anna, TEXT).await;
     mention(app, game, id, "table", &anna, TEXT, &[&bert, &carla]).await;
-    assert!(mentions_of(app, &bert).await.is_empty());
+    // Recorded for the other channels, never mailed.
+    assert_eq!(
+        mentions_of(app, &bert).await,
+        [status("skipped", Some("off"))]
+    );
     assert_eq!(mentions_of(app, &carla).await, [status("held", None)]);
     assert_eq!(f.notifier.deliver_due(10).await.unwrap().claimed, 0);
 

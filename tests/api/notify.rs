@@ -267,9 +267,17 @@ async fn a_committed_notice_is_mailed_once_with_text_html_game_link_and_working_
     let report = f.notifier.deliver_due(10).await.unwrap();
     assert_eq!(report.claimed, 0, "{report:?}");
     assert_eq!(f.sink.received().len(), 1);
+    // The turned-off notice is recorded (for Web Push and webhooks), never mailed.
     assert_eq!(
         outbox(&f.app, player).await,
-        [("your_turn".to_string(), "sent".to_string(), None)]
+        [
+            ("your_turn".to_string(), "sent".to_string(), None),
+            (
+                "your_turn".to_string(),
+                "skipped".to_string(),
+                Some("off".to_string())
+            ),
+        ]
     );
     // Other kinds still arrive.
     enqueue(
@@ -454,10 +462,15 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
         received[0].mail().header("Subject"),
         Some("Steel Driver has started")
     );
-    // off → nothing at all; digest → held.
+    // off → recorded as skipped, never mailed; digest → held.
     assert_eq!(
         outbox(&f.app, &anna).await,
         [
+            (
+                "invited".to_string(),
+                "skipped".to_string(),
+                Some("off".to_string())
+            ),
             ("game_over".to_string(), "held".to_string(), None),
             ("game_started".to_string(), "sent".to_string(), None),
         ]
@@ -486,7 +499,7 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
     assert!(digest.text().contains("no game is waiting for your move"));
     assert!(unsubscribe_url(&f.sink.received()[1]).contains(".digest."));
     assert_eq!(
-        outbox(&f.app, &anna).await[0],
+        outbox(&f.app, &anna).await[1],
         ("game_over".to_string(), "digested".to_string(), None)
     );
     // Nothing more to tell the next day: no mail.
