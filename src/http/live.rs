@@ -543,7 +543,10 @@ impl Watcher {
 /// "version"}`) when another player asks to take moves back and the caller's consent is
 /// needed, and `undo_closed` (`{"game_id", "request", "version", "outcome"}`: `rewound`,
 /// `declined`, `withdrawn` or `lapsed`) when a request the caller made or was asked ends
-/// (see `GET /games/{id}`'s `undo`). A new `snapshot` comes whenever notices may have been missed (the server lost
+/// (see `GET /games/{id}`'s `undo`); `tournament_started` and `tournament_round`
+/// (`{"tournament_id", "event", "round", "game_id"}`: the caller's game of the round just
+/// seated) and `tournament_finished` (`{"tournament_id", "event", "round"}`) for a tournament
+/// the caller entered (read it at `GET /tournaments/{id}`). A new `snapshot` comes whenever notices may have been missed (the server lost
 /// touch with the database for a while): it replaces the one before. Keep-alive comments
 /// every 15 s. Counts against the same per-user limit of
 /// open streams as the game streams (`too_many_streams`).
@@ -609,6 +612,9 @@ pub async fn user_stream(
                         }
                         if let Some(outcome) = &note.undo_closed && note.undo_concerned.contains(&me) {
                             out.push(("undo_closed", json!({"game_id": note.game_id, "request": note.undo_request, "version": note.version, "outcome": outcome})));
+                        }
+                        if let Some(tournament) = &note.tournament && note.users.contains(&me) {
+                            out.push((tournament.stream_event(), json!(tournament)));
                         }
                         let chat_changed = note.chat != 0 || note.chat_hidden != 0 || note.chat_read;
                         if chat_changed && note.users.contains(&me) {

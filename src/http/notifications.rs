@@ -28,6 +28,9 @@ pub struct PreferencesUpdate {
     pub chat_mention: Option<Delivery>,
     pub rematch_offered: Option<Delivery>,
     pub undo_requested: Option<Delivery>,
+    pub tournament_started: Option<Delivery>,
+    pub tournament_round: Option<Delivery>,
+    pub tournament_finished: Option<Delivery>,
     pub always_email: Option<bool>,
 }
 
@@ -89,6 +92,9 @@ pub async fn put_preferences(
         (NoticeKind::ChatMention, update.chat_mention),
         (NoticeKind::RematchOffered, update.rematch_offered),
         (NoticeKind::UndoRequested, update.undo_requested),
+        (NoticeKind::TournamentStarted, update.tournament_started),
+        (NoticeKind::TournamentRound, update.tournament_round),
+        (NoticeKind::TournamentFinished, update.tournament_finished),
     ] {
         if let Some(value) = value {
             preferences.set(kind, value);

@@ -405,6 +405,15 @@ fn add_links(spec: &mut Value) {
 /// `x-ndjson-lines` beside the media type (and in words in the descriptions).
 fn describe_streams(spec: &mut Value) {
     let schema = |name: &str| json!({"$ref": format!("#/components/schemas/{name}")});
+    // `tournament_started` and `tournament_round` name the caller's game of the round;
+    // `tournament_finished` has none.
+    let tournament_event = || {
+        json!({"type": "object", "required": ["tournament_id", "event", "round"], "properties": {
+            "tournament_id": {"type": "string", "format": "uuid"},
+            "event": {"type": "string", "enum": ["started", "round", "finished"]},
+            "round": {"type": "integer"},
+            "game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true})
+    };
     let streams = [
         (
             "/api/v1/games/{game_id}/stream",
@@ -423,6 +432,9 @@ fn describe_streams(spec: &mut Value) {
                 "player_left": {"type": "object", "required": ["game_id", "seat", "version"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "seat": {"type": "integer", "minimum": 0}, "version": {"type": "integer"}}, "additionalProperties": true},
                 "rematch": {"type": "object", "required": ["game_id", "offer_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "offer_id": {"type": "integer"}}, "additionalProperties": true},
                 "undo_requested": {"type": "object", "required": ["game_id", "request", "version"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "request": {"type": "integer"}, "version": {"type": "integer"}}, "additionalProperties": true},
+                "tournament_started": tournament_event(),
+                "tournament_round": tournament_event(),
+                "tournament_finished": tournament_event(),
                 "undo_closed": {"type": "object", "required": ["game_id", "request", "version", "outcome"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "request": {"type": "integer"}, "version": {"type": "integer"}, "outcome": {"type": "string", "enum": ["rewound", "declined", "withdrawn", "lapsed"]}}, "additionalProperties": true},
             }),
         ),

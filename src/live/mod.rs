@@ -90,6 +90,34 @@ pub struct Note {
     pub undo_closed: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub undo_concerned: Vec<Uuid>,
+    /// A tournament event for `users`' own streams. Such a note's `game_id` is nil, so no
+    /// game's stream and no lobby reacts to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<TournamentNote>,
+}
+
+/// What happened in a tournament, told on the user streams of the players concerned.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentNote {
+    pub tournament_id: Uuid,
+    /// `started` (round 1 seated), `round` (a later round seated) or `finished`.
+    pub event: String,
+    /// The round seated, or the last round when finished.
+    pub round: i16,
+    /// The game the player sits in this round (absent when finished).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<Uuid>,
+}
+
+impl TournamentNote {
+    /// The event's name on `/me/stream`.
+    pub fn stream_event(&self) -> &'static str {
+        match self.event.as_str() {
+            "started" => "tournament_started",
+            "round" => "tournament_round",
+            _ => "tournament_finished",
+        }
+    }
 }
 
 fn is_zero(version: &i64) -> bool {
@@ -217,6 +245,16 @@ impl Note {
     /// A player took back their seat: the game (active) is at `version`.
     pub fn returned(game_id: Uuid, version: i64) -> Self {
         Self::moved(game_id, version, "active", Vec::new(), Vec::new())
+    }
+
+    /// A tournament event for `users` (see [`TournamentNote`]).
+    pub fn tournament(event: TournamentNote, users: Vec<Uuid>) -> Self {
+        Self {
+            game_id: Uuid::nil(),
+            users,
+            tournament: Some(event),
+            ..Self::default()
+        }
     }
 
     /// A seat of the open game was taken or given up.

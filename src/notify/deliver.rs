@@ -101,6 +101,9 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
         chat_mention: parse(&recipient.chat_mention),
         rematch_offered: parse(&recipient.rematch_offered),
         undo_requested: parse(&recipient.undo_requested),
+        tournament_started: parse(&recipient.tournament_started),
+        tournament_round: parse(&recipient.tournament_round),
+        tournament_finished: parse(&recipient.tournament_finished),
         always_email: recipient.always_email,
     }
 }
@@ -310,6 +313,11 @@ impl Notifier {
                         Ok(author) => data.to_mut()["author"] = author.into(),
                         Err(reason) => return Ok(Outcome::Skipped(reason)),
                     }
+                }
+                // A tournament's notice links its page.
+                if let Some(tournament) = mail.data.get("tournament_id").and_then(|v| v.as_str()) {
+                    data.to_mut()["tournament_link"] =
+                        format!("{}/tournaments/{tournament}", self.base_url).into();
                 }
                 // An undo request is mailed only while it still waits for the recipient's
                 // answer: not once it was answered, withdrawn or lapsed.

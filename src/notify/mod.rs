@@ -68,10 +68,16 @@ pub enum NoticeKind {
     /// Another player of a running game asks to take moves back, and the user's consent is
     /// needed.
     UndoRequested,
+    /// A tournament the user entered has started; their first round is seated.
+    TournamentStarted,
+    /// The user's next round of a tournament is seated.
+    TournamentRound,
+    /// A tournament the user entered is over: the final standings.
+    TournamentFinished,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 9] = [
+    pub const ALL: [NoticeKind; 12] = [
         NoticeKind::YourTurn,
         NoticeKind::Reminder,
         NoticeKind::Invited,
@@ -81,6 +87,9 @@ impl NoticeKind {
         NoticeKind::ChatMention,
         NoticeKind::RematchOffered,
         NoticeKind::UndoRequested,
+        NoticeKind::TournamentStarted,
+        NoticeKind::TournamentRound,
+        NoticeKind::TournamentFinished,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -94,6 +103,9 @@ impl NoticeKind {
             NoticeKind::ChatMention => "chat_mention",
             NoticeKind::RematchOffered => "rematch_offered",
             NoticeKind::UndoRequested => "undo_requested",
+            NoticeKind::TournamentStarted => "tournament_started",
+            NoticeKind::TournamentRound => "tournament_round",
+            NoticeKind::TournamentFinished => "tournament_finished",
         }
     }
 
@@ -113,6 +125,9 @@ impl NoticeKind {
             NoticeKind::ChatMention => "chat mentions",
             NoticeKind::RematchOffered => "rematch offers",
             NoticeKind::UndoRequested => "undo requests",
+            NoticeKind::TournamentStarted => "\"tournament started\" mails",
+            NoticeKind::TournamentRound => "\"next round\" mails",
+            NoticeKind::TournamentFinished => "final tournament standings",
         }
     }
 }
@@ -331,6 +346,61 @@ impl Notice {
         }
     }
 
+    /// "The tournament has started": one per tournament and player, about their first
+    /// round's game (`game_id`). See [`Notice::tournament_round`] for `data`.
+    pub fn tournament_started(
+        user_id: Uuid,
+        tournament_id: Uuid,
+        game_id: Uuid,
+        data: serde_json::Value,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::TournamentStarted,
+            game_id: Some(game_id),
+            dedupe_key: format!("tournament_started:{tournament_id}"),
+            data: with_tournament(data, tournament_id),
+        }
+    }
+
+    /// "Your next round is seated": one per tournament, round and player, about their game
+    /// of the round (`game_id`). `data` carries `name` (the tournament's), `round`, `rounds`,
+    /// `players` (how many entered), `round_deadline` (RFC 3339: unfinished games are
+    /// adjudicated then) and, from the second round, `position` and `points` (the player's
+    /// place in the standings so far); `tournament_id` is set here in any case.
+    pub fn tournament_round(
+        user_id: Uuid,
+        tournament_id: Uuid,
+        round: i16,
+        game_id: Uuid,
+        data: serde_json::Value,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::TournamentRound,
+            game_id: Some(game_id),
+            dedupe_key: format!("tournament_round:{tournament_id}:{round}"),
+            data: with_tournament(data, tournament_id),
+        }
+    }
+
+    /// "The tournament is over": one per tournament and player. `data` carries `name`,
+    /// `game_kind`, `rounds`, `players`, the player's `position` and `points`, `withdrawn`,
+    /// and `podium` (`[{"name", "points"}]`, the first three); `tournament_id` is set here.
+    pub fn tournament_finished(
+        user_id: Uuid,
+        tournament_id: Uuid,
+        data: serde_json::Value,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::TournamentFinished,
+            game_id: None,
+            dedupe_key: format!("tournament_finished:{tournament_id}"),
+            data: with_tournament(data, tournament_id),
+        }
+    }
+
     /// "The game is over": one per game and player.
     pub fn game_over(user_id: Uuid, game_id: Uuid, data: serde_json::Value) -> Self {
         Self {
@@ -340,6 +410,16 @@ impl Notice {
             dedupe_key: format!("game_over:{game_id}"),
             data,
         }
+    }
+}
+
+/// `data` with `tournament_id` set (delivery links the tournament's page by it).
+fn with_tournament(mut data: serde_json::Value, tournament_id: Uuid) -> serde_json::Value {
+    if let Some(fields) = data.as_object_mut() {
+        fields.insert("tournament_id".into(), tournament_id.to_string().into());
+        data
+    } else {
+        serde_json::json!({ "tournament_id": tournament_id })
     }
 }
 

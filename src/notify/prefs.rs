@@ -50,6 +50,9 @@ impl Delivery {
     "chat_mention": "immediately",
     "rematch_offered": "immediately",
     "undo_requested": "immediately",
+    "tournament_started": "immediately",
+    "tournament_round": "immediately",
+    "tournament_finished": "immediately",
     "always_email": false
 }))]
 pub struct Preferences {
@@ -71,6 +74,12 @@ pub struct Preferences {
     pub rematch_offered: Delivery,
     /// Another player of a running game asks to take moves back, with your consent.
     pub undo_requested: Delivery,
+    /// A tournament you entered has started (with your first game).
+    pub tournament_started: Delivery,
+    /// Your next round of a tournament is seated (with your game).
+    pub tournament_round: Delivery,
+    /// A tournament you entered is over: the final standings.
+    pub tournament_finished: Delivery,
     /// Mail "your turn" even while you watch the game's live stream (by default no such
     /// mail is sent while you are watching).
     pub always_email: bool,
@@ -88,6 +97,9 @@ impl Preferences {
             NoticeKind::ChatMention => self.chat_mention,
             NoticeKind::RematchOffered => self.rematch_offered,
             NoticeKind::UndoRequested => self.undo_requested,
+            NoticeKind::TournamentStarted => self.tournament_started,
+            NoticeKind::TournamentRound => self.tournament_round,
+            NoticeKind::TournamentFinished => self.tournament_finished,
         }
     }
 
@@ -102,6 +114,9 @@ impl Preferences {
             NoticeKind::ChatMention => &mut self.chat_mention,
             NoticeKind::RematchOffered => &mut self.rematch_offered,
             NoticeKind::UndoRequested => &mut self.undo_requested,
+            NoticeKind::TournamentStarted => &mut self.tournament_started,
+            NoticeKind::TournamentRound => &mut self.tournament_round,
+            NoticeKind::TournamentFinished => &mut self.tournament_finished,
         };
         *slot = delivery;
     }
@@ -121,6 +136,9 @@ impl Preferences {
             chat_mention: parse(&row.chat_mention),
             rematch_offered: parse(&row.rematch_offered),
             undo_requested: parse(&row.undo_requested),
+            tournament_started: parse(&row.tournament_started),
+            tournament_round: parse(&row.tournament_round),
+            tournament_finished: parse(&row.tournament_finished),
             always_email: row.always_email,
         }
     }
@@ -138,6 +156,9 @@ impl Preferences {
             chat_mention: self.chat_mention.as_str().to_string(),
             rematch_offered: self.rematch_offered.as_str().to_string(),
             undo_requested: self.undo_requested.as_str().to_string(),
+            tournament_started: self.tournament_started.as_str().to_string(),
+            tournament_round: self.tournament_round.as_str().to_string(),
+            tournament_finished: self.tournament_finished.as_str().to_string(),
             always_email: self.always_email,
         }
     }

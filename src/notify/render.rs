@@ -10,6 +10,8 @@ use serde_json::Value;
 use std::fmt::Write;
 use uuid::Uuid;
 
+mod tournament;
+
 /// A player of a game, as the templates need them.
 #[derive(Clone, Debug)]
 pub struct Player {
@@ -570,6 +572,9 @@ pub fn kind_label(kind: NoticeKind, language: Language) -> &'static str {
             NoticeKind::ChatMention => "チャットのメンション",
             NoticeKind::RematchOffered => "再戦の申し込み",
             NoticeKind::UndoRequested => "手の取り消しの求め",
+            NoticeKind::TournamentStarted => "「トーナメント開始」メール",
+            NoticeKind::TournamentRound => "「次のラウンド」メール",
+            NoticeKind::TournamentFinished => "トーナメントの最終順位",
         },
     }
 }
@@ -612,6 +617,9 @@ pub fn headline(ctx: &NoticeContext) -> String {
             NoticeKind::UndoRequested => {
                 format!("{}が{game}で手の取り消しを求めています", undo_by(ctx))
             }
+            NoticeKind::TournamentStarted
+            | NoticeKind::TournamentRound
+            | NoticeKind::TournamentFinished => tournament::headline(ctx, &game),
             NoticeKind::ChatMention => format!(
                 "{}が{game}の{}であなたをメンションしました",
                 mention_author(ctx),
@@ -650,6 +658,9 @@ pub fn headline(ctx: &NoticeContext) -> String {
         NoticeKind::UndoRequested => {
             format!("{} asks to take back moves in {game}", undo_by(ctx))
         }
+        NoticeKind::TournamentStarted
+        | NoticeKind::TournamentRound
+        | NoticeKind::TournamentFinished => tournament::headline(ctx, &game),
         NoticeKind::ChatMention => format!(
             "{} mentioned you {} in {game}",
             mention_author(ctx),
@@ -776,6 +787,9 @@ fn notice_blocks_ja(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
     };
     let mut blocks = Vec::new();
     match ctx.kind {
+        NoticeKind::TournamentStarted
+        | NoticeKind::TournamentRound
+        | NoticeKind::TournamentFinished => blocks.extend(tournament::blocks(ctx, game, &with)),
         NoticeKind::YourTurn => {
             blocks.push(Block::Para(vec![
                 b(game),
@@ -983,6 +997,9 @@ fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
     };
     let mut blocks = Vec::new();
     match ctx.kind {
+        NoticeKind::TournamentStarted
+        | NoticeKind::TournamentRound
+        | NoticeKind::TournamentFinished => blocks.extend(tournament::blocks(ctx, game, &with)),
         NoticeKind::YourTurn => {
             blocks.push(Block::Para(vec![
                 t("it is your turn in "),
@@ -1518,7 +1535,10 @@ mod tests {
         let deadline = "2026-12-01T12:00:00Z";
         let now: DateTime<Utc> = "2026-12-01T07:00:00Z".parse().unwrap();
         for kind in NoticeKind::ALL {
-            let data = json!({"deadline": deadline, "inviter": "anna", "player": "deleted-player-3", "policy": "forfeit"});
+            let data = json!({"deadline": deadline, "inviter": "anna", "player": "deleted-player-3", "policy": "forfeit",
+                "name": "Winter cup", "round": 2, "rounds": 3, "players": 9, "round_deadline": deadline,
+                "position": 4, "points": 6, "podium": [{"name": "anna", "points": 12}],
+                "tournament_link": "https://k.example/tournaments/7"});
             for language in Language::ALL {
                 let zone: Tz = "Asia/Tokyo".parse().unwrap();
                 let ctx = NoticeContext {
@@ -1568,7 +1588,20 @@ mod tests {
                 }
                 // Deadlines are shown in the recipient's zone (12:00 UTC = 21:00 in Tokyo),
                 // which is named.
-                if matches!(kind, NoticeKind::YourTurn | NoticeKind::Reminder) {
+                if matches!(
+                    kind,
+                    NoticeKind::TournamentStarted
+                        | NoticeKind::TournamentRound
+                        | NoticeKind::TournamentFinished
+                ) {
+                    assert!(mail.subject.contains("Winter cup"), "{}", mail.subject);
+                    assert!(mail.text.contains("https://k.example/tournaments/7"));
+                    assert!(mail.html.contains("https://k.example/tournaments/7"));
+                }
+                if matches!(
+                    kind,
+                    NoticeKind::YourTurn | NoticeKind::Reminder | NoticeKind::TournamentRound
+                ) {
                     assert!(mail.text.contains("21:00"), "{}", mail.text);
                     assert!(mail.text.contains("Asia/Tokyo"), "{}", mail.text);
                 }

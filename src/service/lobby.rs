@@ -241,6 +241,9 @@ pub struct StartedTable<'a> {
     pub time_control: Option<Value>,
     /// Each seat's player in seat order, and whether the bot plays it from the start.
     pub seats: &'a [(Uuid, bool)],
+    /// Whether the players get the usual "game started" notice: a tournament's own notice
+    /// ("your next round is seated") names the game instead, so one event is one mail.
+    pub announce_start: bool,
 }
 
 /// Creates and starts `table` within the caller's transaction; returns the new game's id.
@@ -278,7 +281,7 @@ pub async fn create_started(
     let head = games::lock_head(conn, id)
         .await?
         .ok_or_else(|| Error::internal(anyhow::anyhow!("the new game {id} vanished")))?;
-    start_locked(conn, &head, time).await?;
+    start_locked(conn, &head, time, table.announce_start).await?;
     Ok(id)
 }
 
@@ -424,7 +427,7 @@ pub async fn join(
     };
     seats::take(&mut tx, game_id, seat, caller, &nonce).await?;
     if taken.len() + 1 == head.seat_count as usize {
-        start_locked(&mut tx, &head, time).await?;
+        start_locked(&mut tx, &head, time, true).await?;
     } else {
         live_note(&mut tx, &Note::seats_changed(game_id)).await?;
     }
@@ -479,7 +482,7 @@ pub async fn start(
 ) -> Result<GameSummary, Error> {
     let mut tx = pool.begin().await?;
     let head = lock_own_open_game(&mut tx, caller, game_id, "start").await?;
-    start_locked(&mut tx, &head, time).await?;
+    start_locked(&mut tx, &head, time, true).await?;
     tx.commit().await?;
     summary(pool, game_id, caller).await
 }
@@ -580,11 +583,13 @@ fn daily_limit(subject: String, limit: u32) -> throttle::Limit {
 
 /// Starts a locked open game: seats are renumbered 0.. in seat order, every time bank is
 /// filled, and what `step::start` decides is written: the start event and the rules
-/// engine's setup, the first state, the clocks, the notices and the note.
+/// engine's setup, the first state, the clocks, the notices and the note. Without
+/// `announce_start` the "game started" notices are left out (the caller sends its own).
 pub(super) async fn start_locked(
     conn: &mut PgConnection,
     head: &GameHead,
     time: &Clock,
+    announce_start: bool,
 ) -> Result<(), Error> {
     let kind = parse_kind(&head.kind)?;
     let count = games::seats(&mut *conn, head.id).await?.len();
@@ -626,7 +631,11 @@ pub(super) async fn start_locked(
     )
     .await?;
     append::arm(&mut *conn, head.id, start.plan.clocks()).await?;
-    notify::enqueue(&mut *conn, &start.notices).await?;
+    let mut notices = start.notices;
+    if !announce_start {
+        notices.retain(|notice| notice.kind != notify::NoticeKind::GameStarted);
+    }
+    notify::enqueue(&mut *conn, &notices).await?;
     live_note(&mut *conn, &start.note).await?;
     Ok(())
 }

@@ -424,6 +424,7 @@ async fn start_rematch(
             created_by: offer.offered_by,
             time_control: head.time_control.clone(),
             seats: &rotated,
+            announce_start: true,
         },
     )
     .await?;

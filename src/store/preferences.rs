@@ -18,12 +18,16 @@ pub struct PrefsRow {
     pub chat_mention: String,
     pub rematch_offered: String,
     pub undo_requested: String,
+    pub tournament_started: String,
+    pub tournament_round: String,
+    pub tournament_finished: String,
     pub always_email: bool,
 }
 
 const COLUMNS: &str = "user_id, your_turn::text, reminder::text, invited::text, \
      game_started::text, game_over::text, player_left::text, chat_mention::text, rematch_offered::text, \
-     undo_requested::text, always_email";
+     undo_requested::text, tournament_started::text, tournament_round::text, \
+     tournament_finished::text, always_email";
 
 /// The rows of these users (users without one are absent).
 pub async fn load_many(
@@ -58,8 +62,9 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     sqlx::query(
         "INSERT INTO notification_prefs
              (user_id, your_turn, reminder, invited, game_started, game_over, always_email,
-              player_left, chat_mention, rematch_offered, undo_requested)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+              player_left, chat_mention, rematch_offered, undo_requested, tournament_started,
+              tournament_round, tournament_finished)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
          ON CONFLICT (user_id) DO UPDATE SET
              your_turn = EXCLUDED.your_turn, reminder = EXCLUDED.reminder,
              invited = EXCLUDED.invited, game_started = EXCLUDED.game_started,
@@ -67,6 +72,9 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
              player_left = EXCLUDED.player_left, chat_mention = EXCLUDED.chat_mention,
              rematch_offered = EXCLUDED.rematch_offered,
              undo_requested = EXCLUDED.undo_requested,
+             tournament_started = EXCLUDED.tournament_started,
+             tournament_round = EXCLUDED.tournament_round,
+             tournament_finished = EXCLUDED.tournament_finished,
              updated_at = now()",
     )
     .bind(row.user_id)
@@ -80,6 +88,9 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     .bind(&row.chat_mention)
     .bind(&row.rematch_offered)
     .bind(&row.undo_requested)
+    .bind(&row.tournament_started)
+    .bind(&row.tournament_round)
+    .bind(&row.tournament_finished)
     .execute(conn)
     .await?;
     Ok(())

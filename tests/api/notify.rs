@@ -374,7 +374,8 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
                "game_started": "immediately", "game_over": "immediately",
                "player_left": "immediately", "chat_mention": "immediately",
                "rematch_offered": "immediately", "undo_requested": "immediately",
-               "always_email": false})
+               "tournament_started": "immediately", "tournament_round": "immediately",
+               "tournament_finished": "immediately", "always_email": false})
     );
 
     // Bad input changes nothing.

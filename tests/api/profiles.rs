@@ -2,8 +2,6 @@
 //! of one's data, and blocking.
 
 use crate::support::*;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use serde_json::json;
 
 #[tokio::test]
@@ -129,23 +127,6 @@ async fn display_names_are_shown_beside_usernames_at_the_table_and_in_the_lobby(
     );
 }
 
-/// Decodes RFC 2047 base64 words (`=?utf-8?b?…?=`) of a header.
-fn decode_words(header: &str) -> String {
-    header
-        .split_whitespace()
-        .map(|word| {
-            let lower = word.to_ascii_lowercase();
-            match lower
-                .strip_prefix("=?utf-8?b?")
-                .and_then(|_| word.get(10..word.len() - 2))
-            {
-                Some(encoded) => String::from_utf8(STANDARD.decode(encoded).unwrap()).unwrap(),
-                None => word.to_string(),
-            }
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn a_japanese_players_turn_mail_arrives_in_japanese_with_its_unsubscribe_headers() {
     let MailedApp {
@@ -177,7 +158,7 @@ async fn a_japanese_players_turn_mail_arrives_in_japanese_with_its_unsubscribe_h
         .map(|r| r.mail())
         .find(|m| m.text().contains("あなたの番です"))
         .unwrap_or_else(|| panic!("a Japanese turn mail among {received:?}"));
-    let subject = decode_words(turn.header("Subject").unwrap());
+    let subject = turn.subject();
     assert!(subject.contains("スチールドライバー"), "{subject}");
     assert!(subject.contains("あなたの番です"), "{subject}");
     // The deadline in Tokyo time, named.

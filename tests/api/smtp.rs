@@ -457,6 +457,31 @@ impl Mail {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The subject as written: RFC 2047 base64 words (`=?utf-8?b?…?=`) decoded, the space
+    /// between two encoded words dropped as the RFC says.
+    pub fn subject(&self) -> String {
+        let mut out = String::new();
+        let mut last_encoded = false;
+        for word in self
+            .header("Subject")
+            .unwrap_or_default()
+            .split_whitespace()
+        {
+            let decoded = word
+                .to_ascii_lowercase()
+                .strip_prefix("=?utf-8?b?")
+                .and_then(|_| word.get(10..word.len() - 2))
+                .map(|b64| String::from_utf8(STANDARD.decode(b64).unwrap()).unwrap());
+            let joins_encoded = last_encoded && decoded.is_some();
+            if !out.is_empty() && !joins_encoded {
+                out.push(' ');
+            }
+            last_encoded = decoded.is_some();
+            out.push_str(&decoded.unwrap_or_else(|| word.to_string()));
+        }
+        out
+    }
+
     fn part(&self, media: &str) -> &str {
         &self
             .parts

@@ -3,7 +3,11 @@
 //! setting, bad input, and re-deriving a finished tournament from its games' logs.
 
 use crate::bots;
-use crate::support::{AppOptions, TestApp, User, spawn_app, spawn_app_with};
+use crate::live::Stream;
+use crate::smtp::Received;
+use crate::support::{
+    AppOptions, MailedApp, TestApp, User, spawn_app, spawn_app_with, spawn_mailed_app,
+};
 use kontor::service::tournaments::derive::{self, Facts, Format, Settings};
 use kontor::service::tournaments::standings::TableResult;
 use serde_json::{Value, json};
@@ -690,4 +694,225 @@ async fn tournament_worker_passes_at_once_start_it_exactly_once() {
         .await
         .unwrap();
     assert_eq!(games, 1);
+}
+
+/// The subjects and texts (unwrapped) of the mails `user` received since `from` (an index
+/// into the sink).
+fn mails_to(received: &[Received], from: usize, user: &User) -> Vec<(String, String)> {
+    let address = format!("{}@example.org", user.name);
+    received[from..]
+        .iter()
+        .filter(|r| r.to.iter().any(|t| t.contains(&address)))
+        .map(|r| {
+            let mail = r.mail();
+            (
+                mail.subject(),
+                // Lines joined: the text is wrapped.
+                mail.text().split_whitespace().collect::<Vec<_>>().join(" "),
+            )
+        })
+        .collect()
+}
+
+/// Delivers every due mail (a round's games leave many "your turn" mails behind).
+async fn deliver_all(f: &MailedApp) {
+    while f.notifier.deliver_due(100).await.unwrap().claimed > 0 {}
+}
+
+/// The tournament events a user stream carried within a quiet spell.
+async fn tournament_events(stream: &mut Stream) -> Vec<Value> {
+    stream
+        .drain(Duration::from_millis(1500))
+        .await
+        .into_iter()
+        .filter(|e| e.event.starts_with("tournament_"))
+        .map(|e| json!({"event": e.event, "data": e.data}))
+        .collect()
+}
+
+#[tokio::test]
+async fn tournament_players_are_told_by_mail_and_stream_of_the_start_each_round_and_the_final_standings()
+ {
+    let f = spawn_mailed_app(&[]).await;
+    let app = &f.app;
+    let organiser = app.register("organiser").await;
+    let users = players(app, 3).await;
+    app.put("/me/profile")
+        .as_user(&users[2])
+        .json(&json!({"language": "ja", "time_zone": "Asia/Tokyo"}))
+        .send()
+        .await
+        .assert_ok();
+    let id = create(app, &organiser, &body(app, "swiss", 2)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(app, &id, &users).await;
+    let mut stream = Stream::open(&app.address, "/me/stream", &users[0].token, None).await;
+    assert_eq!(
+        stream.next(Duration::from_secs(10)).await.unwrap().event,
+        "snapshot"
+    );
+    let mut watcher = Stream::open(&app.address, "/me/stream", &organiser.token, None).await;
+    watcher.next(Duration::from_secs(10)).await.unwrap();
+
+    // The start: one mail each, "the tournament has started", naming their game and linking
+    // it and the tournament's page; no second "game started" mail for the same game.
+    let started = app
+        .post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_ok()
+        .clone();
+    let game = started["rounds_played"][0]["tables"][0]["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    deliver_all(&f).await;
+    let received = f.sink.received();
+    let first = mails_to(&received, 0, &users[0]);
+    let subjects: Vec<&str> = first.iter().map(|(s, _)| s.as_str()).collect();
+    assert!(
+        subjects.contains(&"The tournament \u{201c}Winter cup\u{201d} of Steel Driver has started"),
+        "{subjects:?}"
+    );
+    assert!(
+        !subjects
+            .iter()
+            .any(|s| s.contains("has started") && !s.contains("tournament")),
+        "no generic game-started mail beside it: {subjects:?}"
+    );
+    let (_, text) = first
+        .iter()
+        .find(|(s, _)| s.contains("tournament"))
+        .unwrap();
+    assert!(
+        text.contains("2 rounds of Steel Driver among 3 players"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("/games/{game}")), "{text}");
+    assert!(text.contains(&format!("/tournaments/{id}")), "{text}");
+    let japanese = mails_to(&received, 0, &users[2]);
+    assert!(
+        japanese
+            .iter()
+            .any(|(s, _)| s == "トーナメント「Winter cup」（スチールドライバー）が始まりました"),
+        "{japanese:?}"
+    );
+    assert_eq!(
+        tournament_events(&mut stream).await,
+        [json!({"event": "tournament_started", "data": {
+            "tournament_id": id, "event": "started", "round": 1, "game_id": game}})]
+    );
+    assert!(
+        tournament_events(&mut watcher).await.is_empty(),
+        "the organiser did not enter"
+    );
+
+    // Round 2 is seated when round 1's game is over: "your table is seated", with the
+    // player's place so far.
+    play_round(app, &get(app, &id, &organiser).await, &users, 21).await;
+    assert_eq!(run_worker(app).await, 1);
+    let seated = get(app, &id, &organiser).await;
+    let game = seated["rounds_played"][1]["tables"][0]["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let position = seated["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|line| line["username"] == users[0].name.as_str())
+        .unwrap()["position"]
+        .as_i64()
+        .unwrap();
+    let before = f.sink.received().len();
+    deliver_all(&f).await;
+    let received = f.sink.received();
+    let round = mails_to(&received, before, &users[0]);
+    let (subject, text) = round
+        .iter()
+        .find(|(s, _)| s.starts_with("Round 2"))
+        .unwrap_or_else(|| panic!("{round:?}"));
+    assert_eq!(
+        subject,
+        "Round 2 of \u{201c}Winter cup\u{201d}: your table of Steel Driver is seated"
+    );
+    assert!(text.contains("round 2 of 2 of"), "{text}");
+    assert!(
+        text.contains(&format!("After round 1 you stand {}", ordinal(position))),
+        "{text}"
+    );
+    assert!(text.contains(&format!("/games/{game}")), "{text}");
+    assert_eq!(
+        tournament_events(&mut stream).await,
+        [json!({"event": "tournament_round", "data": {
+            "tournament_id": id, "event": "round", "round": 2, "game_id": game}})]
+    );
+
+    // The end: the final standings, the player's own place and the podium.
+    play_round(app, &seated, &users, 22).await;
+    assert_eq!(run_worker(app).await, 1);
+    let finished = get(app, &id, &organiser).await;
+    assert_eq!(finished["status"], "finished");
+    let winner = finished["standings"][0]["username"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = f.sink.received().len();
+    deliver_all(&f).await;
+    let received = f.sink.received();
+    for user in &users {
+        let line = finished["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|line| line["username"] == user.name.as_str())
+            .unwrap();
+        let mails = mails_to(&received, before, user);
+        let (subject, text) = mails
+            .iter()
+            .find(|(_, t)| t.contains("/tournaments/"))
+            .unwrap_or_else(|| panic!("{mails:?}"));
+        let position = line["position"].as_i64().unwrap();
+        if user.name == users[2].name {
+            assert!(
+                subject.ends_with(&format!("3人中{position}位")),
+                "{subject}"
+            );
+            assert!(text.contains(&format!("1. {winner} — ")), "{text}");
+        } else {
+            assert!(
+                subject.ends_with(&format!("you placed {} of 3", ordinal(position))),
+                "{subject}"
+            );
+            assert!(
+                text.contains(&format!("with {} points", line["points"])),
+                "{text}"
+            );
+            assert!(text.contains(&format!("1. {winner} — ")), "{text}");
+        }
+    }
+    assert_eq!(
+        tournament_events(&mut stream).await,
+        [json!({"event": "tournament_finished", "data": {
+            "tournament_id": id, "event": "finished", "round": 2}})]
+    );
+    // Each notice once: running the worker again tells nobody anything new.
+    assert_eq!(run_worker(app).await, 0);
+    let before = f.sink.received().len();
+    deliver_all(&f).await;
+    assert_eq!(f.sink.received().len(), before);
+}
+
+fn ordinal(n: i64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }

@@ -8,6 +8,7 @@
 //! from its settings, seed, entrants, withdrawals and results). This module reads and writes
 //! the facts (`store::tournaments`) and creates the games.
 
+mod announce;
 pub mod derive;
 pub mod pairing;
 pub mod standings;
@@ -664,7 +665,9 @@ pub async fn withdraw(
 async fn begin(conn: &mut PgConnection, time: &Clock, row: &TournamentRow) -> Result<(), Error> {
     let now = time.now();
     store::set_status(conn, row.id, "running", now).await?;
-    if !seat_next_round(conn, time, row, 1).await? {
+    if seat_next_round(conn, time, row, 1).await? {
+        announce::round_seated(conn, row.id, 1).await?;
+    } else {
         store::set_status(conn, row.id, "cancelled", now).await?;
     }
     Ok(())
@@ -717,6 +720,7 @@ async fn create_game(
             created_by: row.organiser,
             time_control: row.time_control.clone(),
             seats: &seats,
+            announce_start: false,
         },
     )
     .await
@@ -789,8 +793,11 @@ async fn advance_round(
     }
     store::end_round(conn, row.id, current.number, now).await?;
     let next = current.number as u16 + 1;
-    if next > row.rounds as u16 || !seat_next_round(conn, time, row, next).await? {
+    if next <= row.rounds as u16 && seat_next_round(conn, time, row, next).await? {
+        announce::round_seated(conn, row.id, next as i16).await?;
+    } else {
         store::set_status(conn, row.id, "finished", now).await?;
+        announce::finished(conn, row.id).await?;
     }
     Ok(true)
 }

@@ -29,6 +29,9 @@ const msgs = defineMessages({
     en: 'A player asks me to agree to taking moves back',
     ja: '手の取り消しへの同意を求められたとき',
   },
+  tournament_started: { en: 'A tournament I entered has started', ja: '参加したトーナメントが始まったとき' },
+  tournament_round: { en: 'My next round of a tournament is seated', ja: 'トーナメントの次のラウンドの卓が決まったとき' },
+  tournament_finished: { en: 'A tournament I entered is over (final standings)', ja: '参加したトーナメントが終わったとき（最終順位）' },
   immediately: { en: 'At once', ja: 'すぐに' },
   digest: { en: 'In the daily digest', ja: '1日1回のまとめで' },
   off: { en: 'Never', ja: '送らない' },
@@ -89,7 +92,7 @@ function useError() {
   return { line, clear: () => setError(null), fail: (err: unknown) => setError(errorText(err, lang)) };
 }
 
-const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over', 'player_left', 'chat_mention', 'rematch_offered', 'undo_requested'];
+const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over', 'player_left', 'chat_mention', 'rematch_offered', 'undo_requested', 'tournament_started', 'tournament_round', 'tournament_finished'];
 const DELIVERIES: Delivery[] = ['immediately', 'digest', 'off'];
 
 function Notifications() {

@@ -1,0 +1,125 @@
+//! Telling the players: "the tournament has started" (with their first game), "your next
+//! round is seated" (with their game and their place so far) and "the final standings", by
+//! mail (their preferences decide) and on their own live stream. Written in the transaction
+//! that seats the round or ends the tournament, so a rolled-back change tells nobody.
+
+use super::{Tournament, view};
+use crate::live::{Note, TournamentNote};
+use crate::notify::{self, Notice};
+use crate::service::Error;
+use crate::service::lobby::live_note;
+use crate::store::tournaments::{self as store, PlayerRow};
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// How many players one live note names at most: a note travels by `NOTIFY`, whose payload
+/// is limited to 8,000 bytes.
+const USERS_PER_NOTE: usize = 100;
+
+/// Round `round` was seated (round 1: the tournament started): every seated player is told
+/// their game.
+pub(super) async fn round_seated(
+    conn: &mut PgConnection,
+    id: Uuid,
+    round: i16,
+) -> Result<(), Error> {
+    let tournament = view(conn, id).await?;
+    let players = store::players(&mut *conn, id).await?;
+    let tables = store::tables(&mut *conn, id).await?;
+    let mut notices = Vec::new();
+    for table in tables.iter().filter(|t| t.round == round) {
+        for user in &table.seats {
+            let mut data = common(&tournament);
+            data["round"] = round.into();
+            if let Some(deadline) = tournament
+                .rounds_played
+                .iter()
+                .find(|r| r.number == round)
+                .map(|r| r.deadline)
+            {
+                data["round_deadline"] = deadline.to_rfc3339().into();
+            }
+            let notice = if round == 1 {
+                Notice::tournament_started(*user, id, table.game_id, data)
+            } else {
+                if let Some(line) = standing_of(&tournament, &players, *user) {
+                    data["position"] = line.0.into();
+                    data["points"] = line.1.into();
+                }
+                Notice::tournament_round(*user, id, round, table.game_id, data)
+            };
+            notices.push(notice);
+        }
+        let event = TournamentNote {
+            tournament_id: id,
+            event: if round == 1 { "started" } else { "round" }.to_string(),
+            round,
+            game_id: Some(table.game_id),
+        };
+        live_note(conn, &Note::tournament(event, table.seats.clone())).await?;
+    }
+    notify::enqueue(conn, &notices).await?;
+    Ok(())
+}
+
+/// The tournament finished: every entrant (withdrawn ones too) is told the final standings
+/// and their own place.
+pub(super) async fn finished(conn: &mut PgConnection, id: Uuid) -> Result<(), Error> {
+    let tournament = view(conn, id).await?;
+    let players = store::players(&mut *conn, id).await?;
+    let podium: Vec<Value> = tournament
+        .standings
+        .iter()
+        .take(3)
+        .map(|line| json!({"name": line.username, "points": line.points}))
+        .collect();
+    let mut notices = Vec::new();
+    for player in &players {
+        let mut data = common(&tournament);
+        data["game_kind"] = tournament.kind.clone().into();
+        data["podium"] = podium.clone().into();
+        data["withdrawn"] = player.withdrawn_round.is_some().into();
+        if let Some((position, points)) = standing_of(&tournament, &players, player.user_id) {
+            data["position"] = position.into();
+            data["points"] = points.into();
+        }
+        notices.push(Notice::tournament_finished(player.user_id, id, data));
+    }
+    let event = TournamentNote {
+        tournament_id: id,
+        event: "finished".to_string(),
+        round: tournament.rounds_played.last().map_or(0, |r| r.number),
+        game_id: None,
+    };
+    let users: Vec<Uuid> = players.iter().map(|p| p.user_id).collect();
+    for chunk in users.chunks(USERS_PER_NOTE) {
+        live_note(conn, &Note::tournament(event.clone(), chunk.to_vec())).await?;
+    }
+    notify::enqueue(conn, &notices).await?;
+    Ok(())
+}
+
+/// What every tournament notice says: its name, length and size.
+fn common(tournament: &Tournament) -> Value {
+    json!({
+        "name": tournament.name,
+        "rounds": tournament.rounds,
+        "players": tournament.players.len(),
+    })
+}
+
+/// `user`'s place and points in the standings so far.
+fn standing_of(tournament: &Tournament, players: &[PlayerRow], user: Uuid) -> Option<(usize, u32)> {
+    let names: HashMap<Uuid, &str> = players
+        .iter()
+        .map(|p| (p.user_id, p.username.as_str()))
+        .collect();
+    let name = names.get(&user)?;
+    tournament
+        .standings
+        .iter()
+        .find(|line| line.username == *name)
+        .map(|line| (line.position, line.points))
+}
