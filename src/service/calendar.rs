@@ -241,9 +241,14 @@ fn event(mv: &Move, language: Language, zone: Tz) -> Event {
         .add_property("TRANSP", "TRANSPARENT");
     match mv.deadline {
         Some(deadline) => {
-            event
-                .starts(deadline)
-                .alarm(Alarm::display(&summary, Trigger::from(-ALARM_BEFORE)));
+            let mut alarm = Alarm::display(&summary, Trigger::from(-ALARM_BEFORE));
+            // The crate writes a DTSTAMP and a UID into every component it is not given them
+            // for (the time of writing, a random UUID): given fixed ones, the same game state
+            // gives the same bytes (RFC 9074 gives an alarm a UID).
+            alarm
+                .timestamp(mv.since)
+                .uid(&format!("{}-{}-alarm@kontor", mv.game_id, mv.seat));
+            event.starts(deadline).alarm(alarm);
         }
         None => {
             let day = day_of(mv.since, zone);
@@ -358,16 +363,17 @@ mod tests {
 
     #[test]
     fn the_same_moves_give_the_same_bytes() {
-        let moves = [a_move(None)];
+        let deadline = Utc.with_ymd_and_hms(2026, 12, 3, 18, 0, 0).unwrap();
+        let moves = [a_move(Some(deadline)), a_move(None)];
         assert_eq!(
             render(&moves, Language::En, Tz::UTC),
             render(&moves, Language::En, Tz::UTC)
         );
-        let mut moved = a_move(None);
-        moved.version += 1;
+        let mut moved = moves.clone();
+        moved[1].version += 1;
         assert_ne!(
             render(&moves, Language::En, Tz::UTC),
-            render(&[moved], Language::En, Tz::UTC)
+            render(&moved, Language::En, Tz::UTC)
         );
     }
 

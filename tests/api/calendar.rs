@@ -3,7 +3,7 @@
 //! as a calendar program would read it.
 
 use crate::support::*;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -110,7 +110,8 @@ async fn to_act<'a>(app: &TestApp, game: Uuid, table: &'a [User]) -> (i64, &'a U
     (seat, &table[seat as usize])
 }
 
-/// The deadline the lobby shows for `seat` of a game (`summary`).
+/// The deadline the lobby shows for `seat` of a game (`summary`), to the second as iCalendar
+/// writes times (rounded down: the event is never after the deadline).
 fn deadline_of(summary: &Value, seat: i64) -> DateTime<Utc> {
     let seat = summary["seats"]
         .as_array()
@@ -118,7 +119,7 @@ fn deadline_of(summary: &Value, seat: i64) -> DateTime<Utc> {
         .iter()
         .find(|s| s["seat"] == seat)
         .unwrap();
-    utc(seat["deadline"].as_str().unwrap())
+    utc(seat["deadline"].as_str().unwrap()).trunc_subsecs(0)
 }
 
 fn utc(text: &str) -> DateTime<Utc> {
