@@ -19,7 +19,8 @@ use_suitable_node
 VALIDATOR=target/openapi-validator
 FUZZER=target/schemathesis
 CLIENT=target/python-client
-if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ] || [ ! -x "$FUZZER/bin/schemathesis" ] || [ ! -x "$CLIENT/bin/mypy" ]; then
+CALENDAR=target/icalendar
+if [ ! -x "$VALIDATOR/bin/openapi-spec-validator" ] || [ ! -x "$FUZZER/bin/schemathesis" ] || [ ! -x "$CLIENT/bin/mypy" ] || [ ! -f "$CALENDAR/.installed" ]; then
   if ! python3 -c 'import ensurepip, venv' 2> /dev/null; then
     install_os_packages "the test suite's Python tools" python3 python3-venv
   fi
@@ -45,6 +46,15 @@ if [ ! -x "$CLIENT/bin/mypy" ]; then
   echo "Installing openapi-python-client and mypy into $CLIENT..."
   python3 -m venv "$CLIENT"
   "$CLIENT/bin/pip" install --quiet --disable-pip-version-check openapi-python-client==0.29.1 mypy==2.4.1
+fi
+
+# An iCalendar parser of its own to read the deadline calendar's feed as a calendar program
+# would (tests/api/calendar.rs, tests/calendar/events.py), pinned.
+if [ ! -f "$CALENDAR/.installed" ]; then
+  echo "Installing icalendar into $CALENDAR..."
+  python3 -m venv "$CALENDAR"
+  "$CALENDAR/bin/pip" install --quiet --disable-pip-version-check icalendar==7.3.0
+  touch "$CALENDAR/.installed"
 fi
 
 # The web client's type check, lint and browser-test runner (its devDependencies).

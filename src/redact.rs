@@ -5,7 +5,10 @@
 //! unsubscribe link carries its signed token as `?token=`, and a client may put a token in a
 //! query by mistake. Whatever logs a request target or a configured URL goes through here.
 
-use crate::auth::{API_TOKEN_PREFIX, REFRESH_PREFIX, RESET_PASSWORD_PREFIX, VERIFY_EMAIL_PREFIX};
+use crate::auth::{
+    API_TOKEN_PREFIX, CALENDAR_FEED_PREFIX, REFRESH_PREFIX, RESET_PASSWORD_PREFIX,
+    VERIFY_EMAIL_PREFIX,
+};
 use std::borrow::Cow;
 
 /// What a masked value is replaced with.
@@ -26,10 +29,11 @@ fn is_secret_name(name: &str) -> bool {
 }
 
 /// Whether a (decoded) value looks like one of Kontor's credentials wherever it appears: an
-/// API token, a refresh token, a mailed link's token or a JWT (whose base64url header always
-/// starts with `eyJ`).
+/// API token, a refresh token, a mailed link's token, a calendar feed's token (the path
+/// segment `kontor_cal_….ics`) or a JWT (whose base64url header always starts with `eyJ`).
 fn looks_like_credential(value: &str) -> bool {
     value.starts_with(API_TOKEN_PREFIX)
+        || value.starts_with(CALENDAR_FEED_PREFIX)
         || value.starts_with(REFRESH_PREFIX)
         || value.starts_with(VERIFY_EMAIL_PREFIX)
         || value.starts_with(RESET_PASSWORD_PREFIX)
@@ -173,6 +177,11 @@ mod tests {
         assert_eq!(
             mask_target("/api/v1/eyJhbGciOiJIUzI1NiJ9.e30.sig/x", None),
             "/api/v1/***/x"
+        );
+        // A calendar feed's URL is its credential.
+        assert_eq!(
+            mask_target("/api/v1/calendar/kontor_cal_abc.ics", None),
+            "/api/v1/calendar/***"
         );
         assert_eq!(mask_target("/api/v1/kinds", None), "/api/v1/kinds");
         assert_eq!(mask_target("/", Some("")), "/?");

@@ -29,6 +29,8 @@ pub const API_TOKEN_PREFIX: &str = "kontor_pat_";
 /// Links mailed to verify an address (`kontor_ve_…`) or reset a password (`kontor_pw_…`).
 pub const VERIFY_EMAIL_PREFIX: &str = "kontor_ve_";
 pub const RESET_PASSWORD_PREFIX: &str = "kontor_pw_";
+/// A calendar feed's token (`kontor_cal_…`), the secret part of its URL.
+pub const CALENDAR_FEED_PREFIX: &str = "kontor_cal_";
 
 /// What an API token may do. Access tokens from a login may do everything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]

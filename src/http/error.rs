@@ -680,6 +680,7 @@ error_codes! {
     SessionNotFound = "session_not_found", 404, "No active login (session) of the caller with this id.";
     AdminRequired = "admin_required", 403, "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.";
     MailNotFound = "mail_not_found", 404, "No failed mail with this id.";
+    CalendarNotFound = "calendar_not_found", 404, "No calendar feed has this token (unknown, replaced or revoked), or the caller has no feed to revoke.";
     MetricsNotServed = "metrics_not_served", 404, "This server serves no metrics on this address (KONTOR_METRICS_TOKEN is not set).";
     SeatNotAbandoned = "seat_not_abandoned", 409, "The seat is being played by its player; there is nothing to take back.";
     SeatAbandoned = "seat_abandoned", 409, "The bot plays this seat after its timeouts; take it back first.";

@@ -5,6 +5,7 @@ pub mod absence;
 pub mod accounts;
 pub mod audit;
 pub mod body_deadline;
+pub mod calendar;
 pub mod caller;
 pub mod chat;
 pub mod conditional;
@@ -233,6 +234,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(tournaments::leave_tournament)
         .service(tournaments::start_tournament)
         .service(tournaments::withdraw_from_tournament)
+        // The deadline calendar
+        .service(calendar::create_calendar_feed)
+        .service(calendar::calendar_feed_status)
+        .service(calendar::revoke_calendar_feed)
+        .service(calendar::calendar_feed)
         .service(openapi::serve_spec);
 }
 

@@ -31,6 +31,7 @@ use utoipa_actix_web::AppExt;
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
         (name = "players", description = "Public profiles, rating histories and leaderboards."),
         (name = "tournaments", description = "Correspondence tournaments: Swiss or round-robin groups, run by the server."),
+        (name = "calendar", description = "The deadline calendar: a private iCalendar feed of the games where it is your move."),
         (name = "meta", description = "This description."),
         (name = "health", description = "Probes for proxies and orchestrators, at the root outside `/api/v1`."),
     ),

@@ -159,9 +159,9 @@ pub struct ResetPasswordRequest {
 
 /// Choose a new password with the token of a reset link.
 ///
-/// Ends every login of the account and revokes every API token, and says how many. The link
-/// reached the account's address, so that address counts as verified too. The owner is told
-/// by mail.
+/// Ends every login of the account and revokes every API token, and says how many; the
+/// calendar feed is revoked too. The link reached the account's address, so that address
+/// counts as verified too. The owner is told by mail.
 #[utoipa::path(
     tag = "accounts",
     request_body = ResetPasswordRequest,
@@ -328,7 +328,8 @@ pub async fn revoke_session(
 }
 
 /// End every login but the caller's own (all of them, when the caller's access token names no
-/// login).
+/// login) — "log out everywhere". The calendar feed is revoked too (its URL is a credential);
+/// API tokens stay.
 #[utoipa::path(
     tag = "accounts",
     security(("bearer" = [])),

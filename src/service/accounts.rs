@@ -17,7 +17,7 @@ use crate::notify::render::{self, DigestData};
 use crate::notify::{self, Notice};
 use crate::store::games::{self, Status};
 use crate::store::seats::{self, SeatState};
-use crate::store::{append, events, outbox, users};
+use crate::store::{append, calendar as calendar_feeds, events, outbox, users};
 use crate::time::Clock;
 use serde_json::json;
 use sqlx::{PgConnection, PgPool};
@@ -58,6 +58,7 @@ pub async fn delete_account(
         settle_game(&mut tx, time, user, game_id, &placeholder, &mut deletion).await?;
     }
     let erased = users::erase(&mut tx, user, &old_username, &placeholder, time.now()).await?;
+    calendar_feeds::revoke(&mut *tx, user).await?;
     // Other players' digests queued before now name the player as they were shown then.
     let mut names = Vec::new();
     if let Some(display) = display_name.as_deref() {

@@ -5,6 +5,7 @@
 pub mod account_error;
 pub mod accounts;
 pub mod cache;
+pub mod calendar;
 pub mod chat;
 pub mod clock;
 pub mod committer;

@@ -165,6 +165,9 @@ pub struct MyData {
     pub notes: Vec<crate::service::notes::MyNote>,
     /// The rematch offers the caller made and their answers to others' offers.
     pub rematch_answers: Vec<MyRematchAnswer>,
+    /// Whether the caller has a calendar feed, and since when (never its URL: only a hash of
+    /// its token is kept).
+    pub calendar_feed: super::calendar::CalendarFeedStatus,
 }
 
 /// The caller's answer to a rematch offer of a finished game (an offer counts as accepting).
@@ -318,6 +321,7 @@ pub async fn export(accounts: Accounts<'_>, user: Uuid) -> Result<MyData, Accoun
             })
             .collect(),
         notes: crate::service::notes::of_user(pool, user).await?,
+        calendar_feed: super::calendar::status(pool, user).await?,
         rematch_answers: crate::store::rematch::answers_of_user(pool, user)
             .await?
             .into_iter()

@@ -12,7 +12,7 @@ use crate::auth::{self, RESET_PASSWORD_PREFIX, VERIFY_EMAIL_PREFIX, identity, pa
 use crate::config::Config;
 use crate::notify::account::{self as mail, AccountMail, PasswordChange};
 use crate::store::mail_tokens::{self, MailToken, NewMailToken};
-use crate::store::{channels, sessions, tokens, users};
+use crate::store::{calendar as calendar_feeds, channels, sessions, tokens, users};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
@@ -385,6 +385,9 @@ pub async fn reset_password(
     mail_tokens::mark_used(&mut *tx, token.id, now).await?;
     let sessions = sessions::revoke_all_except(&mut *tx, token.user_id, None).await?;
     let api_tokens = tokens::revoke_all_api_tokens(&mut *tx, token.user_id).await?;
+    // The calendar feed's URL is a credential too: whoever reset the password may not be the
+    // only one who had it.
+    calendar_feeds::revoke(&mut *tx, token.user_id).await?;
     // A change of address someone else began (with a stolen session) must not outlive the
     // reset its notice advised: its link stops working.
     mail_tokens::supersede_address_changes(&mut *tx, token.user_id, &account.email, now).await?;
@@ -570,13 +573,18 @@ pub struct SessionsRevoked {
     pub revoked: i64,
 }
 
-/// Ends every login of `user` but `keep` (all of them when it is `None`).
+/// Ends every login of `user` but `keep` (all of them when it is `None`), and revokes the
+/// calendar feed (its URL is a credential, and this is what a player does who fears that
+/// their credentials are out).
 pub async fn end_other_sessions(
     accounts: Accounts<'_>,
     user: Uuid,
     keep: Option<Uuid>,
 ) -> Result<SessionsRevoked, AccountError> {
-    let revoked = sessions::revoke_all_except(accounts.pool, user, keep).await?;
+    let mut tx = accounts.pool.begin().await?;
+    let revoked = sessions::revoke_all_except(&mut *tx, user, keep).await?;
+    calendar_feeds::revoke(&mut *tx, user).await?;
+    tx.commit().await?;
     accounts.known_users.forget(user);
     Ok(SessionsRevoked { revoked })
 }

@@ -9,6 +9,7 @@
 pub mod append;
 pub mod audience;
 pub mod blocks;
+pub mod calendar;
 pub mod channels;
 pub mod chat;
 pub mod cluster;

@@ -7,6 +7,7 @@ mod audit;
 mod backup;
 mod bad_input;
 mod bots;
+mod calendar;
 mod chat;
 mod client;
 mod clocks;

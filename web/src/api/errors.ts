@@ -43,6 +43,7 @@ const PLATFORM: CodeMessages = {
   },
   email_already_verified: { en: 'Your address is verified already.', ja: 'メールアドレスは確認済みです。' },
   session_not_found: { en: 'There is no such sign-in.', ja: 'そのログインはありません。' },
+  calendar_not_found: { en: 'You have no calendar feed.', ja: 'カレンダーのフィードはありません。' },
   invalid_credentials: { en: 'The username or password is wrong.', ja: 'ユーザー名またはパスワードが違います。' },
   username_taken: { en: 'Another account has this username.', ja: 'このユーザー名は使われています。' },
   email_taken: { en: 'Another account has this email address.', ja: 'このメールアドレスは使われています。' },

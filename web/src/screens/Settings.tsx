@@ -9,6 +9,7 @@ import { useWhen } from '../components/when';
 import { SignIn } from './SignIn';
 import { Security } from './account/Security';
 import { AccountSections } from './account/Profile';
+import { Calendar } from './settings/Calendar';
 
 type Preferences = Schemas['Preferences'];
 type Delivery = Schemas['Delivery'];
@@ -347,6 +348,7 @@ export function Settings() {
       <Notifications />
       <Vacation />
       <Tokens />
+      <Calendar />
       <Security />
       <AccountSections />
     </div>

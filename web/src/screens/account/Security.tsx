@@ -42,7 +42,10 @@ const msgs = defineMessages({
   signOut: { en: 'Sign out', ja: 'ログアウトさせる' },
   reallySignOut: { en: 'End this sign-in?', ja: 'このログインを終了しますか？' },
   signOutOthers: { en: 'Sign out everywhere else', ja: 'ほかの端末をすべてログアウト' },
-  reallySignOutOthers: { en: 'End every other sign-in?', ja: 'ほかのログインをすべて終了しますか？' },
+  reallySignOutOthers: {
+    en: 'End every other sign-in? Your calendar feed is revoked too.',
+    ja: 'ほかのログインをすべて終了しますか？カレンダーのフィードも無効になります。',
+  },
 });
 
 function useError() {
