@@ -35,6 +35,7 @@ mod notes;
 mod notify;
 mod observability;
 mod operations;
+mod outbound;
 mod play;
 mod profiles;
 mod ratings;
