@@ -230,38 +230,9 @@ impl Outbound {
         self.allow_insecure
     }
 
-    /// Checks what can be checked of a URL without a request: that it parses, is absolute
-    /// `https://` (or `http://` when insecure targets are allowed) with a host and no user
-    /// or password, and that an IP address in it is one that may be reached.
+    /// [`check_url`] with this client's setting.
     pub fn check_url(&self, text: &str) -> Result<Url, OutboundError> {
-        let url = Url::parse(text).map_err(|error| OutboundError::InvalidUrl(error.to_string()))?;
-        match url.scheme() {
-            "https" => {}
-            "http" if self.allow_insecure => {}
-            "http" => return Err(OutboundError::InsecureScheme),
-            other => {
-                return Err(OutboundError::InvalidUrl(format!(
-                    "the scheme must be https, not {other}"
-                )));
-            }
-        }
-        if !url.username().is_empty() || url.password().is_some() {
-            return Err(OutboundError::InvalidUrl(
-                "a user name or password in the URL is not allowed".into(),
-            ));
-        }
-        let literal = match url.host() {
-            None => return Err(OutboundError::InvalidUrl("the URL has no host".into())),
-            Some(Host::Domain(_)) => None,
-            Some(Host::Ipv4(v4)) => Some(IpAddr::V4(v4)),
-            Some(Host::Ipv6(v6)) => Some(IpAddr::V6(v6)),
-        };
-        if let Some(ip) = literal
-            && !allowed(ip, self.allow_insecure)
-        {
-            return Err(OutboundError::BlockedAddress(ip.to_string()));
-        }
-        Ok(url)
+        check_url(text, self.allow_insecure)
     }
 
     /// POSTs `body` to `url` with `headers`; the answer, whatever its status, or why there is
@@ -295,6 +266,40 @@ impl Outbound {
             body,
         })
     }
+}
+
+/// Checks what can be checked of a URL without a request: that it parses, is absolute
+/// `https://` (or `http://` when insecure targets are allowed) with a host and no user or
+/// password, and that an IP address in it is one that may be reached.
+pub fn check_url(text: &str, allow_insecure: bool) -> Result<Url, OutboundError> {
+    let url = Url::parse(text).map_err(|error| OutboundError::InvalidUrl(error.to_string()))?;
+    match url.scheme() {
+        "https" => {}
+        "http" if allow_insecure => {}
+        "http" => return Err(OutboundError::InsecureScheme),
+        other => {
+            return Err(OutboundError::InvalidUrl(format!(
+                "the scheme must be https, not {other}"
+            )));
+        }
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(OutboundError::InvalidUrl(
+            "a user name or password in the URL is not allowed".into(),
+        ));
+    }
+    let literal = match url.host() {
+        None => return Err(OutboundError::InvalidUrl("the URL has no host".into())),
+        Some(Host::Domain(_)) => None,
+        Some(Host::Ipv4(v4)) => Some(IpAddr::V4(v4)),
+        Some(Host::Ipv6(v6)) => Some(IpAddr::V6(v6)),
+    };
+    if let Some(ip) = literal
+        && !allowed(ip, allow_insecure)
+    {
+        return Err(OutboundError::BlockedAddress(ip.to_string()));
+    }
+    Ok(url)
 }
 
 /// Turns reqwest's error into ours, finding the resolver's refusal in its chain.

@@ -51,3 +51,4 @@ mod undo;
 mod uploads;
 mod watching;
 mod web;
+mod webhooks;
