@@ -20,7 +20,7 @@ const MAX_DESCRIPTION: usize = 200;
 /// The body sent in the form of an endpoint.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Format {
+pub enum WebhookFormat {
     /// Standard Webhooks: `{type, timestamp, data}`.
     #[default]
     Standard,
@@ -30,20 +30,20 @@ pub enum Format {
     Slack,
 }
 
-impl Format {
+impl WebhookFormat {
     fn as_str(self) -> &'static str {
         match self {
-            Format::Standard => "standard",
-            Format::Discord => "discord",
-            Format::Slack => "slack",
+            WebhookFormat::Standard => "standard",
+            WebhookFormat::Discord => "discord",
+            WebhookFormat::Slack => "slack",
         }
     }
 
     fn parse(text: &str) -> Self {
         match text {
-            "discord" => Format::Discord,
-            "slack" => Format::Slack,
-            _ => Format::Standard,
+            "discord" => WebhookFormat::Discord,
+            "slack" => WebhookFormat::Slack,
+            _ => WebhookFormat::Standard,
         }
     }
 }
@@ -60,7 +60,7 @@ pub struct NewWebhook {
     /// `notice.<kind>` for the notice kinds (see the notification preferences); at least one.
     pub event_types: Vec<String>,
     #[serde(default)]
-    pub format: Format,
+    pub format: WebhookFormat,
 }
 
 /// A change: fields left out keep their value.
@@ -71,7 +71,7 @@ pub struct WebhookUpdate {
     pub url: Option<String>,
     pub description: Option<String>,
     pub event_types: Option<Vec<String>>,
-    pub format: Option<Format>,
+    pub format: Option<WebhookFormat>,
     /// Enabling an endpoint the server disabled clears `disabled_reason`.
     pub enabled: Option<bool>,
 }
@@ -83,7 +83,7 @@ pub struct Webhook {
     pub url: String,
     pub description: String,
     pub event_types: Vec<String>,
-    pub format: Format,
+    pub format: WebhookFormat,
     pub enabled: bool,
     /// Why the server disabled it: `gone` (the receiver answered 410) or `failing` (a
     /// delivery's last retry failed); null otherwise.
@@ -98,7 +98,7 @@ impl From<Endpoint> for Webhook {
             url: e.url,
             description: e.description,
             event_types: e.event_types,
-            format: Format::parse(&e.format),
+            format: WebhookFormat::parse(&e.format),
             enabled: e.enabled,
             disabled_reason: e.disabled_reason,
             created_at: e.created_at,
@@ -123,7 +123,7 @@ pub struct WebhookList {
 
 /// A new secret, shown this once.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct RotatedSecret {
+pub struct RotatedWebhookSecret {
     pub secret: String,
     /// Until when the previous secret still signs (both signatures are sent meanwhile).
     pub previous_expires_at: DateTime<Utc>,
@@ -131,14 +131,14 @@ pub struct RotatedSecret {
 
 /// A queued delivery.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct QueuedDelivery {
+pub struct QueuedWebhookDelivery {
     /// The delivery's `webhook-id`.
     pub delivery_id: String,
 }
 
 /// A line of the delivery log.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Delivery {
+pub struct WebhookDelivery {
     /// The `webhook-id` (`msg_…`); a redelivery keeps it.
     pub id: String,
     pub event_type: String,
@@ -157,7 +157,7 @@ pub struct Delivery {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
-impl From<DeliveryLine> for Delivery {
+impl From<DeliveryLine> for WebhookDelivery {
     fn from(d: DeliveryLine) -> Self {
         Self {
             id: d.id,
@@ -176,8 +176,8 @@ impl From<DeliveryLine> for Delivery {
 
 /// A page of the delivery log.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DeliveryPage {
-    pub items: Vec<Delivery>,
+pub struct WebhookDeliveryPage {
+    pub items: Vec<WebhookDelivery>,
     /// Pass as `after` for the next page; null on the last.
     pub next: Option<String>,
 }
@@ -453,7 +453,7 @@ pub async fn delete_webhook(
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
-        (status = 200, description = "The new secret.", body = RotatedSecret),
+        (status = 200, description = "The new secret.", body = RotatedWebhookSecret),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
@@ -464,13 +464,13 @@ pub async fn rotate_webhook_secret(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<Uuid>,
-) -> Result<Json<RotatedSecret>, ApiError> {
+) -> Result<Json<RotatedWebhookSecret>, ApiError> {
     caller.require(Scope::Webhooks)?;
     let now = state.config.clock.now();
     let secret = endpoints::rotate(&state.pool, caller.user_id, path.into_inner(), now)
         .await?
         .map_err(refused)?;
-    Ok(Json(RotatedSecret {
+    Ok(Json(RotatedWebhookSecret {
         secret,
         previous_expires_at: now + crate::service::webhooks::SECRET_OVERLAP,
     }))
@@ -482,7 +482,7 @@ pub async fn rotate_webhook_secret(
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
-        (status = 202, description = "Queued.", body = QueuedDelivery),
+        (status = 202, description = "Queued.", body = QueuedWebhookDelivery),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
@@ -503,7 +503,7 @@ pub async fn test_webhook(
     )
     .await?
     .map_err(refused)?;
-    Ok(HttpResponse::Accepted().json(QueuedDelivery { delivery_id }))
+    Ok(HttpResponse::Accepted().json(QueuedWebhookDelivery { delivery_id }))
 }
 
 /// The endpoint's delivery log, newest first, paged.
@@ -512,7 +512,7 @@ pub async fn test_webhook(
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The endpoint's id."), DeliveryQuery),
     responses(
-        (status = 200, description = "A page of deliveries.", body = DeliveryPage),
+        (status = 200, description = "A page of deliveries.", body = WebhookDeliveryPage),
         (status = 400, description = "`invalid_parameter`: `limit` out of range.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
@@ -525,7 +525,7 @@ pub async fn webhook_deliveries(
     caller: Caller,
     path: web::Path<Uuid>,
     query: Query<DeliveryQuery>,
-) -> Result<Json<DeliveryPage>, ApiError> {
+) -> Result<Json<WebhookDeliveryPage>, ApiError> {
     caller.require(Scope::Webhooks)?;
     let limit = query.limit.unwrap_or(50);
     if !(1..=100).contains(&limit) {
@@ -546,8 +546,8 @@ pub async fn webhook_deliveries(
     let next = (lines.len() as i64 == limit)
         .then(|| lines.last().map(|l| l.id.clone()))
         .flatten();
-    Ok(Json(DeliveryPage {
-        items: lines.into_iter().map(Delivery::from).collect(),
+    Ok(Json(WebhookDeliveryPage {
+        items: lines.into_iter().map(WebhookDelivery::from).collect(),
         next,
     }))
 }
@@ -562,7 +562,7 @@ pub async fn webhook_deliveries(
         ("delivery_id" = String, Path, description = "The delivery's id (`msg_…`)."),
     ),
     responses(
-        (status = 202, description = "Queued again.", body = QueuedDelivery),
+        (status = 202, description = "Queued again.", body = QueuedWebhookDelivery),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
@@ -586,5 +586,5 @@ pub async fn redeliver_webhook(
     )
     .await?
     .map_err(refused)?;
-    Ok(HttpResponse::Accepted().json(QueuedDelivery { delivery_id }))
+    Ok(HttpResponse::Accepted().json(QueuedWebhookDelivery { delivery_id }))
 }
