@@ -58,9 +58,25 @@ pub struct NewWebhook {
     #[serde(default)]
     pub description: String,
     /// `notice.<kind>` for the notice kinds (see the notification preferences); at least one.
+    #[schema(schema_with = event_types_schema)]
     pub event_types: Vec<String>,
     #[serde(default)]
     pub format: WebhookFormat,
+}
+
+/// The event types as the schema lists them: from the notice kinds, never a copy.
+fn event_types_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(crate::service::webhooks::event_types())),
+        )
+        .min_items(Some(1))
+        .max_items(Some(64))
+        .build()
+        .into()
 }
 
 /// A change: fields left out keep their value.
@@ -70,6 +86,7 @@ pub struct NewWebhook {
 pub struct WebhookUpdate {
     pub url: Option<String>,
     pub description: Option<String>,
+    #[schema(schema_with = event_types_schema)]
     pub event_types: Option<Vec<String>>,
     pub format: Option<WebhookFormat>,
     /// Enabling an endpoint the server disabled clears `disabled_reason`.
@@ -185,8 +202,10 @@ pub struct WebhookDeliveryPage {
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct DeliveryQuery {
     /// At most this many (1–100, default 50).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
     /// The last delivery id of the previous page.
+    #[param(pattern = "^msg_[0-9a-f]{32}$")]
     pub after: Option<String>,
 }
 

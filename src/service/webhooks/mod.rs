@@ -188,13 +188,14 @@ pub fn retry_wait(attempts: i32, jitter: f64) -> Option<Duration> {
     ))
 }
 
-/// The most a receiver's `Retry-After` may push a retry back: an hour beyond the schedule's.
+/// The most a receiver's `Retry-After` may push a retry back.
 pub const RETRY_AFTER_MAX: Duration = Duration::from_secs(24 * 3600);
 
-/// A `Retry-After` in seconds (the HTTP-date form is not honoured), bounded.
+/// A `Retry-After` in seconds (the HTTP-date form is not honoured), bounded: at least a
+/// second (a receiver cannot make the worker spin), at most [`RETRY_AFTER_MAX`].
 pub fn retry_after(header: Option<&str>) -> Option<Duration> {
     let secs: u64 = header?.trim().parse().ok()?;
-    Some(Duration::from_secs(secs).min(RETRY_AFTER_MAX))
+    Some(Duration::from_secs(secs.max(1)).min(RETRY_AFTER_MAX))
 }
 
 #[cfg(test)]
@@ -241,6 +242,7 @@ mod tests {
         assert_eq!(retry_after(Some("99999999")), Some(RETRY_AFTER_MAX));
         assert_eq!(retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
         assert_eq!(retry_after(None), None);
+        assert_eq!(retry_after(Some("0")), Some(Duration::from_secs(1)));
     }
 
     #[test]
