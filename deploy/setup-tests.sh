@@ -57,6 +57,15 @@ if [ ! -f "$CALENDAR/.installed" ]; then
   touch "$CALENDAR/.installed"
 fi
 
+# The independent Standard Webhooks implementation that verifies the webhooks' signatures
+# (tests/webhook_receiver/verify.py, run by tests/api/webhooks.rs), pinned.
+WEBHOOKS=target/webhook-verifier
+if [ ! -x "$WEBHOOKS/bin/python" ] || ! "$WEBHOOKS/bin/python" -c 'import standardwebhooks' 2> /dev/null; then
+  echo "Installing standardwebhooks into $WEBHOOKS..."
+  python3 -m venv "$WEBHOOKS"
+  "$WEBHOOKS/bin/pip" install --quiet --disable-pip-version-check standardwebhooks==1.0.0
+fi
+
 # The web client's type check, lint and browser-test runner (its devDependencies).
 (
   cd web

@@ -342,6 +342,13 @@ impl Application {
             )?),
             false => None,
         };
+        let webhooks = match config.workers {
+            true => Some(crate::service::webhooks::worker::Webhooks::new(
+                pool.clone(),
+                &config,
+            )?),
+            false => None,
+        };
         let (publisher, publishing) = crate::live::Publisher::new(session.clone());
         workers.spawn_service("live-publisher", publishing);
         let (committer, committing) = crate::service::committer::Committer::new(
@@ -378,6 +385,9 @@ impl Application {
                 "ratings",
                 crate::service::ratings::run(pool.clone(), RATINGS_POLL, workers.stop_token()),
             );
+            if let Some(webhooks) = webhooks {
+                workers.spawn_worker("webhooks", webhooks.run(workers.stop_token()));
+            }
             workers.spawn_worker(
                 "tournaments",
                 crate::service::tournaments::run(

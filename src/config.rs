@@ -69,6 +69,9 @@ pub struct Config {
     pub mail_from: String,
     /// Run the background workers (mail delivery, deadlines) in this process.
     pub workers: bool,
+    /// Let outbound HTTP (webhooks, Web Push) use `http://` and loopback targets: tests and
+    /// development only (`KONTOR_OUTBOUND_ALLOW_INSECURE`).
+    pub outbound_allow_insecure: bool,
     /// Failed logins allowed per account within `login_window` before 429.
     pub login_max_failures: u32,
     /// Failed logins allowed per client address within `login_window` before 429.
@@ -201,6 +204,7 @@ impl std::fmt::Debug for Config {
             smtp_url,
             mail_from,
             workers,
+            outbound_allow_insecure,
             login_max_failures,
             login_max_failures_per_address,
             login_window,
@@ -254,6 +258,7 @@ impl std::fmt::Debug for Config {
             )
             .field("mail_from", mail_from)
             .field("workers", workers)
+            .field("outbound_allow_insecure", outbound_allow_insecure)
             .field("login_max_failures", login_max_failures)
             .field(
                 "login_max_failures_per_address",
@@ -536,6 +541,11 @@ pub const SETTINGS: &[Setting] = &[
         "Sender of notification mails.",
     ),
     Setting::value(
+        "KONTOR_OUTBOUND_ALLOW_INSECURE",
+        "false",
+        "Let webhooks and Web Push reach http:// URLs and loopback addresses (tests and development only; never in production: it opens the server to requests against itself).",
+    ),
+    Setting::value(
         "KONTOR_WORKERS",
         "true",
         "Run the mail, deadline and housekeeping workers in this process.",
@@ -794,6 +804,11 @@ impl Config {
             "false" | "0" | "no" => false,
             other => bail!("KONTOR_WORKERS must be true or false, not {other:?}"),
         };
+        let outbound_allow_insecure = match values.value("KONTOR_OUTBOUND_ALLOW_INSECURE") {
+            "true" | "1" | "yes" => true,
+            "false" | "0" | "no" => false,
+            other => bail!("KONTOR_OUTBOUND_ALLOW_INSECURE must be true or false, not {other:?}"),
+        };
         let unverified_may_play = match values.value("KONTOR_UNVERIFIED_MAY_PLAY") {
             "true" | "1" | "yes" => true,
             "false" | "0" | "no" => false,
@@ -877,6 +892,7 @@ impl Config {
             smtp_url: values.given("KONTOR_SMTP_URL").map(str::to_string),
             mail_from: values.value("KONTOR_MAIL_FROM").to_string(),
             workers,
+            outbound_allow_insecure,
             login_max_failures,
             login_max_failures_per_address,
             login_window: values.seconds("KONTOR_LOGIN_WINDOW")?,

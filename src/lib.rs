@@ -10,6 +10,7 @@ pub mod http;
 pub mod live;
 pub mod notify;
 pub mod ops;
+pub mod outbound;
 pub mod redact;
 pub mod service;
 pub mod store;

@@ -41,15 +41,19 @@ pub enum Scope {
     /// Take part: create, join, leave, start, cancel, invite and submit actions.
     #[serde(rename = "game:play")]
     GamePlay,
+    /// Manage the account's webhook endpoints (`/me/webhooks`).
+    #[serde(rename = "webhooks")]
+    Webhooks,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 2] = [Scope::GameRead, Scope::GamePlay];
+    pub const ALL: [Scope; 3] = [Scope::GameRead, Scope::GamePlay, Scope::Webhooks];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::GameRead => "game:read",
             Scope::GamePlay => "game:play",
+            Scope::Webhooks => "webhooks",
         }
     }
 

@@ -643,6 +643,10 @@ error_codes! {
     Blocked = "blocked", 403, "The invitation or the join is not possible: one of the two players blocked the other.";
     WrongPassword = "wrong_password", 403, "The password sent to confirm this is not the account's (it counts as a failed login).";
     NotFound = "not_found", 404, "No such resource.";
+    WebhookNotFound = "webhook_not_found", 404, "No webhook endpoint (or delivery of it) of the caller with this id.";
+    TooManyWebhooks = "too_many_webhooks", 409, "The account has the most webhook endpoints allowed (10); delete one first.";
+    DeliveryUnderWay = "delivery_under_way", 409, "The webhook delivery is still being tried; redeliver it once it has succeeded or failed.";
+    InvalidWebhookUrl = "invalid_webhook_url", 422, "The webhook URL cannot be used; `reason`: `invalid_url`, `insecure_url` (https only) or `blocked_address` (not a public internet address).";
     GameNotFound = "game_not_found", 404, "No game with this id.";
     UserNotFound = "user_not_found", 404, "No user with this name.";
     TokenNotFound = "token_not_found", 404, "No API token with this id.";

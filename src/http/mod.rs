@@ -35,6 +35,7 @@ pub mod text;
 pub mod tournaments;
 pub mod undo;
 pub mod uploads;
+pub mod webhooks;
 
 use crate::auth::JwtKeys;
 use crate::config::Config;
@@ -223,6 +224,15 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(notifications::failed_mails)
         .service(notifications::retry_mail)
         .service(notifications::retry_failed_mails)
+        .service(webhooks::create_webhook)
+        .service(webhooks::list_webhooks)
+        .service(webhooks::get_webhook)
+        .service(webhooks::update_webhook)
+        .service(webhooks::delete_webhook)
+        .service(webhooks::rotate_webhook_secret)
+        .service(webhooks::test_webhook)
+        .service(webhooks::webhook_deliveries)
+        .service(webhooks::redeliver_webhook)
         .service(players::player_profile)
         .service(players::rating_history)
         .service(players::leaderboard)

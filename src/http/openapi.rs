@@ -29,6 +29,7 @@ use utoipa_actix_web::AppExt;
         (name = "live", description = "Server-Sent Events: a game as it happens, your notices."),
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
+        (name = "webhooks", description = "Signed webhooks (Standard Webhooks): endpoints, secrets, delivery log, test events and redelivery."),
         (name = "players", description = "Public profiles, rating histories and leaderboards."),
         (name = "tournaments", description = "Correspondence tournaments: Swiss or round-robin groups, run by the server."),
         (name = "calendar", description = "The deadline calendar: a private iCalendar feed of the games where it is your move."),

@@ -27,6 +27,7 @@ pub mod step;
 pub mod tournaments;
 pub mod undo;
 pub mod watch;
+pub mod webhooks;
 
 pub use account_error::AccountError;
 pub use error::Error;

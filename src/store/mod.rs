@@ -36,6 +36,7 @@ pub mod tournaments;
 pub mod undo;
 pub mod users;
 pub mod vacations;
+pub mod webhooks;
 
 use anyhow::Context;
 use sqlx::PgPool;

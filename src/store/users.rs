@@ -580,6 +580,8 @@ pub async fn erase(
         "DELETE FROM login_sessions WHERE user_id = $1",
         // Private notes on games are the player's own, not the game's record.
         "DELETE FROM game_notes WHERE user_id = $1",
+        // Webhook endpoints (their secrets and delivery logs with them).
+        "DELETE FROM webhook_endpoints WHERE user_id = $1",
     ] {
         sqlx::query(statement).bind(id).execute(&mut *conn).await?;
     }
