@@ -187,6 +187,8 @@ async fn phase(
 async fn main() {
     let args = parse_args();
     let base = args.url.trim_end_matches('/').to_string();
+    // reqwest's TLS brings no crypto provider of its own: the server's (ring) serves.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let http = reqwest::Client::new();
     let export = Arc::new(heavy_export());
     let most = args.clients.iter().copied().max().unwrap_or(0);

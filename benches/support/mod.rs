@@ -24,6 +24,8 @@ pub struct Client {
 impl Client {
     /// A client of the server at `url` keeping up to `idle` connections open.
     pub fn new(url: &str, idle: usize) -> Self {
+        // reqwest's TLS brings no crypto provider of its own: the server's (ring) serves.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         Self {
             http: reqwest::Client::builder()
                 .pool_max_idle_per_host(idle)
