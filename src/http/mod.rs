@@ -72,6 +72,8 @@ pub struct AppState {
     pub known_users: crate::auth::credentials::KnownUsers,
     /// The uploaded exports being read and checked (`KONTOR_UPLOADS_MAX`…).
     pub uploads: uploads::UploadSlots,
+    /// The server's VAPID key pair for Web Push.
+    pub vapid: std::sync::Arc<crate::notify::push::vapid::Vapid>,
 }
 
 /// A `201 Created` JSON response with the created resource's address in `Location`
