@@ -25,6 +25,7 @@ pub mod openapi;
 pub mod page;
 pub mod players;
 pub mod profile;
+pub mod push;
 pub mod query_policy;
 pub mod rematch;
 pub mod request_log;
@@ -217,6 +218,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(audit::verification)
         .service(audit::verify_upload)
         .service(audit::import_game)
+        .service(push::vapid_public_key)
+        .service(push::subscribe)
+        .service(push::list)
+        .service(push::remove)
+        .service(push::test)
         .service(notifications::get_preferences)
         .service(notifications::put_preferences)
         .service(notifications::unsubscribe_page)

@@ -29,6 +29,7 @@ use utoipa_actix_web::AppExt;
         (name = "live", description = "Server-Sent Events: a game as it happens, your notices."),
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
+        (name = "push", description = "Web Push: the server's VAPID key and your browsers' push subscriptions."),
         (name = "players", description = "Public profiles, rating histories and leaderboards."),
         (name = "tournaments", description = "Correspondence tournaments: Swiss or round-robin groups, run by the server."),
         (name = "meta", description = "This description."),

@@ -37,9 +37,11 @@ pub async fn check(
     match notice.kind {
         NoticeKind::ChatMention => {
             let mut conn = pool.acquire().await?;
-            Ok(super::mention::recheck(&mut conn, notice.data, notice.user_id)
-                .await?
-                .map(Some))
+            Ok(
+                super::mention::recheck(&mut conn, notice.data, notice.user_id)
+                    .await?
+                    .map(Some),
+            )
         }
         NoticeKind::UndoRequested => {
             let request = notice.data.get("request").and_then(|r| r.as_i64());

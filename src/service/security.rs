@@ -385,6 +385,8 @@ pub async fn reset_password(
     mail_tokens::mark_used(&mut *tx, token.id, now).await?;
     let sessions = sessions::revoke_all_except(&mut *tx, token.user_id, None).await?;
     let api_tokens = tokens::revoke_all_api_tokens(&mut *tx, token.user_id).await?;
+    // A device someone else signed in on must stop getting this account's notices.
+    crate::store::push::delete_all(&mut *tx, token.user_id).await?;
     // A change of address someone else began (with a stolen session) must not outlive the
     // reset its notice advised: its link stops working.
     mail_tokens::supersede_address_changes(&mut *tx, token.user_id, &account.email, now).await?;
@@ -577,6 +579,9 @@ pub async fn end_other_sessions(
     keep: Option<Uuid>,
 ) -> Result<SessionsRevoked, AccountError> {
     let revoked = sessions::revoke_all_except(accounts.pool, user, keep).await?;
+    // The devices signed out stop getting pushes. Which subscription is the caller's own
+    // browser is not known here: all go, and the page subscribes again when it is opened.
+    crate::store::push::delete_all(accounts.pool, user).await?;
     accounts.known_users.forget(user);
     Ok(SessionsRevoked { revoked })
 }

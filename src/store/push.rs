@@ -52,7 +52,11 @@ pub async fn upsert_subscription(
 }
 
 /// The user's subscriptions other than the one at `endpoint`, counted.
-pub async fn count_others(conn: &mut PgConnection, user: Uuid, endpoint: &str) -> sqlx::Result<i64> {
+pub async fn count_others(
+    conn: &mut PgConnection,
+    user: Uuid,
+    endpoint: &str,
+) -> sqlx::Result<i64> {
     sqlx::query_scalar(
         "SELECT count(*) FROM push_subscriptions WHERE user_id = $1 AND endpoint <> $2",
     )
@@ -71,7 +75,10 @@ pub async fn lock_user(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<()> 
     Ok(())
 }
 
-pub async fn list<'e>(executor: impl PgExecutor<'e>, user: Uuid) -> sqlx::Result<Vec<Subscription>> {
+pub async fn list<'e>(
+    executor: impl PgExecutor<'e>,
+    user: Uuid,
+) -> sqlx::Result<Vec<Subscription>> {
     sqlx::query_as(
         "SELECT id, endpoint, user_agent, created_at, last_success_at, failure_count
            FROM push_subscriptions WHERE user_id = $1 ORDER BY created_at, id",
@@ -94,22 +101,32 @@ pub async fn delete<'e>(executor: impl PgExecutor<'e>, user: Uuid, id: Uuid) -> 
 
 /// Deletes every subscription of the user (logout everywhere, password reset, deletion).
 pub async fn delete_all<'e>(executor: impl PgExecutor<'e>, user: Uuid) -> sqlx::Result<u64> {
-    Ok(sqlx::query("DELETE FROM push_subscriptions WHERE user_id = $1")
-        .bind(user)
-        .execute(executor)
-        .await?
-        .rows_affected())
+    Ok(
+        sqlx::query("DELETE FROM push_subscriptions WHERE user_id = $1")
+            .bind(user)
+            .execute(executor)
+            .await?
+            .rows_affected(),
+    )
 }
 
 /// The user's stored push choices: `(kind, enabled)`; kinds without a row have the default.
-pub async fn choices<'e>(executor: impl PgExecutor<'e>, user: Uuid) -> sqlx::Result<Vec<(String, bool)>> {
+pub async fn choices<'e>(
+    executor: impl PgExecutor<'e>,
+    user: Uuid,
+) -> sqlx::Result<Vec<(String, bool)>> {
     sqlx::query_as("SELECT kind, enabled FROM push_prefs WHERE user_id = $1")
         .bind(user)
         .fetch_all(executor)
         .await
 }
 
-pub async fn set_choice(conn: &mut PgConnection, user: Uuid, kind: &str, enabled: bool) -> sqlx::Result<()> {
+pub async fn set_choice(
+    conn: &mut PgConnection,
+    user: Uuid,
+    kind: &str,
+    enabled: bool,
+) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO push_prefs (user_id, kind, enabled) VALUES ($1, $2, $3)
          ON CONFLICT (user_id, kind) DO UPDATE SET enabled = EXCLUDED.enabled",
@@ -335,7 +352,10 @@ pub async fn note_outcome<'e>(
 }
 
 /// Deletes a subscription the push service no longer knows (404/410), whoever owns it.
-pub async fn delete_gone<'e>(executor: impl PgExecutor<'e>, subscription: Uuid) -> sqlx::Result<()> {
+pub async fn delete_gone<'e>(
+    executor: impl PgExecutor<'e>,
+    subscription: Uuid,
+) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM push_subscriptions WHERE id = $1")
         .bind(subscription)
         .execute(executor)
@@ -349,9 +369,11 @@ pub async fn find_for_test<'e>(
     user: Uuid,
     id: Uuid,
 ) -> sqlx::Result<Option<(String, String, String)>> {
-    sqlx::query_as("SELECT endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = $1 AND id = $2")
-        .bind(user)
-        .bind(id)
-        .fetch_optional(executor)
-        .await
+    sqlx::query_as(
+        "SELECT endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = $1 AND id = $2",
+    )
+    .bind(user)
+    .bind(id)
+    .fetch_optional(executor)
+    .await
 }

@@ -227,8 +227,7 @@ impl Pusher {
         if (now - delivery.created_at).num_seconds() > DAY_SECS {
             return Ok(Outcome::Skipped("expired"));
         }
-        let recipient =
-            outbox::recipient(&self.pool, delivery.user_id, delivery.game_id).await?;
+        let recipient = outbox::recipient(&self.pool, delivery.user_id, delivery.game_id).await?;
         let Some(recipient) = recipient else {
             return Ok(Outcome::Skipped("no_user"));
         };
@@ -247,7 +246,9 @@ impl Pusher {
             return Ok(Outcome::Skipped("watching"));
         }
         let game = match delivery.game_id {
-            Some(id) => crate::notify::deliver::load_games(&self.pool, &[id]).await?.pop(),
+            Some(id) => crate::notify::deliver::load_games(&self.pool, &[id])
+                .await?
+                .pop(),
             None => None,
         };
         let notice = NoticeRef {
@@ -337,7 +338,16 @@ impl Pusher {
                 "skipped"
             }
             Outcome::Gone => {
-                store::finish(pool, id, claim, "gone", Some("the push service no longer knows this subscription"), None, now).await?;
+                store::finish(
+                    pool,
+                    id,
+                    claim,
+                    "gone",
+                    Some("the push service no longer knows this subscription"),
+                    None,
+                    now,
+                )
+                .await?;
                 store::delete_gone(pool, delivery.subscription_id).await?;
                 "gone"
             }
@@ -403,7 +413,9 @@ pub fn ttl_secs(kind: NoticeKind, data: &serde_json::Value, now: DateTime<Utc>) 
         .and_then(|d| DateTime::parse_from_rfc3339(d).ok());
     match (kind, deadline) {
         (NoticeKind::YourTurn | NoticeKind::Reminder, Some(deadline)) => {
-            (deadline.with_timezone(&Utc) - now).num_seconds().clamp(60, DAY_SECS)
+            (deadline.with_timezone(&Utc) - now)
+                .num_seconds()
+                .clamp(60, DAY_SECS)
         }
         _ => DAY_SECS,
     }
@@ -439,14 +451,18 @@ pub async fn send_test(
     let headers = vec![
         (
             "authorization",
-            vapid.authorization(&endpoint, now).map_err(|e| e.to_string())?,
+            vapid
+                .authorization(&endpoint, now)
+                .map_err(|e| e.to_string())?,
         ),
         ("ttl", "60".to_string()),
         ("urgency", "normal".to_string()),
         ("content-encoding", "aes128gcm".to_string()),
         ("content-type", "application/octet-stream".to_string()),
     ];
-    post(client, &endpoint, &headers, encrypted).await.map(|a| a.status)
+    post(client, &endpoint, &headers, encrypted)
+        .await
+        .map(|a| a.status)
 }
 
 /// The push worker for this configuration.

@@ -75,3 +75,48 @@ pub fn choices(stored: &[(String, bool)]) -> BTreeMap<String, bool> {
         })
         .collect()
 }
+
+/// Why a subscription was not stored.
+#[derive(Debug)]
+pub enum SubscribeError {
+    /// The account has [`MAX_SUBSCRIPTIONS`] already (the same endpoint again is not counted).
+    TooMany,
+    Database(sqlx::Error),
+}
+
+impl From<sqlx::Error> for SubscribeError {
+    fn from(e: sqlx::Error) -> Self {
+        SubscribeError::Database(e)
+    }
+}
+
+/// Stores a checked subscription for `user` (idempotent for the same endpoint); returns its id
+/// and whether it is new.
+pub async fn subscribe(
+    pool: &sqlx::PgPool,
+    user: uuid::Uuid,
+    checked: &subscription::Checked,
+    user_agent: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(uuid::Uuid, bool), SubscribeError> {
+    use crate::store::push as store;
+    let mut tx = pool.begin().await?;
+    store::lock_user(&mut tx, user).await?;
+    let endpoint = checked.endpoint.as_str();
+    if store::count_others(&mut tx, user, endpoint).await? >= MAX_SUBSCRIPTIONS {
+        return Err(SubscribeError::TooMany);
+    }
+    let stored = store::upsert_subscription(
+        &mut tx,
+        uuid::Uuid::now_v7(),
+        user,
+        endpoint,
+        &checked.p256dh,
+        &checked.auth,
+        user_agent,
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(stored)
+}

@@ -54,7 +54,12 @@ pub fn tag(kind: NoticeKind, game_id: Option<Uuid>) -> String {
 /// The push `Topic` header: at most 32 characters of the URL-safe base64 alphabet (RFC 8030
 /// 5.4). The kind's first letters and the game id's first 24 hex digits.
 pub fn topic(kind: NoticeKind, game_id: Option<Uuid>) -> String {
-    let kind: String = kind.as_str().chars().filter(|c| *c != '_').take(8).collect();
+    let kind: String = kind
+        .as_str()
+        .chars()
+        .filter(|c| *c != '_')
+        .take(8)
+        .collect();
     match game_id {
         Some(game) => format!("{kind}{}", &game.simple().to_string()[..24]),
         None => kind,

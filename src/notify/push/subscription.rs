@@ -29,7 +29,11 @@ pub struct Checked {
 
 fn decode(text: &str) -> Option<Vec<u8>> {
     // Browsers give base64url without padding; some libraries pad or use the standard alphabet.
-    let text = text.trim().trim_end_matches('=').replace('+', "-").replace('/', "_");
+    let text = text
+        .trim()
+        .trim_end_matches('=')
+        .replace('+', "-")
+        .replace('/', "_");
     URL_SAFE_NO_PAD.decode(text).ok()
 }
 
@@ -41,7 +45,9 @@ pub fn check(
     allow_insecure: bool,
 ) -> Result<Checked, Invalid> {
     if endpoint.len() > MAX_ENDPOINT_LEN {
-        return Err(Invalid::Endpoint("the endpoint is longer than 2048 characters"));
+        return Err(Invalid::Endpoint(
+            "the endpoint is longer than 2048 characters",
+        ));
     }
     let url = url::Url::parse(endpoint)
         .map_err(|_| Invalid::Endpoint("the endpoint is not an absolute URL"))?;
@@ -51,12 +57,15 @@ pub fn check(
         _ => return Err(Invalid::Endpoint("the endpoint must be an https:// URL")),
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(Invalid::Endpoint("the endpoint must not carry a user or password"));
+        return Err(Invalid::Endpoint(
+            "the endpoint must not carry a user or password",
+        ));
     }
     let loopback = match url.host() {
         None => return Err(Invalid::Endpoint("the endpoint has no host")),
         Some(url::Host::Domain(name)) => {
-            name.eq_ignore_ascii_case("localhost") || name.to_ascii_lowercase().ends_with(".localhost")
+            name.eq_ignore_ascii_case("localhost")
+                || name.to_ascii_lowercase().ends_with(".localhost")
         }
         Some(url::Host::Ipv4(ip)) => !is_global_v4(ip),
         Some(url::Host::Ipv6(ip)) => {
@@ -120,12 +129,30 @@ mod tests {
 
     #[test]
     fn bad_endpoints_and_keys_are_refused() {
-        assert!(matches!(check("http://push.example/x", KEY, AUTH, false), Err(Invalid::Endpoint(_))));
-        assert!(matches!(check("https://127.0.0.1/x", KEY, AUTH, false), Err(Invalid::Endpoint(_))));
-        assert!(matches!(check("https://[::1]/x", KEY, AUTH, false), Err(Invalid::Endpoint(_))));
-        assert!(matches!(check("not a url", KEY, AUTH, false), Err(Invalid::Endpoint(_))));
+        assert!(matches!(
+            check("http://push.example/x", KEY, AUTH, false),
+            Err(Invalid::Endpoint(_))
+        ));
+        assert!(matches!(
+            check("https://127.0.0.1/x", KEY, AUTH, false),
+            Err(Invalid::Endpoint(_))
+        ));
+        assert!(matches!(
+            check("https://[::1]/x", KEY, AUTH, false),
+            Err(Invalid::Endpoint(_))
+        ));
+        assert!(matches!(
+            check("not a url", KEY, AUTH, false),
+            Err(Invalid::Endpoint(_))
+        ));
         assert!(check("http://127.0.0.1:9/x", KEY, AUTH, true).is_ok());
-        assert_eq!(check("https://p.example/x", "AAAA", AUTH, false).unwrap_err(), Invalid::P256dh);
-        assert_eq!(check("https://p.example/x", KEY, "AAAA", false).unwrap_err(), Invalid::Auth);
+        assert_eq!(
+            check("https://p.example/x", "AAAA", AUTH, false).unwrap_err(),
+            Invalid::P256dh
+        );
+        assert_eq!(
+            check("https://p.example/x", KEY, "AAAA", false).unwrap_err(),
+            Invalid::Auth
+        );
     }
 }

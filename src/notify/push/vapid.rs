@@ -151,7 +151,10 @@ mod tests {
         let first = Vapid::load_or_create(None, &dir, "mailto:a@example.org".into()).unwrap();
         let again = Vapid::load_or_create(None, &dir, "mailto:a@example.org".into()).unwrap();
         assert_eq!(first.public_key(), again.public_key());
-        assert_eq!(URL_SAFE_NO_PAD.decode(first.public_key()).unwrap().len(), 65);
+        assert_eq!(
+            URL_SAFE_NO_PAD.decode(first.public_key()).unwrap().len(),
+            65
+        );
         let header = first
             .authorization(&"https://push.example:8443/x".parse().unwrap(), Utc::now())
             .unwrap();
