@@ -37,6 +37,7 @@ mod observability;
 mod operations;
 mod play;
 mod profiles;
+mod push;
 mod ratings;
 mod rematch;
 mod scaleout;
