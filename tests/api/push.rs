@@ -97,6 +97,9 @@ impl PushService {
 }
 
 async fn fixture() -> (TestApp, PushService, Pusher) {
+    // reqwest is built without a TLS provider of its own (the server gives its clients ring):
+    // the tests' plain clients need the process default.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let app = spawn_app_with(AppOptions {
         settings: [(
             "KONTOR_OUTBOUND_ALLOW_INSECURE".to_string(),
@@ -448,7 +451,8 @@ async fn no_push_over_a_whole_flying_dutchman_game_carries_hidden_information() 
     }
     let game = app.start_game("flying-dutchman", json!({}), &players).await;
     let mut seed = 11;
-    loop {
+    for turn in 0.. {
+        assert!(turn < 3000, "the game did not end");
         pusher.run_once().await.unwrap();
         let status: String = sqlx::query_scalar("SELECT status::text FROM games WHERE id = $1")
             .bind(game)
