@@ -97,9 +97,6 @@ impl PushService {
 }
 
 async fn fixture() -> (TestApp, PushService, Pusher) {
-    // reqwest is built without a TLS provider of its own (the server gives its clients ring):
-    // the tests' plain clients need the process default.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let app = spawn_app_with(AppOptions {
         settings: [(
             "KONTOR_OUTBOUND_ALLOW_INSECURE".to_string(),

@@ -184,6 +184,9 @@ pub async fn spawn_app_configured(
     // first test that serves metrics), it would count the closing of streams opened before it
     // and the open-streams gauge of a test would be off by the others' streams.
     kontor::telemetry::install();
+    // reqwest is built without a TLS provider of its own (the server gives its clients ring):
+    // the tests' plain clients need the process default.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     // KONTOR_TEST_LOG=info (or any filter) shows the servers' logs while debugging a test.
     if let Ok(filter) = std::env::var("KONTOR_TEST_LOG") {
         let _ = tracing_subscriber::fmt()
