@@ -447,8 +447,7 @@ async fn no_push_over_a_whole_flying_dutchman_game_carries_hidden_information() 
         subscribe(&app, &service, p, &p.name).await;
     }
     let game = app.start_game("flying-dutchman", json!({}), &players).await;
-    let mut seed = 11;
-    for turn in 0.. {
+    for (turn, seed) in (0..).zip(11..) {
         assert!(turn < 3000, "the game did not end");
         pusher.run_once().await.unwrap();
         let status: String = sqlx::query_scalar("SELECT status::text FROM games WHERE id = $1")
@@ -460,7 +459,6 @@ async fn no_push_over_a_whole_flying_dutchman_game_carries_hidden_information() 
             break;
         }
         bots::play(&app, game, &players, bots::flying_dutchman, seed, 1).await;
-        seed += 1;
     }
     pusher.run_once().await.unwrap();
     let received = service.received().await;

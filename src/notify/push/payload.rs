@@ -91,7 +91,7 @@ pub fn build(source: &Source) -> Payload {
             .data
             .get("text")
             .and_then(Value::as_str)
-            .map(|text| quote(text))
+            .map(quote)
             .unwrap_or_default(),
         _ => match source.language {
             Language::En => "Open the game in Kontor".to_string(),
