@@ -66,6 +66,15 @@ if [ ! -x "$WEBHOOKS/bin/python" ] || ! "$WEBHOOKS/bin/python" -c 'import standa
   "$WEBHOOKS/bin/pip" install --quiet --disable-pip-version-check standardwebhooks==1.0.0
 fi
 
+# The loopback push service of the Web Push tests (tests/push_service/server.py): an
+# implementation of RFC 8291 and RFC 8292 independent of the server's, pinned.
+PUSH_SERVICE=target/push-service
+if [ ! -x "$PUSH_SERVICE/bin/python" ] || ! "$PUSH_SERVICE/bin/python" -c 'import http_ece, py_vapid' 2> /dev/null; then
+  echo "Installing http-ece, py-vapid and cryptography into $PUSH_SERVICE..."
+  python3 -m venv "$PUSH_SERVICE"
+  "$PUSH_SERVICE/bin/pip" install --quiet --disable-pip-version-check http-ece==1.2.1 py-vapid==1.9.6 cryptography==50.0.2
+fi
+
 # The web client's type check, lint and browser-test runner (its devDependencies).
 (
   cd web

@@ -326,6 +326,11 @@ impl Application {
         }
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
+        let vapid = std::sync::Arc::new(crate::notify::push::vapid::Vapid::load_or_create(
+            config.push.vapid_private_key.as_deref(),
+            &config.data_dir,
+            config.push.subject(&config.mail_from),
+        )?);
         let port = listener.local_addr()?.port();
         // With port 0 the default base URL (links in mails) needs the port actually bound.
         config.bind.set_port(port);
@@ -349,6 +354,15 @@ impl Application {
             )?),
             false => None,
         };
+        let push = match config.workers {
+            true => Some(crate::notify::push::deliver::push_worker(
+                pool.clone(),
+                &config,
+                vapid.clone(),
+                workers.stop_token(),
+            )?),
+            false => None,
+        };
         let (publisher, publishing) = crate::live::Publisher::new(session.clone());
         workers.spawn_service("live-publisher", publishing);
         let (committer, committing) = crate::service::committer::Committer::new(
@@ -359,6 +373,9 @@ impl Application {
         workers.spawn_service("committer", committing);
         if let Some(mail) = mail {
             workers.spawn_worker("mail", mail);
+            if let Some(push) = push {
+                workers.spawn_worker("push", push);
+            }
             workers.spawn_worker(
                 "deadlines",
                 crate::service::deadlines::run(
@@ -414,6 +431,7 @@ impl Application {
             committer,
             known_users: Default::default(),
             uploads: Default::default(),
+            vapid,
         });
         let server_state = state.clone();
         let server = HttpServer::new(move || {

@@ -118,6 +118,8 @@ pub struct Config {
     pub web_dir: Option<PathBuf>,
     /// Mail delivery: retries, leases, digest hour, game links.
     pub notify: crate::notify::NotifySettings,
+    /// Web Push: the VAPID key (`None` = generate one into the data folder) and subject.
+    pub push: crate::notify::push::PushSettings,
     /// How many uploaded exports are checked at once, and how many games a user imports a day.
     pub uploads: UploadLimits,
     /// The names in the retired `KONTOR_ADMIN_USERS`, if an operator still sets it: the
@@ -227,6 +229,7 @@ impl std::fmt::Debug for Config {
             cors_origins,
             web_dir,
             notify,
+            push,
             uploads,
             retired_admin_users,
             clock,
@@ -284,6 +287,7 @@ impl std::fmt::Debug for Config {
             .field("cors_origins", cors_origins)
             .field("web_dir", web_dir)
             .field("notify", notify)
+            .field("push", push)
             .field("uploads", uploads)
             .field("retired_admin_users", retired_admin_users)
             .field("clock", clock)
@@ -539,6 +543,16 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_MAIL_FROM",
         "Kontor <kontor@localhost>",
         "Sender of notification mails.",
+    ),
+    Setting::described(
+        "KONTOR_VAPID_PRIVATE_KEY",
+        "(generated)",
+        "The server's VAPID key for Web Push (a PKCS#8 PEM, or the raw P-256 private key in base64url). Unset: generated once and kept in the data folder (vapid_private_key.pem).",
+    ),
+    Setting::described(
+        "KONTOR_VAPID_SUBJECT",
+        "mailto:<KONTOR_MAIL_FROM>",
+        "The contact the push services see in the VAPID token (a mailto: or https: URL).",
     ),
     Setting::value(
         "KONTOR_OUTBOUND_ALLOW_INSECURE",
@@ -917,6 +931,7 @@ impl Config {
             cors_origins,
             web_dir: values.given("KONTOR_WEB_DIR").map(PathBuf::from),
             notify: crate::notify::NotifySettings::from_values(&values)?,
+            push: crate::notify::push::PushSettings::from_values(&values),
             uploads: UploadLimits::from_values(&values)?,
             retired_admin_users: values
                 .given(RETIRED_ADMIN_USERS)

@@ -676,6 +676,11 @@ error_codes! {
     ExportTooLarge = "export_too_large", 413, "The export has more events than an upload may have; `max_events` says how many.";
     UnsupportedRulesVersion = "unsupported_rules_version", 422, "The log was played under rules this server does not fold.";
     InvalidUnsubscribeToken = "invalid_unsubscribe_token", 400, "The unsubscribe link is damaged or was not signed by this server.";
+    InvalidPushEndpoint = "invalid_push_endpoint", 422, "The push subscription's endpoint is not an https:// URL of a push service (too long, not absolute, with a user or password, or on a loopback or private address).";
+    InvalidPushKeys = "invalid_push_keys", 422, "The push subscription's keys are not usable: p256dh must be a P-256 public key (65 bytes) and auth 16 bytes, both base64url.";
+    TooManyPushSubscriptions = "too_many_push_subscriptions", 409, "The account already has the most push subscriptions allowed (10); remove one first.";
+    PushSubscriptionNotFound = "push_subscription_not_found", 404, "The caller has no push subscription with this id.";
+    UnknownNoticeKind = "unknown_notice_kind", 400, "The push choice names a kind of notice that does not exist.";
     MailTokenInvalid = "mail_token_invalid", 400, "The token of a mailed link (address verification, password reset) is unknown, damaged or for another purpose.";
     MailTokenExpired = "mail_token_expired", 410, "The mailed link has expired; ask for a new one.";
     MailTokenUsed = "mail_token_used", 410, "The mailed link was used already, or a newer link replaced it.";

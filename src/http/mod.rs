@@ -26,6 +26,7 @@ pub mod openapi;
 pub mod page;
 pub mod players;
 pub mod profile;
+pub mod push;
 pub mod query_policy;
 pub mod rematch;
 pub mod request_log;
@@ -74,6 +75,8 @@ pub struct AppState {
     pub known_users: crate::auth::credentials::KnownUsers,
     /// The uploaded exports being read and checked (`KONTOR_UPLOADS_MAX`…).
     pub uploads: uploads::UploadSlots,
+    /// The server's VAPID key pair for Web Push.
+    pub vapid: std::sync::Arc<crate::notify::push::vapid::Vapid>,
 }
 
 /// A `201 Created` JSON response with the created resource's address in `Location`
@@ -217,6 +220,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(audit::verification)
         .service(audit::verify_upload)
         .service(audit::import_game)
+        .service(push::vapid_public_key)
+        .service(push::subscribe)
+        .service(push::list)
+        .service(push::remove)
+        .service(push::test)
         .service(notifications::get_preferences)
         .service(notifications::put_preferences)
         .service(notifications::unsubscribe_page)

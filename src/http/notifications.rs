@@ -32,6 +32,33 @@ pub struct PreferencesUpdate {
     pub tournament_round: Option<Delivery>,
     pub tournament_finished: Option<Delivery>,
     pub always_email: Option<bool>,
+    /// Web Push per kind (`true`: pushed to your subscribed browsers); kinds left out keep
+    /// their choice.
+    pub push: Option<std::collections::BTreeMap<String, bool>>,
+}
+
+/// The caller's notification preferences: the mail choice per kind (as before) and the push
+/// choice per kind.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NotificationSettings {
+    #[serde(flatten)]
+    pub mail: Preferences,
+    /// Whether each kind of notice is pushed to the caller's subscribed browsers (every kind
+    /// is listed; by default all but `player_left`).
+    #[schema(example = json!({"your_turn": true, "reminder": true, "player_left": false}))]
+    pub push: std::collections::BTreeMap<String, bool>,
+}
+
+async fn settings_of(
+    conn: &mut sqlx::PgConnection,
+    user: Uuid,
+    mail: Preferences,
+) -> Result<NotificationSettings, ApiError> {
+    let stored = crate::store::push::choices(&mut *conn, user).await?;
+    Ok(NotificationSettings {
+        mail,
+        push: crate::notify::push::choices(&stored),
+    })
 }
 
 /// The caller's notification preferences: for each kind of notice `immediately`, `digest`
@@ -44,7 +71,7 @@ pub struct PreferencesUpdate {
     tag = "notifications",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The preferences (defaults included).", body = Preferences),
+        (status = 200, description = "The preferences (defaults included).", body = NotificationSettings),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`session_required`: API tokens cannot do this.", body = Problem, content_type = "application/problem+json"),
     )
@@ -53,10 +80,11 @@ pub struct PreferencesUpdate {
 pub async fn get_preferences(
     state: web::Data<AppState>,
     caller: Caller,
-) -> Result<Json<Preferences>, ApiError> {
+) -> Result<Json<NotificationSettings>, ApiError> {
     caller.require_session()?;
     let mut conn = state.pool.acquire().await?;
-    Ok(Json(prefs::load(&mut conn, caller.user_id).await?))
+    let mail = prefs::load(&mut conn, caller.user_id).await?;
+    Ok(Json(settings_of(&mut conn, caller.user_id, mail).await?))
 }
 
 /// Change the caller's notification preferences. Fields left out keep their value. A
@@ -66,8 +94,8 @@ pub async fn get_preferences(
     security(("bearer" = [])),
     request_body = PreferencesUpdate,
     responses(
-        (status = 200, description = "The preferences after the change.", body = Preferences),
-        (status = 400, description = "`malformed_json` or `invalid_body` (an unknown field, or a value other than `immediately`, `digest`, `off`); nothing is changed.", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The preferences after the change.", body = NotificationSettings),
+        (status = 400, description = "`malformed_json` or `invalid_body` (an unknown field, or a value other than `immediately`, `digest`, `off`), or `unknown_notice_kind` (a kind in `push` that does not exist); nothing is changed.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`session_required`: API tokens cannot do this.", body = Problem, content_type = "application/problem+json"),
     )
@@ -77,9 +105,26 @@ pub async fn put_preferences(
     state: web::Data<AppState>,
     caller: Caller,
     body: Json<PreferencesUpdate>,
-) -> Result<Json<Preferences>, ApiError> {
+) -> Result<Json<NotificationSettings>, ApiError> {
     caller.require_session()?;
     let update = body.into_inner();
+    let push: Vec<(NoticeKind, bool)> = match &update.push {
+        None => Vec::new(),
+        Some(choices) => choices
+            .iter()
+            .map(|(name, enabled)| {
+                NoticeKind::parse(name)
+                    .map(|kind| (kind, *enabled))
+                    .ok_or_else(|| {
+                        ApiError::bad_request(
+                            ErrorCode::UnknownNoticeKind,
+                            format!("push names {name:?}, which is no kind of notice"),
+                        )
+                        .with("field", "push")
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+    };
     let mut tx = state.pool.begin().await?;
     let mut preferences = prefs::load_for_update(&mut tx, caller.user_id).await?;
     for (kind, value) in [
@@ -104,8 +149,12 @@ pub async fn put_preferences(
         preferences.always_email = always;
     }
     prefs::save(&mut tx, caller.user_id, &preferences).await?;
+    for (kind, enabled) in push {
+        crate::store::push::set_choice(&mut tx, caller.user_id, kind.as_str(), enabled).await?;
+    }
+    let settings = settings_of(&mut tx, caller.user_id, preferences).await?;
     tx.commit().await?;
-    Ok(Json(preferences))
+    Ok(Json(settings))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -30,6 +30,7 @@ use utoipa_actix_web::AppExt;
         (name = "audit", description = "Event logs, exports, fairness verification and import."),
         (name = "notifications", description = "Mail preferences, one-click unsubscribe, failed mails."),
         (name = "webhooks", description = "Signed webhooks (Standard Webhooks): endpoints, secrets, delivery log, test events and redelivery."),
+        (name = "push", description = "Web Push: the server's VAPID key and your browsers' push subscriptions."),
         (name = "players", description = "Public profiles, rating histories and leaderboards."),
         (name = "tournaments", description = "Correspondence tournaments: Swiss or round-robin groups, run by the server."),
         (name = "calendar", description = "The deadline calendar: a private iCalendar feed of the games where it is your move."),
@@ -147,6 +148,7 @@ pub fn build() -> Value {
     constrain_request_text(&mut value);
     complete_responses(&mut value);
     describe_streams(&mut value);
+    name_push_kinds(&mut value);
     add_links(&mut value);
     inline_primitives(&mut value);
     optional_bodies(&mut value);
@@ -398,6 +400,24 @@ fn add_links(spec: &mut Value) {
         let response = &mut spec["paths"][path][method]["responses"][status];
         assert!(response.is_object(), "{method} {path} answers {status}");
         response["links"] = game_links(pointer);
+    }
+}
+
+/// The push choice (`push` of the notification preferences) is a map whose keys are the
+/// notice kinds: said in the schema (`propertyNames`), so that a client knows the keys and
+/// an unknown one is outside the contract (it is refused with `unknown_notice_kind`).
+fn name_push_kinds(spec: &mut Value) {
+    let kinds: Vec<&str> = crate::notify::NoticeKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    for schema in ["Preferences", "PreferencesUpdate"] {
+        if let Some(push) = spec
+            .pointer_mut(&format!("/components/schemas/{schema}/properties/push"))
+            .and_then(Value::as_object_mut)
+        {
+            push.insert("propertyNames".into(), json!({"enum": kinds}));
+        }
     }
 }
 

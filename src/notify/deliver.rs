@@ -304,48 +304,31 @@ impl Notifier {
                 if kind == NoticeKind::YourTurn && recipient.watching && !recipient.always_email {
                     return Ok(Outcome::Skipped("watching"));
                 }
-                // A mention is mailed only while its message is there to read for its
-                // recipient: not hidden by a moderator since, no block between the two since.
+                let game = match mail.game_id {
+                    Some(id) => load_games(&self.pool, &[id]).await?.pop(),
+                    None => None,
+                };
+                // Still worth sending (the same checks as Web Push): the turn it announces is
+                // the current one, a mention's message is still there to read, an undo request
+                // still waits for the recipient's answer.
                 let mut data = std::borrow::Cow::Borrowed(&mail.data);
-                if kind == NoticeKind::ChatMention {
-                    let mut conn = self.pool.acquire().await?;
-                    match super::mention::recheck(&mut conn, &mail.data, mail.user_id).await? {
-                        Ok(author) => data.to_mut()["author"] = author.into(),
-                        Err(reason) => return Ok(Outcome::Skipped(reason)),
-                    }
+                let notice = super::relevance::NoticeRef {
+                    outbox_id: mail.id,
+                    user_id: mail.user_id,
+                    kind,
+                    game_id: mail.game_id,
+                    data: &mail.data,
+                    game: game.as_ref(),
+                };
+                match super::relevance::check(&self.pool, &notice).await? {
+                    Ok(Some(author)) => data.to_mut()["author"] = author.into(),
+                    Ok(None) => {}
+                    Err(reason) => return Ok(Outcome::Skipped(reason)),
                 }
                 // A tournament's notice links its page.
                 if let Some(tournament) = mail.data.get("tournament_id").and_then(|v| v.as_str()) {
                     data.to_mut()["tournament_link"] =
                         format!("{}/tournaments/{tournament}", self.base_url).into();
-                }
-                // An undo request is mailed only while it still waits for the recipient's
-                // answer: not once it was answered, withdrawn or lapsed.
-                if kind == NoticeKind::UndoRequested {
-                    let request = mail.data.get("request").and_then(|r| r.as_i64());
-                    let asks = match (mail.game_id, request) {
-                        (Some(game), Some(request)) => {
-                            crate::store::undo::still_asks(&self.pool, game, request, mail.user_id)
-                                .await?
-                        }
-                        _ => false,
-                    };
-                    if !asks {
-                        return Ok(Outcome::Skipped("stale"));
-                    }
-                }
-                let game = match mail.game_id {
-                    Some(id) => load_games(&self.pool, &[id]).await?.pop(),
-                    None => None,
-                };
-                // The turn it announces must be the current one: a mail held up (a worker
-                // died with it claimed, its lease ran out) must not say "your turn" for a turn
-                // played meanwhile, nor a second time for a turn that came back since.
-                if matches!(kind, NoticeKind::YourTurn | NoticeKind::Reminder)
-                    && (game.as_ref().is_some_and(|g| !g.is_pending(mail.user_id))
-                        || outbox::later_turn_queued(&self.pool, mail.id).await?)
-                {
-                    return Ok(Outcome::Skipped("stale"));
                 }
                 render::notice(&NoticeContext {
                     recipient_id: mail.user_id,

@@ -25,6 +25,8 @@ pub mod language;
 pub mod mailer;
 pub mod mention;
 pub mod prefs;
+pub mod push;
+pub mod relevance;
 pub mod render;
 pub mod settings;
 pub mod token;

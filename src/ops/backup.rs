@@ -135,6 +135,11 @@ pub async fn backup(config: &Config, folder: &Path) -> anyhow::Result<String> {
             config.data_dir.display()
         )
     };
+    // The VAPID key goes with it: browsers' push subscriptions are bound to it.
+    let vapid = config.data_dir.join(crate::notify::push::vapid::KEY_FILE);
+    if vapid.exists() {
+        copy_secret(&vapid, &folder.join(crate::notify::push::vapid::KEY_FILE))?;
+    }
     let version = run(&pg_dump, &["--version".as_ref()]).await?;
     std::fs::write(
         folder.join("MANIFEST"),
@@ -230,6 +235,15 @@ pub async fn restore(config: &Config, folder: &Path, overwrite: bool) -> anyhow:
     } else {
         "the backup has no jwt-secret: set the KONTOR_JWT_SECRET the old server had".to_string()
     };
+    // The backup's VAPID key, if it has one: the subscriptions restored were made with it.
+    let vapid = folder.join(crate::notify::push::vapid::KEY_FILE);
+    if vapid.exists() {
+        std::fs::create_dir_all(&config.data_dir)?;
+        copy_secret(
+            &vapid,
+            &config.data_dir.join(crate::notify::push::vapid::KEY_FILE),
+        )?;
+    }
     let pool = target.pool().await?;
     let games = crate::store::cluster::count_games(&pool).await;
     pool.close().await;

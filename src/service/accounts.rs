@@ -59,6 +59,7 @@ pub async fn delete_account(
     }
     let erased = users::erase(&mut tx, user, &old_username, &placeholder, time.now()).await?;
     calendar_feeds::revoke(&mut *tx, user).await?;
+    crate::store::push::delete_all(&mut *tx, user).await?;
     // Other players' digests queued before now name the player as they were shown then.
     let mut names = Vec::new();
     if let Some(display) = display_name.as_deref() {

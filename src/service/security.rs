@@ -388,6 +388,8 @@ pub async fn reset_password(
     // The calendar feed's URL is a credential too: whoever reset the password may not be the
     // only one who had it.
     calendar_feeds::revoke(&mut *tx, token.user_id).await?;
+    // A device someone else signed in on must stop getting this account's notices.
+    crate::store::push::delete_all(&mut *tx, token.user_id).await?;
     // A change of address someone else began (with a stolen session) must not outlive the
     // reset its notice advised: its link stops working.
     mail_tokens::supersede_address_changes(&mut *tx, token.user_id, &account.email, now).await?;
@@ -584,6 +586,9 @@ pub async fn end_other_sessions(
     let mut tx = accounts.pool.begin().await?;
     let revoked = sessions::revoke_all_except(&mut *tx, user, keep).await?;
     calendar_feeds::revoke(&mut *tx, user).await?;
+    // The devices signed out stop getting pushes. Which subscription is the caller's own
+    // browser is not known here: all go, and the page subscribes again when it is opened.
+    crate::store::push::delete_all(&mut *tx, user).await?;
     tx.commit().await?;
     accounts.known_users.forget(user);
     Ok(SessionsRevoked { revoked })

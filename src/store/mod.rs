@@ -25,6 +25,7 @@ pub mod notes;
 pub mod outbox;
 pub mod preferences;
 pub mod presence;
+pub mod push;
 pub mod ratings;
 pub mod rematch;
 pub mod seats;

@@ -39,6 +39,7 @@ mod operations;
 mod outbound;
 mod play;
 mod profiles;
+mod push;
 mod ratings;
 mod rematch;
 mod scaleout;
