@@ -3,10 +3,10 @@
 // it made. The run's server (global-setup.ts) is one; a spec that must stop a server (the
 // offline shell, pwa.spec.ts) starts one of its own.
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
@@ -42,6 +42,7 @@ export async function startServer(logFile: string, env: Record<string, string>):
   const dataDir = mkdtempSync(join(tmpdir(), 'kontor-e2e-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile);
   const server = spawn(bin, ['serve'], {
     env: {

@@ -13,10 +13,10 @@ test('notifications, vacation and API tokens', async ({ browser, request }) => {
   await expect(page.getByRole('heading', { name: 'Settings' })).toBeFocused();
 
   // A preference is saved at once and still there after a reload.
-  await page.getByLabel('It is my turn in a game').selectOption({ label: 'In the daily digest' });
+  await page.getByLabel('It is my turn in a game').selectOption({ label: 'Mail in the daily digest' });
   await expect(page.getByText('Saved.')).toBeVisible();
   await page.getByLabel('Mail "your turn" even while I watch').check();
-  await page.getByLabel("Someone mentioned me (@name) in a game's chat").selectOption({ label: 'Never' });
+  await page.getByLabel("Someone mentioned me (@name) in a game's chat").selectOption({ label: 'Nothing' });
   await expect(page.getByText('Saved.')).toBeVisible();
   await page.reload();
   await expect(page.getByLabel("Someone mentioned me (@name) in a game's chat")).toHaveValue('off');

@@ -5,6 +5,7 @@ import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { useLang, type Lang } from './i18n';
 import { api, ok, onSessionChange, refreshSession, signIn, signOut, type Schemas } from './api/client';
+import { forgetThisDevice } from './api/push';
 
 export type User = Schemas['UserProfile'];
 
@@ -73,6 +74,8 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       await loadMe();
     },
     signOut: async () => {
+      // This device's push notifications were the account's: the next person here gets none.
+      await forgetThisDevice().catch(() => {});
       await signOut();
       setUser(null);
     },

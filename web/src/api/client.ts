@@ -86,7 +86,7 @@ export function refreshSession(): Promise<boolean> {
 }
 
 /** Sends a request with the access token; on 401 refreshes once and sends it again. */
-async function authedFetch(request: Request): Promise<Response> {
+export async function authedFetch(request: Request): Promise<Response> {
   const retry = request.clone();
   const send = (r: Request) => {
     if (accessToken) r.headers.set('authorization', `Bearer ${accessToken}`);
