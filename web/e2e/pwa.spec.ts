@@ -153,12 +153,21 @@ test('with the server stopped the shell still loads and says it is offline', asy
     await controlledBy(page);
     await expect(page.getByRole('link', { name: 'Sign in' })).toBeVisible();
     await expect(page.getByTestId('offline')).toBeHidden();
+    const name = uniqueName('olga');
+    await page.goto('/signup');
+    await page.getByLabel(/^Username$/).fill(name);
+    await page.getByLabel('Email address').fill(`${name}@example.org`);
+    await page.getByLabel('Password').fill(passwordOf(name));
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(page.getByTestId('signed-in-as')).toHaveText(name);
 
     await server.stop();
     await page.reload();
     await expect(page.getByRole('link', { name: 'Kontor' })).toBeVisible();
     await expect(page.getByTestId('offline')).toBeVisible();
     await expect(page.getByTestId('offline')).toContainText('Offline: the server cannot be reached.');
+    // A server that does not answer has not signed anyone out: no sign-in form is offered.
+    await expect(page.getByRole('link', { name: 'Sign in' })).toHaveCount(0);
     // A screen's own path gets the shell too; an API request gets no kept answer.
     await page.goto('/games/0d5c5a52-8f39-4c43-9d3e-4ad0f6b9a111');
     await expect(page.getByTestId('offline')).toBeVisible();

@@ -27,6 +27,17 @@ function set(next: boolean) {
   listeners.forEach((l) => l());
 }
 
+/** True while the last request to the server got no answer. */
+export function isUnreachable(): boolean {
+  return unreachable;
+}
+
+/** Calls `listener` when the server becomes unreachable or answers again. */
+export function onConnectionChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /** Wraps `fetch` to the server: a failure without an answer marks it unreachable, an answer
  * marks it reachable. */
 export async function watched(send: () => Promise<Response>): Promise<Response> {
