@@ -7,8 +7,15 @@ import { authedFetch, ok } from './client';
 export interface PushDevice {
   id: string;
   endpoint: string;
-  label: string | null;
+  /** The browser's User-Agent when it subscribed. */
+  user_agent: string | null;
   created_at: string;
+}
+
+/** What the push service answered a test push: its HTTP status, or why there was none. */
+export interface TestResult {
+  status: number | null;
+  error: string | null;
 }
 
 /** A call to the push part of the API, refusals thrown as ApiError like every other. */
@@ -40,14 +47,11 @@ export async function currentSubscription(): Promise<PushSubscription | null> {
   return (await registration())?.pushManager.getSubscription() ?? null;
 }
 
-export async function listDevices(): Promise<PushDevice[]> {
-  const list = await call<PushDevice[] | { items: PushDevice[] }>('GET', '/api/v1/me/push-subscriptions');
-  return Array.isArray(list) ? list : list.items;
-}
+export const listDevices = () => call<PushDevice[]>('GET', '/api/v1/me/push-subscriptions');
 
 export const removeDevice = (id: string) => call<void>('DELETE', `/api/v1/me/push-subscriptions/${encodeURIComponent(id)}`);
 
-export const testDevice = (id: string) => call<unknown>('POST', `/api/v1/me/push-subscriptions/${encodeURIComponent(id)}/test`);
+export const testDevice = (id: string) => call<TestResult>('POST', `/api/v1/me/push-subscriptions/${encodeURIComponent(id)}/test`);
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
@@ -60,9 +64,8 @@ function sameKey(a: ArrayBuffer | null, b: Uint8Array): boolean {
   return bytes.every((v, i) => v === b[i]);
 }
 
-/** A short name for this device, shown in the list: its browser and system. */
-function deviceLabel(): string {
-  const ua = navigator.userAgent;
+/** A short name for a device, from its User-Agent: its browser and system. */
+export function deviceName(ua: string): string {
   const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
   const system = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Windows/.test(ua) ? 'Windows' : /Mac OS/.test(ua) ? 'macOS' : /Linux/.test(ua) ? 'Linux' : '';
   return system ? `${browser} · ${system}` : browser;
@@ -75,15 +78,15 @@ function deviceLabel(): string {
 export async function notifyThisDevice(): Promise<'subscribed' | 'denied'> {
   if ((await Notification.requestPermission()) !== 'granted') return 'denied';
   const worker = await navigator.serviceWorker.ready;
-  const { key } = await call<{ key: string }>('GET', '/api/v1/push/vapid-public-key');
-  const serverKey = fromBase64Url(key);
+  const { public_key } = await call<{ public_key: string }>('GET', '/api/v1/push/vapid-public-key');
+  const serverKey = fromBase64Url(public_key);
   let subscription = await worker.pushManager.getSubscription();
   if (subscription && !sameKey(subscription.options.applicationServerKey, serverKey)) {
     await subscription.unsubscribe();
     subscription = null;
   }
   subscription ??= await worker.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: serverKey });
-  await call<PushDevice>('POST', '/api/v1/me/push-subscriptions', { ...subscription.toJSON(), label: deviceLabel() });
+  await call<PushDevice>('POST', '/api/v1/me/push-subscriptions', subscription.toJSON());
   return 'subscribed';
 }
 

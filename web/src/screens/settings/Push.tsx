@@ -3,7 +3,7 @@
 // test. Which notices go by push is chosen per kind in the notifications form above.
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../../api/errors';
-import { currentSubscription, forgetThisDevice, listDevices, notifyThisDevice, removeDevice, testDevice, unsupported, type PushDevice } from '../../api/push';
+import { currentSubscription, deviceName, forgetThisDevice, listDevices, notifyThisDevice, removeDevice, testDevice, unsupported, type PushDevice, type TestResult } from '../../api/push';
 import { defineMessages, useLang, useMessages } from '../../i18n';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { useWhen } from '../../components/when';
@@ -34,6 +34,10 @@ const msgs = defineMessages({
   added: { en: 'added', ja: '追加' },
   test: { en: 'Send a test', ja: 'テストを送る' },
   testSent: { en: 'A test notification is on its way.', ja: 'テスト通知を送りました。' },
+  testFailed: {
+    en: (why: string) => `The push service did not take the test notification: ${why}`,
+    ja: (why: string) => `プッシュサービスがテスト通知を受け付けませんでした：${why}`,
+  },
   remove: { en: 'Remove', ja: '削除' },
   reallyRemove: { en: (n: string) => `Remove "${n}"? It gets no more notifications.`, ja: (n: string) => `「${n}」を削除しますか？通知が届かなくなります。` },
 });
@@ -70,6 +74,11 @@ export function Push() {
       setBusy(false);
     }
   };
+  const testOutcome = ({ status, error: why }: TestResult) => {
+    if (why !== null || status === null || status >= 300) throw new Error(m.testFailed(why ?? `HTTP ${status}`));
+    return m.testSent;
+  };
+  const name = (d: PushDevice) => (d.user_agent ? deviceName(d.user_agent) : m.unnamed);
   const subscribed = endpoint !== null && (devices ?? []).some((d) => d.endpoint === endpoint);
   return (
     <section aria-labelledby="push-title" data-testid="push">
@@ -111,15 +120,15 @@ export function Push() {
             <ul class="games" data-testid="push-devices">
               {devices.map((d) => (
                 <li key={d.id} data-testid="push-device">
-                  <strong>{d.label || m.unnamed}</strong> {d.endpoint === endpoint ? m.thisDevice : ''}
+                  <strong>{name(d)}</strong> {d.endpoint === endpoint ? m.thisDevice : ''}
                   <div class="hint">
                     {m.added} {when(d.created_at)}
                   </div>
                   <span class="row">
-                    <button type="button" class="secondary" disabled={busy} onClick={() => void act(async () => (await testDevice(d.id), m.testSent))}>
+                    <button type="button" class="secondary" disabled={busy} onClick={() => void act(async () => testOutcome(await testDevice(d.id)))}>
                       {m.test}
                     </button>
-                    <ConfirmButton question={m.reallyRemove(d.label || m.unnamed)} onConfirm={() => void act(() => removeDevice(d.id))}>
+                    <ConfirmButton question={m.reallyRemove(name(d))} onConfirm={() => void act(() => removeDevice(d.id))}>
                       {m.remove}
                     </ConfirmButton>
                   </span>
