@@ -1,8 +1,10 @@
 // The installable page: the manifest and icons, the service worker (registered, showing a push
 // delivered through the DevTools protocol, with the game's link), the shell offline with the
-// server stopped (and the "offline" banner), and no API answer kept for the next account.
+// server stopped (and the "offline" banner), no API answer kept for the next account, and the
+// push part of Settings (the channel per kind, the account's devices).
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { passwordOf, signUp, uniqueName } from './support';
+import { accessToken, passwordOf, signUp, uniqueName } from './support';
 import { startServer } from './server';
 
 test.describe.configure({ timeout: 180_000 });
@@ -179,4 +181,59 @@ test('with the server stopped the shell still loads and says it is offline', asy
   } finally {
     await server.stop();
   }
+});
+
+/** A push subscription as a browser makes one (a P-256 key and an auth secret), for an
+ * endpoint that is never reached in this test. */
+function madeUpSubscription() {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const raw = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+  return {
+    endpoint: `https://push.example.org/send/${randomBytes(8).toString('hex')}`,
+    keys: { p256dh: raw.toString('base64url'), auth: randomBytes(16).toString('base64url') },
+  };
+}
+
+test('settings: the channel per kind, and the devices with a test and removal', async ({ browser, request }) => {
+  const anna = await signUp(browser, 'anna');
+  const { page } = anna;
+  const token = await accessToken(request, anna.name);
+  const auth = { authorization: `Bearer ${token}` };
+  const phone = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+  const registered = await request.post('/api/v1/me/push-subscriptions', { headers: { ...auth, 'user-agent': phone }, data: madeUpSubscription() });
+  expect(registered.status()).toBe(201);
+
+  await page.goto('/settings');
+  // Push only for "your turn": no mail, and the choice kept.
+  const turn = page.getByLabel('It is my turn in a game');
+  await turn.selectOption({ label: 'Push notification' });
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await page.getByLabel('A game I played has ended').selectOption({ label: 'Mail at once' });
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await page.reload();
+  await expect(turn).toHaveValue('push+off');
+  await expect(page.getByLabel('A game I played has ended')).toHaveValue('immediately');
+  const prefs = (await (await request.get('/api/v1/me/notifications', { headers: auth })).json()) as Record<string, unknown> & { push: Record<string, boolean> };
+  expect(prefs).toMatchObject({ your_turn: 'off', game_over: 'immediately' });
+  expect(prefs.push).toMatchObject({ your_turn: true, game_over: false });
+
+  // This browser has no subscription (headless Chromium reaches no push service); the
+  // account's other device is listed, tested and removed.
+  const push = page.getByTestId('push');
+  await expect(push.getByTestId('push-state')).toHaveText('This device gets no push notifications.');
+  // The browser's permission was not given (the test answers no prompt): nothing is subscribed.
+  await push.getByRole('button', { name: 'Notify this device' }).click();
+  await expect(push.getByText('Notifications were not allowed.')).toBeVisible();
+  const device = push.getByTestId('push-device');
+  await expect(device).toHaveCount(1);
+  await expect(device).toContainText('Chrome · Android');
+  // Its push service is a made-up name that no resolver knows: the test says it did not go.
+  await device.getByRole('button', { name: 'Send a test' }).click();
+  await expect(push.getByRole('alert')).toContainText('The push service did not take the test notification');
+  await device.getByRole('button', { name: 'Remove' }).click();
+  await page.getByRole('button', { name: 'Yes', exact: true }).click();
+  await expect(push.getByText('No device gets push notifications.')).toBeVisible();
+  expect(await (await request.get('/api/v1/me/push-subscriptions', { headers: auth })).json()).toEqual([]);
+  await anna.context.close();
 });

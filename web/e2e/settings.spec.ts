@@ -21,7 +21,8 @@ test('notifications, vacation and API tokens', async ({ browser, request }) => {
   await page.reload();
   await expect(page.getByLabel("Someone mentioned me (@name) in a game's chat")).toHaveValue('off');
   await expect(page.getByLabel('It is my turn in a game')).toHaveValue('digest');
-  await expect(page.getByLabel('A game I played has ended')).toHaveValue('immediately');
+  // Untouched: mail at once and push, the defaults.
+  await expect(page.getByLabel('A game I played has ended')).toHaveValue('push+immediately');
   await expect(page.getByLabel('Mail "your turn" even while I watch')).toBeChecked();
 
   // Vacation: three days taken from the allowance, given back when it ends early.
