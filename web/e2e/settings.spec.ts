@@ -13,15 +13,16 @@ test('notifications, vacation and API tokens', async ({ browser, request }) => {
   await expect(page.getByRole('heading', { name: 'Settings' })).toBeFocused();
 
   // A preference is saved at once and still there after a reload.
-  await page.getByLabel('It is my turn in a game').selectOption({ label: 'In the daily digest' });
+  await page.getByLabel('It is my turn in a game').selectOption({ label: 'Mail in the daily digest' });
   await expect(page.getByText('Saved.')).toBeVisible();
   await page.getByLabel('Mail "your turn" even while I watch').check();
-  await page.getByLabel("Someone mentioned me (@name) in a game's chat").selectOption({ label: 'Never' });
+  await page.getByLabel("Someone mentioned me (@name) in a game's chat").selectOption({ label: 'Nothing' });
   await expect(page.getByText('Saved.')).toBeVisible();
   await page.reload();
   await expect(page.getByLabel("Someone mentioned me (@name) in a game's chat")).toHaveValue('off');
   await expect(page.getByLabel('It is my turn in a game')).toHaveValue('digest');
-  await expect(page.getByLabel('A game I played has ended')).toHaveValue('immediately');
+  // Untouched: mail at once and push, the defaults.
+  await expect(page.getByLabel('A game I played has ended')).toHaveValue('push+immediately');
   await expect(page.getByLabel('Mail "your turn" even while I watch')).toBeChecked();
 
   // Vacation: three days taken from the allowance, given back when it ends early.

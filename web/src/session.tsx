@@ -5,6 +5,8 @@ import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { useLang, type Lang } from './i18n';
 import { api, ok, onSessionChange, refreshSession, signIn, signOut, type Schemas } from './api/client';
+import { forgetThisDevice } from './api/push';
+import { isUnreachable, onConnectionChange } from './api/connection';
 
 export type User = Schemas['UserProfile'];
 
@@ -50,9 +52,11 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
     const stop = onSessionChange((signedIn) => {
       if (!signedIn) setUser(null);
     });
-    void (async () => {
+    const check = async () => {
       if (!(await refreshSession())) {
-        setUser(null);
+        // A server that did not answer has not said "signed out": the page waits (with the
+        // offline banner) and asks again when it answers.
+        if (!isUnreachable()) setUser(null);
         return;
       }
       try {
@@ -61,10 +65,17 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
         chosenEarly.current = null;
         setUser(early && early !== me.language ? await saveLang(early).catch(() => me) : me);
       } catch {
-        setUser(null);
+        if (!isUnreachable()) setUser(null);
       }
-    })();
-    return stop;
+    };
+    void check();
+    const stopWaiting = onConnectionChange(() => {
+      if (!isUnreachable() && known.current === undefined) void check();
+    });
+    return () => {
+      stop();
+      stopWaiting();
+    };
   }, []);
   const value: Session = {
     user,
@@ -73,6 +84,8 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       await loadMe();
     },
     signOut: async () => {
+      // This device's push notifications were the account's: the next person here gets none.
+      await forgetThisDevice().catch(() => {});
       await signOut();
       setUser(null);
     },

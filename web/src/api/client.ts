@@ -7,6 +7,7 @@
 // token has expired, the session is refreshed with it.
 import createClient from 'openapi-fetch';
 import type { components, paths } from './schema';
+import { watched } from './connection';
 
 export type Schemas = components['schemas'];
 export type Problem = Schemas['Problem'];
@@ -61,10 +62,12 @@ export function refreshSession(): Promise<boolean> {
   refreshing ??= (async () => {
     try {
       const response = await acrossTabs(() =>
-        fetch('/api/v1/auth/session/refresh', {
-          method: 'POST',
-          credentials: 'same-origin',
-        }),
+        watched(() =>
+          fetch('/api/v1/auth/session/refresh', {
+            method: 'POST',
+            credentials: 'same-origin',
+          }),
+        ),
       );
       if (!response.ok) {
         setToken(null);
@@ -83,11 +86,11 @@ export function refreshSession(): Promise<boolean> {
 }
 
 /** Sends a request with the access token; on 401 refreshes once and sends it again. */
-async function authedFetch(request: Request): Promise<Response> {
+export async function authedFetch(request: Request): Promise<Response> {
   const retry = request.clone();
   const send = (r: Request) => {
     if (accessToken) r.headers.set('authorization', `Bearer ${accessToken}`);
-    return fetch(r, { credentials: 'same-origin' });
+    return watched(() => fetch(r, { credentials: 'same-origin' }));
   };
   const response = await send(request);
   if (response.status !== 401 || !accessToken) return response;

@@ -10,14 +10,17 @@ import { SignIn } from './SignIn';
 import { Security } from './account/Security';
 import { AccountSections } from './account/Profile';
 import { Calendar } from './settings/Calendar';
+import { Push } from './settings/Push';
 
-type Preferences = Schemas['Preferences'];
+// Once the server has Web Push, each kind also says whether it goes by push.
+type Preferences = Schemas['Preferences'] & { push?: Record<string, boolean> };
 type Delivery = Schemas['Delivery'];
-type Notice = Exclude<keyof Preferences, 'always_email'>;
+/** One select per kind: the mail choice, alone or with push (`push+off` is push only). */
+type Channel = Delivery | `push+${Delivery}`;
 
 const msgs = defineMessages({
   title: { en: 'Settings', ja: '設定' },
-  notifications: { en: 'Mail notifications', ja: 'メール通知' },
+  notifications: { en: 'Notifications', ja: '通知' },
   your_turn: { en: 'It is my turn in a game', ja: '自分の手番になったとき' },
   reminder: { en: 'My deadline in a game is near', ja: '手番の期限が近いとき' },
   invited: { en: 'Someone invited me to a game', ja: 'ゲームに招待されたとき' },
@@ -33,9 +36,12 @@ const msgs = defineMessages({
   tournament_started: { en: 'A tournament I entered has started', ja: '参加したトーナメントが始まったとき' },
   tournament_round: { en: 'My next round of a tournament is seated', ja: 'トーナメントの次のラウンドの卓が決まったとき' },
   tournament_finished: { en: 'A tournament I entered is over (final standings)', ja: '参加したトーナメントが終わったとき（最終順位）' },
-  immediately: { en: 'At once', ja: 'すぐに' },
-  digest: { en: 'In the daily digest', ja: '1日1回のまとめで' },
-  off: { en: 'Never', ja: '送らない' },
+  immediately: { en: 'Mail at once', ja: 'すぐにメール' },
+  digest: { en: 'Mail in the daily digest', ja: '1日1回のまとめメール' },
+  off: { en: 'Nothing', ja: '通知しない' },
+  'push+off': { en: 'Push notification', ja: 'プッシュ通知' },
+  'push+immediately': { en: 'Push and mail at once', ja: 'プッシュ通知とすぐにメール' },
+  'push+digest': { en: 'Push and the daily mail digest', ja: 'プッシュ通知と1日1回のまとめメール' },
   alwaysEmail: {
     en: 'Mail "your turn" even while I watch the game\'s page',
     ja: 'ゲームのページを見ている間も「あなたの手番」メールを送る',
@@ -93,8 +99,32 @@ function useError() {
   return { line, clear: () => setError(null), fail: (err: unknown) => setError(errorText(err, lang)) };
 }
 
-const NOTICES: Notice[] = ['your_turn', 'reminder', 'invited', 'game_started', 'game_over', 'player_left', 'chat_mention', 'rematch_offered', 'undo_requested', 'tournament_started', 'tournament_round', 'tournament_finished'];
 const DELIVERIES: Delivery[] = ['immediately', 'digest', 'off'];
+const CHANNELS: Channel[] = ['push+immediately', 'push+digest', 'push+off', 'immediately', 'digest', 'off'];
+
+/** The kinds of notice, as the server lists them (new kinds appear without a change here). */
+function kindsOf(prefs: Preferences): string[] {
+  return Object.keys(prefs).filter((key) => key !== 'always_email' && key !== 'push');
+}
+
+/** A kind's words; a kind this page does not know yet shows its name. */
+function kindLabel(m: Record<string, unknown>, kind: string): string {
+  const words = m[kind];
+  return typeof words === 'string' ? words : kind;
+}
+
+function channelOf(prefs: Preferences, kind: string): Channel {
+  const mail = (prefs as unknown as Record<string, Delivery>)[kind] ?? 'off';
+  return prefs.push?.[kind] ? `push+${mail}` : mail;
+}
+
+/** The change that sets `kind` to `channel`: its mail choice and, with push, its push choice. */
+function channelChange(prefs: Preferences, kind: string, channel: Channel): Schemas['PreferencesUpdate'] {
+  const mail = channel.replace('push+', '') as Delivery;
+  const change: Record<string, unknown> = { [kind]: mail };
+  if (prefs.push) change.push = { ...prefs.push, [kind]: channel.startsWith('push+') };
+  return change as Schemas['PreferencesUpdate'];
+}
 
 function Notifications() {
   const m = useMessages(msgs);
@@ -124,13 +154,13 @@ function Notifications() {
       <h2 id="notif-title">{m.notifications}</h2>
       {prefs && (
         <form onSubmit={(e) => e.preventDefault()} data-testid="notifications">
-          {NOTICES.map((notice) => (
-            <label key={notice}>
-              {m[notice]}
-              <select value={prefs[notice]} onChange={(e) => void save({ [notice]: e.currentTarget.value as Delivery })}>
-                {DELIVERIES.map((d) => (
-                  <option key={d} value={d}>
-                    {m[d]}
+          {kindsOf(prefs).map((kind) => (
+            <label key={kind}>
+              {kindLabel(m, kind)}
+              <select value={channelOf(prefs, kind)} onChange={(e) => void save(channelChange(prefs, kind, e.currentTarget.value as Channel))}>
+                {(prefs.push ? CHANNELS : DELIVERIES).map((c) => (
+                  <option key={c} value={c}>
+                    {m[c]}
                   </option>
                 ))}
               </select>
@@ -346,6 +376,7 @@ export function Settings() {
     <div class="narrow">
       <h1>{m.title}</h1>
       <Notifications />
+      <Push />
       <Vacation />
       <Tokens />
       <Calendar />

@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { defineMessages, LANGS, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
+import { useOffline } from '../api/connection';
 
 const msgs = defineMessages({
   skip: { en: 'Skip to content', ja: '本文へ移動' },
@@ -15,6 +16,10 @@ const msgs = defineMessages({
   signUp: { en: 'Sign up', ja: '新規登録' },
   signOut: { en: 'Sign out', ja: 'ログアウト' },
   language: { en: 'Language', ja: '言語' },
+  offline: {
+    en: 'Offline: the server cannot be reached. What you see may be out of date, and nothing you do is sent until it is back.',
+    ja: 'オフライン：サーバーに接続できません。表示が古い可能性があり、接続が戻るまで操作は送信されません。',
+  },
 });
 
 /**
@@ -48,11 +53,15 @@ export function Shell({ children }: { children: ComponentChildren }) {
   // Signed in, the switch sets the account's language: the page's and the mails' (one
   // language per account, on every device).
   const { user, signOut, chooseLang } = useSession();
+  const offline = useOffline();
   return (
     <>
       <a class="skip" href="#main">
         {m.skip}
       </a>
+      <p class="offline-banner" role="status" data-testid="offline" hidden={!offline}>
+        {offline ? m.offline : ''}
+      </p>
       <header class="top">
         <a class="brand" href="/">
           Kontor

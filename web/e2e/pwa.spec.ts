@@ -1,0 +1,239 @@
+// The installable page: the manifest and icons, the service worker (registered, showing a push
+// delivered through the DevTools protocol, with the game's link), the shell offline with the
+// server stopped (and the "offline" banner), no API answer kept for the next account, and the
+// push part of Settings (the channel per kind, the account's devices).
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { accessToken, passwordOf, signUp, uniqueName } from './support';
+import { startServer } from './server';
+
+test.describe.configure({ timeout: 180_000 });
+
+/** Waits until the service worker is active and controls the page; its script URL. */
+async function controlledBy(page: Page): Promise<string> {
+  const script = await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.scriptURL ?? '');
+  // The first load registers it; it claims the open page as it activates.
+  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? '')).toBe(script);
+  return script;
+}
+
+/** What the worker keeps, every cache's every URL. */
+function keptUrls(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const urls: string[] = [];
+    for (const name of await caches.keys()) {
+      for (const request of await (await caches.open(name)).keys()) urls.push(request.url);
+    }
+    return urls;
+  });
+}
+
+test('the manifest, the icons and the service worker', async ({ page, request }) => {
+  const manifest = await request.get('/manifest.webmanifest');
+  expect(manifest.status()).toBe(200);
+  expect(manifest.headers()['content-type']).toMatch(/^application\/manifest\+json/);
+  const body = (await manifest.json()) as { name: string; start_url: string; display: string; icons: { src: string; sizes: string; type: string; purpose?: string }[] };
+  expect(body).toMatchObject({ name: 'Kontor', start_url: '/', display: 'standalone' });
+  for (const size of ['192x192', '512x512']) {
+    expect(body.icons.some((i) => i.sizes === size && i.type === 'image/png' && !i.purpose)).toBe(true);
+    expect(body.icons.some((i) => i.sizes === size && i.purpose === 'maskable')).toBe(true);
+  }
+  for (const icon of body.icons) {
+    const file = await request.get(icon.src);
+    expect(file.status(), icon.src).toBe(200);
+    expect(file.headers()['content-type']).toMatch(new RegExp(`^${icon.type.replace('+', '\\+')}`));
+  }
+  // The worker is never kept long by a cache in between: a new build must reach the browser.
+  const worker = await request.get('/sw.js');
+  expect(worker.status()).toBe(200);
+  expect(worker.headers()['content-type']).toMatch(/javascript/);
+  expect(worker.headers()['cache-control']).toBe('no-cache');
+  expect(await worker.text()).not.toContain("version: 'dev'");
+
+  await page.goto('/');
+  await expect(page.locator('link[rel="manifest"]')).toHaveAttribute('href', '/manifest.webmanifest');
+  await expect(page.locator('meta[name="theme-color"]')).toHaveAttribute('content', '#1f5fa8');
+  expect(await controlledBy(page)).toMatch(/\/sw\.js$/);
+  // The shell and the built files are kept; the API never is.
+  const kept = await keptUrls(page);
+  expect(kept).toContain(new URL('/', page.url()).href);
+  expect(kept.some((u) => /\/assets\/index-[^/]+\.js$/.test(u))).toBe(true);
+  expect(kept.filter((u) => u.includes('/api/'))).toEqual([]);
+});
+
+/** The registration id of the worker at `scope`, from the DevTools protocol. */
+async function registrationId(context: BrowserContext, page: Page, scope: string) {
+  const cdp = await context.newCDPSession(page);
+  const registrations = new Map<string, string>();
+  cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations: updated }) => {
+    for (const r of updated) if (!r.isDeleted) registrations.set(r.scopeURL, r.registrationId);
+  });
+  await cdp.send('ServiceWorker.enable');
+  await expect.poll(() => registrations.get(scope)).toBeTruthy();
+  return { cdp, id: registrations.get(scope)! };
+}
+
+interface Shown {
+  title: string;
+  body: string;
+  tag: string;
+  url: string | undefined;
+}
+
+function shownNotifications(page: Page): Promise<Shown[]> {
+  return page.evaluate(async () =>
+    (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
+      title: n.title,
+      body: n.body,
+      tag: n.tag,
+      url: (n.data as { url?: string } | null)?.url,
+    })),
+  );
+}
+
+test('a push message shows a notification with its title and the game link', async ({ browser, baseURL }) => {
+  const origin = new URL(baseURL!).origin;
+  const context = await browser.newContext();
+  await context.grantPermissions(['notifications'], { origin });
+  const page = await context.newPage();
+  await page.goto('/');
+  await controlledBy(page);
+  const { cdp, id } = await registrationId(context, page, `${origin}/`);
+  const deliver = (data: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: id, data });
+
+  // The server's payload: title, body and tag as sent, the link kept to open the game.
+  const game = `${origin}/games/0d5c5a52-8f39-4c43-9d3e-4ad0f6b9a111`;
+  await deliver(JSON.stringify({ kind: 'your_turn', title: 'Your turn in Flying Dutchman', body: 'Anna moved; it is your turn.', url: game, game_id: '0d5c5a52-8f39-4c43-9d3e-4ad0f6b9a111', tag: 'turn-0d5c' }));
+  await expect.poll(() => shownNotifications(page)).toEqual([{ title: 'Your turn in Flying Dutchman', body: 'Anna moved; it is your turn.', tag: 'turn-0d5c', url: game }]);
+
+  // The same tag replaces the notification instead of piling up.
+  await deliver(JSON.stringify({ kind: 'your_turn', title: 'Your turn again', body: 'Still yours.', url: game, game_id: 'x', tag: 'turn-0d5c' }));
+  await expect.poll(() => shownNotifications(page)).toEqual([{ title: 'Your turn again', body: 'Still yours.', tag: 'turn-0d5c', url: game }]);
+
+  // A link elsewhere is not followed: the notification opens the site instead.
+  await deliver(JSON.stringify({ kind: 'invited', title: 'Invited', body: 'b', url: 'https://elsewhere.example/phish', game_id: 'y', tag: 'invite' }));
+  await expect.poll(async () => (await shownNotifications(page)).find((n) => n.tag === 'invite')?.url).toBe(`${origin}/`);
+
+  // Not JSON: shown as text under the site's name.
+  await deliver('plain words');
+  await expect.poll(async () => (await shownNotifications(page)).find((n) => n.body === 'plain words')?.title).toBe('Kontor');
+  await context.close();
+});
+
+test('no API answer is kept: the next account on the device sees its own', async ({ browser }) => {
+  const anna = await signUp(browser, 'anna');
+  const { page, context } = anna;
+  await controlledBy(page);
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await expect(page.getByTestId('notifications')).toBeVisible();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByTestId('signed-in-as')).toHaveCount(0);
+
+  // Bob signs in on the same device (the same worker, the same caches).
+  const bob = uniqueName('bob');
+  const other = await signUp(browser, 'bob', bob);
+  await other.context.close();
+  await page.goto('/signin');
+  await page.getByLabel('Username or email address').fill(bob);
+  await page.getByLabel('Password').fill(passwordOf(bob));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('signed-in-as')).toHaveText(bob);
+  await page.reload();
+  await expect(page.getByTestId('signed-in-as')).toHaveText(bob);
+  const kept = await keptUrls(page);
+  expect(kept.length).toBeGreaterThan(0);
+  expect(kept.filter((u) => u.includes('/api/'))).toEqual([]);
+  await context.close();
+});
+
+test('with the server stopped the shell still loads and says it is offline', async ({ browser }) => {
+  const server = await startServer('test-results/offline-server.log', {});
+  try {
+    const context = await browser.newContext({ baseURL: server.url });
+    const page = await context.newPage();
+    await page.goto('/');
+    await controlledBy(page);
+    await expect(page.getByRole('link', { name: 'Sign in' })).toBeVisible();
+    await expect(page.getByTestId('offline')).toBeHidden();
+    const name = uniqueName('olga');
+    await page.goto('/signup');
+    await page.getByLabel(/^Username$/).fill(name);
+    await page.getByLabel('Email address').fill(`${name}@example.org`);
+    await page.getByLabel('Password').fill(passwordOf(name));
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(page.getByTestId('signed-in-as')).toHaveText(name);
+
+    await server.stop();
+    await page.reload();
+    await expect(page.getByRole('link', { name: 'Kontor' })).toBeVisible();
+    await expect(page.getByTestId('offline')).toBeVisible();
+    await expect(page.getByTestId('offline')).toContainText('Offline: the server cannot be reached.');
+    // A server that does not answer has not signed anyone out: no sign-in form is offered.
+    await expect(page.getByRole('link', { name: 'Sign in' })).toHaveCount(0);
+    // A screen's own path gets the shell too; an API request gets no kept answer.
+    await page.goto('/games/0d5c5a52-8f39-4c43-9d3e-4ad0f6b9a111');
+    await expect(page.getByTestId('offline')).toBeVisible();
+    expect(await page.evaluate(() => fetch('/api/v1/games').then(() => 'answered', () => 'failed'))).toBe('failed');
+    // In Japanese too.
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('ja');
+    await expect(page.getByTestId('offline')).toContainText('オフライン');
+    await context.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+/** A push subscription as a browser makes one (a P-256 key and an auth secret), for an
+ * endpoint that is never reached in this test. */
+function madeUpSubscription() {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const raw = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+  return {
+    endpoint: `https://push.example.org/send/${randomBytes(8).toString('hex')}`,
+    keys: { p256dh: raw.toString('base64url'), auth: randomBytes(16).toString('base64url') },
+  };
+}
+
+test('settings: the channel per kind, and the devices with a test and removal', async ({ browser, request }) => {
+  const anna = await signUp(browser, 'anna');
+  const { page } = anna;
+  const token = await accessToken(request, anna.name);
+  const auth = { authorization: `Bearer ${token}` };
+  const phone = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+  const registered = await request.post('/api/v1/me/push-subscriptions', { headers: { ...auth, 'user-agent': phone }, data: madeUpSubscription() });
+  expect(registered.status()).toBe(201);
+
+  await page.goto('/settings');
+  // Push only for "your turn": no mail, and the choice kept.
+  const turn = page.getByLabel('It is my turn in a game');
+  await turn.selectOption({ label: 'Push notification' });
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await page.getByLabel('A game I played has ended').selectOption({ label: 'Mail at once' });
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await page.reload();
+  await expect(turn).toHaveValue('push+off');
+  await expect(page.getByLabel('A game I played has ended')).toHaveValue('immediately');
+  const prefs = (await (await request.get('/api/v1/me/notifications', { headers: auth })).json()) as Record<string, unknown> & { push: Record<string, boolean> };
+  expect(prefs).toMatchObject({ your_turn: 'off', game_over: 'immediately' });
+  expect(prefs.push).toMatchObject({ your_turn: true, game_over: false });
+
+  // This browser has no subscription (headless Chromium reaches no push service); the
+  // account's other device is listed, tested and removed.
+  const push = page.getByTestId('push');
+  await expect(push.getByTestId('push-state')).toHaveText('This device gets no push notifications.');
+  // The browser's permission was not given (the test answers no prompt): nothing is subscribed.
+  await push.getByRole('button', { name: 'Notify this device' }).click();
+  await expect(push.getByText('Notifications were not allowed.')).toBeVisible();
+  const device = push.getByTestId('push-device');
+  await expect(device).toHaveCount(1);
+  await expect(device).toContainText('Chrome · Android');
+  // Its push service is a made-up name that no resolver knows: the test says it did not go.
+  await device.getByRole('button', { name: 'Send a test' }).click();
+  await expect(push.getByRole('alert')).toContainText('The push service did not take the test notification');
+  await device.getByRole('button', { name: 'Remove' }).click();
+  await page.getByRole('button', { name: 'Yes', exact: true }).click();
+  await expect(push.getByText('No device gets push notifications.')).toBeVisible();
+  expect(await (await request.get('/api/v1/me/push-subscriptions', { headers: auth })).json()).toEqual([]);
+  await anna.context.close();
+});

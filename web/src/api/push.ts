@@ -1,0 +1,100 @@
+// Web Push on this device: the browser's push subscription (made with the server's VAPID key
+// through the service worker, public/sw.js) and the account's list of subscribed devices on
+// the server. A device's subscription belongs to the account signed in when it was made; signing
+// out on the device removes it, so the next account never gets the last one's notices.
+import { authedFetch, ok } from './client';
+
+export interface PushDevice {
+  id: string;
+  endpoint: string;
+  /** The browser's User-Agent when it subscribed. */
+  user_agent: string | null;
+  created_at: string;
+}
+
+/** What the push service answered a test push: its HTTP status, or why there was none. */
+export interface TestResult {
+  status: number | null;
+  error: string | null;
+}
+
+/** A call to the push part of the API, refusals thrown as ApiError like every other. */
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await authedFetch(
+    new Request(path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
+  const parsed: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
+  return ok(Promise.resolve(response.ok ? { data: parsed as T, response } : { error: parsed, response }));
+}
+
+/** Why this browser cannot get push notifications, or null if it can. */
+export function unsupported(): 'no_push' | 'denied' | null {
+  if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) return 'no_push';
+  return Notification.permission === 'denied' ? 'denied' : null;
+}
+
+async function registration(): Promise<ServiceWorkerRegistration | undefined> {
+  if (!('serviceWorker' in navigator)) return undefined;
+  return navigator.serviceWorker.getRegistration('/');
+}
+
+/** This browser's push subscription, if it has one. */
+export async function currentSubscription(): Promise<PushSubscription | null> {
+  return (await registration())?.pushManager.getSubscription() ?? null;
+}
+
+export const listDevices = () => call<PushDevice[]>('GET', '/api/v1/me/push-subscriptions');
+
+export const removeDevice = (id: string) => call<void>('DELETE', `/api/v1/me/push-subscriptions/${encodeURIComponent(id)}`);
+
+export const testDevice = (id: string) => call<TestResult>('POST', `/api/v1/me/push-subscriptions/${encodeURIComponent(id)}/test`);
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+function sameKey(a: ArrayBuffer | null, b: Uint8Array): boolean {
+  if (!a || a.byteLength !== b.length) return false;
+  const bytes = new Uint8Array(a);
+  return bytes.every((v, i) => v === b[i]);
+}
+
+/** A short name for a device, from its User-Agent: its browser and system. */
+export function deviceName(ua: string): string {
+  const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const system = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Windows/.test(ua) ? 'Windows' : /Mac OS/.test(ua) ? 'macOS' : /Linux/.test(ua) ? 'Linux' : '';
+  return system ? `${browser} · ${system}` : browser;
+}
+
+/**
+ * Asks for permission, subscribes this browser with the server's key (again if the key
+ * changed) and registers the subscription with the account. 'denied' if the person said no.
+ */
+export async function notifyThisDevice(): Promise<'subscribed' | 'denied'> {
+  if ((await Notification.requestPermission()) !== 'granted') return 'denied';
+  const worker = await navigator.serviceWorker.ready;
+  const { public_key } = await call<{ public_key: string }>('GET', '/api/v1/push/vapid-public-key');
+  const serverKey = fromBase64Url(public_key);
+  let subscription = await worker.pushManager.getSubscription();
+  if (subscription && !sameKey(subscription.options.applicationServerKey, serverKey)) {
+    await subscription.unsubscribe();
+    subscription = null;
+  }
+  subscription ??= await worker.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: serverKey });
+  await call<PushDevice>('POST', '/api/v1/me/push-subscriptions', subscription.toJSON());
+  return 'subscribed';
+}
+
+/** Removes this browser's subscription from the account (if listed there) and the browser. */
+export async function forgetThisDevice(devices?: PushDevice[]): Promise<void> {
+  const subscription = await currentSubscription();
+  if (!subscription) return;
+  const mine = (devices ?? (await listDevices())).find((d) => d.endpoint === subscription.endpoint);
+  if (mine) await removeDevice(mine.id);
+  await subscription.unsubscribe();
+}
