@@ -277,7 +277,7 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserP
 pub struct CreateTokenRequest {
     /// A name to recognise the token by.
     pub name: String,
-    /// `game:read` and/or `game:play`.
+    /// `game:read` and/or `game:play`, and `webhooks` (manage the account's webhooks).
     pub scopes: Vec<String>,
     /// Days until the token expires; absent = never.
     pub expires_in_days: Option<u32>,

@@ -10,6 +10,7 @@ import { SignIn } from './SignIn';
 import { Security } from './account/Security';
 import { AccountSections } from './account/Profile';
 import { Calendar } from './settings/Calendar';
+import { Webhooks } from './settings/Webhooks';
 import { Push } from './settings/Push';
 
 // Once the server has Web Push, each kind also says whether it goes by push.
@@ -70,6 +71,7 @@ const msgs = defineMessages({
   scopes: { en: 'May', ja: '権限' },
   'game:read': { en: 'read games (game:read)', ja: 'ゲームを読む（game:read）' },
   'game:play': { en: 'play moves (game:play)', ja: '手を指す（game:play）' },
+  webhooks: { en: 'manage my webhooks (webhooks)', ja: 'Webhook を管理する（webhooks）' },
   expires: { en: 'Expires after (days, empty = never)', ja: '有効期間（日、空欄 = 無期限）' },
   create: { en: 'Create token', ja: 'トークンを作成' },
   shownOnce: {
@@ -323,7 +325,7 @@ function Tokens() {
         </label>
         <fieldset>
           <legend>{m.scopes}</legend>
-          {(['game:read', 'game:play'] as const).map((scope) => (
+          {(['game:read', 'game:play', 'webhooks'] as const).map((scope) => (
             <label key={scope}>
               <input
                 type="checkbox"
@@ -380,6 +382,7 @@ export function Settings() {
       <Vacation />
       <Tokens />
       <Calendar />
+      <Webhooks />
       <Security />
       <AccountSections />
     </div>
