@@ -30,14 +30,18 @@ pub enum AccountMailKind {
     EmailChanged,
     /// The account's password was changed or reset.
     PasswordChanged,
+    /// The server switched off one of the account's webhook endpoints (it answered 410, or
+    /// a delivery's last retry failed).
+    WebhookDisabled,
 }
 
 impl AccountMailKind {
-    pub const ALL: [AccountMailKind; 4] = [
+    pub const ALL: [AccountMailKind; 5] = [
         AccountMailKind::VerifyEmail,
         AccountMailKind::PasswordReset,
         AccountMailKind::EmailChanged,
         AccountMailKind::PasswordChanged,
+        AccountMailKind::WebhookDisabled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -46,6 +50,7 @@ impl AccountMailKind {
             AccountMailKind::PasswordReset => "password_reset",
             AccountMailKind::EmailChanged => "email_changed",
             AccountMailKind::PasswordChanged => "password_changed",
+            AccountMailKind::WebhookDisabled => "webhook_disabled",
         }
     }
 
@@ -128,6 +133,24 @@ impl AccountMail {
             kind: AccountMailKind::EmailChanged,
             dedupe_key: format!("email_replaced:{token_id}"),
             data: json!({"to": old, "new_address": mask_address(new_address), "done": true}),
+        }
+    }
+
+    /// The server switched off webhook endpoint `endpoint` (`url`) for `reason` (`gone`: the
+    /// receiver answered 410; `failing`: a delivery's last retry failed); `event` names this
+    /// switching off (one mail each time).
+    pub fn webhook_disabled(
+        user_id: Uuid,
+        endpoint: Uuid,
+        event: Uuid,
+        url: &str,
+        reason: &str,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: AccountMailKind::WebhookDisabled,
+            dedupe_key: format!("webhook_disabled:{endpoint}:{event}"),
+            data: json!({"url": url, "reason": reason}),
         }
     }
 
@@ -428,6 +451,52 @@ pub fn render(
                 )
             }
         }
+        AccountMailKind::WebhookDisabled => {
+            let url = ctx.data.get("url").and_then(Value::as_str).unwrap_or("?");
+            let gone = ctx.data.get("reason").and_then(Value::as_str) == Some("gone");
+            let settings = format!("{}/settings", ctx.base_url);
+            if ja {
+                (
+                    "Kontor：Webhook を停止しました".to_string(),
+                    vec![
+                        para(greeting),
+                        para(format!(
+                            "Webhook のエンドポイント {url} への送信を停止しました。{}",
+                            if gone {
+                                "受信側が 410 Gone（もう存在しない）と答えたためです。"
+                            } else {
+                                "配信が最後の再試行まで失敗し続けたためです。"
+                            }
+                        )),
+                        link_line(
+                            "受信側を直したら、設定の「Webhook」で有効に戻し、配信の記録から再送できます：",
+                            settings,
+                        ),
+                        footer,
+                    ],
+                )
+            } else {
+                (
+                    "Kontor stopped sending to your webhook".to_string(),
+                    vec![
+                        para(greeting),
+                        para(format!(
+                            "Kontor switched off your webhook endpoint {url}: {}",
+                            if gone {
+                                "it answered 410 Gone, which says it is no more."
+                            } else {
+                                "a delivery kept failing until its last retry."
+                            }
+                        )),
+                        link_line(
+                            "Once the receiver works, switch the endpoint on again in Settings → Webhooks; its delivery log can redeliver what it missed:",
+                            settings,
+                        ),
+                        footer,
+                    ],
+                )
+            }
+        }
     };
     Ok(Rendered {
         text: to_text(&parts, language),
@@ -457,6 +526,7 @@ mod tests {
             AccountMail::password_reset(user, user, "kontor_pw_def", expires),
             AccountMail::email_changed(user, user, "nora@example.org"),
             AccountMail::password_changed(user, user, PasswordChange::Reset),
+            AccountMail::webhook_disabled(user, user, user, "https://bot.example/hook", "gone"),
         ];
         mails
             .iter()

@@ -135,22 +135,22 @@ pub async fn delete<'e>(
     Ok(done > 0)
 }
 
-/// Disables an endpoint for `reason` (the server's decision); whether it was enabled.
+/// Disables an endpoint for `reason` (the server's decision): its owner and URL, or `None`
+/// if it was disabled already.
 pub async fn disable<'e>(
     executor: impl PgExecutor<'e>,
     id: Uuid,
     reason: &str,
-) -> sqlx::Result<bool> {
-    let done = sqlx::query(
+) -> sqlx::Result<Option<(Uuid, String)>> {
+    sqlx::query_as(
         "UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2
-          WHERE id = $1 AND enabled",
+          WHERE id = $1 AND enabled
+         RETURNING user_id, url",
     )
     .bind(id)
     .bind(reason)
-    .execute(executor)
-    .await?
-    .rows_affected();
-    Ok(done > 0)
+    .fetch_optional(executor)
+    .await
 }
 
 /// Rotates an endpoint's secret at `now`: the current one expires at `old_expires_at` (and

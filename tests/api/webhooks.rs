@@ -303,10 +303,11 @@ async fn notices_arrive_signed_thin_and_verified_by_the_reference_library() {
 
 #[tokio::test]
 async fn retries_then_success_and_410_and_the_last_failure_disable() {
-    let app = insecure_app().await;
+    let f = spawn_mailed_app(&[("KONTOR_OUTBOUND_ALLOW_INSECURE", "true")]).await;
+    let app = &f.app;
     let receiver = Receiver::start().await;
     let anna = app.register("retry_anna").await;
-    let endpoint = create(&app, &anna, &receiver.url, &["notice.your_turn"]).await["id"]
+    let endpoint = create(app, &anna, &receiver.url, &["notice.your_turn"]).await["id"]
         .as_str()
         .unwrap()
         .to_string();
@@ -315,21 +316,21 @@ async fn retries_then_success_and_410_and_the_last_failure_disable() {
         .as_user(&anna)
         .send()
         .await;
-    run_worker(&app).await;
-    let line = &log(&app, &anna, &endpoint).await[0];
+    run_worker(app).await;
+    let line = &log(app, &anna, &endpoint).await[0];
     assert_eq!(
         (line["status"].as_str(), line["attempts"].as_i64()),
         (Some("pending"), Some(1))
     );
     assert_eq!(line["last_status"], 500);
     // Not due before its wait (5 s and jitter).
-    run_worker(&app).await;
+    run_worker(app).await;
     assert_eq!(receiver.received().len(), 1);
     app.clock.advance(Duration::from_secs(7));
-    run_worker(&app).await;
+    run_worker(app).await;
     app.clock.advance(Duration::from_secs(400));
-    run_worker(&app).await;
-    let line = &log(&app, &anna, &endpoint).await[0];
+    run_worker(app).await;
+    let line = &log(app, &anna, &endpoint).await[0];
     assert_eq!(line["status"], "succeeded", "{line}");
     assert_eq!(line["attempts"], 3);
     assert_eq!(receiver.received().len(), 3);
@@ -347,7 +348,7 @@ async fn retries_then_success_and_410_and_the_last_failure_disable() {
         .as_user(&anna)
         .send()
         .await;
-    run_worker(&app).await;
+    run_worker(app).await;
     let webhook = app
         .get(&format!("/me/webhooks/{endpoint}"))
         .as_user(&anna)
@@ -355,6 +356,12 @@ async fn retries_then_success_and_410_and_the_last_failure_disable() {
         .await;
     assert_eq!(webhook.body["enabled"], false);
     assert_eq!(webhook.body["disabled_reason"], "gone");
+    // Its owner is told, in their mail, why and where to switch it on again.
+    let told = disabled_mails(&f).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].contains(&receiver.url), "{}", told[0]);
+    assert!(told[0].contains("410 Gone"), "{}", told[0]);
+    assert!(told[0].contains("/settings"), "{}", told[0]);
 
     // Enabled again; a delivery whose last retry fails disables it (`failing`).
     let enabled = app
@@ -373,7 +380,7 @@ async fn retries_then_success_and_410_and_the_last_failure_disable() {
         .await
         .unwrap();
     receiver.answer(&[500]);
-    run_worker(&app).await;
+    run_worker(app).await;
     let webhook = app
         .get(&format!("/me/webhooks/{endpoint}"))
         .as_user(&anna)
@@ -381,7 +388,26 @@ async fn retries_then_success_and_410_and_the_last_failure_disable() {
         .await;
     assert_eq!(webhook.body["enabled"], false);
     assert_eq!(webhook.body["disabled_reason"], "failing");
-    assert_eq!(log(&app, &anna, &endpoint).await[0]["status"], "failed");
+    assert_eq!(log(app, &anna, &endpoint).await[0]["status"], "failed");
+    let told = disabled_mails(&f).await;
+    assert_eq!(
+        told.len(),
+        2,
+        "one mail each time it is switched off: {told:?}"
+    );
+    assert!(told[1].contains("kept failing"), "{}", told[1]);
+}
+
+/// The texts (unwrapped) of the "webhook switched off" mails delivered so far.
+async fn disabled_mails(f: &MailedApp) -> Vec<String> {
+    while f.notifier.deliver_due(50).await.unwrap().claimed > 0 {}
+    f.sink
+        .received()
+        .iter()
+        .map(|r| r.mail())
+        .filter(|m| m.subject() == "Kontor stopped sending to your webhook")
+        .map(|m| m.text().split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
 }
 
 #[tokio::test]

@@ -13,6 +13,7 @@
 
 use super::{body_for, notice_data, retry_after, retry_wait, signature};
 use crate::config::Config;
+use crate::notify::account::AccountMail;
 use crate::notify::{NoticeKind, mention};
 use crate::outbound::{Outbound, OutboundError};
 use crate::store::webhooks::{self as store, Attempt, ClaimedDelivery, NewDelivery};
@@ -24,6 +25,7 @@ use serde_json::Value;
 use sqlx::PgPool;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
 
 /// How often the worker looks for work.
 const POLL: Duration = Duration::from_millis(500);
@@ -254,10 +256,23 @@ impl Webhooks {
             (Outcome::Failed, "failed") => Some("failing"),
             _ => None,
         };
-        if let Some(reason) = disabled_for
-            && store::disable(&self.pool, delivery.endpoint_id, reason).await?
-        {
-            tracing::info!(endpoint = %delivery.endpoint_id, reason, "webhook endpoint disabled");
+        if let Some(reason) = disabled_for {
+            // Switched off and its owner told in one transaction: never one without the other.
+            let mut tx = self.pool.begin().await?;
+            if let Some((owner, url)) =
+                store::disable(&mut *tx, delivery.endpoint_id, reason).await?
+            {
+                let mail = AccountMail::webhook_disabled(
+                    owner,
+                    delivery.endpoint_id,
+                    Uuid::now_v7(),
+                    &url,
+                    reason,
+                );
+                crate::notify::account::enqueue(&mut tx, &[mail]).await?;
+                tracing::info!(endpoint = %delivery.endpoint_id, reason, "webhook endpoint disabled");
+            }
+            tx.commit().await?;
         }
         Ok(())
     }
