@@ -1,10 +1,11 @@
 // Settings: how each kind of notice reaches me, vacation, and API tokens for bots and tools.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { ShownOnce } from '../components/ShownOnce';
 import { useWhen } from '../components/when';
 import { SignIn } from './SignIn';
 import { Security } from './account/Security';
@@ -78,9 +79,6 @@ const msgs = defineMessages({
     en: 'Your new token. Copy it now: it will not be shown again.',
     ja: '新しいトークンです。今コピーしてください。二度と表示されません。',
   },
-  copy: { en: 'Copy', ja: 'コピー' },
-  copied: { en: 'Copied.', ja: 'コピーしました。' },
-  done: { en: 'Done', ja: '閉じる' },
   noTokens: { en: 'No tokens.', ja: 'トークンはありません。' },
   created: { en: 'created', ja: '作成' },
   lastUsed: { en: 'last used', ja: '最終使用' },
@@ -242,38 +240,6 @@ function Vacation() {
   );
 }
 
-function NewToken({ token, onDone }: { token: string; onDone: () => void }) {
-  const m = useMessages(msgs);
-  const [copied, setCopied] = useState(false);
-  const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.select(), []);
-  const copy = async () => {
-    field.current?.select();
-    try {
-      await navigator.clipboard.writeText(token);
-    } catch {
-      // No clipboard permission: the text is selected for the player to copy by hand.
-      document.execCommand('copy');
-    }
-    setCopied(true);
-  };
-  return (
-    <div class="notice" role="status" data-testid="new-token">
-      <p>{m.shownOnce}</p>
-      <span class="row">
-        <input ref={field} readOnly value={token} aria-label={m.tokens} data-testid="token-value" />
-        <button type="button" onClick={() => void copy()}>
-          {m.copy}
-        </button>
-      </span>
-      <p aria-live="polite">{copied ? m.copied : ''}</p>
-      <button type="button" class="secondary" onClick={onDone}>
-        {m.done}
-      </button>
-    </div>
-  );
-}
-
 function Tokens() {
   const m = useMessages(msgs);
   const [tokens, setTokens] = useState<Schemas['ApiTokenInfo'][] | null>(null);
@@ -317,7 +283,11 @@ function Tokens() {
     <section aria-labelledby="tokens-title">
       <h2 id="tokens-title">{m.tokens}</h2>
       <p class="hint">{m.tokensHint}</p>
-      {created && <NewToken token={created} onDone={() => setCreated(null)} />}
+      {created && (
+        <ShownOnce value={created} label={m.tokens} onDone={() => setCreated(null)} testId="new-token" valueTestId="token-value">
+          <p>{m.shownOnce}</p>
+        </ShownOnce>
+      )}
       <form onSubmit={create}>
         <label>
           {m.tokenName}

@@ -1,10 +1,11 @@
 // Settings → Deadline calendar: make the private iCalendar feed of the games where it is my
 // move (its URL shown once, with a copy button), replace it with a new URL, or revoke it.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../../api/client';
 import { errorText } from '../../api/errors';
 import { defineMessages, useLang, useMessages } from '../../i18n';
 import { ConfirmButton } from '../../components/ConfirmButton';
+import { ShownOnce } from '../../components/ShownOnce';
 import { useWhen } from '../../components/when';
 
 const msgs = defineMessages({
@@ -38,42 +39,7 @@ const msgs = defineMessages({
     ja: 'フィードの URL です。今カレンダーに登録してください。二度と表示されません。',
   },
   url: { en: 'Calendar feed URL', ja: 'カレンダーのフィードの URL' },
-  copy: { en: 'Copy', ja: 'コピー' },
-  copied: { en: 'Copied.', ja: 'コピーしました。' },
-  done: { en: 'Done', ja: '閉じる' },
 });
-
-function NewUrl({ url, onDone }: { url: string; onDone: () => void }) {
-  const m = useMessages(msgs);
-  const [copied, setCopied] = useState(false);
-  const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.select(), []);
-  const copy = async () => {
-    field.current?.select();
-    try {
-      await navigator.clipboard.writeText(url);
-    } catch {
-      // No clipboard permission: the text is selected for the player to copy by hand.
-      document.execCommand('copy');
-    }
-    setCopied(true);
-  };
-  return (
-    <div class="notice" role="status" data-testid="calendar-new-url">
-      <p>{m.shownOnce}</p>
-      <span class="row">
-        <input ref={field} readOnly value={url} aria-label={m.url} data-testid="calendar-url" />
-        <button type="button" onClick={() => void copy()}>
-          {m.copy}
-        </button>
-      </span>
-      <p aria-live="polite">{copied ? m.copied : ''}</p>
-      <button type="button" class="secondary" onClick={onDone}>
-        {m.done}
-      </button>
-    </div>
-  );
-}
 
 export function Calendar() {
   const m = useMessages(msgs);
@@ -112,7 +78,11 @@ export function Calendar() {
       <h2 id="calendar-title">{m.title}</h2>
       <p class="hint">{m.hint}</p>
       <p class="hint">{m.secret}</p>
-      {url && <NewUrl url={url} onDone={() => setUrl(null)} />}
+      {url && (
+        <ShownOnce value={url} label={m.url} onDone={() => setUrl(null)} testId="calendar-new-url" valueTestId="calendar-url">
+          <p>{m.shownOnce}</p>
+        </ShownOnce>
+      )}
       {status && !status.exists && (
         <>
           <p class="muted">{m.none}</p>

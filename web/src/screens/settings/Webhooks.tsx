@@ -2,11 +2,12 @@
 // Webhooks), for bots and integrations. Add one (its secret shown once), choose its events and
 // body format, switch it off and on, rotate its secret, send a test, and read its delivery
 // log with a redelivery per line.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../../api/client';
 import { errorText } from '../../api/errors';
 import { defineMessages, useLang, useMessages } from '../../i18n';
 import { ConfirmButton } from '../../components/ConfirmButton';
+import { ShownOnce } from '../../components/ShownOnce';
 import { useWhen } from '../../components/when';
 
 type Webhook = Schemas['Webhook'];
@@ -55,7 +56,6 @@ const msgs = defineMessages({
     ja: (at: string) => `以前のシークレットも${at}まで署名に使われます。`,
   },
   secret: { en: 'Signing secret', ja: '署名用シークレット' },
-  done: { en: 'Done', ja: '閉じる' },
   enabled: { en: 'On', ja: '有効' },
   disabledBy: {
     en: (why: string) => `Switched off by the server (${why === 'gone' ? 'the receiver answered 410 Gone' : 'its deliveries kept failing'}).`,
@@ -77,22 +77,6 @@ const msgs = defineMessages({
   redeliver: { en: 'Redeliver', ja: '再送' },
   more: { en: 'Older deliveries', ja: 'さらに古い配信' },
 });
-
-function Secret({ secret, note, onDone }: { secret: string; note?: string; onDone: () => void }) {
-  const m = useMessages(msgs);
-  const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.select(), []);
-  return (
-    <div class="notice" role="status" data-testid="webhook-secret">
-      <p>{m.secretOnce}</p>
-      {note && <p>{note}</p>}
-      <input ref={field} readOnly value={secret} aria-label={m.secret} />
-      <button type="button" class="secondary" onClick={onDone}>
-        {m.done}
-      </button>
-    </div>
-  );
-}
 
 function Log({ hook, fail }: { hook: Webhook; fail: (err: unknown) => void }) {
   const m = useMessages(msgs);
@@ -212,7 +196,12 @@ function Endpoint({ hook, onChanged, fail }: { hook: Webhook; onChanged: () => P
       <p aria-live="polite" class="ok">
         {queued ? m.testQueued : ''}
       </p>
-      {secret && <Secret secret={secret.secret} note={m.previousUntil(at(secret.until))} onDone={() => setSecret(null)} />}
+      {secret && (
+        <ShownOnce value={secret.secret} label={m.secret} onDone={() => setSecret(null)} testId="webhook-secret">
+          <p>{m.secretOnce}</p>
+          <p>{m.previousUntil(at(secret.until))}</p>
+        </ShownOnce>
+      )}
       {showLog && <Log hook={hook} fail={fail} />}
     </li>
   );
@@ -257,7 +246,11 @@ export function Webhooks() {
     <section aria-labelledby="webhooks-title" data-testid="webhooks">
       <h2 id="webhooks-title">{m.title}</h2>
       <p class="hint">{m.hint}</p>
-      {secret && <Secret secret={secret} onDone={() => setSecret(null)} />}
+      {secret && (
+        <ShownOnce value={secret} label={m.secret} onDone={() => setSecret(null)} testId="webhook-secret">
+          <p>{m.secretOnce}</p>
+        </ShownOnce>
+      )}
       {hooks && hooks.length === 0 && <p class="muted">{m.none}</p>}
       {hooks && hooks.length > 0 && (
         <ul class="webhooks">
