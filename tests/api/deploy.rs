@@ -340,6 +340,8 @@ fn setup_run_again_leaves_the_embedded_page_untouched() {
         files
             .keys()
             .filter(|p| p.extension().is_some_and(|e| e == "js"))
+            // The bundle; the service worker (`sw.js`) is one file that names it.
+            .filter(|p| p.parent().is_some_and(|d| d.ends_with("assets")))
             .cloned()
             .collect()
     };
@@ -350,6 +352,11 @@ fn setup_run_again_leaves_the_embedded_page_untouched() {
         String::from_utf8_lossy(&rebuilt[&new[0]].1).contains("rebuilt"),
         "the new script has the change"
     );
+    // The service worker is stamped anew: it caches the new script, not the old one.
+    let worker = String::from_utf8_lossy(&rebuilt[&dist.join("sw.js")].1).to_string();
+    let name = |p: &PathBuf| p.file_name().unwrap().to_string_lossy().to_string();
+    assert!(worker.contains(&name(&new[0])), "{worker}");
+    assert!(!worker.contains(&name(&old[0])), "{worker}");
 }
 
 /// The compose file's service `name`: its lines, indented below its own.
