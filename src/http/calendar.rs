@@ -2,7 +2,7 @@
 //! look, revoke) and the feed itself, whose URL's token is its only credential.
 
 use super::caller::Caller;
-use super::conditional::{self, Condition};
+use super::conditional;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Created, Json};
 use crate::service::calendar::{self, CalendarFeedCreated, CalendarFeedStatus};
@@ -139,11 +139,7 @@ pub async fn calendar_feed(
                 )
                 .with("field", "If-None-Match")
             })?;
-        let unchanged = match condition {
-            Condition::Any => true,
-            Condition::Tags(tags) => tags.iter().any(|t| t.opaque == tag),
-        };
-        if unchanged {
+        if conditional::none_match(&condition, &tag) {
             return Ok(HttpResponse::NotModified()
                 .insert_header(header::ETag(header::EntityTag::new_strong(tag)))
                 .insert_header((header::CACHE_CONTROL, CACHE_CONTROL))
