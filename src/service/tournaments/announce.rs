@@ -28,6 +28,7 @@ pub(super) async fn round_seated(
     let tournament = view(conn, id).await?;
     let players = store::players(&mut *conn, id).await?;
     let tables = store::tables(&mut *conn, id).await?;
+    let places = places(&tournament, &players);
     let mut notices = Vec::new();
     for table in tables.iter().filter(|t| t.round == round) {
         for user in &table.seats {
@@ -44,9 +45,9 @@ pub(super) async fn round_seated(
             let notice = if round == 1 {
                 Notice::tournament_started(*user, id, table.game_id, data)
             } else {
-                if let Some(line) = standing_of(&tournament, &players, *user) {
-                    data["position"] = line.0.into();
-                    data["points"] = line.1.into();
+                if let Some(&(position, points)) = places.get(user) {
+                    data["position"] = position.into();
+                    data["points"] = points.into();
                 }
                 Notice::tournament_round(*user, id, round, table.game_id, data)
             };
@@ -75,13 +76,14 @@ pub(super) async fn finished(conn: &mut PgConnection, id: Uuid) -> Result<(), Er
         .take(3)
         .map(|line| json!({"name": line.username, "points": line.points}))
         .collect();
+    let places = places(&tournament, &players);
     let mut notices = Vec::new();
     for player in &players {
         let mut data = common(&tournament);
         data["game_kind"] = tournament.kind.clone().into();
         data["podium"] = podium.clone().into();
         data["withdrawn"] = player.withdrawn_round.is_some().into();
-        if let Some((position, points)) = standing_of(&tournament, &players, player.user_id) {
+        if let Some(&(position, points)) = places.get(&player.user_id) {
             data["position"] = position.into();
             data["points"] = points.into();
         }
@@ -110,16 +112,15 @@ fn common(tournament: &Tournament) -> Value {
     })
 }
 
-/// `user`'s place and points in the standings so far.
-fn standing_of(tournament: &Tournament, players: &[PlayerRow], user: Uuid) -> Option<(usize, u32)> {
-    let names: HashMap<Uuid, &str> = players
-        .iter()
-        .map(|p| (p.user_id, p.username.as_str()))
-        .collect();
-    let name = names.get(&user)?;
-    tournament
+/// Each player's place and points in the standings so far, by user id.
+fn places(tournament: &Tournament, players: &[PlayerRow]) -> HashMap<Uuid, (usize, u32)> {
+    let by_name: HashMap<&str, (usize, u32)> = tournament
         .standings
         .iter()
-        .find(|line| line.username == *name)
-        .map(|line| (line.position, line.points))
+        .map(|line| (line.username.as_str(), (line.position, line.points)))
+        .collect();
+    players
+        .iter()
+        .filter_map(|p| Some((p.user_id, *by_name.get(p.username.as_str())?)))
+        .collect()
 }
