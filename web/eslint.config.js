@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'src/api/schema.d.ts', 'test-results', 'playwright-report'] },
+  { ignores: ['dist', 'node_modules', 'src/api/schema.d.ts', 'test-results', 'test-results-bench', 'playwright-report'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
