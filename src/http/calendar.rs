@@ -127,24 +127,12 @@ pub async fn calendar_feed(
         format!("cal-{digest}"),
         conditional::coding(&req, CONTENT_TYPE),
     );
-    if let Some(value) = conditional::condition_header(&req, header::IF_NONE_MATCH) {
-        let condition = value
-            .to_str()
-            .ok()
-            .and_then(conditional::parse)
-            .ok_or_else(|| {
-                ApiError::bad_request(
-                    ErrorCode::InvalidParameter,
-                    "If-None-Match must be * or a list of entity tags such as \"cal-…\"",
-                )
-                .with("field", "If-None-Match")
-            })?;
-        if conditional::none_match(&condition, &tag) {
-            return Ok(HttpResponse::NotModified()
-                .insert_header(header::ETag(header::EntityTag::new_strong(tag)))
-                .insert_header((header::CACHE_CONTROL, CACHE_CONTROL))
-                .finish());
-        }
+    let condition = conditional::requested(&req, header::IF_NONE_MATCH, "\"cal-…\"")?;
+    if condition.is_some_and(|condition| conditional::none_match(&condition, &tag)) {
+        return Ok(HttpResponse::NotModified()
+            .insert_header(header::ETag(header::EntityTag::new_strong(tag)))
+            .insert_header((header::CACHE_CONTROL, CACHE_CONTROL))
+            .finish());
     }
     Ok(HttpResponse::Ok()
         .content_type(CONTENT_TYPE)

@@ -25,8 +25,11 @@
 //! above), the digest being its text's; `PUT` requires `If-Match` with such a tag (strong
 //! comparison, in any coding) or `*`, and saves only while the note is still the one named.
 
+use super::error::{ApiError, ErrorCode};
 use actix_web::HttpRequest;
-use actix_web::http::header::{AcceptEncoding, ContentEncoding, Encoding, Header};
+use actix_web::http::header::{
+    self, AcceptEncoding, ContentEncoding, Encoding, Header, HeaderName,
+};
 use sha2::{Digest, Sha256};
 
 /// The codings the server's `Compress` middleware chooses from (actix-web's `compress-brotli`
@@ -80,6 +83,36 @@ pub fn condition_header(
     req.headers()
         .get(name)
         .filter(|value| !value.as_bytes().trim_ascii().is_empty())
+}
+
+/// The request's `If-Match` or `If-None-Match` condition, if it sends one. A value that is
+/// neither `*` nor a list of entity tags is 400 `invalid_parameter` naming the header, its
+/// message showing `example`, a tag of the resource's shape (`"v12-s0-…"`).
+pub fn requested<'r>(
+    req: &'r HttpRequest,
+    name: HeaderName,
+    example: &str,
+) -> Result<Option<Condition<'r>>, ApiError> {
+    let Some(value) = condition_header(req, name.clone()) else {
+        return Ok(None);
+    };
+    let header = match name {
+        header::IF_MATCH => "If-Match",
+        header::IF_NONE_MATCH => "If-None-Match",
+        _ => name.as_str(),
+    };
+    value
+        .to_str()
+        .ok()
+        .and_then(parse)
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                ErrorCode::InvalidParameter,
+                format!("{header} must be * or a list of entity tags such as {example}"),
+            )
+            .with("field", header)
+        })
 }
 
 /// An `If-Match` or `If-None-Match` value.

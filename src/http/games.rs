@@ -185,45 +185,17 @@ pub async fn get_game(
         .insert_header(header::ETag(header::EntityTag::new_strong(tag.clone())))
         .insert_header((header::CACHE_CONTROL, "private, no-cache"));
     // If-Match first (RFC 9110 §13.2.2): a representation other than the one named is 412.
-    if let Some(value) = conditional::condition_header(&req, header::IF_MATCH) {
-        let condition = value
-            .to_str()
-            .ok()
-            .and_then(conditional::parse)
-            .ok_or_else(|| {
-                ApiError::bad_request(
-                    ErrorCode::InvalidParameter,
-                    "If-Match must be * or a list of entity tags such as \"v12-s0-…\"",
-                )
-                .with("field", "If-Match")
-            })?;
-        if !conditional::matches(&condition, &tag) {
-            return Err(ApiError::new(
-                StatusCode::PRECONDITION_FAILED,
-                ErrorCode::PreconditionFailed,
-                format!(
-                    "If-Match names no current representation of this game: its tag is \"{tag}\""
-                ),
-            ));
-        }
+    const EXAMPLE: &str = "\"v12-s0-…\"";
+    let if_match = conditional::requested(&req, header::IF_MATCH, EXAMPLE)?;
+    if if_match.is_some_and(|condition| !conditional::matches(&condition, &tag)) {
+        return Err(ApiError::new(
+            StatusCode::PRECONDITION_FAILED,
+            ErrorCode::PreconditionFailed,
+            format!("If-Match names no current representation of this game: its tag is \"{tag}\""),
+        ));
     }
-    let unchanged = match conditional::condition_header(&req, header::IF_NONE_MATCH) {
-        None => false,
-        Some(value) => {
-            let condition = value
-                .to_str()
-                .ok()
-                .and_then(conditional::parse)
-                .ok_or_else(|| {
-                    ApiError::bad_request(
-                        ErrorCode::InvalidParameter,
-                        "If-None-Match must be * or a list of entity tags such as \"v12-s0-…\"",
-                    )
-                    .with("field", "If-None-Match")
-                })?;
-            conditional::none_match(&condition, &tag)
-        }
-    };
+    let unchanged = conditional::requested(&req, header::IF_NONE_MATCH, EXAMPLE)?
+        .is_some_and(|condition| conditional::none_match(&condition, &tag));
     if unchanged {
         return Ok(response.status(StatusCode::NOT_MODIFIED).finish());
     }

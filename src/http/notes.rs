@@ -11,6 +11,9 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, get, put, web};
 use uuid::Uuid;
 
+/// A note's entity tag as messages show it.
+const NOTE_TAG: &str = "\"note-…\"";
+
 /// The answer carrying `note`, tagged with its `ETag` in the coding it is sent in.
 fn tagged(req: &HttpRequest, note: &Note, status: StatusCode) -> HttpResponse {
     let tag = conditional::coded(
@@ -52,18 +55,7 @@ pub async fn get_note(
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
     let note = notes::get(&state.pool, path.into_inner(), caller.user_id).await?;
-    if let Some(value) = conditional::condition_header(&req, header::IF_NONE_MATCH) {
-        let condition = value
-            .to_str()
-            .ok()
-            .and_then(conditional::parse)
-            .ok_or_else(|| {
-                ApiError::bad_request(
-                    ErrorCode::InvalidParameter,
-                    "If-None-Match must be * or a list of entity tags such as \"note-…\"",
-                )
-                .with("field", "If-None-Match")
-            })?;
+    if let Some(condition) = conditional::requested(&req, header::IF_NONE_MATCH, NOTE_TAG)? {
         let current = note.digest();
         let unchanged = match condition {
             Condition::Any => true,
@@ -119,24 +111,13 @@ pub async fn put_note(
     body: Json<NoteRequest>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GamePlay)?;
-    let Some(value) = conditional::condition_header(&req, header::IF_MATCH) else {
+    let Some(condition) = conditional::requested(&req, header::IF_MATCH, NOTE_TAG)? else {
         return Err(ApiError::new(
             StatusCode::PRECONDITION_REQUIRED,
             ErrorCode::PreconditionRequired,
             "send If-Match: the ETag of the note as you read it (GET /games/{id}/notes), or * to overwrite whatever is there",
         ));
     };
-    let condition = value
-        .to_str()
-        .ok()
-        .and_then(conditional::parse)
-        .ok_or_else(|| {
-            ApiError::bad_request(
-                ErrorCode::InvalidParameter,
-                "If-Match must be * or the ETag of the note as you read it (e.g. \"note-…\")",
-            )
-            .with("field", "If-Match")
-        })?;
     let expected = match condition {
         Condition::Any => Expected::Any,
         Condition::Tags(tags) => Expected::OneOf(
