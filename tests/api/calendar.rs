@@ -370,28 +370,8 @@ async fn a_feed_is_shown_once_and_replacing_revoking_or_securing_the_account_end
 
     // So does a password reset.
     let fourth = make_feed(app, &anna).await;
-    app.post("/auth/password/forgot")
-        .json(&json!({"login": "anna"}))
-        .send()
+    w.reset_password_by_mail("anna", "a brand new horse battery")
         .await;
-    w.notifier.deliver_due(50).await.unwrap();
-    let mail = w
-        .sink
-        .received()
-        .into_iter()
-        .find(|m| m.mail().header("X-Kontor-Notice") == Some("password_reset"))
-        .expect("a reset mail");
-    let text = mail.mail().text().to_string();
-    let start = text.find("kontor_pw_").expect("a reset link");
-    let reset_token: String = text[start..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-        .collect();
-    app.post("/auth/password/reset")
-        .json(&json!({"token": reset_token, "password": "a brand new horse battery"}))
-        .send()
-        .await
-        .assert_ok();
     fetch(app, &fourth)
         .await
         .assert_problem(404, "calendar_not_found");

@@ -512,3 +512,34 @@ async fn no_push_over_a_whole_flying_dutchman_game_carries_hidden_information() 
         );
     }
 }
+
+#[tokio::test]
+async fn a_password_reset_and_a_deleted_account_take_the_push_subscriptions_with_them() {
+    let w = spawn_mailed_app(&[("KONTOR_OUTBOUND_ALLOW_INSECURE", "true")]).await;
+    let service = PushService::start().await;
+    let anna = w.app.register("anna").await;
+    let bert = w.app.register("bert").await;
+    subscribe(&w.app, &service, &anna, "anna-phone").await;
+    subscribe(&w.app, &service, &bert, "bert-phone").await;
+    let count = |user: Uuid| {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM push_subscriptions WHERE user_id = $1")
+            .bind(user)
+            .fetch_one(&w.app.pool)
+    };
+
+    // Whoever reset the password may be someone who took over the mailbox, not the owner
+    // of the devices: they stop receiving.
+    w.reset_password_by_mail("anna", "a brand new horse battery")
+        .await;
+    assert_eq!(count(anna.id).await.unwrap(), 0);
+    assert_eq!(count(bert.id).await.unwrap(), 1, "another's stay");
+
+    w.app
+        .post("/me/delete")
+        .as_user(&bert)
+        .json(&json!({"password": password_of("bert")}))
+        .send()
+        .await
+        .assert_ok();
+    assert_eq!(count(bert.id).await.unwrap(), 0);
+}

@@ -150,6 +150,38 @@ pub struct MailedApp {
     pub notifier: kontor::notify::Notifier,
 }
 
+impl MailedApp {
+    /// Resets `login`'s password to `password` as its owner would: asks for the mail, follows
+    /// its link's token.
+    pub async fn reset_password_by_mail(&self, login: &str, password: &str) {
+        self.app
+            .post("/auth/password/forgot")
+            .json(&json!({ "login": login }))
+            .send()
+            .await;
+        self.notifier.deliver_due(50).await.unwrap();
+        let mail = self
+            .sink
+            .received()
+            .into_iter()
+            .rev()
+            .find(|m| m.mail().header("X-Kontor-Notice") == Some("password_reset"))
+            .expect("a reset mail");
+        let text = mail.mail().text().to_string();
+        let start = text.find("kontor_pw_").expect("a reset link");
+        let token: String = text[start..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        self.app
+            .post("/auth/password/reset")
+            .json(&json!({ "token": token, "password": password }))
+            .send()
+            .await
+            .assert_ok();
+    }
+}
+
 pub async fn spawn_mailed_app(extra: &[(&str, &str)]) -> MailedApp {
     let sink = crate::smtp::SmtpSink::start().await;
     let mut settings: HashMap<String, String> = HashMap::from([

@@ -536,3 +536,40 @@ async fn scopes_limits_and_bad_input() {
         .await
         .assert_problem(400, "invalid_parameter");
 }
+
+#[tokio::test]
+async fn a_deleted_account_takes_its_webhooks_and_their_secrets_with_it() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    create(
+        &app,
+        &anna,
+        "https://localhost:9/anna",
+        &["notice.your_turn"],
+    )
+    .await;
+    create(
+        &app,
+        &bert,
+        "https://localhost:9/bert",
+        &["notice.your_turn"],
+    )
+    .await;
+    app.post("/me/delete")
+        .as_user(&anna)
+        .json(&json!({"password": password_of("anna")}))
+        .send()
+        .await
+        .assert_ok();
+    let left: Vec<String> = sqlx::query_scalar("SELECT url FROM webhook_endpoints")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(left, ["https://localhost:9/bert"]);
+    let secrets: i64 = sqlx::query_scalar("SELECT count(*) FROM webhook_secrets")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(secrets, 1, "only the other's endpoint keeps a secret");
+}
