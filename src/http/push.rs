@@ -123,7 +123,7 @@ fn not_found() -> ApiError {
     )
 )]
 #[post("/me/push-subscriptions")]
-pub async fn subscribe(
+pub async fn add_push_subscription(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
@@ -186,7 +186,7 @@ pub async fn subscribe(
     )
 )]
 #[get("/me/push-subscriptions")]
-pub async fn list(
+pub async fn list_push_subscriptions(
     state: web::Data<AppState>,
     caller: Caller,
 ) -> Result<Json<Vec<PushSubscriptionView>>, ApiError> {
@@ -209,7 +209,7 @@ pub async fn list(
     )
 )]
 #[delete("/me/push-subscriptions/{id}")]
-pub async fn remove(
+pub async fn remove_push_subscription(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<Uuid>,
@@ -246,7 +246,7 @@ pub struct PushTestResult {
     )
 )]
 #[post("/me/push-subscriptions/{id}/test")]
-pub async fn test(
+pub async fn test_push_subscription(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<Uuid>,

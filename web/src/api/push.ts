@@ -2,34 +2,13 @@
 // through the service worker, public/sw.js) and the account's list of subscribed devices on
 // the server. A device's subscription belongs to the account signed in when it was made; signing
 // out on the device removes it, so the next account never gets the last one's notices.
-import { authedFetch, ok } from './client';
+import { api, ok, type Schemas } from './client';
 
-export interface PushDevice {
-  id: string;
-  endpoint: string;
-  /** The browser's User-Agent when it subscribed. */
-  user_agent: string | null;
-  created_at: string;
-}
+/** A device subscribed to the account's push notices. */
+export type PushDevice = Schemas['PushSubscriptionView'];
 
 /** What the push service answered a test push: its HTTP status, or why there was none. */
-export interface TestResult {
-  status: number | null;
-  error: string | null;
-}
-
-/** A call to the push part of the API, refusals thrown as ApiError like every other. */
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await authedFetch(
-    new Request(path, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
-  const parsed: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
-  return ok(Promise.resolve(response.ok ? { data: parsed as T, response } : { error: parsed, response }));
-}
+export type TestResult = Schemas['PushTestResult'];
 
 /** Why this browser cannot get push notifications, or null if it can. */
 export function unsupported(): 'no_push' | 'denied' | null {
@@ -47,11 +26,11 @@ export async function currentSubscription(): Promise<PushSubscription | null> {
   return (await registration())?.pushManager.getSubscription() ?? null;
 }
 
-export const listDevices = () => call<PushDevice[]>('GET', '/api/v1/me/push-subscriptions');
+export const listDevices = () => ok(api.GET('/api/v1/me/push-subscriptions'));
 
-export const removeDevice = (id: string) => call<void>('DELETE', `/api/v1/me/push-subscriptions/${encodeURIComponent(id)}`);
+export const removeDevice = (id: string) => ok(api.DELETE('/api/v1/me/push-subscriptions/{id}', { params: { path: { id } } }));
 
-export const testDevice = (id: string) => call<TestResult>('POST', `/api/v1/me/push-subscriptions/${encodeURIComponent(id)}/test`);
+export const testDevice = (id: string) => ok(api.POST('/api/v1/me/push-subscriptions/{id}/test', { params: { path: { id } } }));
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
@@ -78,7 +57,7 @@ export function deviceName(ua: string): string {
 export async function notifyThisDevice(): Promise<'subscribed' | 'denied'> {
   if ((await Notification.requestPermission()) !== 'granted') return 'denied';
   const worker = await navigator.serviceWorker.ready;
-  const { public_key } = await call<{ public_key: string }>('GET', '/api/v1/push/vapid-public-key');
+  const { public_key } = await ok(api.GET('/api/v1/push/vapid-public-key'));
   const serverKey = fromBase64Url(public_key);
   let subscription = await worker.pushManager.getSubscription();
   if (subscription && !sameKey(subscription.options.applicationServerKey, serverKey)) {
@@ -86,7 +65,8 @@ export async function notifyThisDevice(): Promise<'subscribed' | 'denied'> {
     subscription = null;
   }
   subscription ??= await worker.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: serverKey });
-  await call<PushDevice>('POST', '/api/v1/me/push-subscriptions', subscription.toJSON());
+  const { endpoint, keys } = subscription.toJSON();
+  await ok(api.POST('/api/v1/me/push-subscriptions', { body: { endpoint: endpoint ?? '', keys: { p256dh: keys?.p256dh ?? '', auth: keys?.auth ?? '' } } }));
   return 'subscribed';
 }
 

@@ -74,7 +74,7 @@ export function Push() {
       setBusy(false);
     }
   };
-  const testOutcome = ({ status, error: why }: TestResult) => {
+  const testOutcome = ({ status = null, error: why = null }: TestResult) => {
     if (why !== null || status === null || status >= 300) throw new Error(m.testFailed(why ?? `HTTP ${status}`));
     return m.testSent;
   };
