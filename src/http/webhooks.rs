@@ -153,48 +153,10 @@ pub struct QueuedWebhookDelivery {
     pub delivery_id: String,
 }
 
-/// A line of the delivery log.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct WebhookDelivery {
-    /// The `webhook-id` (`msg_…`); a redelivery keeps it.
-    pub id: String,
-    pub event_type: String,
-    /// `pending`, `sending`, `succeeded` or `failed`.
-    pub status: String,
-    pub attempts: i32,
-    /// When a pending delivery is tried next.
-    pub next_attempt_at: DateTime<Utc>,
-    /// The HTTP status of the last answer.
-    pub last_status: Option<i32>,
-    /// Why the last attempt got no answer (`timeout: …`, `blocked_address: …`).
-    pub last_error: Option<String>,
-    /// The start of the last answer's body (at most 1,000 characters).
-    pub response_excerpt: Option<String>,
-    pub created_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-}
-
-impl From<DeliveryLine> for WebhookDelivery {
-    fn from(d: DeliveryLine) -> Self {
-        Self {
-            id: d.id,
-            event_type: d.event_type,
-            status: d.status,
-            attempts: d.attempts,
-            next_attempt_at: d.next_attempt_at,
-            last_status: d.last_status,
-            last_error: d.last_error,
-            response_excerpt: d.response_excerpt,
-            created_at: d.created_at,
-            finished_at: d.finished_at,
-        }
-    }
-}
-
 /// A page of the delivery log.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct WebhookDeliveryPage {
-    pub items: Vec<WebhookDelivery>,
+    pub items: Vec<DeliveryLine>,
     /// Pass as `after` for the next page; null on the last.
     pub next: Option<String>,
 }
@@ -566,7 +528,7 @@ pub async fn webhook_deliveries(
         .then(|| lines.last().map(|l| l.id.clone()))
         .flatten();
     Ok(Json(WebhookDeliveryPage {
-        items: lines.into_iter().map(WebhookDelivery::from).collect(),
+        items: lines,
         next,
     }))
 }

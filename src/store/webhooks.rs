@@ -380,16 +380,23 @@ pub async fn record_attempt<'e>(
     Ok(())
 }
 
-/// A line of an endpoint's delivery log.
-#[derive(Clone, Debug, sqlx::FromRow)]
+/// A line of the delivery log (its API schema is `WebhookDelivery`).
+#[derive(Clone, Debug, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = WebhookDelivery)]
 pub struct DeliveryLine {
+    /// The `webhook-id` (`msg_…`); a redelivery keeps it.
     pub id: String,
     pub event_type: String,
+    /// `pending`, `sending`, `succeeded` or `failed`.
     pub status: String,
     pub attempts: i32,
+    /// When a pending delivery is tried next.
     pub next_attempt_at: DateTime<Utc>,
+    /// The HTTP status of the last answer.
     pub last_status: Option<i32>,
+    /// Why the last attempt got no answer (`timeout: …`, `blocked_address: …`).
     pub last_error: Option<String>,
+    /// The start of the last answer's body (at most 1,000 characters).
     pub response_excerpt: Option<String>,
     pub created_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
