@@ -106,18 +106,24 @@ pub async fn lock(conn: &mut PgConnection, id: Uuid) -> Result<Option<Tournament
     }
 }
 
-/// Tournaments by status (all but cancelled when `None`), newest first, at most `limit`.
+/// Tournaments by status (all but cancelled when `None`), newest first, at most `limit`,
+/// those created before `before` (a `(created_at, id)` position of the order) only.
 pub async fn list<'e>(
     executor: impl PgExecutor<'e>,
     status: Option<&str>,
+    before: Option<(DateTime<Utc>, Uuid)>,
     limit: i64,
 ) -> Result<Vec<TournamentRow>, sqlx::Error> {
+    let (before_at, before_id) = before.unzip();
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM tournaments t JOIN users u ON u.id = t.organiser
-          WHERE ($1::text IS NULL AND t.status <> 'cancelled') OR t.status = $1
-          ORDER BY t.created_at DESC, t.id DESC LIMIT $2"
+          WHERE (($1::text IS NULL AND t.status <> 'cancelled') OR t.status = $1)
+            AND ($2::timestamptz IS NULL OR (t.created_at, t.id) < ($2, $3::uuid))
+          ORDER BY t.created_at DESC, t.id DESC LIMIT $4"
     )))
     .bind(status)
+    .bind(before_at)
+    .bind(before_id)
     .bind(limit)
     .fetch_all(executor)
     .await

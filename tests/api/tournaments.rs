@@ -250,6 +250,55 @@ async fn tournament_creation_refuses_bad_input_with_stable_codes() {
 }
 
 #[tokio::test]
+async fn tournament_list_pages_with_limit_and_cursor_newest_first() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let mut created = Vec::new();
+    for i in 0..5 {
+        let mut request = body(&app, "swiss", 2);
+        request["name"] = json!(format!("Cup {i}"));
+        created.push(create(&app, &organiser, &request).await["id"].clone());
+    }
+    created.reverse();
+    // Pages of two, newest first, until `next_cursor` is null.
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..3 {
+        let path = match &cursor {
+            None => "/tournaments?status=entry&limit=2".to_string(),
+            Some(c) => format!("/tournaments?status=entry&limit=2&cursor={c}"),
+        };
+        let page = app.get(&path).as_user(&organiser).send().await;
+        let page = page.assert_ok();
+        let items = page["items"].as_array().unwrap();
+        assert!(items.len() <= 2, "{page}");
+        seen.extend(items.iter().map(|t| t["id"].clone()));
+        cursor = page["next_cursor"].as_str().map(str::to_string);
+    }
+    assert_eq!(seen, created, "every tournament once, newest first");
+    assert_eq!(cursor, None, "the third page is the last");
+    // Without a limit a page holds 20: all five here, and no next page.
+    let all = app.get("/tournaments").as_user(&organiser).send().await;
+    let all = all.assert_ok();
+    assert_eq!(all["items"].as_array().unwrap().len(), 5);
+    assert_eq!(all["next_cursor"], Value::Null);
+    for bad in [
+        "limit=0",
+        "limit=101",
+        "limit=-1",
+        "limit=many",
+        "cursor=not-a-cursor",
+        "cursor=MTIzfG5vdC1hbi1pZA",
+    ] {
+        app.get(&format!("/tournaments?{bad}"))
+            .as_user(&organiser)
+            .send()
+            .await
+            .assert_problem(400, "invalid_parameter");
+    }
+}
+
+#[tokio::test]
 async fn tournament_organisers_are_verified_players_or_admins_as_the_setting_says() {
     let app = spawn_app().await;
     let unverified = app.register_unverified("newcomer").await;

@@ -22,6 +22,8 @@ use crate::store::tournaments::{self as store, PlayerRow, TableRow, TournamentRo
 use crate::store::users;
 use crate::time::Clock;
 use crate::with_rules;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 use derive::{Facts, Format, Settings};
 use rand::RngExt;
@@ -46,8 +48,10 @@ pub enum Organisers {
 pub const MAX_NAME_CHARS: usize = 80;
 /// Round length when the request gives none: 14 days.
 pub const DEFAULT_ROUND_HOURS: u32 = 14 * 24;
-/// How many tournaments one list answer holds at most.
-pub const LIST_LIMIT: i64 = 100;
+/// A page of the tournament list when the request names no `limit`.
+pub const DEFAULT_PAGE: u32 = 20;
+/// The largest page of the tournament list (as every list of the API).
+pub const MAX_PAGE: i64 = 100;
 
 /// A new tournament.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -411,8 +415,14 @@ pub async fn create(
     get(pool, id).await
 }
 
-/// Tournaments by status, newest first.
-pub async fn list(pool: &PgPool, status: Option<&str>) -> Result<Vec<TournamentSummary>, Error> {
+/// One page of tournaments by status, newest first: `limit` (1–100, default 20) of them
+/// after the page that `cursor` ended, and the cursor of the next page if there is one.
+pub async fn list(
+    pool: &PgPool,
+    status: Option<&str>,
+    limit: Option<u32>,
+    cursor: Option<&str>,
+) -> Result<(Vec<TournamentSummary>, Option<String>), Error> {
     if let Some(status) = status
         && !["entry", "running", "finished", "cancelled"].contains(&status)
     {
@@ -420,11 +430,34 @@ pub async fn list(pool: &PgPool, status: Option<&str>) -> Result<Vec<TournamentS
             "status is entry, running, finished or cancelled, not {status:?}"
         )));
     }
-    Ok(store::list(pool, status, LIST_LIMIT)
-        .await?
-        .iter()
-        .map(summary)
-        .collect())
+    let limit = i64::from(limit.unwrap_or(DEFAULT_PAGE));
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::InvalidParameter(format!(
+            "limit is between 1 and {MAX_PAGE}"
+        )));
+    }
+    let before = cursor.map(decode_cursor).transpose()?;
+    // One more than a page: whether there is a next page.
+    let mut rows = store::list(pool, status, before, limit + 1).await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next_cursor = more
+        .then(|| rows.last().map(|r| encode_cursor(r.created_at, r.id)))
+        .flatten();
+    Ok((rows.iter().map(summary).collect(), next_cursor))
+}
+
+fn encode_cursor(at: DateTime<Utc>, id: Uuid) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{}|{id}", at.timestamp_micros()))
+}
+
+fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), Error> {
+    let bad = || Error::InvalidParameter("the cursor is not one this server gave".to_string());
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad())?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    let (micros, id) = text.split_once('|').ok_or_else(bad)?;
+    let at = DateTime::from_timestamp_micros(micros.parse().map_err(|_| bad())?).ok_or_else(bad)?;
+    Ok((at, id.parse().map_err(|_| bad())?))
 }
 
 /// One tournament with its standings and rounds.
