@@ -965,3 +965,117 @@ fn ordinal(n: i64) -> String {
     };
     format!("{n}{suffix}")
 }
+
+#[tokio::test]
+async fn tournament_cancelled_for_too_few_entrants_tells_its_entrants_and_organiser() {
+    let f = spawn_mailed_app(&[]).await;
+    let app = &f.app;
+    let organiser = app.register("organiser").await;
+    let users = players(app, 2).await;
+    let bystander = app.register("bystander").await;
+    app.put("/me/profile")
+        .as_user(&users[1])
+        .json(&json!({"language": "ja"}))
+        .send()
+        .await
+        .assert_ok();
+    let id = create(app, &organiser, &body(app, "swiss", 2)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(app, &id, &users).await;
+    let mut streams = Vec::new();
+    for user in [&users[0], &organiser, &bystander] {
+        let mut stream = Stream::open(&app.address, "/me/stream", &user.token, None).await;
+        assert_eq!(
+            stream.next(Duration::from_secs(10)).await.unwrap().event,
+            "snapshot"
+        );
+        streams.push(stream);
+    }
+    let before = f.sink.received().len();
+    app.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    assert_eq!(run_worker(app).await, 1);
+    assert_eq!(get(app, &id, &organiser).await["status"], "cancelled");
+    deliver_all(&f).await;
+    let received = f.sink.received();
+
+    let english = mails_to(&received, before, &users[0]);
+    assert_eq!(english.len(), 1, "{english:?}");
+    let (subject, text) = &english[0];
+    assert_eq!(
+        subject,
+        "The tournament \u{201c}Winter cup\u{201d} of Steel Driver is cancelled: too few entered"
+    );
+    assert!(
+        text.contains("when entry closed, 2 had entered, and a table needs 3"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("/tournaments/{id}")), "{text}");
+    assert!(!text.contains("You organised it"), "{text}");
+    let japanese = mails_to(&received, before, &users[1]);
+    assert_eq!(japanese.len(), 1, "{japanese:?}");
+    assert_eq!(
+        japanese[0].0,
+        "トーナメント「Winter cup」（スチールドライバー）は参加者が足りず中止になりました"
+    );
+    assert!(
+        japanese[0].1.contains("2人が参加しました"),
+        "{}",
+        japanese[0].1
+    );
+    let organisers = mails_to(&received, before, &organiser);
+    assert_eq!(
+        organisers.len(),
+        1,
+        "the organiser, who did not enter: {organisers:?}"
+    );
+    assert!(
+        organisers[0].1.contains("You organised it"),
+        "{}",
+        organisers[0].1
+    );
+    assert!(mails_to(&received, before, &bystander).is_empty());
+
+    let cancelled = json!({"event": "tournament_cancelled", "data": {
+        "tournament_id": id, "event": "cancelled", "round": 0}});
+    assert_eq!(
+        tournament_events(&mut streams[0]).await,
+        [cancelled.clone()]
+    );
+    assert_eq!(tournament_events(&mut streams[1]).await, [cancelled]);
+    assert!(tournament_events(&mut streams[2]).await.is_empty());
+
+    // Told once: the worker has nothing more to do, and nothing more is mailed.
+    assert_eq!(run_worker(app).await, 0);
+    let before = f.sink.received().len();
+    deliver_all(&f).await;
+    assert_eq!(f.sink.received().len(), before);
+}
+
+#[tokio::test]
+async fn tournament_cancelled_mails_follow_the_players_preference() {
+    let f = spawn_mailed_app(&[]).await;
+    let app = &f.app;
+    let organiser = app.register("organiser").await;
+    let users = players(app, 2).await;
+    let prefs = app
+        .put("/me/notifications")
+        .as_user(&users[0])
+        .json(&json!({"tournament_cancelled": "off"}))
+        .send()
+        .await;
+    assert_eq!(prefs.assert_ok()["tournament_cancelled"], "off");
+    let id = create(app, &organiser, &body(app, "swiss", 2)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(app, &id, &users).await;
+    let before = f.sink.received().len();
+    app.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    assert_eq!(run_worker(app).await, 1);
+    deliver_all(&f).await;
+    let received = f.sink.received();
+    assert!(mails_to(&received, before, &users[0]).is_empty());
+    assert_eq!(mails_to(&received, before, &users[1]).len(), 1);
+}

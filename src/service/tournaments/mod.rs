@@ -702,6 +702,7 @@ async fn begin(conn: &mut PgConnection, time: &Clock, row: &TournamentRow) -> Re
         announce::round_seated(conn, row.id, 1).await?;
     } else {
         store::set_status(conn, row.id, "cancelled", now).await?;
+        announce::cancelled(conn, row.id, row.organiser).await?;
     }
     Ok(())
 }
