@@ -244,24 +244,40 @@ pub async fn rounds<'e>(
     .await
 }
 
+/// A new round; `apart`: the pairs its seating kept apart, flattened (a1, b1, a2, b2, …).
 pub async fn insert_round(
     conn: &mut PgConnection,
     id: Uuid,
     number: i16,
     now: DateTime<Utc>,
     deadline: DateTime<Utc>,
+    apart: &[Uuid],
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO tournament_rounds (tournament_id, number, started_at, deadline)
-         VALUES ($1, $2, $3, $4)",
+        "INSERT INTO tournament_rounds (tournament_id, number, started_at, deadline, apart)
+         VALUES ($1, $2, $3, $4, $5)",
     )
     .bind(id)
     .bind(number)
     .bind(now)
     .bind(deadline)
+    .bind(apart)
     .execute(conn)
     .await?;
     Ok(())
+}
+
+/// Each round's recorded pairs kept apart, in round order, flattened (see [`insert_round`]).
+pub async fn apart<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> Result<Vec<Vec<Uuid>>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT apart FROM tournament_rounds WHERE tournament_id = $1 ORDER BY number",
+    )
+    .bind(id)
+    .fetch_all(executor)
+    .await
 }
 
 pub async fn end_round(

@@ -403,6 +403,18 @@ async fn ranks_from_log(app: &TestApp, game: Uuid, viewer: &User) -> Vec<u16> {
 /// Re-derives the whole tournament from its recorded facts (settings, seed, entrants,
 /// withdrawals) and its games' logs, and compares with what the API shows.
 async fn rederive(app: &TestApp, tournament: &Value, users: &[User], withdrawn: &[(&User, u16)]) {
+    rederive_apart(app, tournament, users, withdrawn, &[]).await;
+}
+
+/// [`rederive`] with `apart`: the blocks (blocker, blocked) that stood when every round was
+/// seated.
+async fn rederive_apart(
+    app: &TestApp,
+    tournament: &Value,
+    users: &[User],
+    withdrawn: &[(&User, u16)],
+    apart: &[(&User, &User)],
+) {
     let id_of = |name: &str| users.iter().find(|u| u.name == name).unwrap().id;
     let name_of = |id: Uuid| users.iter().find(|u| u.id == id).unwrap().name.clone();
     let settings = Settings {
@@ -442,6 +454,7 @@ async fn rederive(app: &TestApp, tournament: &Value, users: &[User], withdrawn: 
             .collect(),
         withdrawn: withdrawn.iter().map(|(u, r)| (u.id, *r)).collect(),
         rounds: rounds.clone(),
+        apart: vec![apart.iter().map(|(a, b)| (a.id, b.id)).collect(); rounds.len()],
     };
     let derived = derive::derive(&settings, &facts, rounds.len());
     let seated: Vec<Vec<Vec<Uuid>>> = rounds
@@ -1078,4 +1091,119 @@ async fn tournament_cancelled_mails_follow_the_players_preference() {
     let received = f.sink.received();
     assert!(mails_to(&received, before, &users[0]).is_empty());
     assert_eq!(mails_to(&received, before, &users[1]).len(), 1);
+}
+
+/// Each round's tables, as the usernames at them.
+fn tables_of(tournament: &Value) -> Vec<Vec<Vec<String>>> {
+    tournament["rounds_played"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|round| {
+            round["tables"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    t["seats"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|s| s["username"].as_str().unwrap().to_string())
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+async fn block(app: &TestApp, blocker: &User, blocked: &User) {
+    app.put(&format!("/me/blocks/{}", blocked.name))
+        .as_user(blocker)
+        .send()
+        .await
+        .assert_ok();
+}
+
+#[tokio::test]
+async fn tournament_seating_keeps_blocked_players_apart_where_the_tables_allow() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 6).await;
+    let created = create(&app, &organiser, &body(&app, "swiss", 2)).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    // Round 1 cuts the seeded order into two tables of three: block within each cut table,
+    // one pair each way round, so that only the blocks can part them.
+    let seed = hex::decode(created["seed"].as_str().unwrap()).unwrap();
+    let mut order: Vec<&User> = users.iter().collect();
+    order.sort_by_key(|u| kontor::service::tournaments::standings::seeded_key(&seed, u.id));
+    let pairs = [(order[0], order[1]), (order[4], order[3])];
+    for (blocker, blocked) in pairs {
+        block(&app, blocker, blocked).await;
+    }
+    // A player the organiser blocked may still enter: the organiser has no seat.
+    block(&app, &organiser, order[2]).await;
+    enter_all(&app, &id, &users).await;
+    app.post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_ok();
+    let parted = |tournament: &Value| {
+        for (round, tables) in tables_of(tournament).iter().enumerate() {
+            for table in tables {
+                for (a, b) in pairs {
+                    assert!(
+                        !(table.contains(&a.name) && table.contains(&b.name)),
+                        "round {}: {} and {} share {table:?}",
+                        round + 1,
+                        a.name,
+                        b.name
+                    );
+                }
+            }
+        }
+    };
+    parted(&get(&app, &id, &organiser).await);
+    play_round(&app, &get(&app, &id, &organiser).await, &users, 31).await;
+    assert_eq!(run_worker(&app).await, 1);
+    let second = get(&app, &id, &organiser).await;
+    assert_eq!(second["current_round"], 2);
+    parted(&second);
+    play_round(&app, &second, &users, 32).await;
+    assert_eq!(run_worker(&app).await, 1);
+    let finished = get(&app, &id, &organiser).await;
+    assert_eq!(finished["status"], "finished");
+    parted(&finished);
+    // Blocks lifted afterwards change nothing: each round's pairs are recorded with it, and
+    // the tournament re-derives from its facts.
+    for (blocker, blocked) in pairs {
+        app.delete(&format!("/me/blocks/{}", blocked.name))
+            .as_user(blocker)
+            .send()
+            .await
+            .assert_ok();
+    }
+    rederive_apart(&app, &finished, &users, &[], &pairs).await;
+
+    // One table: the pair cannot be parted and plays together.
+    let mut three = Vec::new();
+    for name in ["solo0", "solo1", "solo2"] {
+        three.push(app.register(name).await);
+    }
+    block(&app, &three[0], &three[1]).await;
+    let small = create(&app, &organiser, &body(&app, "round_robin", 1)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(&app, &small, &three).await;
+    let started = app
+        .post(&format!("/tournaments/{small}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_ok()
+        .clone();
+    assert_eq!(tables_of(&started)[0].len(), 1);
+    assert_eq!(tables_of(&started)[0][0].len(), 3);
 }

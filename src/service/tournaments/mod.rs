@@ -17,6 +17,7 @@ use super::Error;
 use super::clock::TimeControlRequest;
 use super::lobby;
 use crate::games::GameKind;
+use crate::store::blocks;
 use crate::store::games;
 use crate::store::tournaments::{self as store, PlayerRow, TableRow, TournamentRow};
 use crate::store::users;
@@ -246,7 +247,14 @@ fn settings_of(row: &TournamentRow) -> Result<Settings, Error> {
 
 /// The facts of a tournament as stored: its rounds' results so far (ranks of ended rounds;
 /// an unended round's tables without ranks).
-fn facts_of(row: &TournamentRow, players: &[PlayerRow], tables: &[TableRow]) -> Facts {
+/// The facts of the stored rows; `apart` as the rounds recorded it (empty where only the
+/// standings are wanted: they do not depend on it).
+fn facts_of(
+    row: &TournamentRow,
+    players: &[PlayerRow],
+    tables: &[TableRow],
+    apart: Vec<Vec<(Uuid, Uuid)>>,
+) -> Facts {
     let mut rounds: Vec<Vec<TableResult>> = Vec::new();
     for table in tables {
         let index = (table.round - 1) as usize;
@@ -269,6 +277,7 @@ fn facts_of(row: &TournamentRow, players: &[PlayerRow], tables: &[TableRow]) -> 
             .filter_map(|p| p.withdrawn_round.map(|r| (p.user_id, r as u16)))
             .collect(),
         rounds,
+        apart,
     }
 }
 
@@ -478,7 +487,7 @@ async fn view(conn: &mut PgConnection, id: Uuid) -> Result<Tournament, Error> {
         .map(|p| (p.user_id, p.username.clone()))
         .collect();
     let name = |user: &Uuid| names.get(user).cloned().unwrap_or_default();
-    let facts = facts_of(&row, &players, &tables);
+    let facts = facts_of(&row, &players, &tables, Vec::new());
     let ended = rounds.iter().filter(|r| r.status == "finished").count();
     let standings = standings::standings(
         &facts.seed,
@@ -718,14 +727,26 @@ async fn seat_next_round(
     let settings = settings_of(row)?;
     let players = store::players(&mut *conn, row.id).await?;
     let tables = store::tables(&mut *conn, row.id).await?;
-    let facts = facts_of(row, &players, &tables);
+    // The earlier rounds' pairs kept apart as recorded, and this round's from the blocks now
+    // among the entrants (recorded with the round, so re-deriving it needs no later state).
+    let mut apart: Vec<Vec<(Uuid, Uuid)>> = store::apart(&mut *conn, row.id)
+        .await?
+        .iter()
+        .map(|flat| flat.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+        .collect();
+    let entrants: Vec<Uuid> = players.iter().map(|p| p.user_id).collect();
+    let now_apart = blocks::among(conn, &entrants).await?;
+    apart.truncate(usize::from(round - 1));
+    apart.push(now_apart.clone());
+    let facts = facts_of(row, &players, &tables, apart);
     let seating = derive::seat_round(&settings, &facts, round);
     if seating.is_empty() {
         return Ok(false);
     }
     let now = time.now();
     let deadline = now + chrono::Duration::hours(i64::from(row.round_hours));
-    store::insert_round(conn, row.id, round as i16, now, deadline).await?;
+    let flat: Vec<Uuid> = now_apart.iter().flat_map(|&(a, b)| [a, b]).collect();
+    store::insert_round(conn, row.id, round as i16, now, deadline, &flat).await?;
     for (index, table) in seating.iter().enumerate() {
         let game_id = create_game(conn, time, row, table).await?;
         store::insert_table(conn, row.id, round as i16, index as i16, game_id, table).await?;
