@@ -1054,7 +1054,7 @@ async fn tournament_cancelled_for_too_few_entrants_tells_its_entrants_and_organi
         "tournament_id": id, "event": "cancelled", "round": 0}});
     assert_eq!(
         tournament_events(&mut streams[0]).await,
-        [cancelled.clone()]
+        std::slice::from_ref(&cancelled)
     );
     assert_eq!(tournament_events(&mut streams[1]).await, [cancelled]);
     assert!(tournament_events(&mut streams[2]).await.is_empty());

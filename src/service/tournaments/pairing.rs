@@ -27,9 +27,9 @@ use uuid::Uuid;
 /// Pairs of players kept apart (either blocked the other), each as [`pair`] orders it.
 pub type Apart = HashSet<(Uuid, Uuid)>;
 
-/// What one pair of players kept apart at one table costs: more than all the repeats a
-/// tournament can have (at most 6 seats, so 15 pairs, per table and at most a few hundred
-/// rounds), so no repeat is ever avoided by seating them together.
+/// What one pair of players kept apart at one table costs: more than all the repeats two
+/// tables can have (at most 15 pairs a table, each met in at most 20 earlier rounds), so no
+/// repeat is ever avoided by seating such a pair together.
 const APART_COST: u64 = 1 << 32;
 
 /// The sizes of the tables for `count` players, or `None` when they cannot fill one.
