@@ -545,8 +545,9 @@ impl Watcher {
 /// `declined`, `withdrawn` or `lapsed`) when a request the caller made or was asked ends
 /// (see `GET /games/{id}`'s `undo`); `tournament_started` and `tournament_round`
 /// (`{"tournament_id", "event", "round", "game_id"}`: the caller's game of the round just
-/// seated) and `tournament_finished` (`{"tournament_id", "event", "round"}`) for a tournament
-/// the caller entered (read it at `GET /tournaments/{id}`). A new `snapshot` comes whenever notices may have been missed (the server lost
+/// seated), `tournament_finished` (`{"tournament_id", "event", "round"}`) for a tournament
+/// the caller entered, and `tournament_cancelled` (the same, `round` 0) for one the caller
+/// entered or organised that too few entered (read it at `GET /tournaments/{id}`). A new `snapshot` comes whenever notices may have been missed (the server lost
 /// touch with the database for a while): it replaces the one before. Keep-alive comments
 /// every 15 s. Counts against the same per-user limit of
 /// open streams as the game streams (`too_many_streams`).

@@ -31,6 +31,7 @@ pub struct PreferencesUpdate {
     pub tournament_started: Option<Delivery>,
     pub tournament_round: Option<Delivery>,
     pub tournament_finished: Option<Delivery>,
+    pub tournament_cancelled: Option<Delivery>,
     pub always_email: Option<bool>,
     /// Web Push per kind (`true`: pushed to your subscribed browsers); kinds left out keep
     /// their choice.
@@ -140,6 +141,7 @@ pub async fn put_preferences(
         (NoticeKind::TournamentStarted, update.tournament_started),
         (NoticeKind::TournamentRound, update.tournament_round),
         (NoticeKind::TournamentFinished, update.tournament_finished),
+        (NoticeKind::TournamentCancelled, update.tournament_cancelled),
     ] {
         if let Some(value) = value {
             preferences.set(kind, value);

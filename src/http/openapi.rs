@@ -428,11 +428,11 @@ fn name_push_kinds(spec: &mut Value) {
 fn describe_streams(spec: &mut Value) {
     let schema = |name: &str| json!({"$ref": format!("#/components/schemas/{name}")});
     // `tournament_started` and `tournament_round` name the caller's game of the round;
-    // `tournament_finished` has none.
+    // `tournament_finished` and `tournament_cancelled` have none.
     let tournament_event = || {
         json!({"type": "object", "required": ["tournament_id", "event", "round"], "properties": {
             "tournament_id": {"type": "string", "format": "uuid"},
-            "event": {"type": "string", "enum": ["started", "round", "finished"]},
+            "event": {"type": "string", "enum": ["started", "round", "finished", "cancelled"]},
             "round": {"type": "integer"},
             "game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true})
     };
@@ -457,6 +457,7 @@ fn describe_streams(spec: &mut Value) {
                 "tournament_started": tournament_event(),
                 "tournament_round": tournament_event(),
                 "tournament_finished": tournament_event(),
+                "tournament_cancelled": tournament_event(),
                 "undo_closed": {"type": "object", "required": ["game_id", "request", "version", "outcome"], "properties": {"game_id": {"type": "string", "format": "uuid"}, "request": {"type": "integer"}, "version": {"type": "integer"}, "outcome": {"type": "string", "enum": ["rewound", "declined", "withdrawn", "lapsed"]}}, "additionalProperties": true},
             }),
         ),

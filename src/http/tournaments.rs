@@ -18,6 +18,10 @@ use uuid::Uuid;
 pub struct TournamentQuery {
     /// Only tournaments in this status; absent: all but cancelled ones.
     pub status: Option<TournamentStatus>,
+    /// Page size, 1–100 (default 20).
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
 }
 
 /// Where a tournament stands.
@@ -41,10 +45,12 @@ impl TournamentStatus {
     }
 }
 
-/// A list of tournaments (the newest 100).
+/// One page of tournaments, newest first.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TournamentList {
     pub items: Vec<TournamentSummary>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    pub next_cursor: Option<String>,
 }
 
 const PROBLEM: &str = "application/problem+json";
@@ -86,14 +92,14 @@ pub async fn create_tournament(
     Ok(Created::at(location, tournament).respond_to(&req))
 }
 
-/// List tournaments, newest first (at most 100).
+/// List tournaments, newest first, one page at a time.
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = [])),
     params(TournamentQuery),
     responses(
-        (status = 200, description = "The tournaments.", body = TournamentList),
-        (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
+        (status = 200, description = "One page of tournaments.", body = TournamentList),
+        (status = 400, description = "`invalid_parameter`: an unknown status, a limit outside 1–100, or a cursor this server did not give.", body = Problem, content_type = PROBLEM),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
     )
 )]
@@ -104,8 +110,15 @@ pub async fn list_tournaments(
     query: Query<TournamentQuery>,
 ) -> Result<Json<TournamentList>, ApiError> {
     caller.require(Scope::GameRead)?;
-    let items = tournaments::list(&state.pool, query.status.map(TournamentStatus::as_str)).await?;
-    Ok(Json(TournamentList { items }))
+    let query = query.into_inner();
+    let (items, next_cursor) = tournaments::list(
+        &state.pool,
+        query.status.map(TournamentStatus::as_str),
+        query.limit,
+        query.cursor.as_deref(),
+    )
+    .await?;
+    Ok(Json(TournamentList { items, next_cursor }))
 }
 
 /// A tournament: its settings, entrants, standings (after the ended rounds) and rounds with

@@ -100,7 +100,8 @@ pub struct Note {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TournamentNote {
     pub tournament_id: Uuid,
-    /// `started` (round 1 seated), `round` (a later round seated) or `finished`.
+    /// `started` (round 1 seated), `round` (a later round seated), `finished`, or
+    /// `cancelled` (too few entered when entry closed; round 0).
     pub event: String,
     /// The round seated, or the last round when finished.
     pub round: i16,
@@ -115,6 +116,7 @@ impl TournamentNote {
         match self.event.as_str() {
             "started" => "tournament_started",
             "round" => "tournament_round",
+            "cancelled" => "tournament_cancelled",
             _ => "tournament_finished",
         }
     }

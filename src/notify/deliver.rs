@@ -104,6 +104,7 @@ fn preferences_of(recipient: &Recipient) -> prefs::Preferences {
         tournament_started: parse(&recipient.tournament_started),
         tournament_round: parse(&recipient.tournament_round),
         tournament_finished: parse(&recipient.tournament_finished),
+        tournament_cancelled: parse(&recipient.tournament_cancelled),
         always_email: recipient.always_email,
     }
 }

@@ -76,10 +76,13 @@ pub enum NoticeKind {
     TournamentRound,
     /// A tournament the user entered is over: the final standings.
     TournamentFinished,
+    /// A tournament the user entered (or organised) was cancelled when entry closed: too few
+    /// entered to fill a table.
+    TournamentCancelled,
 }
 
 impl NoticeKind {
-    pub const ALL: [NoticeKind; 12] = [
+    pub const ALL: [NoticeKind; 13] = [
         NoticeKind::YourTurn,
         NoticeKind::Reminder,
         NoticeKind::Invited,
@@ -92,6 +95,7 @@ impl NoticeKind {
         NoticeKind::TournamentStarted,
         NoticeKind::TournamentRound,
         NoticeKind::TournamentFinished,
+        NoticeKind::TournamentCancelled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -108,6 +112,7 @@ impl NoticeKind {
             NoticeKind::TournamentStarted => "tournament_started",
             NoticeKind::TournamentRound => "tournament_round",
             NoticeKind::TournamentFinished => "tournament_finished",
+            NoticeKind::TournamentCancelled => "tournament_cancelled",
         }
     }
 
@@ -130,6 +135,7 @@ impl NoticeKind {
             NoticeKind::TournamentStarted => "\"tournament started\" mails",
             NoticeKind::TournamentRound => "\"next round\" mails",
             NoticeKind::TournamentFinished => "final tournament standings",
+            NoticeKind::TournamentCancelled => "\"tournament cancelled\" mails",
         }
     }
 }
@@ -399,6 +405,24 @@ impl Notice {
             kind: NoticeKind::TournamentFinished,
             game_id: None,
             dedupe_key: format!("tournament_finished:{tournament_id}"),
+            data: with_tournament(data, tournament_id),
+        }
+    }
+
+    /// "The tournament is cancelled" (too few entered when entry closed): one per tournament
+    /// and entrant, and for its organiser. `data` carries `name`, `game_kind`, `players` (how
+    /// many entered), `seats_per_table` (the fewest that could have started it) and
+    /// `organiser` (`true` in the organiser's own notice); `tournament_id` is set here.
+    pub fn tournament_cancelled(
+        user_id: Uuid,
+        tournament_id: Uuid,
+        data: serde_json::Value,
+    ) -> Self {
+        Self {
+            user_id,
+            kind: NoticeKind::TournamentCancelled,
+            game_id: None,
+            dedupe_key: format!("tournament_cancelled:{tournament_id}"),
             data: with_tournament(data, tournament_id),
         }
     }

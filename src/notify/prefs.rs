@@ -53,6 +53,7 @@ impl Delivery {
     "tournament_started": "immediately",
     "tournament_round": "immediately",
     "tournament_finished": "immediately",
+    "tournament_cancelled": "immediately",
     "always_email": false
 }))]
 pub struct Preferences {
@@ -80,6 +81,8 @@ pub struct Preferences {
     pub tournament_round: Delivery,
     /// A tournament you entered is over: the final standings.
     pub tournament_finished: Delivery,
+    /// A tournament you entered or organised was cancelled: too few entered.
+    pub tournament_cancelled: Delivery,
     /// Mail "your turn" even while you watch the game's live stream (by default no such
     /// mail is sent while you are watching).
     pub always_email: bool,
@@ -100,6 +103,7 @@ impl Preferences {
             NoticeKind::TournamentStarted => self.tournament_started,
             NoticeKind::TournamentRound => self.tournament_round,
             NoticeKind::TournamentFinished => self.tournament_finished,
+            NoticeKind::TournamentCancelled => self.tournament_cancelled,
         }
     }
 
@@ -117,6 +121,7 @@ impl Preferences {
             NoticeKind::TournamentStarted => &mut self.tournament_started,
             NoticeKind::TournamentRound => &mut self.tournament_round,
             NoticeKind::TournamentFinished => &mut self.tournament_finished,
+            NoticeKind::TournamentCancelled => &mut self.tournament_cancelled,
         };
         *slot = delivery;
     }
@@ -139,6 +144,7 @@ impl Preferences {
             tournament_started: parse(&row.tournament_started),
             tournament_round: parse(&row.tournament_round),
             tournament_finished: parse(&row.tournament_finished),
+            tournament_cancelled: parse(&row.tournament_cancelled),
             always_email: row.always_email,
         }
     }
@@ -159,6 +165,7 @@ impl Preferences {
             tournament_started: self.tournament_started.as_str().to_string(),
             tournament_round: self.tournament_round.as_str().to_string(),
             tournament_finished: self.tournament_finished.as_str().to_string(),
+            tournament_cancelled: self.tournament_cancelled.as_str().to_string(),
             always_email: self.always_email,
         }
     }

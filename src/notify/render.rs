@@ -575,6 +575,7 @@ pub fn kind_label(kind: NoticeKind, language: Language) -> &'static str {
             NoticeKind::TournamentStarted => "「トーナメント開始」メール",
             NoticeKind::TournamentRound => "「次のラウンド」メール",
             NoticeKind::TournamentFinished => "トーナメントの最終順位",
+            NoticeKind::TournamentCancelled => "「トーナメント中止」メール",
         },
     }
 }
@@ -619,7 +620,8 @@ pub fn headline(ctx: &NoticeContext) -> String {
             }
             NoticeKind::TournamentStarted
             | NoticeKind::TournamentRound
-            | NoticeKind::TournamentFinished => tournament::headline(ctx, &game),
+            | NoticeKind::TournamentFinished
+            | NoticeKind::TournamentCancelled => tournament::headline(ctx, &game),
             NoticeKind::ChatMention => format!(
                 "{}が{game}の{}であなたをメンションしました",
                 mention_author(ctx),
@@ -660,7 +662,8 @@ pub fn headline(ctx: &NoticeContext) -> String {
         }
         NoticeKind::TournamentStarted
         | NoticeKind::TournamentRound
-        | NoticeKind::TournamentFinished => tournament::headline(ctx, &game),
+        | NoticeKind::TournamentFinished
+        | NoticeKind::TournamentCancelled => tournament::headline(ctx, &game),
         NoticeKind::ChatMention => format!(
             "{} mentioned you {} in {game}",
             mention_author(ctx),
@@ -789,7 +792,8 @@ fn notice_blocks_ja(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
     match ctx.kind {
         NoticeKind::TournamentStarted
         | NoticeKind::TournamentRound
-        | NoticeKind::TournamentFinished => blocks.extend(tournament::blocks(ctx, game, &with)),
+        | NoticeKind::TournamentFinished
+        | NoticeKind::TournamentCancelled => blocks.extend(tournament::blocks(ctx, game, &with)),
         NoticeKind::YourTurn => {
             blocks.push(Block::Para(vec![
                 b(game),
@@ -999,7 +1003,8 @@ fn notice_blocks_en(ctx: &NoticeContext, game: &str, others: &[String]) -> Vec<B
     match ctx.kind {
         NoticeKind::TournamentStarted
         | NoticeKind::TournamentRound
-        | NoticeKind::TournamentFinished => blocks.extend(tournament::blocks(ctx, game, &with)),
+        | NoticeKind::TournamentFinished
+        | NoticeKind::TournamentCancelled => blocks.extend(tournament::blocks(ctx, game, &with)),
         NoticeKind::YourTurn => {
             blocks.push(Block::Para(vec![
                 t("it is your turn in "),
@@ -1593,6 +1598,7 @@ mod tests {
                     NoticeKind::TournamentStarted
                         | NoticeKind::TournamentRound
                         | NoticeKind::TournamentFinished
+                        | NoticeKind::TournamentCancelled
                 ) {
                     assert!(mail.subject.contains("Winter cup"), "{}", mail.subject);
                     assert!(mail.text.contains("https://k.example/tournaments/7"));

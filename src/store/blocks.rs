@@ -64,6 +64,18 @@ pub async fn list<'e>(executor: impl PgExecutor<'e>, blocker: Uuid) -> sqlx::Res
     .await
 }
 
+/// The blocks among `users` (both of a pair in it), as `(blocker, blocked)`, in a fixed order.
+pub async fn among(conn: &mut PgConnection, users: &[Uuid]) -> sqlx::Result<Vec<(Uuid, Uuid)>> {
+    sqlx::query_as(
+        "SELECT blocker_id, blocked_id FROM user_blocks
+          WHERE blocker_id = ANY($1) AND blocked_id = ANY($1)
+          ORDER BY blocker_id, blocked_id",
+    )
+    .bind(users)
+    .fetch_all(conn)
+    .await
+}
+
 /// Whether either of the two users blocked the other.
 pub async fn between(conn: &mut PgConnection, a: Uuid, b: Uuid) -> sqlx::Result<bool> {
     sqlx::query_scalar(

@@ -455,6 +455,7 @@ pub struct Recipient {
     pub tournament_started: String,
     pub tournament_round: String,
     pub tournament_finished: String,
+    pub tournament_cancelled: String,
     pub always_email: bool,
     /// Whether the address is verified: game notices are mailed only to verified addresses.
     pub email_verified: bool,
@@ -487,6 +488,7 @@ pub async fn recipient<'e>(
                 coalesce(p.tournament_started, 'immediately')::text AS tournament_started,
                 coalesce(p.tournament_round, 'immediately')::text AS tournament_round,
                 coalesce(p.tournament_finished, 'immediately')::text AS tournament_finished,
+                coalesce(p.tournament_cancelled, 'immediately')::text AS tournament_cancelled,
                 u.language, u.time_zone,
                 coalesce(p.always_email, false) AS always_email,
                 u.email_verified_at IS NOT NULL AS email_verified,

@@ -21,13 +21,14 @@ pub struct PrefsRow {
     pub tournament_started: String,
     pub tournament_round: String,
     pub tournament_finished: String,
+    pub tournament_cancelled: String,
     pub always_email: bool,
 }
 
 const COLUMNS: &str = "user_id, your_turn::text, reminder::text, invited::text, \
      game_started::text, game_over::text, player_left::text, chat_mention::text, rematch_offered::text, \
      undo_requested::text, tournament_started::text, tournament_round::text, \
-     tournament_finished::text, always_email";
+     tournament_finished::text, tournament_cancelled::text, always_email";
 
 /// The rows of these users (users without one are absent).
 pub async fn load_many(
@@ -63,8 +64,8 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
         "INSERT INTO notification_prefs
              (user_id, your_turn, reminder, invited, game_started, game_over, always_email,
               player_left, chat_mention, rematch_offered, undo_requested, tournament_started,
-              tournament_round, tournament_finished)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+              tournament_round, tournament_finished, tournament_cancelled)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
          ON CONFLICT (user_id) DO UPDATE SET
              your_turn = EXCLUDED.your_turn, reminder = EXCLUDED.reminder,
              invited = EXCLUDED.invited, game_started = EXCLUDED.game_started,
@@ -75,6 +76,7 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
              tournament_started = EXCLUDED.tournament_started,
              tournament_round = EXCLUDED.tournament_round,
              tournament_finished = EXCLUDED.tournament_finished,
+             tournament_cancelled = EXCLUDED.tournament_cancelled,
              updated_at = now()",
     )
     .bind(row.user_id)
@@ -91,6 +93,7 @@ pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::E
     .bind(&row.tournament_started)
     .bind(&row.tournament_round)
     .bind(&row.tournament_finished)
+    .bind(&row.tournament_cancelled)
     .execute(conn)
     .await?;
     Ok(())

@@ -106,18 +106,24 @@ pub async fn lock(conn: &mut PgConnection, id: Uuid) -> Result<Option<Tournament
     }
 }
 
-/// Tournaments by status (all but cancelled when `None`), newest first, at most `limit`.
+/// Tournaments by status (all but cancelled when `None`), newest first, at most `limit`,
+/// those created before `before` (a `(created_at, id)` position of the order) only.
 pub async fn list<'e>(
     executor: impl PgExecutor<'e>,
     status: Option<&str>,
+    before: Option<(DateTime<Utc>, Uuid)>,
     limit: i64,
 ) -> Result<Vec<TournamentRow>, sqlx::Error> {
+    let (before_at, before_id) = before.unzip();
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM tournaments t JOIN users u ON u.id = t.organiser
-          WHERE ($1::text IS NULL AND t.status <> 'cancelled') OR t.status = $1
-          ORDER BY t.created_at DESC, t.id DESC LIMIT $2"
+          WHERE (($1::text IS NULL AND t.status <> 'cancelled') OR t.status = $1)
+            AND ($2::timestamptz IS NULL OR (t.created_at, t.id) < ($2, $3::uuid))
+          ORDER BY t.created_at DESC, t.id DESC LIMIT $4"
     )))
     .bind(status)
+    .bind(before_at)
+    .bind(before_id)
     .bind(limit)
     .fetch_all(executor)
     .await
@@ -238,24 +244,40 @@ pub async fn rounds<'e>(
     .await
 }
 
+/// A new round; `apart`: the pairs its seating kept apart, flattened (a1, b1, a2, b2, …).
 pub async fn insert_round(
     conn: &mut PgConnection,
     id: Uuid,
     number: i16,
     now: DateTime<Utc>,
     deadline: DateTime<Utc>,
+    apart: &[Uuid],
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO tournament_rounds (tournament_id, number, started_at, deadline)
-         VALUES ($1, $2, $3, $4)",
+        "INSERT INTO tournament_rounds (tournament_id, number, started_at, deadline, apart)
+         VALUES ($1, $2, $3, $4, $5)",
     )
     .bind(id)
     .bind(number)
     .bind(now)
     .bind(deadline)
+    .bind(apart)
     .execute(conn)
     .await?;
     Ok(())
+}
+
+/// Each round's recorded pairs kept apart, in round order, flattened (see [`insert_round`]).
+pub async fn apart<'e>(
+    executor: impl PgExecutor<'e>,
+    id: Uuid,
+) -> Result<Vec<Vec<Uuid>>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT apart FROM tournament_rounds WHERE tournament_id = $1 ORDER BY number",
+    )
+    .bind(id)
+    .fetch_all(executor)
+    .await
 }
 
 pub async fn end_round(

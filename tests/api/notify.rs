@@ -380,7 +380,8 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
                "player_left": "immediately", "chat_mention": "immediately",
                "rematch_offered": "immediately", "undo_requested": "immediately",
                "tournament_started": "immediately", "tournament_round": "immediately",
-               "tournament_finished": "immediately", "always_email": false})
+               "tournament_finished": "immediately", "tournament_cancelled": "immediately",
+               "always_email": false})
     );
 
     // Bad input changes nothing.

@@ -435,3 +435,168 @@ async fn my_games_filter_by_result() {
     let all = app.get("/games?view=mine").as_user(&table[0]).send().await;
     assert!(ids(all.assert_ok()).contains(&open));
 }
+
+/// The private values of each seat of a running Flying Dutchman game, as each seat's own view
+/// shows them: `"shares":[…]` and `"horseshoes":[…]`, serialized as the API writes them.
+async fn secrets_of(app: &TestApp, game: Uuid, seats: &[User]) -> Vec<String> {
+    let mut secrets = Vec::new();
+    for (seat, user) in seats.iter().enumerate() {
+        let detail = app
+            .get(&format!("/games/{game}"))
+            .as_user(user)
+            .send()
+            .await;
+        let mine = &detail.assert_ok()["view"]["players"][seat];
+        for field in ["shares", "horseshoes"] {
+            let value = &mine[field];
+            assert!(value.is_array(), "seat {seat} sees its own {field}: {mine}");
+            secrets.push(format!("\"{field}\":{value}"));
+        }
+    }
+    secrets
+}
+
+/// Every standing read `reader` can make: each player's profile and rating history, the
+/// leaderboard, the tournament list (every status), the tournament (its standings and rounds),
+/// the reader's games history and the public finished list, and the reader's calendar feed.
+async fn read_standing(app: &TestApp, reader: &User, names: &[&str], tournament: &str) -> String {
+    let mut paths = vec![
+        "/leaderboards/flying-dutchman".to_string(),
+        "/tournaments".to_string(),
+        "/tournaments?status=running".to_string(),
+        "/tournaments?status=finished".to_string(),
+        format!("/tournaments/{tournament}"),
+        "/games?view=mine".to_string(),
+        "/games?view=mine&status=active".to_string(),
+        "/games?view=mine&status=finished".to_string(),
+        "/games?view=finished".to_string(),
+    ];
+    for name in names {
+        paths.push(format!("/players/{name}"));
+        paths.push(format!("/players/{name}/ratings/flying-dutchman"));
+        paths.push(format!("/players/{name}/ratings/steel-driver"));
+    }
+    let mut bodies = String::new();
+    for path in paths {
+        let reply = app.get(&path).as_user(reader).send().await;
+        assert!(reply.status.is_success(), "{path}: {}", reply.text);
+        bodies.push_str(&reply.text);
+    }
+    let feed = app.post("/me/calendar").as_user(reader).send().await;
+    let url = feed.assert_ok()["url"].as_str().unwrap().to_string();
+    let path = &url[url.find("/api/v1").unwrap() + "/api/v1".len()..];
+    let calendar = app.get(path).send().await;
+    assert_eq!(calendar.status.as_u16(), 200, "{}", calendar.text);
+    bodies.push_str(&calendar.text);
+    bodies
+}
+
+#[tokio::test]
+async fn standing_reads_carry_no_hidden_information_nor_a_private_game() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let table = [
+        app.register("anna").await,
+        app.register("ben").await,
+        app.register("cleo").await,
+    ];
+    let outsider = app.register("dave").await;
+    // A finished private game of the three: in no profile, history or list of anyone else.
+    let private = finished_game(&app, &table, "private", 21).await;
+    // A rated Flying Dutchman tournament of the three, its round-1 game running.
+    let created = app
+        .post("/tournaments")
+        .as_user(&organiser)
+        .json(&json!({
+            "name": "Hidden cup", "kind": "flying-dutchman", "format": "swiss",
+            "seats_per_table": 3, "rounds": 1, "rated": true, "max_players": 3,
+            "entry_closes_at": (app.config.clock.now() + chrono::Duration::days(1)).to_rfc3339(),
+        }))
+        .send()
+        .await;
+    let tournament = created.assert_ok()["id"].as_str().unwrap().to_string();
+    for user in &table {
+        app.post(&format!("/tournaments/{tournament}/join"))
+            .as_user(user)
+            .send()
+            .await
+            .assert_ok();
+    }
+    let started = app
+        .post(&format!("/tournaments/{tournament}/start"))
+        .as_user(&organiser)
+        .send()
+        .await;
+    let seated = &started.assert_ok()["rounds_played"][0]["tables"][0];
+    let game: Uuid = seated["game_id"].as_str().unwrap().parse().unwrap();
+    let seats: Vec<User> = seated["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let name = s["username"].as_str().unwrap();
+            table.iter().find(|u| u.name == name).unwrap().clone()
+        })
+        .collect();
+    let names = ["anna", "ben", "cleo", "dave", "organiser"];
+    for moves in [0, 6] {
+        bots::play(
+            &app,
+            game,
+            &seats,
+            bots::flying_dutchman,
+            40 + moves,
+            moves as usize,
+        )
+        .await;
+        let detail = app
+            .get(&format!("/games/{game}"))
+            .as_user(&seats[0])
+            .send()
+            .await;
+        assert_eq!(detail.assert_ok()["status"], "active", "still running");
+        let secrets = secrets_of(&app, game, &seats).await;
+        for reader in table.iter().chain([&outsider, &organiser]) {
+            let bodies = read_standing(&app, reader, &names, &tournament).await;
+            for key in ["\"shares\"", "\"horseshoes\"", "\"hidden\""] {
+                assert!(
+                    !bodies.contains(key),
+                    "{} was sent {key} by a standing read",
+                    reader.name
+                );
+            }
+            for secret in &secrets {
+                assert!(
+                    !bodies.contains(secret.as_str()),
+                    "{}: {secret}",
+                    reader.name
+                );
+            }
+            if reader.name == "dave" || reader.name == "organiser" {
+                assert!(
+                    !bodies.contains(&private.to_string()),
+                    "{} was shown the private game",
+                    reader.name
+                );
+            }
+        }
+        // Every profile and rating history leaves the private game out, whoever reads it
+        // (its own players too: a profile is public).
+        for reader in table.iter().chain([&outsider, &organiser]) {
+            for name in names {
+                for path in [
+                    format!("/players/{name}"),
+                    format!("/players/{name}/ratings/steel-driver"),
+                ] {
+                    let seen = app.get(&path).as_user(reader).send().await;
+                    assert!(
+                        !seen.assert_ok().to_string().contains(&private.to_string()),
+                        "{path} for {}: {}",
+                        reader.name,
+                        seen.text
+                    );
+                }
+            }
+        }
+    }
+}

@@ -250,6 +250,55 @@ async fn tournament_creation_refuses_bad_input_with_stable_codes() {
 }
 
 #[tokio::test]
+async fn tournament_list_pages_with_limit_and_cursor_newest_first() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let mut created = Vec::new();
+    for i in 0..5 {
+        let mut request = body(&app, "swiss", 2);
+        request["name"] = json!(format!("Cup {i}"));
+        created.push(create(&app, &organiser, &request).await["id"].clone());
+    }
+    created.reverse();
+    // Pages of two, newest first, until `next_cursor` is null.
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..3 {
+        let path = match &cursor {
+            None => "/tournaments?status=entry&limit=2".to_string(),
+            Some(c) => format!("/tournaments?status=entry&limit=2&cursor={c}"),
+        };
+        let page = app.get(&path).as_user(&organiser).send().await;
+        let page = page.assert_ok();
+        let items = page["items"].as_array().unwrap();
+        assert!(items.len() <= 2, "{page}");
+        seen.extend(items.iter().map(|t| t["id"].clone()));
+        cursor = page["next_cursor"].as_str().map(str::to_string);
+    }
+    assert_eq!(seen, created, "every tournament once, newest first");
+    assert_eq!(cursor, None, "the third page is the last");
+    // Without a limit a page holds 20: all five here, and no next page.
+    let all = app.get("/tournaments").as_user(&organiser).send().await;
+    let all = all.assert_ok();
+    assert_eq!(all["items"].as_array().unwrap().len(), 5);
+    assert_eq!(all["next_cursor"], Value::Null);
+    for bad in [
+        "limit=0",
+        "limit=101",
+        "limit=-1",
+        "limit=many",
+        "cursor=not-a-cursor",
+        "cursor=MTIzfG5vdC1hbi1pZA",
+    ] {
+        app.get(&format!("/tournaments?{bad}"))
+            .as_user(&organiser)
+            .send()
+            .await
+            .assert_problem(400, "invalid_parameter");
+    }
+}
+
+#[tokio::test]
 async fn tournament_organisers_are_verified_players_or_admins_as_the_setting_says() {
     let app = spawn_app().await;
     let unverified = app.register_unverified("newcomer").await;
@@ -354,6 +403,18 @@ async fn ranks_from_log(app: &TestApp, game: Uuid, viewer: &User) -> Vec<u16> {
 /// Re-derives the whole tournament from its recorded facts (settings, seed, entrants,
 /// withdrawals) and its games' logs, and compares with what the API shows.
 async fn rederive(app: &TestApp, tournament: &Value, users: &[User], withdrawn: &[(&User, u16)]) {
+    rederive_apart(app, tournament, users, withdrawn, &[]).await;
+}
+
+/// [`rederive`] with `apart`: the blocks (blocker, blocked) that stood when every round was
+/// seated.
+async fn rederive_apart(
+    app: &TestApp,
+    tournament: &Value,
+    users: &[User],
+    withdrawn: &[(&User, u16)],
+    apart: &[(&User, &User)],
+) {
     let id_of = |name: &str| users.iter().find(|u| u.name == name).unwrap().id;
     let name_of = |id: Uuid| users.iter().find(|u| u.id == id).unwrap().name.clone();
     let settings = Settings {
@@ -393,6 +454,7 @@ async fn rederive(app: &TestApp, tournament: &Value, users: &[User], withdrawn: 
             .collect(),
         withdrawn: withdrawn.iter().map(|(u, r)| (u.id, *r)).collect(),
         rounds: rounds.clone(),
+        apart: vec![apart.iter().map(|(a, b)| (a.id, b.id)).collect(); rounds.len()],
     };
     let derived = derive::derive(&settings, &facts, rounds.len());
     let seated: Vec<Vec<Vec<Uuid>>> = rounds
@@ -915,4 +977,233 @@ fn ordinal(n: i64) -> String {
         _ => "th",
     };
     format!("{n}{suffix}")
+}
+
+#[tokio::test]
+async fn tournament_cancelled_for_too_few_entrants_tells_its_entrants_and_organiser() {
+    let f = spawn_mailed_app(&[]).await;
+    let app = &f.app;
+    let organiser = app.register("organiser").await;
+    let users = players(app, 2).await;
+    let bystander = app.register("bystander").await;
+    app.put("/me/profile")
+        .as_user(&users[1])
+        .json(&json!({"language": "ja"}))
+        .send()
+        .await
+        .assert_ok();
+    let id = create(app, &organiser, &body(app, "swiss", 2)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(app, &id, &users).await;
+    let mut streams = Vec::new();
+    for user in [&users[0], &organiser, &bystander] {
+        let mut stream = Stream::open(&app.address, "/me/stream", &user.token, None).await;
+        assert_eq!(
+            stream.next(Duration::from_secs(10)).await.unwrap().event,
+            "snapshot"
+        );
+        streams.push(stream);
+    }
+    let before = f.sink.received().len();
+    app.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    assert_eq!(run_worker(app).await, 1);
+    assert_eq!(get(app, &id, &organiser).await["status"], "cancelled");
+    deliver_all(&f).await;
+    let received = f.sink.received();
+
+    let english = mails_to(&received, before, &users[0]);
+    assert_eq!(english.len(), 1, "{english:?}");
+    let (subject, text) = &english[0];
+    assert_eq!(
+        subject,
+        "The tournament \u{201c}Winter cup\u{201d} of Steel Driver is cancelled: too few entered"
+    );
+    assert!(
+        text.contains("when entry closed, 2 had entered, and a table needs 3"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("/tournaments/{id}")), "{text}");
+    assert!(!text.contains("You organised it"), "{text}");
+    let japanese = mails_to(&received, before, &users[1]);
+    assert_eq!(japanese.len(), 1, "{japanese:?}");
+    assert_eq!(
+        japanese[0].0,
+        "トーナメント「Winter cup」（スチールドライバー）は参加者が足りず中止になりました"
+    );
+    assert!(
+        japanese[0].1.contains("2人が参加しました"),
+        "{}",
+        japanese[0].1
+    );
+    let organisers = mails_to(&received, before, &organiser);
+    assert_eq!(
+        organisers.len(),
+        1,
+        "the organiser, who did not enter: {organisers:?}"
+    );
+    assert!(
+        organisers[0].1.contains("You organised it"),
+        "{}",
+        organisers[0].1
+    );
+    assert!(mails_to(&received, before, &bystander).is_empty());
+
+    let cancelled = json!({"event": "tournament_cancelled", "data": {
+        "tournament_id": id, "event": "cancelled", "round": 0}});
+    assert_eq!(
+        tournament_events(&mut streams[0]).await,
+        std::slice::from_ref(&cancelled)
+    );
+    assert_eq!(tournament_events(&mut streams[1]).await, [cancelled]);
+    assert!(tournament_events(&mut streams[2]).await.is_empty());
+
+    // Told once: the worker has nothing more to do, and nothing more is mailed.
+    assert_eq!(run_worker(app).await, 0);
+    let before = f.sink.received().len();
+    deliver_all(&f).await;
+    assert_eq!(f.sink.received().len(), before);
+}
+
+#[tokio::test]
+async fn tournament_cancelled_mails_follow_the_players_preference() {
+    let f = spawn_mailed_app(&[]).await;
+    let app = &f.app;
+    let organiser = app.register("organiser").await;
+    let users = players(app, 2).await;
+    let prefs = app
+        .put("/me/notifications")
+        .as_user(&users[0])
+        .json(&json!({"tournament_cancelled": "off"}))
+        .send()
+        .await;
+    assert_eq!(prefs.assert_ok()["tournament_cancelled"], "off");
+    let id = create(app, &organiser, &body(app, "swiss", 2)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(app, &id, &users).await;
+    let before = f.sink.received().len();
+    app.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    assert_eq!(run_worker(app).await, 1);
+    deliver_all(&f).await;
+    let received = f.sink.received();
+    assert!(mails_to(&received, before, &users[0]).is_empty());
+    assert_eq!(mails_to(&received, before, &users[1]).len(), 1);
+}
+
+/// Each round's tables, as the usernames at them.
+fn tables_of(tournament: &Value) -> Vec<Vec<Vec<String>>> {
+    tournament["rounds_played"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|round| {
+            round["tables"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    t["seats"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|s| s["username"].as_str().unwrap().to_string())
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+async fn block(app: &TestApp, blocker: &User, blocked: &User) {
+    app.put(&format!("/me/blocks/{}", blocked.name))
+        .as_user(blocker)
+        .send()
+        .await
+        .assert_ok();
+}
+
+#[tokio::test]
+async fn tournament_seating_keeps_blocked_players_apart_where_the_tables_allow() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 6).await;
+    let created = create(&app, &organiser, &body(&app, "swiss", 2)).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    // Round 1 cuts the seeded order into two tables of three: block within each cut table,
+    // one pair each way round, so that only the blocks can part them.
+    let seed = hex::decode(created["seed"].as_str().unwrap()).unwrap();
+    let mut order: Vec<&User> = users.iter().collect();
+    order.sort_by_key(|u| kontor::service::tournaments::standings::seeded_key(&seed, u.id));
+    let pairs = [(order[0], order[1]), (order[4], order[3])];
+    for (blocker, blocked) in pairs {
+        block(&app, blocker, blocked).await;
+    }
+    // A player the organiser blocked may still enter: the organiser has no seat.
+    block(&app, &organiser, order[2]).await;
+    enter_all(&app, &id, &users).await;
+    app.post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_ok();
+    let parted = |tournament: &Value| {
+        for (round, tables) in tables_of(tournament).iter().enumerate() {
+            for table in tables {
+                for (a, b) in pairs {
+                    assert!(
+                        !(table.contains(&a.name) && table.contains(&b.name)),
+                        "round {}: {} and {} share {table:?}",
+                        round + 1,
+                        a.name,
+                        b.name
+                    );
+                }
+            }
+        }
+    };
+    parted(&get(&app, &id, &organiser).await);
+    play_round(&app, &get(&app, &id, &organiser).await, &users, 31).await;
+    assert_eq!(run_worker(&app).await, 1);
+    let second = get(&app, &id, &organiser).await;
+    assert_eq!(second["current_round"], 2);
+    parted(&second);
+    play_round(&app, &second, &users, 32).await;
+    assert_eq!(run_worker(&app).await, 1);
+    let finished = get(&app, &id, &organiser).await;
+    assert_eq!(finished["status"], "finished");
+    parted(&finished);
+    // Blocks lifted afterwards change nothing: each round's pairs are recorded with it, and
+    // the tournament re-derives from its facts.
+    for (blocker, blocked) in pairs {
+        app.delete(&format!("/me/blocks/{}", blocked.name))
+            .as_user(blocker)
+            .send()
+            .await
+            .assert_ok();
+    }
+    rederive_apart(&app, &finished, &users, &[], &pairs).await;
+
+    // One table: the pair cannot be parted and plays together.
+    let mut three = Vec::new();
+    for name in ["solo0", "solo1", "solo2"] {
+        three.push(app.register(name).await);
+    }
+    block(&app, &three[0], &three[1]).await;
+    let small = create(&app, &organiser, &body(&app, "round_robin", 1)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enter_all(&app, &small, &three).await;
+    let started = app
+        .post(&format!("/tournaments/{small}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_ok()
+        .clone();
+    assert_eq!(tables_of(&started)[0].len(), 1);
+    assert_eq!(tables_of(&started)[0][0].len(), 3);
 }

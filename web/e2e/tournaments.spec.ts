@@ -136,3 +136,35 @@ test('a tournament is created, joined and started, and a player sees their first
 
   for (const p of [anna, bert, carl]) await p.context.close();
 });
+
+test('the tournament list shows a page at a time and more on request, each tournament once', async ({ browser, request }) => {
+  const organiser = await signUp(browser, 'tPager');
+  await verify(organiser);
+  const token = await accessToken(request, organiser.name);
+  const closes = new Date(Date.now() + 86_400_000).toISOString();
+  // One more than a page (20), created oldest first.
+  const ids: string[] = [];
+  for (let i = 0; i < 21; i++) {
+    const made = await request.post('/api/v1/tournaments', {
+      headers: { authorization: `Bearer ${token}` },
+      data: { name: `Pager ${organiser.name} ${i}`, kind: 'steel-driver', format: 'swiss', seats_per_table: 3, rounds: 1, entry_closes_at: closes, max_players: 3 },
+    });
+    expect(made.ok(), await made.text()).toBe(true);
+    ids.push(((await made.json()) as { id: string }).id);
+  }
+  const page = organiser.page;
+  await page.goto('/tournaments');
+  const list = page.getByTestId('tournaments-entry');
+  const row = (id: string) => list.locator(`[data-tournament-id="${id}"]`);
+  const [oldest, newest] = [ids[0]!, ids[20]!];
+  await expect(row(newest)).toBeVisible();
+  await expect(row(oldest)).toHaveCount(0);
+  // "Show more" until the oldest appears (other tests may have added tournaments meanwhile).
+  for (let clicks = 0; clicks < 5 && (await row(oldest).count()) === 0; clicks++) {
+    await list.getByRole('button', { name: 'Show more' }).click();
+    await page.waitForTimeout(300);
+  }
+  await expect(row(oldest)).toBeVisible();
+  for (const id of ids) await expect(row(id)).toHaveCount(1);
+  await organiser.context.close();
+});

@@ -1,8 +1,9 @@
-//! The tournament mails: "the tournament has started", "your next round is seated" and "the
-//! final standings", in English and Japanese. Their data is described at
-//! [`Notice::tournament_round`](crate::notify::Notice::tournament_round) and
-//! [`Notice::tournament_finished`](crate::notify::Notice::tournament_finished); delivery adds
-//! `tournament_link`.
+//! The tournament mails: "the tournament has started", "your next round is seated", "the
+//! final standings" and "the tournament is cancelled", in English and Japanese. Their data is
+//! described at [`Notice::tournament_round`](crate::notify::Notice::tournament_round),
+//! [`Notice::tournament_finished`](crate::notify::Notice::tournament_finished) and
+//! [`Notice::tournament_cancelled`](crate::notify::Notice::tournament_cancelled); delivery
+//! adds `tournament_link`.
 
 use super::{
     Block, NoticeContext, b, from_now, from_now_ja, int_field, link, ordinal, str_field, t, when,
@@ -34,6 +35,9 @@ pub(super) fn headline(ctx: &NoticeContext, game: &str) -> String {
         (Language::En, NoticeKind::TournamentRound) => {
             format!("Round {round} of \u{201c}{name}\u{201d}: your table of {game} is seated")
         }
+        (Language::En, NoticeKind::TournamentCancelled) => {
+            format!("The tournament \u{201c}{name}\u{201d} of {game} is cancelled: too few entered")
+        }
         (Language::En, _) => match placed {
             Some((position, players)) => format!(
                 "\u{201c}{name}\u{201d} ({game}) is over: you placed {} of {players}",
@@ -46,6 +50,9 @@ pub(super) fn headline(ctx: &NoticeContext, game: &str) -> String {
         }
         (Language::Ja, NoticeKind::TournamentRound) => {
             format!("トーナメント「{name}」（{game}）の第{round}ラウンドの卓が決まりました")
+        }
+        (Language::Ja, NoticeKind::TournamentCancelled) => {
+            format!("トーナメント「{name}」（{game}）は参加者が足りず中止になりました")
         }
         (Language::Ja, _) => match placed {
             Some((position, players)) => {
@@ -105,6 +112,25 @@ fn blocks_en(ctx: &NoticeContext, game: &str, with: &str) -> Vec<Block> {
                 ))]));
             }
         }
+        NoticeKind::TournamentCancelled => {
+            let seats = int_field(ctx.data, "seats_per_table").unwrap_or(3);
+            blocks.push(Block::Para(vec![
+                t("the tournament "),
+                b(&name),
+                t(" of "),
+                b(game),
+                t(format!(
+                    " is cancelled: when entry closed, {players} had entered, and a table \
+                     needs {seats}. No game was created."
+                )),
+            ]));
+            if ctx.data["organiser"].as_bool() == Some(true) {
+                blocks.push(Block::Para(vec![t(
+                    "You organised it: a new tournament with a longer entry window may \
+                     gather more players.",
+                )]));
+            }
+        }
         _ => {
             blocks.push(Block::Para(vec![
                 b(&name),
@@ -133,8 +159,10 @@ fn blocks_en(ctx: &NoticeContext, game: &str, with: &str) -> Vec<Block> {
             );
         }
     }
-    if ctx.kind != NoticeKind::TournamentFinished
-        && let Some(at) = round_deadline(ctx.data)
+    if matches!(
+        ctx.kind,
+        NoticeKind::TournamentStarted | NoticeKind::TournamentRound
+    ) && let Some(at) = round_deadline(ctx.data)
     {
         blocks.push(Block::Para(vec![
             t("The round ends when all its games are over, or at "),
@@ -195,6 +223,24 @@ fn blocks_ja(ctx: &NoticeContext, game: &str, with: &str) -> Vec<Block> {
                 ))]));
             }
         }
+        NoticeKind::TournamentCancelled => {
+            let seats = int_field(ctx.data, "seats_per_table").unwrap_or(3);
+            blocks.push(Block::Para(vec![
+                t("トーナメント「"),
+                b(&name),
+                t("」（"),
+                b(game),
+                t(format!(
+                    "）は中止になりました。参加受付の締切までに{players}人が参加しましたが、\
+                     1卓には{seats}人が必要です。ゲームは作られていません。"
+                )),
+            ]));
+            if ctx.data["organiser"].as_bool() == Some(true) {
+                blocks.push(Block::Para(vec![t(
+                    "あなたが主催したトーナメントです。参加受付の期間を長くして新しく開くと、より多くのプレイヤーが集まるかもしれません。",
+                )]));
+            }
+        }
         _ => {
             blocks.push(Block::Para(vec![
                 t("トーナメント「"),
@@ -221,8 +267,10 @@ fn blocks_ja(ctx: &NoticeContext, game: &str, with: &str) -> Vec<Block> {
             });
         }
     }
-    if ctx.kind != NoticeKind::TournamentFinished
-        && let Some(at) = round_deadline(ctx.data)
+    if matches!(
+        ctx.kind,
+        NoticeKind::TournamentStarted | NoticeKind::TournamentRound
+    ) && let Some(at) = round_deadline(ctx.data)
     {
         blocks.push(Block::Para(vec![
             t("このラウンドは、すべてのゲームが終わるか、"),

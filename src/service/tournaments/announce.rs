@@ -1,6 +1,6 @@
 //! Telling the players: "the tournament has started" (with their first game), "your next
-//! round is seated" (with their game and their place so far) and "the final standings", by
-//! mail (their preferences decide) and on their own live stream. Written in the transaction
+//! round is seated" (with their game and their place so far), "the final standings" and "the
+//! tournament is cancelled" (its organiser too), by mail (their preferences decide) and on their own live stream. Written in the transaction
 //! that seats the round or ends the tournament, so a rolled-back change tells nobody.
 
 use super::{Tournament, view};
@@ -96,6 +96,42 @@ pub(super) async fn finished(conn: &mut PgConnection, id: Uuid) -> Result<(), Er
         game_id: None,
     };
     let users: Vec<Uuid> = players.iter().map(|p| p.user_id).collect();
+    for chunk in users.chunks(USERS_PER_NOTE) {
+        live_note(conn, &Note::tournament(event.clone(), chunk.to_vec())).await?;
+    }
+    notify::enqueue(conn, &notices).await?;
+    Ok(())
+}
+
+/// The tournament was cancelled when entry closed (too few entered to fill a table): every
+/// entrant and the organiser are told, the organiser once even if they entered too.
+pub(super) async fn cancelled(
+    conn: &mut PgConnection,
+    id: Uuid,
+    organiser: Uuid,
+) -> Result<(), Error> {
+    let tournament = view(conn, id).await?;
+    let players = store::players(&mut *conn, id).await?;
+    let mut users: Vec<Uuid> = players.iter().map(|p| p.user_id).collect();
+    if !users.contains(&organiser) {
+        users.push(organiser);
+    }
+    let notices: Vec<Notice> = users
+        .iter()
+        .map(|&user| {
+            let mut data = common(&tournament);
+            data["game_kind"] = tournament.kind.clone().into();
+            data["seats_per_table"] = tournament.seats_per_table.into();
+            data["organiser"] = (user == organiser).into();
+            Notice::tournament_cancelled(user, id, data)
+        })
+        .collect();
+    let event = TournamentNote {
+        tournament_id: id,
+        event: "cancelled".to_string(),
+        round: 0,
+        game_id: None,
+    };
     for chunk in users.chunks(USERS_PER_NOTE) {
         live_note(conn, &Note::tournament(event.clone(), chunk.to_vec())).await?;
     }

@@ -1,9 +1,10 @@
 //! The whole tournament from its facts: the settings, the seed, the entrants in join order,
-//! the withdrawals and each ended round's results. The service seats every round through
+//! the withdrawals, the pairs kept apart by blocks as each round was seated, and each ended
+//! round's results. The service seats every round through
 //! [`seat_round`], and [`derive`] replays them all, so a tournament can be recomputed from its
 //! games' logs and compared with what was stored.
 
-use super::pairing::{meetings, rotate, swiss, table_sizes};
+use super::pairing::{Apart, meetings, pair, rotate, swiss, table_sizes};
 use super::standings::{Standing, TableResult, seeded_key, standings};
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -53,6 +54,22 @@ pub struct Facts {
     /// The rounds seated so far, in order: their tables with, once the round ended, the
     /// ranks (`None` for an adjudicated game or a round still running).
     pub rounds: Vec<Vec<TableResult>>,
+    /// Per round (index 0: round 1), the pairs of entrants that a block lay between when it
+    /// was seated: recorded with the round, so that blocks made or lifted later change no
+    /// derivation. A round without an entry here keeps nobody apart.
+    pub apart: Vec<Vec<(Uuid, Uuid)>>,
+}
+
+impl Facts {
+    /// The pairs kept apart in round `round`.
+    fn apart_in(&self, round: u16) -> Apart {
+        self.apart
+            .get(usize::from(round.saturating_sub(1)))
+            .into_iter()
+            .flatten()
+            .map(|&(a, b)| pair(a, b))
+            .collect()
+    }
 }
 
 /// The tables of round `round` (1-based), from the rounds before it (`facts.rounds[..round-1]`,
@@ -78,7 +95,7 @@ pub fn seat_round(settings: &Settings, facts: &Facts, round: u16) -> Vec<Vec<Uui
             };
             let played: Vec<Vec<Uuid>> =
                 earlier.iter().flatten().map(|t| t.seats.clone()).collect();
-            swiss(&order, &sizes, &meetings(&played))
+            swiss(&order, &sizes, &meetings(&played), &facts.apart_in(round))
                 .iter()
                 .map(|table| rotate(table, round))
                 .collect()
@@ -92,7 +109,8 @@ pub fn seat_round(settings: &Settings, facts: &Facts, round: u16) -> Vec<Vec<Uui
     }
 }
 
-/// The round-robin groups: the seeded order cut into tables at the start.
+/// The round-robin groups: the seeded order cut into tables at the start, with the pairs kept
+/// apart in round 1 parted where the groups allow.
 pub fn groups(settings: &Settings, facts: &Facts) -> Vec<Vec<Uuid>> {
     let mut order = facts.players.clone();
     order.sort_by_key(|user| seeded_key(&facts.seed, *user));
@@ -104,15 +122,7 @@ pub fn groups(settings: &Settings, facts: &Facts) -> Vec<Vec<Uuid>> {
     ) else {
         return Vec::new();
     };
-    let mut rest = order.as_slice();
-    sizes
-        .into_iter()
-        .map(|size| {
-            let (group, tail) = rest.split_at(size);
-            rest = tail;
-            group.to_vec()
-        })
-        .collect()
+    swiss(&order, &sizes, &HashMap::new(), &facts.apart_in(1))
 }
 
 /// What the facts determine.
@@ -171,6 +181,7 @@ mod tests {
             players,
             withdrawn,
             rounds: Vec::new(),
+            apart: Vec::new(),
         };
         for round in 1..=settings.rounds {
             let tables = seat_round(settings, &facts, round);
@@ -232,6 +243,41 @@ mod tests {
             .map(|t| super::super::pairing::repeats(t, &met))
             .sum();
         assert_eq!(repeats, 0);
+    }
+
+    #[test]
+    fn round_robin_groups_part_the_pairs_kept_apart_at_the_start() {
+        let settings = settings(Format::RoundRobin);
+        let plain = Facts {
+            seed: b"seed".to_vec(),
+            players: users(6),
+            withdrawn: HashMap::new(),
+            rounds: Vec::new(),
+            apart: Vec::new(),
+        };
+        let cut = groups(&settings, &plain);
+        // Keep apart two players the plain cut puts in one group.
+        let blocked = (cut[0][0], cut[0][1]);
+        let facts = Facts {
+            apart: vec![vec![blocked]],
+            ..plain
+        };
+        let parted = groups(&settings, &facts);
+        assert!(
+            parted
+                .iter()
+                .all(|g| !(g.contains(&blocked.0) && g.contains(&blocked.1)))
+        );
+        let mut everyone: Vec<Uuid> = parted.concat();
+        everyone.sort();
+        assert_eq!(everyone, users(6));
+        // The groups stay as they were at the start for every round.
+        let round2 = seat_round(&settings, &facts, 2);
+        assert!(
+            round2
+                .iter()
+                .all(|t| !(t.contains(&blocked.0) && t.contains(&blocked.1)))
+        );
     }
 
     #[test]

@@ -17,11 +17,14 @@ use super::Error;
 use super::clock::TimeControlRequest;
 use super::lobby;
 use crate::games::GameKind;
+use crate::store::blocks;
 use crate::store::games;
 use crate::store::tournaments::{self as store, PlayerRow, TableRow, TournamentRow};
 use crate::store::users;
 use crate::time::Clock;
 use crate::with_rules;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 use derive::{Facts, Format, Settings};
 use rand::RngExt;
@@ -46,8 +49,10 @@ pub enum Organisers {
 pub const MAX_NAME_CHARS: usize = 80;
 /// Round length when the request gives none: 14 days.
 pub const DEFAULT_ROUND_HOURS: u32 = 14 * 24;
-/// How many tournaments one list answer holds at most.
-pub const LIST_LIMIT: i64 = 100;
+/// A page of the tournament list when the request names no `limit`.
+pub const DEFAULT_PAGE: u32 = 20;
+/// The largest page of the tournament list (as every list of the API).
+pub const MAX_PAGE: i64 = 100;
 
 /// A new tournament.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -242,7 +247,14 @@ fn settings_of(row: &TournamentRow) -> Result<Settings, Error> {
 
 /// The facts of a tournament as stored: its rounds' results so far (ranks of ended rounds;
 /// an unended round's tables without ranks).
-fn facts_of(row: &TournamentRow, players: &[PlayerRow], tables: &[TableRow]) -> Facts {
+/// The facts of the stored rows; `apart` as the rounds recorded it (empty where only the
+/// standings are wanted: they do not depend on it).
+fn facts_of(
+    row: &TournamentRow,
+    players: &[PlayerRow],
+    tables: &[TableRow],
+    apart: Vec<Vec<(Uuid, Uuid)>>,
+) -> Facts {
     let mut rounds: Vec<Vec<TableResult>> = Vec::new();
     for table in tables {
         let index = (table.round - 1) as usize;
@@ -265,6 +277,7 @@ fn facts_of(row: &TournamentRow, players: &[PlayerRow], tables: &[TableRow]) -> 
             .filter_map(|p| p.withdrawn_round.map(|r| (p.user_id, r as u16)))
             .collect(),
         rounds,
+        apart,
     }
 }
 
@@ -411,8 +424,14 @@ pub async fn create(
     get(pool, id).await
 }
 
-/// Tournaments by status, newest first.
-pub async fn list(pool: &PgPool, status: Option<&str>) -> Result<Vec<TournamentSummary>, Error> {
+/// One page of tournaments by status, newest first: `limit` (1–100, default 20) of them
+/// after the page that `cursor` ended, and the cursor of the next page if there is one.
+pub async fn list(
+    pool: &PgPool,
+    status: Option<&str>,
+    limit: Option<u32>,
+    cursor: Option<&str>,
+) -> Result<(Vec<TournamentSummary>, Option<String>), Error> {
     if let Some(status) = status
         && !["entry", "running", "finished", "cancelled"].contains(&status)
     {
@@ -420,11 +439,34 @@ pub async fn list(pool: &PgPool, status: Option<&str>) -> Result<Vec<TournamentS
             "status is entry, running, finished or cancelled, not {status:?}"
         )));
     }
-    Ok(store::list(pool, status, LIST_LIMIT)
-        .await?
-        .iter()
-        .map(summary)
-        .collect())
+    let limit = i64::from(limit.unwrap_or(DEFAULT_PAGE));
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::InvalidParameter(format!(
+            "limit is between 1 and {MAX_PAGE}"
+        )));
+    }
+    let before = cursor.map(decode_cursor).transpose()?;
+    // One more than a page: whether there is a next page.
+    let mut rows = store::list(pool, status, before, limit + 1).await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next_cursor = more
+        .then(|| rows.last().map(|r| encode_cursor(r.created_at, r.id)))
+        .flatten();
+    Ok((rows.iter().map(summary).collect(), next_cursor))
+}
+
+fn encode_cursor(at: DateTime<Utc>, id: Uuid) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{}|{id}", at.timestamp_micros()))
+}
+
+fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), Error> {
+    let bad = || Error::InvalidParameter("the cursor is not one this server gave".to_string());
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad())?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    let (micros, id) = text.split_once('|').ok_or_else(bad)?;
+    let at = DateTime::from_timestamp_micros(micros.parse().map_err(|_| bad())?).ok_or_else(bad)?;
+    Ok((at, id.parse().map_err(|_| bad())?))
 }
 
 /// One tournament with its standings and rounds.
@@ -445,7 +487,7 @@ async fn view(conn: &mut PgConnection, id: Uuid) -> Result<Tournament, Error> {
         .map(|p| (p.user_id, p.username.clone()))
         .collect();
     let name = |user: &Uuid| names.get(user).cloned().unwrap_or_default();
-    let facts = facts_of(&row, &players, &tables);
+    let facts = facts_of(&row, &players, &tables, Vec::new());
     let ended = rounds.iter().filter(|r| r.status == "finished").count();
     let standings = standings::standings(
         &facts.seed,
@@ -669,6 +711,7 @@ async fn begin(conn: &mut PgConnection, time: &Clock, row: &TournamentRow) -> Re
         announce::round_seated(conn, row.id, 1).await?;
     } else {
         store::set_status(conn, row.id, "cancelled", now).await?;
+        announce::cancelled(conn, row.id, row.organiser).await?;
     }
     Ok(())
 }
@@ -684,14 +727,26 @@ async fn seat_next_round(
     let settings = settings_of(row)?;
     let players = store::players(&mut *conn, row.id).await?;
     let tables = store::tables(&mut *conn, row.id).await?;
-    let facts = facts_of(row, &players, &tables);
+    // The earlier rounds' pairs kept apart as recorded, and this round's from the blocks now
+    // among the entrants (recorded with the round, so re-deriving it needs no later state).
+    let mut apart: Vec<Vec<(Uuid, Uuid)>> = store::apart(&mut *conn, row.id)
+        .await?
+        .iter()
+        .map(|flat| flat.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+        .collect();
+    let entrants: Vec<Uuid> = players.iter().map(|p| p.user_id).collect();
+    let now_apart = blocks::among(conn, &entrants).await?;
+    apart.truncate(usize::from(round - 1));
+    apart.push(now_apart.clone());
+    let facts = facts_of(row, &players, &tables, apart);
     let seating = derive::seat_round(&settings, &facts, round);
     if seating.is_empty() {
         return Ok(false);
     }
     let now = time.now();
     let deadline = now + chrono::Duration::hours(i64::from(row.round_hours));
-    store::insert_round(conn, row.id, round as i16, now, deadline).await?;
+    let flat: Vec<Uuid> = now_apart.iter().flat_map(|&(a, b)| [a, b]).collect();
+    store::insert_round(conn, row.id, round as i16, now, deadline, &flat).await?;
     for (index, table) in seating.iter().enumerate() {
         let game_id = create_game(conn, time, row, table).await?;
         store::insert_table(conn, row.id, round as i16, index as i16, game_id, table).await?;

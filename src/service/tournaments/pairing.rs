@@ -10,15 +10,27 @@
 //!   counted per earlier meeting): neighbouring tables first, then tables two apart and so on,
 //!   so that similar scores stay together as far as avoiding repeats allows; the largest gain
 //!   at the closest distance, the first in table order among equals, so it is deterministic.
-//! - Round-robin groups: round 1 cuts the seeded order into groups of those sizes; every round
+//!   Two players kept apart (one blocked the other) at one table cost more than any number of
+//!   repeats, so swaps part them first wherever the tables allow; when they cannot be parted
+//!   (a single table, or too many blocks among too few tables) they are seated together.
+//! - Round-robin groups: round 1 cuts the seeded order into groups of those sizes (then swaps
+//!   between groups, as Swiss does, part players kept apart where it can); every round
 //!   each group meets at one table, its seat order rotated by one per round so that every
 //!   player sits in every position in turn. Withdrawn players leave their group; a group left
 //!   with fewer players than the kind's minimum sits out.
 //! - Seats at a Swiss table rotate by the round number too (seat i is the table's
 //!   (i + round − 1) mod n-th player in standings order).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
+
+/// Pairs of players kept apart (either blocked the other), each as [`pair`] orders it.
+pub type Apart = HashSet<(Uuid, Uuid)>;
+
+/// What one pair of players kept apart at one table costs: more than all the repeats two
+/// tables can have (at most 15 pairs a table, each met in at most 20 earlier rounds), so no
+/// repeat is ever avoided by seating such a pair together.
+const APART_COST: u64 = 1 << 32;
 
 /// The sizes of the tables for `count` players, or `None` when they cannot fill one.
 pub fn table_sizes(
@@ -59,7 +71,8 @@ pub fn meetings<'a>(tables: impl IntoIterator<Item = &'a Vec<Uuid>>) -> HashMap<
     met
 }
 
-fn pair(a: Uuid, b: Uuid) -> (Uuid, Uuid) {
+/// A pair of players in one order whichever comes first (the key of meetings and of [`Apart`]).
+pub fn pair(a: Uuid, b: Uuid) -> (Uuid, Uuid) {
     if a < b { (a, b) } else { (b, a) }
 }
 
@@ -72,6 +85,17 @@ pub fn repeats(table: &[Uuid], met: &HashMap<(Uuid, Uuid), u32>) -> u32 {
         }
     }
     total
+}
+
+/// What a table costs: its pairs kept apart (each [`APART_COST`]) and its repeat meetings.
+fn cost(table: &[Uuid], met: &HashMap<(Uuid, Uuid), u32>, apart: &Apart) -> u64 {
+    let mut kept_apart = 0;
+    for (i, a) in table.iter().enumerate() {
+        for b in &table[i + 1..] {
+            kept_apart += u64::from(apart.contains(&pair(*a, *b)));
+        }
+    }
+    kept_apart * APART_COST + u64::from(repeats(table, met))
 }
 
 /// Cuts `order` into consecutive tables of `sizes`.
@@ -88,11 +112,17 @@ fn cut(order: &[Uuid], sizes: &[usize]) -> Vec<Vec<Uuid>> {
 }
 
 /// A Swiss round: `order` is the active players in standings order.
-pub fn swiss(order: &[Uuid], sizes: &[usize], met: &HashMap<(Uuid, Uuid), u32>) -> Vec<Vec<Uuid>> {
+pub fn swiss(
+    order: &[Uuid],
+    sizes: &[usize],
+    met: &HashMap<(Uuid, Uuid), u32>,
+    apart: &Apart,
+) -> Vec<Vec<Uuid>> {
     let mut tables = cut(order, sizes);
-    // Each accepted swap lowers the total of repeats, so this ends; the bound is a guard.
-    for _ in 0..order.len() * order.len() {
-        let Some((t, u, i, j)) = best_swap(&tables, met) else {
+    // Each accepted swap lowers the total cost, so this ends; the bound is a guard (parting
+    // pairs kept apart may take a swap per pair before the repeats are worked on).
+    for _ in 0..order.len() * order.len() + apart.len() {
+        let Some((t, u, i, j)) = best_swap(&tables, met, apart) else {
             break;
         };
         let moved = tables[t][i];
@@ -102,23 +132,24 @@ pub fn swiss(order: &[Uuid], sizes: &[usize], met: &HashMap<(Uuid, Uuid), u32>) 
     tables
 }
 
-/// The swap that lowers the repeats most between tables as close as possible in the
+/// The swap that lowers the cost (pairs kept apart, then repeats) most between tables as close as possible in the
 /// standings: tables one apart first, then two apart, and so on; among equal gains the first
 /// in table order. `(table, other table, index in table, index in other)`.
 fn best_swap(
     tables: &[Vec<Uuid>],
     met: &HashMap<(Uuid, Uuid), u32>,
+    apart: &Apart,
 ) -> Option<(usize, usize, usize, usize)> {
     for distance in 1..tables.len() {
-        let mut best: Option<(u32, usize, usize, usize, usize)> = None;
+        let mut best: Option<(u64, usize, usize, usize, usize)> = None;
         for t in 0..tables.len() - distance {
             let u = t + distance;
-            let before = repeats(&tables[t], met) + repeats(&tables[u], met);
+            let before = cost(&tables[t], met, apart) + cost(&tables[u], met, apart);
             for i in 0..tables[t].len() {
                 for j in 0..tables[u].len() {
                     let (mut upper, mut lower) = (tables[t].clone(), tables[u].clone());
                     std::mem::swap(&mut upper[i], &mut lower[j]);
-                    let after = repeats(&upper, met) + repeats(&lower, met);
+                    let after = cost(&upper, met, apart) + cost(&lower, met, apart);
                     if after < before && best.is_none_or(|(gain, ..)| before - after > gain) {
                         best = Some((before - after, t, u, i, j));
                     }
@@ -180,12 +211,12 @@ mod tests {
     fn swiss_seats_everyone_once_and_avoids_repeats_when_it_can() {
         let players = users(9);
         let sizes = [3, 3, 3];
-        let first = swiss(&players, &sizes, &HashMap::new());
+        let first = swiss(&players, &sizes, &HashMap::new(), &Apart::new());
         assert_eq!(first, cut(&players, &sizes));
         // The same order again: every table would repeat; swaps between neighbours remove
         // every repeat of round 1 (9 players at 3 tables of 3 can all meet new people).
         let met = meetings(&first);
-        let second = swiss(&players, &sizes, &met);
+        let second = swiss(&players, &sizes, &met, &Apart::new());
         let mut seated: Vec<Uuid> = second.iter().flatten().copied().collect();
         seated.sort();
         let mut all = players.clone();
@@ -194,7 +225,7 @@ mod tests {
         let total: u32 = second.iter().map(|t| repeats(t, &met)).sum();
         assert_eq!(total, 0, "{second:?}");
         // Deterministic.
-        assert_eq!(second, swiss(&players, &sizes, &met));
+        assert_eq!(second, swiss(&players, &sizes, &met, &Apart::new()));
     }
 
     #[test]
@@ -206,12 +237,49 @@ mod tests {
             let mut order = players.clone();
             order.rotate_left(usize::from(round) * 5 % 12);
             let met = meetings(&history);
-            let tables = swiss(&order, &sizes, &met);
+            let tables = swiss(&order, &sizes, &met, &Apart::new());
             let plain: u32 = cut(&order, &sizes).iter().map(|t| repeats(t, &met)).sum();
             let swapped: u32 = tables.iter().map(|t| repeats(t, &met)).sum();
             assert!(swapped <= plain);
             history.extend(tables);
         }
+    }
+
+    #[test]
+    fn swiss_parts_players_kept_apart_before_it_avoids_repeats() {
+        let players = users(9);
+        let sizes = [3, 3, 3];
+        // 1 and 2, 1 and 3, and 4 and 5 would share the cut's first two tables.
+        let apart: Apart = [(0, 1), (0, 2), (3, 4)]
+            .into_iter()
+            .map(|(a, b)| pair(players[a], players[b]))
+            .collect();
+        let first = swiss(&players, &sizes, &HashMap::new(), &apart);
+        let together = |tables: &[Vec<Uuid>]| -> u64 {
+            tables
+                .iter()
+                .map(|t| cost(t, &HashMap::new(), &apart))
+                .sum::<u64>()
+                / APART_COST
+        };
+        assert_eq!(together(&cut(&players, &sizes)), 3);
+        assert_eq!(together(&first), 0, "{first:?}");
+        // Round 2: parted again although that means a repeat or two.
+        let met = meetings(&first);
+        let second = swiss(&players, &sizes, &met, &apart);
+        assert_eq!(together(&second), 0, "{second:?}");
+        assert_eq!(
+            second,
+            swiss(&players, &sizes, &met, &apart),
+            "deterministic"
+        );
+        // One table: they cannot be parted and are seated together.
+        let three = users(3);
+        let both: Apart = [pair(three[0], three[1])].into_iter().collect();
+        assert_eq!(
+            swiss(&three, &[3], &HashMap::new(), &both),
+            vec![three.clone()]
+        );
     }
 
     #[test]

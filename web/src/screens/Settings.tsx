@@ -38,6 +38,10 @@ const msgs = defineMessages({
   tournament_started: { en: 'A tournament I entered has started', ja: '参加したトーナメントが始まったとき' },
   tournament_round: { en: 'My next round of a tournament is seated', ja: 'トーナメントの次のラウンドの卓が決まったとき' },
   tournament_finished: { en: 'A tournament I entered is over (final standings)', ja: '参加したトーナメントが終わったとき（最終順位）' },
+  tournament_cancelled: {
+    en: 'A tournament I entered or organised is cancelled (too few players)',
+    ja: '参加または主催したトーナメントが中止になったとき（参加者不足）',
+  },
   immediately: { en: 'Mail at once', ja: 'すぐにメール' },
   digest: { en: 'Mail in the daily digest', ja: '1日1回のまとめメール' },
   off: { en: 'Nothing', ja: '通知しない' },

@@ -87,7 +87,7 @@ const msgs = defineMessages({
 /** The events of the caller's stream after which a tournament page reads again: the
  * tournament's own, and a game of theirs starting (a round seated starts it) or ending (the
  * round, and so the standings, may move on). */
-const RELOAD_ON = new Set(['tournament_started', 'tournament_round', 'tournament_finished', 'game_started', 'game_over']);
+const RELOAD_ON = new Set(['tournament_started', 'tournament_round', 'tournament_finished', 'tournament_cancelled', 'game_started', 'game_over']);
 
 function RoundTables({ round, me }: { round: Round; me: string }) {
   const m = useMessages(msgs);

@@ -1,5 +1,5 @@
-// The tournaments: those open for entry, running and finished (the newest 100 of each, as the
-// API lists them), and the form that creates one (shown to everyone signed in; the server says
+// The tournaments: those open for entry, running and finished (each list a page at a time,
+// newest first, with a "show more" button while the API has a next page), and the form that creates one (shown to everyone signed in; the server says
 // whether the caller may organise, see `KONTOR_TOURNAMENT_ORGANISERS`).
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
@@ -20,6 +20,7 @@ const msgs = defineMessages({
   running: { en: 'Running', ja: '進行中' },
   finished: { en: 'Finished', ja: '終了' },
   none: { en: 'None.', ja: 'ありません。' },
+  more: { en: 'Show more', ja: 'さらに表示' },
   create: { en: 'Create tournament', ja: 'トーナメントを作成' },
   closes: { en: (at: string) => `entry closes ${at}`, ja: (at: string) => `受付締切 ${at}` },
   by: { en: (who: string) => `organised by ${who}`, ja: (who: string) => `主催：${who}` },
@@ -50,17 +51,31 @@ function TournamentRow({ t }: { t: Summary }) {
 function TournamentList(props: { status: Status; title: string; refresh: number }) {
   const m = useMessages(msgs);
   const [items, setItems] = useState<Summary[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const fetchPage = (after: string | null) =>
+    ok(api.GET('/api/v1/tournaments', { params: { query: { status: props.status, cursor: after ?? undefined } } }));
   useEffect(() => {
     let stale = false;
-    void ok(api.GET('/api/v1/tournaments', { params: { query: { status: props.status } } }))
-      .then((list) => {
-        if (!stale) setItems(list.items);
+    fetchPage(null)
+      .then((page) => {
+        if (stale) return;
+        setItems(page.items);
+        setCursor(page.next_cursor ?? null);
       })
       .catch(() => {});
     return () => {
       stale = true;
     };
   }, [props.status, props.refresh]);
+  const more = async () => {
+    const page = await fetchPage(cursor);
+    // A tournament may have moved between pages meanwhile: each is listed once.
+    setItems((old) => {
+      const known = new Set((old ?? []).map((t) => t.id));
+      return [...(old ?? []), ...page.items.filter((t) => !known.has(t.id))];
+    });
+    setCursor(page.next_cursor ?? null);
+  };
   const id = `tournaments-${props.status}`;
   return (
     <section aria-labelledby={id} data-testid={id} data-loaded={items !== null}>
@@ -73,6 +88,11 @@ function TournamentList(props: { status: Status; title: string; refresh: number 
             <TournamentRow key={t.id} t={t} />
           ))}
         </ul>
+      )}
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void more().catch(() => {})}>
+          {m.more}
+        </button>
       )}
     </section>
   );

@@ -28,6 +28,7 @@ const EVENTS: EventType[] = [
   'notice.tournament_started',
   'notice.tournament_round',
   'notice.tournament_finished',
+  'notice.tournament_cancelled',
 ];
 const FORMATS: Format[] = ['standard', 'discord', 'slack'];
 
