@@ -10,12 +10,14 @@ pub mod judge;
 
 pub use judge::{Judgement, Rating, Unrated, display, provisional, update};
 
+use crate::live::Signal;
 use crate::store::events;
 use crate::store::ratings::{self as store, Current, Judged, Update};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 use std::collections::HashMap;
 use std::time::Duration;
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -114,13 +116,26 @@ fn updates_for(game_id: Uuid, judgement: &Judgement, before: &[Rating]) -> Vec<U
         .collect()
 }
 
-/// The worker: a pass now and then every `every`, until `stop`.
-pub async fn run(pool: PgPool, every: Duration, stop: CancellationToken) {
+/// The worker: a pass at once, then whenever a game finishes (a live note of a finished game
+/// from `wake`, any instance's) or notes may have been lost, and every `every` as the safety
+/// net (notes are not durable), until `stop`.
+pub async fn run(
+    pool: PgPool,
+    every: Duration,
+    mut wake: broadcast::Receiver<Signal>,
+    stop: CancellationToken,
+) {
+    let mut listening = true;
     loop {
         if pool.is_closed() || stop.is_cancelled() {
             return;
         }
         match process_due(&pool, Utc::now()).await {
+            // A full pass: more may be due at once.
+            Ok(PER_PASS) => {
+                tracing::info!(judged = PER_PASS, "ratings");
+                continue;
+            }
             Ok(0) => {}
             Ok(judged) => tracing::info!(judged, "ratings"),
             Err(error) if pool.is_closed() => {
@@ -131,7 +146,21 @@ pub async fn run(pool: PgPool, every: Duration, stop: CancellationToken) {
         }
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
+            woken = a_game_finished(&mut wake), if listening => listening = woken,
             _ = stop.cancelled() => return,
+        }
+    }
+}
+
+/// Waits for a live note of a finished game, or for a sign that notes were lost (a resync, or
+/// this receiver fell behind): `true`. `false` once the hub is gone (only the poll is left).
+async fn a_game_finished(wake: &mut broadcast::Receiver<Signal>) -> bool {
+    loop {
+        match wake.recv().await {
+            Ok(Signal::Changed(note)) if note.status == "finished" => return true,
+            Ok(Signal::Changed(_)) => {}
+            Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => return true,
+            Err(broadcast::error::RecvError::Closed) => return false,
         }
     }
 }
