@@ -236,7 +236,7 @@ fn play_one(index: usize, players: &[Player]) -> Played {
             table.push(p.clone());
         }
     }
-    if index % 2 == 0 {
+    if index.is_multiple_of(2) {
         play::<SteelDriver>(index, &table, &mut rng)
     } else {
         play::<FlyingDutchman>(index, &table, &mut rng)
