@@ -248,9 +248,6 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// The longest a stop waits for the live streams to wind down (each finishes one query).
-/// How often the ratings worker looks for finished games to judge.
-const RATINGS_POLL: Duration = Duration::from_secs(5);
-
 const STREAMS_GRACE: Duration = Duration::from_secs(10);
 
 /// Stops a running [`Application`] the clean way, as Ctrl-C and SIGTERM do.
@@ -371,6 +368,7 @@ impl Application {
             config.clock.clone(),
         );
         workers.spawn_service("committer", committing);
+        let hub = std::sync::Arc::new(crate::live::Hub::new());
         if let Some(mail) = mail {
             workers.spawn_worker("mail", mail);
             if let Some(push) = push {
@@ -396,11 +394,16 @@ impl Application {
                     workers.stop_token(),
                 ),
             );
-            // Ratings: a short poll (judging a game costs a few milliseconds; a finished
-            // game's rating moves within seconds).
+            // Ratings: woken by the live note of a game's end (from any instance), so a
+            // finished game's rating moves at once; the poll is the safety net.
             workers.spawn_worker(
                 "ratings",
-                crate::service::ratings::run(pool.clone(), RATINGS_POLL, workers.stop_token()),
+                crate::service::ratings::run(
+                    pool.clone(),
+                    config.ratings_poll,
+                    hub.subscribe(),
+                    workers.stop_token(),
+                ),
             );
             if let Some(webhooks) = webhooks {
                 workers.spawn_worker("webhooks", webhooks.run(workers.stop_token()));
@@ -415,7 +418,6 @@ impl Application {
                 ),
             );
         }
-        let hub = std::sync::Arc::new(crate::live::Hub::new());
         workers.spawn_worker("live-listener", hub.clone().listen(session));
         if config.metrics_enabled() {
             crate::telemetry::install();

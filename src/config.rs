@@ -111,6 +111,9 @@ pub struct Config {
     pub keep_sent_mail_days: u32,
     /// How often the workers' housekeeping runs.
     pub housekeeping_every: Duration,
+    /// How often the rating worker looks for finished games when nothing wakes it (a game's
+    /// end wakes it at once: this is the safety net).
+    pub ratings_poll: Duration,
     /// Web origins (`https://app.example`) whose pages may call the API from a browser
     /// (CORS); empty = no CORS headers at all.
     pub cors_origins: Vec<String>,
@@ -226,6 +229,7 @@ impl std::fmt::Debug for Config {
             body_timeout,
             keep_sent_mail_days,
             housekeeping_every,
+            ratings_poll,
             cors_origins,
             web_dir,
             notify,
@@ -284,6 +288,7 @@ impl std::fmt::Debug for Config {
             .field("body_timeout", body_timeout)
             .field("keep_sent_mail_days", keep_sent_mail_days)
             .field("housekeeping_every", housekeeping_every)
+            .field("ratings_poll", ratings_poll)
             .field("cors_origins", cors_origins)
             .field("web_dir", web_dir)
             .field("notify", notify)
@@ -680,6 +685,11 @@ pub const SETTINGS: &[Setting] = &[
         "Seconds between the workers' housekeeping passes (old mail, stale live presence, expired refresh tokens, ended login-failure windows).",
     ),
     Setting::value(
+        "KONTOR_RATINGS_POLL",
+        "60",
+        "Seconds between the rating worker's looks for finished games to judge when nothing wakes it (a game's end wakes it at once; this is the safety net).",
+    ),
+    Setting::value(
         "KONTOR_GAME_URL",
         "{base}/games/{id}",
         "Link to a game in mails (default: its page in the web client); {base} is KONTOR_BASE_URL, {id} the game id.",
@@ -853,6 +863,7 @@ impl Config {
         }
         let body_timeout = values.seconds("KONTOR_BODY_TIMEOUT")?;
         let housekeeping_every = values.seconds("KONTOR_HOUSEKEEPING_EVERY")?;
+        let ratings_poll = values.seconds("KONTOR_RATINGS_POLL")?;
         let rematch_hours: u64 = values.number("KONTOR_REMATCH_DEADLINE_HOURS")?;
         if !(1..=720).contains(&rematch_hours) {
             bail!("KONTOR_REMATCH_DEADLINE_HOURS must be between 1 and 720");
@@ -872,6 +883,9 @@ impl Config {
         };
         if housekeeping_every.is_zero() {
             bail!("KONTOR_HOUSEKEEPING_EVERY must be at least 1 second");
+        }
+        if ratings_poll.is_zero() {
+            bail!("KONTOR_RATINGS_POLL must be at least 1 second");
         }
         if body_timeout.is_zero() {
             bail!("KONTOR_BODY_TIMEOUT must be at least 1 second");
@@ -928,6 +942,7 @@ impl Config {
             body_timeout,
             keep_sent_mail_days: values.number("KONTOR_KEEP_SENT_MAIL_DAYS")?,
             housekeeping_every,
+            ratings_poll,
             cors_origins,
             web_dir: values.given("KONTOR_WEB_DIR").map(PathBuf::from),
             notify: crate::notify::NotifySettings::from_values(&values)?,

@@ -1,8 +1,10 @@
 //! The ratings' tables (migration 0019): the games judged, each seat's update, the current
 //! rating per player and kind, and the finished games not yet judged.
 
+use super::events::EventRow;
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor};
+use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The advisory lock that lets one rating worker (or rebuild) judge at a time.
@@ -186,19 +188,54 @@ pub async fn judged_in_order<'e>(
         .collect())
 }
 
-/// The updates recorded for one game, by seat.
-pub async fn updates_of<'e>(
+/// The logs of `games` as judging reads them, by game, each in order: every event's type,
+/// actor and time, but the payload of the platform's events only (`kontor.…`); a rules
+/// event's payload is `null` here, since the judge never reads it, and it is most of a log's
+/// bytes. One statement for many games: a rebuild reads its games in batches.
+pub async fn logs_for_judging<'e>(
     executor: impl PgExecutor<'e>,
-    game_id: Uuid,
-) -> Result<Vec<Update>, sqlx::Error> {
-    sqlx::query_as(
+    games: &[Uuid],
+) -> Result<HashMap<Uuid, Vec<EventRow>>, sqlx::Error> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        game_id: Uuid,
+        #[sqlx(flatten)]
+        event: EventRow,
+    }
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT game_id, seq, type,
+                CASE WHEN type LIKE 'kontor.%' THEN payload ELSE 'null'::jsonb END AS payload,
+                audience, actor, created_at
+           FROM game_events WHERE game_id = ANY($1) ORDER BY game_id, seq",
+    )
+    .bind(games)
+    .fetch_all(executor)
+    .await?;
+    let mut logs: HashMap<Uuid, Vec<EventRow>> = HashMap::with_capacity(games.len());
+    for row in rows {
+        logs.entry(row.game_id).or_default().push(row.event);
+    }
+    Ok(logs)
+}
+
+/// The updates recorded for `games`, by game, each by seat.
+pub async fn updates_of_games<'e>(
+    executor: impl PgExecutor<'e>,
+    games: &[Uuid],
+) -> Result<HashMap<Uuid, Vec<Update>>, sqlx::Error> {
+    let rows: Vec<Update> = sqlx::query_as(
         "SELECT game_id, seat, user_id, kind, rank, mu_before, sigma_before, mu_after,
                 sigma_after
-           FROM rating_updates WHERE game_id = $1 ORDER BY seat",
+           FROM rating_updates WHERE game_id = ANY($1) ORDER BY game_id, seat",
     )
-    .bind(game_id)
+    .bind(games)
     .fetch_all(executor)
-    .await
+    .await?;
+    let mut updates: HashMap<Uuid, Vec<Update>> = HashMap::with_capacity(games.len());
+    for update in rows {
+        updates.entry(update.game_id).or_default().push(update);
+    }
+    Ok(updates)
 }
 
 /// Replaces one game's judgement and updates with those given (a rebuild's correction).

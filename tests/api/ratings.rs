@@ -424,3 +424,30 @@ async fn a_rated_game_abandoned_in_its_first_round_moves_nothing() {
     assert_eq!(count(app, "SELECT count(*) FROM rating_updates").await, 0);
     assert_eq!(count(app, "SELECT count(*) FROM ratings").await, 0);
 }
+
+#[tokio::test]
+async fn a_finished_rated_game_wakes_the_rating_worker() {
+    // The worker's safety-net poll is an hour: only being woken by the game's end can judge
+    // the game while the test waits.
+    let app = spawn_app_with(AppOptions {
+        settings: std::collections::HashMap::from([
+            ("KONTOR_WORKERS".to_string(), "true".to_string()),
+            ("KONTOR_RATINGS_POLL".to_string(), "3600".to_string()),
+        ]),
+    })
+    .await;
+    let table = players(&app, &["ann", "bob", "cyd"]).await;
+    let game = rated_game(&app, &table, 21).await;
+    let mut judged = 0;
+    for _ in 0..300 {
+        judged = count(&app, "SELECT count(*) FROM rating_games").await;
+        if judged == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(judged, 1, "the worker was not woken by the game's end");
+    assert_eq!(updates(&app, game).await.len(), 3);
+    assert_eq!(count(&app, "SELECT count(*) FROM ratings").await, 3);
+    assert_eq!(count(&app, "SELECT count(*) FROM rating_pending").await, 0);
+}

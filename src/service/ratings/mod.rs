@@ -10,17 +10,21 @@ pub mod judge;
 
 pub use judge::{Judgement, Rating, Unrated, display, provisional, update};
 
-use crate::store::events;
+use crate::live::Signal;
 use crate::store::ratings::{self as store, Current, Judged, Update};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 use std::collections::HashMap;
 use std::time::Duration;
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// Games judged in one pass at most (each in its own transaction).
 const PER_PASS: usize = 500;
+
+/// Games whose logs a rebuild reads in one statement.
+const REBUILD_BATCH: usize = 250;
 
 /// Judges the finished games not judged yet, oldest first, up to a pass's worth: how many it
 /// judged (0 also when another instance holds the lock).
@@ -46,7 +50,11 @@ pub async fn judge_next(tx: &mut PgConnection, at: DateTime<Utc>) -> Result<bool
     let Some(pending) = store::oldest_pending(&mut *tx).await? else {
         return Ok(false);
     };
-    let log = events::load(&mut *tx, pending.game_id, 1, i64::MAX).await?;
+    // Read as the rebuild reads it (see `store::logs_for_judging`).
+    let log = store::logs_for_judging(&mut *tx, &[pending.game_id])
+        .await?
+        .remove(&pending.game_id)
+        .unwrap_or_default();
     let judgement = judge::judge(&log, pending.sandbox);
     let judged = judged_row(pending.game_id, &judgement);
     if !store::record_game(&mut *tx, &judged, pending.finished_at, at).await? {
@@ -114,13 +122,26 @@ fn updates_for(game_id: Uuid, judgement: &Judgement, before: &[Rating]) -> Vec<U
         .collect()
 }
 
-/// The worker: a pass now and then every `every`, until `stop`.
-pub async fn run(pool: PgPool, every: Duration, stop: CancellationToken) {
+/// The worker: a pass at once, then whenever a game finishes (a live note of a finished game
+/// from `wake`, any instance's) or notes may have been lost, and every `every` as the safety
+/// net (notes are not durable), until `stop`.
+pub async fn run(
+    pool: PgPool,
+    every: Duration,
+    mut wake: broadcast::Receiver<Signal>,
+    stop: CancellationToken,
+) {
+    let mut listening = true;
     loop {
         if pool.is_closed() || stop.is_cancelled() {
             return;
         }
         match process_due(&pool, Utc::now()).await {
+            // A full pass: more may be due at once.
+            Ok(PER_PASS) => {
+                tracing::info!(judged = PER_PASS, "ratings");
+                continue;
+            }
             Ok(0) => {}
             Ok(judged) => tracing::info!(judged, "ratings"),
             Err(error) if pool.is_closed() => {
@@ -131,7 +152,21 @@ pub async fn run(pool: PgPool, every: Duration, stop: CancellationToken) {
         }
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
+            woken = a_game_finished(&mut wake), if listening => listening = woken,
             _ = stop.cancelled() => return,
+        }
+    }
+}
+
+/// Waits for a live note of a finished game, or for a sign that notes were lost (a resync, or
+/// this receiver fell behind): `true`. `false` once the hub is gone (only the poll is left).
+async fn a_game_finished(wake: &mut broadcast::Receiver<Signal>) -> bool {
+    loop {
+        match wake.recv().await {
+            Ok(Signal::Changed(note)) if note.status == "finished" => return true,
+            Ok(Signal::Changed(_)) => {}
+            Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => return true,
+            Err(broadcast::error::RecvError::Closed) => return false,
         }
     }
 }
@@ -164,41 +199,48 @@ pub async fn rebuild(
     };
     // (player, kind) → rating and rated games so far.
     let mut current: HashMap<(Uuid, String), (Rating, i32)> = HashMap::new();
-    for (stored, sandbox) in judged {
-        let log = events::load(&mut *tx, stored.game_id, 1, i64::MAX).await?;
-        let judgement = judge::judge(&log, sandbox);
-        let row = judged_row(stored.game_id, &judgement);
-        let updates = match &judgement {
-            Judgement::Rated { kind, users, .. } => {
-                let before: Vec<Rating> = users
-                    .iter()
-                    .map(|u| {
-                        current
-                            .get(&(*u, kind.clone()))
-                            .map(|(r, _)| *r)
-                            .unwrap_or_else(Rating::initial)
-                    })
-                    .collect();
-                let updates = updates_for(stored.game_id, &judgement, &before);
-                for u in &updates {
-                    let entry = current
-                        .entry((u.user_id, u.kind.clone()))
-                        .or_insert((Rating::initial(), 0));
-                    entry.0 = Rating {
-                        mu: u.mu_after,
-                        sigma: u.sigma_after,
-                    };
-                    entry.1 += 1;
+    // The logs and stored updates are read a batch of games at a time: two statements per
+    // batch rather than per game, and only one batch's logs in memory.
+    for batch in judged.chunks(REBUILD_BATCH) {
+        let ids: Vec<Uuid> = batch.iter().map(|(stored, _)| stored.game_id).collect();
+        let mut logs = store::logs_for_judging(&mut *tx, &ids).await?;
+        let mut stored_updates = store::updates_of_games(&mut *tx, &ids).await?;
+        for (stored, sandbox) in batch {
+            let log = logs.remove(&stored.game_id).unwrap_or_default();
+            let judgement = judge::judge(&log, *sandbox);
+            let row = judged_row(stored.game_id, &judgement);
+            let updates = match &judgement {
+                Judgement::Rated { kind, users, .. } => {
+                    let before: Vec<Rating> = users
+                        .iter()
+                        .map(|u| {
+                            current
+                                .get(&(*u, kind.clone()))
+                                .map(|(r, _)| *r)
+                                .unwrap_or_else(Rating::initial)
+                        })
+                        .collect();
+                    let updates = updates_for(stored.game_id, &judgement, &before);
+                    for u in &updates {
+                        let entry = current
+                            .entry((u.user_id, u.kind.clone()))
+                            .or_insert((Rating::initial(), 0));
+                        entry.0 = Rating {
+                            mu: u.mu_after,
+                            sigma: u.sigma_after,
+                        };
+                        entry.1 += 1;
+                    }
+                    updates
                 }
-                updates
-            }
-            Judgement::Unrated { .. } => Vec::new(),
-        };
-        let stored_updates = store::updates_of(&mut *tx, stored.game_id).await?;
-        if row != stored || updates != stored_updates {
-            report.games_differing += 1;
-            if write {
-                store::rewrite_game(&mut tx, &row, &updates).await?;
+                Judgement::Unrated { .. } => Vec::new(),
+            };
+            let stored_updates = stored_updates.remove(&stored.game_id).unwrap_or_default();
+            if row != *stored || updates != stored_updates {
+                report.games_differing += 1;
+                if write {
+                    store::rewrite_game(&mut tx, &row, &updates).await?;
+                }
             }
         }
     }
