@@ -180,7 +180,9 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
 /// device too): read it again at `GET /games/{id}/notes`.
 ///
 /// After the `event` events of a catch-up that moved the game's version (once, after the last
-/// of them, with the same id; also when every event of it was hidden from the caller),
+/// of them, without an id of its own, so a client's last event id stays that event's; also
+/// when every event of it was hidden from the caller; not
+/// after the events a resumed stream missed: read the game again after a reconnect),
 /// `event: view`: a `GameUpdate`, everything of `GET /games/{id}` a move can change, for the
 /// caller at that version (status, pending seats, whose turn, seats with their states and
 /// deadlines, outcome, the caller's view, their legal actions if they hold a seat, the undo
@@ -203,9 +205,9 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
 /// limited number of streams at once on one server (`too_many_streams`, game and user
 /// streams together). The stream ends when its credential is taken away (a logout, a
 /// revoked API token, a deleted account), not when an access token merely expires; and when
-/// the caller may no longer watch (a block between them and a seated player since it began,
-/// a players-only table that started): at the latest at its next presence check, every 30
-/// seconds (a table closing to spectators: at once).
+/// the caller may no longer watch: at once when a players-only table starts, or when they
+/// block a seated player or are blocked by one (should the server miss that, at its next
+/// presence check, at most 30 seconds later).
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
@@ -281,6 +283,7 @@ pub async fn game_stream(
         instance: state.hub.instance_id.clone(),
         state: state.clone(),
         caller,
+        resumed: resume.is_some(),
     };
     let last = match resume {
         Some(id) => id,
@@ -292,6 +295,26 @@ pub async fn game_stream(
     Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
 }
 
+/// Where a stream's reader stands in its game, as last looked at (see `watch::look`).
+#[derive(Clone, Copy)]
+struct Place {
+    seat: Option<i16>,
+    admin: bool,
+    standing: crate::store::audience::Standing,
+}
+
+impl Place {
+    /// The game as of `reading`, as this reader may read it.
+    fn at(self, reading: &Reading) -> watch::Look {
+        watch::Look {
+            head: reading.head.clone(),
+            seat: self.seat,
+            admin: self.admin,
+            standing: self.standing,
+        }
+    }
+}
+
 struct Watcher {
     game_id: Uuid,
     instance: String,
@@ -299,6 +322,8 @@ struct Watcher {
     /// Who opened the stream (the user watching): it ends when their credential no longer
     /// stands.
     caller: Caller,
+    /// The client resumed from an id (and holds what it had before).
+    resumed: bool,
 }
 
 impl Watcher {
@@ -308,9 +333,10 @@ impl Watcher {
     /// as long as it runs.
     ///
     /// What changed is read once for all the game's streams on this instance (the game's
-    /// `feed`); this stream looks at its own place (its seat, a block, its credential) only
-    /// when it starts, at every presence tick, when the game's seats change or it starts, and
-    /// after notes were lost.
+    /// `feed`); this stream looks at its own place (its seat, a block) only when it starts,
+    /// at every presence tick, when the game's seats change or it starts, when its user blocks
+    /// or is blocked, and after notes were lost. Its credential is checked before each
+    /// catch-up.
     async fn run(
         self,
         mut signals: broadcast::Receiver<Signal>,
@@ -327,7 +353,7 @@ impl Watcher {
         // Look at the caller's place in the game (one statement of its own).
         let mut look = true;
         // The reader's place as last looked at.
-        let mut place: Option<watch::Look> = None;
+        let mut place: Option<Place> = None;
         // Read what changed (from the feed), as of `want`.
         let mut read = true;
         let mut want = Want {
@@ -340,6 +366,9 @@ impl Watcher {
         let mut hidden: Vec<i64> = Vec::new();
         // Rematch offers of the finished game that changed since the last look.
         let mut rematches: Vec<i64> = Vec::new();
+        // A resumed stream's first catch-up sends what was missed as it was sent then: its
+        // events, no `view` (the client reads the game again after a reconnect).
+        let mut view = !self.resumed;
         loop {
             if std::mem::take(&mut look) {
                 if !self.caller.still_stands(&self.state).await {
@@ -352,7 +381,11 @@ impl Watcher {
                     Ok(seen) => {
                         // The game may be further than the feed's reading.
                         want.version = want.version.max(seen.head.version);
-                        place = Some(seen);
+                        place = Some(Place {
+                            seat: seen.seat,
+                            admin: seen.admin,
+                            standing: seen.standing,
+                        });
                     }
                     Err(crate::service::Error::GameNotFound) => break,
                     Err(error) => {
@@ -360,7 +393,12 @@ impl Watcher {
                     }
                 }
             }
-            if let Some(seen) = place.as_mut().filter(|_| std::mem::take(&mut read)) {
+            if let Some(place) = place.filter(|_| std::mem::take(&mut read)) {
+                // Nothing more once the credential was taken away (a login's standing is
+                // known in memory; an API token's is one statement).
+                if !self.caller.still_stands(&self.state).await {
+                    break;
+                }
                 // A failed reading sends nothing now: the stream resumes from `last` at the
                 // next note or tick.
                 let reading = match feed.reading(want).await {
@@ -374,10 +412,9 @@ impl Watcher {
                 if let Some(reading) = reading {
                     // Their place as last looked at, against the game as it is now: a
                     // players-only table closes to spectators when it starts.
-                    if !watch::may_read(&reading.head, self.caller.user_id, seen.standing) {
+                    if !watch::may_read(&reading.head, self.caller.user_id, place.standing) {
                         break;
                     }
-                    seen.head = reading.head.clone();
                     if std::mem::take(&mut seats_changed) {
                         match self.snapshot(&sender, last.chat).await {
                             Ok(seen) => last = seen,
@@ -394,18 +431,18 @@ impl Watcher {
                             .await;
                     }
                     for id in std::mem::take(&mut hidden) {
-                        if let Err(error) = self.hidden(&sender, seen, id).await {
+                        if let Err(error) = self.hidden(&sender, &place.at(&reading), id).await {
                             tracing::warn!(game = %self.game_id, %error, "a live stream could not read a hidden message");
                         }
                     }
                     // A long catch-up stops as soon as nobody is left to read it.
                     let caught = tokio::select! {
-                        caught = self.catch_up(&sender, &feed, &reading, seen, last) => caught,
+                        caught = self.catch_up(&sender, &feed, &reading, place, last, view) => caught,
                         _ = sender.closed() => break,
                         _ = &mut closed => break,
                     };
                     match caught {
-                        Ok(seen) => last = seen,
+                        Ok(seen) => (last, view) = (seen, true),
                         Err(error) => {
                             tracing::warn!(game = %self.game_id, %error, "a live stream could not read the log")
                         }
@@ -441,6 +478,10 @@ impl Watcher {
                                 read = true;
                                 want.notes = hub.received();
                             }
+                        }
+                        // A block of the caller's, or of them: may they still watch?
+                        Ok(Signal::Changed(note)) if note.blocked && note.users.contains(&self.caller.user_id) => {
+                            (look, read) = (true, true);
                         }
                         Ok(Signal::Changed(_)) => {}
                         Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
@@ -529,8 +570,8 @@ impl Watcher {
         }
     }
 
-    /// Sends the events after `last` as this user may see them, then (if the version moved)
-    /// the game as they see it now (`event: view`), then the chat messages after it; returns
+    /// Sends the events after `last` as this user may see them, then (if the version moved,
+    /// and `view`) the game as they see it now (`event: view`), then the chat messages after it; returns
     /// where it left off. All from the feed's `reading` unless `last` lies before its window
     /// (then a page at a time, as `GET /games/{id}/events`, up to the reading's version).
     async fn catch_up(
@@ -538,11 +579,12 @@ impl Watcher {
         sender: &mpsc::Sender<sse::Event>,
         feed: &Feed,
         reading: &Reading,
-        seen: &watch::Look,
+        place: Place,
         mut last: ResumeId,
+        view: bool,
     ) -> anyhow::Result<ResumeId> {
         let head = &reading.head;
-        let viewer = crate::service::viewer_for(head, self.caller.user_id, seen.seat);
+        let viewer = crate::service::viewer_for(head, self.caller.user_id, place.seat);
         let from = last.version;
         match feed.events_after(reading, viewer, last.version) {
             Some(events) => {
@@ -589,18 +631,18 @@ impl Watcher {
                 }
             }
         }
-        if last.version > from && last.version == head.version {
+        if view && last.version > from && last.version == head.version {
             let update = feed
-                .update(reading, viewer, seen.seat)
+                .update(reading, viewer, place.seat)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            let data = sse::Data::new(update.to_string())
-                .event("view")
-                .id(last.id());
+            // No id of its own: it belongs to the last event (an EventSource's `lastEventId`
+            // stays that event's), and a stream's ids stay one per version or message.
+            let data = sse::Data::new(update.to_string()).event("view");
             if sender.send(data.into()).await.is_err() {
                 return Ok(last);
             }
         }
-        match feed.chat_after(reading, seen.seat, seen.admin, last.chat) {
+        match feed.chat_after(reading, place.seat, place.admin, last.chat) {
             Some(messages) => {
                 for message in messages {
                     let at = ResumeId {
@@ -615,7 +657,7 @@ impl Watcher {
                 }
                 Ok(last)
             }
-            None => self.chat_up(sender, seen, last).await,
+            None => self.chat_up(sender, &place.at(reading), last).await,
         }
     }
 

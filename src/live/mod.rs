@@ -91,6 +91,10 @@ pub struct Note {
     pub undo_closed: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub undo_concerned: Vec<Uuid>,
+    /// `users` (two) blocked one another (one of them the other): their game streams look
+    /// again at once whether they may still watch. Such a note's `game_id` is nil.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocked: bool,
     /// A tournament event for `users`' own streams. Such a note's `game_id` is nil, so no
     /// game's stream and no lobby reacts to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -254,6 +258,16 @@ impl Note {
             game_id: Uuid::nil(),
             users,
             tournament: Some(event),
+            ..Self::default()
+        }
+    }
+
+    /// `user` blocked `other`: the game streams of both look again whether they may watch.
+    pub fn blocked(user: Uuid, other: Uuid) -> Self {
+        Self {
+            game_id: Uuid::nil(),
+            users: vec![user, other],
+            blocked: true,
             ..Self::default()
         }
     }
