@@ -429,6 +429,7 @@ impl Application {
             config,
             openapi: crate::http::openapi::build(),
             cache: Default::default(),
+            feeds: std::sync::Arc::new(crate::service::feed::Feeds::new(hub.clone())),
             hub,
             committer,
             known_users: Default::default(),

@@ -36,6 +36,7 @@ pub mod names {
     pub const POOL_ACQUIRE_WAIT: &str = "kontor_db_pool_acquire_wait_seconds";
     pub const DB_UNAVAILABLE: &str = "kontor_db_unavailable_total";
     pub const LIVE_STREAMS: &str = "kontor_live_streams_open";
+    pub const LIVE_FEED_READS: &str = "kontor_live_feed_reads_total";
     pub const OUTBOX_DUE: &str = "kontor_mail_outbox_due";
     pub const OLDEST_DUE_AGE: &str = "kontor_mail_oldest_due_age_seconds";
     pub const MAILS_SENT: &str = "kontor_mails_sent_total";
@@ -132,6 +133,10 @@ fn describe() {
         names::DB_UNAVAILABLE,
         "Requests answered 503 database_unavailable."
     );
+    describe_counter!(
+        names::LIVE_FEED_READS,
+        "Readings of a game shared by its live streams on this server (one per game and change)."
+    );
     describe_gauge!(
         names::LIVE_STREAMS,
         "Live streams open on this server, by kind (game, user)."
@@ -184,7 +189,11 @@ fn register_known_series() {
     for kind in ["game", "user"] {
         metrics::gauge!(names::LIVE_STREAMS, "kind" => kind).increment(0.0);
     }
-    for name in [names::TIMEOUTS_APPLIED, names::DB_UNAVAILABLE] {
+    for name in [
+        names::TIMEOUTS_APPLIED,
+        names::DB_UNAVAILABLE,
+        names::LIVE_FEED_READS,
+    ] {
         metrics::counter!(name).increment(0);
     }
     // The pool's gauges and those read from the database are set by every scrape before it

@@ -6,6 +6,7 @@ use super::{AppState, Query, client_address};
 use crate::audit::log;
 use crate::auth::Scope;
 use crate::live::{Refused, Signal, StreamLimits, StreamSlot};
+use crate::service::feed::{Feed, Reading, Want};
 use crate::service::lobby::{self, ListQuery, ListView};
 use crate::service::{chat, play, watch};
 use crate::store::games::Status;
@@ -178,6 +179,18 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
 /// player alone whenever their private note on the game is saved (from another tab or
 /// device too): read it again at `GET /games/{id}/notes`.
 ///
+/// After the `event` events of a catch-up that moved the game's version (once, after the last
+/// of them, without an id of its own, so a client's last event id stays that event's; also
+/// when every event of it was hidden from the caller; not
+/// after the events a resumed stream missed: read the game again after a reconnect),
+/// `event: view`: a `GameUpdate`, everything of `GET /games/{id}` a move can change, for the
+/// caller at that version (status, pending seats, whose turn, seats with their states and
+/// deadlines, outcome, the caller's view, their legal actions if they hold a seat, the undo
+/// state, the seed once finished); the same values as `GET /games/{id}` would answer then.
+/// A client may merge it into the `GameDetail` it holds instead of reading the game again.
+/// Nothing of the kind before the start, nor for a change of seats (a new `snapshot` says
+/// that).
+///
 /// Ids: `V` (the version reached), or `V.C` once a chat message is covered (C: the last
 /// chat message sent, or, on a snapshot, the newest message of the game when it was taken:
 /// the history before it is the chat's pages). Reconnect with `Last-Event-ID` (or
@@ -191,7 +204,10 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
 /// mail is sent to them for this game (unless they chose always_email). A user may hold a
 /// limited number of streams at once on one server (`too_many_streams`, game and user
 /// streams together). The stream ends when its credential is taken away (a logout, a
-/// revoked API token, a deleted account), not when an access token merely expires.
+/// revoked API token, a deleted account), not when an access token merely expires; and when
+/// the caller may no longer watch: at once when a players-only table starts, or when they
+/// block a seated player or are blocked by one (should the server miss that, at its next
+/// presence check, at most 30 seconds later).
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
@@ -267,6 +283,7 @@ pub async fn game_stream(
         instance: state.hub.instance_id.clone(),
         state: state.clone(),
         caller,
+        resumed: resume.is_some(),
     };
     let last = match resume {
         Some(id) => id,
@@ -278,6 +295,26 @@ pub async fn game_stream(
     Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
 }
 
+/// Where a stream's reader stands in its game, as last looked at (see `watch::look`).
+#[derive(Clone, Copy)]
+struct Place {
+    seat: Option<i16>,
+    admin: bool,
+    standing: crate::store::audience::Standing,
+}
+
+impl Place {
+    /// The game as of `reading`, as this reader may read it.
+    fn at(self, reading: &Reading) -> watch::Look {
+        watch::Look {
+            head: reading.head.clone(),
+            seat: self.seat,
+            admin: self.admin,
+            standing: self.standing,
+        }
+    }
+}
+
 struct Watcher {
     game_id: Uuid,
     instance: String,
@@ -285,6 +322,8 @@ struct Watcher {
     /// Who opened the stream (the user watching): it ends when their credential no longer
     /// stands.
     caller: Caller,
+    /// The client resumed from an id (and holds what it had before).
+    resumed: bool,
 }
 
 impl Watcher {
@@ -292,6 +331,12 @@ impl Watcher {
     /// caller's credential no longer stands (a logout, a revoked API token, a deleted account:
     /// looked at before anything is sent and every presence tick); the stream holds `_slot`
     /// as long as it runs.
+    ///
+    /// What changed is read once for all the game's streams on this instance (the game's
+    /// `feed`); this stream looks at its own place (its seat, a block) only when it starts,
+    /// at every presence tick, when the game's seats change or it starts, when its user blocks
+    /// or is blocked, and after notes were lost. Its credential is checked before each
+    /// catch-up.
     async fn run(
         self,
         mut signals: broadcast::Receiver<Signal>,
@@ -301,65 +346,103 @@ impl Watcher {
         _slot: StreamSlot,
     ) {
         tokio::pin!(closed);
+        let hub = self.state.hub.clone();
+        let feed = self.state.feeds.of(&self.state.pool, self.game_id);
         let mut presence = tokio::time::interval(PRESENCE_EVERY);
         presence.tick().await; // the first tick is immediate; presence was just recorded
+        // Look at the caller's place in the game (one statement of its own).
         let mut look = true;
+        // The reader's place as last looked at.
+        let mut place: Option<Place> = None;
+        // Read what changed (from the feed), as of `want`.
+        let mut read = true;
+        let mut want = Want {
+            notes: hub.received(),
+            version: last.version,
+        };
         // The seats of the open game changed: no event says so, a new snapshot does.
         let mut seats_changed = false;
         // Chat messages a moderator hid since the last look.
         let mut hidden: Vec<i64> = Vec::new();
         // Rematch offers of the finished game that changed since the last look.
         let mut rematches: Vec<i64> = Vec::new();
+        // A resumed stream's first catch-up sends what was missed as it was sent then: its
+        // events, no `view` (the client reads the game again after a reconnect).
+        let mut view = !self.resumed;
         loop {
-            if look {
+            if std::mem::take(&mut look) {
                 if !self.caller.still_stands(&self.state).await {
                     break;
                 }
-                // The game and the caller's place in it, in one statement: whether they may
-                // still watch (not after a block since it began), what of the log and which
-                // chat channels they see. A failed look keeps the stream, which looks again
-                // at the next note or tick (and sends nothing now: it resumes from `last`).
-                let seen = match watch::look(&self.state.pool, self.game_id, self.caller.user_id)
-                    .await
-                {
-                    Ok(seen) => Some(seen),
+                // Whether they may still watch (not after a block since it began) and what
+                // of the log and which chat channels they see. A failed look keeps the stream
+                // and its last place, and looks again at the next tick.
+                match watch::look(&self.state.pool, self.game_id, self.caller.user_id).await {
+                    Ok(seen) => {
+                        // The game may be further than the feed's reading.
+                        want.version = want.version.max(seen.head.version);
+                        place = Some(Place {
+                            seat: seen.seat,
+                            admin: seen.admin,
+                            standing: seen.standing,
+                        });
+                    }
+                    Err(crate::service::Error::GameNotFound) => break,
+                    Err(error) => {
+                        tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game")
+                    }
+                }
+            }
+            if let Some(place) = place.filter(|_| std::mem::take(&mut read)) {
+                // Nothing more once the credential was taken away (a login's standing is
+                // known in memory; an API token's is one statement).
+                if !self.caller.still_stands(&self.state).await {
+                    break;
+                }
+                // A failed reading sends nothing now: the stream resumes from `last` at the
+                // next note or tick.
+                let reading = match feed.reading(want).await {
+                    Ok(reading) => Some(reading),
                     Err(crate::service::Error::GameNotFound) => break,
                     Err(error) => {
                         tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game");
                         None
                     }
                 };
-                if std::mem::take(&mut seats_changed) {
-                    match self.snapshot(&sender, last.chat).await {
-                        Ok(seen) => last = seen,
-                        Err(error) => {
-                            tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game")
+                if let Some(reading) = reading {
+                    // Their place as last looked at, against the game as it is now: a
+                    // players-only table closes to spectators when it starts.
+                    if !watch::may_read(&reading.head, self.caller.user_id, place.standing) {
+                        break;
+                    }
+                    if std::mem::take(&mut seats_changed) {
+                        match self.snapshot(&sender, last.chat).await {
+                            Ok(seen) => last = seen,
+                            Err(error) => {
+                                tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game")
+                            }
                         }
                     }
-                }
-                // Anyone who may watch the game may read its rematch offers.
-                if seen.is_some() {
+                    // Anyone who may watch the game may read its rematch offers.
                     for offer in std::mem::take(&mut rematches) {
                         let data = json!({"game_id": self.game_id, "offer_id": offer});
                         let _ = sender
                             .send(sse::Data::new(data.to_string()).event("rematch").into())
                             .await;
                     }
-                }
-                if let Some(seen) = seen {
                     for id in std::mem::take(&mut hidden) {
-                        if let Err(error) = self.hidden(&sender, &seen, id).await {
+                        if let Err(error) = self.hidden(&sender, &place.at(&reading), id).await {
                             tracing::warn!(game = %self.game_id, %error, "a live stream could not read a hidden message");
                         }
                     }
                     // A long catch-up stops as soon as nobody is left to read it.
                     let caught = tokio::select! {
-                        caught = self.catch_up(&sender, &seen, last) => caught,
+                        caught = self.catch_up(&sender, &feed, &reading, place, last, view) => caught,
                         _ = sender.closed() => break,
                         _ = &mut closed => break,
                     };
                     match caught {
-                        Ok(seen) => last = seen,
+                        Ok(seen) => (last, view) = (seen, true),
                         Err(error) => {
                             tracing::warn!(game = %self.game_id, %error, "a live stream could not read the log")
                         }
@@ -368,7 +451,7 @@ impl Watcher {
             }
             tokio::select! {
                 signal = signals.recv() => {
-                    look = match signal {
+                    match signal {
                         // Only the owner of a saved note is told, and nothing need be read.
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id && note.note_saved => {
                             if note.users.contains(&self.caller.user_id) {
@@ -377,28 +460,43 @@ impl Watcher {
                                     break;
                                 }
                             }
-                            false
                         }
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id => {
                             seats_changed |= note.seats_changed;
+                            // Who sits where is settled by then: the reader's seat decides
+                            // what they see.
+                            look |= note.seats_changed || note.started;
                             if note.chat_hidden != 0 {
                                 hidden.push(note.chat_hidden);
+                                feed.forget_chat();
                             }
                             if note.rematch != 0 {
                                 rematches.push(note.rematch);
                             }
                             // A marker moved: nothing for the game's stream.
-                            !note.chat_read
+                            if !note.chat_read {
+                                read = true;
+                                want.notes = hub.received();
+                            }
                         }
-                        Ok(Signal::Changed(_)) => false,
-                        Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => true,
+                        // A block of the caller's, or of them: may they still watch?
+                        Ok(Signal::Changed(note)) if note.blocked && note.users.contains(&self.caller.user_id) => {
+                            (look, read) = (true, true);
+                        }
+                        Ok(Signal::Changed(_)) => {}
+                        Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                            feed.forget_chat();
+                            (look, read) = (true, true);
+                            want.notes = hub.received();
+                        }
                         Err(broadcast::error::RecvError::Closed) => break,
-                    };
+                    }
                 }
                 _ = presence.tick() => {
                     let _ = self.present(true).await;
-                    // A note can be lost (see `live`): now and then, look without one.
-                    look = true;
+                    // A note can be lost (see `live`), and a block since the stream began
+                    // ends it: now and then, look without one.
+                    (look, read) = (true, true);
                 }
                 _ = sender.closed() => break,
                 _ = &mut closed => break,
@@ -472,51 +570,95 @@ impl Watcher {
         }
     }
 
-    /// Sends the events after `last` as this user may see them, then the chat messages after
-    /// it; returns where it left off. `seen`: the game as the caller may read it at this look
-    /// (the log's pages and the chat's need no look of their own).
+    /// Sends the events after `last` as this user may see them, then (if the version moved,
+    /// and `view`) the game as they see it now (`event: view`), then the chat messages after it; returns
+    /// where it left off. All from the feed's `reading` unless `last` lies before its window
+    /// (then a page at a time, as `GET /games/{id}/events`, up to the reading's version).
     async fn catch_up(
         &self,
         sender: &mpsc::Sender<sse::Event>,
-        seen: &watch::Look,
+        feed: &Feed,
+        reading: &Reading,
+        place: Place,
         mut last: ResumeId,
+        view: bool,
     ) -> anyhow::Result<ResumeId> {
-        let viewer = crate::service::viewer_for(&seen.head, self.caller.user_id, seen.seat);
-        // The same pages as GET /games/{id}/events, a page at a time after a long absence.
-        // (A snapshot taken after the look may have gone further than it saw.)
-        while last.version < seen.head.version {
-            if sender.is_closed() {
-                return Ok(last);
-            }
-            let page = log::page_of(
-                &self.state.pool,
-                &seen.head,
-                viewer,
-                last.version,
-                log::MAX_PAGE,
-            )
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-            for event in page.items {
-                let at = ResumeId {
-                    version: event.seq,
-                    chat: last.chat,
-                };
-                let data = sse::Data::new_json(&event)?.event("event").id(at.id());
-                if sender.send(data.into()).await.is_err() {
-                    return Ok(last);
+        let head = &reading.head;
+        let viewer = crate::service::viewer_for(head, self.caller.user_id, place.seat);
+        let from = last.version;
+        match feed.events_after(reading, viewer, last.version) {
+            Some(events) => {
+                for (seq, text) in events? {
+                    let at = ResumeId {
+                        version: seq,
+                        chat: last.chat,
+                    };
+                    let data = sse::Data::new(text.to_string()).event("event").id(at.id());
+                    if sender.send(data.into()).await.is_err() {
+                        return Ok(last);
+                    }
+                    last = at;
                 }
-                last = at;
+                last.version = last.version.max(head.version);
             }
-            match page.next_after {
-                Some(next) => last.version = next,
-                None => {
-                    last.version = page.version.max(last.version);
-                    break;
+            None => {
+                while last.version < head.version {
+                    if sender.is_closed() {
+                        return Ok(last);
+                    }
+                    let page =
+                        log::page_of(&self.state.pool, head, viewer, last.version, log::MAX_PAGE)
+                            .await
+                            .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    for event in page.items {
+                        let at = ResumeId {
+                            version: event.seq,
+                            chat: last.chat,
+                        };
+                        let data = sse::Data::new_json(&event)?.event("event").id(at.id());
+                        if sender.send(data.into()).await.is_err() {
+                            return Ok(last);
+                        }
+                        last = at;
+                    }
+                    match page.next_after {
+                        Some(next) => last.version = next,
+                        None => {
+                            last.version = page.version.max(last.version);
+                            break;
+                        }
+                    }
                 }
             }
         }
-        self.chat_up(sender, seen, last).await
+        if view && last.version > from && last.version == head.version {
+            let update = feed
+                .update(reading, viewer, place.seat)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            // No id of its own: it belongs to the last event (an EventSource's `lastEventId`
+            // stays that event's), and a stream's ids stay one per version or message.
+            let data = sse::Data::new(update.to_string()).event("view");
+            if sender.send(data.into()).await.is_err() {
+                return Ok(last);
+            }
+        }
+        match feed.chat_after(reading, place.seat, place.admin, last.chat) {
+            Some(messages) => {
+                for message in messages {
+                    let at = ResumeId {
+                        version: last.version,
+                        chat: message.id,
+                    };
+                    let data = sse::Data::new_json(&message)?.event("chat").id(at.id());
+                    if sender.send(data.into()).await.is_err() {
+                        return Ok(last);
+                    }
+                    last = at;
+                }
+                Ok(last)
+            }
+            None => self.chat_up(sender, &place.at(reading), last).await,
+        }
     }
 
     /// Marks (or unmarks) the user as watching this game from this instance.

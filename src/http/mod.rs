@@ -69,6 +69,8 @@ pub struct AppState {
     pub cache: crate::service::cache::ContextCache,
     /// Live notes from every instance, fanned out to this one's streams.
     pub hub: std::sync::Arc<crate::live::Hub>,
+    /// The shared readings of the games with live streams here (see `service::feed`).
+    pub feeds: std::sync::Arc<crate::service::feed::Feeds>,
     /// Writes this instance's appends (in batches) and announces them.
     pub committer: crate::service::committer::Committer,
     /// Users recently found to exist, so access tokens of vanished users are refused cheaply.

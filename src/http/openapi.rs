@@ -43,6 +43,7 @@ use utoipa_actix_web::AppExt;
         super::health::Health,
         crate::service::PlatformEvent,
         crate::service::EventOut,
+        crate::service::play::GameUpdate,
         crate::service::lobby::ListView,
         crate::service::lobby::GameResult,
         super::tournaments::TournamentStatus,
@@ -439,7 +440,7 @@ fn describe_streams(spec: &mut Value) {
     let streams = [
         (
             "/api/v1/games/{game_id}/stream",
-            json!({"snapshot": schema("GameDetail"), "event": schema("EventOut")}),
+            json!({"snapshot": schema("GameDetail"), "event": schema("EventOut"), "view": schema("GameUpdate")}),
         ),
         (
             "/api/v1/me/stream",

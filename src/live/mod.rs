@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::postgres::PgListener;
 use sqlx::{ConnectOptions, PgConnection, PgPool};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
@@ -90,6 +91,10 @@ pub struct Note {
     pub undo_closed: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub undo_concerned: Vec<Uuid>,
+    /// `users` (two) blocked one another (one of them the other): their game streams look
+    /// again at once whether they may still watch. Such a note's `game_id` is nil.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocked: bool,
     /// A tournament event for `users`' own streams. Such a note's `game_id` is nil, so no
     /// game's stream and no lobby reacts to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -259,6 +264,16 @@ impl Note {
         }
     }
 
+    /// `user` blocked `other`: the game streams of both look again whether they may watch.
+    pub fn blocked(user: Uuid, other: Uuid) -> Self {
+        Self {
+            game_id: Uuid::nil(),
+            users: vec![user, other],
+            blocked: true,
+            ..Self::default()
+        }
+    }
+
     /// A seat of the open game was taken or given up.
     pub fn seats_changed(game_id: Uuid) -> Self {
         Self {
@@ -311,6 +326,9 @@ pub struct Hub {
     addresses: Mutex<HashMap<String, usize>>,
     /// Set once the server stops: every stream ends (see `close_streams`).
     closing: CancellationToken,
+    /// How many signals (notes and resyncs) this hub has received: a reading of a game taken
+    /// after the count reached N shows every change the first N announced.
+    received: AtomicU64,
 }
 
 /// One open stream of a user from a client address, counted against the per-user and
@@ -374,11 +392,22 @@ impl Hub {
             streams: Mutex::new(HashMap::new()),
             addresses: Mutex::new(HashMap::new()),
             closing: CancellationToken::new(),
+            received: AtomicU64::new(0),
         }
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Signal> {
         self.sender.subscribe()
+    }
+
+    /// How many signals this hub has received so far (counted before they are passed on).
+    pub fn received(&self) -> u64 {
+        self.received.load(Ordering::SeqCst)
+    }
+
+    fn pass_on(&self, signal: Signal) {
+        self.received.fetch_add(1, Ordering::SeqCst);
+        let _ = self.sender.send(signal);
     }
 
     /// Takes one of `user`'s stream slots on this instance, from the client `address` (the
@@ -474,16 +503,16 @@ impl Hub {
         let mut listener = PgListener::connect_with(pool).await?;
         listener.listen(LIVE_CHANNEL).await?;
         // Whatever happened before we listened is read from the log by each stream.
-        let _ = self.sender.send(Signal::Resync);
+        self.pass_on(Signal::Resync);
         loop {
             match listener.try_recv().await? {
                 // Notes were lost on their way (the publisher gave some up): look again.
                 Some(notification) if notification.payload() == RESYNC => {
-                    let _ = self.sender.send(Signal::Resync);
+                    self.pass_on(Signal::Resync);
                 }
                 Some(notification) => match serde_json::from_str::<Note>(notification.payload()) {
                     Ok(note) => {
-                        let _ = self.sender.send(Signal::Changed(Arc::new(note)));
+                        self.pass_on(Signal::Changed(Arc::new(note)));
                     }
                     Err(error) => tracing::warn!(%error, "an unreadable live note"),
                 },

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod committer;
 pub mod deadlines;
 pub mod error;
+pub mod feed;
 pub mod housekeeping;
 pub mod lobby;
 pub mod lobby_feed;

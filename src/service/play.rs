@@ -47,6 +47,41 @@ pub struct GameDetail {
     pub undo: super::undo::apply::UndoState,
 }
 
+/// What a move can change of a game, for one caller at one version: the data of a game
+/// stream's `view` event. Each field is what `GET /games/{id}` answers for that caller at
+/// that version; what a move never changes (the options, the seed's commitment, the chat's
+/// unread count, the rematch links) is left out.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct GameUpdate {
+    pub id: Uuid,
+    /// The version reached (the SSE id's `V`).
+    pub version: i64,
+    /// The version this update shows: `version`.
+    pub at_version: i64,
+    /// `active` or `finished`.
+    pub status: String,
+    /// Seats that must act now.
+    pub pending: Vec<i16>,
+    /// Whether the caller must act now.
+    pub your_turn: bool,
+    pub turn_started_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub finished_at: Option<chrono::DateTime<chrono::Utc>>,
+    #[schema(value_type = Option<Object>)]
+    pub outcome: Option<Value>,
+    /// The seats with their states and deadlines.
+    pub seats: Vec<super::lobby::SeatSummary>,
+    /// The position as the caller may see it (the rules engine's view).
+    #[schema(value_type = Option<Object>)]
+    pub view: Option<Value>,
+    /// What the caller may do now; `null` if they hold no seat (or the game is over).
+    #[schema(value_type = Option<Object>)]
+    pub legal: Option<Value>,
+    /// Taking moves back, as the caller sees it now.
+    pub undo: super::undo::apply::UndoState,
+    /// The seed, hex, once the game has ended.
+    pub seed: Option<String>,
+}
+
 pub fn kind_of(head: &GameHead) -> Result<GameKind, Error> {
     GameKind::parse(&head.kind)
         .ok_or_else(|| Error::internal(anyhow::anyhow!("unregistered kind {}", head.kind)))

@@ -387,6 +387,12 @@ async fn block_target(pool: &PgPool, asker: Uuid, name: &str) -> Result<Uuid, Ac
 pub async fn block(pool: &PgPool, user: Uuid, name: &str) -> Result<(), AccountError> {
     let target = block_target(pool, user, name).await?;
     blocks::block(pool, user, target).await?;
+    // Once committed: a stream of either that may no longer watch ends at once.
+    super::lobby::live_note(
+        &mut *pool.acquire().await?,
+        &crate::live::Note::blocked(user, target),
+    )
+    .await?;
     Ok(())
 }
 

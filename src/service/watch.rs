@@ -250,6 +250,9 @@ pub struct Look {
     pub seat: Option<i16>,
     /// Whether the reader is an admin (who sees hidden chat text).
     pub admin: bool,
+    /// Where the reader stands (seated, blocked, invited): with another head of the same
+    /// game, `may_read` decides again without a look.
+    pub standing: Standing,
 }
 
 /// The game `game_id` as `caller` may read it now (what a live stream looks at on each
@@ -265,6 +268,7 @@ pub async fn look(pool: &PgPool, game_id: Uuid, caller: Uuid) -> Result<Look, Er
         head: found.head,
         seat: found.seat,
         admin: found.admin,
+        standing: found.standing,
     })
 }
 

@@ -73,6 +73,24 @@ pub async fn since<'e>(
     .await
 }
 
+/// Up to `limit` messages of a game after id `after` in every channel, ascending: what a
+/// live feed reads once for all the game's streams (each keeps those it may read).
+pub async fn since_in_game<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    after: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<MessageRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{MESSAGE_FROM} WHERE m.game_id = $1 AND m.id > $2 ORDER BY m.id LIMIT $3"
+    )))
+    .bind(game_id)
+    .bind(after)
+    .bind(limit)
+    .fetch_all(executor)
+    .await
+}
+
 /// The newest message id of a game (0: none yet).
 pub async fn last_id<'e>(executor: impl PgExecutor<'e>, game_id: Uuid) -> sqlx::Result<i64> {
     sqlx::query_scalar("SELECT coalesce(max(id), 0) FROM chat_messages WHERE game_id = $1")

@@ -17,6 +17,7 @@ mod cross_site;
 mod deletion;
 mod deploy;
 mod exact;
+mod fanout;
 mod fuzz;
 mod games;
 mod golden;

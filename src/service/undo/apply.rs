@@ -1012,6 +1012,48 @@ pub async fn state_for(
     seats: &[SeatRow],
     seat: Option<i16>,
 ) -> Result<UndoState, Error> {
+    let inputs = read_inputs(conn, head, seat.is_some()).await?;
+    state_of(head, seats, seat, &inputs)
+}
+
+/// What the undo state of a game at its current version is decided from: the open request,
+/// and the log's lines when a seat could take something back (no open request).
+#[derive(Clone, Debug, Default)]
+pub struct UndoInputs {
+    request: Option<UndoRequestOut>,
+    lines: Vec<LineRow>,
+}
+
+/// Reads what [`state_of`] needs (nothing when the table allows no undo or the game does not
+/// run); the lines only if `for_seats` (someone holding a seat will ask). A live feed reads
+/// them once per version for all the game's streams.
+pub async fn read_inputs(
+    conn: &mut PgConnection,
+    head: &GameHead,
+    for_seats: bool,
+) -> Result<UndoInputs, Error> {
+    let mut inputs = UndoInputs::default();
+    if Policy::of(&head.options) == Policy::None || head.status() != Status::Active {
+        return Ok(inputs);
+    }
+    inputs.request = store::open(&mut *conn, head.id)
+        .await?
+        .as_ref()
+        .map(UndoRequestOut::from);
+    if for_seats && inputs.request.is_none() {
+        inputs.lines = store::lines(&mut *conn, head.id, head.version).await?;
+    }
+    Ok(inputs)
+}
+
+/// The undo of a game as `seat` sees it at the game's current version, from `inputs` read at
+/// that version (with the lines if `seat` is one): decided in memory.
+pub fn state_of(
+    head: &GameHead,
+    seats: &[SeatRow],
+    seat: Option<i16>,
+    inputs: &UndoInputs,
+) -> Result<UndoState, Error> {
     let policy = Policy::of(&head.options);
     let mut state = UndoState {
         policy,
@@ -1022,14 +1064,11 @@ pub async fn state_for(
     if policy == Policy::None || head.status() != Status::Active {
         return Ok(state);
     }
-    state.request = store::open(&mut *conn, head.id)
-        .await?
-        .as_ref()
-        .map(UndoRequestOut::from);
+    state.request = inputs.request.clone();
     let Some(seat) = seat.filter(|_| state.request.is_none()) else {
         return Ok(state);
     };
-    let rows = store::lines(&mut *conn, head.id, head.version).await?;
+    let rows = &inputs.lines;
     let bots: Vec<Seat> = seats
         .iter()
         .filter(|s| s.state.played_by_bot())
@@ -1037,7 +1076,7 @@ pub async fn state_for(
         .collect();
     let kind = kind_of(head)?;
     let planned = with_rules!(kind, R => {
-        let timeline = timeline::<R>(&rows)?;
+        let timeline = timeline::<R>(rows)?;
         super::plan(&timeline, policy, seat as Seat, head.version, None, &bots)
     });
     if let Ok(plan) = planned {
