@@ -527,10 +527,7 @@ pub async fn webhook_deliveries(
     let next = (lines.len() as i64 == limit)
         .then(|| lines.last().map(|l| l.id.clone()))
         .flatten();
-    Ok(Json(WebhookDeliveryPage {
-        items: lines,
-        next,
-    }))
+    Ok(Json(WebhookDeliveryPage { items: lines, next }))
 }
 
 /// Send a finished delivery again: same `webhook-id` and body, newly signed, with a fresh set
