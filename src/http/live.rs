@@ -553,18 +553,9 @@ impl Watcher {
         loop {
             let messages = chat::stream_since(&self.state.pool, seen, last.chat).await?;
             let full = messages.len() as i64 == chat::MAX_PAGE;
-            for message in messages {
-                let at = ResumeId {
-                    version: last.version,
-                    chat: message.id,
-                };
-                let data = sse::Data::new_json(&message)?.event("chat").id(at.id());
-                if sender.send(data.into()).await.is_err() {
-                    return Ok(last);
-                }
-                last = at;
-            }
-            if !full {
+            let (sent, open) = send_chat(sender, messages, last).await?;
+            last = sent;
+            if !open || !full {
                 return Ok(last);
             }
         }
@@ -643,20 +634,7 @@ impl Watcher {
             }
         }
         match feed.chat_after(reading, place.seat, place.admin, last.chat) {
-            Some(messages) => {
-                for message in messages {
-                    let at = ResumeId {
-                        version: last.version,
-                        chat: message.id,
-                    };
-                    let data = sse::Data::new_json(&message)?.event("chat").id(at.id());
-                    if sender.send(data.into()).await.is_err() {
-                        return Ok(last);
-                    }
-                    last = at;
-                }
-                Ok(last)
-            }
+            Some(messages) => Ok(send_chat(sender, messages, last).await?.0),
             None => self.chat_up(sender, &place.at(reading), last).await,
         }
     }
@@ -820,4 +798,25 @@ async fn user_snapshot(state: &AppState, me: Uuid) -> Result<sse::Event, ApiErro
     Ok(sse::Data::new(snapshot.to_string())
         .event("snapshot")
         .into())
+}
+
+/// Sends chat `messages` (`event: chat`, each with its id) after `last`; returns where it
+/// left off, and `false` once the client is gone.
+async fn send_chat(
+    sender: &mpsc::Sender<sse::Event>,
+    messages: Vec<chat::ChatMessage>,
+    mut last: ResumeId,
+) -> anyhow::Result<(ResumeId, bool)> {
+    for message in messages {
+        let at = ResumeId {
+            version: last.version,
+            chat: message.id,
+        };
+        let data = sse::Data::new_json(&message)?.event("chat").id(at.id());
+        if sender.send(data.into()).await.is_err() {
+            return Ok((last, false));
+        }
+        last = at;
+    }
+    Ok((last, true))
 }

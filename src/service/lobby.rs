@@ -708,11 +708,13 @@ pub struct GamePage {
     pub next_cursor: Option<String>,
 }
 
-fn encode_cursor(at: DateTime<Utc>, id: Uuid) -> String {
+/// A list's paging cursor: where the last page ended (its last row's time and id). The lobby's
+/// lists and the tournament list page with it.
+pub(super) fn encode_cursor(at: DateTime<Utc>, id: Uuid) -> String {
     URL_SAFE_NO_PAD.encode(format!("{}|{id}", at.timestamp_micros()))
 }
 
-fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), Error> {
+pub(super) fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), Error> {
     let bad = || Error::InvalidParameter("the cursor is not one this server gave".to_string());
     let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad())?;
     let text = String::from_utf8(bytes).map_err(|_| bad())?;

@@ -23,8 +23,6 @@ use crate::store::tournaments::{self as store, PlayerRow, TableRow, TournamentRo
 use crate::store::users;
 use crate::time::Clock;
 use crate::with_rules;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 use derive::{Facts, Format, Settings};
 use rand::RngExt;
@@ -445,28 +443,18 @@ pub async fn list(
             "limit is between 1 and {MAX_PAGE}"
         )));
     }
-    let before = cursor.map(decode_cursor).transpose()?;
+    let before = cursor.map(lobby::decode_cursor).transpose()?;
     // One more than a page: whether there is a next page.
     let mut rows = store::list(pool, status, before, limit + 1).await?;
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let next_cursor = more
-        .then(|| rows.last().map(|r| encode_cursor(r.created_at, r.id)))
+        .then(|| {
+            rows.last()
+                .map(|r| lobby::encode_cursor(r.created_at, r.id))
+        })
         .flatten();
     Ok((rows.iter().map(summary).collect(), next_cursor))
-}
-
-fn encode_cursor(at: DateTime<Utc>, id: Uuid) -> String {
-    URL_SAFE_NO_PAD.encode(format!("{}|{id}", at.timestamp_micros()))
-}
-
-fn decode_cursor(cursor: &str) -> Result<(DateTime<Utc>, Uuid), Error> {
-    let bad = || Error::InvalidParameter("the cursor is not one this server gave".to_string());
-    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad())?;
-    let text = String::from_utf8(bytes).map_err(|_| bad())?;
-    let (micros, id) = text.split_once('|').ok_or_else(bad)?;
-    let at = DateTime::from_timestamp_micros(micros.parse().map_err(|_| bad())?).ok_or_else(bad)?;
-    Ok((at, id.parse().map_err(|_| bad())?))
 }
 
 /// One tournament with its standings and rounds.
