@@ -156,7 +156,43 @@ pub fn build() -> Value {
     session_security(&mut value);
     summary_by_kind(&mut value);
     detail_by_kind(&mut value);
+    update_by_kind(&mut value);
     value
+}
+
+/// Replaces schema `name` with one variant per game, told apart by `kind`: `variant` makes
+/// each game's own (named `{Prefix}.{name}`, given the game's prefix) from the general
+/// schema, and `name` becomes their `oneOf`, keeping the general one's description and
+/// examples.
+fn split_by_kind(spec: &mut Value, name: &str, variant: impl Fn(GameKind, &str, &Value) -> Value) {
+    let schemas = spec
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .expect("the spec has component schemas");
+    let general = schemas[name].clone();
+    let mut variants = Vec::new();
+    let mut mapping = serde_json::Map::new();
+    for kind in GameKind::ALL {
+        let prefix = prefix_of(kind.as_str());
+        let own = format!("{prefix}.{name}");
+        schemas.insert(own.clone(), variant(kind, &prefix, &general));
+        let reference = format!("#/components/schemas/{own}");
+        mapping.insert(kind.as_str().to_string(), json!(reference));
+        variants.push(json!({"$ref": reference}));
+    }
+    let mut split =
+        json!({"oneOf": variants, "discriminator": {"propertyName": "kind", "mapping": mapping}});
+    for key in ["description", "example", "examples"] {
+        if let Some(value) = general.get(key) {
+            split[key] = value.clone();
+        }
+    }
+    schemas.insert(name.to_string(), split);
+}
+
+/// A game's own schema (`view`, `legal`, `outcome`), or null: the members of an `anyOf`.
+fn own_or_null(prefix: &str, part: &str) -> Value {
+    json!([{"$ref": format!("#/components/schemas/{prefix}.{part}")}, {"type": "null"}])
 }
 
 /// `GameSummary` as one variant per game, told apart by `kind`, as `GameDetail` is: each
@@ -168,19 +204,16 @@ fn summary_by_kind(spec: &mut Value) {
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
         .expect("the spec has component schemas");
-    let mut general = schemas["GameSummary"].clone();
-    let example = general.as_object_mut().and_then(|s| s.remove("example"));
     let status = std::mem::replace(
-        &mut general["properties"]["status"],
+        &mut schemas["GameSummary"]["properties"]["status"],
         json!({"$ref": "#/components/schemas/GameStatus"}),
     );
     schemas.insert("GameStatus".to_string(), status);
-    let mut variants = Vec::new();
-    let mut mapping = serde_json::Map::new();
-    for kind in GameKind::ALL {
-        let prefix = prefix_of(kind.as_str());
-        let part = |name: &str| format!("#/components/schemas/{prefix}.{name}");
+    split_by_kind(spec, "GameSummary", |kind, prefix, general| {
         let mut summary = general.clone();
+        if let Some(summary) = summary.as_object_mut() {
+            summary.remove("example");
+        }
         summary["description"] = json!(format!(
             "A game of `{}` as listed in the lobby and at the top of its page.",
             kind.as_str()
@@ -188,70 +221,60 @@ fn summary_by_kind(spec: &mut Value) {
         let properties = &mut summary["properties"];
         properties["kind"] = json!({"type": "string", "enum": [kind.as_str()]});
         let options = &mut properties["options"];
-        *options = json!({"$ref": part("FullOptions"), "description": options["description"]});
-        properties["outcome"]["anyOf"] = json!([{"$ref": part("Outcome")}, {"type": "null"}]);
-        let name = format!("{prefix}.GameSummary");
-        schemas.insert(name.clone(), summary);
-        let reference = format!("#/components/schemas/{name}");
-        mapping.insert(kind.as_str().to_string(), json!(reference));
-        variants.push(json!({"$ref": reference}));
-    }
-    let mut summary = json!({
-        "description": general["description"],
-        "oneOf": variants,
-        "discriminator": {"propertyName": "kind", "mapping": mapping},
+        *options = json!({
+            "$ref": format!("#/components/schemas/{prefix}.FullOptions"),
+            "description": options["description"],
+        });
+        properties["outcome"]["anyOf"] = own_or_null(prefix, "Outcome");
+        summary
     });
-    if let Some(example) = example {
-        summary["example"] = example;
-    }
-    schemas.insert("GameSummary".to_string(), summary);
 }
 
 /// `GameDetail` as one variant per game, told apart by `kind`: each game's `view` and
 /// `legal` are its own, so a client that has looked at `kind` has the game's types without a
 /// cast (`FlyingDutchman.GameDetail`, `SteelDriver.GameDetail`).
 fn detail_by_kind(spec: &mut Value) {
-    let schemas = spec
-        .pointer_mut("/components/schemas")
-        .and_then(Value::as_object_mut)
-        .expect("the spec has component schemas");
-    let general = schemas["GameDetail"].clone();
-    let own = general["allOf"]
-        .as_array()
-        .and_then(|members| members.iter().find(|m| m.get("properties").is_some()))
-        .cloned()
-        .expect("GameDetail declares its own members");
-    let mut variants = Vec::new();
-    let mut mapping = serde_json::Map::new();
-    for kind in GameKind::ALL {
-        let prefix = prefix_of(kind.as_str());
-        let part = |name: &str| json!({"$ref": format!("#/components/schemas/{prefix}.{name}")});
-        let mut members = own.clone();
+    split_by_kind(spec, "GameDetail", |kind, prefix, general| {
+        let mut members = general["allOf"]
+            .as_array()
+            .and_then(|members| members.iter().find(|m| m.get("properties").is_some()))
+            .cloned()
+            .expect("GameDetail declares its own members");
         members["properties"]["kind"] = json!({"type": "string", "enum": [kind.as_str()]});
-        for (field, name) in [("view", "View"), ("legal", "Legal")] {
+        for (field, part) in [("view", "View"), ("legal", "Legal")] {
             let property = &mut members["properties"][field];
-            property["anyOf"] = json!([part(name), {"type": "null"}]);
+            property["anyOf"] = own_or_null(prefix, part);
         }
-        let name = format!("{prefix}.GameDetail");
-        schemas.insert(
-            name.clone(),
-            json!({
-                "description": format!("A game of `{}` as one caller sees it.", kind.as_str()),
-                "allOf": [{"$ref": format!("#/components/schemas/{prefix}.GameSummary")}, members],
-            }),
-        );
-        let reference = format!("#/components/schemas/{name}");
-        mapping.insert(kind.as_str().to_string(), json!(reference));
-        variants.push(json!({"$ref": reference}));
-    }
-    let mut detail =
-        json!({"oneOf": variants, "discriminator": {"propertyName": "kind", "mapping": mapping}});
-    for key in ["description", "example", "examples"] {
-        if let Some(value) = general.get(key) {
-            detail[key] = value.clone();
+        json!({
+            "description": format!("A game of `{}` as one caller sees it.", kind.as_str()),
+            "allOf": [{"$ref": format!("#/components/schemas/{prefix}.GameSummary")}, members],
+        })
+    });
+}
+
+/// `GameUpdate` (a game stream's `view` event) as one variant per game, told apart by
+/// `kind`, as `GameDetail` is: its `view`, `legal` and `outcome` are the game's own, so a
+/// client merges it into the `GameDetail` it holds without a cast.
+fn update_by_kind(spec: &mut Value) {
+    split_by_kind(spec, "GameUpdate", |kind, prefix, general| {
+        let mut update = general.clone();
+        update["description"] = json!(format!(
+            "What a move can change of a game of `{}` (a game stream's `view` event).",
+            kind.as_str()
+        ));
+        let properties = &mut update["properties"];
+        properties["kind"] = json!({"type": "string", "enum": [kind.as_str()]});
+        for (field, part) in [("view", "View"), ("legal", "Legal"), ("outcome", "Outcome")] {
+            let property = &mut properties[field];
+            *property = match property.get("description") {
+                Some(description) => {
+                    json!({"anyOf": own_or_null(prefix, part), "description": description})
+                }
+                None => json!({"anyOf": own_or_null(prefix, part)}),
+            };
         }
-    }
-    schemas.insert("GameDetail".to_string(), detail);
+        update
+    });
 }
 
 /// The browser session's refresh is authorised by its cookie (utoipa's path macros name no
@@ -735,6 +758,11 @@ fn constrain_fields(spec: &mut Value) {
         ("ExportHeader", "kind", json!({"enum": kinds})),
         ("KindInfo", "kind", json!({"enum": kinds})),
         ("GameSummary", "status", json!({"enum": statuses})),
+        (
+            "GameUpdate",
+            "status",
+            json!({"enum": ["active", "finished"]}),
+        ),
         ("ExportHeader", "status", json!({"enum": statuses})),
         (
             "ActionResult",

@@ -423,6 +423,7 @@ impl Feed {
         let summary = super::lobby::GameSummary::new(head, &reading.seats, Uuid::nil());
         let update = GameUpdate {
             id: head.id,
+            kind: head.kind.clone(),
             version: head.version,
             at_version: head.version,
             status: summary.status,

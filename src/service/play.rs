@@ -54,6 +54,8 @@ pub struct GameDetail {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameUpdate {
     pub id: Uuid,
+    /// The game's kind, as in `GameDetail` (the types of `view`, `legal` and `outcome`).
+    pub kind: String,
     /// The version reached (the SSE id's `V`).
     pub version: i64,
     /// The version this update shows: `version`.

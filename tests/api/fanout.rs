@@ -10,8 +10,9 @@ use std::time::Duration;
 const WAIT: Duration = Duration::from_secs(10);
 
 /// The fields of `GameDetail` a `view` event carries.
-const UPDATE_FIELDS: [&str; 14] = [
+const UPDATE_FIELDS: [&str; 15] = [
     "id",
+    "kind",
     "version",
     "at_version",
     "status",
