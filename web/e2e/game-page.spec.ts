@@ -205,27 +205,21 @@ test('after a move made by keyboard the focus goes to whose turn it is, and the 
 });
 
 // The order that failed in whole runs (a loaded machine): the game's stream tells of the move
-// before the move's own answer is in, so the page is already loading the game when the
-// answer comes. The page must not place the focus until the view after the move is shown
-// (it used to focus the old view's controls, which then went, leaving the focus on <body>).
+// before the move's own answer is in. The stream's `view` event now shows the position after
+// the move at once; the answer then makes the page read the game again, and the focus must go
+// to the view that read shows (it used to go to the old view's controls, which then went,
+// leaving the focus on <body>).
 test('the focus goes to whose turn it is also when the stream tells of the move before its answer comes', async ({ browser, request }) => {
   const started = await startedOnMoversPage(browser, request);
-  const { page } = started;
-  let loadBegan = () => {};
-  const loading = new Promise<void>((resolve) => (loadBegan = resolve));
-  let answerGiven = () => {};
-  const answered = new Promise<void>((resolve) => (answerGiven = resolve));
-  // The move's answer is held until the stream's event has made the page load the game…
+  const { page, next } = started;
+  // The move's answer is held until the stream's view shows the move on the page…
   await page.route(/\/api\/v1\/games\/[0-9a-f-]+\/actions$/, async (route) => {
     const response = await route.fetch();
-    await loading;
+    await expect(page.getByTestId('turn')).toHaveText(`Waiting for ${next}.`);
     await route.fulfill({ response });
-    answerGiven();
   });
-  // …and that load is held until the page has had the answer (and some time to act on it).
+  // …and the read of the game that follows the answer takes a while.
   await page.route(/\/api\/v1\/games\/[0-9a-f-]+$/, async (route) => {
-    loadBegan();
-    await answered;
     await new Promise((r) => setTimeout(r, 300));
     await route.continue();
   });

@@ -11,7 +11,7 @@ import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 import { gameModule } from './registry';
-import type { EventOut, GameDetail } from './types';
+import type { EventOut, GameDetail, GameUpdate } from './types';
 import { OpenTable } from '../components/OpenTable';
 import { TurnBar } from '../components/TurnBar';
 import { GameLog, useEventLog } from '../components/GameLog';
@@ -94,7 +94,24 @@ function useNarrow(): boolean {
 // The refusal itself is kept, and put in words when shown, so a language switch translates it.
 type Message = { kind: 'error'; error: unknown } | { kind: 'notice' } | null;
 
-/** The live game: loaded once, then kept current by its stream. */
+/**
+ * A stream's `view` merged into the game the page holds: the update carries every field a
+ * move can change, as `GET /games/{id}` would answer it at that version. Kept only if it is
+ * of the same game and not older than what is held (an answer to a load may have crossed it).
+ */
+function mergeUpdate(old: GameDetail | null, update: GameUpdate): GameDetail | null {
+  if (!old || old.id !== update.id || old.kind !== update.kind || update.version < old.version) return old;
+  // One game's update merged into the same game's detail (`kind` compared above): its view,
+  // legal and outcome are that game's types, which TypeScript cannot follow across the union.
+  return { ...old, ...update } as GameDetail;
+}
+
+/**
+ * The live game: loaded once, then kept current by its stream, whose `view` events carry
+ * the game after each change, so a move of another player costs no read of the game. It is
+ * read again after a move of one's own (the focus goes to what the move led to), and after
+ * a reconnect (a resumed stream sends what was missed, but no `view`).
+ */
 function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => void, onOther: (event: string, data: string) => void) {
   const [detail, setDetailState] = useState<GameDetail | null>(null);
   // An answer that crossed a newer one on the way (a load and the stream's snapshot) never
@@ -106,11 +123,10 @@ function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => voi
   const [failure, setFailure] = useState<ApiError | Error | null>(null);
   const [connected, setConnected] = useState(false);
   // Loads are not run side by side; one asked for meanwhile runs once the current ends,
-  // so the last event always leads to a load that sees it. Every call's promise settles only
+  // so the last call always leads to a load that sees it. Every call's promise settles only
   // after a load begun after the call has ended: a load asked for while another runs waits
   // for the other's next round, so after `await call(); await load()` the page holds what the
-  // call did (a move's own view, where the focus then goes), even when the stream's event
-  // came first and started the load that was running.
+  // call did (a move's own view, where the focus then goes), even when a load was running.
   const running = useRef<Promise<void> | null>(null);
   const again = useRef(false);
   const load = useCallback((): Promise<void> => {
@@ -140,15 +156,21 @@ function useLiveGame(id: string, enabled: boolean, onEvent: (e: EventOut) => voi
   useEffect(() => {
     if (!enabled) return;
     void load();
+    // The first connection begins with a snapshot; a later one resumes without it.
+    let connections = 0;
     return follow(`/api/v1/games/${id}/stream`, {
       onMessage: (message) => {
         if (message.event === 'snapshot') setDetail(JSON.parse(message.data) as GameDetail);
-        else if (message.event === 'event') {
-          onEvent(JSON.parse(message.data) as EventOut);
-          void load();
+        else if (message.event === 'event') onEvent(JSON.parse(message.data) as EventOut);
+        else if (message.event === 'view') {
+          const update = JSON.parse(message.data) as GameUpdate;
+          setDetailState((old) => mergeUpdate(old, update));
         } else onOther(message.event, message.data);
       },
-      onConnected: setConnected,
+      onConnected: (up) => {
+        setConnected(up);
+        if (up && connections++ > 0) void load();
+      },
       onFailed: () => setConnected(false),
     });
   }, [id, enabled, load, onEvent, onOther]);

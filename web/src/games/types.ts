@@ -7,6 +7,7 @@ import type { Lang } from '../i18n';
 
 export type GameDetail = Schemas['GameDetail'];
 export type EventOut = Schemas['EventOut'];
+export type GameUpdate = Schemas['GameUpdate'];
 export type Seat = Schemas['SeatSummary'];
 
 /**
