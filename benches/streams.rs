@@ -20,6 +20,10 @@
 //! * `--waves` waves of one action in every game at once: the same, with every game stream
 //!   receiving an event in the same moment.
 //!
+//! During the waves the CPU time of the server, of this client and of the whole machine is
+//! read from `/proc` (`wave_cpu`): on a machine they share, it says whose work the waves wait
+//! for.
+//!
 //! Times are measured from the moment the action's answer arrived (its acceptance); an event
 //! can reach a stream before the answer reaches its client (the note goes out as the append
 //! commits), which counts as 0. `deploy/bench-streams.sh` runs this against a release build.
@@ -86,6 +90,72 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .nth(1)?
         .parse()
         .ok()
+}
+
+/// CPU time used so far, in clock ticks (`USER_HZ`, 100 a second on Linux): a process's
+/// (`utime` + `stime` of `/proc/<pid>/stat`), or the whole machine's busy time (`/proc/stat`,
+/// every state but idle and iowait, over all cores).
+fn process_ticks(pid: &str) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+fn machine_busy_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal ...
+    Some(ticks.iter().take(8).sum::<u64>() - ticks.get(3)? - ticks.get(4)?)
+}
+
+/// CPU used during the waves: the server's, this client's, and the rest of the machine's
+/// (PostgreSQL, and whatever else runs), in milliseconds, beside the wall time they took.
+#[derive(Default)]
+struct CpuUse {
+    wall: Duration,
+    server: u64,
+    client: u64,
+    machine: u64,
+}
+
+impl CpuUse {
+    fn snapshot(server_pid: Option<u32>) -> [Option<u64>; 3] {
+        [
+            server_pid.and_then(|pid| process_ticks(&pid.to_string())),
+            process_ticks("self"),
+            machine_busy_ticks(),
+        ]
+    }
+
+    fn add(&mut self, before: [Option<u64>; 3], after: [Option<u64>; 3], wall: Duration) {
+        let spent = |i: usize| match (before[i], after[i]) {
+            (Some(b), Some(a)) => a.saturating_sub(b) * 10,
+            _ => 0,
+        };
+        self.wall += wall;
+        self.server += spent(0);
+        self.client += spent(1);
+        self.machine += spent(2);
+    }
+
+    fn report(&self, actions: usize, streams_per_action: f64) -> Value {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        let wall = self.wall.as_millis() as u64;
+        json!({
+            "wall_ms": wall,
+            "capacity_ms": wall * cores,
+            "machine_busy_ms": self.machine,
+            "server_ms": self.server,
+            "client_ms": self.client,
+            "rest_ms": self.machine.saturating_sub(self.server + self.client),
+            "server_us_per_action_and_stream": ((self.server * 1000) as f64 / (actions as f64 * streams_per_action)).round(),
+        })
+    }
 }
 
 /// One action of the pending seat; `None` if the game has ended. Returns the new version and
@@ -294,8 +364,10 @@ async fn main() {
     eprintln!("{} waves of {} actions at once...", args.waves, args.games);
     let mut waves = Vec::new();
     let mut wave_every = Vec::new();
+    let mut wave_cpu = CpuUse::default();
     for _ in 0..args.waves {
         let started = Instant::now();
+        let cpu_before = CpuUse::snapshot(args.server_pid);
         let tasks: Vec<_> = games
             .drain(..)
             .map(|mut game| {
@@ -317,6 +389,11 @@ async fn main() {
         for (id, version, _) in &this_wave {
             wait_for(&seen, id, *version, expected[id]).await;
         }
+        wave_cpu.add(
+            cpu_before,
+            CpuUse::snapshot(args.server_pid),
+            started.elapsed(),
+        );
         // From the first action sent to the last stream served, for the whole wave.
         let last = {
             let seen = seen.lock().unwrap();
@@ -352,6 +429,7 @@ async fn main() {
         "single_actions": delivery_report(&seen, &single, &expected),
         "waves": delivery_report(&seen, &waves, &expected),
         "wave_first_send_to_last_stream": percentiles(&mut wave_every),
+        "wave_cpu": wave_cpu.report(waves.len(), game_streams as f64 / args.games as f64),
     });
     println!("{report}");
     // The streams end with the process.

@@ -5,7 +5,7 @@ use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Query, client_address};
 use crate::audit::log;
 use crate::auth::Scope;
-use crate::live::{Refused, Signal, StreamLimits, StreamSlot};
+use crate::live::{Refused, Signal, StreamLimits, StreamSlot, Topic};
 use crate::service::feed::{Feed, Reading, Want};
 use crate::service::lobby::{self, ListQuery, ListView};
 use crate::service::{chat, play, watch};
@@ -276,7 +276,10 @@ pub async fn game_stream(
     }
     let slot = stream_slot(&state, &req, caller.user_id, "game")?;
     // Subscribe before reading, so nothing between the read and the first note is missed.
-    let signals = state.hub.subscribe();
+    let signals = Signals {
+        game: state.hub.subscribe_to(Topic::Game(game_id)),
+        blocks: state.hub.subscribe_to(Topic::Blocks(caller.user_id)),
+    };
     let (sender, receiver) = mpsc::channel(64);
     let watcher = Watcher {
         game_id,
@@ -293,6 +296,12 @@ pub async fn game_stream(
     watcher.present(true).await?;
     actix_web::rt::spawn(watcher.run(signals, sender, last, state.hub.closed(), slot));
     Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
+}
+
+/// What wakes a game stream: its game's notes, and the blocks of its reader.
+struct Signals {
+    game: broadcast::Receiver<Signal>,
+    blocks: broadcast::Receiver<Signal>,
 }
 
 /// Where a stream's reader stands in its game, as last looked at (see `watch::look`).
@@ -339,7 +348,7 @@ impl Watcher {
     /// catch-up.
     async fn run(
         self,
-        mut signals: broadcast::Receiver<Signal>,
+        mut signals: Signals,
         sender: mpsc::Sender<sse::Event>,
         mut last: ResumeId,
         closed: impl Future<Output = ()>,
@@ -450,7 +459,7 @@ impl Watcher {
                 }
             }
             tokio::select! {
-                signal = signals.recv() => {
+                signal = signals.game.recv() => {
                     match signal {
                         // Only the owner of a saved note is told, and nothing need be read.
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id && note.note_saved => {
@@ -479,10 +488,6 @@ impl Watcher {
                                 want.notes = hub.received();
                             }
                         }
-                        // A block of the caller's, or of them: may they still watch?
-                        Ok(Signal::Changed(note)) if note.blocked && note.users.contains(&self.caller.user_id) => {
-                            (look, read) = (true, true);
-                        }
                         Ok(Signal::Changed(_)) => {}
                         Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
                             feed.forget_chat();
@@ -491,6 +496,13 @@ impl Watcher {
                         }
                         Err(broadcast::error::RecvError::Closed) => break,
                     }
+                }
+                // A block of the caller's, or of them (or notes lost): may they still watch?
+                signal = signals.blocks.recv() => {
+                    if let Err(broadcast::error::RecvError::Closed) = signal {
+                        break;
+                    }
+                    (look, read) = (true, true);
                 }
                 _ = presence.tick() => {
                     let _ = self.present(true).await;
@@ -691,7 +703,7 @@ pub async fn user_stream(
     let me = caller.user_id;
     let slot = stream_slot(&state, &req, me, "user")?;
     let closed = state.hub.closed();
-    let mut signals = state.hub.subscribe();
+    let mut signals = state.hub.subscribe_to(Topic::User(me));
     let (sender, receiver) = mpsc::channel(64);
     let _ = sender.send(user_snapshot(&state, me).await?).await;
     let keep_alive = state.config.live_keep_alive;

@@ -132,6 +132,17 @@ fn is_zero(version: &i64) -> bool {
 }
 
 impl Note {
+    /// Every user the note may tell something on their user stream: the players, and those
+    /// invited, asked or concerned.
+    fn addressees(&self) -> impl Iterator<Item = &Uuid> {
+        self.users
+            .iter()
+            .chain(&self.your_turn)
+            .chain(&self.invited)
+            .chain(&self.undo_asked)
+            .chain(&self.undo_concerned)
+    }
+
     /// A game moved on to `version` (`status`: `active` or `finished`): `your_turn` are the
     /// users whose turn began, `users` every player.
     pub fn moved(
@@ -315,9 +326,48 @@ pub enum Signal {
     Resync,
 }
 
+/// What a stream listens to, so that a note wakes only the streams it concerns: with one
+/// channel for all, every open stream woke for every note, and a wave of actions with
+/// 10,000 streams open cost each stream a wake-up per action of every game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// The notes of one game (its game streams).
+    Game(Uuid),
+    /// The notes that may tell one user something (their user streams).
+    User(Uuid),
+    /// The blocks one user makes or is the object of (their game streams).
+    Blocks(Uuid),
+}
+
+impl Topic {
+    /// How many signals the topic's channel holds for a receiver that is behind: one further
+    /// behind has lagged and resynchronises (a look, or a snapshot), as after lost notes.
+    /// Small, because a channel's slots (about 48 bytes each) are allocated when it is made,
+    /// one channel per game and user with streams open. A block's signal only makes a game
+    /// stream look again, which a lag does too, so one slot is enough there.
+    fn capacity(self) -> usize {
+        match self {
+            Topic::Game(_) | Topic::User(_) => 64,
+            Topic::Blocks(_) => 1,
+        }
+    }
+}
+
+/// The topics' channels, each made by its first subscriber.
+#[derive(Default)]
+struct Topics {
+    channels: HashMap<Topic, broadcast::Sender<Signal>>,
+    /// How many channels had receivers at the last sweep: channels whose receivers all went
+    /// are dropped when a note finds them so, or when the map has doubled since.
+    live_at_sweep: usize,
+}
+
 /// The in-process fan-out of live notes.
 pub struct Hub {
+    /// Every signal, for those who follow every game: the lobby's streams, the rating worker.
     sender: broadcast::Sender<Signal>,
+    /// The signals by topic, for the game and user streams.
+    topics: Mutex<Topics>,
     /// Names this instance in `live_presence`.
     pub instance_id: String,
     /// Open streams per user on this instance (see `open_stream`).
@@ -388,6 +438,7 @@ impl Hub {
         let (sender, _) = broadcast::channel(1024);
         Self {
             sender,
+            topics: Mutex::new(Topics::default()),
             instance_id: Uuid::new_v4().to_string(),
             streams: Mutex::new(HashMap::new()),
             addresses: Mutex::new(HashMap::new()),
@@ -396,8 +447,25 @@ impl Hub {
         }
     }
 
+    /// Every signal: every note of every game, and every resync.
     pub fn subscribe(&self) -> broadcast::Receiver<Signal> {
         self.sender.subscribe()
+    }
+
+    /// The signals of `topic`: the notes it concerns, and every resync.
+    pub fn subscribe_to(&self, topic: Topic) -> broadcast::Receiver<Signal> {
+        let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
+        if topics.channels.len() >= 2 * topics.live_at_sweep + 64 {
+            topics
+                .channels
+                .retain(|_, channel| channel.receiver_count() > 0);
+            topics.live_at_sweep = topics.channels.len();
+        }
+        topics
+            .channels
+            .entry(topic)
+            .or_insert_with(|| broadcast::channel(topic.capacity()).0)
+            .subscribe()
     }
 
     /// How many signals this hub has received so far (counted before they are passed on).
@@ -407,6 +475,29 @@ impl Hub {
 
     fn pass_on(&self, signal: Signal) {
         self.received.fetch_add(1, Ordering::SeqCst);
+        let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
+        let channels = &mut topics.channels;
+        match &signal {
+            Signal::Changed(note) => {
+                let mut concerned = vec![Topic::Game(note.game_id)];
+                concerned.extend(note.addressees().map(|&user| Topic::User(user)));
+                if note.blocked {
+                    concerned.extend(note.users.iter().map(|&user| Topic::Blocks(user)));
+                }
+                for topic in concerned {
+                    // A channel nobody listens to any more is dropped.
+                    if let Some(channel) = channels.get(&topic)
+                        && channel.send(signal.clone()).is_err()
+                    {
+                        channels.remove(&topic);
+                    }
+                }
+            }
+            Signal::Resync => {
+                channels.retain(|_, channel| channel.send(Signal::Resync).is_ok());
+            }
+        }
+        drop(topics);
         let _ = self.sender.send(signal);
     }
 
