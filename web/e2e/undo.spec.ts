@@ -1,8 +1,9 @@
 // Taking moves back in the page (issue 23), with real browsers against the real server, in
 // Steel Driver (whose auctions are open: passing the pawn or bidding reveals nothing and
 // draws nothing, so no barrier stands in the way): a misclick taken back at once without
-// asking, by keyboard; and a consented undo in a three-seat game, where the two players
-// asked see the request live and accept (one in Japanese), and the game goes back for all.
+// asking, by keyboard; a consented undo in a three-seat game, where the two players asked
+// see the request live and accept (one in Japanese), and the game goes back for all; and a
+// request declined, then one withdrawn, each ending live on every page with the game as it was.
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { accessToken, signUpPlayers, startedGame, type Player } from './support';
@@ -192,5 +193,58 @@ test('a consented undo in a three-seat game: both asked accept live, and the gam
   }
   await expect(third.page.getByTestId('log')).toContainText('全員が同意しました');
   await expect(logLine(holder.page, bid.version)).toContainText('undone');
+  for (const p of seats) await p.context.close();
+});
+
+test('a declined request and a withdrawn one each end live on every page, and the game stays as it was', async ({ browser, request }) => {
+  const players = await signUpPlayers(browser, ['ada', 'ben', 'cy']);
+  const id = await startedGame(
+    request,
+    players.map((p) => p.name),
+    'steel-driver',
+    { undo: 'consent' },
+  );
+  const seats = await seated(request, players, id);
+  const holder = seats[(await game(request, id, seats[0]!.token)).pending[0]!]!;
+  const [second, third] = [seats[(holder.seat + 1) % 3]!, seats[(holder.seat + 2) % 3]!];
+  const start = (await game(request, id, holder.token)).version;
+  const legal = (await game(request, id, holder.token)).legal!;
+  await act(request, id, holder.token, start, { type: 'open_auction', company: legal.companies![0], bid: 1 });
+  await act(request, id, second.token, (await game(request, id, second.token)).version, { type: 'bid', bid: 2 });
+  const bid = await Promise.all(seats.map((p) => game(request, id, p.token)));
+  const page = holder.page;
+  const askAndSend = async () => {
+    await page.getByRole('button', { name: 'Ask to undo…' }).click();
+    await page.getByTestId('undo-ask').getByRole('button', { name: 'Send the request' }).click();
+    await expect(page.getByTestId('undo-request')).toContainText(`You asked to take the game back to line ${start} of the log.`);
+    // Only the bidder's move would be taken back with the holder's: only they are asked.
+    await expect(second.page.getByTestId('undo-prompt')).toBeVisible();
+    await expect(third.page.getByTestId('undo-prompt')).toHaveCount(0);
+  };
+  const ended = async (line: string) => {
+    for (const p of seats) {
+      await expect(p.page.getByTestId('undo-request')).toHaveCount(0);
+      await expect(p.page.getByTestId('undo-prompt')).toHaveCount(0);
+      await expect(p.page.getByTestId('log')).toContainText(line);
+    }
+    // Nothing was taken back: the board and whose turn it is are as after the bid.
+    for (const [i, p] of seats.entries()) {
+      const now = await game(request, id, p.token);
+      expect(now.view).toEqual(bid[i]!.view);
+      expect(now.pending).toEqual(bid[i]!.pending);
+    }
+    await expect(page.getByRole('button', { name: 'Ask to undo…' })).toBeVisible();
+  };
+
+  // The one asked says no: the request is over for everyone at once.
+  await askAndSend();
+  await second.page.getByTestId('undo-prompt').getByRole('button', { name: 'Decline' }).click();
+  await ended(`${second.name} declines the undo; the request is over.`);
+
+  // Asked again, then withdrawn by the asker before anyone answers.
+  await askAndSend();
+  await page.getByRole('button', { name: 'Withdraw the request' }).click();
+  await ended(`${holder.name} withdraws the undo request.`);
+  await expectAccessible(second.page);
   for (const p of seats) await p.context.close();
 });
