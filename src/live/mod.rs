@@ -329,7 +329,7 @@ pub enum Signal {
 /// What a stream listens to, so that a note wakes only the streams it concerns: with one
 /// channel for all, every open stream woke for every note, and a wave of actions with
 /// 10,000 streams open cost each stream a wake-up per action of every game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Topic {
     /// The notes of one game (its game streams).
     Game(Uuid),
@@ -484,6 +484,9 @@ impl Hub {
                 if note.blocked {
                     concerned.extend(note.users.iter().map(|&user| Topic::Blocks(user)));
                 }
+                // A player whose turn began is among the players too: told once.
+                concerned.sort_unstable();
+                concerned.dedup();
                 for topic in concerned {
                     // A channel nobody listens to any more is dropped.
                     if let Some(channel) = channels.get(&topic)

@@ -266,19 +266,27 @@ async fn the_user_stream_tells_of_invitations_starts_turns_and_results() {
     // Play until it is bert's turn: the stream says so.
     let players = [anna, bert.clone(), cleo];
     let game: Uuid = game.parse().unwrap();
-    let mut told = false;
+    let mut told = 0;
     for step in 0..30 {
         let (seat, _) = pending_seat(&app, game, &players[0]).await;
         if seat == 1 {
+            // Everything since the start: each notice once (a player is both among the
+            // note's players and among those whose turn began).
             let events = stream.drain(Duration::from_millis(800)).await;
             told = events
                 .iter()
-                .any(|e| e.event == "your_turn" && e.data["game_id"] == game.to_string());
+                .filter(|e| e.event == "your_turn" && e.data["game_id"] == game.to_string())
+                .count();
+            let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+            assert!(
+                !names.contains(&"game_started"),
+                "told once of the start: {names:?}"
+            );
             break;
         }
         crate::bots::play(&app, game, &players, crate::bots::steel_driver, step, 1).await;
     }
-    assert!(told, "bert heard it was his turn");
+    assert_eq!(told, 1, "bert heard once that it was his turn");
 }
 
 #[tokio::test]
