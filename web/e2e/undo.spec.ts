@@ -5,7 +5,7 @@
 // see the request live and accept (one in Japanese), and the game goes back for all; and a
 // request declined, then one withdrawn, each ending live on every page with the game as it was.
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import { accessToken, signUpPlayers, startedGame, type Player } from './support';
 
 test.describe.configure({ timeout: 120_000 });
@@ -118,7 +118,12 @@ test('a misclick taken back at once, without asking anyone', async ({ browser, r
   for (const p of seats) await p.context.close();
 });
 
-test('a consented undo in a three-seat game: both asked accept live, and the game goes back for all', async ({ browser, request }) => {
+/**
+ * A three-seat Steel Driver table with undo by consent, each page open and live: the pawn's
+ * holder opens an auction and `raises` of the next seats bid on it (tools' moves, through the
+ * API). `before` is each seat's game before the auction, `start` its version.
+ */
+async function auctionAtConsentTable(browser: Browser, request: APIRequestContext, raises: 1 | 2) {
   const players = await signUpPlayers(browser, ['ada', 'ben', 'cy']);
   const id = await startedGame(
     request,
@@ -131,12 +136,17 @@ test('a consented undo in a three-seat game: both asked accept live, and the gam
   const [second, third] = [seats[(holder.seat + 1) % 3]!, seats[(holder.seat + 2) % 3]!];
   const before = await Promise.all(seats.map((p) => game(request, id, p.token)));
   const start = before[0]!.version;
-
-  // The holder opens an auction; the two others raise it (tools' moves, through the API).
   const legal = before[holder.seat]!.legal!;
   await act(request, id, holder.token, start, { type: 'open_auction', company: legal.companies![0], bid: 1 });
-  await act(request, id, second.token, (await game(request, id, second.token)).version, { type: 'bid', bid: 2 });
-  await act(request, id, third.token, (await game(request, id, third.token)).version, { type: 'bid', bid: 3 });
+  for (const [i, bidder] of [second, third].slice(0, raises).entries()) {
+    await act(request, id, bidder.token, (await game(request, id, bidder.token)).version, { type: 'bid', bid: 2 + i });
+  }
+  return { id, seats, holder, second, third, before, start };
+}
+
+test('a consented undo in a three-seat game: both asked accept live, and the game goes back for all', async ({ browser, request }) => {
+  // The holder opens an auction; the two others raise it.
+  const { id, seats, holder, second, third, before, start } = await auctionAtConsentTable(browser, request, 2);
   const bid = await game(request, id, holder.token);
   expect(bid.undo?.can_undo_to).toBe(start);
 
@@ -197,20 +207,8 @@ test('a consented undo in a three-seat game: both asked accept live, and the gam
 });
 
 test('a declined request and a withdrawn one each end live on every page, and the game stays as it was', async ({ browser, request }) => {
-  const players = await signUpPlayers(browser, ['ada', 'ben', 'cy']);
-  const id = await startedGame(
-    request,
-    players.map((p) => p.name),
-    'steel-driver',
-    { undo: 'consent' },
-  );
-  const seats = await seated(request, players, id);
-  const holder = seats[(await game(request, id, seats[0]!.token)).pending[0]!]!;
-  const [second, third] = [seats[(holder.seat + 1) % 3]!, seats[(holder.seat + 2) % 3]!];
-  const start = (await game(request, id, holder.token)).version;
-  const legal = (await game(request, id, holder.token)).legal!;
-  await act(request, id, holder.token, start, { type: 'open_auction', company: legal.companies![0], bid: 1 });
-  await act(request, id, second.token, (await game(request, id, second.token)).version, { type: 'bid', bid: 2 });
+  // The holder opens an auction and the next seat raises it; the third has not moved.
+  const { id, seats, holder, second, third, start } = await auctionAtConsentTable(browser, request, 1);
   const bid = await Promise.all(seats.map((p) => game(request, id, p.token)));
   const page = holder.page;
   const askAndSend = async () => {
