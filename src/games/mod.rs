@@ -5,6 +5,7 @@
 //! `setup` and `decide`, and every drawn outcome is written into the events, so folding a log
 //! with `evolve` never draws anything.
 
+pub mod auto;
 pub mod flying_dutchman;
 pub mod rng;
 pub mod simulate;
@@ -100,6 +101,57 @@ pub struct Timer<C> {
     pub command: C,
 }
 
+/// Why the server played a seat's move on its own, or dropped a standing order: a stable
+/// code (listed in the game's `AUTO_CODES`) and its parameters, for the server to word in
+/// each language ("you had to pass: you cannot outbid 7" is `cannot_outbid` with
+/// `high_bid: 7`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Reason {
+    pub code: String,
+    /// The facts the wording needs (numbers, companies, spaces), by name.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[schema(value_type = Object)]
+    pub params: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+impl Reason {
+    pub fn new(code: &str) -> Self {
+        Reason {
+            code: code.to_string(),
+            params: Default::default(),
+        }
+    }
+
+    /// The reason with one more parameter.
+    pub fn with(mut self, name: &str, value: impl Serialize) -> Self {
+        let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+        self.params.insert(name.to_string(), value);
+        self
+    }
+}
+
+/// A seat's only legal move, which the server plays at once (`Rules::forced`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forced<C> {
+    pub command: C,
+    pub reason: Reason,
+}
+
+/// What a standing order plays in a position (`Rules::match_order`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OrderMatch<C, O> {
+    /// Play `command` now as the seat's own move; the order then stands as `then`
+    /// (`None`: it has done its work).
+    Play { command: C, then: Option<O> },
+    /// Nothing to play yet: the order stands.
+    Wait,
+    /// The order's occasion has passed without fault (its round is over, its auction won):
+    /// it is removed, and there is nothing to tell.
+    Done,
+    /// The order no longer fits the position: it is removed, and the seat is told why.
+    Drop(Reason),
+}
+
 /// How clever a bot is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -177,6 +229,18 @@ pub trait Rules: Send + Sync + 'static {
     /// The command a seat that ran out of time plays when the rules allow a plain pass;
     /// `None` when they do not (then the sensible bot plays the seat).
     fn pass_command(_state: &Self::State, _seat: Seat) -> Option<Self::Command> {
+        None
+    }
+
+    /// Every `Reason::code` of a forced move or a dropped order, with a one-line meaning (for
+    /// the docs, and for the server's wording).
+    const AUTO_CODES: &'static [(&'static str, &'static str)] = &[];
+
+    /// The move of `seat` (pending now) when the rules leave it exactly one, and why; the
+    /// server plays it at once, in the transaction of the move that caused it. Decided from
+    /// public facts only: everyone sees the move come at once, so its being forced must tell
+    /// nobody anything they did not know.
+    fn forced(_state: &Self::State, _seat: Seat) -> Option<Forced<Self::Command>> {
         None
     }
 

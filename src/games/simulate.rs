@@ -1,14 +1,105 @@
 //! Bot games played in-process: the `kontor simulate` command, property tests and benchmarks.
+//!
+//! Besides the outcome, a simulated game measures its pace (issue 37): how often it waits on
+//! people. A **wait** is a moment the game cannot go on until a person acts; seats asked at
+//! the same time (a simultaneous step) count once, for as long as the step lasts. The bots
+//! stand in for the people. With [`Autoplay`] the server plays forced moves on its own, as
+//! the platform will, so the same games can be measured before and after.
 
 use super::{Actor, BotLevel, GameRng, Outcome, Rules, Seat};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// A game played to its end by bots.
 pub struct PlayedGame<R: Rules> {
     pub events: Vec<R::Event>,
     pub state: R::State,
+    /// Every command: by people (the bots), by the server on its own, by the platform.
     pub commands: usize,
     pub outcome: Outcome,
+    pub pace: Pace,
+}
+
+/// How much the server plays on its own in a simulated game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Autoplay {
+    /// Every move waits for its player: the platform before issue 37.
+    #[default]
+    Off,
+    /// Moves without a choice (`Rules::forced`) are played at once.
+    Forced,
+}
+
+/// One moment the game could not go on until people acted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wait {
+    /// How many people were asked at once (they answer in parallel).
+    pub people: u8,
+    /// Every seat asked had exactly one legal move (`Rules::forced`): a wait for no decision.
+    pub forced: bool,
+}
+
+/// How a game went, in waits on people and moves the server played.
+#[derive(Clone, Debug, Default)]
+pub struct Pace {
+    pub waits: Vec<Wait>,
+    /// Commands the people (the bots) played.
+    pub by_people: usize,
+    /// Waits by the type of the command that answered them (its `type` tag; a simultaneous
+    /// step counts under its first answer).
+    pub waits_by_command: BTreeMap<String, usize>,
+    /// Forced waits by the reason of the first seat asked.
+    pub forced_by_reason: BTreeMap<String, usize>,
+    /// Forced moves the server played.
+    pub forced_played: usize,
+}
+
+impl Pace {
+    pub fn forced_waits(&self) -> usize {
+        self.waits.iter().filter(|w| w.forced).count()
+    }
+}
+
+/// How long people take to answer, for the calendar estimate: each person asked answers
+/// after a log-normal time (its median and the σ of its logarithm); a wait lasts until the
+/// last person asked has answered. Nights, weekends and reminders are all in the spread.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ResponseModel {
+    pub median_hours: f64,
+    pub sigma: f64,
+}
+
+impl Default for ResponseModel {
+    fn default() -> Self {
+        ResponseModel {
+            median_hours: 6.0,
+            sigma: 1.0,
+        }
+    }
+}
+
+impl ResponseModel {
+    /// One answer time, in hours.
+    fn answer(&self, rng: &mut GameRng) -> f64 {
+        // Box-Muller: two uniforms in (0, 1) give one standard normal.
+        let uniform = |rng: &mut GameRng| (f64::from(rng.next_word()) + 0.5) / 4_294_967_296.0;
+        let (u1, u2) = (uniform(rng), uniform(rng));
+        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        self.median_hours * (self.sigma * z).exp()
+    }
+
+    /// The calendar days a game's waits take, drawn with `rng`.
+    pub fn days(&self, waits: &[Wait], rng: &mut GameRng) -> f64 {
+        let hours: f64 = waits
+            .iter()
+            .map(|w| {
+                (0..w.people.max(1))
+                    .map(|_| self.answer(rng))
+                    .fold(0.0, f64::max)
+            })
+            .sum();
+        hours / 24.0
+    }
 }
 
 /// Why a bot game could not be played to the end. Any of these is a rules-engine bug.
@@ -36,6 +127,17 @@ pub fn play_game<R: Rules>(
     options: &R::Options,
     bots: &[BotLevel],
     seed: u64,
+    on_event: impl FnMut(&R::State, &R::Event),
+) -> Result<PlayedGame<R>, PlayError> {
+    play_game_with(options, bots, seed, Autoplay::Off, on_event)
+}
+
+/// [`play_game`], with the server playing on its own as `autoplay` says.
+pub fn play_game_with<R: Rules>(
+    options: &R::Options,
+    bots: &[BotLevel],
+    seed: u64,
+    autoplay: Autoplay,
     mut on_event: impl FnMut(&R::State, &R::Event),
 ) -> Result<PlayedGame<R>, PlayError> {
     let seats = u8::try_from(bots.len()).expect("a table has few seats");
@@ -56,6 +158,10 @@ pub fn play_game<R: Rules>(
     apply(&mut state, opening, &mut events);
 
     let mut commands = 0;
+    let mut pace = Pace::default();
+    // The seats asked in the current wait that have not answered yet: while the others of a
+    // simultaneous step are still to answer, the game waits on them in the same wait.
+    let mut waiting: Vec<Seat> = Vec::new();
     loop {
         if let Some(outcome) = R::outcome(&state) {
             return Ok(PlayedGame {
@@ -63,24 +169,50 @@ pub fn play_game<R: Rules>(
                 state,
                 commands,
                 outcome,
+                pace,
             });
         }
         if commands >= MAX_COMMANDS {
             return Err(PlayError::TooLong(commands));
         }
-        let (actor, command) = match R::pending(&state).first() {
-            Some(&seat) => {
-                let level = bots[usize::from(seat)];
-                (
-                    Actor::Seat(seat),
-                    R::bot_command(&state, seat, level, &mut bot_rng),
-                )
+        let automatic = match autoplay {
+            Autoplay::Off => None,
+            Autoplay::Forced => super::auto::next_forced::<R>(&state),
+        };
+        let pending = R::pending(&state);
+        let (actor, command) = if let Some((seat, forced)) = automatic {
+            pace.forced_played += 1;
+            waiting.retain(|&s| s != seat);
+            (Actor::Seat(seat), forced.command)
+        } else if let Some(&seat) = pending.first() {
+            let level = bots[usize::from(seat)];
+            let command = R::bot_command(&state, seat, level, &mut bot_rng);
+            if !pending.iter().all(|s| waiting.contains(s)) {
+                let forced: Vec<_> = pending.iter().map(|&s| R::forced(&state, s)).collect();
+                let all_forced = forced.iter().all(Option::is_some);
+                pace.waits.push(Wait {
+                    people: pending.len() as u8,
+                    forced: all_forced,
+                });
+                *pace.waits_by_command.entry(tag(&command)).or_default() += 1;
+                if let (true, Some(Some(first))) = (all_forced, forced.first()) {
+                    *pace
+                        .forced_by_reason
+                        .entry(first.reason.code.clone())
+                        .or_default() += 1;
+                }
+                waiting.clone_from(&pending);
             }
+            waiting.retain(|&s| s != seat);
+            pace.by_people += 1;
+            (Actor::Seat(seat), command)
+        } else {
             // Nobody to act: only a rules timer can move the game on.
-            None => match R::timer(&state) {
+            waiting.clear();
+            match R::timer(&state) {
                 Some(timer) => (Actor::System, timer.command),
                 None => return Err(PlayError::Stuck(commands)),
-            },
+            }
         };
         let step = events.len() as u64 + 1;
         let mut rng = GameRng::for_step(&seed_bytes, &[], step);
@@ -97,6 +229,14 @@ pub fn play_game<R: Rules>(
         apply(&mut state, new, &mut events);
         commands += 1;
     }
+}
+
+/// The `type` tag of a command.
+fn tag(command: &impl serde::Serialize) -> String {
+    serde_json::to_value(command)
+        .ok()
+        .and_then(|v| v.get("type")?.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 fn seed_bytes(seed: u64) -> [u8; 32] {
@@ -118,6 +258,18 @@ pub struct Report {
     /// Sum of final scores per seat over the games where the seat finished.
     pub score_sums: Vec<i64>,
     pub score_counts: Vec<usize>,
+    /// Waits on people per game, in game order.
+    pub waits: Vec<usize>,
+    /// Forced waits (no decision to make) per game.
+    pub forced_waits: Vec<usize>,
+    pub by_people: usize,
+    pub forced_played: usize,
+    pub waits_by_command: BTreeMap<String, usize>,
+    pub forced_by_reason: BTreeMap<String, usize>,
+    /// Estimated calendar days per game (`model`).
+    pub days: Vec<f64>,
+    pub autoplay: Autoplay,
+    pub model: ResponseModel,
     pub elapsed: Duration,
 }
 
@@ -128,17 +280,54 @@ pub fn simulate<R: Rules>(
     games: usize,
     first_seed: u64,
 ) -> Result<Report, PlayError> {
+    simulate_with::<R>(
+        options,
+        bots,
+        games,
+        first_seed,
+        Autoplay::Off,
+        ResponseModel::default(),
+    )
+}
+
+/// [`simulate`], with the server playing on its own as `autoplay` says, and the calendar
+/// estimated with `model`.
+pub fn simulate_with<R: Rules>(
+    options: &R::Options,
+    bots: &[BotLevel],
+    games: usize,
+    first_seed: u64,
+    autoplay: Autoplay,
+    model: ResponseModel,
+) -> Result<Report, PlayError> {
     let seats = bots.len();
     let mut report = Report {
         seats,
         wins: vec![0; seats],
         score_sums: vec![0; seats],
         score_counts: vec![0; seats],
+        autoplay,
+        model,
         ..Report::default()
     };
     let started = Instant::now();
     for game in 0..games {
-        let played = play_game::<R>(options, bots, first_seed + game as u64, |_, _| {})?;
+        let seed = first_seed + game as u64;
+        let played = play_game_with::<R>(options, bots, seed, autoplay, |_, _| {})?;
+        // The answer times are drawn from the seed alone, not from the game: the same seed
+        // draws the same times whatever the server plays on its own.
+        let mut clock = GameRng::from_u64(seed ^ 0x0c10_c4ed);
+        report.days.push(model.days(&played.pace.waits, &mut clock));
+        report.waits.push(played.pace.waits.len());
+        report.forced_waits.push(played.pace.forced_waits());
+        report.by_people += played.pace.by_people;
+        report.forced_played += played.pace.forced_played;
+        for (what, n) in played.pace.waits_by_command {
+            *report.waits_by_command.entry(what).or_default() += n;
+        }
+        for (what, n) in played.pace.forced_by_reason {
+            *report.forced_by_reason.entry(what).or_default() += n;
+        }
         report.games += 1;
         report.commands += played.commands;
         report.events += played.events.len();
@@ -170,6 +359,63 @@ impl std::fmt::Display for Report {
             self.seats,
             self.commands as f64 / games,
             self.events as f64 / games
+        )?;
+        let mean = |v: &[usize]| v.iter().sum::<usize>() as f64 / games;
+        let mut waits = self.waits.clone();
+        waits.sort_unstable();
+        let median = waits.get(waits.len() / 2).copied().unwrap_or(0);
+        writeln!(
+            f,
+            "autoplay {:?}: {:.1} waits on people a game (min {}, median {}, max {}); forced \
+             waits {:.1} a game",
+            self.autoplay,
+            mean(&self.waits),
+            waits.first().unwrap_or(&0),
+            median,
+            waits.last().unwrap_or(&0),
+            mean(&self.forced_waits),
+        )?;
+        writeln!(
+            f,
+            "moves a game: {:.1} by people, {:.1} forced moves played by the server",
+            self.by_people as f64 / games,
+            self.forced_played as f64 / games,
+        )?;
+        let per_game = |map: &BTreeMap<String, usize>| {
+            map.iter()
+                .map(|(what, n)| format!("{what} {:.1}", *n as f64 / games))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        writeln!(
+            f,
+            "waits a game by the answer: {}",
+            per_game(&self.waits_by_command)
+        )?;
+        if !self.forced_by_reason.is_empty() {
+            writeln!(
+                f,
+                "forced waits a game by reason: {}",
+                per_game(&self.forced_by_reason)
+            )?;
+        }
+        let mut days = self.days.clone();
+        days.sort_by(f64::total_cmp);
+        let quantile = |q: f64| {
+            days.get(((days.len() as f64 - 1.0) * q).round() as usize)
+                .copied()
+                .unwrap_or(0.0)
+        };
+        writeln!(
+            f,
+            "calendar days (each person answers after a log-normal time, median {} h, sigma {}; \
+             a wait lasts until the last person asked answers): mean {:.1}, median {:.1}, \
+             p90 {:.1}",
+            self.model.median_hours,
+            self.model.sigma,
+            days.iter().sum::<f64>() / games,
+            quantile(0.5),
+            quantile(0.9),
         )?;
         writeln!(
             f,

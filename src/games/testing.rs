@@ -185,6 +185,45 @@ pub fn judge_bot_games<R: Rules, Notes: Default>(
     }
 }
 
+/// Plays one bot game (bots as in [`bot_mix`] for `game`) and calls `at` with every position
+/// between two commands, the first after the setup included; never with a position between
+/// two events of one command.
+pub fn bot_game_positions<R: Rules>(
+    options: &R::Options,
+    seats: u8,
+    game: u64,
+    seed: u64,
+    mut at: impl FnMut(&R::State),
+) {
+    let bots = bot_mix(game, seats);
+    let mut bot_rng = GameRng::from_u64(seed ^ 0xb075);
+    let mut state = R::fold(&R::setup(options, seats, &mut GameRng::from_u64(seed)));
+    for step in 1.. {
+        at(&state);
+        if R::outcome(&state).is_some() {
+            return;
+        }
+        assert!(step < 100_000, "seed {seed}: the game does not end");
+        let (actor, command) = match R::pending(&state).first() {
+            Some(&seat) => {
+                let level = bots[usize::from(seat)];
+                let command = R::bot_command(&state, seat, level, &mut bot_rng);
+                (Actor::Seat(seat), command)
+            }
+            None => {
+                let timer = R::timer(&state).expect("a timer when nobody is to act");
+                (Actor::System, timer.command)
+            }
+        };
+        let mut rng = GameRng::from_u64(seed.wrapping_mul(31).wrapping_add(step));
+        let events = R::decide(&state, actor, &command, &mut rng)
+            .unwrap_or_else(|e| panic!("seed {seed}: {command:?} refused: {e}"));
+        for event in &events {
+            R::evolve(&mut state, event);
+        }
+    }
+}
+
 // ---------------------------------------------------------------- undo barriers
 
 /// What the undo-barrier check saw over its games, for the engine's test to assert that the

@@ -54,6 +54,7 @@ mod bots;
 mod decide;
 mod evolve;
 mod invariants;
+mod orders;
 mod protocol;
 mod state;
 pub mod undo;
@@ -79,7 +80,7 @@ pub use view::{
 };
 
 use super::{
-    Actor, BotLevel, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Timer, Viewer,
+    Actor, BotLevel, Forced, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Timer, Viewer,
 };
 
 /// The Flying Dutchman rules engine.
@@ -91,6 +92,7 @@ impl Rules for FlyingDutchman {
     const MIN_SEATS: u8 = 3;
     const MAX_SEATS: u8 = 6;
     const ERROR_CODES: &'static [(&'static str, &'static str)] = decide::ERROR_CODES;
+    const AUTO_CODES: &'static [(&'static str, &'static str)] = orders::AUTO_CODES;
 
     type Options = Options;
     type State = State;
@@ -158,6 +160,10 @@ impl Rules for FlyingDutchman {
 
     fn pass_command(state: &State, seat: Seat) -> Option<Command> {
         view::pass_command(state, seat)
+    }
+
+    fn forced(state: &State, seat: Seat) -> Option<Forced<Command>> {
+        orders::forced_move(state, seat)
     }
 
     /// The table of `undo.rs` (`RULES.md`, "Undo barriers").

@@ -36,6 +36,7 @@ pub mod decide;
 pub mod evolve;
 pub mod invariants;
 pub mod map;
+pub mod orders;
 pub mod protocol;
 pub mod state;
 pub mod transcontinental;
@@ -52,7 +53,9 @@ pub use protocol::{Colour, Command, Company, Event, Options};
 pub use state::State;
 pub use view::{Legal, View};
 
-use super::{Actor, BotLevel, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Viewer};
+use super::{
+    Actor, BotLevel, Forced, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Viewer,
+};
 
 /// The Steel Driver rules engine.
 pub struct SteelDriver;
@@ -63,6 +66,7 @@ impl Rules for SteelDriver {
     const MIN_SEATS: u8 = 3;
     const MAX_SEATS: u8 = 6;
     const ERROR_CODES: &'static [(&'static str, &'static str)] = ERROR_CODES;
+    const AUTO_CODES: &'static [(&'static str, &'static str)] = orders::AUTO_CODES;
 
     type Options = Options;
     type State = State;
@@ -125,6 +129,10 @@ impl Rules for SteelDriver {
 
     fn pass_command(state: &State, seat: Seat) -> Option<Command> {
         view::pass_command(state, seat)
+    }
+
+    fn forced(state: &State, seat: Seat) -> Option<Forced<Command>> {
+        orders::forced_move(state, seat)
     }
 
     /// The table of `undo.rs` (`RULES.md`, "Undo barriers").
