@@ -40,8 +40,9 @@ enum Command {
         /// Seed of the first game (game i uses seed + i)
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// What the server plays on its own: off (every move waits for its player) or forced
-        /// (moves without a choice are played at once)
+        /// What the server plays on its own: off (every move waits for its player), forced
+        /// (moves without a choice are played at once) or orders (forced moves, and the
+        /// standing orders the sensible bots set as experienced players)
         #[arg(long, default_value = "off")]
         autoplay: String,
         /// Median hours a person takes to answer (the calendar estimate)
@@ -704,7 +705,8 @@ fn run_simulation(
     let autoplay = match autoplay {
         "off" => Autoplay::Off,
         "forced" => Autoplay::Forced,
-        other => anyhow::bail!("unknown autoplay {other:?}; use off or forced"),
+        "orders" => Autoplay::Orders,
+        other => anyhow::bail!("unknown autoplay {other:?}; use off, forced or orders"),
     };
     anyhow::ensure!(
         model.median_hours > 0.0 && model.sigma >= 0.0,

@@ -185,6 +185,10 @@ pub trait Rules: Send + Sync + 'static {
     type Command: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema + Send + Sync;
     type View: Debug + Serialize + ToSchema;
     type Legal: Debug + Serialize + ToSchema;
+    /// A standing order (a programmed move) a seat sets ahead: internally tagged like
+    /// commands, private to its seat like notes (`RULES.md`, "Standing orders and forced
+    /// moves"). The server applies it through [`Rules::match_order`].
+    type Order: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema + Send + Sync;
 
     /// Validates raw options from a create-game request for this many seats and returns them
     /// with every default filled in. Unknown options are an error.
@@ -242,6 +246,43 @@ pub trait Rules: Send + Sync + 'static {
     /// nobody anything they did not know.
     fn forced(_state: &Self::State, _seat: Seat) -> Option<Forced<Self::Command>> {
         None
+    }
+
+    /// Whether `seat` may set `order` now, judged on what that seat sees (`view`, its own
+    /// view): an order for a decision already past, or one the rules would never accept, is
+    /// refused at once.
+    fn check_order(view: &Self::View, seat: Seat, order: &Self::Order) -> Result<(), RuleError>;
+
+    /// What `order` of `seat` plays in the position its view shows. Only the seat's own view
+    /// goes in, so an order can use nothing the seat may not see. A `Play` is submitted as
+    /// the seat's command through `decide` like any other; a refusal drops the order.
+    fn match_order(
+        view: &Self::View,
+        seat: Seat,
+        order: &Self::Order,
+    ) -> OrderMatch<Self::Command, Self::Order>;
+
+    /// Whether `new`, set by a seat, replaces its standing order `old` (both answer the same
+    /// decision).
+    fn replaces(new: &Self::Order, old: &Self::Order) -> bool;
+
+    /// An occasion for `seat`, which is not to act now, to answer a coming decision with an
+    /// order: a key naming the occasion (the platform may tell the seat once per key), or
+    /// `None` when there is nothing to answer ahead.
+    fn order_window(_state: &Self::State, _seat: Seat) -> Option<String> {
+        None
+    }
+
+    /// The standing orders the sensible bot keeps for `seat`, as an experienced player would
+    /// set them in this position (for `kontor simulate`): `orders` are the seat's orders now,
+    /// the answer the whole new list. Reads only what the seat may know, as the bots do.
+    fn bot_orders(
+        _state: &Self::State,
+        _seat: Seat,
+        orders: &[Self::Order],
+        _rng: &mut GameRng,
+    ) -> Vec<Self::Order> {
+        orders.to_vec()
     }
 
     /// Whether `event` is an undo barrier, and of which kind (a short name such as `draw`,

@@ -6,6 +6,7 @@
 //! stand in for the people. With [`Autoplay`] the server plays forced moves on its own, as
 //! the platform will, so the same games can be measured before and after.
 
+use super::auto::{AutoMove, Cause, Notice, OrderBook};
 use super::{Actor, BotLevel, GameRng, Outcome, Rules, Seat};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -28,6 +29,10 @@ pub enum Autoplay {
     Off,
     /// Moves without a choice (`Rules::forced`) are played at once.
     Forced,
+    /// Forced moves, and the standing orders every player sets as an experienced player
+    /// would (`Rules::bot_orders`, the sensible bot's policy): when it plays, and when the
+    /// game tells it of an occasion to answer ahead (`Rules::order_window`).
+    Orders,
 }
 
 /// One moment the game could not go on until people acted.
@@ -52,11 +57,24 @@ pub struct Pace {
     pub forced_by_reason: BTreeMap<String, usize>,
     /// Forced moves the server played.
     pub forced_played: usize,
+    /// Moves the server played by standing orders.
+    pub orders_played: usize,
+    /// Orders dropped because they no longer fitted, by reason.
+    pub dropped: BTreeMap<String, usize>,
 }
 
 impl Pace {
     pub fn forced_waits(&self) -> usize {
         self.waits.iter().filter(|w| w.forced).count()
+    }
+
+    /// Counts the orders dropped among `notices` (and empties it).
+    fn note<O>(&mut self, notices: &mut Vec<Notice<O>>) {
+        for notice in notices.drain(..) {
+            if let Notice::Dropped { reason, .. } = notice {
+                *self.dropped.entry(reason.code).or_default() += 1;
+            }
+        }
     }
 }
 
@@ -159,6 +177,10 @@ pub fn play_game_with<R: Rules>(
 
     let mut commands = 0;
     let mut pace = Pace::default();
+    let mut book = OrderBook::<R::Order>::new(seats);
+    let mut notices = Vec::new();
+    // The last occasion to answer ahead each seat was told of.
+    let mut windows: Vec<Option<String>> = vec![None; usize::from(seats)];
     // The seats asked in the current wait that have not answered yet: while the others of a
     // simultaneous step are still to answer, the game waits on them in the same wait.
     let mut waiting: Vec<Seat> = Vec::new();
@@ -177,21 +199,68 @@ pub fn play_game_with<R: Rules>(
         }
         let automatic = match autoplay {
             Autoplay::Off => None,
-            Autoplay::Forced => super::auto::next_forced::<R>(&state),
+            Autoplay::Forced => {
+                super::auto::next_forced::<R>(&state).map(|(seat, forced)| AutoMove {
+                    seat,
+                    command: forced.command,
+                    cause: Cause::Forced(forced.reason),
+                })
+            }
+            Autoplay::Orders => super::auto::next::<R>(&state, &mut book, &mut notices),
         };
+        pace.note(&mut notices);
+        if let Some(played) = automatic {
+            let step = events.len() as u64 + 1;
+            let mut rng = GameRng::for_step(&seed_bytes, &[], step);
+            let seat = played.seat;
+            match R::decide(&state, Actor::Seat(seat), &played.command, &mut rng) {
+                Ok(new) => {
+                    super::auto::settle(&mut book, &played, Ok(()), &mut notices);
+                    match played.cause {
+                        Cause::Forced(_) => pace.forced_played += 1,
+                        Cause::Order { .. } => pace.orders_played += 1,
+                    }
+                    waiting.retain(|&s| s != seat);
+                    apply(&mut state, new, &mut events);
+                    commands += 1;
+                }
+                Err(error) => {
+                    if let Cause::Forced(_) = played.cause {
+                        return Err(PlayError::IllegalBotMove {
+                            seat,
+                            command: format!("forced {:?}", played.command),
+                            error,
+                        });
+                    }
+                    super::auto::settle(&mut book, &played, Err(&error), &mut notices);
+                }
+            }
+            pace.note(&mut notices);
+            continue;
+        }
         let pending = R::pending(&state);
-        let (actor, command) = if let Some((seat, forced)) = automatic {
-            pace.forced_played += 1;
-            waiting.retain(|&s| s != seat);
-            (Actor::Seat(seat), forced.command)
-        } else if let Some(&seat) = pending.first() {
+        let (actor, command) = if let Some(&seat) = pending.first() {
             let level = bots[usize::from(seat)];
             let command = R::bot_command(&state, seat, level, &mut bot_rng);
             if !pending.iter().all(|s| waiting.contains(s)) {
                 let forced: Vec<_> = pending.iter().map(|&s| R::forced(&state, s)).collect();
                 let all_forced = forced.iter().all(Option::is_some);
+                let mut people = pending.len() as u8;
+                if autoplay == Autoplay::Orders {
+                    // The seats with an occasion to answer ahead are told now and answer in
+                    // parallel: each whose orders change is one more person in this wait.
+                    for other in (0..seats).filter(|s| !pending.contains(s)) {
+                        let window = R::order_window(&state, other);
+                        if window.is_some() && windows[usize::from(other)] != window {
+                            windows[usize::from(other)] = window;
+                            if set_orders::<R>(&state, other, &mut book, &mut bot_rng)? {
+                                people += 1;
+                            }
+                        }
+                    }
+                }
                 pace.waits.push(Wait {
-                    people: pending.len() as u8,
+                    people,
                     forced: all_forced,
                 });
                 *pace.waits_by_command.entry(tag(&command)).or_default() += 1;
@@ -228,7 +297,37 @@ pub fn play_game_with<R: Rules>(
         })?;
         apply(&mut state, new, &mut events);
         commands += 1;
+        if let (Autoplay::Orders, Actor::Seat(seat)) = (autoplay, actor) {
+            // The seat that just played is at the game: it sets its orders for what comes.
+            windows[usize::from(seat)] = R::order_window(&state, seat);
+            set_orders::<R>(&state, seat, &mut book, &mut bot_rng)?;
+        }
     }
+}
+
+/// Gives `seat` the orders the sensible bot sets in `state`; whether they changed. An order
+/// the game refuses is a bug of the bot's policy.
+fn set_orders<R: Rules>(
+    state: &R::State,
+    seat: Seat,
+    book: &mut OrderBook<R::Order>,
+    rng: &mut GameRng,
+) -> Result<bool, PlayError> {
+    let old = book.of(seat).to_vec();
+    let new = R::bot_orders(state, seat, &old, rng);
+    if new == old {
+        return Ok(false);
+    }
+    let view = R::view(state, super::Viewer::Seat(seat));
+    for order in new.iter().filter(|o| !old.contains(o)) {
+        R::check_order(&view, seat, order).map_err(|error| PlayError::IllegalBotMove {
+            seat,
+            command: format!("order {order:?}"),
+            error,
+        })?;
+    }
+    book.seats[usize::from(seat)] = new;
+    Ok(true)
 }
 
 /// The `type` tag of a command.
@@ -264,6 +363,8 @@ pub struct Report {
     pub forced_waits: Vec<usize>,
     pub by_people: usize,
     pub forced_played: usize,
+    pub orders_played: usize,
+    pub dropped: BTreeMap<String, usize>,
     pub waits_by_command: BTreeMap<String, usize>,
     pub forced_by_reason: BTreeMap<String, usize>,
     /// Estimated calendar days per game (`model`).
@@ -322,6 +423,10 @@ pub fn simulate_with<R: Rules>(
         report.forced_waits.push(played.pace.forced_waits());
         report.by_people += played.pace.by_people;
         report.forced_played += played.pace.forced_played;
+        report.orders_played += played.pace.orders_played;
+        for (what, n) in played.pace.dropped {
+            *report.dropped.entry(what).or_default() += n;
+        }
         for (what, n) in played.pace.waits_by_command {
             *report.waits_by_command.entry(what).or_default() += n;
         }
@@ -377,9 +482,10 @@ impl std::fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "moves a game: {:.1} by people, {:.1} forced moves played by the server",
+            "moves a game: {:.1} by people; by the server {:.1} forced, {:.1} by standing orders",
             self.by_people as f64 / games,
             self.forced_played as f64 / games,
+            self.orders_played as f64 / games,
         )?;
         let per_game = |map: &BTreeMap<String, usize>| {
             map.iter()
@@ -397,6 +503,13 @@ impl std::fmt::Display for Report {
                 f,
                 "forced waits a game by reason: {}",
                 per_game(&self.forced_by_reason)
+            )?;
+        }
+        if !self.dropped.is_empty() {
+            writeln!(
+                f,
+                "orders dropped a game by reason: {}",
+                per_game(&self.dropped)
             )?;
         }
         let mut days = self.days.clone();

@@ -13,8 +13,9 @@
 //! checked after every event, so a scenario also proves that the rules keep their own facts.
 //! The referees of both games judge bot games through [`judge_bot_games`].
 
+use super::auto::{self, AutoMove, Notice, OrderBook};
 use super::simulate::play_game;
-use super::{Actor, BotLevel, GameRng, RuleError, Rules, Seat};
+use super::{Actor, BotLevel, GameRng, Reason, RuleError, Rules, Seat};
 
 /// A game whose positions can be checked for the facts its rules promise (its invariants).
 pub trait Checked: Rules {
@@ -183,6 +184,79 @@ pub fn judge_bot_games<R: Rules, Notes: Default>(
             }
         }
     }
+}
+
+/// What the server played on its own from a position ([`run_auto`]).
+pub struct AutoRun<R: Rules> {
+    pub state: R::State,
+    /// Each move, in order, with its cause.
+    pub played: Vec<AutoMove<R::Command, R::Order>>,
+    pub events: Vec<R::Event>,
+    /// What became of the orders on the way.
+    pub notices: Vec<Notice<R::Order>>,
+}
+
+impl<R: Rules> AutoRun<R> {
+    /// The seats and commands played, in order.
+    pub fn moves(&self) -> Vec<(Seat, R::Command)> {
+        self.played
+            .iter()
+            .map(|m| (m.seat, m.command.clone()))
+            .collect()
+    }
+
+    /// The reasons of the orders dropped, with the seat.
+    pub fn dropped(&self) -> Vec<(Seat, Reason)> {
+        self.notices
+            .iter()
+            .filter_map(|n| match n {
+                Notice::Dropped { seat, reason, .. } => Some((*seat, reason.clone())),
+                Notice::Done { .. } => None,
+            })
+            .collect()
+    }
+}
+
+/// Plays what the server plays on its own from `state` with the orders of `book` (forced
+/// moves, then orders) until nothing is left, as the platform does after an accepted
+/// command: each move through `decide`, its events folded with the invariants checked.
+pub fn run_auto<R: Checked>(state: &R::State, book: &mut OrderBook<R::Order>) -> AutoRun<R> {
+    let mut run = AutoRun {
+        state: state.clone(),
+        played: Vec::new(),
+        events: Vec::new(),
+        notices: Vec::new(),
+    };
+    while let Some(played) = auto::next::<R>(&run.state, book, &mut run.notices) {
+        assert!(run.played.len() < 10_000, "the server plays on forever");
+        let mut rng = GameRng::from_u64(run.played.len() as u64 + 1);
+        match R::decide(
+            &run.state,
+            Actor::Seat(played.seat),
+            &played.command,
+            &mut rng,
+        ) {
+            Ok(events) => {
+                auto::settle(book, &played, Ok(()), &mut run.notices);
+                for event in events {
+                    R::evolve(&mut run.state, &event);
+                    if let Err(e) = R::check(&run.state) {
+                        panic!("invariant broken by {event:?} after {played:?}: {e}");
+                    }
+                    run.events.push(event);
+                }
+                run.played.push(played);
+            }
+            Err(error) => {
+                assert!(
+                    matches!(played.cause, auto::Cause::Order { .. }),
+                    "a forced move was refused: {played:?}: {error}"
+                );
+                auto::settle(book, &played, Err(&error), &mut run.notices);
+            }
+        }
+    }
+    run
 }
 
 /// Plays one bot game (bots as in [`bot_mix`] for `game`) and calls `at` with every position

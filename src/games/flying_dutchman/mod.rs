@@ -70,8 +70,8 @@ pub use decide::ERROR_CODES;
 pub use invariants::check_invariants;
 pub use protocol::{
     ActionTaken, BidHorseshoe, BoardId, Command, DiceRoll, Edition, EndReason, Event, ExtraChoice,
-    MoveReason, Offer, Options, PaymentTerm, RevealResult, RevealedBid, ShipPayment, Sign,
-    Transfer, ValueTrack, bid_value,
+    IncomeRule, MoveReason, Offer, Options, Order, PaymentTerm, RevealResult, RevealedBid,
+    ShipPayment, Sign, Transfer, ValueTrack, bid_value,
 };
 pub use state::{ALL_HORSESHOES, DIE_A, DIE_B, Phase, Player, State};
 pub use view::{
@@ -80,7 +80,8 @@ pub use view::{
 };
 
 use super::{
-    Actor, BotLevel, Forced, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Timer, Viewer,
+    Actor, BotLevel, Forced, GameRng, OptionsError, OrderMatch, Outcome, RuleError, Rules, Seat,
+    Timer, Viewer,
 };
 
 /// The Flying Dutchman rules engine.
@@ -100,6 +101,7 @@ impl Rules for FlyingDutchman {
     type Command = Command;
     type View = View;
     type Legal = Legal;
+    type Order = Order;
 
     fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, OptionsError> {
         parse_options(raw, seats)
@@ -164,6 +166,26 @@ impl Rules for FlyingDutchman {
 
     fn forced(state: &State, seat: Seat) -> Option<Forced<Command>> {
         orders::forced_move(state, seat)
+    }
+
+    fn check_order(view: &View, seat: Seat, order: &Order) -> Result<(), RuleError> {
+        orders::check_order(view, seat, order)
+    }
+
+    fn match_order(view: &View, seat: Seat, order: &Order) -> OrderMatch<Command, Order> {
+        orders::match_order(view, seat, order)
+    }
+
+    fn replaces(new: &Order, old: &Order) -> bool {
+        orders::replaces(new, old)
+    }
+
+    fn order_window(state: &State, seat: Seat) -> Option<String> {
+        orders::order_window(state, seat)
+    }
+
+    fn bot_orders(state: &State, seat: Seat, orders: &[Order], rng: &mut GameRng) -> Vec<Order> {
+        bots::sensible_orders(state, seat, orders, rng)
     }
 
     /// The table of `undo.rs` (`RULES.md`, "Undo barriers").

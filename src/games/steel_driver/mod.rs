@@ -49,12 +49,13 @@ mod tests;
 pub use decide::ERROR_CODES;
 pub use invariants::{check_invariants, check_progress};
 pub use map::{CityId, LinkId, MAP, MAP_ID, Map, MapError};
-pub use protocol::{Colour, Command, Company, Event, Options};
+pub use protocol::{Colour, Command, Company, Event, Options, Order};
 pub use state::State;
 pub use view::{Legal, View};
 
 use super::{
-    Actor, BotLevel, Forced, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Viewer,
+    Actor, BotLevel, Forced, GameRng, OptionsError, OrderMatch, Outcome, RuleError, Rules, Seat,
+    Viewer,
 };
 
 /// The Steel Driver rules engine.
@@ -74,6 +75,7 @@ impl Rules for SteelDriver {
     type Command = Command;
     type View = View;
     type Legal = Legal;
+    type Order = Order;
 
     fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, OptionsError> {
         parse_options(raw, seats)
@@ -133,6 +135,26 @@ impl Rules for SteelDriver {
 
     fn forced(state: &State, seat: Seat) -> Option<Forced<Command>> {
         orders::forced_move(state, seat)
+    }
+
+    fn check_order(view: &View, seat: Seat, order: &Order) -> Result<(), RuleError> {
+        orders::check_order(view, seat, order)
+    }
+
+    fn match_order(view: &View, seat: Seat, order: &Order) -> OrderMatch<Command, Order> {
+        orders::match_order(view, seat, order)
+    }
+
+    fn replaces(new: &Order, old: &Order) -> bool {
+        orders::replaces(new, old)
+    }
+
+    fn order_window(state: &State, seat: Seat) -> Option<String> {
+        orders::order_window(state, seat)
+    }
+
+    fn bot_orders(state: &State, seat: Seat, orders: &[Order], _rng: &mut GameRng) -> Vec<Order> {
+        bots::sensible_orders(state, seat, orders)
     }
 
     /// The table of `undo.rs` (`RULES.md`, "Undo barriers").

@@ -5,8 +5,10 @@ use super::super::*;
 use super::properties::disguise_state;
 use super::scenarios::tie_of_two;
 use super::support::*;
-use crate::games::testing::bot_game_positions;
-use crate::games::{Forced, Reason, Rules, Seat, Viewer};
+use crate::games::auto::OrderBook;
+use crate::games::simulate::{Autoplay, play_game_with};
+use crate::games::testing::{bot_game_positions, run_auto};
+use crate::games::{Forced, OrderMatch, Reason, Rules, Seat, Viewer};
 use Colour::*;
 
 fn forced(state: &State, seat: Seat) -> Option<Forced<Command>> {
@@ -150,4 +152,531 @@ fn auto_codes_are_unique_and_documented() {
     assert_eq!(unique.len(), codes.len());
     assert!(FlyingDutchman::AUTO_CODES.iter().all(|(c, m)| !m.is_empty()
         && c.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_')));
+}
+
+// ---------------------------------------------------------------- standing orders
+
+fn book(state: &State) -> OrderBook<Order> {
+    OrderBook::new(state.seats())
+}
+
+fn set(book: &mut OrderBook<Order>, state: &State, seat: Seat, order: Order) {
+    book.set::<FlyingDutchman>(state, seat, order)
+        .unwrap_or_else(|e| panic!("seat {seat} may not set the order: {e}"));
+}
+
+fn action(state: &State, command: Command) -> Order {
+    Order::Action {
+        round: state.round,
+        action: command,
+        max_bids_before: None,
+    }
+}
+
+#[test]
+fn an_action_order_plays_a_sealed_bid_when_its_turn_comes_as_if_clicked() {
+    let mut state = new_game(3);
+    state.lucky_number = 35;
+    set_horseshoes(&mut state, 0, &[30, 10, 1, 2]);
+    set_horseshoes(&mut state, 1, &[40, 10, 1]);
+    set_horseshoes(&mut state, 2, &[25, 10, 20]);
+    let mut orders = book(&state);
+    set(&mut orders, &state, 1, action(&state, bid(&[40, -10, 1])));
+    set(&mut orders, &state, 2, action(&state, Command::Pass));
+    // Nothing plays before seat 1's turn.
+    assert!(
+        run_auto::<FlyingDutchman>(&state, &mut orders)
+            .played
+            .is_empty()
+    );
+    act(&mut state, 0, bid(&[30, 2, 1]));
+    let run = run_auto::<FlyingDutchman>(&state, &mut orders);
+    assert_eq!(run.moves(), [(1, bid(&[40, -10, 1])), (2, Command::Pass)]);
+    // Seat 1's move is exactly its click: the same events, redacted alike for the others.
+    let clicked = when(&state, 1, bid(&[40, -10, 1])).then_accepted().1;
+    assert_eq!(run.events[..clicked.len()], clicked[..]);
+    assert_eq!(
+        FlyingDutchman::redact(&run.events[0], Viewer::Seat(0)),
+        Some(Event::BidPlaced {
+            seat: 1,
+            size: 3,
+            horseshoes: None
+        })
+    );
+    // The orders are used up; the bids are revealed and seat 0 moves.
+    assert!(orders.seats.iter().all(Vec::is_empty));
+    assert_eq!(
+        run.state.phase,
+        Phase::Move {
+            seat: 0,
+            reason: MoveReason::SoleBid
+        }
+    );
+}
+
+#[test]
+fn an_action_order_asks_its_seat_when_more_players_bid_before_it() {
+    let mut state = new_game(3);
+    let mut orders = book(&state);
+    set(
+        &mut orders,
+        &state,
+        1,
+        Order::Action {
+            round: state.round,
+            action: Command::UseSmith,
+            max_bids_before: Some(0),
+        },
+    );
+    let low = i32::from(state.players[0].horseshoes[0]);
+    act(&mut state, 0, bid(&[low]));
+    let run = run_auto::<FlyingDutchman>(&state, &mut orders);
+    assert!(run.played.is_empty());
+    assert_eq!(
+        run.dropped(),
+        [(
+            1,
+            Reason::new("bids_before")
+                .with("count", 1)
+                .with("max_bids_before", 0)
+        )]
+    );
+    assert_eq!(FlyingDutchman::pending(&run.state), [1]);
+}
+
+#[test]
+fn a_kontor_order_returns_the_two_least_wanted_cards_least_wanted_first() {
+    let mut state = new_game(3);
+    set_hands(&mut state, &[(0, &[Red, Green, Blue])]);
+    let mut orders = book(&state);
+    set(&mut orders, &state, 0, action(&state, Command::UseKontor));
+    set(
+        &mut orders,
+        &state,
+        0,
+        Order::KontorReturn {
+            round: state.round,
+            keep: vec![Green, Red, Violet, Yellow, Orange, Blue],
+        },
+    );
+    let drawn: Vec<Colour> = state.share_stack.iter().take(2).copied().collect();
+    let run = run_auto::<FlyingDutchman>(&state, &mut orders);
+    let mut hand = vec![Red, Green, Blue];
+    hand.extend(&drawn);
+    let rank = |c: &Colour| {
+        [Green, Red, Violet, Yellow, Orange, Blue]
+            .iter()
+            .position(|k| k == c)
+    };
+    hand.sort_by_key(|c| std::cmp::Reverse(rank(c)));
+    assert_eq!(
+        run.moves(),
+        [
+            (0, Command::UseKontor),
+            (
+                0,
+                Command::ReturnShares {
+                    cards: hand[..2].to_vec()
+                }
+            )
+        ]
+    );
+    assert_eq!(run.state.players[0].shares.len(), 3);
+}
+
+#[test]
+fn declaration_offer_and_accept_orders_settle_a_tie_with_its_payments() {
+    let state = tie_of_two();
+    let round = state.round;
+    let mut orders = book(&state);
+    let to = |s: &str| s.to_string();
+    set(
+        &mut orders,
+        &state,
+        0,
+        Order::Declare {
+            round,
+            to: to("BLU_2"),
+        },
+    );
+    set(
+        &mut orders,
+        &state,
+        1,
+        Order::Declare {
+            round,
+            to: to("GRN_2"),
+        },
+    );
+    set(
+        &mut orders,
+        &state,
+        0,
+        Order::Offer {
+            round,
+            to: to("BLU_2"),
+            each: 3,
+        },
+    );
+    set(
+        &mut orders,
+        &state,
+        1,
+        Order::Accept {
+            round,
+            to: to("BLU_2"),
+            min_payment: 3,
+        },
+    );
+    let run = run_auto::<FlyingDutchman>(&state, &mut orders);
+    assert_eq!(
+        run.moves(),
+        [
+            (0, declare("BLU_2")),
+            (1, declare("GRN_2")),
+            (
+                0,
+                Command::MakeOffer {
+                    to: to("BLU_2"),
+                    payments: vec![PaymentTerm { seat: 1, amount: 3 }]
+                }
+            ),
+            (1, Command::AcceptOffer { offer: 1 }),
+        ]
+    );
+    assert!(run.events.contains(&Event::AgreementReached {
+        to: space("BLU_2"),
+        transfers: vec![Transfer {
+            from: 0,
+            to: 1,
+            amount: 3
+        }],
+    }));
+    assert_eq!(run.state.ghost, Some(space("BLU_2")));
+}
+
+#[test]
+fn extra_round_orders_are_sealed_choices_revealed_together() {
+    let mut state = tie_of_two();
+    act(&mut state, 0, declare("BLU_2"));
+    act(&mut state, 1, declare("GRN_2"));
+    let round = state.round;
+    let mut orders = book(&state);
+    // Seat 1 accepts blue only if paid 10: seat 0 offers 3, so nobody agrees.
+    set(
+        &mut orders,
+        &state,
+        1,
+        Order::Accept {
+            round,
+            to: "BLU_2".into(),
+            min_payment: 10,
+        },
+    );
+    set(
+        &mut orders,
+        &state,
+        0,
+        Order::ExtraRound {
+            round,
+            choice: ExtraChoice::Bid {
+                horseshoes: horseshoes(&[20, 10, 2]),
+            },
+        },
+    );
+    set(
+        &mut orders,
+        &state,
+        1,
+        Order::ExtraRound {
+            round,
+            choice: ExtraChoice::DropOut,
+        },
+    );
+    act(
+        &mut state,
+        0,
+        Command::MakeOffer {
+            to: "BLU_2".into(),
+            payments: vec![PaymentTerm { seat: 1, amount: 3 }],
+        },
+    );
+    assert!(
+        run_auto::<FlyingDutchman>(&state, &mut orders)
+            .played
+            .is_empty()
+    );
+    act(&mut state, 0, Command::NoAgreement);
+    let run = run_auto::<FlyingDutchman>(&state, &mut orders);
+    assert_eq!(run.moves(), [(0, bid(&[20, 10, 2])), (1, Command::DropOut)]);
+    // Seat 0's choice stayed sealed until the last one was made.
+    assert_eq!(
+        FlyingDutchman::redact(&run.events[0], Viewer::Seat(1)),
+        Some(Event::ExtraChoiceMade {
+            seat: 0,
+            choice: None
+        })
+    );
+    assert_eq!(
+        run.state.phase,
+        Phase::Move {
+            seat: 0,
+            reason: MoveReason::SoleBid
+        }
+    );
+}
+
+#[test]
+fn a_move_order_and_an_income_rule_play_the_movers_island() {
+    let mut state = new_game(3);
+    set_hands(
+        &mut state,
+        &[(0, &[Red, Violet, Violet]), (1, &[Red, Green, Green])],
+    );
+    // Three landings: every marker on chest 5, but red, hit since, on chest 2.
+    state.round_marker = 4;
+    state.markers = [4; 6];
+    state.ship_landings = 3;
+    state.markers[Red.index()] = 1;
+    ghost_at(&mut state, "VIO_2", Some("BLU_2"));
+    state.phase = Phase::Move {
+        seat: 0,
+        reason: MoveReason::SoleBid,
+    };
+    let mut orders = book(&state);
+    set(
+        &mut orders,
+        &state,
+        0,
+        Order::Move {
+            round: state.round,
+            to: "ISLAND_C1".into(),
+        },
+    );
+    set(
+        &mut orders,
+        &state,
+        0,
+        Order::Income {
+            rule: IncomeRule::Best,
+        },
+    );
+    let run = run_auto::<FlyingDutchman>(&state, &mut orders);
+    // Violet (5 ducats) is worth more than red (2).
+    assert_eq!(
+        run.moves(),
+        [
+            (0, move_to("ISLAND_C1")),
+            (0, Command::TakeIncome { colour: Violet })
+        ]
+    );
+    // The income rule stands for the rest of the game; the move order is used up.
+    assert_eq!(
+        orders.of(0),
+        [Order::Income {
+            rule: IncomeRule::Best
+        }]
+    );
+}
+
+#[test]
+fn orders_that_could_never_play_are_refused_and_a_new_order_replaces_the_old() {
+    let mut state = new_game(3);
+    let round = state.round;
+    let mut orders = book(&state);
+    let refused = |orders: &mut OrderBook<Order>, state: &State, seat: Seat, order: Order| {
+        orders
+            .set::<FlyingDutchman>(state, seat, order)
+            .expect_err("refused")
+            .code
+    };
+    let next_round = Order::Action {
+        round: round + 1,
+        action: Command::UseSmith,
+        max_bids_before: None,
+    };
+    assert_eq!(refused(&mut orders, &state, 1, next_round), "order_not_now");
+    assert_eq!(
+        refused(&mut orders, &state, 1, action(&state, move_to("BLU_2"))),
+        "invalid_order"
+    );
+    assert_eq!(
+        refused(&mut orders, &state, 1, action(&state, bid(&[48, 47]))),
+        "two_gold_horseshoes"
+    );
+    let kontor = Order::KontorReturn {
+        round,
+        keep: vec![Red, Red, Blue, Green, Yellow, Violet],
+    };
+    assert_eq!(refused(&mut orders, &state, 1, kontor), "invalid_order");
+    let far = Order::Move {
+        round,
+        to: "RED_1".into(),
+    };
+    assert_eq!(refused(&mut orders, &state, 1, far), "not_adjacent");
+    let prefer = Order::Income {
+        rule: IncomeRule::Prefer { colours: vec![] },
+    };
+    assert_eq!(refused(&mut orders, &state, 1, prefer), "invalid_order");
+    // The last action order for a round replaces the one before.
+    set(&mut orders, &state, 1, action(&state, Command::UseSmith));
+    set(&mut orders, &state, 1, action(&state, Command::UseKontor));
+    assert_eq!(orders.of(1), [action(&state, Command::UseKontor)]);
+    // After acting, the round's action can no longer be ordered.
+    act(&mut state, 0, Command::UseSmith);
+    assert_eq!(
+        refused(&mut orders, &state, 0, action(&state, Command::UseSmith)),
+        "order_not_now"
+    );
+}
+
+#[test]
+fn orders_use_the_documented_json() {
+    let order: Order = serde_json::from_value(serde_json::json!({
+        "type": "action",
+        "round": 3,
+        "action": {"type": "bid", "horseshoes": [{"value": 35}, {"value": 2, "sign": "minus"}]}
+    }))
+    .unwrap();
+    assert_eq!(
+        order,
+        Order::Action {
+            round: 3,
+            action: bid(&[35, -2]),
+            max_bids_before: None
+        }
+    );
+    assert_eq!(
+        serde_json::to_value(Order::Income {
+            rule: IncomeRule::Prefer { colours: vec![Red] }
+        })
+        .unwrap(),
+        serde_json::json!({"type": "income", "rule": {"kind": "prefer", "colours": ["red"]}})
+    );
+}
+
+/// The orders a seat might hold in `state`: the sensible bot's, and one of every kind for
+/// this round, aimed at the first destination and the seat's own hand.
+fn sample_orders(state: &State, seat: Seat) -> Vec<Order> {
+    let mut rng = crate::games::GameRng::from_u64(u64::from(seat));
+    let mut orders = FlyingDutchman::bot_orders(state, seat, &[], &mut rng);
+    let round = state.round;
+    let to = state
+        .destinations()
+        .next()
+        .map_or_else(String::new, |s| s.name().to_string());
+    let hand = &state.players[usize::from(seat)].horseshoes;
+    let first = hand.first().map(|&h| {
+        vec![BidHorseshoe {
+            value: h,
+            sign: Sign::Plus,
+        }]
+    });
+    orders.extend([
+        Order::Action {
+            round,
+            action: Command::Pass,
+            max_bids_before: Some(1),
+        },
+        Order::Move {
+            round,
+            to: to.clone(),
+        },
+        Order::Declare {
+            round,
+            to: to.clone(),
+        },
+        Order::Offer {
+            round,
+            to: to.clone(),
+            each: 1,
+        },
+        Order::Accept {
+            round,
+            to,
+            min_payment: 0,
+        },
+        Order::ExtraRound {
+            round,
+            choice: match first {
+                Some(horseshoes) => ExtraChoice::Bid { horseshoes },
+                None => ExtraChoice::DropOut,
+            },
+        },
+        Order::KontorReturn {
+            round,
+            keep: Colour::ALL.to_vec(),
+        },
+        Order::Income {
+            rule: IncomeRule::Best,
+        },
+    ]);
+    orders
+}
+
+/// Over bot games of every table size: whether an order may be set and what it plays are the
+/// same in every position that looks the same to its seat. Each position is compared with
+/// one where every secret the seat may not know is changed (other hands, sealed bids and
+/// extra-round choices, the share stack, the pool).
+#[test]
+fn an_order_is_matched_on_what_its_seat_may_see_alone() {
+    let mut compared = 0;
+    let mut played = 0;
+    for seats in 3..=6 {
+        for game in 0..6 {
+            let seed = 37_500 + u64::from(seats) * 100 + game;
+            bot_game_positions::<FlyingDutchman>(&Options::default(), seats, game + 3, seed, |s| {
+                for seat in (0..seats).filter(|&seat| s.active(seat)) {
+                    let disguised = disguise_state(s, Viewer::Seat(seat));
+                    let view = FlyingDutchman::view(s, Viewer::Seat(seat));
+                    let other = FlyingDutchman::view(&disguised, Viewer::Seat(seat));
+                    for order in sample_orders(s, seat) {
+                        let a = FlyingDutchman::match_order(&view, seat, &order);
+                        let b = FlyingDutchman::match_order(&other, seat, &order);
+                        assert_eq!(a, b, "seed {seed} seat {seat} {order:?}");
+                        assert_eq!(
+                            FlyingDutchman::check_order(&view, seat, &order).map_err(|e| e.code),
+                            FlyingDutchman::check_order(&other, seat, &order).map_err(|e| e.code),
+                        );
+                        compared += 1;
+                        if matches!(a, OrderMatch::Play { .. }) {
+                            played += 1;
+                        }
+                    }
+                }
+            });
+        }
+    }
+    assert!(compared > 10_000 && played > 500, "{compared} {played}");
+}
+
+/// Bot games with forced moves and the experienced players' orders: they keep every rule,
+/// fold back to their state, the server never plays a move `decide` refuses, and it plays
+/// most moves.
+#[test]
+fn bot_games_with_standing_orders_keep_every_rule() {
+    for seats in 3..=6 {
+        for game in 0..10 {
+            let seed = 370_000 + u64::from(seats) * 100 + game;
+            let bots = crate::games::testing::bot_mix(game + 5, seats);
+            let played = play_game_with::<FlyingDutchman>(
+                &Options::default(),
+                &bots,
+                seed,
+                Autoplay::Orders,
+                |state, event| {
+                    check_invariants(state)
+                        .unwrap_or_else(|e| panic!("seed {seed}: {e} after {event:?}"));
+                },
+            )
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert_eq!(FlyingDutchman::fold(&played.events), played.state);
+            assert_eq!(played.pace.forced_waits(), 0);
+            assert_eq!(played.pace.dropped.get("refused"), None, "seed {seed}");
+            assert!(
+                played.pace.orders_played > played.pace.by_people,
+                "seed {seed}"
+            );
+        }
+    }
 }

@@ -5,7 +5,9 @@ use super::super::state::Phase;
 use super::super::*;
 use super::scenarios::{end_of_round_five, red_and_blue};
 use super::support::*;
-use crate::games::testing::bot_game_positions;
+use crate::games::auto::{Cause, OrderBook};
+use crate::games::simulate::{Autoplay, play_game_with};
+use crate::games::testing::{bot_game_positions, run_auto};
 use crate::games::{Forced, Reason, Rules, Seat};
 use Company::*;
 
@@ -221,4 +223,302 @@ fn auto_codes_are_unique_and_documented() {
     assert!(SteelDriver::AUTO_CODES.iter().all(|(c, m)| !m.is_empty()
         && c.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_')));
     assert_eq!(forced_codes().len(), 7);
+}
+
+// ---------------------------------------------------------------------------------------
+// Standing orders.
+
+fn book(state: &State) -> OrderBook<Order> {
+    OrderBook::new(state.seats)
+}
+
+fn set(book: &mut OrderBook<Order>, state: &State, seat: Seat, order: Order) {
+    book.set::<SteelDriver>(state, seat, order)
+        .unwrap_or_else(|e| panic!("seat {seat} may not set the order: {e}"));
+}
+
+fn proxy(company: Company, limit: u32, pass_when_outbid: bool) -> Order {
+    Order::ProxyBid {
+        round: 1,
+        company,
+        limit,
+        pass_when_outbid,
+    }
+}
+
+fn bid(bid: u32) -> Command {
+    Command::Bid { bid }
+}
+
+/// A 4-player game where seat 0 opened Red with 1 cube; seat 1 is to bid.
+fn red_opened() -> State {
+    let mut state = new_game(4, 0);
+    act(
+        &mut state,
+        0,
+        Command::OpenAuction {
+            company: Red,
+            bid: 1,
+        },
+    );
+    state
+}
+
+#[test]
+fn a_proxy_bid_raises_by_the_minimum_while_outbid_and_never_past_its_limit() {
+    let mut state = red_opened();
+    let mut orders = book(&state);
+    set(&mut orders, &state, 1, proxy(Red, 4, false));
+    for seat in [2, 3] {
+        set(
+            &mut orders,
+            &state,
+            seat,
+            Order::PassAuction {
+                round: 1,
+                company: Red,
+            },
+        );
+    }
+    // Seat 1 raises to 2; seats 2 and 3 pass; seat 0 (no order) is asked.
+    let run = run_auto::<SteelDriver>(&state, &mut orders);
+    assert_eq!(
+        run.moves(),
+        [(1, bid(2)), (2, Command::PassBid), (3, Command::PassBid)]
+    );
+    state = run.state;
+    assert_eq!(pending(&state), [0]);
+    // The limit is secret: others see a bid of 2 as if clicked.
+    assert_eq!(
+        run.events[0],
+        Event::BidPlaced { seat: 1, bid: 2 },
+        "the order's move is the seat's own"
+    );
+    act(&mut state, 0, bid(3));
+    let run = run_auto::<SteelDriver>(&state, &mut orders);
+    assert_eq!(run.moves(), [(1, bid(4))]);
+    state = run.state;
+    // Outbid past the limit: the order is dropped, saying why, and seat 1 is asked.
+    act(&mut state, 0, bid(5));
+    let run = run_auto::<SteelDriver>(&state, &mut orders);
+    assert_eq!(run.moves(), []);
+    assert_eq!(
+        run.dropped(),
+        [(
+            1,
+            Reason::new("outbid")
+                .with("company", Red)
+                .with("high_bid", 5)
+                .with("limit", 4)
+                .with("cubes", 8)
+        )]
+    );
+    assert_eq!(orders.of(1), []);
+    assert_eq!(pending(&run.state), [1]);
+}
+
+#[test]
+fn a_proxy_bid_that_passes_when_outbid_ends_the_auction_and_never_bids_past_its_cubes() {
+    let mut state = red_opened();
+    let mut orders = book(&state);
+    // A limit above the cubes held (8) bids at most 8.
+    set(&mut orders, &state, 1, proxy(Red, 20, true));
+    set(&mut orders, &state, 2, proxy(Red, 3, true));
+    set(&mut orders, &state, 3, proxy(Red, 2, true));
+    let run = run_auto::<SteelDriver>(&state, &mut orders);
+    // 1 bids 2, 2 bids 3, 3 passes (limit 2 reached), then seat 0 is asked.
+    assert_eq!(
+        run.moves(),
+        [(1, bid(2)), (2, bid(3)), (3, Command::PassBid)]
+    );
+    state = run.state;
+    act(&mut state, 0, bid(7));
+    let run = run_auto::<SteelDriver>(&state, &mut orders);
+    // 1 raises to 8, its last cube. Seats 2 and 0 hold 8 and cannot outbid: their passes
+    // are forced (before any order), and 1 wins at 8. The pawn goes to 1, who holds no
+    // cubes now: forced again.
+    assert_eq!(
+        run.moves(),
+        [
+            (1, bid(8)),
+            (2, Command::PassBid),
+            (0, Command::PassBid),
+            (1, Command::PassPawn)
+        ]
+    );
+    let causes: Vec<bool> = run
+        .played
+        .iter()
+        .map(|m| matches!(m.cause, Cause::Forced(_)))
+        .collect();
+    assert_eq!(causes, [false, true, true, true]);
+    state = run.state;
+    assert_eq!(state.company(Red).controller, Some(1));
+    assert_eq!(state.players[1].cubes, 0);
+    // The won auction's order is done: removed without a word.
+    let run = run_auto::<SteelDriver>(&state, &mut orders);
+    assert!(run.dropped().is_empty());
+    assert_eq!(orders.of(1), []);
+}
+
+#[test]
+fn pass_the_pawn_this_round_passes_until_the_round_is_over() {
+    let mut state = new_game(4, 0);
+    let mut orders = book(&state);
+    for seat in 1..4 {
+        set(&mut orders, &state, seat, Order::PassPawn { round: 1 });
+    }
+    act(&mut state, 0, Command::PassPawn);
+    let run = run_auto::<SteelDriver>(&state, &mut orders);
+    assert_eq!(
+        run.moves(),
+        [
+            (1, Command::PassPawn),
+            (2, Command::PassPawn),
+            (3, Command::PassPawn)
+        ]
+    );
+    // A full circle of passes ends the auctions; nobody controls a company, so the round
+    // ends, round 2 begins, and the round-1 orders are done.
+    assert_eq!(run.state.round, 2);
+    assert!(orders.seats.iter().all(Vec::is_empty));
+    assert!(run.dropped().is_empty());
+}
+
+#[test]
+fn a_delivery_order_takes_the_goods_that_raise_the_set_score_most() {
+    let mut state = State::default();
+    end_of_round_five(&mut state);
+    let mut orders = book(&state);
+    set(&mut orders, &state, 0, Order::Deliver { company: Red });
+    let run = run_auto::<SteelDriver>(&state, &mut orders);
+    // Red (SEA, POR, SAC, SFO) takes San Francisco first: pink is a new colour like the
+    // others, and Yellow (SFO-LAX) could take it too. Yellow's one cube is forced; then Red
+    // takes the rest, the first cities on the map first, and both pass when nothing is
+    // left.
+    let takes: Vec<(Seat, Command)> = run.moves();
+    assert_eq!(takes[0], (0, Command::TakeGoods { city: city("SFO") }));
+    assert_eq!(takes[1], (1, Command::TakeGoods { city: city("LAX") }));
+    assert!(matches!(run.played[1].cause, Cause::Forced(_)));
+    assert!(matches!(run.played[0].cause, Cause::Order { .. }));
+    assert_eq!(run.state.phase, Phase::Finished);
+    assert_eq!(run.state.company(Red).goods.iter().sum::<u8>(), 4);
+    // The game is over: the order is done.
+    assert_eq!(orders.of(0), []);
+}
+
+#[test]
+fn orders_that_could_never_play_are_refused_and_a_new_order_replaces_the_old() {
+    let mut state = red_opened();
+    let mut orders = book(&state);
+    let refused = |orders: &mut OrderBook<Order>, state: &State, order: Order| {
+        orders
+            .set::<SteelDriver>(state, 1, order)
+            .expect_err("refused")
+            .code
+    };
+    assert_eq!(
+        refused(&mut orders, &state, Order::PassPawn { round: 2 }),
+        "order_not_now"
+    );
+    assert_eq!(
+        refused(&mut orders, &state, proxy(Red, 0, false)),
+        "invalid_order"
+    );
+    set(&mut orders, &state, 1, proxy(Red, 4, false));
+    set(&mut orders, &state, 1, proxy(Blue, 4, false));
+    // A pass for Red answers the same auction as the proxy bid: it replaces it.
+    set(
+        &mut orders,
+        &state,
+        1,
+        Order::PassAuction {
+            round: 1,
+            company: Red,
+        },
+    );
+    assert_eq!(
+        orders.of(1),
+        [
+            proxy(Blue, 4, false),
+            Order::PassAuction {
+                round: 1,
+                company: Red
+            }
+        ]
+    );
+    // Red sold: no more orders for it.
+    while let Some(a) = state.auction {
+        act(&mut state, a.to_act, Command::PassBid);
+    }
+    assert_eq!(
+        refused(&mut orders, &state, proxy(Red, 4, false)),
+        "company_not_available"
+    );
+    // The goods phase: delivery orders only for one's own companies.
+    end_of_round_five(&mut state);
+    assert_eq!(
+        refused(&mut orders, &state, Order::Deliver { company: Red }),
+        "order_not_now"
+    );
+    assert_eq!(
+        refused(&mut orders, &state, Order::PassPawn { round: 5 }),
+        "order_not_now"
+    );
+}
+
+#[test]
+fn orders_use_the_documented_json() {
+    let order: Order = serde_json::from_value(serde_json::json!({
+        "type": "proxy_bid", "round": 2, "company": "blue", "limit": 9
+    }))
+    .unwrap();
+    assert_eq!(
+        order,
+        Order::ProxyBid {
+            round: 2,
+            company: Blue,
+            limit: 9,
+            pass_when_outbid: false
+        }
+    );
+    assert_eq!(
+        serde_json::to_value(Order::PassPawn { round: 3 }).unwrap(),
+        serde_json::json!({"type": "pass_pawn", "round": 3})
+    );
+    assert!(
+        serde_json::from_value::<Order>(serde_json::json!({
+            "type": "pass_pawn", "round": 3, "rounds": 4
+        }))
+        .is_err(),
+        "unknown members are refused"
+    );
+}
+
+/// Bot games with forced moves and the experienced players' orders: they keep every rule,
+/// fold back to their state, the server never plays a move `decide` refuses, and it plays
+/// many.
+#[test]
+fn bot_games_with_standing_orders_keep_every_rule() {
+    for seats in 3..=6 {
+        for game in 0..10 {
+            let seed = 370_000 + u64::from(seats) * 100 + game;
+            let bots = crate::games::testing::bot_mix(game + 5, seats);
+            let played = play_game_with::<SteelDriver>(
+                &Options::default(),
+                &bots,
+                seed,
+                Autoplay::Orders,
+                |state, event| {
+                    check_invariants(state)
+                        .unwrap_or_else(|e| panic!("seed {seed}: {e} after {event:?}"));
+                },
+            )
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert_eq!(SteelDriver::fold(&played.events), played.state);
+            assert_eq!(played.pace.forced_waits(), 0);
+            assert_eq!(played.pace.dropped.get("refused"), None, "seed {seed}");
+            assert!(played.pace.orders_played > 0, "seed {seed}");
+        }
+    }
 }
