@@ -41,8 +41,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// What the server plays on its own: off (every move waits for its player), forced
-        /// (moves without a choice are played at once) or orders (forced moves, and the
-        /// standing orders the sensible bots set as experienced players)
+        /// (moves without a choice are played at once), orders (forced moves, and the
+        /// standing orders the sensible bots set as experienced players, also when told of an
+        /// occasion to answer ahead) or orders-own-turn (orders set only on their own turns)
         #[arg(long, default_value = "off")]
         autoplay: String,
         /// Median hours a person takes to answer (the calendar estimate)
@@ -706,7 +707,10 @@ fn run_simulation(
         "off" => Autoplay::Off,
         "forced" => Autoplay::Forced,
         "orders" => Autoplay::Orders,
-        other => anyhow::bail!("unknown autoplay {other:?}; use off, forced or orders"),
+        "orders-own-turn" => Autoplay::OrdersOwnTurn,
+        other => {
+            anyhow::bail!("unknown autoplay {other:?}; use off, forced, orders or orders-own-turn")
+        }
     };
     anyhow::ensure!(
         model.median_hours > 0.0 && model.sigma >= 0.0,

@@ -33,6 +33,9 @@ pub enum Autoplay {
     /// would (`Rules::bot_orders`, the sensible bot's policy): when it plays, and when the
     /// game tells it of an occasion to answer ahead (`Rules::order_window`).
     Orders,
+    /// As `Orders`, but a player sets orders only when it plays: nobody answers ahead on
+    /// being told of an occasion (the least an experienced player does).
+    OrdersOwnTurn,
 }
 
 /// One moment the game could not go on until people acted.
@@ -206,7 +209,9 @@ pub fn play_game_with<R: Rules>(
                     cause: Cause::Forced(forced.reason),
                 })
             }
-            Autoplay::Orders => super::auto::next::<R>(&state, &mut book, &mut notices),
+            Autoplay::Orders | Autoplay::OrdersOwnTurn => {
+                super::auto::next::<R>(&state, &mut book, &mut notices)
+            }
         };
         pace.note(&mut notices);
         if let Some(played) = automatic {
@@ -297,7 +302,7 @@ pub fn play_game_with<R: Rules>(
         })?;
         apply(&mut state, new, &mut events);
         commands += 1;
-        if let (Autoplay::Orders, Actor::Seat(seat)) = (autoplay, actor) {
+        if let (Autoplay::Orders | Autoplay::OrdersOwnTurn, Actor::Seat(seat)) = (autoplay, actor) {
             // The seat that just played is at the game: it sets its orders for what comes.
             windows[usize::from(seat)] = R::order_window(&state, seat);
             set_orders::<R>(&state, seat, &mut book, &mut bot_rng)?;

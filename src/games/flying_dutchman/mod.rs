@@ -48,6 +48,15 @@
 //!   which shows every remaining hand (hands are public in views from then on).
 //! * **Refusals.** A seat that may not act gets `not_your_turn` before any check of the
 //!   command; the platform (`Actor::System`) may only submit `no_agreement` in a negotiation.
+//! * **Forced moves** (`orders.rs`, `RULES.md` section 11) are judged on public facts only;
+//!   a Kontor return is never forced (playing it at once would show the hand).
+//! * **Standing orders** (`orders.rs`) are matched on their seat's own view and end with the
+//!   round they name (the income rule stands for the game). An action order may ask its seat
+//!   instead when more players before it bid; a Kontor order ranks all six colours and
+//!   returns the two least wanted, the least wanted listed first; declaration and offer
+//!   orders serve every tie of their round, an extra-round order the first extra round;
+//!   `best` income takes the highest value, on equal values the colour later in the order of
+//!   the rules. "No agreement" is not programmable.
 
 mod board;
 mod bots;

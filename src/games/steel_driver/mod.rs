@@ -9,7 +9,8 @@
 //! [`state`] (the position), [`decide`] (validation and the automatic steps), [`evolve`]
 //! (how events change the position), [`view`] (views and legal actions), [`bots`],
 //! [`invariants`], [`map`] (the map data and its validation); beside them
-//! [`transcontinental`] (the bonus paths) and [`undo`] (the undo barriers).
+//! [`transcontinental`] (the bonus paths), [`undo`] (the undo barriers) and [`orders`]
+//! (forced moves and standing orders).
 //!
 //! # Decisions where the specification is silent
 //! (The spec's own **\[D\]** marks are implemented as written.)
@@ -19,6 +20,14 @@
 //! * **Forced passes are commands.** A pawn holder without cubes, a bidder who cannot outbid,
 //!   a company that cannot build and a company that cannot take goods pass by their player's
 //!   command (`pass_command` names it); only companies nobody controls pass on their own.
+//!   The server plays such a command at once for the player (`Rules::forced`, also for a
+//!   single buildable link or goods cube), so nobody waits for it; it stays the seat's
+//!   command in the log ([`orders`], `RULES.md` section 7).
+//! * **Standing orders** ([`orders`]): a proxy bid raises by 1 cube, the minimum; auction
+//!   orders last for the auction phase of their round; a delivery order takes the cube of
+//!   the most set gain, then a contested one, then the first city on the map (the sensible
+//!   bot's rule). Opening an auction, building and the transcontinental choice are not
+//!   programmable.
 //! * **Auction turn order.** The high bidder is skipped while others are still in; the
 //!   opener, once outbid, may bid again in turn. When all six markers are sold the pawn goes
 //!   to the opener's left as after any auction, and stays there for the next round.

@@ -680,3 +680,45 @@ fn bot_games_with_standing_orders_keep_every_rule() {
         }
     }
 }
+
+/// One order of every kind (the match makes a new kind a compile error here).
+fn every_order() -> Vec<Order> {
+    let state = new_game(3);
+    let orders = sample_orders(&state, 1);
+    let mut kinds = [false; 8];
+    for order in &orders {
+        kinds[match order {
+            Order::Action { .. } => 0,
+            Order::KontorReturn { .. } => 1,
+            Order::Move { .. } => 2,
+            Order::Declare { .. } => 3,
+            Order::Offer { .. } => 4,
+            Order::Accept { .. } => 5,
+            Order::ExtraRound { .. } => 6,
+            Order::Income { .. } => 7,
+        }] = true;
+    }
+    assert!(kinds.iter().all(|&k| k));
+    orders
+}
+
+/// `RULES.md` names every order kind and every reason code of the engine.
+#[test]
+fn rules_md_documents_every_order_and_reason() {
+    let rules = include_str!("../RULES.md");
+    let section = rules
+        .split("\n## ")
+        .find(|s| s.contains("Standing orders and forced moves\n"))
+        .expect("RULES.md has a section on standing orders");
+    for order in every_order() {
+        let tag = serde_json::to_value(&order).unwrap()["type"].clone();
+        let tag = format!("`{}`", tag.as_str().unwrap());
+        assert!(section.contains(&tag), "{tag} is not documented");
+    }
+    let codes = FlyingDutchman::AUTO_CODES
+        .iter()
+        .chain(crate::games::auto::COMMON_CODES);
+    for (code, _) in codes {
+        assert!(section.contains(&format!("`{code}`")), "{code}");
+    }
+}

@@ -522,3 +522,46 @@ fn bot_games_with_standing_orders_keep_every_rule() {
         }
     }
 }
+
+/// One order of every kind (the match makes a new kind a compile error here).
+fn every_order() -> Vec<Order> {
+    let orders = vec![
+        Order::PassPawn { round: 1 },
+        proxy(Red, 3, true),
+        Order::PassAuction {
+            round: 1,
+            company: Red,
+        },
+        Order::Deliver { company: Red },
+    ];
+    for order in &orders {
+        match order {
+            Order::PassPawn { .. }
+            | Order::ProxyBid { .. }
+            | Order::PassAuction { .. }
+            | Order::Deliver { .. } => {}
+        }
+    }
+    orders
+}
+
+/// `RULES.md` names every order kind and every reason code of the engine.
+#[test]
+fn rules_md_documents_every_order_and_reason() {
+    let rules = include_str!("../RULES.md");
+    let section = rules
+        .split("\n## ")
+        .find(|s| s.contains("Standing orders and forced moves\n"))
+        .expect("RULES.md has a section on standing orders");
+    for order in every_order() {
+        let tag = serde_json::to_value(&order).unwrap()["type"].clone();
+        let tag = format!("`{}`", tag.as_str().unwrap());
+        assert!(section.contains(&tag), "{tag} is not documented");
+    }
+    let codes = SteelDriver::AUTO_CODES
+        .iter()
+        .chain(crate::games::auto::COMMON_CODES);
+    for (code, _) in codes {
+        assert!(section.contains(&format!("`{code}`")), "{code}");
+    }
+}
