@@ -325,15 +325,15 @@ pub fn replaces(new: &Order, old: &Order) -> bool {
 }
 
 /// The occasion for `seat`, not to act now, to answer ahead: the auction phase of a round
-/// (pawn and auction orders), a running auction it is still in, the goods phase for a
-/// delivery controller.
+/// (pawn and auction orders), a running auction it is still in (the high bidder too: it
+/// may be outbid), the goods phase for a delivery controller.
 pub fn order_window(state: &State, seat: Seat) -> Option<String> {
     if state.to_act() == Some(seat) || usize::from(seat) >= state.players.len() {
         return None;
     }
     match state.phase {
         Phase::Auction => Some(match &state.auction {
-            Some(a) if a.out & (1 << seat) == 0 && a.high_bidder != seat => {
+            Some(a) if a.out & (1 << seat) == 0 => {
                 format!("round/{}/auction/{:?}", state.round, a.company)
             }
             _ => format!("round/{}/auctions", state.round),

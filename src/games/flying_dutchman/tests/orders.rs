@@ -722,3 +722,63 @@ fn rules_md_documents_every_order_and_reason() {
         assert!(section.contains(&format!("`{code}`")), "{code}");
     }
 }
+
+#[test]
+fn a_mover_without_share_cards_would_decline_income_at_once() {
+    // Movers always hold cards; were one to hold none, declining would be forced.
+    let mut state = new_game(3);
+    state.phase = Phase::IslandIncome {
+        movers: vec![1],
+        decided: vec![false],
+    };
+    assert_eq!(forced(&state, 1), None);
+    state.players[1].shares.clear();
+    let f = forced(&state, 1).expect("nothing to show");
+    assert_eq!(
+        (f.command, f.reason),
+        (Command::DeclineIncome, Reason::new("no_shares"))
+    );
+}
+
+#[test]
+fn an_order_whose_move_the_rules_refuse_is_dropped_with_the_refusal() {
+    let mut state = tie_of_two();
+    let round = state.round;
+    let mut orders = book(&state);
+    set(
+        &mut orders,
+        &state,
+        0,
+        Order::Offer {
+            round,
+            to: "BLU_2".into(),
+            each: 30,
+        },
+    );
+    // Seat 0 has fewer coins by the time the offer would be made.
+    set_coins(&mut state, 0, 10);
+    act(&mut state, 0, declare("BLU_2"));
+    act(&mut state, 1, declare("GRN_2"));
+    let run = run_auto::<FlyingDutchman>(&state, &mut orders);
+    assert!(run.played.is_empty());
+    let (seat, reason) = &run.dropped()[0];
+    assert_eq!(*seat, 0);
+    assert_eq!(reason.code, "refused");
+    assert_eq!(reason.params["rule"], "offer_exceeds_coins");
+    assert_eq!(orders.of(0), []);
+}
+
+#[test]
+fn the_seats_still_to_act_in_a_round_may_answer_it_ahead() {
+    let mut state = new_game(3);
+    let window = |s: &State, seat| FlyingDutchman::order_window(s, seat);
+    let key = format!("round/{}/action", state.round);
+    // The start player is asked anyway; the others may answer ahead.
+    assert_eq!(window(&state, 0), None);
+    assert_eq!(window(&state, 1).as_deref(), Some(key.as_str()));
+    assert_eq!(window(&state, 2).as_deref(), Some(key.as_str()));
+    act(&mut state, 0, Command::UseSmith);
+    act(&mut state, 1, Command::UseSmith);
+    assert_eq!(window(&state, 1), None, "seat 1 has acted");
+    assert_eq!(window(&state, 2), None, "seat 2 is asked now");
+}

@@ -1,6 +1,7 @@
 //! Forced moves and standing orders (`RULES.md`, "Standing orders and forced moves"):
 //! scenarios through the given/when/then harness, and properties over bot games.
 
+use super::super::protocol::TranscontinentalPath;
 use super::super::state::Phase;
 use super::super::*;
 use super::scenarios::{end_of_round_five, red_and_blue};
@@ -564,4 +565,50 @@ fn rules_md_documents_every_order_and_reason() {
     for (code, _) in codes {
         assert!(section.contains(&format!("`{code}`")), "{code}");
     }
+}
+
+#[test]
+fn a_single_tied_path_would_be_forced() {
+    // A tie always offers two paths or more; were one left, it would be chosen at once.
+    let mut state = red_and_blue(10, 10);
+    give_track(&mut state, Red, &["SEA-POR"]);
+    state.bonus_choice = Some(super::super::state::BonusChoice {
+        company: Red,
+        options: vec![TranscontinentalPath {
+            companies: vec![Red],
+            links: vec![link("SEA-POR")],
+        }],
+    });
+    let f = forced(&state, 0).expect("one path");
+    assert_eq!(f.command, Command::ChoosePath { index: 0 });
+    assert_eq!(f.reason, Reason::new("only_path").with("index", 0));
+}
+
+#[test]
+fn the_others_may_answer_a_rounds_auctions_and_a_running_auction_ahead() {
+    let mut state = new_game(4, 0);
+    let window = |s: &State, seat| SteelDriver::order_window(s, seat);
+    assert_eq!(window(&state, 0), None, "the pawn holder is asked anyway");
+    assert_eq!(window(&state, 2).as_deref(), Some("round/1/auctions"));
+    act(
+        &mut state,
+        0,
+        Command::OpenAuction {
+            company: Red,
+            bid: 1,
+        },
+    );
+    assert_eq!(window(&state, 1), None, "seat 1 is to bid");
+    assert_eq!(window(&state, 2).as_deref(), Some("round/1/auction/Red"));
+    assert_eq!(
+        window(&state, 0).as_deref(),
+        Some("round/1/auction/Red"),
+        "the high bidder may be outbid"
+    );
+    act(&mut state, 1, Command::PassBid);
+    assert_eq!(
+        window(&state, 1).as_deref(),
+        Some("round/1/auctions"),
+        "out"
+    );
 }
