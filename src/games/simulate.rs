@@ -2,9 +2,10 @@
 //!
 //! Besides the outcome, a simulated game measures its pace (issue 37): how often it waits on
 //! people. A **wait** is a moment the game cannot go on until a person acts; seats asked at
-//! the same time (a simultaneous step) count once, for as long as the step lasts. The bots
-//! stand in for the people. With [`Autoplay`] the server plays forced moves on its own, as
-//! the platform will, so the same games can be measured before and after.
+//! the same time (a simultaneous step, or seats told of an occasion to answer ahead) count
+//! once, for as long as the step lasts. The bots stand in for the people. With [`Autoplay`]
+//! the server plays forced moves and standing orders on its own, as the platform will, so
+//! the same games can be measured before and after (`src/games/README.md`).
 
 use super::auto::{AutoMove, Cause, Notice, OrderBook};
 use super::{Actor, BotLevel, GameRng, Outcome, Rules, Seat};
@@ -150,15 +151,29 @@ pub fn play_game<R: Rules>(
     seed: u64,
     on_event: impl FnMut(&R::State, &R::Event),
 ) -> Result<PlayedGame<R>, PlayError> {
-    play_game_with(options, bots, seed, Autoplay::Off, on_event)
+    play(options, bots, seed, Autoplay::Off, false, on_event)
 }
 
-/// [`play_game`], with the server playing on its own as `autoplay` says.
+/// [`play_game`], with the server playing on its own as `autoplay` says, and the waits
+/// classified (forced or not, by the command that answered them) in the game's [`Pace`].
 pub fn play_game_with<R: Rules>(
     options: &R::Options,
     bots: &[BotLevel],
     seed: u64,
     autoplay: Autoplay,
+    on_event: impl FnMut(&R::State, &R::Event),
+) -> Result<PlayedGame<R>, PlayError> {
+    play(options, bots, seed, autoplay, true, on_event)
+}
+
+/// Plays a game; `classify`: whether to tell forced waits and their answers apart (which
+/// costs a little at every wait, so tests and benchmarks of the engines skip it).
+fn play<R: Rules>(
+    options: &R::Options,
+    bots: &[BotLevel],
+    seed: u64,
+    autoplay: Autoplay,
+    classify: bool,
     mut on_event: impl FnMut(&R::State, &R::Event),
 ) -> Result<PlayedGame<R>, PlayError> {
     let seats = u8::try_from(bots.len()).expect("a table has few seats");
@@ -248,7 +263,11 @@ pub fn play_game_with<R: Rules>(
             let level = bots[usize::from(seat)];
             let command = R::bot_command(&state, seat, level, &mut bot_rng);
             if !pending.iter().all(|s| waiting.contains(s)) {
-                let forced: Vec<_> = pending.iter().map(|&s| R::forced(&state, s)).collect();
+                let forced: Vec<_> = if classify {
+                    pending.iter().map(|&s| R::forced(&state, s)).collect()
+                } else {
+                    vec![None]
+                };
                 let all_forced = forced.iter().all(Option::is_some);
                 let mut people = pending.len() as u8;
                 if autoplay == Autoplay::Orders {
@@ -268,7 +287,9 @@ pub fn play_game_with<R: Rules>(
                     people,
                     forced: all_forced,
                 });
-                *pace.waits_by_command.entry(tag(&command)).or_default() += 1;
+                if classify {
+                    *pace.waits_by_command.entry(tag(&command)).or_default() += 1;
+                }
                 if let (true, Some(Some(first))) = (all_forced, forced.first()) {
                     *pace
                         .forced_by_reason
