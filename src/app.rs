@@ -323,11 +323,13 @@ impl Application {
         }
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
-        let vapid = std::sync::Arc::new(crate::notify::push::vapid::Vapid::load_or_create(
-            config.push.vapid_private_key.as_deref(),
-            &config.data_dir,
-            config.push.subject(&config.mail_from),
-        )?);
+        let vapid = std::sync::Arc::new(
+            crate::service::delivery::push::vapid::Vapid::load_or_create(
+                config.push.vapid_private_key.as_deref(),
+                &config.data_dir,
+                config.push.subject(&config.mail_from),
+            )?,
+        );
         let port = listener.local_addr()?.port();
         // With port 0 the default base URL (links in mails) needs the port actually bound.
         config.bind.set_port(port);
@@ -336,7 +338,7 @@ impl Application {
         let own_session = session_pool(&config)?;
         let session = own_session.clone().unwrap_or_else(|| pool.clone());
         let mail = match config.workers {
-            true => Some(crate::notify::mail_worker(
+            true => Some(crate::service::delivery::mail::worker::mail_worker(
                 pool.clone(),
                 session.clone(),
                 &config,
@@ -345,14 +347,14 @@ impl Application {
             false => None,
         };
         let webhooks = match config.workers {
-            true => Some(crate::service::webhooks::worker::Webhooks::new(
+            true => Some(crate::service::delivery::webhooks::worker::Webhooks::new(
                 pool.clone(),
                 &config,
             )?),
             false => None,
         };
         let push = match config.workers {
-            true => Some(crate::notify::push::deliver::push_worker(
+            true => Some(crate::service::delivery::push::deliver::push_worker(
                 pool.clone(),
                 &config,
                 vapid.clone(),
@@ -362,7 +364,7 @@ impl Application {
         };
         let (publisher, publishing) = crate::live::Publisher::new(session.clone());
         workers.spawn_service("live-publisher", publishing);
-        let (committer, committing) = crate::service::committer::Committer::new(
+        let (committer, committing) = crate::service::play::committer::Committer::new(
             pool.clone(),
             publisher,
             config.clock.clone(),
@@ -398,7 +400,7 @@ impl Application {
             // finished game's rating moves at once; the poll is the safety net.
             workers.spawn_worker(
                 "ratings",
-                crate::service::ratings::run(
+                crate::service::competition::ratings::run(
                     pool.clone(),
                     config.ratings_poll,
                     hub.subscribe(),
@@ -410,7 +412,7 @@ impl Application {
             }
             workers.spawn_worker(
                 "tournaments",
-                crate::service::tournaments::run(
+                crate::service::competition::tournaments::run(
                     pool.clone(),
                     config.clock.clone(),
                     TOURNAMENT_POLL,
@@ -420,7 +422,7 @@ impl Application {
         }
         workers.spawn_worker("live-listener", hub.clone().listen(session));
         if config.metrics_enabled() {
-            crate::telemetry::install();
+            crate::telemetry::install(&crate::ops::metrics::known_labels());
             workers.spawn_worker("metrics", crate::telemetry::upkeep(workers.stop_token()));
         }
         let state = web::Data::new(AppState {
@@ -429,7 +431,7 @@ impl Application {
             config,
             openapi: crate::http::openapi::build(),
             cache: Default::default(),
-            feeds: std::sync::Arc::new(crate::service::feed::Feeds::new(hub.clone())),
+            feeds: std::sync::Arc::new(crate::service::streams::game::Feeds::new(hub.clone())),
             hub,
             committer,
             known_users: Default::default(),

@@ -358,8 +358,12 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             command: RatingsCommand::Rebuild { check },
         } => {
             let database = open_database(&config).await?;
-            let rebuilt =
-                kontor::service::ratings::rebuild(&database.pool, !check, config.clock.now()).await;
+            let rebuilt = kontor::service::competition::ratings::rebuild(
+                &database.pool,
+                !check,
+                config.clock.now(),
+            )
+            .await;
             database.pool.close().await;
             let rebuilt = rebuilt?;
             println!(
@@ -440,7 +444,7 @@ fn health(url: Option<String>) -> anyhow::Result<()> {
 }
 
 async fn mail_command(pool: &sqlx::PgPool, command: MailCommand) -> anyhow::Result<()> {
-    use kontor::notify::admin;
+    use kontor::service::delivery::mail::admin;
     match command {
         MailCommand::Failed { limit } => {
             let failed = admin::list_failed(pool, limit).await?;
@@ -480,7 +484,7 @@ async fn admin_command(
     clock: &kontor::time::Clock,
     command: AdminCommand,
 ) -> anyhow::Result<()> {
-    use kontor::service::chat;
+    use kontor::service::social::chat;
     use kontor::store::users;
     match command {
         AdminCommand::Grant { user } => {
@@ -523,7 +527,9 @@ async fn admin_command(
                 (1..=1000).contains(&limit),
                 "--limit is between 1 and 1000, not {limit}"
             );
-            let reports = chat::reports(pool, !all, limit).await.map_err(chat_error)?;
+            let reports = chat::moderation::reports(pool, !all, limit)
+                .await
+                .map_err(chat_error)?;
             if reports.is_empty() {
                 println!("{}", if all { "no reports" } else { "no open reports" });
             }
@@ -551,17 +557,14 @@ async fn admin_command(
             }
         }
         AdminCommand::ChatHide { message_id, reason } => {
-            let message =
-                chat::hide(pool, message_id, None, &reason)
-                    .await
-                    .map_err(|e| match e {
-                        chat::ChatError::MessageNotFound => {
-                            anyhow::anyhow!(
-                                "there is no chat message {message_id}; nothing was hidden"
-                            )
-                        }
-                        e => chat_error(e),
-                    })?;
+            let message = chat::moderation::hide(pool, message_id, None, &reason)
+                .await
+                .map_err(|e| match e {
+                    chat::ChatError::MessageNotFound => {
+                        anyhow::anyhow!("there is no chat message {message_id}; nothing was hidden")
+                    }
+                    e => chat_error(e),
+                })?;
             println!(
                 "message {} by {} is hidden (reason: {})",
                 message.id,
@@ -571,7 +574,7 @@ async fn admin_command(
         }
         AdminCommand::ChatDismiss { report_id, reason } => {
             let (report, dismissed) =
-                chat::dismiss(pool, clock, report_id, None, reason.as_deref())
+                chat::moderation::dismiss(pool, clock, report_id, None, reason.as_deref())
                     .await
                     .map_err(|e| match e {
                         chat::ChatError::ReportNotFound(_) => {
@@ -596,12 +599,12 @@ async fn admin_command(
             minutes,
             reason,
         } => {
-            let request = chat::MuteRequest {
+            let request = chat::moderation::MuteRequest {
                 username: user,
                 minutes,
                 reason,
             };
-            let mute = chat::mute(pool, clock, None, &request)
+            let mute = chat::moderation::mute(pool, clock, None, &request)
                 .await
                 .map_err(chat_error)?;
             println!(
@@ -615,7 +618,10 @@ async fn admin_command(
             let (id, username) = users::find_by_username(pool, &user)
                 .await?
                 .with_context(|| format!("there is no user {user:?}; nothing was lifted"))?;
-            if chat::unmute(pool, clock, id).await.map_err(chat_error)? {
+            if chat::moderation::unmute(pool, clock, id)
+                .await
+                .map_err(chat_error)?
+            {
                 println!("{username} may write in the chat again");
             } else {
                 println!("{username} was not muted");
@@ -626,7 +632,7 @@ async fn admin_command(
 }
 
 /// A chat error as the operator reads it: its message (and its cause, when there is one).
-fn chat_error(error: kontor::service::chat::ChatError) -> anyhow::Error {
+fn chat_error(error: kontor::service::social::chat::ChatError) -> anyhow::Error {
     anyhow::Error::new(error)
 }
 

@@ -21,10 +21,11 @@
 use super::{ExportEvent, ExportHeader};
 use crate::games::rng::{GameRng, commitment};
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat};
-use crate::service::step::rank_forfeits_last;
-use crate::service::undo::{Line, Plan, Policy, Timeline, TimelineError, plan};
-use crate::service::watch::rules_options;
-use crate::service::{PlatformEvent, SeatInfo, UndoLapse, is_platform_event, new_event};
+use crate::service::play::events::{PlatformEvent, SeatInfo, UndoLapse, is_platform_event};
+use crate::service::play::log::new_event;
+use crate::service::play::step::rank_forfeits_last;
+use crate::service::play::table::rules_options;
+use crate::service::play::undo::{Line, Plan, Policy, Timeline, TimelineError, plan};
 use crate::store::events::NewEvent;
 use crate::with_rules;
 use serde::Serialize;

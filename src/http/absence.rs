@@ -4,7 +4,7 @@ use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use super::{AppState, Json};
 use crate::auth::Scope;
-use crate::service::seats::{self, Vacation, VacationRequest};
+use crate::service::play::absence::{self, Vacation, VacationRequest};
 use actix_web::{delete, get, post, web};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -36,7 +36,7 @@ pub async fn return_to_seat(
     path: web::Path<Uuid>,
 ) -> Result<Json<Returned>, ApiError> {
     caller.require(Scope::GamePlay)?;
-    let version = seats::return_to_seat(
+    let version = absence::return_to_seat(
         &state.pool,
         &state.config.clock,
         caller.user_id,
@@ -59,7 +59,7 @@ pub async fn get_vacation(
 ) -> Result<Json<Vacation>, ApiError> {
     caller.require_session()?;
     Ok(Json(
-        seats::vacation(
+        absence::vacation(
             &state.pool,
             caller.user_id,
             state.config.vacation_days_per_year,
@@ -89,7 +89,7 @@ pub async fn start_vacation(
     caller.require_session()?;
     let days = state.config.vacation_days_per_year;
     Ok(Json(
-        seats::start_vacation(&state.pool, caller.user_id, body.into_inner(), days).await?,
+        absence::start_vacation(&state.pool, caller.user_id, body.into_inner(), days).await?,
     ))
 }
 
@@ -110,6 +110,6 @@ pub async fn end_vacation(
     caller.require_session()?;
     let days = state.config.vacation_days_per_year;
     Ok(Json(
-        seats::end_vacation(&state.pool, caller.user_id, days).await?,
+        absence::end_vacation(&state.pool, caller.user_id, days).await?,
     ))
 }

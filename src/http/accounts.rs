@@ -5,16 +5,17 @@
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode};
 use super::{AppState, Created, Json, client_address, text};
-use crate::auth::{Scope, identity, password};
-use crate::notify::language::Language;
-use crate::service::profile::{self, UserProfile};
-use crate::service::signin::{self, Accounts, ApiTokenList, CreatedApiToken, NewAccount};
+use crate::auth::{Scope, password};
+use crate::service::accounts::profile::{self, UserProfile};
+use crate::service::accounts::signin::{self, Accounts, ApiTokenList, CreatedApiToken, NewAccount};
+use crate::text::identity;
+use crate::words::language::Language;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-pub use crate::service::signin::TokenPair;
+pub use crate::service::accounts::signin::TokenPair;
 
 impl AppState {
     /// What the account flows of the service reach, from this server's state.
@@ -75,12 +76,15 @@ fn validate_registration(body: &RegisterRequest) -> Result<Registration, ApiErro
     let username = identity::username(&body.username).map_err(|e| invalid("username", e.0))?;
     // Deleted accounts are shown under these names: nobody may pass for one, not even with
     // letters that look alike.
-    if identity::looks_prefixed(&username, crate::service::accounts::DELETED_PREFIX) {
+    if identity::looks_prefixed(
+        &username,
+        crate::service::accounts::deletion::DELETED_PREFIX,
+    ) {
         return Err(invalid(
             "username",
             format!(
                 "names beginning with {:?} are kept for deleted accounts",
-                crate::service::accounts::DELETED_PREFIX
+                crate::service::accounts::deletion::DELETED_PREFIX
             ),
         ));
     }
@@ -202,7 +206,7 @@ pub(super) async fn issue_pair(
 
 /// The refusal of a refresh token that is unknown, expired or spent.
 pub(super) fn invalid_refresh() -> ApiError {
-    crate::service::AccountError::InvalidRefreshToken.into()
+    crate::service::accounts::error::AccountError::InvalidRefreshToken.into()
 }
 
 /// Exchange a refresh token for a new pair (the old refresh token stops working).

@@ -8,7 +8,7 @@ use crate::audit::log::{self, EventPage, Reader};
 use crate::audit::verify::{Verification, verify_export};
 use crate::audit::{ExportEvent, ExportHeader, import, parse_ndjson, to_ndjson};
 use crate::auth::Scope;
-use crate::service::lobby::GameSummary;
+use crate::service::play::lobby::GameSummary;
 use actix_web::http::StatusCode;
 use actix_web::http::header::Header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};

@@ -5,7 +5,10 @@ use super::caller::Caller;
 use super::conditional;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Created, Json};
-use crate::service::calendar::{self, CalendarFeedCreated, CalendarFeedStatus};
+use crate::service::accounts::calendar_feed::{
+    self as feed_link, CalendarFeedCreated, CalendarFeedStatus,
+};
+use crate::service::delivery::calendar;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use sha2::{Digest, Sha256};
@@ -44,7 +47,7 @@ pub async fn create_calendar_feed(
     caller: Caller,
 ) -> Result<Created<CalendarFeedCreated>, ApiError> {
     caller.require_session()?;
-    let created = calendar::create(&state.pool, &state.config, caller.user_id).await?;
+    let created = feed_link::create(&state.pool, &state.config, caller.user_id).await?;
     Ok(Created::at("/me/calendar", created))
 }
 
@@ -64,7 +67,7 @@ pub async fn calendar_feed_status(
     caller: Caller,
 ) -> Result<Json<CalendarFeedStatus>, ApiError> {
     caller.require_session()?;
-    Ok(Json(calendar::status(&state.pool, caller.user_id).await?))
+    Ok(Json(feed_link::status(&state.pool, caller.user_id).await?))
 }
 
 /// Revoke the caller's calendar feed: its URL stops working at once.
@@ -84,7 +87,7 @@ pub async fn revoke_calendar_feed(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
-    if !calendar::revoke(&state.pool, caller.user_id).await? {
+    if !feed_link::revoke(&state.pool, caller.user_id).await? {
         return Err(ApiError::not_found(
             ErrorCode::CalendarNotFound,
             "you have no calendar feed to revoke",

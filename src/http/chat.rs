@@ -5,9 +5,10 @@ use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use super::{AppState, Json, OptionalJson, Query};
 use crate::auth::Scope;
-use crate::service::chat::{
-    self, ChatMessage, ChatOverview, ChatPage, MuteRequest, MuteView, ReadRequest, ReportCreated,
-    ReportRequest, ReportView, SendRequest, Sent, SpectatorsRequest,
+use crate::service::social::chat::moderation::{self, MuteRequest, MuteView, ReportView};
+use crate::service::social::chat::{
+    self, ChatMessage, ChatOverview, ChatPage, ReadRequest, ReportCreated, ReportRequest,
+    SendRequest, Sent, SpectatorsRequest,
 };
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, put, web};
@@ -244,7 +245,7 @@ pub async fn report_chat_message(
     body: Json<ReportRequest>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
-    let (report, new) = chat::report(
+    let (report, new) = moderation::report(
         &state.pool,
         path.into_inner(),
         caller.user_id,
@@ -309,7 +310,7 @@ pub async fn chat_reports(
     }
     let open_only = matches!(query.status.unwrap_or_default(), ReportStatus::Open);
     Ok(Json(ReportList {
-        items: chat::reports(&state.pool, open_only, limit).await?,
+        items: moderation::reports(&state.pool, open_only, limit).await?,
     }))
 }
 
@@ -350,7 +351,7 @@ pub async fn dismiss_chat_report(
     super::notifications::require_admin(&state, &caller).await?;
     let reason = body.0.and_then(|b| b.reason);
     Ok(Json(
-        chat::dismiss(
+        moderation::dismiss(
             &state.pool,
             &state.config.clock,
             path.into_inner(),
@@ -395,7 +396,7 @@ pub async fn hide_chat_message(
 ) -> Result<Json<ChatMessage>, ApiError> {
     super::notifications::require_admin(&state, &caller).await?;
     Ok(Json(
-        chat::hide(
+        moderation::hide(
             &state.pool,
             path.into_inner(),
             Some(caller.user_id),
@@ -426,7 +427,7 @@ pub async fn mute_chat_user(
     body: Json<MuteRequest>,
 ) -> Result<HttpResponse, ApiError> {
     super::notifications::require_admin(&state, &caller).await?;
-    let mute = chat::mute(
+    let mute = moderation::mute(
         &state.pool,
         &state.config.clock,
         Some(caller.user_id),
@@ -454,6 +455,6 @@ pub async fn unmute_chat_user(
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     super::notifications::require_admin(&state, &caller).await?;
-    chat::unmute(&state.pool, &state.config.clock, path.into_inner()).await?;
+    moderation::unmute(&state.pool, &state.config.clock, path.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

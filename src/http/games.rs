@@ -6,11 +6,11 @@ use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Created, Json, OptionalJson, Query};
 use crate::auth::Scope;
 use crate::games::GameKind;
-use crate::service::lobby::{
+use crate::service::play::actions::{self, ActionRequest, ActionResult, GameDetail, Submitted};
+use crate::service::play::lobby::{
     self, CreateGameRequest, GamePage, GameSummary, Invitation, InviteRequest, JoinRequest,
     ListQuery,
 };
-use crate::service::play::{self, ActionRequest, ActionResult, GameDetail, Submitted};
 use crate::with_rules;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
@@ -162,7 +162,7 @@ pub async fn get_game(
     query: Query<DetailQuery>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
-    let detail = play::detail(&state.pool, caller.user_id, path.into_inner(), query.at).await?;
+    let detail = actions::detail(&state.pool, caller.user_id, path.into_inner(), query.at).await?;
     let body = serde_json::to_vec(&detail).map_err(anyhow::Error::from)?;
     // The tag names the game as the caller sees it, not the chat beside it: a chat message
     // (which changes `chat_unread`) changes no game's ETag, so it cannot fail an `If-Match`.
@@ -425,7 +425,7 @@ pub async fn submit_action(
     let body = body.into_inner();
     let game_id = path.into_inner();
     let version = match conditional::condition_header(&req, header::IF_MATCH) {
-        None => play::Expected::Named(body.version.ok_or_else(|| {
+        None => actions::Expected::Named(body.version.ok_or_else(|| {
             ApiError::bad_request(
                 ErrorCode::VersionRequired,
                 "send the version you saw, as the body's `version` or as If-Match",
@@ -441,11 +441,11 @@ pub async fn submit_action(
             match_version(&state, caller.user_id, game_id, body.version, &condition).await?
         }
     };
-    let submitted = play::submit(
+    let submitted = actions::submit(
         &state.pool,
         &state.cache,
         &state.committer,
-        play::Attempt {
+        actions::Attempt {
             caller: caller.user_id,
             game_id,
             idempotency_key: &key,
@@ -476,7 +476,7 @@ async fn match_version(
     game_id: Uuid,
     body_version: Option<i64>,
     condition: &Condition<'_>,
-) -> Result<play::Expected, ApiError> {
+) -> Result<actions::Expected, ApiError> {
     let versions = match condition {
         Condition::Any => None,
         Condition::Tags(tags) => {
@@ -510,17 +510,17 @@ async fn match_version(
             ErrorCode::VersionRequired,
             format!("the body says version {v} but If-Match says {listed:?}"),
         )),
-        (Some(v), _) => Ok(play::Expected::Named(v)),
-        (None, Some(listed)) if listed.len() == 1 => Ok(play::Expected::Named(listed[0])),
+        (Some(v), _) => Ok(actions::Expected::Named(v)),
+        (None, Some(listed)) if listed.len() == 1 => Ok(actions::Expected::Named(listed[0])),
         (None, among) => {
-            let current = play::current_version(&state.pool, caller, game_id).await?;
+            let current = actions::current_version(&state.pool, caller, game_id).await?;
             match among {
                 Some(listed) if !listed.contains(&current) => Err(ApiError::conflict(
                     ErrorCode::VersionConflict,
                     format!("the game is at version {current}, not one of {listed:?}: reload it and decide again"),
                 )
                 .with("current_version", current)),
-                among => Ok(play::Expected::Current { among, current }),
+                among => Ok(actions::Expected::Current { among, current }),
             }
         }
     }

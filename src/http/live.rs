@@ -6,9 +6,10 @@ use super::{AppState, Query, client_address};
 use crate::audit::log;
 use crate::auth::Scope;
 use crate::live::{Refused, Signal, StreamLimits, StreamSlot, Topic};
-use crate::service::feed::{Feed, Reading, Want};
-use crate::service::lobby::{self, ListQuery, ListView};
-use crate::service::{chat, play, watch};
+use crate::service::play::lobby::{self, ListQuery, ListView};
+use crate::service::play::{actions, table};
+use crate::service::social::chat;
+use crate::service::streams::game::{Feed, Reading, Want};
 use crate::store::games::Status;
 use crate::store::presence;
 use actix_web::http::StatusCode;
@@ -252,7 +253,7 @@ pub async fn game_stream(
     let resume = last_event_id(&req, &query)?;
     // Checked before anything is sent, also when resuming (which skips the snapshot).
     let head =
-        watch::readable_head(&mut *state.pool.acquire().await?, game_id, caller.user_id).await?;
+        table::readable_head(&mut *state.pool.acquire().await?, game_id, caller.user_id).await?;
     // A resume id beyond the log (or below it) names nothing the client can have seen, and
     // catching up from it would page through versions that do not exist.
     if resume.is_some_and(|id| !(0..=head.version).contains(&id.version)) {
@@ -304,7 +305,7 @@ struct Signals {
     blocks: broadcast::Receiver<Signal>,
 }
 
-/// Where a stream's reader stands in its game, as last looked at (see `watch::look`).
+/// Where a stream's reader stands in its game, as last looked at (see `table::look`).
 #[derive(Clone, Copy)]
 struct Place {
     seat: Option<i16>,
@@ -314,8 +315,8 @@ struct Place {
 
 impl Place {
     /// The game as of `reading`, as this reader may read it.
-    fn at(self, reading: &Reading) -> watch::Look {
-        watch::Look {
+    fn at(self, reading: &Reading) -> table::Look {
+        table::Look {
             head: reading.head.clone(),
             seat: self.seat,
             admin: self.admin,
@@ -386,7 +387,7 @@ impl Watcher {
                 // Whether they may still watch (not after a block since it began) and what
                 // of the log and which chat channels they see. A failed look keeps the stream
                 // and its last place, and looks again at the next tick.
-                match watch::look(&self.state.pool, self.game_id, self.caller.user_id).await {
+                match table::look(&self.state.pool, self.game_id, self.caller.user_id).await {
                     Ok(seen) => {
                         // The game may be further than the feed's reading.
                         want.version = want.version.max(seen.head.version);
@@ -396,7 +397,7 @@ impl Watcher {
                             standing: seen.standing,
                         });
                     }
-                    Err(crate::service::Error::GameNotFound) => break,
+                    Err(crate::service::play::error::Error::GameNotFound) => break,
                     Err(error) => {
                         tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game")
                     }
@@ -412,7 +413,7 @@ impl Watcher {
                 // next note or tick.
                 let reading = match feed.reading(want).await {
                     Ok(reading) => Some(reading),
-                    Err(crate::service::Error::GameNotFound) => break,
+                    Err(crate::service::play::error::Error::GameNotFound) => break,
                     Err(error) => {
                         tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game");
                         None
@@ -421,7 +422,7 @@ impl Watcher {
                 if let Some(reading) = reading {
                     // Their place as last looked at, against the game as it is now: a
                     // players-only table closes to spectators when it starts.
-                    if !watch::may_read(&reading.head, self.caller.user_id, place.standing) {
+                    if !table::may_read(&reading.head, self.caller.user_id, place.standing) {
                         break;
                     }
                     if std::mem::take(&mut seats_changed) {
@@ -525,7 +526,7 @@ impl Watcher {
         chat: i64,
     ) -> Result<ResumeId, ApiError> {
         let detail =
-            play::detail(&self.state.pool, self.caller.user_id, self.game_id, None).await?;
+            actions::detail(&self.state.pool, self.caller.user_id, self.game_id, None).await?;
         let at = ResumeId {
             version: detail.summary.version,
             chat,
@@ -543,7 +544,7 @@ impl Watcher {
     async fn hidden(
         &self,
         sender: &mpsc::Sender<sse::Event>,
-        seen: &watch::Look,
+        seen: &table::Look,
         id: i64,
     ) -> anyhow::Result<()> {
         if let Some(channel) = chat::hidden_in(&self.state.pool, seen, id).await? {
@@ -559,7 +560,7 @@ impl Watcher {
     async fn chat_up(
         &self,
         sender: &mpsc::Sender<sse::Event>,
-        seen: &watch::Look,
+        seen: &table::Look,
         mut last: ResumeId,
     ) -> anyhow::Result<ResumeId> {
         loop {
@@ -587,7 +588,7 @@ impl Watcher {
         view: bool,
     ) -> anyhow::Result<ResumeId> {
         let head = &reading.head;
-        let viewer = crate::service::viewer_for(head, self.caller.user_id, place.seat);
+        let viewer = crate::service::play::log::viewer_for(head, self.caller.user_id, place.seat);
         let from = last.version;
         match feed.events_after(reading, viewer, last.version) {
             Some(events) => {

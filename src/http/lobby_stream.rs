@@ -4,7 +4,7 @@ use super::error::{ApiError, Problem};
 use super::live::{UserStreamQuery, stream_caller, stream_slot};
 use super::{AppState, Query};
 use crate::live::Signal;
-use crate::service::lobby_feed::{Feed, LobbyEvent};
+use crate::service::streams::lobby::{Feed, LobbyEvent};
 use actix_web::{HttpRequest, Responder, get, web};
 use actix_web_lab::sse::{self, Sse};
 use std::time::Duration;

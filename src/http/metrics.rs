@@ -69,7 +69,7 @@ pub async fn only_metrics() -> Result<HttpResponse, ApiError> {
 }
 
 async fn scrape(state: &AppState) -> HttpResponse {
-    let text = crate::telemetry::render(&state.pool, state.config.clock.now()).await;
+    let text = crate::ops::metrics::scrape(&state.pool, state.config.clock.now()).await;
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, TEXT_FORMAT))
         .insert_header((header::CACHE_CONTROL, "no-store"))

@@ -66,19 +66,19 @@ pub struct AppState {
     /// The OpenAPI description, built once at start.
     pub openapi: serde_json::Value,
     /// What the command service last knew of each game (see `service::cache`).
-    pub cache: crate::service::cache::ContextCache,
+    pub cache: crate::service::play::cache::ContextCache,
     /// Live notes from every instance, fanned out to this one's streams.
     pub hub: std::sync::Arc<crate::live::Hub>,
     /// The shared readings of the games with live streams here (see `service::feed`).
-    pub feeds: std::sync::Arc<crate::service::feed::Feeds>,
+    pub feeds: std::sync::Arc<crate::service::streams::game::Feeds>,
     /// Writes this instance's appends (in batches) and announces them.
-    pub committer: crate::service::committer::Committer,
+    pub committer: crate::service::play::committer::Committer,
     /// Users recently found to exist, so access tokens of vanished users are refused cheaply.
     pub known_users: crate::auth::credentials::KnownUsers,
     /// The uploaded exports being read and checked (`KONTOR_UPLOADS_MAX`…).
     pub uploads: uploads::UploadSlots,
     /// The server's VAPID key pair for Web Push.
-    pub vapid: std::sync::Arc<crate::notify::push::vapid::Vapid>,
+    pub vapid: std::sync::Arc<crate::service::delivery::push::vapid::Vapid>,
 }
 
 /// A `201 Created` JSON response with the created resource's address in `Location`

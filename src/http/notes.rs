@@ -6,7 +6,7 @@ use super::conditional::{self, Condition};
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json};
 use crate::auth::Scope;
-use crate::service::notes::{self, Expected, Note, NoteRequest};
+use crate::service::social::notes::{self, Expected, Note, NoteRequest};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, get, put, web};
 use uuid::Uuid;

@@ -3,10 +3,11 @@
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json, Query};
-use crate::notify::admin::{self, FailedMail};
-use crate::notify::render::escape_html;
-use crate::notify::token::{self, UnsubscribeScope};
-use crate::notify::{Delivery, NoticeKind, Preferences, prefs};
+use crate::service::delivery::mail::admin::{self, FailedMail};
+use crate::service::delivery::mail::unsubscribe::{self as unsubscribe_link, UnsubscribeScope};
+use crate::service::delivery::render::escape_html;
+use crate::service::notices::preferences::{Delivery, Preferences};
+use crate::service::notices::{NoticeKind, preferences};
 use crate::store::users;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
@@ -58,7 +59,7 @@ async fn settings_of(
     let stored = crate::store::push::choices(&mut *conn, user).await?;
     Ok(NotificationSettings {
         mail,
-        push: crate::notify::push::choices(&stored),
+        push: crate::service::delivery::push::choices(&stored),
     })
 }
 
@@ -84,7 +85,7 @@ pub async fn get_preferences(
 ) -> Result<Json<NotificationSettings>, ApiError> {
     caller.require_session()?;
     let mut conn = state.pool.acquire().await?;
-    let mail = prefs::load(&mut conn, caller.user_id).await?;
+    let mail = preferences::load(&mut conn, caller.user_id).await?;
     Ok(Json(settings_of(&mut conn, caller.user_id, mail).await?))
 }
 
@@ -127,7 +128,7 @@ pub async fn put_preferences(
             .collect::<Result<_, _>>()?,
     };
     let mut tx = state.pool.begin().await?;
-    let mut preferences = prefs::load_for_update(&mut tx, caller.user_id).await?;
+    let mut preferences = preferences::load_for_update(&mut tx, caller.user_id).await?;
     for (kind, value) in [
         (NoticeKind::YourTurn, update.your_turn),
         (NoticeKind::Reminder, update.reminder),
@@ -150,7 +151,7 @@ pub async fn put_preferences(
     if let Some(always) = update.always_email {
         preferences.always_email = always;
     }
-    prefs::save(&mut tx, caller.user_id, &preferences).await?;
+    preferences::save(&mut tx, caller.user_id, &preferences).await?;
     for (kind, enabled) in push {
         crate::store::push::set_choice(&mut tx, caller.user_id, kind.as_str(), enabled).await?;
     }
@@ -178,8 +179,8 @@ async fn check_token(
     state: &AppState,
     token: &str,
 ) -> Result<(Uuid, String, UnsubscribeScope), ApiError> {
-    let key = state.jwt.derive_key(token::PURPOSE);
-    let (user, scope) = token::verify(&key, token).ok_or_else(bad_token)?;
+    let key = state.jwt.derive_key(unsubscribe_link::PURPOSE);
+    let (user, scope) = unsubscribe_link::verify(&key, token).ok_or_else(bad_token)?;
     let username = users::find_username(&state.pool, user).await?;
     let username = username.ok_or_else(|| {
         ApiError::not_found(
@@ -274,7 +275,7 @@ pub async fn unsubscribe(
         ));
     }
     let mut tx = state.pool.begin().await?;
-    let mut preferences = prefs::load_for_update(&mut tx, user).await?;
+    let mut preferences = preferences::load_for_update(&mut tx, user).await?;
     for kind in NoticeKind::ALL {
         let off = match scope {
             UnsubscribeScope::All => true,
@@ -285,7 +286,7 @@ pub async fn unsubscribe(
             preferences.set(kind, Delivery::Off);
         }
     }
-    prefs::save(&mut tx, user, &preferences).await?;
+    preferences::save(&mut tx, user, &preferences).await?;
     tx.commit().await?;
     tracing::info!(%user, scope = scope.as_str(), "unsubscribed by link");
     Ok(page(

@@ -41,20 +41,20 @@ use utoipa_actix_web::AppExt;
         super::error::Problem,
         super::error::ErrorCode,
         super::health::Health,
-        crate::service::PlatformEvent,
-        crate::service::EventOut,
-        crate::service::play::GameUpdate,
-        crate::service::lobby::ListView,
-        crate::service::lobby::GameResult,
+        crate::service::play::events::PlatformEvent,
+        crate::service::play::log::EventOut,
+        crate::service::play::actions::GameUpdate,
+        crate::service::play::lobby::ListView,
+        crate::service::play::lobby::GameResult,
         super::tournaments::TournamentStatus,
         crate::audit::ExportHeader,
         crate::audit::ExportEvent,
-        crate::service::watch::Spectators,
-        crate::service::watch::Chat,
-        crate::service::undo::Policy,
+        crate::service::play::table::Spectators,
+        crate::service::play::table::Chat,
+        crate::service::play::undo::Policy,
         super::chat::ReportStatus,
-        crate::service::lobby_feed::LobbySnapshot,
-        crate::service::lobby_feed::LobbyGameRemoved,
+        crate::service::streams::lobby::LobbySnapshot,
+        crate::service::streams::lobby::LobbyGameRemoved,
     ))
 )]
 struct ApiDoc;
@@ -431,7 +431,7 @@ fn add_links(spec: &mut Value) {
 /// notice kinds: said in the schema (`propertyNames`), so that a client knows the keys and
 /// an unknown one is outside the contract (it is refused with `unknown_notice_kind`).
 fn name_push_kinds(spec: &mut Value) {
-    let kinds: Vec<&str> = crate::notify::NoticeKind::ALL
+    let kinds: Vec<&str> = crate::service::notices::NoticeKind::ALL
         .iter()
         .map(|k| k.as_str())
         .collect();
@@ -706,7 +706,7 @@ fn constrain_fields(spec: &mut Value) {
         .max();
     let last_seat = max_seats.map(|m| m - 1);
     let scopes: Vec<&str> = crate::auth::Scope::ALL.iter().map(|s| s.as_str()).collect();
-    use crate::service::clock;
+    use crate::service::play::clock;
     // Limits an operator may set: the description gives those of a server with the defaults.
     let default_of = |name: &str| -> i64 {
         crate::config::SETTINGS
@@ -850,7 +850,7 @@ fn constrain_fields(spec: &mut Value) {
         (
             "MuteRequest",
             "minutes",
-            json!({"minimum": 1, "maximum": crate::service::chat::MAX_MUTE_MINUTES}),
+            json!({"minimum": 1, "maximum": crate::service::social::chat::moderation::MAX_MUTE_MINUTES}),
         ),
         (
             "MuteRequest",
@@ -861,13 +861,13 @@ fn constrain_fields(spec: &mut Value) {
         (
             "SendRequest",
             "text",
-            json!({"minLength": 1, "maxLength": crate::service::chat::MAX_CHARS, "pattern": CHAT_TEXT}),
+            json!({"minLength": 1, "maxLength": crate::service::social::chat::MAX_CHARS, "pattern": CHAT_TEXT}),
         ),
         // Counted after CR LF and CR become LF (which only shortens a text).
         (
             "NoteRequest",
             "text",
-            json!({"maxLength": crate::service::notes::MAX_CHARS, "pattern": NOTE_TEXT}),
+            json!({"maxLength": crate::service::social::notes::MAX_CHARS, "pattern": NOTE_TEXT}),
         ),
     ];
     let parameters = [
@@ -1331,7 +1331,7 @@ fn add_table_settings(spec: &mut Value) {
         "description": "Whether the game moves its players' ratings (see the README's Ratings): default `false`, stored explicitly. Refused with `undo: consent` (400 `invalid_options`, field `rated`). A game is rated only when, besides, every seat is a human at the start and nobody leaves before every seat has moved; a sandbox never is. A stored game without this member is unrated.",
     });
     for kind in GameKind::ALL {
-        let default = crate::service::watch::Chat::default_for(kind.as_str()).as_str();
+        let default = crate::service::play::table::Chat::default_for(kind.as_str()).as_str();
         let chat = json!({
             "description": format!("Which chat channels the table has: `full` (the table channel, a private channel between any two seats, and the spectators' channel), `table` (no private channels) or `none` (no chat). Default for this game: `{default}` (also where a stored game has no such member)."),
             "$ref": "#/components/schemas/Chat",

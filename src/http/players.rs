@@ -5,7 +5,9 @@ use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use super::{AppState, Json, Query};
 use crate::auth::Scope;
-use crate::service::standing::{self, Leaderboard, PageQuery, PlayerProfile, RatingHistory};
+use crate::service::competition::standing::{
+    self, Leaderboard, PageQuery, PlayerProfile, RatingHistory,
+};
 use actix_web::{get, web};
 
 /// A player's public profile: ratings per game kind, games played, recent results.

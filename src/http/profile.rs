@@ -5,9 +5,9 @@
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json, client_address, text};
-use crate::notify::language::Language;
-use crate::service::profile::{self, BlockList, MyData, UserProfile};
+use crate::service::accounts::profile::{self, BlockList, MyData, UserProfile};
 use crate::store::users;
+use crate::words::language::Language;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, put, web};
 use serde::{Deserialize, Deserializer};

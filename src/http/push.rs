@@ -4,9 +4,9 @@
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json};
-use crate::notify::push::payload::Payload;
-use crate::notify::push::subscription::{self, Invalid};
-use crate::notify::push::{self, SubscribeError};
+use crate::service::delivery::push::payload::Payload;
+use crate::service::delivery::push::subscription::{self, Invalid};
+use crate::service::delivery::push::{self, SubscribeError};
 use crate::store::push as store;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};

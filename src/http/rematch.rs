@@ -4,7 +4,7 @@ use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use super::{AppState, Created, Json};
 use crate::auth::Scope;
-use crate::service::rematch::{self, RematchAnswerRequest, RematchState};
+use crate::service::social::rematch::{self, RematchAnswerRequest, RematchState};
 use actix_web::{HttpRequest, HttpResponse, Responder, get, post, web};
 use uuid::Uuid;
 

@@ -5,11 +5,11 @@
 use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json, client_address, text};
-use crate::auth::identity;
-use crate::service::security::{
+use crate::service::accounts::security::{
     self, Asker, EmailChangePending, LinkSent, PasswordChanged, SessionList, SessionsRevoked,
     VerifiedEmail,
 };
+use crate::text::identity;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

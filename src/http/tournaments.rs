@@ -6,7 +6,9 @@ use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use super::{AppState, Created, Json, Query};
 use crate::auth::Scope;
-use crate::service::tournaments::{self, CreateTournamentRequest, Tournament, TournamentSummary};
+use crate::service::competition::tournaments::{
+    self, CreateTournamentRequest, Tournament, TournamentSummary,
+};
 use actix_web::{HttpRequest, Responder, delete, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -5,7 +5,7 @@ use super::Json;
 use super::caller::Caller;
 use super::error::{ApiError, Problem};
 use crate::auth::Scope;
-use crate::service::undo::apply::{self, UndoAnswerBody, UndoBody, UndoOutcome};
+use crate::service::play::undo_commands::{self, UndoAnswerBody, UndoBody, UndoOutcome};
 use actix_web::{delete, post, web};
 use uuid::Uuid;
 
@@ -43,7 +43,7 @@ pub async fn undo(
 ) -> Result<Json<UndoOutcome>, ApiError> {
     caller.require(Scope::GamePlay)?;
     Ok(Json(
-        apply::request(
+        undo_commands::request(
             &state.pool,
             &state.config.clock,
             state.config.undo_deadline,
@@ -85,7 +85,7 @@ pub async fn answer_undo(
     caller.require(Scope::GamePlay)?;
     let (game_id, request) = path.into_inner();
     Ok(Json(
-        apply::answer(
+        undo_commands::answer(
             &state.pool,
             &state.config.clock,
             caller.user_id,
@@ -124,6 +124,6 @@ pub async fn withdraw_undo(
     caller.require(Scope::GamePlay)?;
     let (game_id, request) = path.into_inner();
     Ok(Json(
-        apply::withdraw(&state.pool, caller.user_id, game_id, request).await?,
+        undo_commands::withdraw(&state.pool, caller.user_id, game_id, request).await?,
     ))
 }

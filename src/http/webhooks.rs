@@ -5,7 +5,7 @@ use super::caller::Caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::{AppState, Json, Query};
 use crate::auth::Scope;
-use crate::service::webhooks::endpoints::{self, Refusal, Settings};
+use crate::service::delivery::webhooks::endpoints::{self, Refusal, Settings};
 use crate::store::webhooks::{DeliveryLine, Endpoint};
 use actix_web::{HttpResponse, delete, get, patch, post, web};
 use chrono::{DateTime, Utc};
@@ -71,7 +71,7 @@ fn event_types_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schem
         .items(
             ObjectBuilder::new()
                 .schema_type(Type::String)
-                .enum_values(Some(crate::service::webhooks::event_types())),
+                .enum_values(Some(crate::service::delivery::webhooks::event_types())),
         )
         .min_items(Some(1))
         .max_items(Some(64))
@@ -183,7 +183,7 @@ fn refused(refusal: Refusal) -> ApiError {
             ErrorCode::InvalidField,
             format!(
                 "{event_type:?} is not an event type; use one of {}",
-                crate::service::webhooks::event_types().join(", ")
+                crate::service::delivery::webhooks::event_types().join(", ")
             ),
         )
         .with("field", "event_types"),
@@ -191,7 +191,7 @@ fn refused(refusal: Refusal) -> ApiError {
             ErrorCode::TooManyWebhooks,
             format!(
                 "an account may have {} webhook endpoints; delete one first",
-                crate::service::webhooks::MAX_ENDPOINTS
+                crate::service::delivery::webhooks::MAX_ENDPOINTS
             ),
         ),
         Refusal::NotFound => ApiError::not_found(
@@ -453,7 +453,7 @@ pub async fn rotate_webhook_secret(
         .map_err(refused)?;
     Ok(Json(RotatedWebhookSecret {
         secret,
-        previous_expires_at: now + crate::service::webhooks::SECRET_OVERLAP,
+        previous_expires_at: now + crate::service::delivery::webhooks::SECRET_OVERLAP,
     }))
 }
 
