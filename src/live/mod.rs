@@ -317,6 +317,15 @@ impl Note {
     }
 }
 
+/// Announces `note` to every instance's streams when the caller's transaction commits
+/// (`pg_notify` on [`LIVE_CHANNEL`]): the lobby's changes, chat, notes, undo, rematches and
+/// tournaments, written in their own transactions. (An append's note goes through the
+/// group committer's [`Publisher`] instead, once the append has committed.)
+pub async fn announce(conn: &mut PgConnection, note: &Note) -> sqlx::Result<()> {
+    let text = serde_json::to_string(note).expect("a note is plain data and serialises");
+    channels::notify(conn, LIVE_CHANNEL, &text).await
+}
+
 /// What the hub passes to streams.
 #[derive(Clone, Debug)]
 pub enum Signal {

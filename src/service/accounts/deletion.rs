@@ -15,7 +15,7 @@ use crate::service::notices::{self, Notice};
 use crate::service::play::clock::{self, AbandonPolicy};
 use crate::service::play::error::Error;
 use crate::service::play::events::PlatformEvent;
-use crate::service::play::lobby::{live_note, seat_clocks};
+use crate::service::play::lobby::seat_clocks;
 use crate::service::play::step;
 use crate::store::games::{self, Status};
 use crate::store::seats::{self, SeatState};
@@ -116,7 +116,7 @@ async fn settle_game(
         Status::Open => {
             seats::leave(conn, game_id, user).await?;
             // As for a leave: the game's watchers get a new snapshot (no event says so).
-            live_note(conn, &Note::seats_changed(game_id)).await?;
+            crate::live::announce(conn, &Note::seats_changed(game_id)).await?;
             deletion.games_unseated.push(game_id);
         }
         Status::Active => {
@@ -202,6 +202,6 @@ pub async fn leave_running_game(
         })
         .collect();
     notices::enqueue(conn, &notices).await?;
-    live_note(conn, &Note::left(game_id, version, seat, others)).await?;
+    crate::live::announce(conn, &Note::left(game_id, version, seat, others)).await?;
     Ok(true)
 }

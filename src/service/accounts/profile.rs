@@ -393,7 +393,7 @@ pub async fn block(pool: &PgPool, user: Uuid, name: &str) -> Result<(), AccountE
     let target = block_target(pool, user, name).await?;
     blocks::block(pool, user, target).await?;
     // Once committed: a stream of either that may no longer watch ends at once.
-    crate::service::play::lobby::live_note(
+    crate::live::announce(
         &mut *pool.acquire().await?,
         &crate::live::Note::blocked(user, target),
     )

@@ -3,7 +3,7 @@
 use super::clock;
 use super::error::Error;
 use super::events::PlatformEvent;
-use super::lobby::{live_note, seat_clocks};
+use super::lobby::seat_clocks;
 use crate::live::Note;
 use crate::store::append;
 use crate::store::events;
@@ -71,7 +71,7 @@ pub async fn return_to_seat(
         }
         append::arm(&mut tx, game_id, plan.clocks()).await?;
     }
-    live_note(&mut tx, &Note::returned(game_id, version)).await?;
+    crate::live::announce(&mut tx, &Note::returned(game_id, version)).await?;
     tx.commit().await?;
     Ok(version)
 }

@@ -15,7 +15,7 @@ use crate::store::append;
 use crate::store::events;
 use crate::store::games::{self, GameHead, ListFilter, Listing, NewGame, SeatRow, Status};
 use crate::store::seats::{self, SeatState};
-use crate::store::{blocks, channels, invitations, users};
+use crate::store::{blocks, invitations, users};
 use crate::time::Clock;
 use crate::with_rules;
 use base64::Engine;
@@ -347,7 +347,7 @@ pub async fn create(
     )
     .await?;
     seats::take(&mut tx, id, 0, caller, &nonce).await?;
-    live_note(&mut tx, &Note::opened(id)).await?;
+    crate::live::announce(&mut tx, &Note::opened(id)).await?;
     tx.commit().await?;
     summary(pool, id, caller).await
 }
@@ -432,7 +432,7 @@ pub async fn join(
     if taken.len() + 1 == head.seat_count as usize {
         start_locked(&mut tx, &head, time, true).await?;
     } else {
-        live_note(&mut tx, &Note::seats_changed(game_id)).await?;
+        crate::live::announce(&mut tx, &Note::seats_changed(game_id)).await?;
     }
     tx.commit().await?;
     summary(pool, game_id, caller).await
@@ -451,7 +451,7 @@ pub async fn leave(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSum
     if !seats::leave(&mut tx, game_id, caller).await? {
         return Err(Error::NotAPlayer);
     }
-    live_note(&mut tx, &Note::seats_changed(game_id)).await?;
+    crate::live::announce(&mut tx, &Note::seats_changed(game_id)).await?;
     tx.commit().await?;
     summary(pool, game_id, caller).await
 }
@@ -495,7 +495,7 @@ pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSu
     let mut tx = pool.begin().await?;
     lock_own_open_game(&mut tx, caller, game_id, "cancel").await?;
     games::cancel(&mut tx, game_id).await?;
-    live_note(&mut tx, &Note::cancelled(game_id)).await?;
+    crate::live::announce(&mut tx, &Note::cancelled(game_id)).await?;
     tx.commit().await?;
     summary(pool, game_id, caller).await
 }
@@ -561,7 +561,7 @@ pub async fn invite(
             let notice = Notice::invited(user_id, game_id, json!({"inviter": inviter}));
             notices::enqueue(&mut tx, &[notice]).await?;
         }
-        live_note(&mut tx, &Note::invited(game_id, user_id, inviter)).await?;
+        crate::live::announce(&mut tx, &Note::invited(game_id, user_id, inviter)).await?;
     }
     tx.commit().await?;
     Ok((
@@ -639,14 +639,8 @@ pub(super) async fn start_locked(
         notices.retain(|notice| notice.kind != notices::NoticeKind::GameStarted);
     }
     notices::enqueue(&mut *conn, &notices).await?;
-    live_note(&mut *conn, &start.note).await?;
+    crate::live::announce(&mut *conn, &start.note).await?;
     Ok(())
-}
-
-/// Sends a live note when the transaction commits (see `live`).
-pub async fn live_note(conn: &mut PgConnection, note: &Note) -> Result<(), Error> {
-    let text = serde_json::to_string(note)?;
-    Ok(channels::notify(conn, crate::live::LIVE_CHANNEL, &text).await?)
 }
 
 /// The seats of a game as the clock sees them (state, bank, vacation, running turn).

@@ -22,7 +22,7 @@
 use super::actions::kind_of;
 use super::error::Error;
 use super::events::{PlatformEvent, UndoLapse};
-use super::lobby::{live_note, seat_clocks};
+use super::lobby::seat_clocks;
 use super::undo::{Answer, Line, Plan, Policy, Refusal, Timeline};
 use crate::games::{Actor, Rules, Seat};
 use crate::live::Note;
@@ -536,7 +536,7 @@ async fn request_in<R: Rules>(
                 None,
                 Vec::new(),
             );
-            live_note(&mut *conn, &note).await?;
+            crate::live::announce(&mut *conn, &note).await?;
             Ok(UndoOutcome {
                 status: UndoStatus::Asked,
                 version,
@@ -632,7 +632,7 @@ async fn rewind<R: Rules>(
         }
         None => moved,
     };
-    live_note(&mut *conn, &note).await?;
+    crate::live::announce(&mut *conn, &note).await?;
     Ok(version)
 }
 
@@ -774,7 +774,7 @@ async fn answer_in<R: Rules>(
         Answer::Declined => {
             let version = append_events(conn, head, &[answered]).await?;
             store::close(&mut *conn, head.id).await?;
-            live_note(
+            crate::live::announce(
                 &mut *conn,
                 &Note::undo(
                     Note::moved(head.id, version, "active", Vec::new(), game.users()),
@@ -796,7 +796,7 @@ async fn answer_in<R: Rules>(
             let mut out = out;
             out.accepted.push(game.seat);
             store::set_accepted(&mut *conn, head.id, &out.accepted).await?;
-            live_note(
+            crate::live::announce(
                 &mut *conn,
                 &Note::undo(
                     Note::moved(head.id, version, "active", Vec::new(), game.users()),
@@ -892,7 +892,7 @@ pub async fn withdraw(
     };
     let version = append_events(&mut tx, head, &[event]).await?;
     store::close(&mut tx, head.id).await?;
-    live_note(
+    crate::live::announce(
         &mut tx,
         &Note::undo(
             Note::moved(head.id, version, "active", Vec::new(), game.users()),
@@ -928,7 +928,7 @@ async fn lapse(
     };
     let version = append_events(conn, head, &[event]).await?;
     store::close(&mut *conn, head.id).await?;
-    live_note(
+    crate::live::announce(
         &mut *conn,
         &Note::undo(
             Note::moved(head.id, version, "active", Vec::new(), game.users()),

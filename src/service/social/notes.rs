@@ -204,11 +204,7 @@ pub async fn put(
         };
         // The owner's other pages of the game (another tab, another device) read it again.
         if row.is_some() || saved.is_some() {
-            crate::service::play::lobby::live_note(
-                &mut tx,
-                &crate::live::Note::note_saved(game_id, caller),
-            )
-            .await?;
+            crate::live::announce(&mut tx, &crate::live::Note::note_saved(game_id, caller)).await?;
         }
         tx.commit().await?;
         return Ok(Note {

@@ -19,7 +19,7 @@ use crate::games::GameKind;
 use crate::live::Note;
 use crate::service::notices::{self, Notice};
 use crate::service::play::error::Error;
-use crate::service::play::lobby::{self, live_note};
+use crate::service::play::lobby;
 use crate::store::games::{self, GameHead, SeatRow, Status};
 use crate::store::rematch::{self as store, AnswerRow, OfferRow, OfferStatus};
 use crate::time::Clock;
@@ -243,7 +243,7 @@ pub async fn offer(
             }
             "open" if lapsed(&latest, now) => {
                 store::close(&mut tx, latest.id, "expired", None, now).await?;
-                live_note(&mut tx, &note(game_id, latest.id, &seats)).await?;
+                crate::live::announce(&mut tx, &note(game_id, latest.id, &seats)).await?;
             }
             "open" if latest.offered_by == caller => {
                 let state = state_on(&mut tx, game_id, now).await?;
@@ -287,7 +287,7 @@ pub async fn offer(
             .collect();
         notices::enqueue(&mut tx, &notices).await?;
     }
-    live_note(&mut tx, &note(game_id, offer_id, &seats)).await?;
+    crate::live::announce(&mut tx, &note(game_id, offer_id, &seats)).await?;
     let state = state_on(&mut tx, game_id, now).await?;
     tx.commit().await?;
     Ok((state, true))
@@ -323,7 +323,7 @@ pub async fn answer(
     }
     if lapsed(&offer, now) {
         store::close(&mut tx, offer_id, "expired", None, now).await?;
-        live_note(&mut tx, &note(game_id, offer_id, &seats)).await?;
+        crate::live::announce(&mut tx, &note(game_id, offer_id, &seats)).await?;
         tx.commit().await?;
         return Err(Error::RematchOfferExpired {
             at: offer.expires_at,
@@ -352,7 +352,7 @@ pub async fn answer(
             }
         }
     }
-    live_note(&mut tx, &note(game_id, offer_id, &seats)).await?;
+    crate::live::announce(&mut tx, &note(game_id, offer_id, &seats)).await?;
     let state = state_on(&mut tx, game_id, now).await?;
     tx.commit().await?;
     Ok(state)
@@ -401,7 +401,7 @@ pub async fn expire_lapsed(pool: &PgPool, now: DateTime<Utc>, limit: i64) -> Res
     for (offer_id, game_id) in &lapsed {
         store::close(&mut tx, *offer_id, "expired", None, now).await?;
         let seats = games::seats(&mut *tx, *game_id).await?;
-        live_note(&mut tx, &note(*game_id, *offer_id, &seats)).await?;
+        crate::live::announce(&mut tx, &note(*game_id, *offer_id, &seats)).await?;
     }
     tx.commit().await?;
     Ok(lapsed.len())

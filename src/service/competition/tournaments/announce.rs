@@ -7,7 +7,6 @@ use super::{Tournament, view};
 use crate::live::{Note, TournamentNote};
 use crate::service::notices::{self, Notice};
 use crate::service::play::error::Error;
-use crate::service::play::lobby::live_note;
 use crate::store::tournaments::{self as store, PlayerRow};
 use serde_json::{Value, json};
 use sqlx::PgConnection;
@@ -59,7 +58,7 @@ pub(super) async fn round_seated(
             round,
             game_id: Some(table.game_id),
         };
-        live_note(conn, &Note::tournament(event, table.seats.clone())).await?;
+        crate::live::announce(conn, &Note::tournament(event, table.seats.clone())).await?;
     }
     notices::enqueue(conn, &notices).await?;
     Ok(())
@@ -97,7 +96,7 @@ pub(super) async fn finished(conn: &mut PgConnection, id: Uuid) -> Result<(), Er
     };
     let users: Vec<Uuid> = players.iter().map(|p| p.user_id).collect();
     for chunk in users.chunks(USERS_PER_NOTE) {
-        live_note(conn, &Note::tournament(event.clone(), chunk.to_vec())).await?;
+        crate::live::announce(conn, &Note::tournament(event.clone(), chunk.to_vec())).await?;
     }
     notices::enqueue(conn, &notices).await?;
     Ok(())
@@ -133,7 +132,7 @@ pub(super) async fn cancelled(
         game_id: None,
     };
     for chunk in users.chunks(USERS_PER_NOTE) {
-        live_note(conn, &Note::tournament(event.clone(), chunk.to_vec())).await?;
+        crate::live::announce(conn, &Note::tournament(event.clone(), chunk.to_vec())).await?;
     }
     notices::enqueue(conn, &notices).await?;
     Ok(())

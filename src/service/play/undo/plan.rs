@@ -334,9 +334,9 @@ pub fn withdraw(timeline: &Timeline, by_seat: Seat, request: i64) -> Result<(), 
 
 #[cfg(test)]
 mod tests {
-    use crate::service::play::undo::timeline::tests::Log;
     use super::*;
     use crate::service::play::events::PlatformEvent;
+    use crate::service::play::undo::timeline::tests::Log;
 
     fn planned(
         log: &Log,

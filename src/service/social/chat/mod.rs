@@ -717,7 +717,7 @@ pub async fn send(
             .await?;
         }
     }
-    crate::service::play::lobby::live_note(&mut tx, &Note::chat(game_id, id, readers)).await?;
+    crate::live::announce(&mut tx, &Note::chat(game_id, id, readers)).await?;
     tx.commit().await?;
     Ok(Sent::Created(ChatMessage::of(row, game.admin)))
 }
@@ -775,7 +775,7 @@ pub async fn mark_read(
     let game = game(&mut tx, game_id, caller).await?;
     let (channel, _) = game.readable_channel(channel)?;
     if store::mark_read(&mut *tx, caller, game_id, &channel.name(), up_to).await? {
-        crate::service::play::lobby::live_note(&mut tx, &Note::chat_read(game_id, caller)).await?;
+        crate::live::announce(&mut tx, &Note::chat_read(game_id, caller)).await?;
     }
     tx.commit().await?;
     Ok(())

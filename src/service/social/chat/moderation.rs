@@ -140,11 +140,7 @@ pub async fn hide(
             },
             None => Vec::new(),
         };
-        crate::service::play::lobby::live_note(
-            &mut tx,
-            &Note::chat_hidden(row.game_id, id, readers),
-        )
-        .await?;
+        crate::live::announce(&mut tx, &Note::chat_hidden(row.game_id, id, readers)).await?;
     }
     let row = store::message(&mut *tx, id)
         .await?
