@@ -443,6 +443,159 @@ fn each_game_keeps_its_rules_beside_its_code() {
     }
 }
 
+/// The documents hold together: every relative link of the README and of the pages of `docs/`
+/// names a file or folder that exists, and a link to a heading (`page.md#anchor`, `#anchor`)
+/// names one that page has, by GitHub's anchors. The README stays a short front page.
+#[test]
+fn the_documents_links_resolve() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines < 300,
+        "the README has {lines} lines: move text into docs/"
+    );
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for document in documents() {
+        let text = std::fs::read_to_string(&document).unwrap();
+        let folder = document.parent().unwrap();
+        for link in relative_links(&text) {
+            checked += 1;
+            let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() {
+                document.clone()
+            } else {
+                folder.join(file)
+            };
+            let name = document.strip_prefix(root).unwrap().display();
+            if !target.exists() {
+                broken.push(format!("{name}: {link}: no such file"));
+            } else if !anchor.is_empty() && target.extension().is_some_and(|e| e == "md") {
+                let page = std::fs::read_to_string(&target).unwrap();
+                if !heading_anchors(&page).iter().any(|a| a == anchor) {
+                    broken.push(format!("{name}: {link}: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 30,
+        "only {checked} links checked: is the scan broken?"
+    );
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    // The detectors themselves: links and images are found, addresses elsewhere, code and
+    // code blocks are not; anchors follow GitHub's rules, repeated headings numbered.
+    let sample = "See [the manual](docs/operations.md#nginx-and-tls) and ![a board](shot.png).\n\
+                  [Elsewhere](https://example.org/x.md) <https://example.org> [mail](mailto:a@b)\n\
+                  `[not](a-link.md)` and [here](#whats-new) [titled](b.md \"Title\") `code\n\
+                  [over](a-line.md)` [after](c.md)\n\
+                  ```sh\n\
+                  echo \"[in](code.md)\"\n\
+                  ```\n";
+    assert_eq!(
+        relative_links(sample),
+        [
+            "docs/operations.md#nginx-and-tls",
+            "shot.png",
+            "#whats-new",
+            "b.md",
+            "c.md"
+        ]
+    );
+    let page = "# The operator's manual\n\
+                ## What's new?\n\
+                ```sh\n\
+                # not a heading\n\
+                ```\n\
+                ### `kontor serve` and TLS_1.3\n\
+                ## What's new?\n";
+    assert_eq!(
+        heading_anchors(page),
+        [
+            "the-operators-manual",
+            "whats-new",
+            "kontor-serve-and-tls_13",
+            "whats-new-1"
+        ]
+    );
+}
+
+/// The targets of a Markdown text's inline links and images that stay in the repository
+/// (no scheme, no `//`), outside code spans and fenced code blocks; a title is left off.
+fn relative_links(text: &str) -> Vec<String> {
+    // The prose: fenced blocks blanked, then per paragraph (a code span may go on over a line
+    // break, never over a blank line) only what lies between code spans.
+    let mut fenced = false;
+    let mut prose = String::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            prose.push_str(line);
+        }
+        prose.push('\n');
+    }
+    let mut links = Vec::new();
+    for paragraph in prose.split("\n\n") {
+        for part in paragraph.split('`').step_by(2) {
+            for (at, _) in part.match_indices("](") {
+                let rest = &part[at + 2..];
+                let Some(end) = rest.find(')') else { continue };
+                let target = rest[..end].split_whitespace().next().unwrap_or("");
+                let scheme = target.split_once(':').is_some_and(|(s, _)| {
+                    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic())
+                });
+                if !target.is_empty() && !scheme && !target.starts_with("//") {
+                    links.push(target.to_string());
+                }
+            }
+        }
+    }
+    links
+}
+
+/// The anchors GitHub gives a Markdown page's headings: the heading's text in lower case,
+/// without punctuation but `-` and `_`, spaces made `-`; a repeated one gets `-1`, `-2`, ….
+fn heading_anchors(text: &str) -> Vec<String> {
+    let mut anchors: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if fenced || !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
+            continue;
+        }
+        let slug: String = line[hashes..]
+            .trim()
+            .trim_end_matches('#')
+            .trim_end()
+            .to_lowercase()
+            .chars()
+            .filter(|&c| c.is_alphanumeric() || c == '-' || c == '_' || c == ' ')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let repeats = anchors
+            .iter()
+            .filter(|a| {
+                **a == slug
+                    || a.strip_prefix(slug.as_str())
+                        .and_then(|n| n.strip_prefix('-'))
+                        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            })
+            .count();
+        anchors.push(if repeats == 0 {
+            slug
+        } else {
+            format!("{slug}-{repeats}")
+        });
+    }
+    anchors
+}
+
 /// The one folder of `src/` that speaks SQL (migrations live outside `src/`).
 const SQL_HOME: &str = "src/store/";
 
