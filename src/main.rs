@@ -22,7 +22,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the HTTP server (configuration from the environment; see the README).
+    /// Run the HTTP server (configuration from the environment; see docs/operations.md).
     Serve,
     /// Apply the database migrations and exit.
     Migrate,

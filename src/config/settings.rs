@@ -4,11 +4,11 @@ use anyhow::Context;
 use std::collections::HashMap;
 use std::time::Duration;
 
-/// One setting, as the README's configuration reference shows it.
+/// One setting, as the configuration reference (docs/operations.md) shows it.
 #[derive(Clone, Copy, Debug)]
 pub struct Setting {
     pub name: &'static str,
-    /// The default as the README shows it.
+    /// The default as docs/operations.md shows it.
     pub default: &'static str,
     /// Whether [`Setting::default`] is the value itself, which the configuration parses
     /// when the setting is absent; otherwise it describes what happens then (`(none)`,
@@ -41,8 +41,8 @@ impl Setting {
 
 /// Every setting with its default and meaning: the one place each default is written.
 /// [`Config::from_map`] (and `NotifySettings::from_map`, `main`'s log filter) read the
-/// literal defaults from here; the README's configuration reference mirrors it (a contract
-/// test checks).
+/// literal defaults from here; the configuration reference in docs/operations.md mirrors it
+/// (a contract test checks).
 pub const SETTINGS: &[Setting] = &[
     Setting::described(
         "KONTOR_CONFIG",

@@ -1,6 +1,6 @@
 //! Points and standings: pure functions of the recorded facts (no I/O, no clock).
 //!
-//! Rules (the README's "Tournaments" section states them too):
+//! Rules (docs/api/tournaments.md states them too):
 //! - Points per final rank, by the table's size (first is always 6, last always 0):
 //!   3 seats 6/3/0, 4 seats 6/4/2/0, 5 seats 6/4/3/1/0, 6 seats 6/4/3/2/1/0. Tied seats
 //!   share a rank (the engine ranks 1, 1, 3) and each scores the points of that shared rank.
