@@ -242,7 +242,7 @@ impl ApiError {
             status: self.status.as_u16(),
             code: self.code,
             detail: self.detail.clone(),
-            request_id: super::observe::current_request_id(),
+            request_id: crate::http::request_id::current_request_id(),
             extra: self.extra.clone(),
         }
     }

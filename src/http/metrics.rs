@@ -5,8 +5,8 @@
 //! (`KONTOR_METRICS_BIND`, meant for a private network) that serves nothing else and asks for
 //! no token. With neither, metrics are not recorded at all and `/metrics` is 404.
 
-use super::AppState;
 use super::error::{ApiError, ErrorCode, Problem};
+use crate::http::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 

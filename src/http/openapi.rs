@@ -3,7 +3,7 @@
 use super::error::ErrorCode;
 use crate::games::{Actor, BotLevel, GameKind, GameRng, Rules, Viewer};
 use crate::with_rules;
-use actix_web::{App, get};
+use actix_web::App;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use utoipa::openapi::OpenApi as Spec;
@@ -46,13 +46,13 @@ use utoipa_actix_web::AppExt;
         crate::service::play::actions::GameUpdate,
         crate::service::play::lobby::ListView,
         crate::service::play::lobby::GameResult,
-        super::tournaments::TournamentStatus,
+        crate::http::competition::tournaments::TournamentStatus,
         crate::audit::ExportHeader,
         crate::audit::ExportEvent,
         crate::service::play::table::Spectators,
         crate::service::play::table::Chat,
         crate::service::play::undo::Policy,
-        super::chat::ReportStatus,
+        crate::http::social::chat::ReportStatus,
         crate::service::streams::lobby::LobbySnapshot,
         crate::service::streams::lobby::LobbyGameRemoved,
     ))
@@ -76,7 +76,7 @@ impl Modify for BearerAuth {
         components.add_security_scheme(
             "session_cookie",
             SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
-                super::session::SESSION_COOKIE,
+                crate::http::accounts::session::SESSION_COOKIE,
                 "The browser session's refresh token, in the HttpOnly cookie `POST /auth/session` sets.",
             ))),
         );
@@ -92,23 +92,13 @@ impl Modify for BearerAuth {
     }
 }
 
-/// This description (OpenAPI 3.1).
-#[utoipa::path(
-    tag = "meta",
-    responses((status = 200, description = "The OpenAPI description of this API.", body = Object))
-)]
-#[get("/openapi.json")]
-pub async fn serve_spec(state: actix_web::web::Data<super::AppState>) -> actix_web::HttpResponse {
-    actix_web::HttpResponse::Ok().json(&state.openapi)
-}
-
 /// The whole description, as served at `/api/v1/openapi.json` and committed in `openapi/`.
 pub fn build() -> Value {
     let (_, mut spec) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
-        .service(utoipa_actix_web::scope("/api/v1").configure(super::configure))
-        .configure(super::configure_root)
+        .service(utoipa_actix_web::scope("/api/v1").configure(super::routes::configure))
+        .configure(super::routes::configure_root)
         .split_for_parts();
     let mut description = spec.info.description.take().unwrap_or_default();
     description.push_str("\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n");

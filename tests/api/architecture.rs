@@ -63,6 +63,33 @@ const LAYERS: &[(&str, &[&str])] = &[
             "mod.rs",
         ],
     ),
+    (
+        "http",
+        &[
+            "request_id.rs",
+            "error.rs",
+            "uploads.rs",
+            // What every handler can reach.
+            "state.rs",
+            "middleware",
+            "extract",
+            // The resources, grouped as the services are.
+            "accounts",
+            "play",
+            "social",
+            "competition",
+            "streams",
+            "delivery",
+            "health.rs",
+            "metrics.rs",
+            "page.rs",
+            "docs.rs",
+            // The route table, and the description assembled from it.
+            "routes.rs",
+            "openapi.rs",
+            "mod.rs",
+        ],
+    ),
 ];
 
 #[test]

@@ -545,7 +545,7 @@ async fn an_import_is_verified_before_anything_is_stored() {
     ));
     // More bytes than an upload may have.
     let mut padded = export.clone();
-    padded.push_str(&" ".repeat(kontor::http::audit::MAX_EXPORT_BODY));
+    padded.push_str(&" ".repeat(kontor::http::play::audit::MAX_EXPORT_BODY));
     refused.push(("more than 4 MiB", padded, 413, "payload_too_large", None));
     // The operator's complete export of a game still running: no seed, so nothing to verify.
     let mut running = lines(&export)[..100].to_vec();

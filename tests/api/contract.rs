@@ -106,7 +106,7 @@ fn every_error_code_is_documented() {
         "a rule code is also a platform code"
     );
     for kind in kontor::games::GameKind::ALL {
-        for code in kontor::http::games::kind_info(kind).error_codes {
+        for code in kontor::http::play::games::kind_info(kind).error_codes {
             // Each game's rule codes appear in the description and in the schema.
             assert!(
                 description.contains(&format!("`{}`", code.code)),

@@ -1001,7 +1001,7 @@ fn the_deploy_kit_keeps_its_promises() {
     assert!(stream.contains("proxy_buffering off;"), "{stream}");
     assert!(stream.contains("proxy_read_timeout 1h;"), "{stream}");
     // The proxy lets through the largest body Kontor takes (an uploaded export).
-    let limit = kontor::http::audit::MAX_EXPORT_BODY;
+    let limit = kontor::http::play::audit::MAX_EXPORT_BODY;
     assert_eq!(limit % (1024 * 1024), 0);
     let directive = format!("client_max_body_size {}m;", limit / (1024 * 1024));
     assert!(
