@@ -139,7 +139,7 @@ async fn current_names(pool: &PgPool, game_id: Uuid) -> Result<HashMap<Uuid, Str
         .collect())
 }
 
-/// The head row of a game `reader` may read (see `service::watch`), else 404.
+/// The head row of a game `reader` may read (see `service::play::table`), else 404.
 async fn readable_head(
     pool: &PgPool,
     game_id: Uuid,

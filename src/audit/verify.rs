@@ -8,7 +8,7 @@
 //! shuffle, a seed that does not match the commitment, or an event no command explains is
 //! reported with the sequence number of the first event that does not match.
 //!
-//! Undos (see `service::undo`) are checked too: every undo event must be what the table's
+//! Undos (see `service::play::undo`) are checked too: every undo event must be what the table's
 //! policy (`undo` among the start event's options; absent: `none`) and the pure planner of
 //! the service allow at that point (a rewind not before the last barrier, to the end of an
 //! effective batch, taking back only the rewinding seat's moves unless every other seat

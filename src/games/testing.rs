@@ -548,7 +548,7 @@ pub fn leaves(value: &serde_json::Value) -> std::collections::BTreeMap<String, s
 /// A game's log as the platform stores it (rows with sequence numbers, the platform's start
 /// and end events, the command that begins each batch), played command by command with the
 /// engine's pure `decide` and the step key of the design (`1 +` the effective events before
-/// the batch), and undone through the pure planner `service::undo::plan` with the events the
+/// the batch), and undone through the pure planner `service::play::undo::plan` with the events the
 /// service appends. `state` is the state of the game as the service keeps it: after a rewind,
 /// the fold of the effective log (`service::fold_effective`).
 pub struct UndoLog<R: Rules> {

@@ -1030,7 +1030,7 @@ fn constrain_fields(spec: &mut Value) {
 /// A game stream's resume id: the version `V`, or `V.C` once a chat message was covered.
 const RESUME_ID: &str = "^[0-9]+(\\.[0-9]+)?$";
 
-/// A chat message (`service::chat::normalise`): line breaks but no other control character,
+/// A chat message (`service::social::chat::normalise`): line breaks but no other control character,
 /// line separator or bidirectional control, and something besides spaces.
 const CHAT_TEXT: &str = "^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069][^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*$";
 
@@ -1305,7 +1305,7 @@ fn pascal(words: &str) -> String {
 }
 
 /// The platform's settings of a table that travel with every game's options (see
-/// `service::watch`): each game's `Options` and `FullOptions` list them. In `FullOptions`
+/// `service::play::table`): each game's `Options` and `FullOptions` list them. In `FullOptions`
 /// they are not required: games created before a setting existed do not store it.
 fn add_table_settings(spec: &mut Value) {
     let spectators = json!({

@@ -18,11 +18,11 @@ pub struct AppState {
     pub config: Config,
     /// The OpenAPI description, built once at start.
     pub openapi: serde_json::Value,
-    /// What the command service last knew of each game (see `service::cache`).
+    /// What the command service last knew of each game (see `service::play::cache`).
     pub cache: crate::service::play::cache::ContextCache,
     /// Live notes from every instance, fanned out to this one's streams.
     pub hub: std::sync::Arc<crate::live::Hub>,
-    /// The shared readings of the games with live streams here (see `service::feed`).
+    /// The shared readings of the games with live streams here (see `service::streams::game`).
     pub feeds: std::sync::Arc<crate::service::streams::game::Feeds>,
     /// Writes this instance's appends (in batches) and announces them.
     pub committer: crate::service::play::committer::Committer,

@@ -28,7 +28,7 @@ const RESYNC: &str = "resync";
 pub const PUBLISHER_APPLICATION_NAME: &str = "kontor-live-publisher";
 
 /// What a note says. Notes are built here only, by the constructors below (an append's by
-/// `service::step`, the lobby's by `service::lobby` and `service::seats`); what a note leaves
+/// `service::play::step`, the lobby's by `service::play::lobby` and `service::play::absence`); what a note leaves
 /// at its default is not sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Note {

@@ -1,6 +1,6 @@
 //! Tournaments: creating, listing and reading them, entering and leaving, the organiser's
 //! early start, and withdrawing once it runs. The server seats the rounds and creates the
-//! games itself (`service::tournaments`).
+//! games itself (`service::competition::tournaments`).
 
 use crate::auth::Scope;
 use crate::http::error::{ApiError, Problem};

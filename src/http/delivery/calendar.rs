@@ -1,4 +1,4 @@
-//! The deadline calendar (see `service::calendar`): the caller's feed (make or replace,
+//! The deadline calendar (see `service::delivery::calendar`): the caller's feed (make or replace,
 //! look, revoke) and the feed itself, whose URL's token is its only credential.
 
 use crate::http::error::{ApiError, ErrorCode, Problem};

@@ -1,5 +1,5 @@
 //! Web Push: the server's VAPID public key, and the caller's push subscriptions (see
-//! `notify::push`). The per-kind push choice is part of `/me/notifications`.
+//! `service::delivery::push`). The per-kind push choice is part of `/me/notifications`.
 
 use crate::http::error::{ApiError, ErrorCode, Problem};
 use crate::http::extract::caller::Caller;

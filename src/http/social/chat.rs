@@ -1,5 +1,5 @@
 //! Table talk: a game's chat channels, messages, read markers, reports, and the moderators'
-//! endpoints (see `service::chat` for who may do what).
+//! endpoints (see `service::social::chat` for who may do what).
 
 use crate::auth::Scope;
 use crate::http::error::{ApiError, Problem};

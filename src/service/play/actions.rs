@@ -260,7 +260,7 @@ impl Context {
     }
 
     /// The context after an append this instance wrote: what the next command on the game
-    /// would read (see `service::cache`).
+    /// would read (see `service::play::cache`).
     fn after(
         &self,
         version: i64,
@@ -391,7 +391,7 @@ impl Expected {
 
 /// Applies one action in at most two statements: one read (head, seats and clocks, a stored
 /// answer for the key, the state cache) — skipped when this instance's own last write left the
-/// game at the version the client sent (see `service::cache`) — then the rules engine decides,
+/// game at the version the client sent (see `service::play::cache`) — then the rules engine decides,
 /// then one write (shared with other games' appends, see `service::committer`) that appends
 /// only if the game is still at the version decided on (compare-and-set on the head row). A
 /// write that loses the race writes nothing; the caller then gets the stored answer (same key)
@@ -538,7 +538,7 @@ struct Action<'a> {
 }
 
 /// Decides and appends an action of `R`; `Ok(None)`: the game moved on first. What this
-/// instance wrote is remembered for the next action on the game (see `service::cache`).
+/// instance wrote is remembered for the next action on the game (see `service::play::cache`).
 async fn act<R: Rules>(
     pool: &PgPool,
     action: &Action<'_>,

@@ -171,7 +171,7 @@ pub enum Error {
     AlreadyOnVacation,
     #[error("you are not on vacation")]
     NotOnVacation,
-    // Tournaments (`service::tournaments`).
+    // Tournaments (`service::competition::tournaments`).
     #[error("there is no tournament with this id")]
     TournamentNotFound,
     /// The caller may not organise (`KONTOR_TOURNAMENT_ORGANISERS`); the message says why.

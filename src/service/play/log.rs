@@ -75,7 +75,7 @@ pub fn name_seats(events: &mut [EventOut], names: &std::collections::HashMap<Uui
 /// Whether `caller` may reach the game at all: anyone may, except a sandbox (an imported game),
 /// which only its importer may. To everyone else a sandbox does not exist: they get the same
 /// 404 as for an unknown id, so the id is not even confirmed. The lobby's and play's commands
-/// check this; reads also follow who may watch (`watch::readable_head`).
+/// check this; reads also follow who may watch (`table::readable_head`).
 pub fn readable_by(head: &GameHead, caller: Uuid) -> bool {
     !head.sandbox || head.created_by == caller
 }

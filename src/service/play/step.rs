@@ -1,7 +1,7 @@
 //! The pure step of a command: from a game as read and one command, everything the append
 //! writes and everything announced after it (the rules' events and the platform's, the
 //! ranking, the clock plan, the answer, the notices, the live note), decided without I/O, a
-//! clock or randomness other than the game's own. `play::apply` commits what [`decide`]
+//! clock or randomness other than the game's own. `actions::apply` commits what [`decide`]
 //! returns; the lobby's start commits what [`start`] returns. Unit tests call both directly.
 
 use super::actions::{ActionResult, Origin, Submission};
@@ -86,7 +86,7 @@ pub fn decide<R: Rules>(
     let nonces = head.nonces.clone().unwrap_or_default();
     let first_seq = head.version + 1;
     // The step is one more than the effective events before the batch: an undone event (or
-    // an undo event) never shifts a later draw (see `service::undo::timeline`).
+    // an undo event) never shifts a later draw (see `service::play::undo::timeline`).
     let step = first_seq - head.undone_events;
     let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, step as u64);
     let decided = R::decide(&state, actor, command, &mut rng).map_err(Error::Rule)?;

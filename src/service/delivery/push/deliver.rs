@@ -2,7 +2,7 @@
 //! not yet `push_planned` with `FOR UPDATE SKIP LOCKED`, write one `push_deliveries` row per
 //! subscription whose owner wants that kind by push, mark the rows planned), then **delivers**
 //! the due rows, up to [`CONCURRENCY`] at once, each under a claim with a lease: the
-//! preference and the staleness checks again (as mail: [`crate::notify::relevance`]), the
+//! preference and the staleness checks again (as mail: [`crate::service::delivery::relevance`]), the
 //! payload encrypted for the subscription (RFC 8291, aes128gcm), VAPID, `TTL`, `Urgency` and
 //! `Topic` headers, and the push service's answer recorded:
 //!

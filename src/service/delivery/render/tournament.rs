@@ -1,8 +1,8 @@
 //! The tournament mails: "the tournament has started", "your next round is seated", "the
 //! final standings" and "the tournament is cancelled", in English and Japanese. Their data is
-//! described at [`Notice::tournament_round`](crate::notify::Notice::tournament_round),
-//! [`Notice::tournament_finished`](crate::notify::Notice::tournament_finished) and
-//! [`Notice::tournament_cancelled`](crate::notify::Notice::tournament_cancelled); delivery
+//! described at [`Notice::tournament_round`](crate::service::notices::Notice::tournament_round),
+//! [`Notice::tournament_finished`](crate::service::notices::Notice::tournament_finished) and
+//! [`Notice::tournament_cancelled`](crate::service::notices::Notice::tournament_cancelled); delivery
 //! adds `tournament_link`.
 
 use super::{
