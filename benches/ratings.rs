@@ -22,8 +22,8 @@ use chrono::{DateTime, Duration as Span, Utc};
 use kontor::games::flying_dutchman::FlyingDutchman;
 use kontor::games::steel_driver::SteelDriver;
 use kontor::games::{Actor, BotLevel, GameKind, GameRng, Rules};
-use kontor::service::play::{Origin, Submission};
-use kontor::service::{lobby, step};
+use kontor::service::play::actions::{Origin, Submission};
+use kontor::service::play::{lobby, step};
 use kontor::store::events::{self, EventRow};
 use kontor::store::games::{GameHead, SeatRow, Status};
 use kontor::store::seats::{SeatClock, SeatState};
@@ -432,7 +432,7 @@ async fn main() -> anyhow::Result<()> {
     let judging = Instant::now();
     let mut judged = 0usize;
     loop {
-        let n = kontor::service::ratings::process_due(&pool, Utc::now()).await?;
+        let n = kontor::service::competition::ratings::process_due(&pool, Utc::now()).await?;
         if n == 0 {
             break;
         }

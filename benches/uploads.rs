@@ -69,12 +69,12 @@ fn heavy_export() -> String {
         .collect();
     let events = lines.len() - 1;
     let copy = lines[10].clone();
-    for seq in events + 1..=kontor::http::audit::MAX_EXPORT_EVENTS {
+    for seq in events + 1..=kontor::http::play::audit::MAX_EXPORT_EVENTS {
         let mut event = copy.clone();
         event["seq"] = json!(seq);
         lines.push(event);
     }
-    lines[0]["version"] = json!(kontor::http::audit::MAX_EXPORT_EVENTS);
+    lines[0]["version"] = json!(kontor::http::play::audit::MAX_EXPORT_EVENTS);
     lines.iter().map(|l| l.to_string() + "\n").collect()
 }
 
@@ -203,7 +203,7 @@ async fn main() {
     }
     let report = json!({
         "upload_bytes": export.len(),
-        "upload_events": kontor::http::audit::MAX_EXPORT_EVENTS,
+        "upload_events": kontor::http::play::audit::MAX_EXPORT_EVENTS,
         "seconds_per_phase": args.seconds,
         "phases": phases,
     });

@@ -3,7 +3,8 @@
 use crate::auth::{self, JwtKeys};
 use crate::config::{Config, Database};
 use crate::embedded_pg::{Durability, EmbeddedPostgres};
-use crate::http::{self, AppState};
+use crate::http;
+use crate::http::state::AppState;
 use crate::store;
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::middleware::{Compress, ErrorHandlers, from_fn};
@@ -323,11 +324,13 @@ impl Application {
         }
         let secret = auth::load_or_create_secret(config.jwt_secret.as_deref(), &config.data_dir)?;
         let jwt = JwtKeys::new(&secret, config.access_token_ttl)?;
-        let vapid = std::sync::Arc::new(crate::notify::push::vapid::Vapid::load_or_create(
-            config.push.vapid_private_key.as_deref(),
-            &config.data_dir,
-            config.push.subject(&config.mail_from),
-        )?);
+        let vapid = std::sync::Arc::new(
+            crate::service::delivery::push::vapid::Vapid::load_or_create(
+                config.push.vapid_private_key.as_deref(),
+                &config.data_dir,
+                config.push.subject(&config.mail_from),
+            )?,
+        );
         let port = listener.local_addr()?.port();
         // With port 0 the default base URL (links in mails) needs the port actually bound.
         config.bind.set_port(port);
@@ -336,7 +339,7 @@ impl Application {
         let own_session = session_pool(&config)?;
         let session = own_session.clone().unwrap_or_else(|| pool.clone());
         let mail = match config.workers {
-            true => Some(crate::notify::mail_worker(
+            true => Some(crate::service::delivery::mail::worker::mail_worker(
                 pool.clone(),
                 session.clone(),
                 &config,
@@ -345,14 +348,14 @@ impl Application {
             false => None,
         };
         let webhooks = match config.workers {
-            true => Some(crate::service::webhooks::worker::Webhooks::new(
+            true => Some(crate::service::delivery::webhooks::worker::Webhooks::new(
                 pool.clone(),
                 &config,
             )?),
             false => None,
         };
         let push = match config.workers {
-            true => Some(crate::notify::push::deliver::push_worker(
+            true => Some(crate::service::delivery::push::deliver::push_worker(
                 pool.clone(),
                 &config,
                 vapid.clone(),
@@ -362,7 +365,7 @@ impl Application {
         };
         let (publisher, publishing) = crate::live::Publisher::new(session.clone());
         workers.spawn_service("live-publisher", publishing);
-        let (committer, committing) = crate::service::committer::Committer::new(
+        let (committer, committing) = crate::service::play::committer::Committer::new(
             pool.clone(),
             publisher,
             config.clock.clone(),
@@ -398,7 +401,7 @@ impl Application {
             // finished game's rating moves at once; the poll is the safety net.
             workers.spawn_worker(
                 "ratings",
-                crate::service::ratings::run(
+                crate::service::competition::ratings::run(
                     pool.clone(),
                     config.ratings_poll,
                     hub.subscribe(),
@@ -410,7 +413,7 @@ impl Application {
             }
             workers.spawn_worker(
                 "tournaments",
-                crate::service::tournaments::run(
+                crate::service::competition::tournaments::run(
                     pool.clone(),
                     config.clock.clone(),
                     TOURNAMENT_POLL,
@@ -420,7 +423,7 @@ impl Application {
         }
         workers.spawn_worker("live-listener", hub.clone().listen(session));
         if config.metrics_enabled() {
-            crate::telemetry::install();
+            crate::telemetry::install(&crate::ops::metrics::known_labels());
             workers.spawn_worker("metrics", crate::telemetry::upkeep(workers.stop_token()));
         }
         let state = web::Data::new(AppState {
@@ -429,7 +432,7 @@ impl Application {
             config,
             openapi: crate::http::openapi::build(),
             cache: Default::default(),
-            feeds: std::sync::Arc::new(crate::service::feed::Feeds::new(hub.clone())),
+            feeds: std::sync::Arc::new(crate::service::streams::game::Feeds::new(hub.clone())),
             hub,
             committer,
             known_users: Default::default(),
@@ -441,37 +444,41 @@ impl Application {
             let (app, _) = App::new()
                 .into_utoipa_app()
                 .app_data(server_state.clone())
-                .app_data(http::json_config())
-                .app_data(http::query_config())
-                .app_data(http::path_config())
-                .app_data(web::PayloadConfig::new(http::audit::MAX_EXPORT_BODY))
-                .service(utoipa_actix_web::scope("/api/v1").configure(http::configure))
-                .configure(http::configure_root)
+                .app_data(http::extract::malformed::json_config())
+                .app_data(http::extract::malformed::query_config())
+                .app_data(http::extract::malformed::path_config())
+                .app_data(web::PayloadConfig::new(http::play::audit::MAX_EXPORT_BODY))
+                .service(utoipa_actix_web::scope("/api/v1").configure(http::routes::configure))
+                .configure(http::routes::configure_root)
                 .split_for_parts();
-            app.wrap(from_fn(http::query_policy::refuse_unknown_parameters))
-                .wrap(from_fn(http::body_deadline::body_deadline))
-                // Gzip or brotli for clients that accept it. Live streams are never
-                // compressed (their `Content-Encoding: identity` makes it pass them by), so
-                // each event is flushed as it comes. Inside the error handlers: its own 406
-                // (no acceptable encoding) becomes a problem too.
-                .wrap(Compress::default())
-                .wrap(ErrorHandlers::new().default_handler(http::problem_fallback))
-                // Outside the error handlers: the problems they make get CORS headers too.
-                .wrap(from_fn(http::cors::cors))
-                // Outside the error handlers, so that the problems they make get them too.
-                .wrap(from_fn(http::headers::security_headers))
-                .wrap(from_fn(http::methods::head_as_get))
-                // Inside the request's span: the access line carries its fields.
-                .wrap(from_fn(http::observe::observe))
-                .wrap(TracingLogger::<http::request_log::MaskedRootSpan>::new())
-                // Outermost: the span, every problem and every response get the request id.
-                .wrap(from_fn(http::observe::request_id))
-                .service(
-                    SwaggerUi::new("/docs/{_:.*}")
-                        .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),
-                )
-                .service(web::redirect("/docs", "/docs/"))
-                .default_service(web::to(http::page::page_or_unrouted))
+            app.wrap(from_fn(
+                http::middleware::query_policy::refuse_unknown_parameters,
+            ))
+            .wrap(from_fn(http::middleware::body_deadline::body_deadline))
+            // Gzip or brotli for clients that accept it. Live streams are never
+            // compressed (their `Content-Encoding: identity` makes it pass them by), so
+            // each event is flushed as it comes. Inside the error handlers: its own 406
+            // (no acceptable encoding) becomes a problem too.
+            .wrap(Compress::default())
+            .wrap(
+                ErrorHandlers::new().default_handler(http::middleware::problems::problem_fallback),
+            )
+            // Outside the error handlers: the problems they make get CORS headers too.
+            .wrap(from_fn(http::middleware::cors::cors))
+            // Outside the error handlers, so that the problems they make get them too.
+            .wrap(from_fn(http::middleware::headers::security_headers))
+            .wrap(from_fn(http::middleware::methods::head_as_get))
+            // Inside the request's span: the access line carries its fields.
+            .wrap(from_fn(http::middleware::observe::observe))
+            .wrap(TracingLogger::<http::middleware::request_log::MaskedRootSpan>::new())
+            // Outermost: the span, every problem and every response get the request id.
+            .wrap(from_fn(http::middleware::observe::request_id))
+            .service(
+                SwaggerUi::new("/docs/{_:.*}")
+                    .config(utoipa_swagger_ui::Config::from("/api/v1/openapi.json")),
+            )
+            .service(web::redirect("/docs", "/docs/"))
+            .default_service(web::to(http::page::page_or_unrouted))
         })
         // A client that closes its side of the connection is gone: without this, a live
         // stream would only notice at its next write (the keep-alive, seconds later).
@@ -484,7 +491,7 @@ impl Application {
             HttpServer::new(move || {
                 App::new()
                     .app_data(state.clone())
-                    .wrap(from_fn(http::observe::request_id))
+                    .wrap(from_fn(http::middleware::observe::request_id))
                     .route(
                         "/metrics",
                         web::get().to(http::metrics::metrics_without_token),

@@ -22,7 +22,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the HTTP server (configuration from the environment; see the README).
+    /// Run the HTTP server (configuration from the environment; see docs/operations.md).
     Serve,
     /// Apply the database migrations and exit.
     Migrate,
@@ -379,8 +379,12 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             command: RatingsCommand::Rebuild { check },
         } => {
             let database = open_database(&config).await?;
-            let rebuilt =
-                kontor::service::ratings::rebuild(&database.pool, !check, config.clock.now()).await;
+            let rebuilt = kontor::service::competition::ratings::rebuild(
+                &database.pool,
+                !check,
+                config.clock.now(),
+            )
+            .await;
             database.pool.close().await;
             let rebuilt = rebuilt?;
             println!(
@@ -461,7 +465,7 @@ fn health(url: Option<String>) -> anyhow::Result<()> {
 }
 
 async fn mail_command(pool: &sqlx::PgPool, command: MailCommand) -> anyhow::Result<()> {
-    use kontor::notify::admin;
+    use kontor::service::delivery::mail::admin;
     match command {
         MailCommand::Failed { limit } => {
             let failed = admin::list_failed(pool, limit).await?;
@@ -501,7 +505,7 @@ async fn admin_command(
     clock: &kontor::time::Clock,
     command: AdminCommand,
 ) -> anyhow::Result<()> {
-    use kontor::service::chat;
+    use kontor::service::social::chat;
     use kontor::store::users;
     match command {
         AdminCommand::Grant { user } => {
@@ -544,7 +548,9 @@ async fn admin_command(
                 (1..=1000).contains(&limit),
                 "--limit is between 1 and 1000, not {limit}"
             );
-            let reports = chat::reports(pool, !all, limit).await.map_err(chat_error)?;
+            let reports = chat::moderation::reports(pool, !all, limit)
+                .await
+                .map_err(chat_error)?;
             if reports.is_empty() {
                 println!("{}", if all { "no reports" } else { "no open reports" });
             }
@@ -572,17 +578,14 @@ async fn admin_command(
             }
         }
         AdminCommand::ChatHide { message_id, reason } => {
-            let message =
-                chat::hide(pool, message_id, None, &reason)
-                    .await
-                    .map_err(|e| match e {
-                        chat::ChatError::MessageNotFound => {
-                            anyhow::anyhow!(
-                                "there is no chat message {message_id}; nothing was hidden"
-                            )
-                        }
-                        e => chat_error(e),
-                    })?;
+            let message = chat::moderation::hide(pool, message_id, None, &reason)
+                .await
+                .map_err(|e| match e {
+                    chat::ChatError::MessageNotFound => {
+                        anyhow::anyhow!("there is no chat message {message_id}; nothing was hidden")
+                    }
+                    e => chat_error(e),
+                })?;
             println!(
                 "message {} by {} is hidden (reason: {})",
                 message.id,
@@ -592,7 +595,7 @@ async fn admin_command(
         }
         AdminCommand::ChatDismiss { report_id, reason } => {
             let (report, dismissed) =
-                chat::dismiss(pool, clock, report_id, None, reason.as_deref())
+                chat::moderation::dismiss(pool, clock, report_id, None, reason.as_deref())
                     .await
                     .map_err(|e| match e {
                         chat::ChatError::ReportNotFound(_) => {
@@ -617,12 +620,12 @@ async fn admin_command(
             minutes,
             reason,
         } => {
-            let request = chat::MuteRequest {
+            let request = chat::moderation::MuteRequest {
                 username: user,
                 minutes,
                 reason,
             };
-            let mute = chat::mute(pool, clock, None, &request)
+            let mute = chat::moderation::mute(pool, clock, None, &request)
                 .await
                 .map_err(chat_error)?;
             println!(
@@ -636,7 +639,10 @@ async fn admin_command(
             let (id, username) = users::find_by_username(pool, &user)
                 .await?
                 .with_context(|| format!("there is no user {user:?}; nothing was lifted"))?;
-            if chat::unmute(pool, clock, id).await.map_err(chat_error)? {
+            if chat::moderation::unmute(pool, clock, id)
+                .await
+                .map_err(chat_error)?
+            {
                 println!("{username} may write in the chat again");
             } else {
                 println!("{username} was not muted");
@@ -647,7 +653,7 @@ async fn admin_command(
 }
 
 /// A chat error as the operator reads it: its message (and its cause, when there is one).
-fn chat_error(error: kontor::service::chat::ChatError) -> anyhow::Error {
+fn chat_error(error: kontor::service::social::chat::ChatError) -> anyhow::Error {
     anyhow::Error::new(error)
 }
 

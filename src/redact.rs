@@ -5,11 +5,17 @@
 //! unsubscribe link carries its signed token as `?token=`, and a client may put a token in a
 //! query by mistake. Whatever logs a request target or a configured URL goes through here.
 
-use crate::auth::{
-    API_TOKEN_PREFIX, CALENDAR_FEED_PREFIX, REFRESH_PREFIX, RESET_PASSWORD_PREFIX,
-    VERIFY_EMAIL_PREFIX,
-};
 use std::borrow::Cow;
+
+// The prefixes of the credentials Kontor issues (`auth` makes them): a value that starts with
+// one is a secret wherever it appears, and is masked here.
+pub const REFRESH_PREFIX: &str = "kontor_rt_";
+pub const API_TOKEN_PREFIX: &str = "kontor_pat_";
+/// Links mailed to verify an address (`kontor_ve_…`) or reset a password (`kontor_pw_…`).
+pub const VERIFY_EMAIL_PREFIX: &str = "kontor_ve_";
+pub const RESET_PASSWORD_PREFIX: &str = "kontor_pw_";
+/// A calendar feed's token (`kontor_cal_…`), the secret part of its URL.
+pub const CALENDAR_FEED_PREFIX: &str = "kontor_cal_";
 
 /// What a masked value is replaced with.
 pub const MASK: &str = "***";

@@ -17,9 +17,7 @@
 //! as they happen. `kontor_build_info` names the version and commit, and the process's own
 //! metrics (CPU, memory, open files, threads) come from `metrics-process`.
 
-use chrono::{DateTime, Utc};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use sqlx::PgPool;
 use std::sync::OnceLock;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -61,7 +59,7 @@ static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
 /// Installs the process's recorder once; `None` if another recorder was installed first (by
 /// a program embedding the library), whose metrics this server then cannot render.
-pub fn install() -> Option<&'static PrometheusHandle> {
+pub fn install(known: &KnownLabels) -> Option<&'static PrometheusHandle> {
     HANDLE
         .get_or_init(|| {
             let recorder = PrometheusBuilder::new()
@@ -75,7 +73,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
             match metrics::set_global_recorder(recorder) {
                 Ok(()) => {
                     describe();
-                    register_known_series();
+                    register_known_series(known);
                     Some(handle)
                 }
                 Err(error) => {
@@ -163,24 +161,20 @@ fn describe() {
     );
 }
 
-/// The mail kinds the outbox holds, as the mail counters label them.
-fn mail_kinds() -> impl Iterator<Item = &'static str> {
-    use crate::notify::{MailKind, NoticeKind, account::AccountMailKind};
-    NoticeKind::ALL
-        .map(MailKind::Notice)
-        .into_iter()
-        .chain([MailKind::Digest])
-        .chain(AccountMailKind::ALL.map(MailKind::Account))
-        .map(MailKind::as_str)
+/// The label values known in advance (the game kinds, the mail kinds), for the series
+/// registered at zero when the recorder is installed.
+pub struct KnownLabels {
+    pub game_kinds: Vec<&'static str>,
+    pub mail_kinds: Vec<&'static str>,
 }
 
 /// Creates every series whose labels are known in advance, at zero (see the module
 /// documentation), the build's information, and the process collector's series.
-fn register_known_series() {
-    for kind in crate::games::GameKind::ALL {
-        metrics::counter!(names::ACTIONS_APPENDED, "kind" => kind.as_str()).increment(0);
+fn register_known_series(known: &KnownLabels) {
+    for &kind in &known.game_kinds {
+        metrics::counter!(names::ACTIONS_APPENDED, "kind" => kind).increment(0);
     }
-    for kind in mail_kinds() {
+    for &kind in &known.mail_kinds {
         metrics::counter!(names::MAILS_SENT, "kind" => kind).increment(0);
         for last in ["true", "false"] {
             metrics::counter!(names::MAILS_FAILED, "kind" => kind, "final" => last).increment(0);
@@ -243,36 +237,12 @@ pub async fn upkeep(stop: CancellationToken) {
     }
 }
 
-/// Samples the gauges that are read rather than counted (the pool's connections; the mail
-/// and the clocks due at `now`, by query) and renders every metric. A query that fails (the
-/// database is away) leaves its gauges as they were; the rest is rendered all the same.
-pub async fn render(pool: &PgPool, now: DateTime<Utc>) -> String {
+/// Renders every metric, with the process's own read now; empty when no recorder is installed.
+/// The caller samples the gauges read from elsewhere first (`ops::metrics::scrape`).
+pub fn render() -> String {
     let Some(handle) = handle() else {
         return String::new();
     };
-    // The gauges are the process's: two scrapes at once (two servers in one process, as in
-    // the tests) must not render each other's samples.
-    static SCRAPING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    let _one_at_a_time = SCRAPING.lock().await;
-    let (outbox, deadlines) = tokio::join!(
-        crate::store::outbox::due_summary(pool, now),
-        crate::store::deadlines::count_due(pool, now),
-    );
-    match outbox {
-        Ok(due) => {
-            metrics::gauge!(names::OUTBOX_DUE).set(due.count as f64);
-            metrics::gauge!(names::OLDEST_DUE_AGE).set(due.oldest_age_secs.max(0.0));
-        }
-        Err(error) => tracing::warn!(%error, "metrics: the mail due cannot be counted"),
-    }
-    match deadlines {
-        Ok(due) => metrics::gauge!(names::DEADLINES_DUE).set(due as f64),
-        Err(error) => tracing::warn!(%error, "metrics: the clocks due cannot be counted"),
-    }
-    let idle = pool.num_idle() as f64;
-    let size = f64::from(pool.size());
-    metrics::gauge!(names::POOL_CONNECTIONS, "state" => "idle").set(idle);
-    metrics::gauge!(names::POOL_CONNECTIONS, "state" => "used").set((size - idle).max(0.0));
     process_collector().collect();
     handle.render()
 }

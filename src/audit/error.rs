@@ -7,7 +7,7 @@ use super::verify::Failure;
 pub enum Error {
     /// What the command service says (no such game, a failure of the server, …).
     #[error(transparent)]
-    Service(#[from] crate::service::Error),
+    Service(#[from] crate::service::play::error::Error),
     #[error("limit must be between 1 and {max}, not {limit}")]
     LimitOutOfRange { limit: i64, max: i64 },
     /// A paging cursor beyond the log (or before its start).
@@ -60,7 +60,7 @@ fn in_words(seconds: u64) -> String {
 impl Error {
     /// A failure of the server (or an unreachable database).
     pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
-        Self::Service(crate::service::Error::internal(cause))
+        Self::Service(crate::service::play::error::Error::internal(cause))
     }
 }
 

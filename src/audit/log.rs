@@ -3,9 +3,11 @@
 use super::Error;
 use super::{CommandRecord, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportEvent, ExportHeader};
 use crate::games::{Actor, Seat, Viewer};
-use crate::service::play::kind_of;
-use crate::service::undo::{Skip, is_undo_event};
-use crate::service::{EventOut, SeatInfo, mark_undone, name_seats, present, viewer_for, watch};
+use crate::service::play::actions::kind_of;
+use crate::service::play::events::SeatInfo;
+use crate::service::play::log::{EventOut, mark_undone, name_seats, present, viewer_for};
+use crate::service::play::table;
+use crate::service::play::undo::{Skip, is_undo_event};
 use crate::store::events;
 use crate::store::games::{self, Status};
 use crate::with_rules;
@@ -63,7 +65,7 @@ pub async fn page(
 }
 
 /// [`page`] of the game `head` for a `viewer` already known to may read it (a live stream
-/// looked at the game and its reader in one statement: `watch::look`).
+/// looked at the game and its reader in one statement: `table::look`).
 pub async fn page_of(
     pool: &PgPool,
     head: &games::GameHead,
@@ -137,19 +139,19 @@ async fn current_names(pool: &PgPool, game_id: Uuid) -> Result<HashMap<Uuid, Str
         .collect())
 }
 
-/// The head row of a game `reader` may read (see `service::watch`), else 404.
+/// The head row of a game `reader` may read (see `service::play::table`), else 404.
 async fn readable_head(
     pool: &PgPool,
     game_id: Uuid,
     reader: Reader,
 ) -> Result<games::GameHead, Error> {
     match reader {
-        Reader::Operator => games::head(pool, game_id)
-            .await?
-            .ok_or(Error::Service(crate::service::Error::GameNotFound)),
+        Reader::Operator => games::head(pool, game_id).await?.ok_or(Error::Service(
+            crate::service::play::error::Error::GameNotFound,
+        )),
         // Who may watch: the table's setting and blocks.
         Reader::User(user) => {
-            Ok(watch::readable_head(&mut *pool.acquire().await?, game_id, user).await?)
+            Ok(table::readable_head(&mut *pool.acquire().await?, game_id, user).await?)
         }
     }
 }

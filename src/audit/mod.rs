@@ -18,7 +18,8 @@ pub mod verify;
 pub use error::Error;
 
 use crate::games::{Actor, Viewer};
-use crate::service::{EventOut, SeatInfo};
+use crate::service::play::events::SeatInfo;
+use crate::service::play::log::EventOut;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! Refolding stored games: `kontor replay --check` and `kontor rebuild`.
 
 use crate::games::GameKind;
-use crate::service::fold_through;
+use crate::service::play::log::fold_through;
 use crate::store::{events, games};
 use crate::with_rules;
 use serde_json::Value;

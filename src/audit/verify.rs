@@ -8,7 +8,7 @@
 //! shuffle, a seed that does not match the commitment, or an event no command explains is
 //! reported with the sequence number of the first event that does not match.
 //!
-//! Undos (see `service::undo`) are checked too: every undo event must be what the table's
+//! Undos (see `service::play::undo`) are checked too: every undo event must be what the table's
 //! policy (`undo` among the start event's options; absent: `none`) and the pure planner of
 //! the service allow at that point (a rewind not before the last barrier, to the end of an
 //! effective batch, taking back only the rewinding seat's moves unless every other seat
@@ -21,10 +21,11 @@
 use super::{ExportEvent, ExportHeader};
 use crate::games::rng::{GameRng, commitment};
 use crate::games::{Actor, GameKind, Outcome, Rules, Seat};
-use crate::service::step::rank_forfeits_last;
-use crate::service::undo::{Line, Plan, Policy, Timeline, TimelineError, plan};
-use crate::service::watch::rules_options;
-use crate::service::{PlatformEvent, SeatInfo, UndoLapse, is_platform_event, new_event};
+use crate::service::play::events::{PlatformEvent, SeatInfo, UndoLapse, is_platform_event};
+use crate::service::play::log::new_event;
+use crate::service::play::step::rank_forfeits_last;
+use crate::service::play::table::rules_options;
+use crate::service::play::undo::{Line, Plan, Policy, Timeline, TimelineError, plan};
 use crate::store::events::NewEvent;
 use crate::with_rules;
 use serde::Serialize;

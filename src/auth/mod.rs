@@ -6,7 +6,6 @@
 //!   so a refresh token sent as an access token is refused with a clear reason.
 
 pub mod credentials;
-pub mod identity;
 pub mod password;
 pub mod throttle;
 
@@ -24,13 +23,10 @@ use std::sync::LazyLock;
 use std::time::Duration;
 use uuid::Uuid;
 
-pub const REFRESH_PREFIX: &str = "kontor_rt_";
-pub const API_TOKEN_PREFIX: &str = "kontor_pat_";
-/// Links mailed to verify an address (`kontor_ve_…`) or reset a password (`kontor_pw_…`).
-pub const VERIFY_EMAIL_PREFIX: &str = "kontor_ve_";
-pub const RESET_PASSWORD_PREFIX: &str = "kontor_pw_";
-/// A calendar feed's token (`kontor_cal_…`), the secret part of its URL.
-pub const CALENDAR_FEED_PREFIX: &str = "kontor_cal_";
+pub use crate::redact::{
+    API_TOKEN_PREFIX, CALENDAR_FEED_PREFIX, REFRESH_PREFIX, RESET_PASSWORD_PREFIX,
+    VERIFY_EMAIL_PREFIX,
+};
 
 /// What an API token may do. Access tokens from a login may do everything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]

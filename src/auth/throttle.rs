@@ -6,8 +6,8 @@
 //! setting (`KONTOR_LOGIN_MAX_FAILURES_PER_ADDRESS`): many people can share one address behind
 //! a NAT or proxy, and one client's failures lock them all out for the rest of the window.
 
-use super::identity;
 use crate::store::throttle as store;
+use crate::text::identity;
 use sqlx::{PgConnection, PgPool};
 use std::time::Duration;
 use uuid::Uuid;

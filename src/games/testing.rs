@@ -661,7 +661,7 @@ pub fn leaves(value: &serde_json::Value) -> std::collections::BTreeMap<String, s
 /// A game's log as the platform stores it (rows with sequence numbers, the platform's start
 /// and end events, the command that begins each batch), played command by command with the
 /// engine's pure `decide` and the step key of the design (`1 +` the effective events before
-/// the batch), and undone through the pure planner `service::undo::plan` with the events the
+/// the batch), and undone through the pure planner `service::play::undo::plan` with the events the
 /// service appends. `state` is the state of the game as the service keeps it: after a rewind,
 /// the fold of the effective log (`service::fold_effective`).
 pub struct UndoLog<R: Rules> {
@@ -722,7 +722,7 @@ impl<R: Rules> UndoLog<R> {
     }
 
     /// Appends a platform event; its seq.
-    pub fn platform(&mut self, event: crate::service::PlatformEvent) -> i64 {
+    pub fn platform(&mut self, event: crate::service::play::events::PlatformEvent) -> i64 {
         self.push(event.type_name(), json(&event))
     }
 
@@ -776,10 +776,10 @@ impl<R: Rules> UndoLog<R> {
     }
 
     /// The log as the timeline reads it.
-    pub fn lines(&self) -> Vec<crate::service::undo::Line<'_>> {
+    pub fn lines(&self) -> Vec<crate::service::play::undo::Line<'_>> {
         self.rows
             .iter()
-            .map(|row| crate::service::undo::Line {
+            .map(|row| crate::service::play::undo::Line {
                 seq: row.seq,
                 kind: &row.kind,
                 payload: &row.payload,
@@ -788,19 +788,19 @@ impl<R: Rules> UndoLog<R> {
             .collect()
     }
 
-    pub fn timeline(&self) -> crate::service::undo::Timeline {
-        crate::service::undo::Timeline::of::<R>(&self.lines())
+    pub fn timeline(&self) -> crate::service::play::undo::Timeline {
+        crate::service::play::undo::Timeline::of::<R>(&self.lines())
             .unwrap_or_else(|e| panic!("the log does not read: {e}"))
     }
 
     /// What the planner decides for an undo by `seat` now.
     pub fn plan(
         &self,
-        policy: crate::service::undo::Policy,
+        policy: crate::service::play::undo::Policy,
         seat: Seat,
         to_version: Option<i64>,
-    ) -> Result<crate::service::undo::Plan, crate::service::undo::Refusal> {
-        crate::service::undo::plan(
+    ) -> Result<crate::service::play::undo::Plan, crate::service::play::undo::Refusal> {
+        crate::service::play::undo::plan(
             &self.timeline(),
             policy,
             seat,
@@ -815,12 +815,12 @@ impl<R: Rules> UndoLog<R> {
     /// the target version.
     pub fn undo_with_consent(
         &mut self,
-        policy: crate::service::undo::Policy,
+        policy: crate::service::play::undo::Policy,
         seat: Seat,
         to_version: Option<i64>,
-    ) -> Result<i64, crate::service::undo::Refusal> {
-        use crate::service::PlatformEvent;
-        use crate::service::undo::{Answer, Plan, answer};
+    ) -> Result<i64, crate::service::play::undo::Refusal> {
+        use crate::service::play::events::PlatformEvent;
+        use crate::service::play::undo::{Answer, Plan, answer};
         let target = match self.plan(policy, seat, to_version)? {
             Plan::Rewind { to_version } => {
                 let from_version = self.version();
@@ -875,7 +875,7 @@ impl<R: Rules> UndoLog<R> {
 
     /// The state at `version` as every fold of the service computes it.
     pub fn state_at(&self, version: i64) -> R::State {
-        crate::service::fold_effective::<R>(&self.rows, version)
+        crate::service::play::log::fold_effective::<R>(&self.rows, version)
             .unwrap_or_else(|e| panic!("the log does not fold at {version}: {e}"))
     }
 
@@ -946,7 +946,7 @@ pub fn check_barrier_refusals<R: Rules>(
     seats: u8,
     seeds: std::ops::Range<u64>,
 ) -> std::collections::BTreeMap<&'static str, u64> {
-    use crate::service::undo::{Plan, Policy, Refusal};
+    use crate::service::play::undo::{Plan, Policy, Refusal};
     let mut refused = std::collections::BTreeMap::new();
     for seed in seeds {
         let mut log = UndoLog::<R>::start(options, seats, seed);
@@ -1041,7 +1041,7 @@ pub fn check_consented_rewinds<R: Rules>(
     seeds: std::ops::Range<u64>,
     per_game: usize,
 ) -> usize {
-    use crate::service::undo::{Plan, Policy};
+    use crate::service::play::undo::{Plan, Policy};
     let mut rewinds = 0;
     for seed in seeds {
         let mut log = UndoLog::<R>::start(options, seats, seed);

@@ -242,7 +242,7 @@ impl ApiError {
             status: self.status.as_u16(),
             code: self.code,
             detail: self.detail.clone(),
-            request_id: super::observe::current_request_id(),
+            request_id: crate::http::request_id::current_request_id(),
             extra: self.extra.clone(),
         }
     }
@@ -270,9 +270,9 @@ impl From<anyhow::Error> for ApiError {
 // The one place where the errors of the layers below become HTTP answers: each variant gets
 // its status, its stable code and its extra members; its message is the problem's `detail`.
 
-impl From<crate::service::Error> for ApiError {
-    fn from(error: crate::service::Error) -> Self {
-        use crate::service::Error as E;
+impl From<crate::service::play::error::Error> for ApiError {
+    fn from(error: crate::service::play::error::Error) -> Self {
+        use crate::service::play::error::Error as E;
         let detail = error.to_string();
         match error {
             E::GameNotFound => Self::not_found(ErrorCode::GameNotFound, detail),
@@ -317,7 +317,7 @@ impl From<crate::service::Error> for ApiError {
             E::InvalidParameter(_) => Self::bad_request(ErrorCode::InvalidParameter, detail),
             E::TooManyOpenGames { .. } => Self::limit_reached(
                 ErrorCode::TooManyOpenGames,
-                crate::service::lobby::OPEN_GAMES_RETRY_AFTER_SECS,
+                crate::service::play::lobby::OPEN_GAMES_RETRY_AFTER_SECS,
                 detail,
             ),
             E::TooManyInvitations { wait, .. } => {
@@ -393,9 +393,9 @@ impl From<crate::service::Error> for ApiError {
     }
 }
 
-impl From<crate::service::AccountError> for ApiError {
-    fn from(error: crate::service::AccountError) -> Self {
-        use crate::service::AccountError as E;
+impl From<crate::service::accounts::error::AccountError> for ApiError {
+    fn from(error: crate::service::accounts::error::AccountError) -> Self {
+        use crate::service::accounts::error::AccountError as E;
         let detail = error.to_string();
         match error {
             E::InvalidField { field, .. } => {
@@ -476,9 +476,9 @@ impl From<crate::audit::Error> for ApiError {
     }
 }
 
-impl From<crate::service::chat::ChatError> for ApiError {
-    fn from(error: crate::service::chat::ChatError) -> Self {
-        use crate::service::chat::ChatError as E;
+impl From<crate::service::social::chat::ChatError> for ApiError {
+    fn from(error: crate::service::social::chat::ChatError) -> Self {
+        use crate::service::social::chat::ChatError as E;
         let detail = error.to_string();
         match error {
             E::Service(error) => error.into(),
@@ -509,9 +509,9 @@ impl From<crate::service::chat::ChatError> for ApiError {
     }
 }
 
-impl From<crate::service::notes::NoteError> for ApiError {
-    fn from(error: crate::service::notes::NoteError) -> Self {
-        use crate::service::notes::NoteError as E;
+impl From<crate::service::social::notes::NoteError> for ApiError {
+    fn from(error: crate::service::social::notes::NoteError) -> Self {
+        use crate::service::social::notes::NoteError as E;
         let detail = error.to_string();
         match error {
             E::Service(error) => error.into(),
@@ -781,7 +781,7 @@ mod tests {
 
     #[test]
     fn service_errors_keep_their_status_code_and_members() {
-        use crate::service::Error as E;
+        use crate::service::play::error::Error as E;
         use crate::store::games::Status;
         let conflict = ApiError::from(E::VersionConflict {
             current: 13,

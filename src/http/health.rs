@@ -5,8 +5,8 @@
 //! fails). `/readyz` says whether it can serve the API: the database answers and its schema
 //! is the one this binary expects (a readiness probe: send it traffic only when this is 200).
 
-use super::AppState;
 use super::error::{ApiError, ErrorCode, Problem};
+use crate::http::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, get, web};
 use serde::Serialize;

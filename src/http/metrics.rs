@@ -5,8 +5,8 @@
 //! (`KONTOR_METRICS_BIND`, meant for a private network) that serves nothing else and asks for
 //! no token. With neither, metrics are not recorded at all and `/metrics` is 404.
 
-use super::AppState;
 use super::error::{ApiError, ErrorCode, Problem};
+use crate::http::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
@@ -69,7 +69,7 @@ pub async fn only_metrics() -> Result<HttpResponse, ApiError> {
 }
 
 async fn scrape(state: &AppState) -> HttpResponse {
-    let text = crate::telemetry::render(&state.pool, state.config.clock.now()).await;
+    let text = crate::ops::metrics::scrape(&state.pool, state.config.clock.now()).await;
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, TEXT_FORMAT))
         .insert_header((header::CACHE_CONTROL, "no-store"))

@@ -3,7 +3,7 @@
 use super::error::ErrorCode;
 use crate::games::{Actor, BotLevel, GameKind, GameRng, Rules, Viewer};
 use crate::with_rules;
-use actix_web::{App, get};
+use actix_web::App;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use utoipa::openapi::OpenApi as Spec;
@@ -41,20 +41,20 @@ use utoipa_actix_web::AppExt;
         super::error::Problem,
         super::error::ErrorCode,
         super::health::Health,
-        crate::service::PlatformEvent,
-        crate::service::EventOut,
-        crate::service::play::GameUpdate,
-        crate::service::lobby::ListView,
-        crate::service::lobby::GameResult,
-        super::tournaments::TournamentStatus,
+        crate::service::play::events::PlatformEvent,
+        crate::service::play::log::EventOut,
+        crate::service::play::actions::GameUpdate,
+        crate::service::play::lobby::ListView,
+        crate::service::play::lobby::GameResult,
+        crate::http::competition::tournaments::TournamentStatus,
         crate::audit::ExportHeader,
         crate::audit::ExportEvent,
-        crate::service::watch::Spectators,
-        crate::service::watch::Chat,
-        crate::service::undo::Policy,
-        super::chat::ReportStatus,
-        crate::service::lobby_feed::LobbySnapshot,
-        crate::service::lobby_feed::LobbyGameRemoved,
+        crate::service::play::table::Spectators,
+        crate::service::play::table::Chat,
+        crate::service::play::undo::Policy,
+        crate::http::social::chat::ReportStatus,
+        crate::service::streams::lobby::LobbySnapshot,
+        crate::service::streams::lobby::LobbyGameRemoved,
     ))
 )]
 struct ApiDoc;
@@ -76,7 +76,7 @@ impl Modify for BearerAuth {
         components.add_security_scheme(
             "session_cookie",
             SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
-                super::session::SESSION_COOKIE,
+                crate::http::accounts::session::SESSION_COOKIE,
                 "The browser session's refresh token, in the HttpOnly cookie `POST /auth/session` sets.",
             ))),
         );
@@ -92,23 +92,13 @@ impl Modify for BearerAuth {
     }
 }
 
-/// This description (OpenAPI 3.1).
-#[utoipa::path(
-    tag = "meta",
-    responses((status = 200, description = "The OpenAPI description of this API.", body = Object))
-)]
-#[get("/openapi.json")]
-pub async fn serve_spec(state: actix_web::web::Data<super::AppState>) -> actix_web::HttpResponse {
-    actix_web::HttpResponse::Ok().json(&state.openapi)
-}
-
 /// The whole description, as served at `/api/v1/openapi.json` and committed in `openapi/`.
 pub fn build() -> Value {
     let (_, mut spec) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
-        .service(utoipa_actix_web::scope("/api/v1").configure(super::configure))
-        .configure(super::configure_root)
+        .service(utoipa_actix_web::scope("/api/v1").configure(super::routes::configure))
+        .configure(super::routes::configure_root)
         .split_for_parts();
     let mut description = spec.info.description.take().unwrap_or_default();
     description.push_str("\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n");
@@ -431,7 +421,7 @@ fn add_links(spec: &mut Value) {
 /// notice kinds: said in the schema (`propertyNames`), so that a client knows the keys and
 /// an unknown one is outside the contract (it is refused with `unknown_notice_kind`).
 fn name_push_kinds(spec: &mut Value) {
-    let kinds: Vec<&str> = crate::notify::NoticeKind::ALL
+    let kinds: Vec<&str> = crate::service::notices::NoticeKind::ALL
         .iter()
         .map(|k| k.as_str())
         .collect();
@@ -706,7 +696,7 @@ fn constrain_fields(spec: &mut Value) {
         .max();
     let last_seat = max_seats.map(|m| m - 1);
     let scopes: Vec<&str> = crate::auth::Scope::ALL.iter().map(|s| s.as_str()).collect();
-    use crate::service::clock;
+    use crate::service::play::clock;
     // Limits an operator may set: the description gives those of a server with the defaults.
     let default_of = |name: &str| -> i64 {
         crate::config::SETTINGS
@@ -850,7 +840,7 @@ fn constrain_fields(spec: &mut Value) {
         (
             "MuteRequest",
             "minutes",
-            json!({"minimum": 1, "maximum": crate::service::chat::MAX_MUTE_MINUTES}),
+            json!({"minimum": 1, "maximum": crate::service::social::chat::moderation::MAX_MUTE_MINUTES}),
         ),
         (
             "MuteRequest",
@@ -861,13 +851,13 @@ fn constrain_fields(spec: &mut Value) {
         (
             "SendRequest",
             "text",
-            json!({"minLength": 1, "maxLength": crate::service::chat::MAX_CHARS, "pattern": CHAT_TEXT}),
+            json!({"minLength": 1, "maxLength": crate::service::social::chat::MAX_CHARS, "pattern": CHAT_TEXT}),
         ),
         // Counted after CR LF and CR become LF (which only shortens a text).
         (
             "NoteRequest",
             "text",
-            json!({"maxLength": crate::service::notes::MAX_CHARS, "pattern": NOTE_TEXT}),
+            json!({"maxLength": crate::service::social::notes::MAX_CHARS, "pattern": NOTE_TEXT}),
         ),
     ];
     let parameters = [
@@ -1040,7 +1030,7 @@ fn constrain_fields(spec: &mut Value) {
 /// A game stream's resume id: the version `V`, or `V.C` once a chat message was covered.
 const RESUME_ID: &str = "^[0-9]+(\\.[0-9]+)?$";
 
-/// A chat message (`service::chat::normalise`): line breaks but no other control character,
+/// A chat message (`service::social::chat::normalise`): line breaks but no other control character,
 /// line separator or bidirectional control, and something besides spaces.
 const CHAT_TEXT: &str = "^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069][^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*$";
 
@@ -1315,7 +1305,7 @@ fn pascal(words: &str) -> String {
 }
 
 /// The platform's settings of a table that travel with every game's options (see
-/// `service::watch`): each game's `Options` and `FullOptions` list them. In `FullOptions`
+/// `service::play::table`): each game's `Options` and `FullOptions` list them. In `FullOptions`
 /// they are not required: games created before a setting existed do not store it.
 fn add_table_settings(spec: &mut Value) {
     let spectators = json!({
@@ -1328,10 +1318,10 @@ fn add_table_settings(spec: &mut Value) {
     });
     let rated = json!({
         "type": "boolean",
-        "description": "Whether the game moves its players' ratings (see the README's Ratings): default `false`, stored explicitly. Refused with `undo: consent` (400 `invalid_options`, field `rated`). A game is rated only when, besides, every seat is a human at the start and nobody leaves before every seat has moved; a sandbox never is. A stored game without this member is unrated.",
+        "description": "Whether the game moves its players' ratings (see Ratings in docs/design.md): default `false`, stored explicitly. Refused with `undo: consent` (400 `invalid_options`, field `rated`). A game is rated only when, besides, every seat is a human at the start and nobody leaves before every seat has moved; a sandbox never is. A stored game without this member is unrated.",
     });
     for kind in GameKind::ALL {
-        let default = crate::service::watch::Chat::default_for(kind.as_str()).as_str();
+        let default = crate::service::play::table::Chat::default_for(kind.as_str()).as_str();
         let chat = json!({
             "description": format!("Which chat channels the table has: `full` (the table channel, a private channel between any two seats, and the spectators' channel), `table` (no private channels) or `none` (no chat). Default for this game: `{default}` (also where a stored game has no such member)."),
             "$ref": "#/components/schemas/Chat",

@@ -7,9 +7,10 @@
 //! of the page's own screens (`/games/…`, `/settings`…) answer the page, which routes them in
 //! the browser; anything else falls through to the API's 404 or 405.
 
-use super::AppState;
 use super::error::{ApiError, ErrorCode};
-use super::{conditional, methods};
+use crate::http::extract::conditional;
+use crate::http::middleware::methods;
+use crate::http::state::AppState;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};

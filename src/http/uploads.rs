@@ -8,8 +8,8 @@
 //! its memory) to the answer: at most `KONTOR_UPLOADS_MAX` on the server and
 //! `KONTOR_UPLOADS_MAX_PER_USER` per user; beyond, 429 `uploads_busy` with `Retry-After`.
 
-use super::error::{ApiError, ErrorCode};
 use crate::config::UploadLimits;
+use crate::http::error::{ApiError, ErrorCode};
 use actix_web::http::StatusCode;
 use actix_web::http::header::CONTENT_LENGTH;
 use actix_web::{HttpRequest, web};

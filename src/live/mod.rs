@@ -28,7 +28,7 @@ const RESYNC: &str = "resync";
 pub const PUBLISHER_APPLICATION_NAME: &str = "kontor-live-publisher";
 
 /// What a note says. Notes are built here only, by the constructors below (an append's by
-/// `service::step`, the lobby's by `service::lobby` and `service::seats`); what a note leaves
+/// `service::play::step`, the lobby's by `service::play::lobby` and `service::play::absence`); what a note leaves
 /// at its default is not sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Note {
@@ -315,6 +315,15 @@ impl Note {
             ..Self::default()
         }
     }
+}
+
+/// Announces `note` to every instance's streams when the caller's transaction commits
+/// (`pg_notify` on [`LIVE_CHANNEL`]): the lobby's changes, chat, notes, undo, rematches and
+/// tournaments, written in their own transactions. (An append's note goes through the
+/// group committer's [`Publisher`] instead, once the append has committed.)
+pub async fn announce(conn: &mut PgConnection, note: &Note) -> sqlx::Result<()> {
+    let text = serde_json::to_string(note).expect("a note is plain data and serialises");
+    channels::notify(conn, LIVE_CHANNEL, &text).await
 }
 
 /// What the hub passes to streams.

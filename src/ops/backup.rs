@@ -136,9 +136,14 @@ pub async fn backup(config: &Config, folder: &Path) -> anyhow::Result<String> {
         )
     };
     // The VAPID key goes with it: browsers' push subscriptions are bound to it.
-    let vapid = config.data_dir.join(crate::notify::push::vapid::KEY_FILE);
+    let vapid = config
+        .data_dir
+        .join(crate::service::delivery::push::vapid::KEY_FILE);
     if vapid.exists() {
-        copy_secret(&vapid, &folder.join(crate::notify::push::vapid::KEY_FILE))?;
+        copy_secret(
+            &vapid,
+            &folder.join(crate::service::delivery::push::vapid::KEY_FILE),
+        )?;
     }
     let version = run(&pg_dump, &["--version".as_ref()]).await?;
     std::fs::write(
@@ -236,12 +241,14 @@ pub async fn restore(config: &Config, folder: &Path, overwrite: bool) -> anyhow:
         "the backup has no jwt-secret: set the KONTOR_JWT_SECRET the old server had".to_string()
     };
     // The backup's VAPID key, if it has one: the subscriptions restored were made with it.
-    let vapid = folder.join(crate::notify::push::vapid::KEY_FILE);
+    let vapid = folder.join(crate::service::delivery::push::vapid::KEY_FILE);
     if vapid.exists() {
         std::fs::create_dir_all(&config.data_dir)?;
         copy_secret(
             &vapid,
-            &config.data_dir.join(crate::notify::push::vapid::KEY_FILE),
+            &config
+                .data_dir
+                .join(crate::service::delivery::push::vapid::KEY_FILE),
         )?;
     }
     let pool = target.pool().await?;

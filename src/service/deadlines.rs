@@ -7,12 +7,13 @@
 //! compare-and-set append as a player's move, so a timeout that races a real move never applies
 //! both: whichever is written first wins, and the other writes nothing.
 
-use super::clock::AbandonPolicy;
-use super::committer::Committer;
-use super::play::{self, Context, Origin, Submission, kind_of, read_context};
-use super::{PlatformEvent, TimeoutPlay, step};
+use super::notices::{self, Notice};
+use super::play::actions::{self, Context, Origin, Submission, kind_of, read_context};
+use super::play::clock::AbandonPolicy;
+use super::play::committer::Committer;
+use super::play::events::{PlatformEvent, TimeoutPlay};
+use super::play::step;
 use crate::games::{Actor, BotLevel, GameRng, Rules, Seat};
-use crate::notify::{self, Notice};
 use crate::store::append::SeatUpdate;
 use crate::store::deadlines::{self, DeadlineKind, DueClock};
 use crate::store::games::Status;
@@ -74,8 +75,10 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
     let now = committer.clock().now();
     let mut pass = Pass {
         reminders: send_reminders(pool, limit, now).await?,
-        rematch_offers_expired: super::rematch::expire_lapsed(pool, now, limit).await?,
-        undo_requests_lapsed: super::undo::apply::lapse_due(pool, now, limit).await?,
+        rematch_offers_expired: crate::service::social::rematch::expire_lapsed(pool, now, limit)
+            .await?,
+        undo_requests_lapsed: crate::service::play::undo_commands::lapse_due(pool, now, limit)
+            .await?,
         ..Pass::default()
     };
     let due = deadlines::lease_due(pool, limit, LEASE_SECS, now).await?;
@@ -195,7 +198,7 @@ async fn send_reminders(
             )
         })
         .collect();
-    notify::enqueue(&mut tx, &notices).await?;
+    notices::enqueue(&mut tx, &notices).await?;
     tx.commit().await?;
     Ok(due.len())
 }
@@ -294,6 +297,6 @@ async fn play_due<R: Rules>(
         preface,
         seat_updates,
     };
-    let written = play::apply::<R>(committer, context, state, submission).await?;
+    let written = actions::apply::<R>(committer, context, state, submission).await?;
     Ok(Some(written.is_some()))
 }

@@ -59,7 +59,7 @@ pub struct Append<'a, S: Serialize> {
     /// The version the command was decided on: the write happens only if the head is there.
     pub expected_version: i64,
     pub version: i64,
-    /// `games.undone_events` after the append (see `service::undo::timeline`).
+    /// `games.undone_events` after the append (see `service::play::undo::timeline`).
     pub undone_events: i64,
     pub status: &'a str,
     pub pending: &'a [i16],

@@ -1,7 +1,7 @@
 //! Table talk (`chat_*` tables, migration 0013): messages beside each game's log, moderators'
 //! hiding, reports, mutes, read markers and the spectators channel's setting. Nothing here
 //! touches a game's head row, its version or its state cache. Who may read or write which
-//! channel is `service::chat`'s to decide.
+//! channel is `service::social::chat`'s to decide.
 
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor};

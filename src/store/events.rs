@@ -161,7 +161,7 @@ pub async fn rewind_seqs<'e>(
 }
 
 /// A game's `kontor.rewound` events at `up_to` or before: (seq, type, payload) rows for
-/// `service::undo::Skip`.
+/// `service::play::undo::Skip`.
 pub async fn rewinds<'e>(
     executor: impl PgExecutor<'e>,
     game_id: Uuid,

@@ -66,7 +66,7 @@ pub struct GameHead {
     pub turn_started_at: Option<DateTime<Utc>>,
     /// The events of the log that do not count (undone by a rewind, and the undo events
     /// themselves): a command's RNG step is `first_seq - undone_events` (see
-    /// `service::undo::timeline`).
+    /// `service::play::undo::timeline`).
     pub undone_events: i64,
 }
 
@@ -309,7 +309,7 @@ pub async fn with_players<'e>(
     .await
 }
 
-/// Which games a lobby list shows (see `service::lobby::ListView`).
+/// Which games a lobby list shows (see `service::play::lobby::ListView`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Listing {
     /// Open games the caller may join (public, their own, or invited to), newest first.
@@ -390,7 +390,7 @@ pub async fn list<'e>(
                       g.turn_started_at + interval '1000 years')",
             true,
         ),
-        // Others' games only where the caller may watch them (see `service::watch`).
+        // Others' games only where the caller may watch them (see `service::play::table`).
         Listing::Finished => (
             format!(
                 "g.status = 'finished' AND (EXISTS (SELECT 1 FROM game_seats s

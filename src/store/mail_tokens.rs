@@ -1,6 +1,6 @@
 //! Single-use tokens sent by mail (`mail_tokens`): address verification and password reset
 //! links. Only their SHA-256 is stored (`auth::token_hash`); the token itself travels in the
-//! mail's outbox row until the mail is sent (see `notify::account`). Times come from the
+//! mail's outbox row until the mail is sent (see `service::notices::account`). Times come from the
 //! instance's clock, so tests can let a link expire.
 
 use chrono::{DateTime, Utc};

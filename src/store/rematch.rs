@@ -2,8 +2,48 @@
 //! beside a finished game, never events of its log.
 
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use sqlx::{PgConnection, PgExecutor};
+use utoipa::ToSchema;
 use uuid::Uuid;
+
+/// Where a rematch offer stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OfferStatus {
+    /// Waiting for answers.
+    Open,
+    /// Everyone accepted: the rematch started (`new_game_id`).
+    Accepted,
+    /// A seat declined.
+    Declined,
+    /// The deadline passed before everyone accepted.
+    Expired,
+    /// The table could no longer meet (a block or a deleted account since the offer).
+    Cancelled,
+}
+
+impl OfferStatus {
+    pub fn parse(text: &str) -> Self {
+        match text {
+            "accepted" => Self::Accepted,
+            "declined" => Self::Declined,
+            "expired" => Self::Expired,
+            "cancelled" => Self::Cancelled,
+            _ => Self::Open,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Accepted => "accepted",
+            Self::Declined => "declined",
+            Self::Expired => "expired",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
 
 /// One offer as stored.
 #[derive(Clone, Debug, sqlx::FromRow)]

@@ -1,4 +1,4 @@
-//! Undo (see `migrations/0018_undo.sql` and `service::undo`): the log as the undo timeline
+//! Undo (see `migrations/0018_undo.sql` and `service::play::undo`): the log as the undo timeline
 //! reads it, and the projection of a game's open request. The log is the truth; the
 //! projection is written in the same transaction as the events that open, answer and close a
 //! request, for the move path's cheap check and the deadline worker.

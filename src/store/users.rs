@@ -2,7 +2,7 @@
 //! they are compared by (see `auth::identity`), whether a user still exists, how an account
 //! is shown, and the admin role (granted and revoked only through `kontor admin`).
 
-use crate::auth::identity::{self, KEYS_VERSION};
+use crate::text::identity::{self, KEYS_VERSION};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor, PgPool};
 use std::collections::HashMap;

@@ -403,7 +403,7 @@ async fn easily_guessed_passwords_are_refused_with_zxcvbn_feedback() {
         .unwrap();
     assert!(detail.contains("at most 128"), "{detail}");
     assert_eq!(app.fingerprint().await, before);
-    // The README's walkthrough passwords pass the bar.
+    // The walkthrough's passwords (docs/api/first-game.md) pass the bar.
     for name in ["anna", "bert", "cleo"] {
         let reply = app
             .post("/auth/register").json(&json!({"username": name, "email": format!("{name}@example.org"), "password": format!("secret-{name}-123")})).send()

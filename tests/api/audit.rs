@@ -545,7 +545,7 @@ async fn an_import_is_verified_before_anything_is_stored() {
     ));
     // More bytes than an upload may have.
     let mut padded = export.clone();
-    padded.push_str(&" ".repeat(kontor::http::audit::MAX_EXPORT_BODY));
+    padded.push_str(&" ".repeat(kontor::http::play::audit::MAX_EXPORT_BODY));
     refused.push(("more than 4 MiB", padded, 413, "payload_too_large", None));
     // The operator's complete export of a game still running: no seed, so nothing to verify.
     let mut running = lines(&export)[..100].to_vec();
@@ -861,10 +861,11 @@ async fn every_past_version_folds_from_a_snapshot_close_below_it() {
             "version {version} folds from {from}"
         );
         // And what it folds to is the log folded from the start.
-        let near = kontor::service::state_at::<FlyingDutchman>(&mut conn, &head, version)
-            .await
-            .unwrap();
-        let whole = kontor::service::fold_to::<FlyingDutchman>(&mut conn, game, version)
+        let near =
+            kontor::service::play::log::state_at::<FlyingDutchman>(&mut conn, &head, version)
+                .await
+                .unwrap();
+        let whole = kontor::service::play::log::fold_to::<FlyingDutchman>(&mut conn, game, version)
             .await
             .unwrap();
         assert_eq!(
@@ -927,10 +928,10 @@ async fn timeline_of(
     game: Uuid,
 ) -> (
     Vec<kontor::store::events::EventRow>,
-    kontor::service::undo::Timeline,
+    kontor::service::play::undo::Timeline,
 ) {
     use kontor::games::{Actor, steel_driver::SteelDriver};
-    use kontor::service::undo::{Line, Timeline};
+    use kontor::service::play::undo::{Line, Timeline};
     let head = kontor::store::games::head(&app.pool, game)
         .await
         .unwrap()
@@ -961,8 +962,8 @@ async fn timeline_of(
 #[tokio::test]
 async fn a_rewind_is_skipped_by_every_fold_and_kept_by_rebuild() {
     use kontor::games::{Rules, steel_driver::SteelDriver};
-    use kontor::service::PlatformEvent;
-    use kontor::service::undo::{Plan, Policy, plan};
+    use kontor::service::play::events::PlatformEvent;
+    use kontor::service::play::undo::{Plan, Policy, plan};
     let app = spawn_app().await;
     let players = table(&app).await;
     let players = &players[..3];
@@ -1016,7 +1017,7 @@ async fn a_rewind_is_skipped_by_every_fold_and_kept_by_rebuild() {
         .await
         .unwrap();
     let (rows, _) = timeline_of(&app, game).await;
-    let state = kontor::service::fold_effective::<SteelDriver>(&rows, target).unwrap();
+    let state = kontor::service::play::log::fold_effective::<SteelDriver>(&rows, target).unwrap();
     let pending: Vec<i16> = SteelDriver::pending(&state)
         .into_iter()
         .map(i16::from)

@@ -207,8 +207,9 @@ impl StandingSetup {
             ("pynewcomer", (27.0, 6.0, 2)),
         ] {
             let user = app.register(name).await;
-            let rating =
-                kontor::service::ratings::display(kontor::service::ratings::Rating { mu, sigma });
+            let rating = kontor::service::competition::ratings::display(
+                kontor::service::competition::ratings::Rating { mu, sigma },
+            );
             sqlx::query(
                 "INSERT INTO ratings (user_id, kind, mu, sigma, games, rating, updated_at)
                  VALUES ($1, $2, $3, $4, $5, $6, now())",

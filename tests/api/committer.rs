@@ -7,7 +7,7 @@ use chrono::Utc;
 use futures_util::future::join_all;
 use kontor::games::steel_driver::SteelDriver;
 use kontor::games::{Rules, Viewer};
-use kontor::service::fold_to;
+use kontor::service::play::log::fold_to;
 use kontor::store::append::{Append, Clocks, CommandRecord};
 use kontor::store::events::{Batch, NewEvent, SNAPSHOT_EVERY};
 use serde_json::json;

@@ -48,8 +48,8 @@ fn the_description_is_valid_openapi_3_1() {
 
 /// The error codes are a type (`ErrorCode`), so no code can be answered that is not in the
 /// list: what is left to check is that the list is published as the type says, in the
-/// description's table and as the schema of `Problem.code`, and that the README names codes
-/// that exist, with their status.
+/// description's table and as the schema of `Problem.code`, and that the README and the
+/// pages of `docs/` name codes that exist, with their status.
 #[test]
 fn every_error_code_is_documented() {
     use kontor::http::error::ErrorCode;
@@ -106,7 +106,7 @@ fn every_error_code_is_documented() {
         "a rule code is also a platform code"
     );
     for kind in kontor::games::GameKind::ALL {
-        for code in kontor::http::games::kind_info(kind).error_codes {
+        for code in kontor::http::play::games::kind_info(kind).error_codes {
             // Each game's rule codes appear in the description and in the schema.
             assert!(
                 description.contains(&format!("`{}`", code.code)),
@@ -120,35 +120,57 @@ fn every_error_code_is_documented() {
             );
         }
     }
-    // The README names codes as "<status> `code`": each must exist with that status.
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    // The documents name codes as "<status> `code`": each must exist with that status.
     let mut named = 0;
-    for (at, _) in readme.match_indices(" `") {
-        let before = &readme[..at];
-        // (`get`: the three bytes before may cut a letter of another script in two.)
-        let Some(status) = before.get(before.len().saturating_sub(3)..) else {
-            continue;
-        };
-        let Ok(status @ 400..=599) = status.parse::<u16>() else {
-            continue;
-        };
-        let code = readme[at + 2..].split('`').next().unwrap_or("");
-        if code.is_empty() || !code.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-            continue;
+    for document in documents() {
+        let text = std::fs::read_to_string(&document).unwrap();
+        let document = document.display();
+        for (at, _) in text.match_indices(" `") {
+            let before = &text[..at];
+            // (`get`: the three bytes before may cut a letter of another script in two.)
+            let Some(status) = before.get(before.len().saturating_sub(3)..) else {
+                continue;
+            };
+            let Ok(status @ 400..=599) = status.parse::<u16>() else {
+                continue;
+            };
+            let code = text[at + 2..].split('`').next().unwrap_or("");
+            if code.is_empty() || !code.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                continue;
+            }
+            let known = ErrorCode::ALL
+                .iter()
+                .find(|c| c.as_str() == code)
+                .unwrap_or_else(|| panic!("{document} names {status} `{code}`, which is no code"));
+            assert_eq!(
+                known.status(),
+                status,
+                "{document} gives {code} another status"
+            );
+            named += 1;
         }
-        let known = ErrorCode::ALL
-            .iter()
-            .find(|c| c.as_str() == code)
-            .unwrap_or_else(|| panic!("the README names {status} `{code}`, which is no code"));
-        assert_eq!(
-            known.status(),
-            status,
-            "the README gives {code} another status"
-        );
-        named += 1;
     }
-    assert!(named > 5, "the README scan found only {named} codes");
+    assert!(named > 5, "the documents' scan found only {named} codes");
+}
+
+/// The documents people read: the README and every page of `docs/`.
+fn documents() -> Vec<std::path::PathBuf> {
+    fn pages(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pages(&path, found);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                found.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = vec![root.join("README.md")];
+    pages(&root.join("docs"), &mut found);
+    found[1..].sort();
+    assert!(found.len() > 5, "the pages of docs/ are found: {found:?}");
+    found
 }
 
 /// Event types are additive as codes are: `EventOut.type` lists the known ones (`EventType`,
@@ -346,17 +368,18 @@ async fn every_documented_route_is_served_and_the_docs_work_offline() {
 }
 
 #[test]
-fn the_readme_documents_every_setting_and_command() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+fn the_operators_manual_documents_every_setting_and_command() {
+    let manual =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md"))
+            .unwrap();
     for kontor::config::Setting { name, default, .. } in kontor::config::SETTINGS {
-        let row = readme
+        let row = manual
             .lines()
             .find(|l| l.starts_with(&format!("| `{name}` |")))
-            .unwrap_or_else(|| panic!("the README's configuration table lacks {name}"));
+            .unwrap_or_else(|| panic!("docs/operations.md's configuration table lacks {name}"));
         assert!(
             row.contains(&format!("`{default}`")) || row.contains(default),
-            "{name}: the README gives another default than {default}: {row}"
+            "{name}: docs/operations.md gives another default than {default}: {row}"
         );
     }
     // Every command the binary has, as its help lists them (so a new one cannot be missed).
@@ -376,8 +399,8 @@ fn the_readme_documents_every_setting_and_command() {
     assert!(commands.len() >= 13, "kontor --help lists {commands:?}");
     for command in commands {
         assert!(
-            readme.contains(&format!("`kontor {command}")),
-            "the README does not describe kontor {command}"
+            manual.contains(&format!("`kontor {command}")),
+            "docs/operations.md does not describe kontor {command}"
         );
     }
 }
@@ -397,7 +420,7 @@ fn each_game_keeps_its_rules_beside_its_code() {
             kind.as_str()
         );
     }
-    let mut documents = vec![root.join("README.md")];
+    let mut documents = documents();
     documents.extend(
         rust_files(&root.join("src"))
             .into_iter()
@@ -406,6 +429,8 @@ fn each_game_keeps_its_rules_beside_its_code() {
     for rules in ["flying_dutchman", "steel_driver"] {
         documents.push(root.join("src/games").join(rules).join("RULES.md"));
     }
+    documents.push(root.join("src/games/README.md"));
+    documents.push(root.join("web/README.md"));
     for document in documents {
         let text = std::fs::read_to_string(&document).unwrap();
         // Split so that this file does not match itself.
@@ -416,6 +441,159 @@ fn each_game_keeps_its_rules_beside_its_code() {
             document.display()
         );
     }
+}
+
+/// The documents hold together: every relative link of the README and of the pages of `docs/`
+/// names a file or folder that exists, and a link to a heading (`page.md#anchor`, `#anchor`)
+/// names one that page has, by GitHub's anchors. The README stays a short front page.
+#[test]
+fn the_documents_links_resolve() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines < 300,
+        "the README has {lines} lines: move text into docs/"
+    );
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for document in documents() {
+        let text = std::fs::read_to_string(&document).unwrap();
+        let folder = document.parent().unwrap();
+        for link in relative_links(&text) {
+            checked += 1;
+            let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() {
+                document.clone()
+            } else {
+                folder.join(file)
+            };
+            let name = document.strip_prefix(root).unwrap().display();
+            if !target.exists() {
+                broken.push(format!("{name}: {link}: no such file"));
+            } else if !anchor.is_empty() && target.extension().is_some_and(|e| e == "md") {
+                let page = std::fs::read_to_string(&target).unwrap();
+                if !heading_anchors(&page).iter().any(|a| a == anchor) {
+                    broken.push(format!("{name}: {link}: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 30,
+        "only {checked} links checked: is the scan broken?"
+    );
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    // The detectors themselves: links and images are found, addresses elsewhere, code and
+    // code blocks are not; anchors follow GitHub's rules, repeated headings numbered.
+    let sample = "See [the manual](docs/operations.md#nginx-and-tls) and ![a board](shot.png).\n\
+                  [Elsewhere](https://example.org/x.md) <https://example.org> [mail](mailto:a@b)\n\
+                  `[not](a-link.md)` and [here](#whats-new) [titled](b.md \"Title\") `code\n\
+                  [over](a-line.md)` [after](c.md)\n\
+                  ```sh\n\
+                  echo \"[in](code.md)\"\n\
+                  ```\n";
+    assert_eq!(
+        relative_links(sample),
+        [
+            "docs/operations.md#nginx-and-tls",
+            "shot.png",
+            "#whats-new",
+            "b.md",
+            "c.md"
+        ]
+    );
+    let page = "# The operator's manual\n\
+                ## What's new?\n\
+                ```sh\n\
+                # not a heading\n\
+                ```\n\
+                ### `kontor serve` and TLS_1.3\n\
+                ## What's new?\n";
+    assert_eq!(
+        heading_anchors(page),
+        [
+            "the-operators-manual",
+            "whats-new",
+            "kontor-serve-and-tls_13",
+            "whats-new-1"
+        ]
+    );
+}
+
+/// The targets of a Markdown text's inline links and images that stay in the repository
+/// (no scheme, no `//`), outside code spans and fenced code blocks; a title is left off.
+fn relative_links(text: &str) -> Vec<String> {
+    // The prose: fenced blocks blanked, then per paragraph (a code span may go on over a line
+    // break, never over a blank line) only what lies between code spans.
+    let mut fenced = false;
+    let mut prose = String::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            prose.push_str(line);
+        }
+        prose.push('\n');
+    }
+    let mut links = Vec::new();
+    for paragraph in prose.split("\n\n") {
+        for part in paragraph.split('`').step_by(2) {
+            for (at, _) in part.match_indices("](") {
+                let rest = &part[at + 2..];
+                let Some(end) = rest.find(')') else { continue };
+                let target = rest[..end].split_whitespace().next().unwrap_or("");
+                let scheme = target.split_once(':').is_some_and(|(s, _)| {
+                    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic())
+                });
+                if !target.is_empty() && !scheme && !target.starts_with("//") {
+                    links.push(target.to_string());
+                }
+            }
+        }
+    }
+    links
+}
+
+/// The anchors GitHub gives a Markdown page's headings: the heading's text in lower case,
+/// without punctuation but `-` and `_`, spaces made `-`; a repeated one gets `-1`, `-2`, ….
+fn heading_anchors(text: &str) -> Vec<String> {
+    let mut anchors: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if fenced || !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
+            continue;
+        }
+        let slug: String = line[hashes..]
+            .trim()
+            .trim_end_matches('#')
+            .trim_end()
+            .to_lowercase()
+            .chars()
+            .filter(|&c| c.is_alphanumeric() || c == '-' || c == '_' || c == ' ')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let repeats = anchors
+            .iter()
+            .filter(|a| {
+                **a == slug
+                    || a.strip_prefix(slug.as_str())
+                        .and_then(|n| n.strip_prefix('-'))
+                        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            })
+            .count();
+        anchors.push(if repeats == 0 {
+            slug
+        } else {
+            format!("{slug}-{repeats}")
+        });
+    }
+    anchors
 }
 
 /// The one folder of `src/` that speaks SQL (migrations live outside `src/`).

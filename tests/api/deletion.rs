@@ -146,9 +146,9 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
         .await
         .assert_ok();
     let mut tx = w.app.pool.begin().await.unwrap();
-    kontor::notify::enqueue(
+    kontor::service::notices::enqueue(
         &mut tx,
-        &[kontor::notify::Notice::invited(
+        &[kontor::service::notices::Notice::invited(
             anna.id,
             own_open,
             json!({"inviter": LEAVER}),

@@ -2,7 +2,7 @@
 //! warning and error logs.
 
 use crate::support::*;
-use kontor::http::headers::{API_CSP, DOCS_CSP};
+use kontor::http::middleware::headers::{API_CSP, DOCS_CSP};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -317,7 +317,9 @@ async fn watching_a_game_holds_back_its_turn_mail() {
         .send(&json!({"type": "use_smith"}))
         .await
         .assert_ok();
-    let notifier = kontor::notify::Notifier::new(app.pool.clone(), &app.config).unwrap();
+    let notifier =
+        kontor::service::delivery::mail::worker::Notifier::new(app.pool.clone(), &app.config)
+            .unwrap();
     notifier.deliver_due(50).await.unwrap();
     let (status, reason): (String, Option<String>) = sqlx::query_as(
         "SELECT status, skip_reason FROM mail_outbox WHERE user_id = $1 AND kind = 'your_turn'",

@@ -3,6 +3,7 @@
 mod account_security;
 mod accounts;
 mod admin;
+mod architecture;
 mod audit;
 mod backup;
 mod bad_input;

@@ -6,7 +6,7 @@
 use crate::smtp::Received;
 use crate::support::*;
 use chrono::{TimeZone, Utc};
-use kontor::notify::mention::{self, MentionNotice};
+use kontor::service::notices::mention::{self, MentionNotice};
 use serde_json::json;
 use uuid::Uuid;
 

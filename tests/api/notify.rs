@@ -7,7 +7,9 @@ use crate::support::*;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as STANDARD_B64;
 use chrono::{TimeZone, Utc};
-use kontor::notify::{self, Notice, NoticeKind, Notifier, UnsubscribeScope};
+use kontor::service::delivery::mail::unsubscribe::UnsubscribeScope;
+use kontor::service::delivery::mail::worker::Notifier;
+use kontor::service::notices::{self, Notice, NoticeKind};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -38,7 +40,7 @@ async fn fixture(extra: &[(&str, &str)]) -> Fixture {
 /// Enqueues in a transaction of its own and commits.
 async fn enqueue(app: &TestApp, notices: &[Notice]) {
     let mut tx = app.pool.begin().await.unwrap();
-    notify::enqueue(&mut tx, notices).await.unwrap();
+    notices::enqueue(&mut tx, notices).await.unwrap();
     tx.commit().await.unwrap();
 }
 
@@ -303,7 +305,7 @@ async fn a_rolled_back_transaction_sends_nothing() {
     let f = fixture(&[]).await;
     let anna = f.app.register("anna").await;
     let mut tx = f.app.pool.begin().await.unwrap();
-    notify::enqueue(
+    notices::enqueue(
         &mut tx,
         &[notice(
             &anna,
@@ -1155,7 +1157,11 @@ async fn two_workers_at_once_never_send_a_mail_twice() {
 async fn background_workers_of_two_instances_deliver_each_mail_once() {
     // This server runs the worker itself; a second "instance" runs another one.
     let f = fixture(&[("KONTOR_WORKERS", "true"), ("KONTOR_MAIL_POLL", "0.2")]).await;
-    let second = notify::spawn_workers(f.app.pool.clone(), f.app.config.clone()).unwrap();
+    let second = kontor::service::delivery::mail::worker::spawn_workers(
+        f.app.pool.clone(),
+        f.app.config.clone(),
+    )
+    .unwrap();
     let anna = f.app.register("anna").await;
     let notices: Vec<Notice> = (0..25)
         .map(|i| notice(&anna, NoticeKind::GameOver, &format!("over-{i}"), json!({})))
@@ -1205,7 +1211,10 @@ async fn without_smtp_mails_are_written_as_readable_eml_files() {
     })
     .await;
     let notifier = Notifier::new(app.pool.clone(), &app.config).unwrap();
-    assert!(matches!(notifier.mailer(), notify::Mailer::Folder(_)));
+    assert!(matches!(
+        notifier.mailer(),
+        kontor::service::delivery::mail::mailer::Mailer::Folder(_)
+    ));
     let (game, players, _) = game(&app, ["anna", "bert", "cleo"]).await;
     enqueue(
         &app,

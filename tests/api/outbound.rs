@@ -3,7 +3,7 @@
 //! it; with them on (tests and development), a request arrives and at most 4 KB of the
 //! answer is read.
 
-use kontor::outbound::{BODY_LIMIT, Outbound};
+use kontor::service::delivery::outbound::{BODY_LIMIT, Outbound};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -383,7 +383,7 @@ async fn a_block_stops_invitations_and_joins_both_ways() {
 #[tokio::test]
 async fn the_digest_comes_at_the_digest_hour_of_each_recipients_own_time_zone() {
     use chrono::{TimeZone, Utc};
-    use kontor::notify::{Notice, NoticeKind};
+    use kontor::service::notices::{Notice, NoticeKind};
     let MailedApp {
         app,
         sink: _sink,
@@ -409,7 +409,7 @@ async fn the_digest_comes_at_the_digest_hour_of_each_recipients_own_time_zone() 
             .await
             .assert_ok();
         let mut tx = app.pool.begin().await.unwrap();
-        kontor::notify::enqueue(
+        kontor::service::notices::enqueue(
             &mut tx,
             &[Notice {
                 user_id: user.id,

@@ -6,8 +6,8 @@
 
 use crate::bots;
 use crate::support::*;
-use kontor::notify::push::deliver::Pusher;
-use kontor::notify::push::vapid::Vapid;
+use kontor::service::delivery::push::deliver::Pusher;
+use kontor::service::delivery::push::vapid::Vapid;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio::io::AsyncBufReadExt;
@@ -403,7 +403,7 @@ async fn the_push_choice_per_kind_is_kept_and_honoured() {
     assert_eq!(defaults["your_turn"], "immediately");
     for p in &players {
         // "Mail only" for every kind.
-        let off: serde_json::Map<String, Value> = kontor::notify::NoticeKind::ALL
+        let off: serde_json::Map<String, Value> = kontor::service::notices::NoticeKind::ALL
             .iter()
             .map(|k| (k.as_str().to_string(), json!(false)))
             .collect();

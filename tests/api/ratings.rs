@@ -5,7 +5,7 @@
 
 use crate::bots;
 use crate::support::*;
-use kontor::service::ratings::{self, Rating};
+use kontor::service::competition::ratings::{self, Rating};
 use serde_json::json;
 use uuid::Uuid;
 

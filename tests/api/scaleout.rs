@@ -381,7 +381,7 @@ fn pgbouncer_binary() -> PathBuf {
 /// sqlx still names each statement. So an older PgBouncer fails the test here, rather than
 /// the test quietly falling back to session mode. Without the session URL, in transaction mode,
 /// the test failed too (the migration lock released elsewhere, a notification delivered into
-/// another client's query). See the README's PgBouncer section.
+/// another client's query). See PgBouncer in docs/operations.md.
 fn start_pgbouncer(stack: &mut Stack, mode: PoolMode) -> u16 {
     let binary = pgbouncer_binary();
     let version = pgbouncer_version(&binary);
@@ -926,8 +926,8 @@ fn a_stopped_stack_leaves_no_nginx_process_behind() {
     );
 }
 
-/// The deploy kit keeps what the README says of it (read as text; the image is built and run
-/// in tests/api/image.rs, the unit is not run: no systemd).
+/// The deploy kit keeps what docs/operations.md says of it (read as text; the image is built
+/// and run in tests/api/image.rs, the unit is not run: no systemd).
 #[test]
 fn the_deploy_kit_keeps_its_promises() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -1001,7 +1001,7 @@ fn the_deploy_kit_keeps_its_promises() {
     assert!(stream.contains("proxy_buffering off;"), "{stream}");
     assert!(stream.contains("proxy_read_timeout 1h;"), "{stream}");
     // The proxy lets through the largest body Kontor takes (an uploaded export).
-    let limit = kontor::http::audit::MAX_EXPORT_BODY;
+    let limit = kontor::http::play::audit::MAX_EXPORT_BODY;
     assert_eq!(limit % (1024 * 1024), 0);
     let directive = format!("client_max_body_size {}m;", limit / (1024 * 1024));
     assert!(

@@ -2,7 +2,7 @@
 //! log, even at `RUST_LOG=debug` and on failing requests, while the requests are logged.
 
 use crate::support::*;
-use kontor::notify::UnsubscribeScope;
+use kontor::service::delivery::mail::unsubscribe::UnsubscribeScope;
 use serde_json::json;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -156,8 +156,12 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
         .assert_problem(401, "invalid_token");
 
     // Unsubscribe links: a genuine one (its page, then a bad one-click body) and a forged one.
-    let key = kontor::auth::derive_key(JWT_SECRET.as_bytes(), kontor::notify::token::PURPOSE);
-    let genuine = kontor::notify::token::sign(&key, anna.id, UnsubscribeScope::All);
+    let key = kontor::auth::derive_key(
+        JWT_SECRET.as_bytes(),
+        kontor::service::delivery::mail::unsubscribe::PURPOSE,
+    );
+    let genuine =
+        kontor::service::delivery::mail::unsubscribe::sign(&key, anna.id, UnsubscribeScope::All);
     let signature = genuine.rsplit_once('.').unwrap().1.to_string();
     let bad = format!("{}.all.{}", anna.id.simple(), "A".repeat(signature.len()));
     let page = logged

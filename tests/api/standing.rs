@@ -92,7 +92,9 @@ async fn seed_rated_game(app: &TestApp, game: Uuid, updates: &[(f64, f64, f64, f
 
 /// TEST FIXTURE standing in for the rating worker: sets a player's current rating.
 async fn seed_rating(app: &TestApp, user: Uuid, kind: &str, mu: f64, sigma: f64, games: i32) {
-    let rating = kontor::service::ratings::display(kontor::service::ratings::Rating { mu, sigma });
+    let rating = kontor::service::competition::ratings::display(
+        kontor::service::competition::ratings::Rating { mu, sigma },
+    );
     sqlx::query(
         "INSERT INTO ratings (user_id, kind, mu, sigma, games, rating, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, now())

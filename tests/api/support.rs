@@ -4,8 +4,8 @@
 use kontor::app::Application;
 use kontor::config::Config;
 use kontor::embedded_pg::{Durability, EmbeddedPostgres};
-use kontor::service::committer::Committer;
 use kontor::service::deadlines::{Pass, process_due};
+use kontor::service::play::committer::Committer;
 use kontor::time::TestClock;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -147,7 +147,7 @@ pub async fn spawn_app() -> TestApp {
 pub struct MailedApp {
     pub app: TestApp,
     pub sink: crate::smtp::SmtpSink,
-    pub notifier: kontor::notify::Notifier,
+    pub notifier: kontor::service::delivery::mail::worker::Notifier,
 }
 
 impl MailedApp {
@@ -193,7 +193,9 @@ pub async fn spawn_mailed_app(extra: &[(&str, &str)]) -> MailedApp {
     ]);
     settings.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let app = spawn_app_with(AppOptions { settings }).await;
-    let notifier = kontor::notify::Notifier::new(app.pool.clone(), &app.config).unwrap();
+    let notifier =
+        kontor::service::delivery::mail::worker::Notifier::new(app.pool.clone(), &app.config)
+            .unwrap();
     MailedApp {
         app,
         sink,
@@ -215,7 +217,7 @@ pub async fn spawn_app_configured(
     // before the first server, it sees every stream open and close: installed later (by the
     // first test that serves metrics), it would count the closing of streams opened before it
     // and the open-streams gauge of a test would be off by the others' streams.
-    kontor::telemetry::install();
+    kontor::telemetry::install(&kontor::ops::metrics::known_labels());
     // The tests' own reqwest clients (reqwest without a TLS provider of its own) use ring, as
     // the server's outbound client does.
     let _ = rustls::crypto::ring::default_provider().install_default();

@@ -8,8 +8,8 @@ use crate::smtp::Received;
 use crate::support::{
     AppOptions, MailedApp, TestApp, User, spawn_app, spawn_app_with, spawn_mailed_app,
 };
-use kontor::service::tournaments::derive::{self, Facts, Format, Settings};
-use kontor::service::tournaments::standings::TableResult;
+use kontor::service::competition::tournaments::derive::{self, Facts, Format, Settings};
+use kontor::service::competition::tournaments::standings::TableResult;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -348,7 +348,7 @@ async fn get(app: &TestApp, id: &str, user: &User) -> Value {
 
 /// The worker's pass, as the supervisor runs it.
 async fn run_worker(app: &TestApp) -> usize {
-    kontor::service::tournaments::process_due(&app.pool, &app.config.clock, 10)
+    kontor::service::competition::tournaments::process_due(&app.pool, &app.config.clock, 10)
         .await
         .unwrap()
 }
@@ -1136,7 +1136,9 @@ async fn tournament_seating_keeps_blocked_players_apart_where_the_tables_allow()
     // one pair each way round, so that only the blocks can part them.
     let seed = hex::decode(created["seed"].as_str().unwrap()).unwrap();
     let mut order: Vec<&User> = users.iter().collect();
-    order.sort_by_key(|u| kontor::service::tournaments::standings::seeded_key(&seed, u.id));
+    order.sort_by_key(|u| {
+        kontor::service::competition::tournaments::standings::seeded_key(&seed, u.id)
+    });
     let pairs = [(order[0], order[1]), (order[4], order[3])];
     for (blocker, blocked) in pairs {
         block(&app, blocker, blocked).await;

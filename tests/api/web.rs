@@ -2,7 +2,7 @@
 //! itself is tested in a real browser: `web/e2e/`.)
 
 use crate::support::{AppOptions, password_of, spawn_app, spawn_app_with};
-use kontor::http::headers::WEB_CSP;
+use kontor::http::middleware::headers::WEB_CSP;
 use serde_json::{Value, json};
 
 fn session_cookie(response: &reqwest::Response) -> Option<String> {

@@ -4,7 +4,7 @@
 //! disabling the endpoint, redelivery, the SSRF refusals, scopes and limits.
 
 use crate::support::*;
-use kontor::service::webhooks::worker::Webhooks;
+use kontor::service::delivery::webhooks::worker::Webhooks;
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::{HashMap, VecDeque};

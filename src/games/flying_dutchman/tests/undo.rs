@@ -95,7 +95,7 @@ fn rules_md_lists_the_barriers_of_the_engine() {
 fn a_kontor_draw_is_a_barrier_and_the_cards_put_back_are_not() {
     use crate::games::Actor;
     use crate::games::testing::UndoLog;
-    use crate::service::undo::{Plan, Policy, Refusal};
+    use crate::service::play::undo::{Plan, Policy, Refusal};
     let mut log = UndoLog::<FlyingDutchman>::start(&Options::default(), 3, 5);
     let first = FlyingDutchman::pending(&log.state)[0];
     let (smith, _) = log.act(Actor::Seat(first), &Command::UseSmith).unwrap();

@@ -72,7 +72,7 @@ fn rules_md_lists_the_barriers_of_the_engine() {
 fn an_auction_won_is_a_barrier_and_its_bids_are_not() {
     use crate::games::Actor;
     use crate::games::testing::UndoLog;
-    use crate::service::undo::{Plan, Policy, Refusal};
+    use crate::service::play::undo::{Plan, Policy, Refusal};
     let mut log = UndoLog::<SteelDriver>::start(&Options::default(), 3, 5);
     let next = |log: &UndoLog<SteelDriver>| SteelDriver::pending(&log.state)[0];
     let opener = next(&log);

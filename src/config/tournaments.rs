@@ -1,0 +1,10 @@
+//! Who may organise tournaments.
+
+/// Who may organise tournaments (`KONTOR_TOURNAMENT_ORGANISERS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Organisers {
+    /// Any player whose address is verified.
+    Verified,
+    /// Administrators only.
+    Admins,
+}

@@ -1,0 +1,4 @@
+//! Players' public profiles and leaderboards, and tournaments.
+
+pub mod players;
+pub mod tournaments;

@@ -1,0 +1,106 @@
+//! Players' public profiles, their rating histories and the leaderboards: what they show is
+//! `service::standing`'s; here each request is read, handed on and answered.
+
+use crate::auth::Scope;
+use crate::http::error::{ApiError, Problem};
+use crate::http::extract::caller::Caller;
+use crate::http::extract::text::{Json, Query};
+use crate::http::state::AppState;
+use crate::service::competition::standing::{
+    self, Leaderboard, PageQuery, PlayerProfile, RatingHistory,
+};
+use actix_web::{get, web};
+
+/// A player's public profile: ratings per game kind, games played, recent results.
+///
+/// Only public games count (listed, not an imported sandbox, watchable by anyone): a
+/// private game never shows, not even in the counts. Any signed-in caller sees the same
+/// profile, blocked or not. The username is matched in any letter case.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    params(("username" = String, Path, description = "The player's username.")),
+    responses(
+        (status = 200, description = "The profile.", body = PlayerProfile),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`player_not_found`: no live account has this name (a deleted account's neither).", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/players/{username}")]
+pub async fn player_profile(
+    state: web::Data<AppState>,
+    caller: Caller,
+    username: web::Path<String>,
+) -> Result<Json<PlayerProfile>, ApiError> {
+    caller.require(Scope::GameRead)?;
+    Ok(Json(standing::profile(&state.pool, &username).await?))
+}
+
+/// A player's rating history in one game kind, newest first, paged.
+///
+/// Rated private games are left out of the list, although they moved the rating (and count
+/// in the rating's `games`): a history entry's `rating_before` may therefore differ from
+/// the `rating_after` of the entry below it.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    params(
+        ("username" = String, Path, description = "The player's username."),
+        ("kind" = String, Path, description = "A game kind: `flying-dutchman` or `steel-driver`."),
+        PageQuery,
+    ),
+    responses(
+        (status = 200, description = "One page of the history.", body = RatingHistory),
+        (status = 400, description = "`invalid_parameter`: a limit outside 1–100, or a cursor this server did not give.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`player_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/players/{username}/ratings/{kind}")]
+pub async fn rating_history(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+    query: Query<PageQuery>,
+) -> Result<Json<RatingHistory>, ApiError> {
+    caller.require(Scope::GameRead)?;
+    let (username, kind) = path.into_inner();
+    Ok(Json(
+        standing::rating_history(&state.pool, &username, &kind, query.into_inner()).await?,
+    ))
+}
+
+/// The leaderboard of one game kind, paged.
+///
+/// Live accounts whose rating is no longer provisional (at least 5 rated games and σ at
+/// most 5.0), highest rating first, then by username; `position` counts from 1.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    params(
+        ("kind" = String, Path, description = "A game kind: `flying-dutchman` or `steel-driver`."),
+        PageQuery,
+    ),
+    responses(
+        (status = 200, description = "One page of the leaderboard.", body = Leaderboard),
+        (status = 400, description = "`invalid_parameter`: a limit outside 1–100, or a cursor this server did not give.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/leaderboards/{kind}")]
+pub async fn leaderboard(
+    state: web::Data<AppState>,
+    caller: Caller,
+    kind: web::Path<String>,
+    query: Query<PageQuery>,
+) -> Result<Json<Leaderboard>, ApiError> {
+    caller.require(Scope::GameRead)?;
+    Ok(Json(
+        standing::leaderboard(&state.pool, &kind, query.into_inner()).await?,
+    ))
+}

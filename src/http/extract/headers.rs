@@ -1,0 +1,51 @@
+//! Request headers a handler reads itself: the `Idempotency-Key` of a command, and the
+//! `User-Agent` of a login.
+
+use crate::http::error::{ApiError, ErrorCode};
+use actix_web::HttpRequest;
+
+/// The longest client description kept of a login (its `User-Agent`).
+const USER_AGENT_CHARS: usize = 200;
+
+/// The request's `Idempotency-Key`: 1 to 255 visible ASCII characters.
+pub fn idempotency_key(req: &HttpRequest) -> Result<String, ApiError> {
+    let Some(value) = req.headers().get("Idempotency-Key") else {
+        return Err(ApiError::bad_request(
+            ErrorCode::IdempotencyKeyRequired,
+            "send an Idempotency-Key header, unique for each action you mean to take",
+        ));
+    };
+    let bytes = value.as_bytes();
+    let wrong = if bytes.is_empty() {
+        Some("this one is empty".to_string())
+    } else if bytes.len() > 255 {
+        Some(format!("this one has {} bytes", bytes.len()))
+    } else if !bytes.iter().all(u8::is_ascii_graphic) {
+        Some("this one holds a space, a control character or a character outside ASCII".into())
+    } else {
+        None
+    };
+    if let Some(wrong) = wrong {
+        return Err(ApiError::bad_request(
+            ErrorCode::IdempotencyKeyRequired,
+            format!(
+                "an Idempotency-Key is 1 to 255 visible ASCII characters (letters, digits, punctuation); {wrong}"
+            ),
+        ));
+    }
+    Ok(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// The client a login comes from, as its `User-Agent` says (truncated, control characters
+/// dropped), for the account's list of logins.
+pub fn user_agent(req: &HttpRequest) -> Option<String> {
+    let value = req.headers().get(actix_web::http::header::USER_AGENT)?;
+    let text = String::from_utf8_lossy(value.as_bytes());
+    let clean: String = text
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(USER_AGENT_CHARS)
+        .collect();
+    let clean = clean.trim().to_string();
+    (!clean.is_empty()).then_some(clean)
+}

@@ -1,0 +1,191 @@
+//! Methods: `HEAD` wherever `GET` works, and 405 with `Allow` for a path that exists with
+//! other methods (unknown paths stay 404).
+//!
+//! Each handler is registered for one method, and actix-web passes a request whose method
+//! fits no handler on to the default service, as for an unknown path. So the default
+//! service tells the two apart with the table of routes the OpenAPI description lists
+//! (every route is documented, which a contract test checks).
+
+use crate::http::error::{ApiError, ErrorCode};
+use crate::http::state::AppState;
+use actix_web::body::{BodySize, EitherBody, MessageBody};
+use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::web::Bytes;
+use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
+use std::collections::BTreeSet;
+use std::pin::Pin;
+use std::sync::OnceLock;
+use std::task::{Context, Poll};
+
+/// Marks a request that came as `HEAD` and is routed as `GET`.
+#[derive(Clone, Copy)]
+struct WasHead;
+
+/// The method the client sent (`HEAD` for one routed as `GET`).
+pub fn sent_method(req: &HttpRequest) -> Method {
+    if req.extensions().get::<WasHead>().is_some() {
+        Method::HEAD
+    } else {
+        req.method().clone()
+    }
+}
+
+/// Routes `HEAD` to the `GET` handlers and sends their answer's head without its body
+/// (middleware for `actix_web::middleware::from_fn`). The response keeps every header of
+/// the `GET`, `Content-Length` included; the body is dropped unread, so a `HEAD` of a live
+/// stream ends at once instead of holding the connection (and a stream slot).
+pub async fn head_as_get(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let head = req.method() == Method::HEAD;
+    if head {
+        req.head_mut().method = Method::GET;
+        req.extensions_mut().insert(WasHead);
+    }
+    let response = next.call(req).await?;
+    Ok(response.map_body(move |_, body| {
+        if head {
+            EitherBody::right(Headless(body.size()))
+        } else {
+            EitherBody::left(body)
+        }
+    }))
+}
+
+/// What is left of a body for `HEAD`: its size.
+struct Headless(BodySize);
+
+impl MessageBody for Headless {
+    type Error = std::convert::Infallible;
+
+    /// The size the GET would have: actix-http writes its Content-Length (or chunked) and,
+    /// for a HEAD, no body bytes.
+    fn size(&self) -> BodySize {
+        self.0
+    }
+
+    fn poll_next(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        Poll::Ready(None)
+    }
+}
+
+/// A documented path: its operations, each with the query parameters it takes.
+struct Route {
+    def: ResourceDef,
+    /// How many `{parameters}` the path has: of the routes a path fits, the one with the
+    /// fewest is its (as for the router: `/games/import` before `/games/{game_id}`).
+    parameters: usize,
+    operations: Vec<(Method, BTreeSet<String>)>,
+}
+
+/// Every documented path, read once from the description.
+fn routes(spec: &serde_json::Value) -> &'static [Route] {
+    static ROUTES: OnceLock<Vec<Route>> = OnceLock::new();
+    ROUTES.get_or_init(|| {
+        let Some(paths) = spec["paths"].as_object() else {
+            return Vec::new();
+        };
+        paths
+            .iter()
+            .map(|(path, item)| Route {
+                def: ResourceDef::new(path.as_str()),
+                parameters: path.matches('{').count(),
+                operations: item
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(method, operation)| {
+                        let method = Method::from_bytes(method.to_uppercase().as_bytes()).ok()?;
+                        let query = operation["parameters"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter(|p| p["in"] == "query")
+                            .filter_map(|p| p["name"].as_str().map(str::to_string))
+                            .collect();
+                        Some((method, query))
+                    })
+                    .collect(),
+            })
+            .collect()
+    })
+}
+
+/// The operations of the route `path` is (empty for a path that does not exist).
+fn operations_at<'s>(
+    spec: &'s serde_json::Value,
+    path: &str,
+) -> impl Iterator<Item = &'static (Method, BTreeSet<String>)> + use<'s> {
+    let matching: Vec<&'static Route> = routes(spec)
+        .iter()
+        .filter(|r| r.def.is_match(path))
+        .collect();
+    let fewest = matching.iter().map(|r| r.parameters).min();
+    matching
+        .into_iter()
+        .filter(move |r| Some(r.parameters) == fewest)
+        .flat_map(|r| &r.operations)
+}
+
+/// The query parameters the operation `method path` takes, or `None` for an undocumented one.
+pub fn query_parameters(
+    spec: &serde_json::Value,
+    method: &Method,
+    path: &str,
+) -> Option<&'static BTreeSet<String>> {
+    operations_at(spec, path)
+        .find(|(m, _)| m == method)
+        .map(|(_, query)| query)
+}
+
+/// The methods a path answers, in a fixed order, `HEAD` with every `GET`; empty for a path
+/// that does not exist.
+pub fn allowed_methods(spec: &serde_json::Value, path: &str) -> Vec<Method> {
+    let found: Vec<&Method> = operations_at(spec, path).map(|(m, _)| m).collect();
+    [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+    ]
+    .into_iter()
+    .filter(|m| found.contains(&m) || (*m == Method::HEAD && found.contains(&&Method::GET)))
+    .collect()
+}
+
+/// Anything that matches no route: 405 with `Allow` where the path exists, else 404.
+pub async fn unrouted(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let method = sent_method(&req);
+    let allowed = allowed_methods(&state.openapi, req.path());
+    if allowed.is_empty() {
+        return ApiError::not_found(
+            ErrorCode::NotFound,
+            format!("there is nothing at {method} {}", req.path()),
+        )
+        .error_response();
+    }
+    let list = allowed
+        .iter()
+        .map(Method::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut response = ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::MethodNotAllowed,
+        format!("{} answers {list}, not {method}", req.path()),
+    )
+    .error_response();
+    if let Ok(value) = HeaderValue::from_str(&list) {
+        response.headers_mut().insert(header::ALLOW, value);
+    }
+    response
+}

@@ -1,0 +1,7 @@
+//! The games: the lobby and play (`games`), undo, absent players, the audit trail (logs,
+//! exports, verification) and imported uploads.
+
+pub mod absence;
+pub mod audit;
+pub mod games;
+pub mod undo;

@@ -1,0 +1,4 @@
+//! The live streams: a game's, a user's, and the lobby's (Server-Sent Events).
+
+pub mod live;
+pub mod lobby;

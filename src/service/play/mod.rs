@@ -1,0 +1,22 @@
+//! The command core: the one place where games change. A command reads the game, lets the
+//! rules engine decide ([`step`], pure), and appends the events with the head row's
+//! compare-and-set ([`actions`]), group-committed with other games ([`committer`]); the
+//! lobby's changes ([`lobby`]) run under the game's row lock. Around it: what each instance
+//! remembers ([`cache`]), time controls ([`clock`]) and the deadline worker ([`deadlines`]),
+//! absent players ([`absence`]), the table's settings ([`table`]), the log as the platform
+//! reads it ([`log`]), undo ([`undo`]) and the errors ([`error`]).
+
+pub mod absence;
+pub mod actions;
+pub mod cache;
+pub mod channels;
+pub mod clock;
+pub mod committer;
+pub mod error;
+pub mod events;
+pub mod lobby;
+pub mod log;
+pub mod step;
+pub mod table;
+pub mod undo;
+pub mod undo_commands;
