@@ -10,23 +10,47 @@
 use super::{Forced, OrderMatch, Reason, RuleError, Rules, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 
-/// Reason codes of every game, besides each game's own `AUTO_CODES`.
-pub const COMMON_CODES: &[(&str, &str)] = &[(
-    "refused",
-    "Dropped: the rules refused the move the order played (`rule`: the refusal's code, \
-     `message`).",
-)];
+/// Reason codes of every game, besides each game's own `AUTO_CODES`: the platform's own
+/// reasons to drop an order.
+pub const COMMON_CODES: &[(&str, &str)] = &[
+    (
+        "refused",
+        "Dropped: the rules refused the move the order played (`rule`: the refusal's code, \
+         `message`).",
+    ),
+    (
+        "undone",
+        "Dropped: an undo took back moves of this seat; the position the order was set for is \
+         gone.",
+    ),
+    (
+        "invalid_now",
+        "Dropped: after an undo the order no longer passes the game's check (`rule`: the \
+         refusal's code, `message`).",
+    ),
+    (
+        "seat_left",
+        "Dropped: the seat's player left the game for good (the account was deleted).",
+    ),
+];
 
-/// The standing orders of every seat of one game, in the order each seat set them.
+/// The standing orders of every seat of one game, in the order each seat set them. Each
+/// order has an id (`ids`, beside it), unique in the book, which names it while it stands,
+/// also after it changed (a proxy bid that raised).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OrderBook<O> {
     pub seats: Vec<Vec<O>>,
+    pub ids: Vec<Vec<u64>>,
+    /// The id the next order set gets.
+    pub next_id: u64,
 }
 
 impl<O: Clone> OrderBook<O> {
     pub fn new(seats: u8) -> Self {
         OrderBook {
             seats: vec![Vec::new(); usize::from(seats)],
+            ids: vec![Vec::new(); usize::from(seats)],
+            next_id: 1,
         }
     }
 
@@ -35,22 +59,76 @@ impl<O: Clone> OrderBook<O> {
         self.seats.get(usize::from(seat)).map_or(&[], Vec::as_slice)
     }
 
+    /// The ids of the standing orders of `seat`, in the order of [`OrderBook::of`].
+    pub fn ids_of(&self, seat: Seat) -> &[u64] {
+        self.ids.get(usize::from(seat)).map_or(&[], Vec::as_slice)
+    }
+
+    /// Puts `order` with id `id` at the end of `seat`'s list as it stands (no check): the
+    /// book as stored.
+    pub fn push(&mut self, seat: Seat, id: u64, order: O) {
+        let seat = usize::from(seat);
+        if seat >= self.seats.len() {
+            self.seats.resize(seat + 1, Vec::new());
+            self.ids.resize(seat + 1, Vec::new());
+        }
+        self.seats[seat].push(order);
+        self.ids[seat].push(id);
+        self.next_id = self.next_id.max(id + 1);
+    }
+
+    /// Replaces every order of `seat` by `orders` (with new ids).
+    pub fn replace(&mut self, seat: Seat, orders: Vec<O>) {
+        let seat_index = usize::from(seat);
+        if let (Some(list), Some(ids)) =
+            (self.seats.get_mut(seat_index), self.ids.get_mut(seat_index))
+        {
+            list.clear();
+            ids.clear();
+        }
+        for order in orders {
+            let id = self.next_id;
+            self.push(seat, id, order);
+        }
+    }
+
+    /// Removes the order `id` of `seat`, if it stood.
+    pub fn remove(&mut self, seat: Seat, id: u64) -> Option<O> {
+        let seat = usize::from(seat);
+        let at = self.ids.get(seat)?.iter().position(|&i| i == id)?;
+        self.ids[seat].remove(at);
+        Some(self.seats[seat].remove(at))
+    }
+
     /// Sets `order` for `seat` when the game accepts it (`Rules::check_order` on the seat's
-    /// view); it replaces the orders it answers for (`Rules::replaces`).
+    /// view); it replaces the orders it answers for (`Rules::replaces`). Returns its id.
     pub fn set<R: Rules<Order = O>>(
         &mut self,
         state: &R::State,
         seat: Seat,
         order: O,
-    ) -> Result<(), RuleError> {
+    ) -> Result<u64, RuleError> {
         R::check_order(&R::view(state, Viewer::Seat(seat)), seat, &order)?;
-        let list = self
-            .seats
-            .get_mut(usize::from(seat))
-            .ok_or_else(|| RuleError::new("unknown_seat", format!("there is no seat {seat}")))?;
-        list.retain(|old| !R::replaces(&order, old));
-        list.push(order);
-        Ok(())
+        let index = usize::from(seat);
+        if index >= self.seats.len() {
+            return Err(RuleError::new(
+                "unknown_seat",
+                format!("there is no seat {seat}"),
+            ));
+        }
+        let mut kept = Vec::new();
+        let mut kept_ids = Vec::new();
+        for (old, id) in self.seats[index].drain(..).zip(self.ids[index].drain(..)) {
+            if !R::replaces(&order, &old) {
+                kept.push(old);
+                kept_ids.push(id);
+            }
+        }
+        self.seats[index] = kept;
+        self.ids[index] = kept_ids;
+        let id = self.next_id;
+        self.push(seat, id, order);
+        Ok(id)
     }
 }
 
@@ -61,7 +139,11 @@ pub enum Cause<O> {
     Forced(Reason),
     /// The seat's standing order number `index` played it (`"auto": "order"`); if the move is
     /// accepted, the order stands as `then` (`None`: it is used up).
-    Order { index: usize, then: Option<O> },
+    Order {
+        index: usize,
+        id: u64,
+        then: Option<O>,
+    },
 }
 
 /// A move the server plays on its own.
@@ -78,11 +160,12 @@ pub enum Notice<O> {
     /// The order no longer fits: removed, for `reason`.
     Dropped {
         seat: Seat,
+        id: u64,
         order: O,
         reason: Reason,
     },
     /// The order's occasion has passed: removed, nothing to tell but that.
-    Done { seat: Seat, order: O },
+    Done { seat: Seat, id: u64, order: O },
 }
 
 /// The first pending seat (in `Rules::pending` order) whose move is forced, with that move.
@@ -103,19 +186,32 @@ pub fn next<R: Rules>(
 ) -> Option<AutoMove<R::Command, R::Order>> {
     let pending = R::pending(state);
     let mut plays: Vec<AutoMove<R::Command, R::Order>> = Vec::new();
-    for (seat, orders) in book.seats.iter_mut().enumerate() {
+    if book.ids.len() != book.seats.len() {
+        book.ids.resize(book.seats.len(), Vec::new());
+    }
+    for (seat, (orders, ids)) in book.seats.iter_mut().zip(book.ids.iter_mut()).enumerate() {
         if orders.is_empty() {
             continue;
         }
         let seat = seat as Seat;
         let view = R::view(state, Viewer::Seat(seat));
         let mut kept = Vec::with_capacity(orders.len());
-        for order in orders.drain(..) {
+        let mut kept_ids = Vec::with_capacity(orders.len());
+        // A list set without ids (by hand) gets them now.
+        while ids.len() < orders.len() {
+            ids.push(book.next_id);
+            book.next_id += 1;
+        }
+        for (order, id) in orders.drain(..).zip(ids.drain(..)) {
             match R::match_order(&view, seat, &order) {
-                OrderMatch::Wait => kept.push(order),
-                OrderMatch::Done => notices.push(Notice::Done { seat, order }),
+                OrderMatch::Wait => {
+                    kept.push(order);
+                    kept_ids.push(id);
+                }
+                OrderMatch::Done => notices.push(Notice::Done { seat, id, order }),
                 OrderMatch::Drop(reason) => notices.push(Notice::Dropped {
                     seat,
+                    id,
                     order,
                     reason,
                 }),
@@ -126,15 +222,18 @@ pub fn next<R: Rules>(
                             command,
                             cause: Cause::Order {
                                 index: kept.len(),
+                                id,
                                 then,
                             },
                         });
                     }
                     kept.push(order);
+                    kept_ids.push(id);
                 }
             }
         }
         *orders = kept;
+        *ids = kept_ids;
     }
     if let Some((seat, forced)) = next_forced::<R>(state) {
         return Some(AutoMove {
@@ -158,24 +257,28 @@ pub fn settle<C, O: Clone>(
     result: Result<(), &RuleError>,
     notices: &mut Vec<Notice<O>>,
 ) {
-    let Cause::Order { index, then } = &played.cause else {
+    let Cause::Order { index, id, then } = &played.cause else {
         return;
     };
-    let Some(orders) = book.seats.get_mut(usize::from(played.seat)) else {
+    let seat = usize::from(played.seat);
+    let (Some(orders), Some(ids)) = (book.seats.get_mut(seat), book.ids.get_mut(seat)) else {
         return;
     };
-    if *index >= orders.len() {
+    if *index >= orders.len() || ids.get(*index) != Some(id) {
         return;
     }
     match (result, then) {
         (Ok(()), Some(then)) => orders[*index] = then.clone(),
         (Ok(()), None) => {
             orders.remove(*index);
+            ids.remove(*index);
         }
         (Err(error), _) => {
             let order = orders.remove(*index);
+            ids.remove(*index);
             notices.push(Notice::Dropped {
                 seat: played.seat,
+                id: *id,
                 order,
                 reason: Reason::new("refused")
                     .with("rule", error.code)

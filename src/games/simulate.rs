@@ -352,7 +352,7 @@ fn set_orders<R: Rules>(
             error,
         })?;
     }
-    book.seats[usize::from(seat)] = new;
+    book.replace(seat, new);
     Ok(true)
 }
 

@@ -708,6 +708,7 @@ impl<R: Rules> UndoLog<R> {
             audience: None,
             actor: None,
             created_at: chrono::DateTime::UNIX_EPOCH,
+            auto: None,
         });
         seq
     }

@@ -4,10 +4,12 @@
 //! lobby's changes ([`lobby`]) run under the game's row lock. Around it: what each instance
 //! remembers ([`cache`]), time controls ([`clock`]) and the deadline worker ([`deadlines`]),
 //! absent players ([`absence`]), the table's settings ([`table`]), the log as the platform
-//! reads it ([`log`]), undo ([`undo`]) and the errors ([`error`]).
+//! reads it ([`log`]), undo ([`undo`]), what the server plays on its own ([`auto`], standing
+//! orders in [`orders`]) and the errors ([`error`]).
 
 pub mod absence;
 pub mod actions;
+pub mod auto;
 pub mod cache;
 pub mod channels;
 pub mod clock;
@@ -16,6 +18,7 @@ pub mod error;
 pub mod events;
 pub mod lobby;
 pub mod log;
+pub mod orders;
 pub mod step;
 pub mod table;
 pub mod undo;

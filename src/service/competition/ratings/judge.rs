@@ -317,6 +317,7 @@ mod tests {
                 audience: None,
                 actor,
                 created_at: self.at(),
+                auto: None,
             });
             self
         }
