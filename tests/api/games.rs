@@ -546,7 +546,10 @@ async fn play_talking(
     );
     // Only a seat's own streams are told of its orders; the spectator's never.
     assert_eq!(orders_told[seats], 0, "the spectator was told of orders");
-    assert!(orders_told[..seats].iter().all(|&n| n > 0), "{orders_told:?}");
+    assert!(
+        orders_told[..seats].iter().all(|&n| n > 0),
+        "{orders_told:?}"
+    );
     for (i, got) in received.iter().enumerate() {
         let reader = seat_of(i);
         for message in &said {
