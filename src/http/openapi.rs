@@ -1620,8 +1620,12 @@ fn add_game_schemas<R: Rules>(spec: &mut Value) {
         .iter()
         .map(|(name, schema)| {
             let local = local_name(R::KIND, name);
+            // (The options stored are `FullOptions`, every one filled in, though the same type
+            // as the `Options` a request sends: those stay apart.)
             let local = match local.strip_prefix("Full") {
-                Some(part) if parts.get(part) == Some(&schema) => part.to_string(),
+                Some(part) if part != "Options" && parts.get(part) == Some(&schema) => {
+                    part.to_string()
+                }
                 _ => local,
             };
             (name.clone(), format!("{prefix}.{local}"))
