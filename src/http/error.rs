@@ -114,6 +114,40 @@ fn problem_code_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Sche
     .into()
 }
 
+/// The media type of a [`Problem`].
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// A problem answer as the API description gives it: `description`, and a [`Problem`] body.
+pub fn problem_response(description: &str) -> utoipa::openapi::RefOr<utoipa::openapi::Response> {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            PROBLEM_JSON,
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("Problem")))
+                .build(),
+        )
+        .build()
+        .into()
+}
+
+/// The 401 of an operation that needs a bearer token, as most handlers list it
+/// (`responses(…, Unauthenticated, …)`). An operation that lists no 401 gets the longer
+/// wording of the answers every secured operation can give (`http::openapi::responses`).
+pub struct Unauthenticated;
+
+impl utoipa::IntoResponses for Unauthenticated {
+    fn responses()
+    -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::Response>> {
+        [(
+            "401".to_string(),
+            problem_response("No or bad credentials."),
+        )]
+        .into()
+    }
+}
+
 /// An error answered to the client. Internal failures carry their cause for the log only.
 #[derive(Debug)]
 pub struct ApiError {

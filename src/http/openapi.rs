@@ -143,7 +143,6 @@ pub fn build() -> Value {
     add_links(&mut value);
     inline_primitives(&mut value);
     optional_bodies(&mut value);
-    session_security(&mut value);
     summary_by_kind(&mut value);
     detail_by_kind(&mut value);
     update_by_kind(&mut value);
@@ -265,14 +264,6 @@ fn update_by_kind(spec: &mut Value) {
         }
         update
     });
-}
-
-/// The browser session's refresh is authorised by its cookie (utoipa's path macros name no
-/// cookie scheme). Its logout reads the cookie too but needs none: it is public.
-fn session_security(spec: &mut Value) {
-    let refresh = "/paths/~1api~1v1~1auth~1session~1refresh/post";
-    let operation = spec.pointer_mut(refresh).expect("the session refresh");
-    operation["security"] = json!([{"session_cookie": []}]);
 }
 
 /// The join and report-dismissal bodies may be left out (`OptionalJson` in the handlers).

@@ -3,7 +3,7 @@
 //! `service::signin`'s; here each request is read, handed on and answered.
 
 use crate::auth::{Scope, password};
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::{ApiError, ErrorCode, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text;
 use crate::http::extract::text::Json;
@@ -257,7 +257,7 @@ pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiEr
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The account.", body = UserProfile),
-        (status = 401, description = "No or bad credentials.", body = crate::http::error::Problem, content_type = "application/problem+json"),
+        Unauthenticated,
     )
 )]
 #[get("/me")]
