@@ -2,6 +2,7 @@
 
 use super::error::ErrorCode;
 use crate::games::{Actor, BotLevel, GameKind, GameRng, Rules, Viewer};
+use crate::service::play::game_schemas::{pascal, prefix_of};
 use crate::with_rules;
 use actix_web::App;
 use serde_json::{Value, json};
@@ -130,7 +131,6 @@ pub fn build() -> Value {
         });
     }
     add_table_settings(&mut value);
-    link_game_schemas(&mut value);
     open_problem(&mut value);
     name_variants(&mut value);
     close_commands(&mut value);
@@ -280,24 +280,14 @@ fn optional_bodies(spec: &mut Value) {
     }
 }
 
-/// `Problem` flattens a map of further members, which utoipa writes as an `allOf` with a bare
-/// object; generators then intersect the members with `Record<string, never>` and lose them.
-/// Said plainly instead: the fixed members, and any others allowed.
+/// `Problem` takes further members (its flattened `extra`), which utoipa can neither allow
+/// (it writes `additionalProperties: true` of no struct) nor type (they are no fields): both
+/// said here, so that clients need not guess.
 fn open_problem(spec: &mut Value) {
     let problem = spec
         .pointer_mut("/components/schemas/Problem")
         .expect("the spec has the Problem schema");
-    let Some(members) = problem["allOf"].as_array() else {
-        return;
-    };
-    let fixed = members
-        .iter()
-        .find(|member| member.get("properties").is_some())
-        .cloned()
-        .expect("a member of Problem declares its fields");
-    let mut merged = fixed;
-    merged["additionalProperties"] = json!(true);
-    // The members some codes add, typed so that clients need not guess.
+    problem["additionalProperties"] = json!(true);
     let integer = |description: &str| json!({"type": "integer", "description": description});
     let string = |description: &str| json!({"type": "string", "description": description});
     for (name, schema) in [
@@ -354,24 +344,8 @@ fn open_problem(spec: &mut Value) {
             integer("`export_not_verified`: the event at fault, when one is."),
         ),
     ] {
-        merged["properties"][name] = schema;
+        problem["properties"][name] = schema;
     }
-    // New codes are additive (the versioning promise): the known ones are listed, and any
-    // other string is admitted, so that a client generated today keeps a code added later
-    // instead of failing on it (a closed enum makes generated parsers raise).
-    let code = &mut merged["properties"]["code"];
-    if let Some(known) = code.as_object_mut().and_then(|c| c.remove("oneOf")) {
-        let mut choices = known.as_array().cloned().unwrap_or_default();
-        choices.push(json!({"type": "string", "description": "A code added after this description: read `status` and `detail`."}));
-        code["anyOf"] = Value::Array(choices);
-    }
-    if let Some(description) = problem.get("description") {
-        merged["description"] = description.clone();
-    }
-    if let Some(example) = problem.get("example") {
-        merged["example"] = example.clone();
-    }
-    *problem = merged;
 }
 
 /// OpenAPI links from a created or listed game to what can be done with it, so that stateful
@@ -1130,8 +1104,10 @@ fn property_mut<'a>(spec: &'a mut Value, schema: &str, field: &str) -> Option<&'
         .find_map(|member| member.get_mut("properties")?.get_mut(field))
 }
 
-/// An event in a log is one of a game's events or one of the platform's (`kontor.…`): its
-/// `data` is either, and its `type` is one of their tags (or one added later).
+/// The event types `EventOut` refers to (see `service::play::game_schemas::event_type`): the
+/// tags of the games' and the platform's events (`EventType`), collected once the games'
+/// schemas are in, and the data of a type added later (`UnknownEvent`, whose `not` utoipa's
+/// schema types cannot say).
 fn type_event_lines(spec: &mut Value) {
     let unions: Vec<String> = GameKind::ALL
         .iter()
@@ -1167,20 +1143,6 @@ fn type_event_lines(spec: &mut Value) {
         "properties": {"type": {"type": "string", "not": {"$ref": "#/components/schemas/EventType"}}},
         "additionalProperties": true,
     });
-    let event = property_mut(spec, "EventOut", "type").expect("EventOut has a type");
-    let mut open = json!({"anyOf": [
-        {"$ref": "#/components/schemas/EventType"},
-        {"type": "string", "description": "A type added after this description."},
-    ]});
-    if let Some(description) = event.get("description") {
-        open["description"] = description.clone();
-    }
-    *event = open;
-    let data = property_mut(spec, "EventOut", "data").expect("EventOut has data");
-    if let Some(choices) = data["anyOf"].as_array_mut() {
-        choices.push(json!({"$ref": "#/components/schemas/PlatformEvent"}));
-        choices.push(json!({"$ref": "#/components/schemas/UnknownEvent"}));
-    }
 }
 
 /// Gives every variant of a tagged union its own component with a discriminator mapping, so
@@ -1282,19 +1244,6 @@ fn common_tag(members: &[Value]) -> Option<String> {
         .find(|tag| members.iter().all(|m| tags_of(m).contains(tag)))
 }
 
-/// `use_kontor`, `game.started`, `steel-driver` → `UseKontor`, `GameStarted`, `SteelDriver`.
-fn pascal(words: &str) -> String {
-    words
-        .split(['_', '.', '-'])
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
 /// The platform's settings of a table that travel with every game's options (see
 /// `service::play::table`): each game's `Options` and `FullOptions` list them. In `FullOptions`
 /// they are not required: games created before a setting existed do not store it.
@@ -1324,86 +1273,6 @@ fn add_table_settings(spec: &mut Value) {
             spec["components"]["schemas"][&name]["properties"]["undo"] = undo.clone();
             spec["components"]["schemas"][&name]["properties"]["rated"] = rated.clone();
         }
-    }
-}
-
-/// A reference to each game's schema of one part (`Command`, `View`…).
-fn one_of_games(part: &str, nullable: bool) -> Value {
-    let mut choices: Vec<Value> = GameKind::ALL
-        .iter()
-        .map(|k| json!({"$ref": format!("#/components/schemas/{}.{part}", prefix_of(k.as_str()))}))
-        .collect();
-    if nullable {
-        choices.push(json!({"type": "null"}));
-    }
-    Value::Array(choices)
-}
-
-/// Points the generic fields (an action, a view, legal actions) at the games' own schemas.
-fn link_game_schemas(spec: &mut Value) {
-    for (schema, field, part, nullable, description) in [
-        (
-            "ActionRequest",
-            "action",
-            "Command",
-            false,
-            "The action, as its game defines it.",
-        ),
-        (
-            "GameDetail",
-            "view",
-            "View",
-            true,
-            "The position as the caller may see it; `null` before the start.",
-        ),
-        (
-            "GameDetail",
-            "legal",
-            "Legal",
-            true,
-            "What the caller may do now; `null` for non-players and past versions.",
-        ),
-        (
-            "CreateGameRequest",
-            "options",
-            "Options",
-            true,
-            "The game's options; absent ones take their defaults. Unknown options are refused.",
-        ),
-        (
-            "GameSummary",
-            "options",
-            "FullOptions",
-            false,
-            "The options with every default filled in.",
-        ),
-        (
-            "GameSummary",
-            "outcome",
-            "Outcome",
-            true,
-            "The result once the game has ended, `null` before.",
-        ),
-        (
-            "EventOut",
-            "data",
-            "Event",
-            false,
-            "The event as this viewer may see it (redacted by the game's rules).",
-        ),
-        (
-            "ExportHeader",
-            "options",
-            "FullOptions",
-            false,
-            "The game's options, every default filled in.",
-        ),
-    ] {
-        // A struct with a flattened member is an `allOf`: the field belongs in the member that
-        // declares it, or generators intersect the untyped and the linked declaration.
-        *property_mut(spec, schema, field)
-            .unwrap_or_else(|| panic!("{schema}.{field} is in the spec")) =
-            json!({"description": description, "anyOf": one_of_games(part, nullable)});
     }
 }
 
@@ -1540,11 +1409,6 @@ fn replace_refs(value: &mut Value, inlined: &serde_json::Map<String, Value>) {
         Value::Array(items) => items.iter_mut().for_each(|v| replace_refs(v, inlined)),
         _ => {}
     }
-}
-
-/// The schema-name prefix of a game's types (`FlyingDutchman.Command`).
-fn prefix_of(kind: &str) -> String {
-    pascal(kind)
 }
 
 /// The game's five schemas, named by their part alone (`FlyingDutchman.Command`).

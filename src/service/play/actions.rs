@@ -32,10 +32,10 @@ pub struct GameDetail {
     /// The version this view shows (the current one unless `at` was given).
     pub at_version: i64,
     /// The position as the caller may see it (the rules engine's view), `null` before the start.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = super::game_schemas::view)]
     pub view: Option<Value>,
     /// What the caller may do now (the current version only); `null` if they do not play.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = super::game_schemas::legal)]
     pub legal: Option<Value>,
     /// The seed, hex, once the game has ended (before: only its commitment is public).
     pub seed: Option<String>,
@@ -194,7 +194,7 @@ pub struct ActionRequest {
     /// The seat you act for; optional (a user holds one seat per game).
     pub seat: Option<i16>,
     /// The action, as the game defines it (see each game's command schema).
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::action)]
     pub action: Value,
 }
 

@@ -69,7 +69,7 @@ pub struct GameSummary {
     pub visibility: String,
     pub seat_count: i16,
     /// The options with every default filled in.
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::options)]
     pub options: Value,
     pub seats: Vec<SeatSummary>,
     pub created_by: Uuid,
@@ -87,7 +87,7 @@ pub struct GameSummary {
     pub your_turn: bool,
     /// SHA-256 of the secret seed, published before the game starts.
     pub seed_commitment: String,
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = super::game_schemas::outcome)]
     pub outcome: Option<Value>,
     /// An imported copy for analysis, not a rated game.
     pub sandbox: bool,
@@ -153,7 +153,7 @@ pub struct CreateGameRequest {
     pub seats: u8,
     /// The game's options; absent ones take their defaults. Unknown options are refused.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::requested_options)]
     pub options: Value,
     /// `public` (default) or `private`.
     pub visibility: Option<String>,
