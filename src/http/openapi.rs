@@ -385,6 +385,8 @@ fn add_links(spec: &mut Value) {
 /// The push choice (`push` of the notification preferences) is a map whose keys are the
 /// notice kinds: said in the schema (`propertyNames`), so that a client knows the keys and
 /// an unknown one is outside the contract (it is refused with `unknown_notice_kind`).
+/// (A `schema_with` at the two fields could say it; `Preferences` lives with the notices,
+/// which are being reworked, so both stay here until that lands.)
 fn name_push_kinds(spec: &mut Value) {
     let kinds: Vec<&str> = crate::service::notices::NoticeKind::ALL
         .iter()
@@ -529,10 +531,7 @@ const EXAMPLE_EXPORT: &str = include_str!("../../tests/golden/flying-dutchman-4p
 
 /// A problem response as the spec writes it.
 fn problem(description: &str) -> Value {
-    json!({
-        "description": description,
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-    })
+    serde_json::to_value(super::error::problem_response(description)).expect("responses serialise")
 }
 
 /// Adds the answers every operation of a kind can give, which the handlers' own lists leave
@@ -643,14 +642,17 @@ fn complete_responses(spec: &mut Value) {
     });
 }
 
-/// Says what the server accepts and answers for fields the Rust types carry as plain strings:
-/// the registered kinds, the lifecycle states, constants, and the lengths the server checks
-/// (in characters; where the server counts bytes the limit is left to the description).
+/// Says what the server accepts and answers where utoipa's attributes cannot: the registered
+/// kinds, the lifecycle states and constants of fields the Rust types carry as plain strings
+/// (utoipa has no `enum` or `const` for a string field), and the limits that come from the
+/// code's constants and the settings' defaults (its `minimum`, `max_length`… take literals
+/// only). Literal limits are at the fields (`#[schema(max_length = …)]`, `#[param(…)]`).
+/// Lengths are in characters; where the server counts bytes the limit is left to the
+/// description.
 fn constrain_fields(spec: &mut Value) {
     let kinds: Vec<&str> = GameKind::ALL.iter().map(|k| k.as_str()).collect();
     let statuses = json!(["open", "active", "finished", "cancelled"]);
     let visibility = json!(["public", "private"]);
-    let nonce = json!({"minLength": 1, "maxLength": 64, "pattern": "^[ -~]+$"});
     let min_seats = GameKind::ALL
         .iter()
         .map(|k| with_rules!(*k, R => R::MIN_SEATS))
@@ -701,13 +703,6 @@ fn constrain_fields(spec: &mut Value) {
             "days",
             json!({"minimum": 1, "maximum": default_of("KONTOR_VACATION_DAYS")}),
         ),
-        // The server checks the shape only (one `@`, a dotted domain), in any script.
-        ("RegisterRequest", "email", json!({"format": "idn-email"})),
-        (
-            "ChangeEmailRequest",
-            "email",
-            json!({"format": "idn-email"}),
-        ),
         ("CreateGameRequest", "kind", json!({"enum": kinds})),
         ("GameSummary", "kind", json!({"enum": kinds})),
         ("ExportHeader", "kind", json!({"enum": kinds})),
@@ -738,19 +733,6 @@ fn constrain_fields(spec: &mut Value) {
             json!({"const": "kontor-game-log"}),
         ),
         ("Health", "status", json!({"const": "ok"})),
-        ("CreateGameRequest", "nonce", nonce.clone()),
-        ("JoinRequest", "nonce", nonce),
-        (
-            "RegisterRequest",
-            "username",
-            json!({"minLength": 3, "maxLength": 32}),
-        ),
-        ("RegisterRequest", "password", json!({"minLength": 8})),
-        (
-            "LoginRequest",
-            "username",
-            json!({"minLength": 1, "maxLength": 254}),
-        ),
         (
             "CreateGameRequest",
             "seats",
@@ -762,26 +744,6 @@ fn constrain_fields(spec: &mut Value) {
             json!({"items": {"type": "string", "enum": scopes}, "minItems": 1}),
         ),
         (
-            "CreateTokenRequest",
-            "expires_in_days",
-            json!({"minimum": 1, "maximum": 3650}),
-        ),
-        (
-            "CreateTokenRequest",
-            "name",
-            json!({"minLength": 1, "maxLength": 100}),
-        ),
-        (
-            "InviteRequest",
-            "username",
-            json!({"minLength": 1, "maxLength": 254}),
-        ),
-        (
-            "ProfileUpdate",
-            "display_name",
-            json!({"minLength": 1, "maxLength": 40}),
-        ),
-        (
             "JoinRequest",
             "seat",
             json!({"minimum": 0, "maximum": last_seat}),
@@ -791,28 +753,11 @@ fn constrain_fields(spec: &mut Value) {
             "seat",
             json!({"minimum": 0, "maximum": last_seat}),
         ),
-        // The chat's moderation: a reason is one line (`crate::text::line`).
-        (
-            "HideRequest",
-            "reason",
-            json!({"minLength": 1, "maxLength": 500, "pattern": LINE}),
-        ),
-        (
-            "MuteRequest",
-            "reason",
-            json!({"minLength": 1, "maxLength": 500, "pattern": LINE}),
-        ),
         (
             "MuteRequest",
             "minutes",
             json!({"minimum": 1, "maximum": crate::service::social::chat::moderation::MAX_MUTE_MINUTES}),
         ),
-        (
-            "MuteRequest",
-            "username",
-            json!({"minLength": 1, "maxLength": 254, "pattern": LINE}),
-        ),
-        ("ReadRequest", "up_to", json!({"minimum": 0})),
         (
             "SendRequest",
             "text",
@@ -833,108 +778,18 @@ fn constrain_fields(spec: &mut Value) {
             json!({"enum": kinds}),
         ),
         (
-            "/api/v1/leaderboards/{kind}",
-            "get",
-            "limit",
-            json!({"minimum": 1, "maximum": 100}),
-        ),
-        (
-            "/api/v1/leaderboards/{kind}",
-            "get",
-            "cursor",
-            json!({"minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"}),
-        ),
-        (
             "/api/v1/players/{username}/ratings/{kind}",
             "get",
             "kind",
             json!({"enum": kinds}),
         ),
-        (
-            "/api/v1/players/{username}/ratings/{kind}",
-            "get",
-            "limit",
-            json!({"minimum": 1, "maximum": 100}),
-        ),
-        (
-            "/api/v1/players/{username}/ratings/{kind}",
-            "get",
-            "cursor",
-            json!({"minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"}),
-        ),
         ("/api/v1/games", "get", "kind", json!({"enum": kinds})),
         ("/api/v1/games", "get", "status", json!({"enum": statuses})),
-        (
-            "/api/v1/games",
-            "get",
-            "limit",
-            json!({"minimum": 1, "maximum": 100}),
-        ),
-        (
-            "/api/v1/games",
-            "get",
-            "cursor",
-            json!({"minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"}),
-        ),
-        (
-            "/api/v1/games/{game_id}",
-            "get",
-            "at",
-            json!({"minimum": 0}),
-        ),
-        (
-            "/api/v1/games/{game_id}/events",
-            "get",
-            "after",
-            json!({"minimum": 0}),
-        ),
-        (
-            "/api/v1/games/{game_id}/events",
-            "get",
-            "limit",
-            json!({"minimum": 1, "maximum": 1000}),
-        ),
         (
             "/api/v1/games/{game_id}/stream",
             "get",
             "last_event_id",
             json!({"pattern": RESUME_ID}),
-        ),
-        (
-            "/api/v1/games/{game_id}/chat/{channel}/messages",
-            "get",
-            "after",
-            json!({"minimum": 0}),
-        ),
-        (
-            "/api/v1/games/{game_id}/chat/{channel}/messages",
-            "get",
-            "limit",
-            json!({"minimum": 1, "maximum": 200}),
-        ),
-        (
-            "/api/v1/admin/chat/reports",
-            "get",
-            "limit",
-            json!({"minimum": 1, "maximum": 1000}),
-        ),
-        (
-            "/api/v1/games/{game_id}/chat/{channel}/messages",
-            "post",
-            "Idempotency-Key",
-            json!({"minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}),
-        ),
-        (
-            "/api/v1/admin/mail/failed",
-            "get",
-            "limit",
-            json!({"minimum": 1, "maximum": 1000}),
-        ),
-        (
-            "/api/v1/games/{game_id}/actions",
-            "post",
-            "Idempotency-Key",
-            json!({"minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}),
         ),
     ];
     for_each_operation(spec, |_, operation| {
@@ -1042,6 +897,10 @@ fn constrain_request_text(spec: &mut Value) {
         ("InviteRequest", "username"),
         ("CreateTokenRequest", "name"),
         ("ProfileUpdate", "display_name"),
+        // The chat's moderation (`crate::text::line`).
+        ("HideRequest", "reason"),
+        ("MuteRequest", "reason"),
+        ("MuteRequest", "username"),
     ] {
         if let Some(property) = property_mut(spec, schema, field) {
             property["pattern"] = json!(LINE);

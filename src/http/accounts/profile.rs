@@ -31,7 +31,7 @@ pub struct ProfileUpdate {
     /// 1–40 characters on one line, shown beside the username; `null` removes it. Absent:
     /// unchanged.
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, max_length = 40)]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 40)]
     pub display_name: Option<Option<String>>,
     /// The language of every mail to you (`en` or `ja`). Absent: unchanged.
     pub language: Option<Language>,

@@ -374,6 +374,7 @@ fn form_decode(text: &str) -> String {
 #[into_params(parameter_in = Query)]
 pub struct FailedQuery {
     /// At most this many (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 

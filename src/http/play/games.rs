@@ -128,6 +128,7 @@ pub async fn create_game(
 #[into_params(parameter_in = Query)]
 pub struct DetailQuery {
     /// Show the position at this version (0 ≤ at ≤ version) instead of now.
+    #[param(minimum = 0)]
     pub at: Option<i64>,
 }
 
@@ -367,7 +368,7 @@ pub async fn invite(
     security(("bearer" = [])),
     params(
         ("game_id" = Uuid, Path, description = "The game."),
-        ("Idempotency-Key" = String, Header, description = "Unique per intended action; retries reuse it. A key is the caller's within this game."),
+        ("Idempotency-Key" = String, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Unique per intended action; retries reuse it. A key is the caller's within this game."),
         ("If-Match" = Option<String>, Header, description = "The game's `ETag` as the client saw it (`\"v12-s0-…\"`, or the plain version `\"12\"`), instead of the body's `version`; `*` = whatever the current version is. Compared strongly: weak tags never match."),
     ),
     request_body = ActionRequest,

@@ -48,8 +48,10 @@ pub async fn chat_overview(
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// Messages after this id (default 0: from the first).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
 }
 
@@ -104,7 +106,7 @@ pub async fn chat_messages(
     params(
         ("game_id" = Uuid, Path, description = "The game."),
         ("channel" = String, Path, description = "`table`, `spectators` or `private:A-B` (seats A < B)."),
-        ("Idempotency-Key" = String, Header, description = "Unique per intended message; retries reuse it. A key is the caller's within this game."),
+        ("Idempotency-Key" = String, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Unique per intended message; retries reuse it. A key is the caller's within this game."),
     ),
     request_body = SendRequest,
     responses(
@@ -275,6 +277,7 @@ pub struct ReportsQuery {
     /// `open` (default) or `all`.
     pub status: Option<ReportStatus>,
     /// At most this many (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 
@@ -369,6 +372,7 @@ pub async fn dismiss_chat_report(
 #[serde(deny_unknown_fields)]
 pub struct HideRequest {
     /// 1–500 characters, one line; kept for the record.
+    #[schema(min_length = 1, max_length = 500)]
     pub reason: String,
 }
 

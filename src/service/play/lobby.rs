@@ -158,6 +158,7 @@ pub struct CreateGameRequest {
     /// `public` (default) or `private`.
     pub visibility: Option<String>,
     /// The creator's contribution to the game's randomness; random if absent.
+    #[schema(min_length = 1, max_length = 64, pattern = "^[ -~]+$")]
     pub nonce: Option<String>,
     /// A time control; absent = no time limit.
     pub time_control: Option<TimeControlRequest>,
@@ -378,6 +379,7 @@ pub struct JoinRequest {
     /// The seat to take; the first free one if absent.
     pub seat: Option<i16>,
     /// Your contribution to the game's randomness; random if absent.
+    #[schema(min_length = 1, max_length = 64, pattern = "^[ -~]+$")]
     pub nonce: Option<String>,
 }
 
@@ -504,6 +506,7 @@ pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSu
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "bert"}))]
 pub struct InviteRequest {
+    #[schema(min_length = 1, max_length = 254)]
     pub username: String,
 }
 
@@ -693,8 +696,10 @@ pub struct ListQuery {
     /// refused).
     pub result: Option<GameResult>,
     /// Page size, 1–100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `next_cursor` of the previous page.
+    #[param(min_length = 1, pattern = "^[A-Za-z0-9_-]+$")]
     pub cursor: Option<String>,
 }
 
