@@ -86,7 +86,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "docs.rs",
             // The route table, and the description assembled from it.
             "routes.rs",
-            "openapi.rs",
+            "openapi",
             "mod.rs",
         ],
     ),
