@@ -5,7 +5,8 @@ use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::Json;
 use crate::http::state::AppState;
-use crate::service::play::undo_commands::{self, UndoAnswerBody, UndoBody, UndoOutcome};
+use crate::service::play::undo_views::{UndoAnswerBody, UndoBody, UndoOutcome};
+use crate::service::play::{undo_answers, undo_commands};
 use actix_web::{delete, post, web};
 use uuid::Uuid;
 
@@ -85,7 +86,7 @@ pub async fn answer_undo(
     caller.require(Scope::GamePlay)?;
     let (game_id, request) = path.into_inner();
     Ok(Json(
-        undo_commands::answer(
+        undo_answers::answer(
             &state.pool,
             &state.config.clock,
             caller.user_id,
@@ -124,6 +125,6 @@ pub async fn withdraw_undo(
     caller.require(Scope::GamePlay)?;
     let (game_id, request) = path.into_inner();
     Ok(Json(
-        undo_commands::withdraw(&state.pool, caller.user_id, game_id, request).await?,
+        undo_answers::withdraw(&state.pool, caller.user_id, game_id, request).await?,
     ))
 }

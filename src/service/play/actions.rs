@@ -45,7 +45,7 @@ pub struct GameDetail {
     pub rematch: Option<Uuid>,
     /// Taking moves back: the table's setting, the open request, what the caller could take
     /// back now (see `POST /games/{id}/undo`).
-    pub undo: crate::service::play::undo_commands::UndoState,
+    pub undo: crate::service::play::undo_views::UndoState,
 }
 
 /// What a move can change of a game, for one caller at one version: the data of a game
@@ -80,7 +80,7 @@ pub struct GameUpdate {
     #[schema(value_type = Option<Object>)]
     pub legal: Option<Value>,
     /// Taking moves back, as the caller sees it now.
-    pub undo: crate::service::play::undo_commands::UndoState,
+    pub undo: crate::service::play::undo_views::UndoState,
     /// The seed, hex, once the game has ended.
     pub seed: Option<String>,
 }
@@ -133,7 +133,7 @@ pub async fn detail(
     // What the caller could take back is for the current version only.
     let undo_seat = summary.your_seat.filter(|_| at_version == head.version);
     let undo =
-        crate::service::play::undo_commands::state_for(&mut conn, &head, &seats, undo_seat).await?;
+        crate::service::play::undo_views::state_for(&mut conn, &head, &seats, undo_seat).await?;
     // The links of a rematch (platform records beside the log; see `rematch`).
     let (rematch_of, rematch) = match head.status() {
         Status::Active => (

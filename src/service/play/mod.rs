@@ -21,4 +21,7 @@ pub mod log;
 pub mod step;
 pub mod table;
 pub mod undo;
+pub mod undo_answers;
 pub mod undo_commands;
+pub mod undo_lapses;
+pub mod undo_views;
