@@ -108,8 +108,8 @@ pub fn outcome() -> RefOr<Schema> {
 }
 
 /// `EventOut.data`: one of a game's events, one of the platform's (`kontor.…`), or one of a
-/// type added after this description (`UnknownEvent`; it and `EventType` are collected from
-/// the games' events by `http::openapi`).
+/// type added after this description (`UnknownEvent`, which `http::openapi` adds with
+/// `EventType`, the tags it collects from the games' events).
 pub fn event() -> RefOr<Schema> {
     let platform = ["PlatformEvent", "UnknownEvent"].map(|name| Ref::from_schema_name(name).into());
     any_game(
