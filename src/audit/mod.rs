@@ -42,7 +42,7 @@ pub struct ExportHeader {
     pub rules_version: i32,
     pub status: String,
     pub seats: Vec<SeatInfo>,
-    #[schema(value_type = Object)]
+    #[schema(schema_with = crate::service::play::game_schemas::exported_options)]
     pub options: Value,
     /// SHA-256 (hex) of the secret seed, published at the creation of the game.
     pub seed_commitment: String,
@@ -78,7 +78,7 @@ pub struct CommandRecord {
     pub reason: Option<Reason>,
     /// The standing order (the game's `Order` type) as it stood when it played.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = crate::service::play::game_schemas::order_or_null)]
     pub order: Option<Value>,
 }
 

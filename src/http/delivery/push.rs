@@ -1,7 +1,7 @@
 //! Web Push: the server's VAPID public key, and the caller's push subscriptions (see
 //! `service::delivery::push`). The per-kind push choice is part of `/me/notifications`.
 
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::Json;
 use crate::http::state::AppState;
@@ -117,7 +117,7 @@ fn not_found() -> ApiError {
         (status = 201, description = "Subscribed.", body = PushSubscriptionView),
         (status = 200, description = "Already subscribed: the keys were updated.", body = PushSubscriptionView),
         (status = 400, description = "`malformed_json` or `invalid_body`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`too_many_push_subscriptions`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_push_endpoint` or `invalid_push_keys`.", body = Problem, content_type = "application/problem+json"),
@@ -182,7 +182,7 @@ pub async fn add_push_subscription(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The subscriptions.", body = Vec<PushSubscriptionView>),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -204,7 +204,7 @@ pub async fn list_push_subscriptions(
     responses(
         (status = 204, description = "Removed."),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`push_subscription_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -241,7 +241,7 @@ pub struct PushTestResult {
     responses(
         (status = 200, description = "Sent; the push service's answer.", body = PushTestResult),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`push_subscription_not_found`.", body = Problem, content_type = "application/problem+json"),
     )

@@ -2,7 +2,7 @@
 //! the scope `webhooks`.
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::{Json, Query};
 use crate::http::state::AppState;
@@ -254,7 +254,7 @@ fn distinct(mut events: Vec<String>) -> Vec<String> {
     responses(
         (status = 201, description = "Created; the secret is shown this once.", body = CreatedWebhook),
         (status = 400, description = "`malformed_json` or `invalid_body`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`: the API token lacks `webhooks`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`too_many_webhooks`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_webhook_url` (`reason`: `invalid_url`, `insecure_url`, `blocked_address`) or `invalid_field` (`field`).", body = Problem, content_type = "application/problem+json"),
@@ -304,7 +304,7 @@ pub async fn create_webhook(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The endpoints.", body = WebhookList),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -327,7 +327,7 @@ pub async fn list_webhooks(
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
         (status = 200, description = "The endpoint.", body = Webhook),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -354,7 +354,7 @@ pub async fn get_webhook(
     responses(
         (status = 200, description = "The endpoint after the change.", body = Webhook),
         (status = 400, description = "`malformed_json` or `invalid_body`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_webhook_url` or `invalid_field`; nothing is changed.", body = Problem, content_type = "application/problem+json"),
@@ -409,7 +409,7 @@ pub async fn update_webhook(
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
         (status = 204, description = "Deleted."),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -436,7 +436,7 @@ pub async fn delete_webhook(
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
         (status = 200, description = "The new secret.", body = RotatedWebhookSecret),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -465,7 +465,7 @@ pub async fn rotate_webhook_secret(
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
         (status = 202, description = "Queued.", body = QueuedWebhookDelivery),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -496,7 +496,7 @@ pub async fn test_webhook(
     responses(
         (status = 200, description = "A page of deliveries.", body = WebhookDeliveryPage),
         (status = 400, description = "`invalid_parameter`: `limit` out of range.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`: no such endpoint, or no delivery `after` of it.", body = Problem, content_type = "application/problem+json"),
     )
@@ -542,7 +542,7 @@ pub async fn webhook_deliveries(
     ),
     responses(
         (status = 202, description = "Queued again.", body = QueuedWebhookDelivery),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`delivery_under_way`: it has neither succeeded nor failed yet.", body = Problem, content_type = "application/problem+json"),

@@ -162,7 +162,7 @@ pub async fn leave_running_game(
     // The seat is left for good: its standing orders go with its player (`seat_left`).
     crate::store::orders::delete_seat(conn, game_id, seat).await?;
     let version =
-        crate::service::play::undo_commands::lapse_before_seat_change(&mut *conn, head).await? + 1;
+        crate::service::play::undo_lapses::lapse_before_seat_change(&mut *conn, head).await? + 1;
     let event = PlatformEvent::SeatLeft {
         seat: seat as u8,
         policy: policy.to_string(),

@@ -31,13 +31,13 @@ pub struct News {
     pub kind: NewsKind,
     /// The move played (`played`, `forced`): the command, as the game defines it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = super::game_schemas::command_or_null)]
     pub command: Option<Value>,
     /// The order that played (`played`, as it stood then) or was dropped (`dropped`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_id: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = super::game_schemas::order_or_null)]
     pub order: Option<Value>,
     /// Why: the forced move's reason (`forced`), or why the order was dropped (`dropped`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,7 +5,8 @@
 //! remembers ([`cache`]), time controls ([`clock`]) and the deadline worker ([`deadlines`]),
 //! absent players ([`absence`]), the table's settings ([`table`]), the log as the platform
 //! reads it ([`log`]), undo ([`undo`]), what the server plays on its own ([`auto`], standing
-//! orders in [`orders`]) and the errors ([`error`]).
+//! orders in [`orders`]), the errors ([`error`]) and how the platform's types refer to the
+//! games' own in the API description ([`game_schemas`]).
 
 pub mod absence;
 pub mod actions;
@@ -16,10 +17,14 @@ pub mod clock;
 pub mod committer;
 pub mod error;
 pub mod events;
+pub mod game_schemas;
 pub mod lobby;
 pub mod log;
 pub mod orders;
 pub mod step;
 pub mod table;
 pub mod undo;
+pub mod undo_answers;
 pub mod undo_commands;
+pub mod undo_lapses;
+pub mod undo_views;

@@ -68,7 +68,7 @@ pub struct StandingOrder {
     /// Names the order while it stands (also after a proxy bid raised).
     pub id: u64,
     /// The order, as the game defines it (see the game's `Order` schema).
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::order)]
     pub order: Value,
 }
 
@@ -78,7 +78,7 @@ pub struct StandingOrder {
 #[schema(example = json!({"order": {"type": "proxy_bid", "company": "red", "round": 2, "limit": 6}}))]
 pub struct OrderRequest {
     /// The order, as the game defines it (see the game's `Order` schema).
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::order)]
     pub order: Value,
 }
 

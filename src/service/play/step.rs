@@ -846,9 +846,9 @@ mod tests {
                 assert_eq!(command.first_seq, next);
                 assert!(command.last_seq >= command.first_seq);
                 next = command.last_seq + 1;
-                if command.auto.is_some() {
+                if let Some(marker) = &command.auto {
                     forced_played += 1;
-                    assert_eq!(command.auto.as_ref().unwrap()["kind"], "forced");
+                    assert_eq!(marker["kind"], "forced");
                     for seq in command.first_seq..=command.last_seq {
                         let event = &decision.events[(seq - decision.first_seq) as usize];
                         if !event.kind.starts_with("kontor.") {

@@ -119,7 +119,7 @@ pub fn line(game: &str, news: &Value, language: Language) -> String {
     }
 }
 
-fn param<'a>(params: &'a Value, name: &str) -> String {
+fn param(params: &Value, name: &str) -> String {
     match params.get(name) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => "?".to_string(),
