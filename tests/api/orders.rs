@@ -8,41 +8,13 @@
 use crate::bots;
 use crate::live::Stream;
 use crate::support::*;
+use crate::undo::{detail, table, user_at};
 use kontor::games::flying_dutchman::FlyingDutchman;
 use kontor::games::steel_driver::SteelDriver;
 use kontor::games::{Actor, Rules};
 use serde_json::{Value, json};
 use std::time::Duration;
 use uuid::Uuid;
-
-async fn table(app: &TestApp, names: &[&str]) -> Vec<User> {
-    let mut users = Vec::new();
-    for name in names {
-        users.push(app.register(name).await);
-    }
-    users
-}
-
-async fn detail(app: &TestApp, game: Uuid, user: &User) -> Value {
-    app.get(&format!("/games/{game}"))
-        .as_user(user)
-        .send()
-        .await
-        .assert_ok()
-        .clone()
-}
-
-/// The player of `seat`.
-fn user_at<'a>(players: &'a [User], detail: &Value, seat: i64) -> &'a User {
-    let id = detail["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["seat"] == seat)
-        .unwrap()["user_id"]
-        .clone();
-    players.iter().find(|u| json!(u.id) == id).unwrap()
-}
 
 async fn orders(app: &TestApp, game: Uuid, user: &User) -> Reply {
     app.get(&format!("/games/{game}/orders"))

@@ -2,7 +2,7 @@
 //! the caller's own.
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, Problem};
+use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::Json;
 use crate::http::state::AppState;
@@ -17,6 +17,26 @@ fn private(orders: Orders) -> HttpResponse {
         .json(orders)
 }
 
+/// Makes `change` to the caller's orders in `game_id` (with `game:play`) and answers them.
+async fn change(
+    state: &AppState,
+    caller: &Caller,
+    game_id: Uuid,
+    change: Change<'_>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require(Scope::GamePlay)?;
+    let orders = orders::change(
+        &state.pool,
+        &state.cache,
+        &state.config.clock,
+        caller.user_id,
+        game_id,
+        change,
+    )
+    .await?;
+    Ok(private(orders))
+}
+
 /// The caller's standing orders in this game (programmed moves the server plays for their
 /// seat the moment they fit), what the server played for the seat on its own or did with
 /// its orders (`news`), and whether the seat may answer a coming decision ahead now
@@ -29,7 +49,7 @@ fn private(orders: Orders) -> HttpResponse {
     responses(
         (status = 200, description = "The caller's orders.", body = Orders),
         (status = 400, description = "A bad path (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player` (the caller holds no seat in the game) or `insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or the caller may not read it.", body = Problem, content_type = "application/problem+json"),
     )
@@ -62,7 +82,7 @@ pub async fn list_orders(
     responses(
         (status = 200, description = "Set: the caller's orders as they now stand.", body = Orders),
         (status = 400, description = "Malformed JSON, wrong types, or a bad path (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player` (the caller holds no seat in the game) or `insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or the caller may not read it.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_active` (the game has not started or has ended), `seat_forfeited`, `too_many_orders` (with `max_orders`).", body = Problem, content_type = "application/problem+json"),
@@ -76,17 +96,7 @@ pub async fn set_order(
     path: web::Path<Uuid>,
     body: Json<OrderRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require(Scope::GamePlay)?;
-    let orders = orders::change(
-        &state.pool,
-        &state.cache,
-        &state.config.clock,
-        caller.user_id,
-        path.into_inner(),
-        Change::Set(&body.order),
-    )
-    .await?;
-    Ok(private(orders))
+    change(&state, &caller, path.into_inner(), Change::Set(&body.order)).await
 }
 
 /// Edit a standing order of the caller's seat: the new order takes its place (and its id),
@@ -102,7 +112,7 @@ pub async fn set_order(
     responses(
         (status = 200, description = "Edited: the caller's orders as they now stand.", body = Orders),
         (status = 400, description = "Malformed JSON, wrong types, or a bad path (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player` (the caller holds no seat in the game) or `insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`, or `order_not_found` (the order played, was dropped or cancelled meanwhile).", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_active`, `seat_forfeited`.", body = Problem, content_type = "application/problem+json"),
@@ -116,18 +126,14 @@ pub async fn edit_order(
     path: web::Path<(Uuid, u64)>,
     body: Json<OrderRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require(Scope::GamePlay)?;
     let (game_id, order_id) = path.into_inner();
-    let orders = orders::change(
-        &state.pool,
-        &state.cache,
-        &state.config.clock,
-        caller.user_id,
+    change(
+        &state,
+        &caller,
         game_id,
         Change::Replace(order_id, &body.order),
     )
-    .await?;
-    Ok(private(orders))
+    .await
 }
 
 /// Cancel a standing order of the caller's seat.
@@ -141,7 +147,7 @@ pub async fn edit_order(
     responses(
         (status = 200, description = "Cancelled: the caller's orders as they now stand.", body = Orders),
         (status = 400, description = "A bad path (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player` (the caller holds no seat in the game) or `insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`, or `order_not_found` (it played, was dropped or cancelled already).", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_active`, `seat_forfeited`.", body = Problem, content_type = "application/problem+json"),
@@ -153,16 +159,6 @@ pub async fn cancel_order(
     caller: Caller,
     path: web::Path<(Uuid, u64)>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require(Scope::GamePlay)?;
     let (game_id, order_id) = path.into_inner();
-    let orders = orders::change(
-        &state.pool,
-        &state.cache,
-        &state.config.clock,
-        caller.user_id,
-        game_id,
-        Change::Cancel(order_id),
-    )
-    .await?;
-    Ok(private(orders))
+    change(&state, &caller, game_id, Change::Cancel(order_id)).await
 }

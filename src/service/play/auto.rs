@@ -44,6 +44,20 @@ pub struct News {
     pub reason: Option<Reason>,
 }
 
+impl News {
+    /// An order of the seat's dropped at `version`, for `reason`.
+    pub fn dropped<O: Serialize>(version: i64, id: u64, order: &O, reason: Reason) -> Self {
+        News {
+            version,
+            kind: NewsKind::Dropped,
+            command: None,
+            order_id: Some(id),
+            order: serde_json::to_value(order).ok(),
+            reason: Some(reason),
+        }
+    }
+}
+
 /// What a piece of news is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -142,17 +156,7 @@ impl<R: Rules> Books<R> {
                 reason,
             } = notice
             {
-                self.tell(
-                    seat,
-                    News {
-                        version,
-                        kind: NewsKind::Dropped,
-                        command: None,
-                        order_id: Some(id),
-                        order: serde_json::to_value(order).ok(),
-                        reason: Some(reason),
-                    },
-                );
+                self.tell(seat, News::dropped(version, id, &order, reason));
             }
         }
     }

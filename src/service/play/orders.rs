@@ -142,17 +142,22 @@ fn out(
         kind: kind.as_str().to_string(),
         seat,
         version: head.version,
-        orders: orders
-            .into_iter()
-            .map(|s| StandingOrder {
-                id: s.id,
-                order: s.order,
-            })
-            .collect(),
+        orders: standing(orders),
         news,
         occasion,
         max_orders: MAX_ORDERS,
     }
+}
+
+/// Stored orders as their player reads them.
+fn standing(stored: Vec<super::auto::Stored>) -> Vec<StandingOrder> {
+    stored
+        .into_iter()
+        .map(|s| StandingOrder {
+            id: s.id,
+            order: s.order,
+        })
+        .collect()
 }
 
 /// What a change does to a seat's orders.
@@ -312,13 +317,7 @@ pub async fn of_user(pool: &PgPool, user: Uuid) -> Result<Vec<MyOrders>, sqlx::E
             MyOrders {
                 game_id,
                 seat: row.seat,
-                orders: orders
-                    .into_iter()
-                    .map(|s| StandingOrder {
-                        id: s.id,
-                        order: s.order,
-                    })
-                    .collect(),
+                orders: standing(orders),
                 news: serde_json::from_value(row.news).unwrap_or_default(),
                 updated_at,
             }

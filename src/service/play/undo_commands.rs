@@ -23,7 +23,7 @@
 //!   lapses at its deadline.
 
 use super::actions::kind_of;
-use super::auto::{Books, News, NewsKind};
+use super::auto::{Books, News};
 use super::error::Error;
 use super::events::PlatformEvent;
 use super::lobby::seat_clocks;
@@ -626,17 +626,7 @@ fn review_orders<R: Rules>(
             };
             if let Some(reason) = reason {
                 books.book.remove(seat, id);
-                books.tell(
-                    seat,
-                    News {
-                        version,
-                        kind: NewsKind::Dropped,
-                        command: None,
-                        order_id: Some(id),
-                        order: serde_json::to_value(&order).ok(),
-                        reason: Some(reason),
-                    },
-                );
+                books.tell(seat, News::dropped(version, id, &order, reason));
             }
         }
     }
