@@ -12,6 +12,8 @@ use std::fmt::Write;
 use uuid::Uuid;
 
 pub mod account;
+#[cfg(test)]
+mod golden;
 mod tournament;
 
 /// A player of a game, as the templates need them.
