@@ -11,7 +11,9 @@ use crate::service::delivery::push::payload::{self, Source};
 use crate::service::delivery::webhooks;
 use crate::service::notices::account::AccountMailKind;
 use crate::service::notices::digest::{NewsItem, WaitingGame};
+use crate::words::catalogue::Args;
 use serde_json::json;
+use std::fmt::Write;
 use std::path::PathBuf;
 
 const ME: Uuid = Uuid::from_u128(0x0191f3a4_0000_7000_8000_00000000b0b0);
@@ -549,7 +551,6 @@ fn pushes(language: Language) -> String {
 }
 
 fn webhook_lines(language: Language) -> String {
-    let _ = language;
     let mut out = String::new();
     for case in notice_cases() {
         let mut data = webhooks::notice_data(
@@ -565,6 +566,18 @@ fn webhook_lines(language: Language) -> String {
                 data[name] = value.clone();
             }
         }
+        let summary = webhooks::summary(
+            case.kind,
+            &case.data,
+            case.game.as_ref().map(|g| g.kind.as_str()),
+            (ME, "bert"),
+            Locale {
+                language,
+                zone: tokyo(),
+            },
+            now(),
+        );
+        data["summary"] = summary.into();
         let event_type = webhooks::event_type(case.kind);
         let _ = writeln!(
             out,
@@ -576,7 +589,11 @@ fn webhook_lines(language: Language) -> String {
     let _ = writeln!(
         out,
         "### test\n{}\n",
-        webhooks::line(webhooks::TEST_EVENT, &json!({"endpoint_id": ME}))
+        webhooks::line(
+            webhooks::TEST_EVENT,
+            &json!({"endpoint_id": ME,
+                "summary": crate::words::catalogue::say(language, key!("webhook-test"), &Args::new())})
+        )
     );
     out
 }

@@ -2,7 +2,10 @@
 //! rotate the secret, send a test event, read the delivery log, redeliver.
 
 use super::{MAX_ENDPOINTS, SECRET_OVERLAP, TEST_EVENT, new_message_id, new_secret, standard_body};
+use crate::key;
 use crate::store::webhooks::{self as store, DeliveryLine, Endpoint, NewDelivery};
+use crate::words::catalogue::{Args, say};
+use crate::words::language::Language;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use sqlx::PgPool;
@@ -127,7 +130,16 @@ pub async fn send_test(
         return Ok(Err(Refusal::NotFound));
     };
     let message_id = new_message_id();
-    let body = standard_body(TEST_EVENT, now, &json!({ "endpoint_id": endpoint.id }));
+    let language = crate::store::users::mail_locale(pool, user_id)
+        .await?
+        .and_then(|(_, language, _)| Language::parse(&language))
+        .unwrap_or_default();
+    let summary = say(language, key!("webhook-test"), &Args::new());
+    let body = standard_body(
+        TEST_EVENT,
+        now,
+        &json!({ "endpoint_id": endpoint.id, "summary": summary }),
+    );
     store::insert_delivery(
         pool,
         &NewDelivery {
