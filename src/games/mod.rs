@@ -215,8 +215,8 @@ pub trait Rules: Send + Sync + 'static {
     }
 }
 
-/// A game's name in each language Kontor writes in (adding a language adds a field, so every
-/// game must name itself in it).
+/// A game's name in each language the server writes in.
+// Adding a language adds a field, so that every game must name itself in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct GameNames {
     pub en: &'static str,
@@ -233,8 +233,8 @@ impl GameNames {
 }
 
 /// Which chat channels a table has: the table channel, private channels between two seats,
-/// the spectators' channel. The table's setting (`chat` among its options); each game says its
-/// default ([`Rules::CHAT`]).
+/// the spectators' channel. The table's setting (`chat` among its options); each game kind has
+/// its own default (`chat` in `GET /kinds`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Chat {

@@ -222,7 +222,7 @@ async fn notices_arrive_signed_thin_and_verified_by_the_reference_library() {
         // Thin: only fields the owner's own mail shows.
         for field in payload["data"].as_object().unwrap().keys() {
             assert!(
-                ["game_id", "game_kind", "link", "deadline"].contains(&field.as_str()),
+                ["game_id", "game_kind", "link", "deadline", "summary"].contains(&field.as_str()),
                 "unexpected field {field}"
             );
         }
@@ -299,6 +299,57 @@ async fn notices_arrive_signed_thin_and_verified_by_the_reference_library() {
     let redelivered = receiver.received().last().unwrap().clone();
     assert_eq!(redelivered.headers["webhook-id"], first["id"]);
     verify(&new_secret, &redelivered).await.unwrap();
+}
+
+#[tokio::test]
+async fn summaries_are_written_in_the_owners_language() {
+    let app = insecure_app().await;
+    let receiver = Receiver::start().await;
+    let players = [
+        app.register("sum_anna").await,
+        app.register("sum_bert").await,
+        app.register("sum_cleo").await,
+    ];
+    app.put("/me/profile")
+        .as_user(&players[1])
+        .json(&json!({"language": "ja", "time_zone": "Asia/Tokyo"}))
+        .send()
+        .await
+        .assert_ok();
+    let reply = app
+        .post("/me/webhooks")
+        .as_user(&players[1])
+        .json(&json!({"url": receiver.url, "event_types": ["notice.game_started"], "format": "discord"}))
+        .send()
+        .await;
+    assert_eq!(reply.status.as_u16(), 201, "{}", reply.text);
+    create(&app, &players[0], &receiver.url, &["notice.game_started"]).await;
+    app.start_game("steel-driver", json!({}), &players).await;
+    run_worker(&app).await;
+    let received = receiver.received();
+    let bodies: Vec<Value> = received
+        .iter()
+        .map(|r| serde_json::from_str(&r.body).unwrap())
+        .collect();
+    // bert's (Japanese) Discord endpoint: one line, his mail's subject and the game's page.
+    let discord = bodies
+        .iter()
+        .find_map(|b| b["content"].as_str())
+        .expect("the Discord body");
+    assert!(
+        discord.starts_with("スチールドライバー") && discord.contains("が始まりました http"),
+        "{discord}"
+    );
+    // anna's (English) standard endpoint: the summary among the data.
+    let standard = bodies
+        .iter()
+        .find(|b| b["type"] == "notice.game_started")
+        .expect("the standard body");
+    let summary = standard["data"]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("Steel Driver") && summary.ends_with(" has started"),
+        "{summary}"
+    );
 }
 
 #[tokio::test]

@@ -67,9 +67,14 @@ pub fn kind_info(kind: GameKind) -> KindInfo {
 #[utoipa::path(tag = "lobby", responses((status = 200, description = "The kinds.", body = KindList)))]
 #[get("/kinds")]
 pub async fn list_kinds() -> Json<KindList> {
-    Json(KindList {
+    Json(kind_list())
+}
+
+/// Every kind this server plays (also `kontor kinds`, which writes the web client's copy).
+pub fn kind_list() -> KindList {
+    KindList {
         items: GameKind::ALL.into_iter().map(kind_info).collect(),
-    })
+    }
 }
 
 /// List games: open ones to join, the caller's, those waiting for the caller, finished ones.
