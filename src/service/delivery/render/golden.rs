@@ -649,7 +649,8 @@ fn check(name: &str, actual: &str) -> Option<String> {
 
 #[test]
 fn every_text_reads_as_the_golden_files_say() {
-    let families: [(&str, fn(Language) -> String); 6] = [
+    type Family = (&'static str, fn(Language) -> String);
+    let families: [Family; 6] = [
         ("notices", notices),
         ("digest", digests),
         ("account", accounts),
