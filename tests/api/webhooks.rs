@@ -516,6 +516,79 @@ async fn every_blocked_address_class_is_refused_without_the_insecure_setting() {
     assert_eq!(line["last_status"], Value::Null);
 }
 
+/// Refusals are written in the language the request asks for (the web client sends its own);
+/// the code is the same in every language.
+#[tokio::test]
+async fn refusals_speak_the_language_asked_for() {
+    let app = spawn_app().await;
+    let anna = app.register("words_anna").await;
+    let refuse = |language: &'static str, url: &'static str| {
+        let request = app
+            .post("/me/webhooks")
+            .as_user(&anna)
+            .header("Accept-Language", language)
+            .json(&json!({"url": url, "event_types": ["notice.your_turn"]}));
+        async move { request.send().await }
+    };
+    let english = refuse("en-GB,en;q=0.9", "https://127.0.0.1/hook").await;
+    let problem = english.assert_problem(422, "invalid_webhook_url");
+    assert_eq!(
+        problem["detail"],
+        "the URL cannot be used: 127.0.0.1 is not a public internet address"
+    );
+    let japanese = refuse("ja,en;q=0.5", "https://127.0.0.1/hook").await;
+    let problem = japanese.assert_problem(422, "invalid_webhook_url");
+    assert_eq!(problem["reason"], "blocked_address");
+    assert_eq!(
+        problem["detail"],
+        "このURLは使えません: 127.0.0.1 は公開されたインターネットのアドレスではありません"
+    );
+    let japanese = refuse("ja", "http://example.com/hook").await;
+    let problem = japanese.assert_problem(422, "invalid_webhook_url");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("https:// のURLだけが使えます"),
+        "{problem}"
+    );
+    let missing = app
+        .get("/me/webhooks/0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d")
+        .as_user(&anna)
+        .header("Accept-Language", "ja")
+        .send()
+        .await;
+    let problem = missing.assert_problem(404, "webhook_not_found");
+    assert_eq!(
+        problem["detail"],
+        "このIDのWebhookのエンドポイントまたは配信はありません"
+    );
+    // Push subscriptions too.
+    let push = app
+        .post("/me/push-subscriptions")
+        .as_user(&anna)
+        .header("Accept-Language", "ja")
+        .json(&json!({"endpoint": "https://push.example/x", "keys": {"p256dh": "AAAA", "auth": "AAAA"}}))
+        .send()
+        .await;
+    let problem = push.assert_problem(422, "invalid_push_keys");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("P-256の公開鍵ではありません"),
+        "{problem}"
+    );
+    let push = app
+        .post("/me/push-subscriptions")
+        .as_user(&anna)
+        .json(&json!({"endpoint": "ftp://push.example/x", "keys": {"p256dh": "AAAA", "auth": "AAAA"}}))
+        .send()
+        .await;
+    let problem = push.assert_problem(422, "invalid_push_endpoint");
+    assert_eq!(problem["detail"], "the endpoint must be an https:// URL");
+}
+
 #[tokio::test]
 async fn scopes_limits_and_bad_input() {
     let app = insecure_app().await;

@@ -14,7 +14,8 @@ use uuid::Uuid;
 /// Why a change was refused (the caller's input, never the server's trouble).
 #[derive(Debug)]
 pub enum Refusal {
-    /// The URL is not one the server will send to; the outbound client's code and message.
+    /// The URL is not one the server will send to; the outbound client's code and what it
+    /// names (the address, the parser's reason).
     Url(&'static str, String),
     /// An event type that is not one of [`super::event_types`].
     UnknownEventType(String),
@@ -38,7 +39,7 @@ pub struct Settings {
 /// Checks a URL and event types as the server will use them.
 pub fn check(allow_insecure: bool, url: &str, event_types: &[String]) -> Result<(), Refusal> {
     crate::service::delivery::outbound::check_url(url, allow_insecure)
-        .map_err(|error| Refusal::Url(error.code(), error.to_string()))?;
+        .map_err(|error| Refusal::Url(error.code(), error.detail().to_string()))?;
     let known = super::event_types();
     if let Some(unknown) = event_types.iter().find(|t| !known.contains(t)) {
         return Err(Refusal::UnknownEventType(unknown.clone()));
