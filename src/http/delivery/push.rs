@@ -282,7 +282,7 @@ pub async fn test_push_subscription(
     let payload = Payload {
         kind: "test",
         title: "Kontor".to_string(),
-        body: "Notifications reach this device. / この端末に通知が届きます。".to_string(),
+        body: say(language.0, key!("push-test"), &Args::new()),
         url: format!("{base}/settings"),
         game_id: None,
         tag: "test".to_string(),

@@ -1,6 +1,8 @@
 ## What leaves the server other than mail: push notifications, webhook summaries, the
 ## calendar feed.
 
+# The body of the test notification a device asks for (Settings → Push).
+push-test = Notifications reach this device.
 # The body of a push notification (its title is the notice's .subject).
 push-open-game = Open the game in Kontor
 

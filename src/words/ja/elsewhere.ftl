@@ -1,5 +1,6 @@
 ## What leaves the server other than mail: see the English file.
 
+push-test = この端末に通知が届きます。
 push-open-game = Kontorでゲームを開く
 
 webhook-test = Kontorからのテストイベントです。このWebhookは動いています。
