@@ -29,22 +29,27 @@ use std::sync::LazyLock;
 /// One catalogue file of each language: its name and text.
 type Files = &'static [(&'static str, &'static str)];
 
-macro_rules! files {
-    ($language:literal: $($file:literal),* $(,)?) => {
-        &[$(($file, include_str!(concat!($language, "/", $file, ".ftl")))),*]
-    };
-}
-
-/// The catalogue files of `language`. Adding a language: a folder of the same files, its
-/// line here and its [`Language`] variant.
+/// The catalogue files of `language` (each path written out: the image's build checks what
+/// the crate reads while compiling). Adding a language: a folder of the same files, its arm
+/// here and its [`Language`] variant.
 fn files(language: Language) -> Files {
     match language {
-        Language::En => {
-            files!("en": "common", "notices", "tournaments", "account", "digest", "elsewhere")
-        }
-        Language::Ja => {
-            files!("ja": "common", "notices", "tournaments", "account", "digest", "elsewhere")
-        }
+        Language::En => &[
+            ("common", include_str!("en/common.ftl")),
+            ("notices", include_str!("en/notices.ftl")),
+            ("tournaments", include_str!("en/tournaments.ftl")),
+            ("account", include_str!("en/account.ftl")),
+            ("digest", include_str!("en/digest.ftl")),
+            ("elsewhere", include_str!("en/elsewhere.ftl")),
+        ],
+        Language::Ja => &[
+            ("common", include_str!("ja/common.ftl")),
+            ("notices", include_str!("ja/notices.ftl")),
+            ("tournaments", include_str!("ja/tournaments.ftl")),
+            ("account", include_str!("ja/account.ftl")),
+            ("digest", include_str!("ja/digest.ftl")),
+            ("elsewhere", include_str!("ja/elsewhere.ftl")),
+        ],
     }
 }
 
