@@ -184,7 +184,7 @@ async fn a_committed_notice_is_mailed_once_with_text_html_game_link_and_working_
     );
     let subject = mail.header("Subject").unwrap();
     assert!(
-        subject.starts_with("Your turn in Flying Dutchman with "),
+        subject.starts_with("Your turn in The Flying Dutchman with "),
         "{subject}"
     );
     for other in players.iter().filter(|p| p.id != player.id) {
@@ -501,7 +501,7 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
     assert!(
         digest
             .text()
-            .contains("Flying Dutchman is over: bert won by 3 ducats"),
+            .contains("The Flying Dutchman is over: bert won by 3 ducats"),
         "{}",
         digest.text()
     );
@@ -566,7 +566,7 @@ async fn the_daily_digest_lists_the_games_waiting_once_a_day() {
     assert!(links(mail.text()).contains(&f.notifier.game_link(game)));
     assert!(links(mail.html()).contains(&f.notifier.game_link(game)));
     assert!(
-        mail.text().contains("Flying Dutchman with"),
+        mail.text().contains("The Flying Dutchman with"),
         "{}",
         mail.text()
     );
@@ -1237,7 +1237,7 @@ async fn without_smtp_mails_are_written_as_readable_eml_files() {
     let mail = crate::smtp::parse(&text.replace("\r\n", "\n").replace('\n', "\r\n"));
     assert_eq!(
         mail.header("Subject"),
-        Some("anna invited you to play Flying Dutchman")
+        Some("anna invited you to play The Flying Dutchman")
     );
     assert_eq!(mail.header("To"), Some("bert <bert@example.org>"));
     assert!(mail.header("List-Unsubscribe").is_some());

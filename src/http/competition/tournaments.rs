@@ -3,7 +3,7 @@
 //! games itself (`service::competition::tournaments`).
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, Problem};
+use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::{Json, Query};
 use crate::http::state::{AppState, Created};
@@ -69,7 +69,7 @@ const PROBLEM: &str = "application/problem+json";
     responses(
         (status = 201, description = "The tournament, open for entries.", body = Tournament),
         (status = 400, description = "Malformed JSON or wrong types.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 403, description = "`organiser_not_allowed`.", body = Problem, content_type = PROBLEM),
         (status = 422, description = "`invalid_field` (`field`: name, format, seats_per_table, rounds, max_players, round_hours, entry_closes_at, time_control.…), `unknown_game_kind`, `invalid_options`.", body = Problem, content_type = PROBLEM),
     )
@@ -103,7 +103,7 @@ pub async fn create_tournament(
     responses(
         (status = 200, description = "One page of tournaments.", body = TournamentList),
         (status = 400, description = "`invalid_parameter`: an unknown status, a limit outside 1–100, or a cursor this server did not give.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
     )
 )]
 #[get("/tournaments")]
@@ -133,7 +133,7 @@ pub async fn list_tournaments(
     responses(
         (status = 200, description = "The tournament.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
     )
 )]
@@ -157,7 +157,7 @@ pub async fn get_tournament(
     responses(
         (status = 200, description = "The caller is entered.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 403, description = "`email_not_verified` (where unverified accounts may not play).", body = Problem, content_type = PROBLEM),
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status` (entry is closed), `tournament_full`.", body = Problem, content_type = PROBLEM),
@@ -190,7 +190,7 @@ pub async fn join_tournament(
     responses(
         (status = 200, description = "The entry is taken back.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status` (it started: withdraw instead), `tournament_not_entered`.", body = Problem, content_type = PROBLEM),
     )
@@ -216,7 +216,7 @@ pub async fn leave_tournament(
     responses(
         (status = 200, description = "The tournament, running.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 403, description = "`not_the_organiser`.", body = Problem, content_type = PROBLEM),
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status`, `tournament_too_few_players`.", body = Problem, content_type = PROBLEM),
@@ -250,7 +250,7 @@ pub async fn start_tournament(
     responses(
         (status = 200, description = "The caller is withdrawn.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status` (not running: before the start, leave instead), `tournament_not_entered`, `tournament_already_withdrawn`.", body = Problem, content_type = PROBLEM),
     )

@@ -1,6 +1,6 @@
 //! Notification preferences, one-click unsubscribe, and the admin view of failed mails.
 
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::{Json, Query};
 use crate::http::state::AppState;
@@ -78,7 +78,7 @@ impl From<Choices> for NotificationSettings {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The preferences (defaults included).", body = NotificationSettings),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`: API tokens cannot do this.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -102,7 +102,7 @@ pub async fn get_preferences(
     responses(
         (status = 200, description = "The preferences after the change.", body = NotificationSettings),
         (status = 400, description = "`malformed_json` or `invalid_body` (an unknown field, or a value other than `immediately`, `digest`, `off`), or `unknown_notice_kind` (a kind in `push` that does not exist); nothing is changed.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`: API tokens cannot do this.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -354,6 +354,7 @@ fn form_decode(text: &str) -> String {
 #[into_params(parameter_in = Query)]
 pub struct FailedQuery {
     /// At most this many (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 
@@ -378,7 +379,7 @@ pub struct Retried {
     responses(
         (status = 200, description = "The failed mails.", body = FailedMailList),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`admin_required` or `session_required`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
