@@ -15,9 +15,10 @@ use super::play::committer::Committer;
 use super::play::events::{PlatformEvent, TimeoutPlay};
 use super::play::step;
 use crate::games::{Actor, BotLevel, GameRng, Rules, Seat};
-use crate::store::append::{Mail, SeatUpdate};
+use crate::store::append::SeatUpdate;
 use crate::store::deadlines::{self, DeadlineKind, DueClock};
 use crate::store::games::Status;
+use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::with_rules;
 use rand::RngExt;
@@ -324,7 +325,7 @@ async fn play_on_its_own<R: Rules>(
         return Ok(None);
     };
     actions::log_warnings(context.head.id, &decision.warnings);
-    let mail: Vec<Mail> = decision.notices.iter().map(Notice::as_mail).collect();
+    let mail: Vec<NewMail> = decision.notices.iter().map(Notice::as_mail).collect();
     let written = committer
         .append(&decision.append(Origin::default(), &mail), &decision.note)
         .await?;

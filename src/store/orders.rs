@@ -1,4 +1,4 @@
-//! Standing orders (`migrations/0027_standing_orders.sql`, `service::play::orders`): one row
+//! Standing orders (`migrations/0029_standing_orders.sql`, `service::play::orders`): one row
 //! per game and seat with the seat's orders and what the server did with them (`news`).
 //! Read by the command path (all seats of a game, with the head: [`orders_sql`]) and by the
 //! seat's owner; written by the owner's changes (under the game's row lock, moving

@@ -63,8 +63,8 @@ pub use state::State;
 pub use view::{Legal, View};
 
 use super::{
-    Actor, BotLevel, Forced, GameRng, OptionsError, OrderMatch, Outcome, RuleError, Rules, Seat,
-    Viewer,
+    Actor, BotLevel, Chat, Forced, GameNames, GameRng, OptionsError, OrderMatch, Outcome,
+    RuleError, Rules, Seat, Viewer,
 };
 
 /// The Steel Driver rules engine.
@@ -72,6 +72,11 @@ pub struct SteelDriver;
 
 impl Rules for SteelDriver {
     const KIND: &'static str = "steel-driver";
+    const NAMES: GameNames = GameNames {
+        en: "Steel Driver",
+        ja: "スチールドライバー",
+    };
+    const CHAT: Chat = Chat::Table;
     const RULES_VERSION: u32 = 1;
     const MIN_SEATS: u8 = 3;
     const MAX_SEATS: u8 = 6;

@@ -19,9 +19,10 @@ use super::step;
 use crate::games::{GameKind, Rules, Seat};
 use crate::live::Note;
 use crate::service::notices::Notice;
-use crate::store::append::{Mail, Rows, write_rows};
+use crate::store::append::{Rows, write_rows};
 use crate::store::games::{self, GameHead, Status};
 use crate::store::orders::{self as store, OrderRow};
+use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::time::Clock;
 use crate::with_rules;
@@ -268,9 +269,14 @@ async fn apply<R: Rules>(
     match step::settle::<R>(game, state, books, now)? {
         Ok(decision) => {
             log_warnings(head.id, &decision.warnings);
-            let mail: Vec<Mail> = decision.notices.iter().map(Notice::as_mail).collect();
+            let mail: Vec<NewMail> = decision.notices.iter().map(Notice::as_mail).collect();
             let append = decision.append(Default::default(), &mail);
-            let written = write_rows(&mut *conn, &Rows::of(&append)?).await?;
+            let written = write_rows(
+                &mut *conn,
+                &Rows::of(&append)?,
+                crate::service::notices::queue::routes(),
+            )
+            .await?;
             if written.is_empty() {
                 return Err(Error::internal(anyhow::anyhow!(
                     "a locked game moved on while its orders were played"

@@ -520,10 +520,12 @@ pub(super) async fn rewind<R: Rules>(
             if R::timer(&decision.state).is_none() {
                 decision.plan.disarm.push(clock::TIMER_SEAT);
             }
-            let mail: Vec<append::Mail> = decision.notices.iter().map(Notice::as_mail).collect();
+            let mail: Vec<crate::store::outbox::NewMail> =
+                decision.notices.iter().map(Notice::as_mail).collect();
             let written = append::write_rows(
                 &mut *conn,
                 &append::Rows::of(&decision.append(Default::default(), &mail))?,
+                crate::service::notices::queue::routes(),
             )
             .await?;
             if written.is_empty() {

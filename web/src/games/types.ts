@@ -56,8 +56,6 @@ export interface OrderComposerProps<View, Order> {
 
 export interface GameModule<View = unknown, Legal = unknown, Command = unknown, Options = unknown, Event = unknown, Order = unknown> {
   kind: string;
-  /** The game's name in each language. */
-  name: Record<Lang, string>;
   minSeats: number;
   maxSeats: number;
   Board: ComponentType<BoardProps<View, Legal, Command>>;

@@ -6,7 +6,8 @@
 //!
 //! The words are kept here, apart, until they move into the message catalogue.
 
-use super::{Block, NoticeContext, Span, str_field, t};
+use super::document::{Block, Span};
+use super::{NoticeContext, str_field};
 use crate::words::language::Language;
 use serde_json::Value;
 
@@ -84,9 +85,9 @@ pub(super) fn blocks(ctx: &NoticeContext) -> Vec<Block> {
     };
     let lines: Vec<Vec<Span>> = list
         .iter()
-        .map(|n| vec![t(line(game, n, language))])
+        .map(|n| vec![Span::Text(line(game, n, language))])
         .collect();
-    vec![Block::Para(vec![t(intro)]), Block::List(lines)]
+    vec![Block::Para(vec![Span::Text(intro)]), Block::List(lines)]
 }
 
 /// One piece of news as a sentence.

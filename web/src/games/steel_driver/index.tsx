@@ -145,7 +145,6 @@ function Status({ view, mySeat, seatName }: { view: View; mySeat: number | null;
 
 export const steelDriver: GameModule<View, Legal, Command, Options, Event, Order> = {
   kind: 'steel-driver',
-  name: { en: 'Steel Driver', ja: 'スチールドライバー' },
   minSeats: 3,
   maxSeats: 6,
   Board,
