@@ -721,6 +721,8 @@ error_codes! {
     TooManyRegistrations = "too_many_registrations", 429, "This client address registered the most accounts an hour allows (KONTOR_REGISTRATIONS_PER_ADDRESS); retry after `Retry-After` seconds.";
     TooManyOpenGames = "too_many_open_games", 429, "The caller has the most open games allowed (KONTOR_OPEN_GAMES_PER_USER); start or cancel one, or retry after `Retry-After` seconds (players may fill one meanwhile).";
     TooManyMailsToAddress = "too_many_mails_to_address", 429, "This address was mailed the most verification links a day allows, whichever accounts asked (KONTOR_VERIFY_MAILS_PER_ADDRESS); nothing was changed or mailed.";
+    TooManyTestSends = "too_many_test_sends", 429, "The caller's account made the most test sends an hour allows, webhook test events and push test notifications together (KONTOR_TEST_SENDS_PER_HOUR); retry after `Retry-After` seconds.";
+    TooManyTournaments = "too_many_tournaments", 429, "The caller organises the most tournaments open for entry or running at once that an organiser may (KONTOR_TOURNAMENTS_PER_ORGANISER); retry once one has finished or been cancelled.";
     TooManyInvitations = "too_many_invitations", 429, "The caller made the most invitations a day allows (KONTOR_INVITATIONS_PER_DAY); retry after `Retry-After` seconds.";
     RequestRejected = "request_rejected", 400, "The request was refused before reaching the API (another 4xx status).";
     PreconditionFailed = "precondition_failed", 412, "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`. For a note (`PUT /games/{id}/notes`): the note changed since the client read it (another tab or device saved it); read it again.";

@@ -233,7 +233,9 @@ pub struct PushTestResult {
 }
 
 /// Send a test notification to one of the caller's subscriptions now. A 404/410 answer
-/// removes the subscription, as for any notice.
+/// removes the subscription, as for any notice. An account may make
+/// `KONTOR_TEST_SENDS_PER_HOUR` test sends an hour (10 by default; webhook test events count
+/// too).
 #[utoipa::path(
     tag = "push",
     security(("bearer" = [])),
@@ -244,6 +246,8 @@ pub struct PushTestResult {
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`push_subscription_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_test_sends`: the account's test sends of the hour (push and webhook together, `KONTOR_TEST_SENDS_PER_HOUR`) are used up; see `Retry-After`.", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = String, description = "Seconds until another test send is allowed."))),
     )
 )]
 #[post("/me/push-subscriptions/{id}/test")]
@@ -257,6 +261,20 @@ pub async fn test_push_subscription(
     let (endpoint, p256dh, auth) = store::find_for_test(&state.pool, caller.user_id, id)
         .await?
         .ok_or_else(not_found)?;
+    let per_hour = state.config.delivery.test_sends_per_hour;
+    if let Err(wait) =
+        crate::service::delivery::fair::take_test_send(&state.pool, caller.user_id, per_hour)
+            .await?
+    {
+        return Err(ApiError::limit_reached(
+            ErrorCode::TooManyTestSends,
+            wait,
+            format!(
+                "your account has used its test sends for this hour (push and webhook together); try again in {} minutes",
+                wait.div_ceil(60)
+            ),
+        ));
+    }
     let base = state.config.public_base_url();
     let payload = Payload {
         kind: "test",

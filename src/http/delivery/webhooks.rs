@@ -199,6 +199,14 @@ fn refused(refusal: Refusal) -> ApiError {
             ErrorCode::WebhookNotFound,
             "no webhook endpoint or delivery of yours with this id",
         ),
+        Refusal::TooManyTestSends(wait) => ApiError::limit_reached(
+            ErrorCode::TooManyTestSends,
+            wait,
+            format!(
+                "your account has used its test sends for this hour (webhook and push together); try again in {} minutes",
+                wait.div_ceil(60)
+            ),
+        ),
         Refusal::NotFinished => ApiError::conflict(
             ErrorCode::DeliveryUnderWay,
             "the delivery is still being tried; redeliver it once it has succeeded or failed",
@@ -459,6 +467,8 @@ pub async fn rotate_webhook_secret(
 }
 
 /// Send a `webhook.test` event to the endpoint (queued now; the log shows what became of it).
+/// An account may make `KONTOR_TEST_SENDS_PER_HOUR` test sends an hour (10 by default; push
+/// test notifications count too).
 #[utoipa::path(
     tag = "webhooks",
     security(("bearer" = [])),
@@ -468,6 +478,8 @@ pub async fn rotate_webhook_secret(
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_test_sends`: the account's test sends of the hour (webhook and push together, `KONTOR_TEST_SENDS_PER_HOUR`) are used up; see `Retry-After`.", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = String, description = "Seconds until another test send is allowed."))),
     )
 )]
 #[post("/me/webhooks/{id}/test")]
@@ -481,6 +493,7 @@ pub async fn test_webhook(
         &state.pool,
         caller.user_id,
         path.into_inner(),
+        state.config.delivery.test_sends_per_hour,
         state.config.clock.now(),
     )
     .await?
