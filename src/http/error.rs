@@ -298,6 +298,7 @@ impl From<crate::service::play::error::Error> for ApiError {
             }
             E::AlreadySeated => Self::conflict(ErrorCode::AlreadySeated, detail),
             E::NotInvited => Self::forbidden(ErrorCode::NotInvited, detail),
+            E::RatedNeedsVerified => Self::forbidden(ErrorCode::EmailNotVerified, detail),
             E::CannotInvite | E::CannotJoin => Self::forbidden(ErrorCode::Blocked, detail),
             E::SeatTaken(_) => Self::conflict(ErrorCode::SeatTaken, detail),
             E::GameFull => Self::conflict(ErrorCode::GameFull, detail),
@@ -684,7 +685,7 @@ error_codes! {
     MailTokenInvalid = "mail_token_invalid", 400, "The token of a mailed link (address verification, password reset) is unknown, damaged or for another purpose.";
     MailTokenExpired = "mail_token_expired", 410, "The mailed link has expired; ask for a new one.";
     MailTokenUsed = "mail_token_used", 410, "The mailed link was used already, or a newer link replaced it.";
-    EmailNotVerified = "email_not_verified", 403, "The account's email address is not verified yet, and this server lets only verified accounts play (KONTOR_UNVERIFIED_MAY_PLAY=false).";
+    EmailNotVerified = "email_not_verified", 403, "The account's email address is not verified yet, and this server lets only verified accounts play (KONTOR_UNVERIFIED_MAY_PLAY=false), or play rated games and tournaments (KONTOR_UNVERIFIED_MAY_PLAY_RATED=false, the default).";
     EmailAlreadyVerified = "email_already_verified", 409, "The address is verified already and no change of address waits for its link.";
     SessionNotFound = "session_not_found", 404, "No active login (session) of the caller with this id.";
     AdminRequired = "admin_required", 403, "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.";

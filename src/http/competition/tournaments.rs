@@ -158,7 +158,7 @@ pub async fn get_tournament(
         (status = 200, description = "The caller is entered.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
-        (status = 403, description = "`email_not_verified` (where unverified accounts may not play).", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "`email_not_verified` (where unverified accounts may not play, or, by default, for a rated tournament: `KONTOR_UNVERIFIED_MAY_PLAY_RATED`).", body = Problem, content_type = PROBLEM),
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status` (entry is closed), `tournament_full`.", body = Problem, content_type = PROBLEM),
     )
@@ -171,12 +171,14 @@ pub async fn join_tournament(
 ) -> Result<Json<Tournament>, ApiError> {
     caller.require(Scope::GamePlay)?;
     crate::http::extract::caller::require_verified(&state, &caller).await?;
+    let may_play_rated = crate::http::extract::caller::may_play_rated(&state, &caller).await?;
     Ok(Json(
         tournaments::join(
             &state.pool,
             &state.config.clock,
             caller.user_id,
             path.into_inner(),
+            may_play_rated,
         )
         .await?,
     ))

@@ -99,7 +99,7 @@ pub async fn list_games(
         (status = 201, description = "The game, open for players.", body = GameSummary),
         (status = 400, description = "Malformed JSON or wrong types.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`insufficient_scope`, or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`insufficient_scope`, or `email_not_verified` (where only verified accounts may play, or, by default, for a rated table: `KONTOR_UNVERIFIED_MAY_PLAY_RATED`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`, `invalid_options` (with `field`) or `invalid_field`.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_open_games`: the caller's open games are as many as `KONTOR_OPEN_GAMES_PER_USER` allows; start or cancel one.", body = Problem, content_type = "application/problem+json"),
     )
@@ -112,12 +112,14 @@ pub async fn create_game(
 ) -> Result<Created<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
     crate::http::extract::caller::require_verified(&state, &caller).await?;
+    let may_play_rated = crate::http::extract::caller::may_play_rated(&state, &caller).await?;
     let game = lobby::create(
         &state.pool,
         caller.user_id,
         body.into_inner(),
         state.config.min_seconds_per_move,
         state.config.limits.open_games_per_user,
+        may_play_rated,
     )
     .await?;
     Ok(Created::at(format!("/games/{}", game.id), game))
@@ -211,7 +213,7 @@ pub async fn get_game(
     request_body(content = JoinRequest, description = "Optional: the seat and a nonce (no body, or `{}`, for any free seat)."),
     responses(
         (status = 200, description = "Seated (the game may have started).", body = GameSummary),
-        (status = 403, description = "`not_invited`, `insufficient_scope`, `email_not_verified` (where only verified accounts may play), or `blocked`: a player seated in the game and the caller blocked one another (either way).", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_invited`, `insufficient_scope`, `email_not_verified` (where only verified accounts may play, or, by default, at a rated table: `KONTOR_UNVERIFIED_MAY_PLAY_RATED`), or `blocked`: a player seated in the game and the caller blocked one another (either way).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`wrong_status`, `already_seated`, `seat_taken` or `game_full`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -225,6 +227,7 @@ pub async fn join_game(
 ) -> Result<Json<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
     crate::http::extract::caller::require_verified(&state, &caller).await?;
+    let may_play_rated = crate::http::extract::caller::may_play_rated(&state, &caller).await?;
     let request = body.0.unwrap_or_default();
     Ok(Json(
         lobby::join(
@@ -233,6 +236,7 @@ pub async fn join_game(
             caller.user_id,
             path.into_inner(),
             request,
+            may_play_rated,
         )
         .await?,
     ))

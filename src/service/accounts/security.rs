@@ -595,6 +595,18 @@ pub async fn end_other_sessions(
     Ok(SessionsRevoked { revoked })
 }
 
+/// Whether `user` may create or join rated games and tournaments: their address is verified,
+/// or the operator lets unverified accounts play rated (`KONTOR_UNVERIFIED_MAY_PLAY_RATED`).
+/// A verified address costs a throwaway account something, and a rating that such accounts
+/// could move is worth less.
+pub async fn may_play_rated(
+    pool: &PgPool,
+    config: &Config,
+    user: Uuid,
+) -> Result<bool, AccountError> {
+    Ok(config.unverified_may_play_rated || users::is_verified(pool, user).await?)
+}
+
 /// Refuses to let an account whose address is not verified create, join or act in games,
 /// where the operator asked for that (`KONTOR_UNVERIFIED_MAY_PLAY=false`).
 pub async fn require_verified(

@@ -292,13 +292,14 @@ pub async fn create_started(
 pub const OPEN_GAMES_RETRY_AFTER_SECS: u64 = 60;
 
 /// Opens a game for `caller`, who takes seat 0, unless `caller` has `max_open` open games
-/// already.
+/// already. A rated one only if `may_play_rated` (see `security::may_play_rated`).
 pub async fn create(
     pool: &PgPool,
     caller: Uuid,
     request: CreateGameRequest,
     min_seconds_per_move: i64,
     max_open: u32,
+    may_play_rated: bool,
 ) -> Result<GameSummary, Error> {
     let time_control = request
         .time_control
@@ -307,6 +308,9 @@ pub async fn create(
         .transpose()?;
     let kind = parse_kind(&request.kind)?;
     let (options, rules_version) = table_options(kind, &request.options, request.seats)?;
+    if table::is_rated(&options) && !may_play_rated {
+        return Err(Error::RatedNeedsVerified);
+    }
     let visibility = match request.visibility.as_deref().unwrap_or("public") {
         v @ ("public" | "private") => v.to_string(),
         other => {
@@ -388,6 +392,7 @@ pub async fn join(
     caller: Uuid,
     game_id: Uuid,
     request: JoinRequest,
+    may_play_rated: bool,
 ) -> Result<GameSummary, Error> {
     let nonce = validate_nonce(request.nonce)?;
     let mut tx = pool.begin().await?;
@@ -401,6 +406,9 @@ pub async fn join(
     let seats = games::seats(&mut *tx, game_id).await?;
     if seats.iter().any(|s| s.user_id == caller) {
         return Err(Error::AlreadySeated);
+    }
+    if table::is_rated(&head.options) && !may_play_rated {
+        return Err(Error::RatedNeedsVerified);
     }
     if head.visibility == "private"
         && head.created_by != caller

@@ -588,10 +588,14 @@ pub async fn join(
     time: &Clock,
     caller: Uuid,
     id: Uuid,
+    may_play_rated: bool,
 ) -> Result<Tournament, Error> {
     let mut tx = pool.begin().await?;
     let row = lock(&mut tx, id).await?;
     require_status(&row, "entry", "join")?;
+    if row.rated && !may_play_rated {
+        return Err(Error::RatedNeedsVerified);
+    }
     let players = store::players(&mut *tx, id).await?;
     if !players.iter().any(|p| p.user_id == caller) {
         if players.len() >= row.max_players as usize {

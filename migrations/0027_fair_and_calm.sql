@@ -1,0 +1,10 @@
+-- Issue 36, "fair and calm under abuse".
+
+-- Ratings: the version of the judge that judged each game (`ratings::JUDGE_VERSION`). The
+-- games judged before this migration were judged by the first judge; the rating worker
+-- rebuilds every judgement of an older version before it judges a new game, so that the
+-- ratings stay what the current judge makes of the whole history. A new reason for an
+-- unrated game: 'abandoned' (no seat was played to the end by its player).
+ALTER TABLE rating_games ADD COLUMN judge_version smallint NOT NULL DEFAULT 1;
+ALTER TABLE rating_games ALTER COLUMN judge_version DROP DEFAULT;
+CREATE INDEX rating_games_judge_version ON rating_games (judge_version);
