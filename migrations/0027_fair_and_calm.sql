@@ -8,3 +8,10 @@
 ALTER TABLE rating_games ADD COLUMN judge_version smallint NOT NULL DEFAULT 1;
 ALTER TABLE rating_games ALTER COLUMN judge_version DROP DEFAULT;
 CREATE INDEX rating_games_judge_version ON rating_games (judge_version);
+
+-- Usernames: the confusable skeleton makes the separators `_` and `-` one (`text::identity::
+-- skeleton`). The stored skeletons are emptied here and the server computes them again right
+-- after migrating (store::users::backfill_username_skeletons): the oldest of accounts that now
+-- look alike keeps the skeleton, the younger get one no name has (they keep their names and
+-- logins; only new names are compared).
+UPDATE users SET username_skeleton = NULL;

@@ -227,11 +227,15 @@ fn check_lengths(
         .with("field", "url"));
     }
     if let Some(d) = description
-        && (d.chars().count() > MAX_DESCRIPTION || d.chars().any(char::is_control))
+        && (d.chars().count() > MAX_DESCRIPTION
+            || d.chars().any(char::is_control)
+            || crate::text::visible::misplaced(d).is_some())
     {
         return Err(ApiError::unprocessable(
             ErrorCode::InvalidField,
-            format!("the description is one line of at most {MAX_DESCRIPTION} characters"),
+            format!(
+                "the description is one line of visible text (no invisible or bidirectional control characters), at most {MAX_DESCRIPTION} characters"
+            ),
         )
         .with("field", "description"));
     }

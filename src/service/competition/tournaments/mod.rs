@@ -319,18 +319,10 @@ pub async fn create(
         }));
     }
     let now = time.now();
-    let name = request.name.trim();
-    if name.is_empty()
-        || name.chars().count() > MAX_NAME_CHARS
-        || name.chars().any(char::is_control)
-    {
-        return Err(Error::invalid_field(
-            "name",
-            format!(
-                "a tournament's name has 1 to {MAX_NAME_CHARS} characters, without control characters"
-            ),
-        ));
-    }
+    // One line of visible text, by the policy every name follows (no bidirectional controls
+    // or invisible characters, not blank).
+    let name = crate::text::line("name", &request.name, 1..=MAX_NAME_CHARS)
+        .map_err(|refused| Error::invalid_field("name", refused.detail))?;
     let kind = GameKind::parse(&request.kind).ok_or_else(|| Error::UnknownGameKind {
         kind: request.kind.clone(),
     })?;
