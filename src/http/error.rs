@@ -299,6 +299,12 @@ impl From<crate::service::play::error::Error> for ApiError {
             E::AlreadySeated => Self::conflict(ErrorCode::AlreadySeated, detail),
             E::NotInvited => Self::forbidden(ErrorCode::NotInvited, detail),
             E::RatedNeedsVerified => Self::forbidden(ErrorCode::EmailNotVerified, detail),
+            E::TooManyTournaments { open } => Self::limit_reached(
+                ErrorCode::TooManyTournaments,
+                crate::service::competition::tournaments::TOURNAMENTS_RETRY_AFTER_SECS,
+                detail,
+            )
+            .with("open", open),
             E::CannotInvite | E::CannotJoin => Self::forbidden(ErrorCode::Blocked, detail),
             E::SeatTaken(_) => Self::conflict(ErrorCode::SeatTaken, detail),
             E::GameFull => Self::conflict(ErrorCode::GameFull, detail),

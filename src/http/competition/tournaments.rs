@@ -61,7 +61,9 @@ const PROBLEM: &str = "application/problem+json";
 /// Open a tournament. Who may organise is the server's setting
 /// `KONTOR_TOURNAMENT_ORGANISERS`: any player whose address is verified (default), or
 /// administrators only. Entry stays open until `entry_closes_at`, when the server starts it
-/// (or cancels it, with too few players to fill a table).
+/// (or cancels it, with too few players to fill a table). An organiser may have
+/// `KONTOR_TOURNAMENTS_PER_ORGANISER` (5) open for entry or running at once. The seed is
+/// shown only by its commitment (`seed_commitment`) until entry closes.
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = [])),
@@ -72,6 +74,8 @@ const PROBLEM: &str = "application/problem+json";
         (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
         (status = 403, description = "`organiser_not_allowed`.", body = Problem, content_type = PROBLEM),
         (status = 422, description = "`invalid_field` (`field`: name, format, seats_per_table, rounds, max_players, round_hours, entry_closes_at, time_control.…), `unknown_game_kind`, `invalid_options`.", body = Problem, content_type = PROBLEM),
+        (status = 429, description = "`too_many_tournaments` (with `open`): the caller organises as many tournaments open for entry or running as `KONTOR_TOURNAMENTS_PER_ORGANISER` allows; start, finish or cancel one.", body = Problem, content_type = PROBLEM,
+            headers(("Retry-After" = String, description = "Seconds to wait before asking again."))),
     )
 )]
 #[post("/tournaments")]
@@ -87,6 +91,7 @@ pub async fn create_tournament(
         &state.config.clock,
         state.config.tournament_organisers,
         state.config.min_seconds_per_move,
+        state.config.tournaments_per_organiser,
         caller.user_id,
         body.into_inner(),
     )
