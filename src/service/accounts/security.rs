@@ -458,6 +458,9 @@ pub async fn change_password(
     // password owns the account now, and asks again if the change was theirs.
     let now = accounts.config.clock.now();
     mail_tokens::supersede_address_changes(&mut *tx, user, &account.email, now).await?;
+    // A reset link mailed before the change would undo it: it stops working (whoever asked
+    // for it, the owner now knows the password, and may ask again).
+    mail_tokens::supersede(&mut *tx, user, mail_tokens::RESET_PASSWORD, now).await?;
     let notice = AccountMail::password_changed(user, Uuid::now_v7(), PasswordChange::Changed);
     mail::enqueue(&mut tx, &[notice]).await?;
     tx.commit().await?;
