@@ -15,3 +15,9 @@ CREATE INDEX rating_games_judge_version ON rating_games (judge_version);
 -- look alike keeps the skeleton, the younger get one no name has (they keep their names and
 -- logins; only new names are compared).
 UPDATE users SET username_skeleton = NULL;
+
+-- Games: a create retried with the same Idempotency-Key is answered with the game the first
+-- request created (the key is the creator's; the fingerprint, SHA-256 of the request, tells a
+-- retry from another request under the same key).
+ALTER TABLE games ADD COLUMN create_key text, ADD COLUMN create_request bytea;
+CREATE UNIQUE INDEX games_create_key ON games (created_by, create_key) WHERE create_key IS NOT NULL;
