@@ -1288,3 +1288,49 @@ async fn an_organiser_runs_a_bounded_number_of_tournaments_at_once() {
     assert_eq!(first["status"], "cancelled");
     create(&app, &organiser, &body(&app, "swiss", 1)).await;
 }
+
+#[tokio::test]
+async fn the_organiser_hosts_the_spectators_channel_of_a_tournament_game_and_reads_no_seats_talk() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 3).await;
+    let created = create(&app, &organiser, &body(&app, "swiss", 1)).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    enter_all(&app, &id, &users).await;
+    let started = app
+        .post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await;
+    let game = started.assert_ok()["rounds_played"][0]["tables"][0]["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Decided (issue 36): the organiser, the games' creator without a seat, may close and
+    // reopen the onlookers' channel; a seated player may not.
+    app.put(&format!("/games/{game}/chat/spectators"))
+        .as_user(&users[0])
+        .json(&json!({"open": false}))
+        .send()
+        .await
+        .assert_problem(403, "not_the_creator");
+    let closed = app
+        .put(&format!("/games/{game}/chat/spectators"))
+        .as_user(&organiser)
+        .json(&json!({"open": false}))
+        .send()
+        .await;
+    assert_eq!(closed.assert_ok()["spectators_open"], false);
+    // It gives the organiser nothing of the seats': their channel is not theirs to read.
+    app.get(&format!("/games/{game}/chat/table/messages"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(404, "chat_channel_not_found");
+    app.put(&format!("/games/{game}/chat/spectators"))
+        .as_user(&organiser)
+        .json(&json!({"open": true}))
+        .send()
+        .await
+        .assert_ok();
+}
