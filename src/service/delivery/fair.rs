@@ -228,6 +228,36 @@ pub trait Channel: Send + Sync + 'static {
     /// Gives back the claims of deliveries abandoned at a stop: due again, the attempt not
     /// counted.
     fn release(&self, ids: &[Self::Id]) -> impl Future<Output = anyhow::Result<()>> + Send;
+
+    /// Whether the database is gone (the server is stopping): then the worker ends.
+    fn closed(&self) -> bool;
+}
+
+/// A channel's worker: [`drive`]s it until `stop`, starting again after a failure (logged with
+/// the worker's `name`) once `poll` has passed.
+pub async fn run<C: Channel>(
+    channel: Arc<C>,
+    limits: Limits,
+    poll: Duration,
+    stop: CancellationToken,
+    name: &'static str,
+) {
+    loop {
+        if channel.closed() || stop.is_cancelled() {
+            return;
+        }
+        match drive(channel.clone(), limits, poll, Until::Stopped(stop.clone())).await {
+            Ok(_) => return,
+            Err(_) if channel.closed() => return,
+            Err(error) => {
+                tracing::error!(worker = name, error = %format!("{error:#}"), "deliveries failed; trying again");
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(poll) => {}
+            _ = stop.cancelled() => return,
+        }
+    }
 }
 
 /// How long [`drive`] goes on.

@@ -382,23 +382,8 @@ impl Pusher {
     /// Runs until `stop`; what is in flight then is abandoned after [`fair::STOP_GRACE`] (sent
     /// again later).
     pub async fn run(self, stop: CancellationToken) {
-        let me = Arc::new(self);
-        loop {
-            if me.pool.is_closed() || stop.is_cancelled() {
-                return;
-            }
-            match fair::drive(me.clone(), me.limits, POLL, Until::Stopped(stop.clone())).await {
-                Ok(_) => return,
-                Err(_) if me.pool.is_closed() => return,
-                Err(e) => {
-                    tracing::warn!(error = %format!("{e:#}"), "web push delivery failed; trying again")
-                }
-            }
-            tokio::select! {
-                _ = stop.cancelled() => return,
-                _ = tokio::time::sleep(POLL) => {}
-            }
-        }
+        let limits = self.limits;
+        fair::run(Arc::new(self), limits, POLL, stop, "push").await;
     }
 }
 
@@ -465,6 +450,10 @@ impl Channel for Pusher {
 
     async fn release(&self, ids: &[Uuid]) -> anyhow::Result<()> {
         Ok(store::release(&self.pool, ids, self.clock.now()).await?)
+    }
+
+    fn closed(&self) -> bool {
+        self.pool.is_closed()
     }
 }
 

@@ -66,21 +66,8 @@ impl Webhooks {
     /// Plans and sends until `stop`; what is in flight then is abandoned after
     /// [`fair::STOP_GRACE`] (sent again later).
     pub async fn run(self, stop: CancellationToken) {
-        let me = Arc::new(self);
-        loop {
-            if me.pool.is_closed() || stop.is_cancelled() {
-                return;
-            }
-            match fair::drive(me.clone(), me.limits, POLL, Until::Stopped(stop.clone())).await {
-                Ok(_) => return,
-                Err(_) if me.pool.is_closed() => return,
-                Err(error) => tracing::error!(error = ?error, "webhooks"),
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(POLL) => {}
-                _ = stop.cancelled() => return,
-            }
-        }
+        let limits = self.limits;
+        fair::run(Arc::new(self), limits, POLL, stop, "webhooks").await;
     }
 
     /// One pass: plans every unplanned notice, then sends what is due until nothing is; how
@@ -329,6 +316,10 @@ impl Channel for Webhooks {
 
     async fn release(&self, ids: &[String]) -> anyhow::Result<()> {
         Ok(store::release(&self.pool, ids, self.clock.now()).await?)
+    }
+
+    fn closed(&self) -> bool {
+        self.pool.is_closed()
     }
 }
 
