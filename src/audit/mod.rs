@@ -41,7 +41,7 @@ pub struct ExportHeader {
     pub rules_version: i32,
     pub status: String,
     pub seats: Vec<SeatInfo>,
-    #[schema(value_type = Object)]
+    #[schema(schema_with = crate::service::play::game_schemas::exported_options)]
     pub options: Value,
     /// SHA-256 (hex) of the secret seed, published at the creation of the game.
     pub seed_commitment: String,

@@ -35,8 +35,10 @@ pub struct Problem {
     #[schema(nullable = false)]
     pub request_id: Option<String>,
     /// Further members depending on the code (`current_version`, `field`, `retry_after`…).
+    /// The description lists them (`http::openapi`): utoipa would make the struct an `allOf`
+    /// with a bare object, which generators intersect with `Record<string, never>`.
     #[serde(flatten)]
-    #[schema(value_type = Object)]
+    #[schema(ignore)]
     pub extra: Map<String, Value>,
 }
 
@@ -87,10 +89,12 @@ impl Serialize for Code {
     }
 }
 
-/// The schema of `Problem.code`: a platform code ([`ErrorCode`], schema `PlatformErrorCode`)
-/// or any game's rule code.
+/// The schema of `Problem.code`: a platform code ([`ErrorCode`], schema `PlatformErrorCode`),
+/// any game's rule code, or any other string. New codes are additive (the versioning
+/// promise): a client generated today keeps a code added later instead of failing on it (a
+/// closed enum makes generated parsers raise).
 fn problem_code_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+    use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, Type};
     let mut rule_codes: Vec<&str> = Vec::new();
     for kind in crate::games::GameKind::ALL {
         crate::with_rules!(kind, R => rule_codes.extend(R::ERROR_CODES.iter().map(|(c, _)| *c)));
@@ -101,17 +105,57 @@ fn problem_code_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Sche
         .schema_type(Type::String)
         .description(Some("A rule code of a game (status 422)."))
         .enum_values(Some(rule_codes));
-    utoipa::openapi::schema::Schema::OneOf(
-        OneOfBuilder::new()
+    let later = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(
+            "A code added after this description: read `status` and `detail`.",
+        ));
+    utoipa::openapi::schema::Schema::AnyOf(
+        AnyOfBuilder::new()
             .description(Some(
                 "Stable machine-readable code: a platform code or a game's rule code; see the \
                  lists in the API description.",
             ))
             .item(utoipa::openapi::Ref::from_schema_name("PlatformErrorCode"))
             .item(rules)
+            .item(later)
             .build(),
     )
     .into()
+}
+
+/// The media type of a [`Problem`].
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// A problem answer as the API description gives it: `description`, and a [`Problem`] body.
+pub fn problem_response(description: &str) -> utoipa::openapi::RefOr<utoipa::openapi::Response> {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            PROBLEM_JSON,
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("Problem")))
+                .build(),
+        )
+        .build()
+        .into()
+}
+
+/// The 401 of an operation that needs a bearer token, as most handlers list it
+/// (`responses(…, Unauthenticated, …)`). An operation that lists no 401 gets the longer
+/// wording of the answers every secured operation can give (`http::openapi::responses`).
+pub struct Unauthenticated;
+
+impl utoipa::IntoResponses for Unauthenticated {
+    fn responses()
+    -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::Response>> {
+        [(
+            "401".to_string(),
+            problem_response("No or bad credentials."),
+        )]
+        .into()
+    }
 }
 
 /// An error answered to the client. Internal failures carry their cause for the log only.

@@ -77,7 +77,7 @@ pub async fn process_due(pool: &PgPool, committer: &Committer, limit: i64) -> an
         reminders: send_reminders(pool, limit, now).await?,
         rematch_offers_expired: crate::service::social::rematch::expire_lapsed(pool, now, limit)
             .await?,
-        undo_requests_lapsed: crate::service::play::undo_commands::lapse_due(pool, now, limit)
+        undo_requests_lapsed: crate::service::play::undo_lapses::lapse_due(pool, now, limit)
             .await?,
         ..Pass::default()
     };

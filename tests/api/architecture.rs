@@ -13,9 +13,15 @@
 //! - **No upward import.** In the folders that [`LAYERS`] orders, an entry imports only
 //!   entries listed before it (or itself); an entry missing from the list fails, so a new
 //!   room is placed on purpose.
+//!
+//! And a size a person reads: no file of `src/` is longer than [`MAX_LINES`] lines, its test
+//! code (`#[cfg(test)]` items and test files) left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// The most lines a source file of `src/` has, its tests left out.
+const MAX_LINES: usize = 1000;
 
 /// The order of the rooms, lowest first, in the folders whose rooms form layers.
 const LAYERS: &[(&str, &[&str])] = &[
@@ -86,7 +92,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "docs.rs",
             // The route table, and the description assembled from it.
             "routes.rs",
-            "openapi.rs",
+            "openapi",
             "mod.rs",
         ],
     ),
@@ -110,7 +116,8 @@ fn no_circle_crosses_folders_and_no_layer_imports_upward() {
         "only {} imports found: is the reader broken?",
         code.imports.len()
     );
-    let problems = code.problems(LAYERS);
+    let mut problems = code.problems(LAYERS);
+    problems.extend(too_long(&files));
     assert!(
         problems.is_empty(),
         "the shape of src/ is broken:\n{}",
@@ -209,6 +216,53 @@ fn the_shape_detector_finds_circles_and_upward_imports() {
         ("extra.rs", ""),
     ]);
     assert_eq!(tests, ["src/extra.rs is in no layer of src/"], "{tests:?}");
+    // A long file, counted without its tests.
+    let long = |code: usize, test: usize| {
+        let text = format!(
+            "{}#[cfg(test)]\nmod tests {{\n{}}}\n",
+            "fn f() {}\n".repeat(code),
+            "    fn t() {}\n".repeat(test)
+        );
+        too_long(&BTreeMap::from([("lib.rs".to_string(), text)]))
+    };
+    assert!(long(MAX_LINES, 500).is_empty());
+    assert_eq!(
+        long(MAX_LINES + 1, 0),
+        [format!(
+            "src/lib.rs has {} lines besides its tests (at most {MAX_LINES})",
+            MAX_LINES + 1
+        )]
+    );
+}
+
+/// The files of `src/` longer than [`MAX_LINES`] outside their test code.
+fn too_long(sources: &BTreeMap<String, String>) -> Vec<String> {
+    let modules: BTreeMap<Vec<String>, String> = sources
+        .keys()
+        .filter(|name| name.as_str() != "main.rs")
+        .map(|name| (module_of(name), name.clone()))
+        .collect();
+    let tests = test_files(sources, &modules);
+    sources
+        .iter()
+        .filter(|(name, _)| !tests.contains(*name))
+        .filter_map(|(name, text)| {
+            let code = blank_comments_and_strings(text);
+            let lines = text.lines().count() - lines_of_tests(&code);
+            (lines > MAX_LINES).then(|| {
+                format!("src/{name} has {lines} lines besides its tests (at most {MAX_LINES})")
+            })
+        })
+        .collect()
+}
+
+/// How many lines the `#[cfg(test)]` items of a file take.
+fn lines_of_tests(code: &str) -> usize {
+    let blanked = without_tests(code);
+    code.lines()
+        .zip(blanked.lines())
+        .filter(|(before, after)| before.trim() != after.trim())
+        .count()
 }
 
 /// One import: the file that names a module, the file of that module, and where.

@@ -2,7 +2,7 @@
 //! everything stored about the caller, and blocking other players. What they do is
 //! `service::profile`'s; here each request is read, handed on and answered.
 
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text;
 use crate::http::extract::text::Json;
@@ -31,7 +31,7 @@ pub struct ProfileUpdate {
     /// 1–40 characters on one line, shown beside the username; `null` removes it. Absent:
     /// unchanged.
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, max_length = 40)]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 40)]
     pub display_name: Option<Option<String>>,
     /// The language of every mail to you (`en` or `ja`). Absent: unchanged.
     pub language: Option<Language>,
@@ -72,7 +72,7 @@ pub fn time_zone(name: &str) -> Result<&'static str, ApiError> {
     responses(
         (status = 200, description = "The account after the change.", body = UserProfile),
         (status = 400, description = "`malformed_json` or `invalid_body` (an unknown member, a language other than `en`, `ja`); nothing is changed.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`: API tokens cannot change the profile.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field`: a display name that is empty, longer than 40 characters or holds control characters, or an unknown time zone; nothing is changed.", body = Problem, content_type = "application/problem+json"),
     )
@@ -131,7 +131,7 @@ pub struct DeleteAccountRequest {
     responses(
         (status = 204, description = "The account is deleted; its tokens no longer work."),
         (status = 400, description = "`malformed_json` or `invalid_body`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required` (API tokens cannot delete the account) or `wrong_password`; nothing is changed.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field`: an over-long password or a control character.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: too many failed passwords or logins; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
@@ -169,7 +169,7 @@ pub async fn delete_me(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller's data, as an attachment (`kontor-my-data.json`).", body = MyData),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`: API tokens cannot export the account.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -195,7 +195,7 @@ pub async fn export_me(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The blocked players, by name.", body = BlockList),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -225,7 +225,7 @@ fn block_name(name: &str) -> Result<&str, ApiError> {
     params(("username" = String, Path, description = "The player's username (any letter case).")),
     responses(
         (status = 204, description = "The player is blocked."),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`user_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field`: yourself, or a name with control characters.", body = Problem, content_type = "application/problem+json"),
@@ -250,7 +250,7 @@ pub async fn block(
     params(("username" = String, Path, description = "The player's username (any letter case).")),
     responses(
         (status = 204, description = "The block is lifted."),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`user_not_found`: no such player, or you have not blocked them.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field`: yourself, or a name with control characters.", body = Problem, content_type = "application/problem+json"),

@@ -243,6 +243,7 @@ pub struct ChangeEmailRequest {
     /// The account's current password.
     pub password: String,
     /// The new address. Unique regardless of letter case and Unicode form.
+    #[schema(format = IdnEmail)]
     pub email: String,
 }
 

@@ -146,6 +146,7 @@ pub async fn open_session(
 /// replaced. No body: the session cookie is the credential.
 #[utoipa::path(
     tag = "accounts",
+    security(("session_cookie" = [])),
     responses(
         (status = 200, description = "A new access token; the session cookie is renewed.", body = SessionToken,
             headers(("Set-Cookie" = String, description = "The renewed `kontor_session` cookie."))),

@@ -3,7 +3,7 @@
 //! `service::signin`'s; here each request is read, handed on and answered.
 
 use crate::auth::{Scope, password};
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::{ApiError, ErrorCode, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text;
 use crate::http::extract::text::Json;
@@ -38,11 +38,15 @@ impl AppState {
 pub struct RegisterRequest {
     /// 3–32 characters: letters (any script), digits, `_` and `-`; no spaces or invisible
     /// characters. Unique regardless of letter case and Unicode form (`straße` = `STRASSE`).
+    #[schema(min_length = 3, max_length = 32)]
     pub username: String,
     /// Unique regardless of letter case and Unicode form.
+    // The server checks the shape only (one `@`, a dotted domain), in any script.
+    #[schema(format = IdnEmail)]
     pub email: String,
     /// 8–128 characters, and not easy to guess: common passwords, keyboard patterns,
     /// repeats and the username or email address are refused (zxcvbn score ≥ 3 of 4).
+    #[schema(min_length = 8)]
     pub password: String,
     /// The language of the mails (`en`, the default, or `ja`); changed later with
     /// `PUT /me/profile`.
@@ -54,6 +58,7 @@ pub struct RegisterRequest {
 #[schema(example = json!({"username": "anna", "password": "correct horse battery"}))]
 pub struct LoginRequest {
     /// The username or the email address.
+    #[schema(min_length = 1, max_length = 254)]
     pub username: String,
     pub password: String,
 }
@@ -257,7 +262,7 @@ pub(super) async fn end_login(state: &AppState, token: &str) -> Result<(), ApiEr
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The account.", body = UserProfile),
-        (status = 401, description = "No or bad credentials.", body = crate::http::error::Problem, content_type = "application/problem+json"),
+        Unauthenticated,
     )
 )]
 #[get("/me")]
@@ -272,10 +277,12 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<Json<UserP
 #[schema(example = json!({"name": "my bot", "scopes": ["game:read", "game:play"], "expires_in_days": 90}))]
 pub struct CreateTokenRequest {
     /// A name to recognise the token by.
+    #[schema(min_length = 1, max_length = 100)]
     pub name: String,
     /// `game:read` and/or `game:play`, and `webhooks` (manage the account's webhooks).
     pub scopes: Vec<String>,
     /// Days until the token expires; absent = never.
+    #[schema(minimum = 1, maximum = 3650)]
     pub expires_in_days: Option<u32>,
 }
 

@@ -2,7 +2,7 @@
 //! `service::standing`'s; here each request is read, handed on and answered.
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, Problem};
+use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::{Json, Query};
 use crate::http::state::AppState;
@@ -22,7 +22,7 @@ use actix_web::{get, web};
     params(("username" = String, Path, description = "The player's username.")),
     responses(
         (status = 200, description = "The profile.", body = PlayerProfile),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`player_not_found`: no live account has this name (a deleted account's neither).", body = Problem, content_type = "application/problem+json"),
     )
@@ -53,7 +53,7 @@ pub async fn player_profile(
     responses(
         (status = 200, description = "One page of the history.", body = RatingHistory),
         (status = 400, description = "`invalid_parameter`: a limit outside 1–100, or a cursor this server did not give.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`player_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`.", body = Problem, content_type = "application/problem+json"),
@@ -87,7 +87,7 @@ pub async fn rating_history(
     responses(
         (status = 200, description = "One page of the leaderboard.", body = Leaderboard),
         (status = 400, description = "`invalid_parameter`: a limit outside 1–100, or a cursor this server did not give.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`.", body = Problem, content_type = "application/problem+json"),
     )

@@ -3,7 +3,7 @@
 //! games itself (`service::competition::tournaments`).
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, Problem};
+use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::{Json, Query};
 use crate::http::state::{AppState, Created};
@@ -71,7 +71,7 @@ const PROBLEM: &str = "application/problem+json";
     responses(
         (status = 201, description = "The tournament, open for entries.", body = Tournament),
         (status = 400, description = "Malformed JSON or wrong types.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 403, description = "`organiser_not_allowed`.", body = Problem, content_type = PROBLEM),
         (status = 422, description = "`invalid_field` (`field`: name, format, seats_per_table, rounds, max_players, round_hours, entry_closes_at, time_control.…), `unknown_game_kind`, `invalid_options`.", body = Problem, content_type = PROBLEM),
         (status = 429, description = "`too_many_tournaments` (with `open`): the caller organises as many tournaments open for entry or running as `KONTOR_TOURNAMENTS_PER_ORGANISER` allows; start, finish or cancel one.", body = Problem, content_type = PROBLEM,
@@ -108,7 +108,7 @@ pub async fn create_tournament(
     responses(
         (status = 200, description = "One page of tournaments.", body = TournamentList),
         (status = 400, description = "`invalid_parameter`: an unknown status, a limit outside 1–100, or a cursor this server did not give.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
     )
 )]
 #[get("/tournaments")]
@@ -138,7 +138,7 @@ pub async fn list_tournaments(
     responses(
         (status = 200, description = "The tournament.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
     )
 )]
@@ -162,7 +162,7 @@ pub async fn get_tournament(
     responses(
         (status = 200, description = "The caller is entered.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 403, description = "`email_not_verified` (where unverified accounts may not play, or, by default, for a rated tournament: `KONTOR_UNVERIFIED_MAY_PLAY_RATED`).", body = Problem, content_type = PROBLEM),
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status` (entry is closed), `tournament_full`.", body = Problem, content_type = PROBLEM),
@@ -197,7 +197,7 @@ pub async fn join_tournament(
     responses(
         (status = 200, description = "The entry is taken back.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status` (it started: withdraw instead), `tournament_not_entered`.", body = Problem, content_type = PROBLEM),
     )
@@ -223,7 +223,7 @@ pub async fn leave_tournament(
     responses(
         (status = 200, description = "The tournament, running.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 403, description = "`not_the_organiser`.", body = Problem, content_type = PROBLEM),
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status`, `tournament_too_few_players`.", body = Problem, content_type = PROBLEM),
@@ -257,7 +257,7 @@ pub async fn start_tournament(
     responses(
         (status = 200, description = "The caller is withdrawn.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = PROBLEM),
+        Unauthenticated,
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status` (not running: before the start, leave instead), `tournament_not_entered`, `tournament_already_withdrawn`.", body = Problem, content_type = PROBLEM),
     )

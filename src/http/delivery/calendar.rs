@@ -1,7 +1,7 @@
 //! The deadline calendar (see `service::delivery::calendar`): the caller's feed (make or replace,
 //! look, revoke) and the feed itself, whose URL's token is its only credential.
 
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::conditional;
 use crate::http::extract::text::Json;
@@ -38,7 +38,7 @@ fn calendar_not_found() -> ApiError {
     security(("bearer" = [])),
     responses(
         (status = 201, description = "The new feed, its URL shown this once.", body = CalendarFeedCreated),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`: API tokens cannot do this.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -58,7 +58,7 @@ pub async fn create_calendar_feed(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Whether there is a feed.", body = CalendarFeedStatus),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`: API tokens cannot do this.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -77,7 +77,7 @@ pub async fn calendar_feed_status(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Revoked."),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`session_required`: API tokens cannot do this.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`calendar_not_found`: the caller has no feed.", body = Problem, content_type = "application/problem+json"),
     )

@@ -2,12 +2,16 @@
 //! the scope `webhooks`.
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
+use crate::http::extract::headers::AcceptLanguage;
 use crate::http::extract::text::{Json, Query};
 use crate::http::state::AppState;
+use crate::key;
 use crate::service::delivery::webhooks::endpoints::{self, Refusal, Settings};
 use crate::store::webhooks::{DeliveryLine, Endpoint};
+use crate::words::catalogue::{self, Args};
+use crate::words::language::Language;
 use actix_web::{HttpResponse, delete, get, patch, post, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -172,44 +176,54 @@ pub struct DeliveryQuery {
     pub after: Option<String>,
 }
 
-fn refused(refusal: Refusal) -> ApiError {
+/// A refusal in the words of `language` (the caller's `Accept-Language`).
+fn refused(refusal: Refusal, language: Language) -> ApiError {
+    let say = |key: &str, args: Args| catalogue::say(language, key, &args);
     match refusal {
-        Refusal::Url(code, message) => ApiError::unprocessable(
+        Refusal::Url(code, detail) => ApiError::unprocessable(
             ErrorCode::InvalidWebhookUrl,
-            format!("the URL cannot be used: {message}"),
+            say(
+                key!("refusal-webhook-url"),
+                Args::new().choice("reason", code).text("detail", detail),
+            ),
         )
         .with("field", "url")
         .with("reason", code),
         Refusal::UnknownEventType(event_type) => ApiError::unprocessable(
             ErrorCode::InvalidField,
-            format!(
-                "{event_type:?} is not an event type; use one of {}",
-                crate::service::delivery::webhooks::event_types().join(", ")
+            say(
+                key!("refusal-webhook-event-type"),
+                Args::new()
+                    .text("event_type", format!("{event_type:?}"))
+                    .text(
+                        "types",
+                        crate::service::delivery::webhooks::event_types().join(", "),
+                    ),
             ),
         )
         .with("field", "event_types"),
         Refusal::TooManyEndpoints => ApiError::conflict(
             ErrorCode::TooManyWebhooks,
-            format!(
-                "an account may have {} webhook endpoints; delete one first",
-                crate::service::delivery::webhooks::MAX_ENDPOINTS
+            say(
+                key!("refusal-too-many-webhooks"),
+                Args::new().number("max", crate::service::delivery::webhooks::MAX_ENDPOINTS),
             ),
         ),
         Refusal::NotFound => ApiError::not_found(
             ErrorCode::WebhookNotFound,
-            "no webhook endpoint or delivery of yours with this id",
+            say(key!("refusal-webhook-not-found"), Args::new()),
         ),
         Refusal::TooManyTestSends(wait) => ApiError::limit_reached(
             ErrorCode::TooManyTestSends,
             wait,
-            format!(
-                "your account has used its test sends for this hour (webhook and push together); try again in {} minutes",
-                wait.div_ceil(60)
+            say(
+                key!("refusal-too-many-test-sends"),
+                Args::new().number("minutes", wait.div_ceil(60) as i64),
             ),
         ),
         Refusal::NotFinished => ApiError::conflict(
             ErrorCode::DeliveryUnderWay,
-            "the delivery is still being tried; redeliver it once it has succeeded or failed",
+            say(key!("refusal-delivery-under-way"), Args::new()),
         ),
     }
 }
@@ -266,7 +280,7 @@ fn distinct(mut events: Vec<String>) -> Vec<String> {
     responses(
         (status = 201, description = "Created; the secret is shown this once.", body = CreatedWebhook),
         (status = 400, description = "`malformed_json` or `invalid_body`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`: the API token lacks `webhooks`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`too_many_webhooks`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_webhook_url` (`reason`: `invalid_url`, `insecure_url`, `blocked_address`) or `invalid_field` (`field`).", body = Problem, content_type = "application/problem+json"),
@@ -276,6 +290,7 @@ fn distinct(mut events: Vec<String>) -> Vec<String> {
 pub async fn create_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     body: Json<NewWebhook>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::Webhooks)?;
@@ -300,7 +315,7 @@ pub async fn create_webhook(
         state.config.clock.now(),
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     let id = endpoint.id;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/me/webhooks/{id}")))
@@ -316,7 +331,7 @@ pub async fn create_webhook(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The endpoints.", body = WebhookList),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -339,7 +354,7 @@ pub async fn list_webhooks(
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
         (status = 200, description = "The endpoint.", body = Webhook),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -348,13 +363,14 @@ pub async fn list_webhooks(
 pub async fn get_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<Json<Webhook>, ApiError> {
     caller.require(Scope::Webhooks)?;
     crate::store::webhooks::get(&state.pool, caller.user_id, path.into_inner())
         .await?
         .map(|e| Json(e.into()))
-        .ok_or_else(|| refused(Refusal::NotFound))
+        .ok_or_else(|| refused(Refusal::NotFound, language.0))
 }
 
 /// Change a webhook endpoint: fields left out keep their value.
@@ -366,7 +382,7 @@ pub async fn get_webhook(
     responses(
         (status = 200, description = "The endpoint after the change.", body = Webhook),
         (status = 400, description = "`malformed_json` or `invalid_body`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_webhook_url` or `invalid_field`; nothing is changed.", body = Problem, content_type = "application/problem+json"),
@@ -376,6 +392,7 @@ pub async fn get_webhook(
 pub async fn update_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
     body: Json<WebhookUpdate>,
 ) -> Result<Json<Webhook>, ApiError> {
@@ -410,7 +427,7 @@ pub async fn update_webhook(
         },
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     Ok(Json(endpoint.into()))
 }
 
@@ -421,7 +438,7 @@ pub async fn update_webhook(
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
         (status = 204, description = "Deleted."),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -430,13 +447,14 @@ pub async fn update_webhook(
 pub async fn delete_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::Webhooks)?;
     if crate::store::webhooks::delete(&state.pool, caller.user_id, path.into_inner()).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {
-        Err(refused(Refusal::NotFound))
+        Err(refused(Refusal::NotFound, language.0))
     }
 }
 
@@ -448,7 +466,7 @@ pub async fn delete_webhook(
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
         (status = 200, description = "The new secret.", body = RotatedWebhookSecret),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -457,13 +475,14 @@ pub async fn delete_webhook(
 pub async fn rotate_webhook_secret(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<Json<RotatedWebhookSecret>, ApiError> {
     caller.require(Scope::Webhooks)?;
     let now = state.config.clock.now();
     let secret = endpoints::rotate(&state.pool, caller.user_id, path.into_inner(), now)
         .await?
-        .map_err(refused)?;
+        .map_err(|refusal| refused(refusal, language.0))?;
     Ok(Json(RotatedWebhookSecret {
         secret,
         previous_expires_at: now + crate::service::delivery::webhooks::SECRET_OVERLAP,
@@ -479,7 +498,7 @@ pub async fn rotate_webhook_secret(
     params(("id" = Uuid, Path, description = "The endpoint's id.")),
     responses(
         (status = 202, description = "Queued.", body = QueuedWebhookDelivery),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_test_sends`: the account's test sends of the hour (webhook and push together, `KONTOR_TEST_SENDS_PER_HOUR`) are used up; see `Retry-After`.", body = Problem, content_type = "application/problem+json",
@@ -490,6 +509,7 @@ pub async fn rotate_webhook_secret(
 pub async fn test_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::Webhooks)?;
@@ -501,7 +521,7 @@ pub async fn test_webhook(
         state.config.clock.now(),
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     Ok(HttpResponse::Accepted().json(QueuedWebhookDelivery { delivery_id }))
 }
 
@@ -513,7 +533,7 @@ pub async fn test_webhook(
     responses(
         (status = 200, description = "A page of deliveries.", body = WebhookDeliveryPage),
         (status = 400, description = "`invalid_parameter`: `limit` out of range.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`: no such endpoint, or no delivery `after` of it.", body = Problem, content_type = "application/problem+json"),
     )
@@ -522,6 +542,7 @@ pub async fn test_webhook(
 pub async fn webhook_deliveries(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
     query: Query<DeliveryQuery>,
 ) -> Result<Json<WebhookDeliveryPage>, ApiError> {
@@ -541,7 +562,7 @@ pub async fn webhook_deliveries(
         limit,
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     let next = (lines.len() as i64 == limit)
         .then(|| lines.last().map(|l| l.id.clone()))
         .flatten();
@@ -559,7 +580,7 @@ pub async fn webhook_deliveries(
     ),
     responses(
         (status = 202, description = "Queued again.", body = QueuedWebhookDelivery),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`delivery_under_way`: it has neither succeeded nor failed yet.", body = Problem, content_type = "application/problem+json"),
@@ -569,6 +590,7 @@ pub async fn webhook_deliveries(
 pub async fn redeliver_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<(Uuid, String)>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::Webhooks)?;
@@ -581,6 +603,6 @@ pub async fn redeliver_webhook(
         state.config.clock.now(),
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     Ok(HttpResponse::Accepted().json(QueuedWebhookDelivery { delivery_id }))
 }

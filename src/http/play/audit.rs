@@ -84,8 +84,10 @@ fn export_media_type(req: &HttpRequest) -> &'static str {
 pub struct LogQuery {
     /// Return events after this version, 0 to the game's current version (default 0: from
     /// the start); a larger or negative value is refused with `invalid_parameter`.
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// Page size, 1–1000 (default 200).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 

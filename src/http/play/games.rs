@@ -1,8 +1,8 @@
 //! Lobby and play endpoints.
 
 use crate::auth::Scope;
-use crate::games::GameKind;
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::games::{Chat, GameKind, GameNames};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::conditional::{self, Condition};
 use crate::http::extract::text::{Json, OptionalJson, Query};
@@ -23,6 +23,10 @@ use uuid::Uuid;
 #[derive(Serialize, ToSchema)]
 pub struct KindInfo {
     pub kind: &'static str,
+    /// The game's name in each language the server and its web client write in (`en`, `ja`).
+    pub names: GameNames,
+    /// The table's chat unless its creator chooses another (the `chat` option).
+    pub chat: Chat,
     pub rules_version: u32,
     pub min_seats: u8,
     pub max_seats: u8,
@@ -47,6 +51,8 @@ pub struct KindList {
 pub fn kind_info(kind: GameKind) -> KindInfo {
     with_rules!(kind, R => KindInfo {
         kind: R::KIND,
+        names: R::NAMES,
+        chat: R::CHAT,
         rules_version: R::RULES_VERSION,
         min_seats: R::MIN_SEATS,
         max_seats: R::MAX_SEATS,
@@ -61,9 +67,14 @@ pub fn kind_info(kind: GameKind) -> KindInfo {
 #[utoipa::path(tag = "lobby", responses((status = 200, description = "The kinds.", body = KindList)))]
 #[get("/kinds")]
 pub async fn list_kinds() -> Json<KindList> {
-    Json(KindList {
+    Json(kind_list())
+}
+
+/// Every kind this server plays (also `kontor kinds`, which writes the web client's copy).
+pub fn kind_list() -> KindList {
+    KindList {
         items: GameKind::ALL.into_iter().map(kind_info).collect(),
-    })
+    }
 }
 
 /// List games: open ones to join, the caller's, those waiting for the caller, finished ones.
@@ -74,7 +85,7 @@ pub async fn list_kinds() -> Json<KindList> {
     responses(
         (status = 200, description = "One page of games.", body = GamePage),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 422, description = "`unknown_game_kind`: `kind` names no registered game.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -107,7 +118,7 @@ pub async fn list_games(
         (status = 200, description = "A retry: the game the earlier request with this `Idempotency-Key` created, as it is now.", body = GameSummary,
             headers(("Idempotent-Replayed" = String, description = "`true`."))),
         (status = 400, description = "Malformed JSON or wrong types, or `idempotency_key_required`: a malformed `Idempotency-Key`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`, or `email_not_verified` (where only verified accounts may play, or, by default, for a rated table: `KONTOR_UNVERIFIED_MAY_PLAY_RATED`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_kind`, `invalid_options` (with `field`), `invalid_field`, or `idempotency_key_reused`: the `Idempotency-Key` came with another request before.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_open_games`: the caller's open games are as many as `KONTOR_OPEN_GAMES_PER_USER` allows; start or cancel one.", body = Problem, content_type = "application/problem+json"),
@@ -150,6 +161,7 @@ pub async fn create_game(
 #[into_params(parameter_in = Query)]
 pub struct DetailQuery {
     /// Show the position at this version (0 ≤ at ≤ version) instead of now.
+    #[param(minimum = 0)]
     pub at: Option<i64>,
 }
 
@@ -172,7 +184,7 @@ pub struct DetailQuery {
             headers(("ETag" = String, description = "The current representation's tag (the one matched)."))),
         (status = 400, description = "`invalid_parameter` (`at`, or a malformed `If-None-Match` or `If-Match`).", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`precondition_failed`: `If-Match` names no current representation.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -391,7 +403,7 @@ pub async fn invite(
     security(("bearer" = [])),
     params(
         ("game_id" = Uuid, Path, description = "The game."),
-        ("Idempotency-Key" = String, Header, description = "Unique per intended action; retries reuse it. A key is the caller's within this game."),
+        ("Idempotency-Key" = String, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Unique per intended action; retries reuse it. A key is the caller's within this game."),
         ("If-Match" = Option<String>, Header, description = "The game's `ETag` as the client saw it (`\"v12-s0-…\"`, or the plain version `\"12\"`), instead of the body's `version`; `*` = whatever the current version is. Compared strongly: weak tags never match."),
     ),
     request_body = ActionRequest,
@@ -399,7 +411,7 @@ pub async fn invite(
         (status = 200, description = "Accepted and appended (or, with the same key, the stored answer).", body = ActionResult,
             headers(("Idempotent-Replayed" = String, description = "`true` when this is the stored answer to an earlier request with the same Idempotency-Key; absent otherwise."))),
         (status = 400, description = "Malformed JSON, `idempotency_key_required` or `version_required`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player`: no seat, or not the seat named; `insufficient_scope`; or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`version_conflict` (with `current_version`) or `game_not_active`.", body = Problem, content_type = "application/problem+json"),

@@ -1,11 +1,12 @@
 //! Undo: taking moves back, asking the others' consent, answering and withdrawing requests.
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, Problem};
+use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::Json;
 use crate::http::state::AppState;
-use crate::service::play::undo_commands::{self, UndoAnswerBody, UndoBody, UndoOutcome};
+use crate::service::play::undo_views::{UndoAnswerBody, UndoBody, UndoOutcome};
+use crate::service::play::{undo_answers, undo_commands};
 use actix_web::{delete, post, web};
 use uuid::Uuid;
 
@@ -27,7 +28,7 @@ use uuid::Uuid;
     responses(
         (status = 200, description = "Rewound, or asked.", body = UndoOutcome),
         (status = 400, description = "Malformed JSON, wrong types, or a bad path (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player`: the caller holds no seat in the game.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`undo_disabled` (the table allows no undo, or the game is not running), `undo_nothing_to_undo`, `undo_barrier` (with `barrier_version` and `barrier`), `undo_stale` (with `current_version`), `undo_needs_consent` (the table allows only one's own moves; with `seats`), `undo_request_open` (with `request`).", body = Problem, content_type = "application/problem+json"),
@@ -69,7 +70,7 @@ pub async fn undo(
     responses(
         (status = 200, description = "The answer is recorded: `asked` (others must still answer), `declined` or `rewound`.", body = UndoOutcome),
         (status = 400, description = "Malformed JSON, wrong types, or a bad path (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player`: the caller holds no seat in the game.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`undo_no_request` (no such open request: it ended, or its deadline passed), `undo_not_asked` (the caller's seat is not asked, or answered the other way), `undo_barrier` (a return to a seat or a departure since the request is a barrier it cannot cross).", body = Problem, content_type = "application/problem+json"),
@@ -85,7 +86,7 @@ pub async fn answer_undo(
     caller.require(Scope::GamePlay)?;
     let (game_id, request) = path.into_inner();
     Ok(Json(
-        undo_commands::answer(
+        undo_answers::answer(
             &state.pool,
             &state.config.clock,
             caller.user_id,
@@ -109,7 +110,7 @@ pub async fn answer_undo(
     responses(
         (status = 200, description = "The request is withdrawn.", body = UndoOutcome),
         (status = 400, description = "A bad path (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player`: the caller holds no seat in the game.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`undo_no_request` (no such open request, or another seat's).", body = Problem, content_type = "application/problem+json"),
@@ -124,6 +125,6 @@ pub async fn withdraw_undo(
     caller.require(Scope::GamePlay)?;
     let (game_id, request) = path.into_inner();
     Ok(Json(
-        undo_commands::withdraw(&state.pool, caller.user_id, game_id, request).await?,
+        undo_answers::withdraw(&state.pool, caller.user_id, game_id, request).await?,
     ))
 }

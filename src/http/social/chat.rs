@@ -2,7 +2,7 @@
 //! endpoints (see `service::social::chat` for who may do what).
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, Problem};
+use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::{Json, OptionalJson, Query};
 use crate::http::state::AppState;
@@ -26,7 +26,7 @@ use uuid::Uuid;
     params(("game_id" = Uuid, Path, description = "The game.")),
     responses(
         (status = 200, description = "The channels the caller may read.", body = ChatOverview),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or the caller may not read it.", body = Problem, content_type = "application/problem+json"),
     )
@@ -48,8 +48,10 @@ pub async fn chat_overview(
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// Messages after this id (default 0: from the first).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// Page size, 1–200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
 }
 
@@ -66,7 +68,7 @@ pub struct PageQuery {
     responses(
         (status = 200, description = "The page.", body = ChatPage),
         (status = 400, description = "`invalid_parameter` (`after`, `limit`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found` or `chat_channel_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -104,7 +106,7 @@ pub async fn chat_messages(
     params(
         ("game_id" = Uuid, Path, description = "The game."),
         ("channel" = String, Path, description = "`table`, `spectators` or `private:A-B` (seats A < B)."),
-        ("Idempotency-Key" = String, Header, description = "Unique per intended message; retries reuse it. A key is the caller's within this game."),
+        ("Idempotency-Key" = String, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Unique per intended message; retries reuse it. A key is the caller's within this game."),
     ),
     request_body = SendRequest,
     responses(
@@ -112,7 +114,7 @@ pub async fn chat_messages(
         (status = 200, description = "A retry: the message the first request with this key sent.", body = ChatMessage,
             headers(("Idempotent-Replayed" = String, description = "`true`."))),
         (status = 400, description = "Malformed JSON or `idempotency_key_required`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`chat_read_only`, `chat_channel_closed`, `chat_muted` (with `muted_until`), `chat_blocked`, `insufficient_scope` or `email_not_verified`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found` or `chat_channel_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_chat_message` or `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
@@ -174,7 +176,7 @@ pub async fn send_chat_message(
     responses(
         (status = 204, description = "The marker is at `up_to` or beyond."),
         (status = 400, description = "Malformed JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found` or `chat_channel_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field` (`up_to` below 0).", body = Problem, content_type = "application/problem+json"),
@@ -203,7 +205,7 @@ pub async fn mark_chat_read(
     responses(
         (status = 200, description = "The chat as the creator now sees it.", body = ChatOverview),
         (status = 400, description = "Malformed JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_the_creator` or `insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -232,7 +234,7 @@ pub async fn set_spectators_channel(
         (status = 201, description = "Reported.", body = ReportCreated),
         (status = 200, description = "Reported before: the first report.", body = ReportCreated),
         (status = 400, description = "Malformed JSON or an unknown reason.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`chat_message_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field` (`note`).", body = Problem, content_type = "application/problem+json"),
@@ -275,6 +277,7 @@ pub struct ReportsQuery {
     /// `open` (default) or `all`.
     pub status: Option<ReportStatus>,
     /// At most this many (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 
@@ -291,7 +294,7 @@ pub struct ReportList {
     responses(
         (status = 200, description = "The reports.", body = ReportList),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`admin_required` or `session_required`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -336,7 +339,7 @@ pub struct DismissRequest {
     responses(
         (status = 200, description = "Dismissed (or resolved before); the report.", body = ReportView),
         (status = 400, description = "Malformed JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`admin_required` or `session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`chat_report_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field` (`reason`).", body = Problem, content_type = "application/problem+json"),
@@ -369,6 +372,7 @@ pub async fn dismiss_chat_report(
 #[serde(deny_unknown_fields)]
 pub struct HideRequest {
     /// 1–500 characters, one line; kept for the record.
+    #[schema(min_length = 1, max_length = 500)]
     pub reason: String,
 }
 
@@ -382,7 +386,7 @@ pub struct HideRequest {
     responses(
         (status = 200, description = "Hidden (or hidden before); the message as admins see it.", body = ChatMessage),
         (status = 400, description = "Malformed JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`admin_required` or `session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`chat_message_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field` (`reason`).", body = Problem, content_type = "application/problem+json"),
@@ -415,7 +419,7 @@ pub async fn hide_chat_message(
     responses(
         (status = 201, description = "Muted.", body = MuteView),
         (status = 400, description = "Malformed JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`admin_required` or `session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`user_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_field` (`minutes`, `reason`).", body = Problem, content_type = "application/problem+json"),
@@ -445,7 +449,7 @@ pub async fn mute_chat_user(
     params(("user_id" = Uuid, Path, description = "The account.")),
     responses(
         (status = 204, description = "No mute runs for the account any more."),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`admin_required` or `session_required`.", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -2,7 +2,7 @@
 //! `If-Match`.
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::conditional::{self, Condition};
 use crate::http::extract::text::Json;
@@ -42,7 +42,7 @@ fn tagged(req: &HttpRequest, note: &Note, status: StatusCode) -> HttpResponse {
         (status = 304, description = "Not modified: `If-None-Match` named the current note.",
             headers(("ETag" = String, description = "The current note's tag."))),
         (status = 400, description = "`invalid_parameter` (a malformed `If-None-Match`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player` (the caller holds no seat in the game) or `insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or the caller may not read it.", body = Problem, content_type = "application/problem+json"),
     )
@@ -96,7 +96,7 @@ pub async fn get_note(
         (status = 200, description = "Saved (or cleared): the note as it now is.", body = Note,
             headers(("ETag" = String, description = "The saved note's tag: send it as `If-Match` next time."))),
         (status = 400, description = "Malformed JSON, or a malformed `If-Match` (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player` (the caller holds no seat in the game) or `insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or the caller may not read it.", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`precondition_failed`: the note is no longer the one `If-Match` names (another tab or device saved it), and not the text sent either; read it again.", body = Problem, content_type = "application/problem+json"),

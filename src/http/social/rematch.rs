@@ -1,7 +1,7 @@
 //! Rematch: offering a finished game again, answering an offer, reading where it stands.
 
 use crate::auth::Scope;
-use crate::http::error::{ApiError, Problem};
+use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::Json;
 use crate::http::state::{AppState, Created};
@@ -18,7 +18,7 @@ use uuid::Uuid;
     responses(
         (status = 200, description = "The rematch links and the latest offer.", body = RematchState),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -53,7 +53,7 @@ pub async fn get_rematch(
         (status = 201, description = "The offer was made.", body = RematchState),
         (status = 200, description = "The caller's offer was open already.", body = RematchState),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player`: the caller holds no seat, or the bot played it at the end.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`rematch_not_finished` (with `game_status`), `rematch_offer_open` (another player's offer, `offer_id`), `rematch_exists` (`rematch`: the game's rematch), `rematch_not_possible` (a deleted account or a block at the table).", body = Problem, content_type = "application/problem+json"),
@@ -97,7 +97,7 @@ pub async fn offer_rematch(
     responses(
         (status = 200, description = "The answer is recorded.", body = RematchState),
         (status = 400, description = "Malformed JSON, wrong types, or a bad path (`invalid_parameter`).", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`not_a_player`: the caller holds no seat, or the bot played it at the end.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`, `rematch_offer_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`rematch_not_finished`, `rematch_offer_closed` (with `offer_status`), `rematch_offer_expired` (with `expired_at`), `rematch_already_answered` (the other answer was given; with `accept`).", body = Problem, content_type = "application/problem+json"),

@@ -2,7 +2,7 @@
 
 use crate::audit::log;
 use crate::auth::Scope;
-use crate::http::error::{ApiError, ErrorCode, Problem};
+use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::{Caller, authenticate, bearer_token};
 use crate::http::extract::text::Query;
 use crate::http::middleware::forwarded::client_address;
@@ -222,7 +222,7 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
         (status = 400, description = "`invalid_resume_id`: the resume id is not a version of the game (or its chat part names no message of it); `invalid_parameter`: it is not `V` or `V.C`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; `too_many_streams_from_address`: so does the client's address; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -692,7 +692,7 @@ impl Watcher {
     params(UserStreamQuery),
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; `too_many_streams_from_address`: so does the client's address; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]

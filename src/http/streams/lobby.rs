@@ -1,7 +1,7 @@
 //! Server-Sent Events: the lobby as it changes.
 
 use super::live::{UserStreamQuery, stream_caller, stream_slot};
-use crate::http::error::{ApiError, Problem};
+use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::text::Query;
 use crate::http::state::AppState;
 use crate::live::Signal;
@@ -39,7 +39,7 @@ const CHECK_EVERY: Duration = Duration::from_secs(30);
     params(UserStreamQuery),
     responses(
         (status = 200, description = "An event stream.", content_type = "text/event-stream", body = String),
-        (status = 401, description = "No or bad credentials.", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 429, description = "`too_many_streams`: the caller holds the most streams allowed; `too_many_streams_from_address`: so does the client's address; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
     )
 )]

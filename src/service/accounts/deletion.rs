@@ -160,7 +160,7 @@ pub async fn leave_running_game(
     };
     seats::set_state(conn, game_id, seat, seat_state).await?;
     let version =
-        crate::service::play::undo_commands::lapse_before_seat_change(&mut *conn, head).await? + 1;
+        crate::service::play::undo_lapses::lapse_before_seat_change(&mut *conn, head).await? + 1;
     let event = PlatformEvent::SeatLeft {
         seat: seat as u8,
         policy: policy.to_string(),

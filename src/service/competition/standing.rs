@@ -171,8 +171,10 @@ pub async fn profile(pool: &PgPool, username: &str) -> Result<PlayerProfile, Err
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// Page size, 1–100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `next_cursor` of the previous page.
+    #[param(min_length = 1, pattern = "^[A-Za-z0-9_-]+$")]
     pub cursor: Option<String>,
 }
 

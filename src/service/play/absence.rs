@@ -48,7 +48,7 @@ pub async fn return_to_seat(
     }
     seats::mark_returned(&mut tx, game_id, seat).await?;
     let version =
-        crate::service::play::undo_commands::lapse_before_seat_change(&mut tx, &head).await? + 1;
+        crate::service::play::undo_lapses::lapse_before_seat_change(&mut tx, &head).await? + 1;
     let event = PlatformEvent::SeatReturned { seat: seat as u8 }.to_new_event();
     events::append(&mut tx, game_id, version, None, &[event]).await?;
     games::set_version(&mut tx, game_id, version).await?;

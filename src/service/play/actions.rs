@@ -10,8 +10,9 @@ use super::log::{EventOut, readable_by, state_at, viewer_for};
 use super::step;
 use crate::games::{Actor, GameKind, Rules, Seat, Viewer};
 use crate::service::notices::Notice;
-use crate::store::append::{Mail, SeatUpdate};
+use crate::store::append::SeatUpdate;
 use crate::store::games::{self, GameHead, Status};
+use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::with_rules;
 use serde::{Deserialize, Serialize};
@@ -32,10 +33,10 @@ pub struct GameDetail {
     /// The version this view shows (the current one unless `at` was given).
     pub at_version: i64,
     /// The position as the caller may see it (the rules engine's view), `null` before the start.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = super::game_schemas::view)]
     pub view: Option<Value>,
     /// What the caller may do now (the current version only); `null` if they do not play.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = super::game_schemas::legal)]
     pub legal: Option<Value>,
     /// The seed, hex, once the game has ended (before: only its commitment is public).
     pub seed: Option<String>,
@@ -45,7 +46,7 @@ pub struct GameDetail {
     pub rematch: Option<Uuid>,
     /// Taking moves back: the table's setting, the open request, what the caller could take
     /// back now (see `POST /games/{id}/undo`).
-    pub undo: crate::service::play::undo_commands::UndoState,
+    pub undo: crate::service::play::undo_views::UndoState,
 }
 
 /// What a move can change of a game, for one caller at one version: the data of a game
@@ -80,7 +81,7 @@ pub struct GameUpdate {
     #[schema(value_type = Option<Object>)]
     pub legal: Option<Value>,
     /// Taking moves back, as the caller sees it now.
-    pub undo: crate::service::play::undo_commands::UndoState,
+    pub undo: crate::service::play::undo_views::UndoState,
     /// The seed, hex, once the game has ended.
     pub seed: Option<String>,
 }
@@ -133,7 +134,7 @@ pub async fn detail(
     // What the caller could take back is for the current version only.
     let undo_seat = summary.your_seat.filter(|_| at_version == head.version);
     let undo =
-        crate::service::play::undo_commands::state_for(&mut conn, &head, &seats, undo_seat).await?;
+        crate::service::play::undo_views::state_for(&mut conn, &head, &seats, undo_seat).await?;
     // The links of a rematch (platform records beside the log; see `rematch`).
     let (rematch_of, rematch) = match head.status() {
         Status::Active => (
@@ -194,7 +195,7 @@ pub struct ActionRequest {
     /// The seat you act for; optional (a user holds one seat per game).
     pub seat: Option<i16>,
     /// The action, as the game defines it (see each game's command schema).
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::action)]
     pub action: Value,
 }
 
@@ -665,7 +666,7 @@ pub async fn apply<R: Rules>(
 ) -> Result<Option<Applied<R::State>>, Error> {
     let origin = submission.origin;
     let decision = step::decide::<R>(context.game(), state, submission, committer.clock().now())?;
-    let mail: Vec<Mail> = decision.notices.iter().map(Notice::as_mail).collect();
+    let mail: Vec<NewMail> = decision.notices.iter().map(Notice::as_mail).collect();
     let written = committer
         .append(&decision.append(origin, &mail), &decision.note)
         .await?;

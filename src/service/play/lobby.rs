@@ -70,7 +70,7 @@ pub struct GameSummary {
     pub visibility: String,
     pub seat_count: i16,
     /// The options with every default filled in.
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::options)]
     pub options: Value,
     pub seats: Vec<SeatSummary>,
     pub created_by: Uuid,
@@ -88,7 +88,7 @@ pub struct GameSummary {
     pub your_turn: bool,
     /// SHA-256 of the secret seed, published before the game starts.
     pub seed_commitment: String,
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = super::game_schemas::outcome)]
     pub outcome: Option<Value>,
     /// An imported copy for analysis, not a rated game.
     pub sandbox: bool,
@@ -154,11 +154,12 @@ pub struct CreateGameRequest {
     pub seats: u8,
     /// The game's options; absent ones take their defaults. Unknown options are refused.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::requested_options)]
     pub options: Value,
     /// `public` (default) or `private`.
     pub visibility: Option<String>,
     /// The creator's contribution to the game's randomness; random if absent.
+    #[schema(min_length = 1, max_length = 64, pattern = "^[ -~]+$")]
     pub nonce: Option<String>,
     /// A time control; absent = no time limit.
     pub time_control: Option<TimeControlRequest>,
@@ -416,6 +417,7 @@ pub struct JoinRequest {
     /// The seat to take; the first free one if absent.
     pub seat: Option<i16>,
     /// Your contribution to the game's randomness; random if absent.
+    #[schema(min_length = 1, max_length = 64, pattern = "^[ -~]+$")]
     pub nonce: Option<String>,
 }
 
@@ -546,6 +548,7 @@ pub async fn cancel(pool: &PgPool, caller: Uuid, game_id: Uuid) -> Result<GameSu
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "bert"}))]
 pub struct InviteRequest {
+    #[schema(min_length = 1, max_length = 254)]
     pub username: String,
 }
 
@@ -735,8 +738,10 @@ pub struct ListQuery {
     /// refused).
     pub result: Option<GameResult>,
     /// Page size, 1–100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `next_cursor` of the previous page.
+    #[param(min_length = 1, pattern = "^[A-Za-z0-9_-]+$")]
     pub cursor: Option<String>,
 }
 

@@ -19,12 +19,13 @@ use uuid::Uuid;
 pub struct EventOut {
     pub seq: i64,
     #[serde(rename = "type")]
+    #[schema(schema_with = super::game_schemas::event_type)]
     pub kind: String,
     /// The seat whose action caused the event; `null` for the platform and rules timers.
     pub actor: Option<i16>,
     pub at: DateTime<Utc>,
     /// The event as this viewer may see it (redacted by the game's rules).
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::game_schemas::event)]
     pub data: Value,
     /// True when a later `kontor.rewound` took this event back: it stays in the log, but no
     /// longer counts for the game (history views show it struck through). Absent: false.

@@ -4,7 +4,8 @@
 //! lobby's changes ([`lobby`]) run under the game's row lock. Around it: what each instance
 //! remembers ([`cache`]), time controls ([`clock`]) and the deadline worker ([`deadlines`]),
 //! absent players ([`absence`]), the table's settings ([`table`]), the log as the platform
-//! reads it ([`log`]), undo ([`undo`]) and the errors ([`error`]).
+//! reads it ([`log`]), undo ([`undo`]), the errors ([`error`]) and how the platform's types
+//! refer to the games' own in the API description ([`game_schemas`]).
 
 pub mod absence;
 pub mod actions;
@@ -14,9 +15,13 @@ pub mod clock;
 pub mod committer;
 pub mod error;
 pub mod events;
+pub mod game_schemas;
 pub mod lobby;
 pub mod log;
 pub mod step;
 pub mod table;
 pub mod undo;
+pub mod undo_answers;
 pub mod undo_commands;
+pub mod undo_lapses;
+pub mod undo_views;

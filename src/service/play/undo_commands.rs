@@ -3,9 +3,12 @@
 //! return to a seat), so an undo and a move never both apply: a move's compare-and-set finds
 //! the version moved on, and an undo that waited for the lock finds its `at_version` stale.
 //!
-//! The pure core ([`super::timeline`], [`super::plan`]) decides; this module loads the log,
-//! writes what was decided, and keeps beside it the projection of the open request
-//! (`store::undo`), the clocks, the state cache, the mail and the live notes.
+//! The pure core ([`super::timeline`], [`super::plan`]) decides; these modules load the log,
+//! write what was decided, and keep beside it the projection of the open request
+//! (`store::undo`), the clocks, the state cache, the mail and the live notes. This one asks
+//! and rewinds, and holds what every undo command shares (locking the game, reading its
+//! timeline, appending); answers and withdrawals are in [`super::undo_answers`], lapses in
+//! [`super::undo_lapses`], what the API shows in [`super::undo_views`].
 //!
 //! Decisions where the design is silent:
 //! - A retry never applies twice: an undo names the version it was asked at, so a repeat
@@ -21,9 +24,10 @@
 
 use super::actions::kind_of;
 use super::error::Error;
-use super::events::{PlatformEvent, UndoLapse};
+use super::events::PlatformEvent;
 use super::lobby::seat_clocks;
-use super::undo::{Answer, Line, Plan, Policy, Refusal, Timeline};
+use super::undo::{Line, Plan, Policy, Refusal, Timeline};
+use super::undo_views::{UndoBody, UndoOutcome, UndoRequestOut, UndoStatus, seats16};
 use crate::games::{Actor, Rules, Seat};
 use crate::live::Note;
 use crate::service::notices::{self, Notice};
@@ -34,127 +38,12 @@ use crate::store::{append, events};
 use crate::time::Clock;
 use crate::with_rules;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sqlx::{PgConnection, PgPool};
 use std::time::Duration;
-use utoipa::ToSchema;
 use uuid::Uuid;
-
-/// Asking to take moves back.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"at_version": 42}))]
-pub struct UndoBody {
-    /// The game's version the caller saw: the undo applies only if the game is still there.
-    pub at_version: i64,
-    /// The version to go back to: the end of a move (or of the start) after the game's last
-    /// barrier. Absent: just before the caller's latest move.
-    pub to_version: Option<i64>,
-}
-
-/// An answer to an undo request.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"accept": true}))]
-pub struct UndoAnswerBody {
-    /// `true`: consent; `false`: decline (which ends the request).
-    pub accept: bool,
-}
-
-/// Where an undo stands after a call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum UndoStatus {
-    /// The game went back (`kontor.rewound`).
-    Rewound,
-    /// A request is open and waits for the consent of other seats.
-    Asked,
-    /// A seat declined: the request ended and nothing was taken back.
-    Declined,
-    /// The requester withdrew the request.
-    Withdrawn,
-}
-
-/// An undo request (`kontor.undo_requested` and the answers since).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"seq": 43, "by_seat": 1, "at_version": 42, "to_version": 38, "needs": [0, 2], "accepted": [2], "deadline": "2026-12-03T09:00:00Z"}))]
-pub struct UndoRequestOut {
-    /// Its sequence number in the log: the request's name in the URLs.
-    pub seq: i64,
-    pub by_seat: i16,
-    /// The game's version when it was asked.
-    pub at_version: i64,
-    /// The version the game would go back to.
-    pub to_version: i64,
-    /// The seats whose consent it needs (the others with moves in the range).
-    pub needs: Vec<i16>,
-    /// Those of `needs` that accepted so far (a bot-played seat accepts at once).
-    pub accepted: Vec<i16>,
-    /// Answers are taken until then; then it lapses.
-    pub deadline: DateTime<Utc>,
-}
-
-/// The answer to an undo, an answer or a withdrawal; a retry gets the same.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"status": "rewound", "version": 43, "request": null}))]
-pub struct UndoOutcome {
-    pub status: UndoStatus,
-    /// The game's version after it.
-    pub version: i64,
-    /// The request concerned (`null` for an undo of one's own moves without asking).
-    pub request: Option<UndoRequestOut>,
-}
-
-/// A game's undo as one caller sees it (`GameDetail.undo`).
-#[derive(Clone, Debug, Serialize, ToSchema)]
-#[schema(example = json!({"policy": "consent", "request": null, "can_undo_to": 38, "needs": [2]}))]
-pub struct UndoState {
-    /// The table's setting.
-    pub policy: Policy,
-    /// The open request, if any.
-    pub request: Option<UndoRequestOut>,
-    /// What the caller could take back now: the version `POST /games/{id}/undo` without
-    /// `to_version` would go back to (`null`: nothing, or not allowed).
-    pub can_undo_to: Option<i64>,
-    /// The seats whose consent that undo would need (empty: it applies at once).
-    pub needs: Vec<i16>,
-}
-
-fn seats16(seats: &[Seat]) -> Vec<i16> {
-    seats.iter().map(|&s| i16::from(s)).collect()
-}
-
-impl From<&OpenRow> for UndoRequestOut {
-    fn from(row: &OpenRow) -> Self {
-        Self {
-            seq: row.request_seq,
-            by_seat: row.by_seat,
-            at_version: row.at_version,
-            to_version: row.to_version,
-            needs: row.needs.clone(),
-            accepted: row.accepted.clone(),
-            deadline: row.deadline_at,
-        }
-    }
-}
-
-impl From<&crate::service::play::undo::OpenRequest> for UndoRequestOut {
-    fn from(open: &crate::service::play::undo::OpenRequest) -> Self {
-        Self {
-            seq: open.seq,
-            by_seat: i16::from(open.by_seat),
-            at_version: open.at_version,
-            to_version: open.to_version,
-            needs: seats16(&open.needs),
-            accepted: seats16(&open.accepted),
-            deadline: open.deadline,
-        }
-    }
-}
-
 /// The service's error for a refusal of the core.
-fn refused(refusal: Refusal) -> Error {
+pub(super) fn refused(refusal: Refusal) -> Error {
     match refusal {
         Refusal::Disabled => Error::UndoDisabled(
             "moves cannot be taken back in this game: its table allows no undo, or it is not being played",
@@ -199,25 +88,25 @@ fn lines(rows: &[LineRow]) -> Vec<Line<'_>> {
         .collect()
 }
 
-fn timeline<R: Rules>(rows: &[LineRow]) -> Result<Timeline, Error> {
+pub(super) fn timeline<R: Rules>(rows: &[LineRow]) -> Result<Timeline, Error> {
     Timeline::of::<R>(&lines(rows))
         .map_err(|e| Error::internal(anyhow::anyhow!("the log does not read for undo: {e}")))
 }
 
-fn platform(row: &LineRow) -> Option<PlatformEvent> {
+pub(super) fn platform(row: &LineRow) -> Option<PlatformEvent> {
     serde_json::from_value(row.payload.clone()).ok()
 }
 
 /// A game locked for an undo, with its seats, the caller's seat and its log.
-struct Locked {
-    head: GameHead,
-    seats: Vec<SeatRow>,
-    seat: i16,
-    rows: Vec<LineRow>,
+pub(super) struct Locked {
+    pub(super) head: GameHead,
+    pub(super) seats: Vec<SeatRow>,
+    pub(super) seat: i16,
+    pub(super) rows: Vec<LineRow>,
 }
 
 impl Locked {
-    fn bots(&self) -> Vec<Seat> {
+    pub(super) fn bots(&self) -> Vec<Seat> {
         self.seats
             .iter()
             .filter(|s| s.state.played_by_bot())
@@ -225,19 +114,19 @@ impl Locked {
             .collect()
     }
 
-    fn user_of(&self, seat: i16) -> Option<Uuid> {
+    pub(super) fn user_of(&self, seat: i16) -> Option<Uuid> {
         self.seats
             .iter()
             .find(|s| s.seat == seat)
             .map(|s| s.user_id)
     }
 
-    fn users(&self) -> Vec<Uuid> {
+    pub(super) fn users(&self) -> Vec<Uuid> {
         self.seats.iter().map(|s| s.user_id).collect()
     }
 
     /// The requester and the seats asked: whom the end of a request is told.
-    fn concerned(&self, by_seat: i16, needs: &[i16]) -> Vec<Uuid> {
+    pub(super) fn concerned(&self, by_seat: i16, needs: &[i16]) -> Vec<Uuid> {
         std::iter::once(by_seat)
             .chain(needs.iter().copied())
             .filter_map(|seat| self.user_of(seat))
@@ -247,7 +136,11 @@ impl Locked {
 
 /// Locks the game and reads what an undo of `caller` needs: 404 for a game they may not
 /// reach, 403 for one they hold no seat in.
-async fn lock(conn: &mut PgConnection, caller: Uuid, game_id: Uuid) -> Result<Locked, Error> {
+pub(super) async fn lock(
+    conn: &mut PgConnection,
+    caller: Uuid,
+    game_id: Uuid,
+) -> Result<Locked, Error> {
     let head = games::lock_head(conn, game_id)
         .await?
         .filter(|head| crate::service::play::log::readable_by(head, caller))
@@ -269,7 +162,7 @@ async fn lock(conn: &mut PgConnection, caller: Uuid, game_id: Uuid) -> Result<Lo
 
 /// Appends undo events after the game's version (no rewind among them) and moves the head
 /// on, counting them among the events that do not count; returns the new version.
-async fn append_events(
+pub(super) async fn append_events(
     conn: &mut PgConnection,
     head: &GameHead,
     events: &[PlatformEvent],
@@ -551,7 +444,7 @@ async fn request_in<R: Rules>(
 /// and their clocks (a fresh turn for each seat whose turn begins again, from now; banks are
 /// not refunded; a rules timer armed anew), "your turn" mail, the live note, and the request
 /// (`request`: its number and needs) closed. Returns the new version.
-async fn rewind<R: Rules>(
+pub(super) async fn rewind<R: Rules>(
     conn: &mut PgConnection,
     game: &Locked,
     timeline: &Timeline,
@@ -634,465 +527,4 @@ async fn rewind<R: Rules>(
     };
     crate::live::announce(&mut *conn, &note).await?;
     Ok(version)
-}
-
-/// Answers the open request `request` (`POST /games/{id}/undo/{request}/answer`).
-pub async fn answer(
-    pool: &PgPool,
-    time: &Clock,
-    caller: Uuid,
-    game_id: Uuid,
-    request: i64,
-    accept: bool,
-) -> Result<UndoOutcome, Error> {
-    let mut tx = pool.begin().await?;
-    let game = lock(&mut tx, caller, game_id).await?;
-    if let Some(outcome) = replay_answer(&game, request, accept)? {
-        return Ok(outcome);
-    }
-    let kind = kind_of(&game.head)?;
-    let now = time.now();
-    let answered =
-        with_rules!(kind, R => answer_in::<R>(&mut tx, &game, request, accept, now).await?);
-    tx.commit().await?;
-    answered
-}
-
-/// The request `request` as the log states it now (`None`: no such request).
-fn request_in_log(rows: &[LineRow], request: i64) -> Option<UndoRequestOut> {
-    let row = rows.get((request - 1).max(0) as usize)?;
-    let Some(PlatformEvent::UndoRequested {
-        by_seat,
-        at_version,
-        to_version,
-        needs,
-        deadline,
-    }) = platform(row)
-    else {
-        return None;
-    };
-    let accepted = rows[row.seq as usize..]
-        .iter()
-        .filter_map(|r| match platform(r) {
-            Some(PlatformEvent::UndoAnswered {
-                request: answered,
-                seat,
-                accept: true,
-            }) if answered == request => Some(i16::from(seat)),
-            _ => None,
-        })
-        .collect();
-    Some(UndoRequestOut {
-        seq: request,
-        by_seat: i16::from(by_seat),
-        at_version,
-        to_version,
-        needs: seats16(&needs),
-        accepted,
-        deadline,
-    })
-}
-
-/// How request `request` ended, if it did, by the log.
-fn ending(rows: &[LineRow], request: i64) -> Option<UndoStatus> {
-    rows.iter()
-        .skip(request.max(0) as usize)
-        .find_map(|r| match platform(r)? {
-            PlatformEvent::Rewound {
-                request: Some(of), ..
-            } if of == request => Some(UndoStatus::Rewound),
-            PlatformEvent::UndoAnswered {
-                request: of,
-                accept: false,
-                ..
-            } if of == request => Some(UndoStatus::Declined),
-            PlatformEvent::UndoWithdrawn { request: of, .. } if of == request => {
-                Some(UndoStatus::Withdrawn)
-            }
-            _ => None,
-        })
-}
-
-/// The same answer again, if the caller's seat gave it already.
-fn replay_answer(game: &Locked, request: i64, accept: bool) -> Result<Option<UndoOutcome>, Error> {
-    let given = game
-        .rows
-        .iter()
-        .skip(request.max(0) as usize)
-        .find_map(|r| match platform(r)? {
-            PlatformEvent::UndoAnswered {
-                request: of,
-                seat,
-                accept,
-            } if of == request && i16::from(seat) == game.seat => Some(accept),
-            _ => None,
-        });
-    match given {
-        None => Ok(None),
-        Some(given) if given != accept => Err(Error::UndoNotAsked(
-            "you answered this undo request already; answers are final",
-        )),
-        Some(_) => Ok(Some(UndoOutcome {
-            status: ending(&game.rows, request).unwrap_or(UndoStatus::Asked),
-            version: game.head.version,
-            request: request_in_log(&game.rows, request),
-        })),
-    }
-}
-
-async fn answer_in<R: Rules>(
-    conn: &mut PgConnection,
-    game: &Locked,
-    request: i64,
-    accept: bool,
-    now: DateTime<Utc>,
-) -> Result<Result<UndoOutcome, Error>, Error> {
-    let head = &game.head;
-    let timeline = timeline::<R>(&game.rows)?;
-    let Some(open) = timeline.open_request().filter(|o| o.seq == request) else {
-        return Ok(Err(Error::UndoNoRequest(request)));
-    };
-    let out = UndoRequestOut::from(open);
-    if open.deadline <= now {
-        // Past its deadline: it lapses now, whatever the answer.
-        lapse(conn, game, &timeline, UndoLapse::Deadline).await?;
-        return Ok(Err(Error::UndoNoRequest(request)));
-    }
-    let seat = game.seat as Seat;
-    let decided = crate::service::play::undo::answer(&timeline, seat, request, accept).map_err(
-        |r| match r {
-            Refusal::NoRequest => Error::UndoNoRequest(request),
-            other => refused(other),
-        },
-    )?;
-    let answered = PlatformEvent::UndoAnswered {
-        request,
-        seat,
-        accept,
-    };
-    let outcome = match decided {
-        Answer::Declined => {
-            let version = append_events(conn, head, &[answered]).await?;
-            store::close(&mut *conn, head.id).await?;
-            crate::live::announce(
-                &mut *conn,
-                &Note::undo(
-                    Note::moved(head.id, version, "active", Vec::new(), game.users()),
-                    request,
-                    Vec::new(),
-                    Some("declined"),
-                    game.concerned(out.by_seat, &out.needs),
-                ),
-            )
-            .await?;
-            UndoOutcome {
-                status: UndoStatus::Declined,
-                version,
-                request: Some(out),
-            }
-        }
-        Answer::Accepted { .. } => {
-            let version = append_events(conn, head, &[answered]).await?;
-            let mut out = out;
-            out.accepted.push(game.seat);
-            store::set_accepted(&mut *conn, head.id, &out.accepted).await?;
-            crate::live::announce(
-                &mut *conn,
-                &Note::undo(
-                    Note::moved(head.id, version, "active", Vec::new(), game.users()),
-                    request,
-                    Vec::new(),
-                    None,
-                    Vec::new(),
-                ),
-            )
-            .await?;
-            UndoOutcome {
-                status: UndoStatus::Asked,
-                version,
-                request: Some(out),
-            }
-        }
-        Answer::Rewind {
-            to_version,
-            by_seat,
-            request,
-        } => {
-            // A return or departure since the request is a barrier it cannot cross.
-            let (barrier_version, barrier) = timeline.last_barrier();
-            if to_version < barrier_version {
-                return Ok(Err(Error::UndoBarrier {
-                    barrier_version,
-                    barrier: barrier.to_string(),
-                }));
-            }
-            let events = [
-                answered,
-                PlatformEvent::Rewound {
-                    from_version: head.version + 1,
-                    to_version,
-                    by_seat,
-                    request: Some(request),
-                },
-            ];
-            let version = rewind::<R>(
-                conn,
-                game,
-                &timeline,
-                &events,
-                to_version,
-                now,
-                Some((request, &out.needs)),
-            )
-            .await?;
-            let mut out = out;
-            out.accepted.push(game.seat);
-            UndoOutcome {
-                status: UndoStatus::Rewound,
-                version,
-                request: Some(out),
-            }
-        }
-    };
-    Ok(Ok(outcome))
-}
-
-/// The requester withdraws the open request `request` (`DELETE /games/{id}/undo/{request}`).
-pub async fn withdraw(
-    pool: &PgPool,
-    caller: Uuid,
-    game_id: Uuid,
-    request: i64,
-) -> Result<UndoOutcome, Error> {
-    let mut tx = pool.begin().await?;
-    let game = lock(&mut tx, caller, game_id).await?;
-    let head = &game.head;
-    // A withdrawal already in the log: the same answer again.
-    let withdrawn = game.rows.iter().skip(request.max(0) as usize).any(|r| {
-        matches!(platform(r), Some(PlatformEvent::UndoWithdrawn { request: of, by_seat })
-            if of == request && i16::from(by_seat) == game.seat)
-    });
-    if withdrawn {
-        return Ok(UndoOutcome {
-            status: UndoStatus::Withdrawn,
-            version: head.version,
-            request: request_in_log(&game.rows, request),
-        });
-    }
-    let open = store::open(&mut *tx, head.id)
-        .await?
-        .filter(|o| o.request_seq == request)
-        .ok_or(Error::UndoNoRequest(request))?;
-    if open.by_seat != game.seat {
-        return Err(refused(Refusal::NotYourRequest));
-    }
-    let event = PlatformEvent::UndoWithdrawn {
-        request,
-        by_seat: game.seat as Seat,
-    };
-    let version = append_events(&mut tx, head, &[event]).await?;
-    store::close(&mut tx, head.id).await?;
-    crate::live::announce(
-        &mut tx,
-        &Note::undo(
-            Note::moved(head.id, version, "active", Vec::new(), game.users()),
-            request,
-            Vec::new(),
-            Some("withdrawn"),
-            game.concerned(open.by_seat, &open.needs),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(UndoOutcome {
-        status: UndoStatus::Withdrawn,
-        version,
-        request: Some(UndoRequestOut::from(&open)),
-    })
-}
-
-/// Appends the lapse of the game's open request (locked, read as `timeline`) for `reason`.
-async fn lapse(
-    conn: &mut PgConnection,
-    game: &Locked,
-    timeline: &Timeline,
-    reason: UndoLapse,
-) -> Result<(), Error> {
-    let head = &game.head;
-    let Some(open) = timeline.open_request() else {
-        return Ok(());
-    };
-    let event = PlatformEvent::UndoLapsed {
-        request: open.seq,
-        reason,
-    };
-    let version = append_events(conn, head, &[event]).await?;
-    store::close(&mut *conn, head.id).await?;
-    crate::live::announce(
-        &mut *conn,
-        &Note::undo(
-            Note::moved(head.id, version, "active", Vec::new(), game.users()),
-            open.seq,
-            Vec::new(),
-            Some("lapsed"),
-            game.concerned(i16::from(open.by_seat), &seats16(&open.needs)),
-        ),
-    )
-    .await?;
-    Ok(())
-}
-
-/// Lapses the game's open request, if there is one, before a seat changes hands (its player
-/// returns to it, or leaves the game): both are barriers, so the request could never be
-/// granted. Run under the game's row lock, before that event is appended; returns the game's
-/// version after the lapse (the head's when nothing was open).
-pub async fn lapse_before_seat_change(
-    conn: &mut PgConnection,
-    head: &GameHead,
-) -> Result<i64, Error> {
-    let Some(open) = store::open(&mut *conn, head.id).await? else {
-        return Ok(head.version);
-    };
-    let lapsed = lapse_open(conn, head.clone(), open.by_seat, UndoLapse::Seat).await?;
-    Ok(head.version + i64::from(lapsed))
-}
-
-/// Lapses the request the log of the locked game `head` holds open (asked by `by_seat`) for
-/// `reason`; returns whether there was one. A projection that outlived its request (nothing
-/// in the log is open) is dropped.
-async fn lapse_open(
-    conn: &mut PgConnection,
-    head: GameHead,
-    by_seat: i16,
-    reason: UndoLapse,
-) -> Result<bool, Error> {
-    let seats = games::seats(&mut *conn, head.id).await?;
-    let rows = store::lines(&mut *conn, head.id, head.version).await?;
-    let game = Locked {
-        seat: by_seat,
-        head,
-        seats,
-        rows,
-    };
-    let kind = kind_of(&game.head)?;
-    let timeline = with_rules!(kind, R => timeline::<R>(&game.rows)?);
-    if timeline.open_request().is_none() {
-        store::close(&mut *conn, game.head.id).await?;
-        return Ok(false);
-    }
-    lapse(conn, &game, &timeline, reason).await?;
-    Ok(true)
-}
-
-/// Lapses the requests whose deadline has passed (at most `limit`), for the deadline worker;
-/// returns how many.
-pub async fn lapse_due(pool: &PgPool, now: DateTime<Utc>, limit: i64) -> Result<usize, Error> {
-    let due = store::due(pool, now, limit).await?;
-    let mut lapsed = 0;
-    for game_id in due {
-        let mut tx = pool.begin().await?;
-        let Some(head) = games::lock_head(&mut tx, game_id).await? else {
-            continue;
-        };
-        let Some(open) = store::open(&mut *tx, game_id).await? else {
-            continue;
-        };
-        if open.deadline_at > now {
-            continue;
-        }
-        if lapse_open(&mut tx, head, open.by_seat, UndoLapse::Deadline).await? {
-            lapsed += 1;
-        }
-        tx.commit().await?;
-    }
-    Ok(lapsed)
-}
-
-/// The undo of a game as `seat` (the caller's, if they play) sees it at the game's current
-/// version: the policy, the open request, what they could take back now.
-pub async fn state_for(
-    conn: &mut PgConnection,
-    head: &GameHead,
-    seats: &[SeatRow],
-    seat: Option<i16>,
-) -> Result<UndoState, Error> {
-    let inputs = read_inputs(conn, head, seat.is_some()).await?;
-    state_of(head, seats, seat, &inputs)
-}
-
-/// What the undo state of a game at its current version is decided from: the open request,
-/// and the log's lines when a seat could take something back (no open request).
-#[derive(Clone, Debug, Default)]
-pub struct UndoInputs {
-    request: Option<UndoRequestOut>,
-    lines: Vec<LineRow>,
-}
-
-/// Reads what [`state_of`] needs (nothing when the table allows no undo or the game does not
-/// run); the lines only if `for_seats` (someone holding a seat will ask). A live feed reads
-/// them once per version for all the game's streams.
-pub async fn read_inputs(
-    conn: &mut PgConnection,
-    head: &GameHead,
-    for_seats: bool,
-) -> Result<UndoInputs, Error> {
-    let mut inputs = UndoInputs::default();
-    if Policy::of(&head.options) == Policy::None || head.status() != Status::Active {
-        return Ok(inputs);
-    }
-    inputs.request = store::open(&mut *conn, head.id)
-        .await?
-        .as_ref()
-        .map(UndoRequestOut::from);
-    if for_seats && inputs.request.is_none() {
-        inputs.lines = store::lines(&mut *conn, head.id, head.version).await?;
-    }
-    Ok(inputs)
-}
-
-/// The undo of a game as `seat` sees it at the game's current version, from `inputs` read at
-/// that version (with the lines if `seat` is one): decided in memory.
-pub fn state_of(
-    head: &GameHead,
-    seats: &[SeatRow],
-    seat: Option<i16>,
-    inputs: &UndoInputs,
-) -> Result<UndoState, Error> {
-    let policy = Policy::of(&head.options);
-    let mut state = UndoState {
-        policy,
-        request: None,
-        can_undo_to: None,
-        needs: Vec::new(),
-    };
-    if policy == Policy::None || head.status() != Status::Active {
-        return Ok(state);
-    }
-    state.request = inputs.request.clone();
-    let Some(seat) = seat.filter(|_| state.request.is_none()) else {
-        return Ok(state);
-    };
-    let rows = &inputs.lines;
-    let bots: Vec<Seat> = seats
-        .iter()
-        .filter(|s| s.state.played_by_bot())
-        .map(|s| s.seat as Seat)
-        .collect();
-    let kind = kind_of(head)?;
-    let planned = with_rules!(kind, R => {
-        let timeline = timeline::<R>(rows)?;
-        crate::service::play::undo::plan(&timeline, policy, seat as Seat, head.version, None, &bots)
-    });
-    if let Ok(plan) = planned {
-        state.can_undo_to = Some(plan.to_version());
-        if let Plan::Ask { needs, bots, .. } = plan {
-            state.needs = seats16(
-                &needs
-                    .into_iter()
-                    .filter(|s| !bots.contains(s))
-                    .collect::<Vec<_>>(),
-            );
-        }
-    }
-    Ok(state)
 }

@@ -21,7 +21,7 @@ use crate::service::play::actions::{GameUpdate, kind_of};
 use crate::service::play::error::Error;
 use crate::service::play::log::{decode_rules_events, mark_undone, name_seats, present, state_at};
 use crate::service::play::undo::Skip;
-use crate::service::play::undo_commands::{self as undo, UndoInputs};
+use crate::service::play::undo_views::{self as undo, UndoInputs};
 use crate::service::social::chat::ChatMessage;
 use crate::store::chat::{self as chat_store, MessageRow};
 use crate::store::events::{self, EventRow};

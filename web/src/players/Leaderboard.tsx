@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
-import { GAMES, gameModule } from '../games/registry';
+import { GAMES, gameName } from '../games/registry';
 import { SignIn } from '../screens/SignIn';
 import { PlayerLink } from './PlayerLink';
 
@@ -57,10 +57,10 @@ export function Leaderboard({ kind }: { kind?: string }) {
       stale = true;
     };
   }, [chosen, user]);
-  const gameName = gameModule(chosen)?.name[lang] ?? chosen;
+  const chosenName = gameName(chosen, lang);
   useEffect(() => {
-    document.title = `${m.title(gameName)} · Kontor`;
-  }, [gameName, lang]);
+    document.title = `${m.title(chosenName)} · Kontor`;
+  }, [chosenName, lang]);
   if (user === undefined) return null;
   if (user === null) return <SignIn />;
   const more = async () => {
@@ -70,11 +70,11 @@ export function Leaderboard({ kind }: { kind?: string }) {
   };
   return (
     <>
-      <h1>{m.title(gameName)}</h1>
+      <h1>{m.title(chosenName)}</h1>
       <nav aria-label={m.kinds} class="tabs">
         {GAMES.map((g) => (
           <a key={g.kind} href={`/leaderboards/${g.kind}`} aria-current={g.kind === chosen ? 'page' : undefined}>
-            {g.name[lang]}
+            {gameName(g.kind, lang)}
           </a>
         ))}
       </nav>

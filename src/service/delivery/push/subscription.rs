@@ -11,7 +11,9 @@ pub const MAX_ENDPOINT_LEN: usize = 2048;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invalid {
     /// Not an absolute `https://` URL (or `http://` with `KONTOR_OUTBOUND_ALLOW_INSECURE`),
-    /// too long, or on a loopback host without that setting.
+    /// too long, or on a loopback host without that setting: `too_long`, `not_absolute`,
+    /// `not_https`, `credentials`, `no_host` or `not_public` (the refusal's words are the
+    /// catalogue's `refusal-push-endpoint`).
     Endpoint(&'static str),
     /// `keys.p256dh` is not a P-256 public key (65 bytes uncompressed, base64url).
     P256dh,
@@ -46,21 +48,21 @@ pub fn check(
     allow_insecure: bool,
 ) -> Result<Checked, Invalid> {
     if endpoint.len() > MAX_ENDPOINT_LEN {
-        return Err(Invalid::Endpoint(
-            "the endpoint is longer than 2048 characters",
-        ));
+        return Err(Invalid::Endpoint("too_long"));
     }
     // The outbound client's own check: what every send would refuse (a loopback, private or
     // metadata address in any spelling, `localhost`) is refused now, not at each push.
     let url = outbound::check_url(endpoint, allow_insecure).map_err(|error| {
         Invalid::Endpoint(match error {
-            OutboundError::InsecureScheme => "the endpoint must be an https:// URL",
-            OutboundError::BlockedAddress(_) => {
-                "the endpoint must be on a public host of a push service"
-            }
-            _ => {
-                "the endpoint is not an absolute https:// URL with a host (and no user or password)"
-            }
+            OutboundError::InsecureScheme => "not_https",
+            OutboundError::BlockedAddress(_) => "not_public",
+            _ => match url::Url::parse(endpoint) {
+                Ok(url) if !url.username().is_empty() || url.password().is_some() => {
+                    "credentials"
+                }
+                Ok(url) if url.host().is_none() => "no_host",
+                _ => "not_absolute",
+            },
         })
     })?;
     let key = decode(p256dh).ok_or(Invalid::P256dh)?;

@@ -236,6 +236,7 @@ pub struct SendRequest {
 #[serde(deny_unknown_fields)]
 pub struct ReadRequest {
     /// The id of the newest message read (markers only move forward).
+    #[schema(minimum = 0)]
     pub up_to: i64,
 }
 

@@ -184,9 +184,11 @@ impl From<store::MuteRow> for MuteView {
 #[schema(example = json!({"username": "spammer", "minutes": 1440, "reason": "spam in three games"}))]
 pub struct MuteRequest {
     /// The account's username (any letter case).
+    #[schema(min_length = 1, max_length = 254)]
     pub username: String,
     /// 1 to 525600 (a year).
     pub minutes: i64,
+    #[schema(min_length = 1, max_length = 500)]
     pub reason: String,
 }
 
