@@ -110,7 +110,7 @@ pub async fn list_games(
     tag = "lobby",
     security(("bearer" = [])),
     params(
-        ("Idempotency-Key" = Option<String>, Header, description = "Unique per game you mean to create; a retry reuses it. A key is the caller's."),
+        ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Unique per game you mean to create; a retry reuses it. A key is the caller's."),
     ),
     request_body = CreateGameRequest,
     responses(

@@ -53,16 +53,15 @@ pub fn check(
     // The outbound client's own check: what every send would refuse (a loopback, private or
     // metadata address in any spelling, `localhost`) is refused now, not at each push.
     let url = outbound::check_url(endpoint, allow_insecure).map_err(|error| {
-        Invalid::Endpoint(match error {
-            OutboundError::InsecureScheme => "not_https",
-            OutboundError::BlockedAddress(_) => "not_public",
-            _ => match url::Url::parse(endpoint) {
-                Ok(url) if !url.username().is_empty() || url.password().is_some() => {
-                    "credentials"
-                }
-                Ok(url) if url.host().is_none() => "no_host",
-                _ => "not_absolute",
-            },
+        Invalid::Endpoint(match (error, url::Url::parse(endpoint)) {
+            (OutboundError::BlockedAddress(_), _) => "not_public",
+            (OutboundError::InsecureScheme, _) => "not_https",
+            (_, Ok(url)) if url.scheme() != "https" && url.scheme() != "http" => "not_https",
+            (_, Ok(url)) if !url.username().is_empty() || url.password().is_some() => {
+                "credentials"
+            }
+            (_, Ok(url)) if url.host().is_none() => "no_host",
+            _ => "not_absolute",
         })
     })?;
     let key = decode(p256dh).ok_or(Invalid::P256dh)?;
