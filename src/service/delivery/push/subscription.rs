@@ -57,9 +57,7 @@ pub fn check(
             (OutboundError::BlockedAddress(_), _) => "not_public",
             (OutboundError::InsecureScheme, _) => "not_https",
             (_, Ok(url)) if url.scheme() != "https" && url.scheme() != "http" => "not_https",
-            (_, Ok(url)) if !url.username().is_empty() || url.password().is_some() => {
-                "credentials"
-            }
+            (_, Ok(url)) if !url.username().is_empty() || url.password().is_some() => "credentials",
             (_, Ok(url)) if url.host().is_none() => "no_host",
             _ => "not_absolute",
         })
