@@ -201,7 +201,10 @@ async fn orders_are_listed_set_edited_and_cancelled_without_moving_the_game() {
     assert!(listed["occasion"].as_str().unwrap().starts_with("round/"));
 
     // Set, edit, cancel: the game's version and ETag stay.
-    let company = d["legal"]["companies"][0].clone();
+    // A company up for auction, from the legal moves of the seat to act (players[0] may not be it).
+    let acting = detail(&app, game, user_at(&players, &d, holder)).await;
+    let company = acting["legal"]["companies"][0].clone();
+    assert!(company.is_string(), "{}", acting["legal"]);
     let set_reply = set(
         &app,
         game,
