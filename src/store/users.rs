@@ -360,6 +360,17 @@ pub async fn find_username<'e>(
         .await
 }
 
+/// The username and language of a user not deleted.
+pub async fn find_username_and_language<'e>(
+    executor: impl PgExecutor<'e>,
+    user_id: Uuid,
+) -> Result<Option<(String, String)>, sqlx::Error> {
+    sqlx::query_as("SELECT username, language FROM users WHERE id = $1 AND deleted_at IS NULL")
+        .bind(user_id)
+        .fetch_optional(executor)
+        .await
+}
+
 /// The name of an existing user (`RowNotFound` if there is no such account).
 pub async fn username<'e>(
     executor: impl PgExecutor<'e>,

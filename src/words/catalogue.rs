@@ -41,6 +41,7 @@ fn files(language: Language) -> Files {
             ("account", include_str!("en/account.ftl")),
             ("digest", include_str!("en/digest.ftl")),
             ("elsewhere", include_str!("en/elsewhere.ftl")),
+            ("pace", include_str!("en/pace.ftl")),
         ],
         Language::Ja => &[
             ("common", include_str!("ja/common.ftl")),
@@ -49,6 +50,7 @@ fn files(language: Language) -> Files {
             ("account", include_str!("ja/account.ftl")),
             ("digest", include_str!("ja/digest.ftl")),
             ("elsewhere", include_str!("ja/elsewhere.ftl")),
+            ("pace", include_str!("ja/pace.ftl")),
         ],
     }
 }

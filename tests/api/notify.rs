@@ -1303,6 +1303,25 @@ async fn tampered_or_incomplete_unsubscribe_requests_change_nothing() {
         assert_eq!(preferences(&f.app, user).await["game_over"], "immediately");
     }
 
+    // The page names what the link turns off in the words of its recipient's language.
+    f.app
+        .put("/me/profile")
+        .as_user(&bert)
+        .json(&json!({"language": "ja", "time_zone": "Asia/Tokyo"}))
+        .send()
+        .await
+        .assert_ok();
+    let for_bert = f
+        .notifier
+        .unsubscribe_url(bert.id, UnsubscribeScope::Kind(NoticeKind::GameOver));
+    let page = plain_get(&f.app, &for_bert).await;
+    assert_eq!(page.status, 200, "{}", page.text);
+    assert!(page.text.contains("ゲーム結果のメール"), "{}", page.text);
+    let digest = f
+        .notifier
+        .unsubscribe_url(bert.id, UnsubscribeScope::Digest);
+    let page = plain_get(&f.app, &digest).await;
+    assert!(page.text.contains("毎日のまとめメール"), "{}", page.text);
     // A mail queued before the unsubscribe is not sent after it.
     enqueue(
         &f.app,

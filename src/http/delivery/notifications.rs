@@ -6,10 +6,13 @@ use crate::http::extract::text::{Json, Query};
 use crate::http::state::AppState;
 use crate::service::delivery::mail::admin::{self, FailedMail};
 use crate::service::delivery::mail::unsubscribe::{self as unsubscribe_link, UnsubscribeScope};
-use crate::service::delivery::render::escape_html;
+use crate::service::delivery::render::{escape_html, kind_label};
 use crate::service::notices::preferences::{Choice, Choices, Delivery, Preferences};
 use crate::service::notices::{NoticeKind, notice_kinds, preferences};
 use crate::store::users;
+use crate::words::catalogue::{Args, say};
+use crate::words::key;
+use crate::words::language::Language;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
 use serde::{Deserialize, Serialize};
@@ -160,17 +163,28 @@ fn bad_token() -> ApiError {
 async fn check_token(
     state: &AppState,
     token: &str,
-) -> Result<(Uuid, String, UnsubscribeScope), ApiError> {
+) -> Result<(Uuid, String, String, UnsubscribeScope), ApiError> {
     let key = state.jwt.derive_key(unsubscribe_link::PURPOSE);
     let (user, scope) = unsubscribe_link::verify(&key, token).ok_or_else(bad_token)?;
-    let username = users::find_username(&state.pool, user).await?;
-    let username = username.ok_or_else(|| {
+    let found = users::find_username_and_language(&state.pool, user).await?;
+    let (username, language) = found.ok_or_else(|| {
         ApiError::not_found(
             ErrorCode::UserNotFound,
             "the account of this link no longer exists",
         )
     })?;
-    Ok((user, username, scope))
+    let language = Language::parse(&language).unwrap_or(Language::En);
+    Ok((user, username, scope_label(scope, language), scope))
+}
+
+/// What an unsubscribe link turns off, in the words of the recipient's language (the page
+/// knows whose link it is).
+fn scope_label(scope: UnsubscribeScope, language: Language) -> String {
+    match scope {
+        UnsubscribeScope::Kind(kind) => kind_label(kind, language),
+        UnsubscribeScope::Digest => say(language, key!("unsubscribe-digest-label"), &Args::new()),
+        UnsubscribeScope::All => say(language, key!("unsubscribe-all-label"), &Args::new()),
+    }
 }
 
 fn page(title: &str, body: &str) -> HttpResponse {
@@ -203,7 +217,7 @@ pub async fn unsubscribe_page(
     state: web::Data<AppState>,
     query: Query<UnsubscribeQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (_, username, scope) = check_token(&state, &query.token).await?;
+    let (_, username, label, _) = check_token(&state, &query.token).await?;
     let action = format!("?token={}", query.token.trim());
     Ok(page(
         "Unsubscribe",
@@ -214,7 +228,7 @@ pub async fn unsubscribe_page(
              <button type=\"submit\">Unsubscribe</button></form>\n\
              <p>You can change every notification preference later with \
              <code>PUT /api/v1/me/notifications</code>.</p>",
-            what = escape_html(scope.label()),
+            what = escape_html(&label),
             user = escape_html(&username),
             action = escape_html(&action),
         ),
@@ -244,7 +258,7 @@ pub async fn unsubscribe(
     query: Query<UnsubscribeQuery>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let (user, username, scope) = check_token(&state, &query.token).await?;
+    let (user, username, label, scope) = check_token(&state, &query.token).await?;
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -277,7 +291,7 @@ pub async fn unsubscribe(
              <p>To receive them again, log in and change your preferences with \
              <code>PUT /api/v1/me/notifications</code>.</p>",
             user = escape_html(&username),
-            what = escape_html(scope.label()),
+            what = escape_html(&label),
         ),
     ))
 }

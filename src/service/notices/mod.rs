@@ -185,25 +185,6 @@ impl NoticeKind {
     pub fn index(self) -> usize {
         self as usize
     }
-
-    /// How a person calls these mails ("your-turn mails").
-    pub fn label(self) -> &'static str {
-        match self {
-            NoticeKind::YourTurn => "\"your turn\" mails",
-            NoticeKind::Reminder => "deadline reminders",
-            NoticeKind::Invited => "invitations",
-            NoticeKind::GameStarted => "\"game started\" mails",
-            NoticeKind::GameOver => "game results",
-            NoticeKind::PlayerLeft => "\"a player left\" mails",
-            NoticeKind::ChatMention => "chat mentions",
-            NoticeKind::RematchOffered => "rematch offers",
-            NoticeKind::UndoRequested => "undo requests",
-            NoticeKind::TournamentStarted => "\"tournament started\" mails",
-            NoticeKind::TournamentRound => "\"next round\" mails",
-            NoticeKind::TournamentFinished => "final tournament standings",
-            NoticeKind::TournamentCancelled => "\"tournament cancelled\" mails",
-        }
-    }
 }
 
 /// What a row of the outbox is: a notice, the daily digest built from held notices, or a

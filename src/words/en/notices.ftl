@@ -228,3 +228,8 @@ notice-undo_requested =
 
 # Why a notice mail came: $label is the notice kind's .label.
 notice-reason = You get this mail because your Kontor preference for { $label } is "immediately".
+
+# What the unsubscribe page says a link for the daily digest, or for all mail, turns off
+# (a link for one kind names its .label).
+unsubscribe-digest-label = the daily digest
+unsubscribe-all-label = all mail from Kontor

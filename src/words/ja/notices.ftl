@@ -200,3 +200,8 @@ notice-undo_requested =
         一人でも断ると、手は取り消されません。期限までに全員が答えないか、その前に誰かが手を指すと、この求めは失効します。
 
 notice-reason = Kontorの{ $label }の設定が「すぐに送る」(immediately)なので、このメールをお送りしています。
+
+# What the unsubscribe page says a link for the daily digest, or for all mail, turns off
+# (a link for one kind names its .label).
+unsubscribe-digest-label = 毎日のまとめメール
+unsubscribe-all-label = Kontorからのすべてのメール

@@ -38,15 +38,6 @@ impl UnsubscribeScope {
             other => NoticeKind::parse(other).map(UnsubscribeScope::Kind),
         }
     }
-
-    /// What a person is unsubscribed from ("deadline reminders").
-    pub fn label(self) -> &'static str {
-        match self {
-            UnsubscribeScope::Kind(kind) => kind.label(),
-            UnsubscribeScope::Digest => "the daily digest",
-            UnsubscribeScope::All => "all mail from Kontor",
-        }
-    }
 }
 
 fn signature(key: &[u8; 32], user: Uuid, scope: UnsubscribeScope) -> [u8; 32] {

@@ -173,6 +173,44 @@ fn notice_cases() -> Vec<Case> {
             None,
         ),
         case(
+            "your_turn/pace: orders, a forced move, a dropped order",
+            NoticeKind::YourTurn,
+            json!({"deadline": deadline, "auto": {"count": 12, "news": [
+                {"version": 40, "kind": "played", "command": {"type": "open_auction", "company": "red", "bid": 3}},
+                {"version": 41, "kind": "forced", "command": {"type": "pass_bid"},
+                 "reason": {"code": "cannot_outbid", "params": {"company": "red", "high_bid": 7, "cubes": 5}}},
+                {"version": 43, "kind": "dropped",
+                 "reason": {"code": "bids_before", "params": {"count": 2}}},
+            ]}}),
+            sd(),
+        ),
+        case(
+            "your_turn/pace: one forced move",
+            NoticeKind::YourTurn,
+            json!({"auto": {"count": 1, "news": [
+                {"version": 44, "kind": "forced", "command": {"type": "pass"},
+                 "reason": {"code": "only_pass", "params": {"kontor_cards": 0, "share_stack": 4}}},
+            ]}}),
+            fd(),
+        ),
+        case(
+            "your_turn/pace: an order dropped, words unknown",
+            NoticeKind::YourTurn,
+            json!({"auto": {"count": 1, "news": [
+                {"version": 9, "kind": "dropped", "reason": {"code": "new_reason", "params": {}}},
+            ]}}),
+            fd(),
+        ),
+        case(
+            "game_over/pace: orders played",
+            NoticeKind::GameOver,
+            json!({"auto": {"count": 2, "news": [
+                {"version": 50, "kind": "played", "command": {"type": "move", "to": "kontor"}},
+                {"version": 52, "kind": "played", "command": {"type": "take_income", "colour": "blue"}},
+            ]}}),
+            over(json!([2, 1, 3])),
+        ),
+        case(
             "game_over/second",
             NoticeKind::GameOver,
             json!({}),

@@ -378,10 +378,7 @@ pub fn news_line(ctx: &NoticeContext) -> String {
     if matches!(ctx.kind, NoticeKind::YourTurn | NoticeKind::GameOver)
         && let Some(summary) = pace::summary(ctx.data, ctx.language)
     {
-        return match ctx.language {
-            Language::En => format!("{headline} ({summary})"),
-            Language::Ja => format!("{headline}（{summary}）"),
-        };
+        return pace::news_line(headline, summary, ctx.language);
     }
     match (ctx.kind, str_field(ctx.data, "text")) {
         (NoticeKind::ChatMention, Some(text)) => {

@@ -4,10 +4,14 @@
 //! reason. The notice's data carries it as `auto: {"count", "news": [the latest 10]}` (see
 //! `service::play::auto::News`); only the seat's own news is ever in its notices.
 //!
-//! The words are kept here, apart, until they move into the message catalogue.
+//! The words are the catalogue's (`src/words/<language>/pace.ftl`); the code here picks the
+//! message and its choices: a reason code or command the catalogue has no words for is
+//! `other`, said with its raw name.
 
 use super::document::{Block, Span};
 use super::{NoticeContext, str_field};
+use crate::key;
+use crate::words::catalogue::{Args, say};
 use crate::words::language::Language;
 use serde_json::Value;
 
@@ -32,30 +36,34 @@ fn kind<'a>(ctx: &'a NoticeContext) -> &'a str {
 pub fn summary(data: &Value, language: Language) -> Option<String> {
     let (count, list) = news(data)?;
     let orders = list.iter().any(|n| n["kind"] == "played");
-    let dropped = list.iter().any(|n| n["kind"] == "dropped");
     let moves = list.iter().filter(|n| n["kind"] != "dropped").count() as u64;
     let moves = if count as usize > list.len() {
         count
     } else {
         moves
     };
-    Some(match language {
-        Language::En => {
-            let noun = if moves == 1 { "move" } else { "moves" };
-            match (moves, orders, dropped) {
-                (0, _, _) => "your standing orders changed".to_string(),
-                (_, true, _) => {
-                    format!("your orders played {moves} {noun} while you were away")
-                }
-                (_, false, _) => format!("the server played {moves} forced {noun} for you"),
-            }
-        }
-        Language::Ja => match (moves, orders) {
-            (0, _) => "指示に変更がありました".to_string(),
-            (_, true) => format!("不在の間にあなたの指示で{moves}手を指しました"),
-            (_, false) => format!("強制手{moves}手を自動で指しました"),
-        },
-    })
+    let what = match (moves, orders) {
+        (0, _) => "changed",
+        (_, true) => "orders",
+        (_, false) => "forced",
+    };
+    let args = Args::new()
+        .choice("what", what)
+        .number("moves", number(moves));
+    Some(say(language, key!("pace-summary"), &args))
+}
+
+/// A count as the catalogue's number.
+fn number(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The digest's line of a notice with news: its headline and the summary.
+pub fn news_line(headline: String, summary: String, language: Language) -> String {
+    let args = Args::new()
+        .text("headline", headline)
+        .text("summary", summary);
+    say(language, key!("pace-news-line"), &args)
 }
 
 /// The paragraph and list that tell a player what happened (empty without news).
@@ -65,24 +73,11 @@ pub(super) fn blocks(ctx: &NoticeContext) -> Vec<Block> {
     };
     let game = kind(ctx);
     let language = ctx.language;
-    let intro = match language {
-        Language::En => format!(
-            "Since your last turn mail, the server played for you or changed your standing orders ({count} in all{}):",
-            if count as usize > list.len() {
-                format!(", the latest {}", list.len())
-            } else {
-                String::new()
-            }
-        ),
-        Language::Ja => format!(
-            "前回の手番メール以降、サーバーがあなたの代わりに指した手と指示の変更（全{count}件{}）:",
-            if count as usize > list.len() {
-                format!("、最新{}件", list.len())
-            } else {
-                String::new()
-            }
-        ),
-    };
+    let shown = (count as usize > list.len()).then(|| number(list.len() as u64));
+    let args = Args::new()
+        .number("count", number(count))
+        .maybe_number("shown", shown);
+    let intro = say(language, key!("pace-intro"), &args);
     let lines: Vec<Vec<Span>> = list
         .iter()
         .map(|n| vec![Span::Text(line(game, n, language))])
@@ -92,32 +87,25 @@ pub(super) fn blocks(ctx: &NoticeContext) -> Vec<Block> {
 
 /// One piece of news as a sentence.
 pub fn line(game: &str, news: &Value, language: Language) -> String {
-    let command = news.get("command").map(|c| command_text(game, c, language));
+    let command = news
+        .get("command")
+        .map(|c| command_text(game, c, language))
+        .unwrap_or_default();
     let reason = news
         .get("reason")
         .map(|r| reason_text(r, language))
         .unwrap_or_default();
-    let version = news["version"].as_i64().unwrap_or(0);
-    match (news["kind"].as_str(), language) {
-        (Some("forced"), Language::En) => format!(
-            "You had to {}: {reason} (version {version}).",
-            command.unwrap_or_default()
-        ),
-        (Some("forced"), Language::Ja) => format!(
-            "{}しかありませんでした: {reason}（バージョン{version}）。",
-            command.unwrap_or_default()
-        ),
-        (Some("played"), Language::En) => format!(
-            "Played by your order: {} (version {version}).",
-            command.unwrap_or_default()
-        ),
-        (Some("played"), Language::Ja) => format!(
-            "あなたの指示で指しました: {}（バージョン{version}）。",
-            command.unwrap_or_default()
-        ),
-        (_, Language::En) => format!("Your order was dropped: {reason}; decide yourself."),
-        (_, Language::Ja) => format!("指示を取り消しました: {reason}。ご自身で決めてください。"),
-    }
+    let kind = match news["kind"].as_str() {
+        Some("forced") => "forced",
+        Some("played") => "played",
+        _ => "dropped",
+    };
+    let args = Args::new()
+        .choice("kind", kind)
+        .text("command", command)
+        .text("reason", reason)
+        .number("version", news["version"].as_i64().unwrap_or(0));
+    say(language, key!("pace-line"), &args)
 }
 
 fn param(params: &Value, name: &str) -> String {
@@ -128,160 +116,86 @@ fn param(params: &Value, name: &str) -> String {
     }
 }
 
+/// `args` with each of `names` from `params` as text (`?` where it lacks one).
+fn params(mut args: Args, params: &Value, names: &[&'static str]) -> Args {
+    for name in names {
+        args = args.text(name, param(params, name));
+    }
+    args
+}
+
+/// `value` as one of `known` (the words the catalogue chooses on), else `other`.
+fn known(value: &str, known: impl IntoIterator<Item = &'static str>) -> &'static str {
+    known.into_iter().find(|k| *k == value).unwrap_or("other")
+}
+
+/// Every reason code the catalogue has words for: each game's and the platform's.
+fn reason_codes() -> impl Iterator<Item = &'static str> {
+    use crate::games::Rules;
+    crate::games::steel_driver::SteelDriver::AUTO_CODES
+        .iter()
+        .chain(crate::games::flying_dutchman::FlyingDutchman::AUTO_CODES)
+        .chain(crate::games::auto::COMMON_CODES)
+        .map(|(code, _)| *code)
+}
+
 /// A reason (a code and its parameters) in words.
 pub fn reason_text(reason: &Value, language: Language) -> String {
     let code = reason["code"].as_str().unwrap_or("");
-    let p = &reason["params"];
-    let en = language == Language::En;
-    match code {
-        "no_cubes" if en => "you hold no cubes".into(),
-        "no_cubes" => "キューブを持っていません".into(),
-        "cannot_outbid" if en => format!(
-            "you cannot outbid {} for {} (you hold {} cubes)",
-            param(p, "high_bid"),
-            param(p, "company"),
-            param(p, "cubes")
-        ),
-        "cannot_outbid" => format!(
-            "{}の最高入札{}を上回れません（キューブ{}個）",
-            param(p, "company"),
-            param(p, "high_bid"),
-            param(p, "cubes")
-        ),
-        "cannot_build" if en => format!("{} has no link it may build", param(p, "company")),
-        "cannot_build" => format!("{}が敷設できる路線がありません", param(p, "company")),
-        "only_link" if en => format!(
-            "{} was the only link {} could build",
-            param(p, "link"),
-            param(p, "company")
-        ),
-        "only_link" => format!(
-            "{}が敷設できる路線は{}だけでした",
-            param(p, "company"),
-            param(p, "link")
-        ),
-        "only_path" if en => "one transcontinental path was left".into(),
-        "only_path" => "大陸横断ルートは一つしか残っていませんでした".into(),
-        "no_goods" if en => format!("{} can take no goods cube", param(p, "company")),
-        "no_goods" => format!("{}が取れる商品キューブがありません", param(p, "company")),
-        "only_goods" if en => format!(
-            "the goods cube of {} was the only one {} could take",
-            param(p, "city"),
-            param(p, "company")
-        ),
-        "only_goods" => format!(
-            "{}が取れる商品キューブは{}のものだけでした",
-            param(p, "company"),
-            param(p, "city")
-        ),
-        "outbid" if en => format!(
-            "the high bid for {} reached {}, your limit",
-            param(p, "company"),
-            param(p, "high_bid")
-        ),
-        "outbid" => format!(
-            "{}の最高入札が上限の{}に達しました",
-            param(p, "company"),
-            param(p, "high_bid")
-        ),
-        "only_pass" if en => "you hold no horseshoe, smith card or usable Kontor card".into(),
-        "only_pass" => "蹄鉄も鍛冶屋カードも使えるコントールカードもありません".into(),
-        "only_destination" if en => format!(
-            "{} was the only place the ghost ship could go",
-            param(p, "to")
-        ),
-        "only_destination" => format!("幽霊船の行き先は{}だけでした", param(p, "to")),
-        "no_horseshoes" if en => "you hold no horseshoe".into(),
-        "no_horseshoes" => "蹄鉄を持っていません".into(),
-        "no_shares" if en => "you hold no share card".into(),
-        "no_shares" => "株券カードを持っていません".into(),
-        "bids_before" if en => format!(
-            "{} players before you bid this round, more than your order allows",
-            param(p, "count")
-        ),
-        "bids_before" => format!(
-            "このラウンドであなたより前に{}人が入札しました（指示の上限を超えています）",
-            param(p, "count")
-        ),
-        "refused" if en => format!("the rules refused its move ({})", param(p, "message")),
-        "refused" => format!(
-            "ルールがその手を認めませんでした（{}）",
-            param(p, "message")
-        ),
-        "undone" if en => "an undo took back your moves".into(),
-        "undone" => "手の取り消しであなたの手が戻されました".into(),
-        "invalid_now" if en => format!("after an undo it no longer fits ({})", param(p, "message")),
-        "invalid_now" => format!(
-            "手の取り消しの後、指示が合わなくなりました（{}）",
-            param(p, "message")
-        ),
-        "seat_left" if en => "you left the game".into(),
-        "seat_left" => "ゲームから退出しました".into(),
-        other if en => format!("({other})"),
-        other => format!("（{other}）"),
-    }
+    let args = Args::new()
+        .choice("code", known(code, reason_codes()))
+        .text("raw", code);
+    let names = [
+        "company", "high_bid", "cubes", "link", "city", "to", "count", "message",
+    ];
+    let args = params(args, &reason["params"], &names);
+    say(language, key!("pace-reason"), &args)
 }
+
+/// Steel Driver's own commands (its others are worded as every game's).
+const STEEL_DRIVER_COMMANDS: &[&str] = &[
+    "pass_pawn",
+    "open_auction",
+    "bid",
+    "pass_bid",
+    "build",
+    "pass_build",
+    "choose_path",
+    "take_goods",
+    "pass_delivery",
+];
+
+/// The commands of The Flying Dutchman and those every game shares.
+const COMMON_COMMANDS: &[&str] = &[
+    "pass",
+    "use_kontor",
+    "use_smith",
+    "bid",
+    "return_shares",
+    "move",
+    "declare",
+    "make_offer",
+    "accept_offer",
+    "drop_out",
+    "take_income",
+    "decline_income",
+];
 
 /// A command of `game` in words ("pass the pawn").
 pub fn command_text(game: &str, command: &Value, language: Language) -> String {
     let kind = command["type"].as_str().unwrap_or("");
-    let field = |name: &str| param(command, name);
-    let en = language == Language::En;
-    match (game, kind) {
-        ("steel-driver", "pass_pawn") if en => "pass the pawn".into(),
-        ("steel-driver", "pass_pawn") => "ポーンを渡す".into(),
-        ("steel-driver", "open_auction") if en => {
-            format!(
-                "open an auction for {} at {}",
-                field("company"),
-                field("bid")
-            )
-        }
-        ("steel-driver", "open_auction") => {
-            format!("{}の競りを{}で始める", field("company"), field("bid"))
-        }
-        ("steel-driver", "bid") if en => format!("bid {}", field("bid")),
-        ("steel-driver", "bid") => format!("{}を入札する", field("bid")),
-        ("steel-driver", "pass_bid") if en => "pass in the auction".into(),
-        ("steel-driver", "pass_bid") => "競りをパスする".into(),
-        ("steel-driver", "build") if en => format!("build {}", field("link")),
-        ("steel-driver", "build") => format!("{}を敷設する", field("link")),
-        ("steel-driver", "pass_build") if en => "build nothing".into(),
-        ("steel-driver", "pass_build") => "敷設をパスする".into(),
-        ("steel-driver", "choose_path") if en => "choose the transcontinental path".into(),
-        ("steel-driver", "choose_path") => "大陸横断ルートを選ぶ".into(),
-        ("steel-driver", "take_goods") if en => {
-            format!("take the goods cube of {}", field("city"))
-        }
-        ("steel-driver", "take_goods") => format!("{}の商品キューブを取る", field("city")),
-        ("steel-driver", "pass_delivery") if en => "take no goods cube".into(),
-        ("steel-driver", "pass_delivery") => "商品キューブを取らない".into(),
-        (_, "pass") if en => "pass".into(),
-        (_, "pass") => "パスする".into(),
-        (_, "use_kontor") if en => "use the Kontor".into(),
-        (_, "use_kontor") => "コントールを使う".into(),
-        (_, "use_smith") if en => "use the smith".into(),
-        (_, "use_smith") => "鍛冶屋を使う".into(),
-        (_, "bid") if en => "place your sealed bid".into(),
-        (_, "bid") => "封印入札をする".into(),
-        (_, "return_shares") if en => "return two share cards".into(),
-        (_, "return_shares") => "株券カードを2枚戻す".into(),
-        (_, "move") if en => format!("move the ghost ship to {}", field("to")),
-        (_, "move") => format!("幽霊船を{}へ動かす", field("to")),
-        (_, "declare") if en => format!("declare {}", field("to")),
-        (_, "declare") => format!("{}を宣言する", field("to")),
-        (_, "make_offer") if en => format!("offer {}", field("to")),
-        (_, "make_offer") => format!("{}を提案する", field("to")),
-        (_, "accept_offer") if en => "accept an offer".into(),
-        (_, "accept_offer") => "提案を受ける".into(),
-        (_, "drop_out") if en => "drop out of the extra round".into(),
-        (_, "drop_out") => "延長戦から降りる".into(),
-        (_, "take_income") if en => format!("take income ({})", field("colour")),
-        (_, "take_income") => format!("収入を得る（{}）", field("colour")),
-        (_, "decline_income") if en => "take no income".into(),
-        (_, "decline_income") => "収入を得ない".into(),
-        (_, other) => other.replace('_', " "),
-    }
+    let (game, commands) = if game == "steel-driver" && STEEL_DRIVER_COMMANDS.contains(&kind) {
+        ("steel-driver", STEEL_DRIVER_COMMANDS)
+    } else {
+        ("other", COMMON_COMMANDS)
+    };
+    let args = Args::new()
+        .choice("game", game)
+        .choice("type", known(kind, commands.iter().copied()))
+        .text("raw", kind.replace('_', " "));
+    let names = ["company", "bid", "link", "city", "to", "colour"];
+    let args = params(args, command, &names);
+    say(language, key!("pace-command"), &args)
 }
 
 #[cfg(test)]
@@ -291,12 +205,7 @@ mod tests {
 
     #[test]
     fn every_reason_code_of_every_game_has_words_in_both_languages() {
-        use crate::games::Rules;
-        let codes = crate::games::steel_driver::SteelDriver::AUTO_CODES
-            .iter()
-            .chain(crate::games::flying_dutchman::FlyingDutchman::AUTO_CODES)
-            .chain(crate::games::auto::COMMON_CODES);
-        for (code, _) in codes {
+        for code in reason_codes() {
             for language in [Language::En, Language::Ja] {
                 let text = reason_text(&json!({"code": code, "params": {}}), language);
                 assert!(
@@ -327,5 +236,78 @@ mod tests {
             "your orders played 2 moves while you were away"
         );
         assert!(summary(&json!({}), Language::En).is_none());
+        assert_eq!(
+            summary(&data, Language::Ja).unwrap(),
+            "不在の間にあなたの指示で2手を指しました"
+        );
+        assert_eq!(
+            line("steel-driver", &forced, Language::Ja),
+            "競りをパスするしかありませんでした: redの最高入札7を上回れません（キューブ5個）（バージョン12）。"
+        );
+    }
+
+    #[test]
+    fn a_dropped_order_one_forced_move_and_unknown_words_read_as_sentences() {
+        let dropped = json!({"version": 3, "kind": "dropped",
+            "reason": {"code": "bids_before", "params": {"count": 2}}});
+        assert_eq!(
+            line("steel-driver", &dropped, Language::En),
+            "Your order was dropped: 2 players before you bid this round, more than your order allows; decide yourself."
+        );
+        let forced = json!({"version": 5, "kind": "forced", "command": {"type": "fly_away"},
+            "reason": {"code": "no_wind", "params": {}}});
+        assert_eq!(
+            line("flying-dutchman", &forced, Language::En),
+            "You had to fly away: (no_wind) (version 5)."
+        );
+        assert_eq!(
+            line("flying-dutchman", &forced, Language::Ja),
+            "fly awayしかありませんでした: （no_wind）（バージョン5）。"
+        );
+        let one = json!({"auto": {"count": 1, "news": [forced]}});
+        assert_eq!(
+            summary(&one, Language::En).unwrap(),
+            "the server played 1 forced move for you"
+        );
+        let only_dropped = json!({"auto": {"count": 1, "news": [dropped]}});
+        assert_eq!(
+            summary(&only_dropped, Language::En).unwrap(),
+            "your standing orders changed"
+        );
+        // A command every game shares reads the same in Steel Driver.
+        let pass = json!({"type": "pass"});
+        assert_eq!(command_text("steel-driver", &pass, Language::En), "pass");
+        assert_eq!(
+            command_text(
+                "steel-driver",
+                &json!({"type": "bid", "bid": 4}),
+                Language::En
+            ),
+            "bid 4"
+        );
+        assert_eq!(
+            command_text("flying-dutchman", &json!({"type": "bid"}), Language::En),
+            "place your sealed bid"
+        );
+    }
+
+    #[test]
+    fn every_command_has_words_in_both_languages() {
+        for (game, commands) in [
+            ("steel-driver", STEEL_DRIVER_COMMANDS),
+            ("flying-dutchman", COMMON_COMMANDS),
+        ] {
+            for command in commands {
+                for language in Language::ALL {
+                    let text = command_text(game, &json!({"type": command}), language);
+                    // A type without words is said raw, in ASCII; only `pass` is its own word.
+                    let raw = text == command.replace('_', " ");
+                    match language {
+                        Language::En => assert!(!raw || *command == "pass", "{game} {command}"),
+                        Language::Ja => assert!(!text.is_ascii(), "{game} {command}: {text}"),
+                    }
+                }
+            }
+        }
     }
 }
