@@ -134,6 +134,16 @@ pub enum Error {
     /// Nothing of the caller's to take back since the last barrier.
     #[error("you have no move to take back since the last point of no return")]
     UndoNothingToUndo,
+    /// Only other seats moved after the version asked for; the caller's moves are before it.
+    #[error(
+        "only other players moved after version {to_version}: an undo takes back a move of your own (and, with their consent, what others played after it)"
+    )]
+    UndoNotOwnMoves { to_version: i64 },
+    /// The caller's last request was declined and nothing moved since.
+    #[error(
+        "your last undo request was declined (version {declined_at}) and nobody has moved since: ask again after the next move"
+    )]
+    UndoDeclined { declined_at: i64 },
     /// The undo would reach back across a barrier (a reveal, a draw, a settlement...).
     #[error(
         "the move at version {barrier_version} ({barrier}) cannot be taken back; an undo may go back to version {barrier_version} at the earliest"

@@ -49,6 +49,8 @@ pub(super) fn refused(refusal: Refusal) -> Error {
             "moves cannot be taken back in this game: its table allows no undo, or it is not being played",
         ),
         Refusal::NothingToUndo => Error::UndoNothingToUndo,
+        Refusal::NotOwnMoves { to_version } => Error::UndoNotOwnMoves { to_version },
+        Refusal::Declined { declined_at } => Error::UndoDeclined { declined_at },
         Refusal::Barrier {
             barrier_version,
             barrier,

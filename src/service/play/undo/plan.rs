@@ -1,7 +1,7 @@
 //! The pure decisions of undo: whether a seat may take moves back now, to where, and who
 //! must consent; answering and withdrawing a request. The service appends what they decide.
 
-use super::timeline::{Batch, Timeline};
+use super::timeline::{Batch, Target, Timeline};
 use crate::games::Seat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -102,6 +102,12 @@ pub enum Refusal {
     Disabled,
     /// The caller has no move to take back (`undo_nothing_to_undo`).
     NothingToUndo,
+    /// The caller has moves since the barrier, but only other seats moved after
+    /// `to_version` (`undo_not_own_moves`).
+    NotOwnMoves { to_version: i64 },
+    /// Another seat declined the caller's last request, and nothing moved since: one declined
+    /// request per position (`undo_declined`). `declined_at` is the answer's version.
+    Declined { declined_at: i64 },
     /// The undo would reach back across the barrier ending at `barrier_version`
     /// (`undo_barrier`).
     Barrier {
@@ -130,6 +136,8 @@ impl Refusal {
         match self {
             Refusal::Disabled => "undo_disabled",
             Refusal::NothingToUndo => "undo_nothing_to_undo",
+            Refusal::NotOwnMoves { .. } => "undo_not_own_moves",
+            Refusal::Declined { .. } => "undo_declined",
             Refusal::Barrier { .. } => "undo_barrier",
             Refusal::Stale { .. } => "undo_stale",
             Refusal::NeedsConsent { .. } => "undo_needs_consent",
@@ -148,6 +156,14 @@ impl Refusal {
                     .to_string()
             }
             Refusal::NothingToUndo => "You have no move to take back.".to_string(),
+            Refusal::NotOwnMoves { to_version } => format!(
+                "Only other players moved after version {to_version}: an undo takes back a move \
+                 of your own (and, with their consent, what others played after it)."
+            ),
+            Refusal::Declined { declined_at } => format!(
+                "Your last request was declined (version {declined_at}) and nobody has moved \
+                 since: ask again after the next move."
+            ),
             Refusal::Barrier {
                 barrier_version,
                 barrier,
@@ -250,20 +266,27 @@ pub fn plan(
             if t < barrier_version {
                 return Err(across);
             }
-            if !timeline.is_boundary(t) {
-                return Err(Refusal::Invalid {
-                    detail: format!(
-                        "version {t} is in the middle of a move; an undo goes back to the end of \
-                         a move"
-                    ),
-                });
+            if let Some(detail) = not_a_target(timeline, t) {
+                return Err(Refusal::Invalid { detail });
             }
             t
         }
     };
+    let mine_since = since.iter().any(|b| b.seat() == Some(by_seat));
     let range: Vec<&Batch> = since.into_iter().filter(|b| b.last > target).collect();
+    if range.is_empty() {
+        return Err(Refusal::Invalid {
+            detail: format!(
+                "nothing was played after version {target}: there is nothing to take back to it"
+            ),
+        });
+    }
     if !range.iter().any(|b| b.seat() == Some(by_seat)) {
-        return Err(Refusal::NothingToUndo);
+        return Err(if mine_since {
+            Refusal::NotOwnMoves { to_version: target }
+        } else {
+            Refusal::NothingToUndo
+        });
     }
     let mut others: Vec<Seat> = range
         .iter()
@@ -276,16 +299,44 @@ pub fn plan(
         return Ok(Plan::Rewind { to_version: target });
     }
     match policy {
-        Policy::Consent => Ok(Plan::Ask {
-            to_version: target,
-            bots: others
-                .iter()
-                .copied()
-                .filter(|s| bot_seats.contains(s))
-                .collect(),
-            needs: others,
-        }),
+        Policy::Consent => {
+            if let Some(decline) = timeline.declined_here(by_seat) {
+                return Err(Refusal::Declined {
+                    declined_at: decline.seq,
+                });
+            }
+            Ok(Plan::Ask {
+                to_version: target,
+                bots: others
+                    .iter()
+                    .copied()
+                    .filter(|s| bot_seats.contains(s))
+                    .collect(),
+                needs: others,
+            })
+        }
         _ => Err(Refusal::NeedsConsent { needs: others }),
+    }
+}
+
+/// Why version `t` (in range, not before the barrier) is no place for an undo to land, in
+/// words; `None` when it is one (the end of a move).
+fn not_a_target(timeline: &Timeline, t: i64) -> Option<String> {
+    let before = timeline.boundary_before(t);
+    match timeline.target(t) {
+        Target::Boundary => None,
+        Target::UndoEvent => Some(format!(
+            "version {t} is an undo's own event (a request, an answer or a rewind), not a move: \
+             an undo goes back to the end of a move, such as version {before}"
+        )),
+        Target::Undone => Some(format!(
+            "version {t} was taken back by an earlier undo: an undo goes back to the end of a \
+             move still in effect, such as version {before}"
+        )),
+        Target::MidMove => Some(format!(
+            "version {t} is in the middle of a move; an undo goes back to the end of a move, \
+             such as version {before}"
+        )),
     }
 }
 
@@ -468,13 +519,13 @@ mod tests {
             planned(&log, Policy::Consent, 2, None, &[]),
             Err(Refusal::NothingToUndo)
         );
-        // Seat 1 may not take back only seat 0's move.
+        // Seat 1 may not take back only seat 0's move, and is told so (not "nothing").
         let mut log2 = Log::started();
         let own = log2.command(1, "move", 1);
         log2.command(0, "move", 1);
         assert_eq!(
             planned(&log2, Policy::Consent, 1, Some(own), &[]),
-            Err(Refusal::NothingToUndo)
+            Err(Refusal::NotOwnMoves { to_version: own })
         );
         let q = log.request(0, 2, vec![1]);
         assert_eq!(
@@ -493,6 +544,90 @@ mod tests {
             planned(&ended, Policy::Consent, 0, None, &[]),
             Err(Refusal::Disabled)
         );
+    }
+
+    #[test]
+    fn a_target_that_is_no_move_is_named_for_what_it_is() {
+        let mut log = Log::started();
+        let a = log.command(0, "move", 2);
+        log.command(1, "move", 1);
+        let q = log.request(0, a, vec![1]);
+        let no = log.answer(q, 1, false);
+        log.command(2, "move", 1);
+        let at = |t: i64| match planned(&log, Policy::Consent, 2, Some(t), &[]) {
+            Err(Refusal::Invalid { detail }) => detail,
+            other => panic!("{other:?}"),
+        };
+        assert!(at(q).contains("an undo's own event"), "{}", at(q));
+        assert!(at(no).contains("an undo's own event"), "{}", at(no));
+        assert!(at(q).contains(&format!("version {}", q - 1)), "{}", at(q));
+        assert!(
+            at(a - 1).contains("in the middle of a move"),
+            "{}",
+            at(a - 1)
+        );
+        // Taken back: the moves a rewind undid are no target either.
+        let mut log = Log::started();
+        log.command(0, "move", 1);
+        let b = log.command(0, "move", 1);
+        log.platform(
+            PlatformEvent::Rewound {
+                from_version: b,
+                to_version: b - 1,
+                by_seat: 0,
+                request: None,
+            },
+            None,
+        );
+        log.command(0, "move", 1);
+        match planned(&log, Policy::Own, 0, Some(b), &[]) {
+            Err(Refusal::Invalid { detail }) => {
+                assert!(detail.contains("taken back by an earlier undo"), "{detail}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_declined_request_is_not_asked_again_before_the_next_move() {
+        let mut log = Log::started();
+        log.command(0, "move", 1);
+        let mine = log.command(1, "move", 1);
+        log.command(2, "move", 1);
+        let q = log.request(1, mine - 1, vec![2]);
+        let no = log.answer(q, 2, false);
+        assert_eq!(
+            planned(&log, Policy::Consent, 1, None, &[]),
+            Err(Refusal::Declined { declined_at: no })
+        );
+        // Another seat may still ask; the pause is the requester's.
+        assert!(matches!(
+            planned(&log, Policy::Consent, 2, None, &[]),
+            Ok(Plan::Rewind { .. })
+        ));
+        assert!(matches!(
+            planned(&log, Policy::Consent, 0, None, &[]),
+            Ok(Plan::Ask { .. })
+        ));
+        // A withdrawal is the asker's own choice: no pause.
+        let mut other = Log::started();
+        other.command(0, "move", 1);
+        other.command(1, "move", 1);
+        let w = other.request(0, 2, vec![1]);
+        other.platform(
+            PlatformEvent::UndoWithdrawn {
+                request: w,
+                by_seat: 0,
+            },
+            None,
+        );
+        assert!(planned(&other, Policy::Consent, 0, None, &[]).is_ok());
+        // The next move lifts it.
+        log.command(0, "move", 1);
+        assert!(matches!(
+            planned(&log, Policy::Consent, 1, None, &[]),
+            Ok(Plan::Ask { .. })
+        ));
     }
 
     #[test]
@@ -540,6 +675,8 @@ mod tests {
         for refusal in [
             Refusal::Disabled,
             Refusal::NothingToUndo,
+            Refusal::NotOwnMoves { to_version: 2 },
+            Refusal::Declined { declined_at: 7 },
             Refusal::Barrier {
                 barrier_version: 3,
                 barrier: "draw",
