@@ -107,6 +107,53 @@ const PLATFORM: CodeMessages = {
   },
   invalid_undo: { en: 'The game cannot be taken back to that point.', ja: 'その時点には戻せません。' },
   rematch_already_answered: { en: 'You answered this offer already; answers are final.', ja: 'この申し込みには回答済みです。回答は変更できません。' },
+  undo_not_own_moves: {
+    en: 'Only other players moved after that point: an undo takes back a move of your own.',
+    ja: 'その時点より後に動いたのはほかの人だけです。取り消せるのは自分の手（とその後の手）です。',
+  },
+  undo_declined: {
+    en: 'Your last request was declined; ask again after the next move.',
+    ja: '前回の依頼は断られました。次の手が指されてから、もう一度頼んでください。',
+  },
+  invalid_webhook_url: { en: 'This address cannot be used for a webhook.', ja: 'このアドレスはWebhookに使えません。' },
+  webhook_not_found: { en: 'There is no such webhook endpoint.', ja: 'そのWebhookのエンドポイントはありません。' },
+  too_many_webhooks: {
+    en: 'You have as many webhook endpoints as allowed (10); delete one first.',
+    ja: 'Webhookのエンドポイントは上限（10件）に達しています。先にどれかを削除してください。',
+  },
+  delivery_under_way: {
+    en: 'This delivery is still being tried; redeliver it once it has succeeded or failed.',
+    ja: 'この配信はまだ試行中です。成功または失敗してから再送してください。',
+  },
+  too_many_test_sends: {
+    en: 'Too many test sends; try again shortly.',
+    ja: 'テスト送信が多すぎます。しばらくしてからお試しください。',
+  },
+  invalid_push_endpoint: {
+    en: "The browser's push address cannot be used.",
+    ja: 'ブラウザーのプッシュ通知の宛先が使えません。',
+  },
+  invalid_push_keys: { en: "The browser's push keys cannot be used.", ja: 'ブラウザーのプッシュ通知の鍵が使えません。' },
+  too_many_push_subscriptions: {
+    en: 'As many devices as allowed (10) get push notifications; remove one first.',
+    ja: 'プッシュ通知を受け取るデバイスは上限（10台）に達しています。先にどれかを削除してください。',
+  },
+  push_subscription_not_found: { en: 'There is no such device.', ja: 'そのデバイスはありません。' },
+};
+
+/** Codes whose `reason` says which of several refusals it is, in words per reason. */
+const BY_REASON: Record<string, CodeMessages> = {
+  invalid_webhook_url: {
+    invalid_url: { en: 'This is not a web address (https://…).', ja: 'これはWebのアドレス（https://…）ではありません。' },
+    insecure_url: {
+      en: 'A webhook address must begin with https:// (a plain http:// address is not sent to).',
+      ja: 'Webhookのアドレスは https:// で始まる必要があります（http:// のアドレスには送信しません）。',
+    },
+    blocked_address: {
+      en: 'This address is not on the public internet (a local or private network), so nothing is sent to it.',
+      ja: 'このアドレスは公開インターネット上にありません（ローカルまたはプライベートなネットワーク）。送信できません。',
+    },
+  },
 };
 
 /** Codes whose words say only what kind of refusal it is: the server's detail (in English)
@@ -117,6 +164,9 @@ const DETAIL_MATTERS = new Set(['invalid_field', 'invalid_options', 'rate_limite
 export function errorText(err: unknown, lang: Lang, game?: CodeMessages): string {
   if (err instanceof ApiError) {
     if (lang === 'en') return err.message;
+    const reason = (err.problem as { reason?: unknown }).reason;
+    const byReason = typeof reason === 'string' ? BY_REASON[err.code]?.[reason]?.ja : undefined;
+    if (byReason) return byReason;
     const words = game?.[err.code]?.ja ?? PLATFORM[err.code]?.ja;
     if (!words) return err.message;
     return DETAIL_MATTERS.has(err.code) && err.message ? `${words}（${err.message}）` : words;
