@@ -43,6 +43,8 @@ enum Command {
     },
     /// Print the OpenAPI description.
     Openapi,
+    /// Print the game kinds as `GET /kinds` answers (the web client's `src/games/kinds.json`).
+    Kinds,
     /// Write a game's log as ndjson: the complete log, or one user's redacted view with --as.
     Export {
         game_id: uuid::Uuid,
@@ -259,6 +261,13 @@ fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::Kinds => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&kontor::http::play::games::kind_list())?
+            );
+            Ok(())
+        }
         Command::Verify { export } => verify(&export),
         Command::Health { url } => health(url),
         command => actix_web::rt::System::new().block_on(run_async(command)),
@@ -406,6 +415,7 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
         }
         Command::Simulate { .. }
         | Command::Openapi
+        | Command::Kinds
         | Command::Verify { .. }
         | Command::Health { .. } => {
             unreachable!("handled synchronously")

@@ -12,6 +12,7 @@ pub mod steel_driver;
 #[cfg(test)]
 pub mod testing;
 
+use crate::words::language::Language;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::fmt::Debug;
 use utoipa::ToSchema;
@@ -120,6 +121,12 @@ pub enum BotLevel {
 pub trait Rules: Send + Sync + 'static {
     /// The registered kind, as used in the API (`flying-dutchman`).
     const KIND: &'static str;
+    /// The game's name in each language Kontor writes in, as its editions call it: in mails,
+    /// push notifications, webhooks, the calendar feed, the page and `GET /kinds`.
+    const NAMES: GameNames;
+    /// The table's chat unless its creator chooses another: `Full` (private channels between
+    /// two seats too) for a game of negotiation, else `Table`.
+    const CHAT: Chat;
     /// Version of these rules; recorded with every game created.
     const RULES_VERSION: u32;
     const MIN_SEATS: u8;
@@ -208,6 +215,47 @@ pub trait Rules: Send + Sync + 'static {
     }
 }
 
+/// A game's name in each language the server writes in.
+// Adding a language adds a field, so that every game must name itself in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct GameNames {
+    pub en: &'static str,
+    pub ja: &'static str,
+}
+
+impl GameNames {
+    pub const fn get(&self, language: Language) -> &'static str {
+        match language {
+            Language::En => self.en,
+            Language::Ja => self.ja,
+        }
+    }
+}
+
+/// Which chat channels a table has: the table channel, private channels between two seats,
+/// the spectators' channel. The table's setting (`chat` among its options); each game kind has
+/// its own default (`chat` in `GET /kinds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Chat {
+    /// The table channel, private channels between any two seats, and the spectators'.
+    Full,
+    /// The table channel and the spectators', no private channels.
+    Table,
+    /// No chat at all.
+    None,
+}
+
+impl Chat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Chat::Full => "full",
+            Chat::Table => "table",
+            Chat::None => "none",
+        }
+    }
+}
+
 /// The registered game kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameKind {
@@ -225,6 +273,16 @@ impl GameKind {
 
     pub fn parse(kind: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+
+    /// The game's name in each language.
+    pub fn names(self) -> GameNames {
+        crate::with_rules!(self, R => R::NAMES)
+    }
+
+    /// The table's chat by default.
+    pub fn chat(self) -> Chat {
+        crate::with_rules!(self, R => R::CHAT)
     }
 }
 

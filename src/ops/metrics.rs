@@ -2,8 +2,7 @@
 //! registered at zero), and a scrape, which samples what is read rather than counted (the
 //! mail and the clocks due, from the database; the pool's connections) before rendering.
 
-use crate::service::notices::account::AccountMailKind;
-use crate::service::notices::{MailKind, NoticeKind};
+use crate::service::notices::MailKind;
 use crate::telemetry::{self, KnownLabels};
 use crate::{games::GameKind, store};
 use chrono::{DateTime, Utc};
@@ -13,13 +12,7 @@ use sqlx::PgPool;
 pub fn known_labels() -> KnownLabels {
     KnownLabels {
         game_kinds: GameKind::ALL.map(GameKind::as_str).to_vec(),
-        mail_kinds: NoticeKind::ALL
-            .map(MailKind::Notice)
-            .into_iter()
-            .chain([MailKind::Digest])
-            .chain(AccountMailKind::ALL.map(MailKind::Account))
-            .map(MailKind::as_str)
-            .collect(),
+        mail_kinds: MailKind::all().map(MailKind::as_str).collect(),
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::deadlines::DeadlineKind;
 use super::events::{Batch, EVENT_SCHEMA_VERSION};
+use super::outbox::NewMail;
 use super::seats::SeatState;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -74,19 +75,14 @@ pub struct Append<'a, S: Serialize> {
     pub command: CommandRecord<'a>,
     pub clocks: Clocks<'a>,
     pub seats: &'a [SeatUpdate],
-    /// Mail to queue in the outbox (`mail_outbox`); delivery applies the preferences.
-    pub mail: &'a [Mail<'a>],
+    /// Mail to queue in the outbox (`mail_outbox`), through its one door
+    /// ([`super::outbox::queue_sql`]): each recipient's preferences apply as they do to every
+    /// other mail, and a mail due now wakes the delivery workers on commit. The game's id is
+    /// each mail's, whatever its `game_id` says.
+    pub mail: &'a [NewMail<'a>],
     /// The batch lapses the game's open undo request (`kontor.undo_lapsed` as its preface):
     /// its projection (`undo_requests`) is removed with it.
     pub closes_undo: bool,
-}
-
-/// A notice for the outbox, queued with the events that cause it.
-pub struct Mail<'a> {
-    pub user_id: Uuid,
-    pub kind: &'a str,
-    pub dedupe_key: &'a str,
-    pub data: &'a Value,
 }
 
 /// The rows of one or more appends (of different games), as the columns the statement
@@ -394,15 +390,11 @@ const SEATS: &str = "seated AS (
      )";
 
 static MAIL: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "mailed AS ({})",
-        super::outbox::insert_sql(
-            "unnest($43::uuid[], $44::uuid[], $45::uuid[], $46::text[], $47::text[],
-                    $48::jsonb[])
-                 AS m(id, game_id, user_id, kind, key, data)
-            JOIN moved ON moved.id = m.game_id",
-            "'pending'",
-        )
+    super::outbox::queue_sql(
+        "unnest($43::uuid[], $44::uuid[], $45::uuid[], $46::text[], $47::text[], $48::jsonb[])
+             AS m(id, game_id, user_id, kind, key, data)
+        JOIN moved ON moved.id = m.game_id",
+        "$52::jsonb",
     )
 });
 
@@ -423,8 +415,14 @@ pub fn is_reused_key(error: &sqlx::Error) -> bool {
 
 /// Writes the rows of one or more appends in one statement; returns the games whose appends
 /// were written (their head was still at the expected version). A statement is atomic: an
-/// error (a reused idempotency key among them) writes none of them.
-pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid>, sqlx::Error> {
+/// error (a reused idempotency key among them) writes none of them. Their mail is queued as
+/// `routes` says (see [`super::outbox::queue_sql`]); however many mails are due, the delivery
+/// workers are notified once.
+pub async fn write_rows(
+    conn: &mut PgConnection,
+    rows: &Rows,
+    routes: &Value,
+) -> Result<Vec<Uuid>, sqlx::Error> {
     // Only the parts that have something to write are in the statement: every table a
     // statement touches costs locks and executor set-up, whether it writes a row or not.
     let mut parts = vec![CORE];
@@ -440,7 +438,16 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
             parts.push(part);
         }
     }
-    let sql = format!("WITH {} SELECT id FROM moved", parts.join(", "));
+    let mailed = !rows.mail_games.is_empty();
+    let sql = format!(
+        "WITH {} SELECT id{} FROM moved",
+        parts.join(", "),
+        if mailed {
+            format!(", {}", super::outbox::WOKEN)
+        } else {
+            String::new()
+        }
+    );
     sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
         .bind(&rows.game_ids)
         .bind(&rows.expected_versions)
@@ -493,6 +500,7 @@ pub async fn write_rows(conn: &mut PgConnection, rows: &Rows) -> Result<Vec<Uuid
         .bind(&rows.snapshot_versions)
         .bind(&rows.undone_events)
         .bind(&rows.undo_closed_games)
+        .bind(routes)
         .fetch_all(conn)
         .await
 }

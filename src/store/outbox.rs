@@ -9,21 +9,26 @@ use std::sync::LazyLock;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+/// The channel delivery workers listen on: every statement that queues a mail due now
+/// notifies it, once, in its own transaction.
+pub const CHANNEL: &str = "kontor_mail";
+
 /// Users who may get the digest with dedupe key `key` (none queued yet): those with held
-/// notices, and those who chose `digest` for turn notices or reminders and are pending in an
-/// active game. In user order.
+/// notices, and those who chose `digest` for one of `waiting_kinds` (the kinds the digest
+/// tells of as the games waiting) and are pending in an active game. In user order.
 pub async fn digest_candidates<'e>(
     executor: impl PgExecutor<'e>,
     key: &str,
+    waiting_kinds: &[&str],
 ) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar(
         "WITH candidates AS (
              SELECT user_id FROM mail_outbox WHERE status = 'held'
              UNION
-             SELECT p.user_id FROM notification_prefs p
-              WHERE (p.your_turn = 'digest' OR p.reminder = 'digest')
+             SELECT c.user_id FROM notice_choices c
+              WHERE c.choice = 'digest' AND c.channel = 'mail' AND c.kind = ANY($2)
                 AND EXISTS (SELECT 1 FROM game_seats s JOIN games g ON g.id = s.game_id
-                             WHERE s.user_id = p.user_id AND g.status = 'active'
+                             WHERE s.user_id = c.user_id AND g.status = 'active'
                                AND s.seat = ANY(g.pending_seats))
          )
          SELECT c.user_id FROM candidates c
@@ -32,6 +37,7 @@ pub async fn digest_candidates<'e>(
           ORDER BY c.user_id",
     )
     .bind(key)
+    .bind(waiting_kinds)
     .fetch_all(executor)
     .await
 }
@@ -164,52 +170,84 @@ pub async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<(), sqlx::Error
     Ok(())
 }
 
-/// Rows to queue, one array per column (see [`insert`]).
-#[derive(Default)]
-pub struct NewMails<'a> {
-    pub ids: Vec<Uuid>,
-    pub user_ids: Vec<Uuid>,
-    pub kinds: Vec<&'a str>,
-    pub game_ids: Vec<Option<Uuid>>,
-    pub dedupe_keys: Vec<&'a str>,
-    pub data: Vec<Value>,
-    /// `pending` (due now), `held` (for the digest) or `skipped` (mail turned off: the row
-    /// records the notice for the other channels).
-    pub statuses: Vec<&'a str>,
+/// A mail to queue: a notice, or a mail of the account itself.
+#[derive(Clone, Copy, Debug)]
+pub struct NewMail<'a> {
+    pub user_id: Uuid,
+    /// The kind's name.
+    pub kind: &'a str,
+    pub game_id: Option<Uuid>,
+    /// One mail per key and recipient: a mail whose key its recipient already has is left out.
+    pub dedupe_key: &'a str,
+    /// What the template needs.
+    pub data: &'a Value,
 }
 
-/// The insert that queues mails, from `rows`: an SQL FROM item with the columns
-/// `m(id, user_id, kind, game_id, key, data)`, with the status `status` (an SQL expression).
-/// A mail whose dedupe key its recipient already has is left out. Used by [`insert`] and by
-/// the append statement (`store::append`).
-pub(super) fn insert_sql(rows: &str, status: &str) -> String {
+/// The two parts of a `WITH` that queue mails (`queued`, then `woken`), from `rows`: an SQL
+/// FROM item with the columns `m(id, user_id, kind, game_id, key, data)`. Each mail's status
+/// is looked up in `routes` (an SQL expression for a JSON object: kind → the recipient's
+/// stored mail choice for that kind, `""` for none → `pending`, `held` or `skipped`; see
+/// `service::notices::queue`): the table decides, this SQL only looks up. A kind the table
+/// does not name has no status, and the statement fails. `woken` notifies [`CHANNEL`] once if
+/// any mail queued is due now; the statement must read it (see [`WOKEN`]). Used by [`insert`]
+/// and by the append statement (`store::append`): one door, one set of rules.
+pub(super) fn queue_sql(rows: &str, routes: &str) -> String {
     format!(
-        "INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status, skip_reason)
-         SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, s.status,
-                CASE s.status WHEN 'skipped' THEN 'off' END
-           FROM {rows}, LATERAL (SELECT {status} AS status) s
-         ON CONFLICT (user_id, dedupe_key) DO NOTHING"
+        "queued AS (
+           INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status, skip_reason)
+           SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, s.status,
+                  CASE s.status WHEN 'skipped' THEN 'off' END
+             FROM {rows}
+             LEFT JOIN notice_choices c
+                    ON c.user_id = m.user_id AND c.kind = m.kind AND c.channel = 'mail',
+                  LATERAL (SELECT ({routes}) -> m.kind ->> coalesce(c.choice, '') AS status) s
+           ON CONFLICT (user_id, dedupe_key) DO NOTHING
+           RETURNING status
+         ), woken AS (
+           SELECT pg_notify('{CHANNEL}', '')
+             FROM (SELECT 1 FROM queued WHERE status = 'pending' LIMIT 1) due
+         )"
     )
 }
 
-/// Queues mails; a mail whose dedupe key its recipient already has is left out.
-pub async fn insert(conn: &mut PgConnection, mails: &NewMails<'_>) -> Result<(), sqlx::Error> {
+/// An expression that reads `woken` (see [`queue_sql`]), once: a part of `WITH` that
+/// modifies nothing runs only if the statement reads it.
+pub(super) const WOKEN: &str = "(SELECT count(*) FROM woken)";
+
+/// Queues mails, as `routes` says (see [`queue_sql`]), and notifies the delivery workers if
+/// any is due now: on commit, and not at all on rollback.
+pub async fn insert(
+    conn: &mut PgConnection,
+    mails: &[NewMail<'_>],
+    routes: &Value,
+) -> Result<(), sqlx::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
-        insert_sql(
-            "unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[],
-                    $7::text[])
-                 AS m(id, user_id, kind, game_id, key, data, status)",
-            "m.status",
+        format!(
+            "WITH {} SELECT {WOKEN}",
+            queue_sql(
+                "unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[])
+                     AS m(id, user_id, kind, game_id, key, data)",
+                "$7::jsonb",
+            )
         )
     });
+    if mails.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = mails.iter().map(|_| Uuid::now_v7()).collect();
+    let users: Vec<Uuid> = mails.iter().map(|m| m.user_id).collect();
+    let kinds: Vec<&str> = mails.iter().map(|m| m.kind).collect();
+    let games: Vec<Option<Uuid>> = mails.iter().map(|m| m.game_id).collect();
+    let keys: Vec<&str> = mails.iter().map(|m| m.dedupe_key).collect();
+    let data: Vec<Value> = mails.iter().map(|m| m.data.clone()).collect();
     sqlx::query(sqlx::AssertSqlSafe(SQL.as_str()))
-        .bind(&mails.ids)
-        .bind(&mails.user_ids)
-        .bind(&mails.kinds)
-        .bind(&mails.game_ids)
-        .bind(&mails.dedupe_keys)
-        .bind(&mails.data)
-        .bind(&mails.statuses)
+        .bind(&ids)
+        .bind(&users)
+        .bind(&kinds)
+        .bind(&games)
+        .bind(&keys)
+        .bind(&data)
+        .bind(routes)
         .execute(conn)
         .await?;
     Ok(())
@@ -437,25 +475,16 @@ pub async fn mark_failed<'e>(
     Ok(())
 }
 
-/// A mail's recipient as delivery sees them just before sending: address, name, preferences
-/// (as text; the defaults where they never chose) and whether they watch the mail's game live.
+/// A mail's recipient as delivery sees them just before sending: address, name, stored
+/// preferences (their choices as parallel arrays, as `store::preferences` reads them; a kind
+/// without one has its default) and whether they watch the mail's game live.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Recipient {
     pub email: String,
     pub username: String,
-    pub your_turn: String,
-    pub reminder: String,
-    pub invited: String,
-    pub game_started: String,
-    pub game_over: String,
-    pub player_left: String,
-    pub chat_mention: String,
-    pub rematch_offered: String,
-    pub undo_requested: String,
-    pub tournament_started: String,
-    pub tournament_round: String,
-    pub tournament_finished: String,
-    pub tournament_cancelled: String,
+    pub kinds: Vec<String>,
+    pub channels: Vec<String>,
+    pub choices: Vec<String>,
     pub always_email: bool,
     /// Whether the address is verified: game notices are mailed only to verified addresses.
     pub email_verified: bool,
@@ -468,41 +497,40 @@ pub struct Recipient {
     pub watching: bool,
 }
 
+impl Recipient {
+    /// The recipient's stored preferences.
+    pub fn stored(&self) -> impl Iterator<Item = super::preferences::StoredChoice<'_>> {
+        super::preferences::zip(&self.kinds, &self.channels, &self.choices)
+    }
+}
+
 /// The recipient `user_id` of a mail about `game_id`, if the user exists.
 pub async fn recipient<'e>(
     executor: impl PgExecutor<'e>,
     user_id: Uuid,
     game_id: Option<Uuid>,
 ) -> Result<Option<Recipient>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT u.email, u.username,
-                coalesce(p.your_turn, 'immediately')::text AS your_turn,
-                coalesce(p.reminder, 'immediately')::text AS reminder,
-                coalesce(p.invited, 'immediately')::text AS invited,
-                coalesce(p.game_started, 'immediately')::text AS game_started,
-                coalesce(p.game_over, 'immediately')::text AS game_over,
-                coalesce(p.player_left, 'immediately')::text AS player_left,
-                coalesce(p.chat_mention, 'immediately')::text AS chat_mention,
-                coalesce(p.rematch_offered, 'immediately')::text AS rematch_offered,
-                coalesce(p.undo_requested, 'immediately')::text AS undo_requested,
-                coalesce(p.tournament_started, 'immediately')::text AS tournament_started,
-                coalesce(p.tournament_round, 'immediately')::text AS tournament_round,
-                coalesce(p.tournament_finished, 'immediately')::text AS tournament_finished,
-                coalesce(p.tournament_cancelled, 'immediately')::text AS tournament_cancelled,
-                u.language, u.time_zone,
-                coalesce(p.always_email, false) AS always_email,
-                u.email_verified_at IS NOT NULL AS email_verified,
-                EXISTS (SELECT 1 FROM live_presence lp
-                         WHERE lp.user_id = u.id AND lp.game_id = $2
-                           AND lp.seen_at > now() - make_interval(secs => $3)) AS watching
-           FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id
-          WHERE u.id = $1 AND u.deleted_at IS NULL",
-    )
-    .bind(user_id)
-    .bind(game_id)
-    .bind(super::housekeeping::PRESENCE_WINDOW_SECS as f64)
-    .fetch_optional(executor)
-    .await
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT u.email, u.username, u.language, u.time_zone,
+                    chosen.kinds, chosen.channels, chosen.choices,
+                    coalesce(p.always_email, false) AS always_email,
+                    u.email_verified_at IS NOT NULL AS email_verified,
+                    EXISTS (SELECT 1 FROM live_presence lp
+                             WHERE lp.user_id = u.id AND lp.game_id = $2
+                               AND lp.seen_at > now() - make_interval(secs => $3)) AS watching
+               FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id,
+                    LATERAL (SELECT {} FROM notice_choices c WHERE c.user_id = u.id) chosen
+              WHERE u.id = $1 AND u.deleted_at IS NULL",
+            super::preferences::CHOICES
+        )
+    });
+    sqlx::query_as(sqlx::AssertSqlSafe(SQL.as_str()))
+        .bind(user_id)
+        .bind(game_id)
+        .bind(super::housekeeping::PRESENCE_WINDOW_SECS as f64)
+        .fetch_optional(executor)
+        .await
 }
 
 /// A mail that failed for good.

@@ -1,100 +1,128 @@
-//! Notification preferences (`notification_prefs`): one row per user who changed one; a user
-//! without a row has every default.
+//! Notification preferences: the choices (`notice_choices`, a row per user, kind of notice
+//! and channel the user chose for; a kind without a row has its default, which the code's
+//! list of kinds holds) and the per-user switch `always_email` (`notification_prefs`, one row
+//! per user who changed a preference, which also orders one user's changes).
 
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-/// A user's preferences as stored: each kind's delivery as text (`immediately`, `digest` or
-/// `off`; the column domain `notice_delivery` keeps them so) and `always_email`.
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct PrefsRow {
+/// One stored choice: the kind's name, the channel (`mail` or `push`) and the choice
+/// (`immediately`, `digest`, `off` for mail; `on`, `off` for push).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredChoice<'a> {
+    pub kind: &'a str,
+    pub channel: &'a str,
+    pub choice: &'a str,
+}
+
+/// A user's stored preferences: their choices as three parallel arrays, and `always_email`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, sqlx::FromRow)]
+pub struct Stored {
     pub user_id: Uuid,
-    pub your_turn: String,
-    pub reminder: String,
-    pub invited: String,
-    pub game_started: String,
-    pub game_over: String,
-    pub player_left: String,
-    pub chat_mention: String,
-    pub rematch_offered: String,
-    pub undo_requested: String,
-    pub tournament_started: String,
-    pub tournament_round: String,
-    pub tournament_finished: String,
-    pub tournament_cancelled: String,
+    pub kinds: Vec<String>,
+    pub channels: Vec<String>,
+    pub choices: Vec<String>,
     pub always_email: bool,
 }
 
-const COLUMNS: &str = "user_id, your_turn::text, reminder::text, invited::text, \
-     game_started::text, game_over::text, player_left::text, chat_mention::text, rematch_offered::text, \
-     undo_requested::text, tournament_started::text, tournament_round::text, \
-     tournament_finished::text, tournament_cancelled::text, always_email";
+impl Stored {
+    pub fn choices(&self) -> impl Iterator<Item = StoredChoice<'_>> {
+        zip(&self.kinds, &self.channels, &self.choices)
+    }
+}
 
-/// The rows of these users (users without one are absent).
+/// Choices read as three parallel arrays (see [`CHOICES`]).
+pub fn zip<'a>(
+    kinds: &'a [String],
+    channels: &'a [String],
+    choices: &'a [String],
+) -> impl Iterator<Item = StoredChoice<'a>> {
+    kinds
+        .iter()
+        .zip(channels)
+        .zip(choices)
+        .map(|((kind, channel), choice)| StoredChoice {
+            kind,
+            channel,
+            choice,
+        })
+}
+
+/// A user's choices as arrays `kinds`, `channels`, `choices`, from `notice_choices c` joined
+/// on the user (empty arrays when none): the select list of every query that reads them.
+pub(super) const CHOICES: &str =
+    "coalesce(array_agg(c.kind ORDER BY c.kind, c.channel) FILTER (WHERE c.kind IS NOT NULL), '{}') AS kinds,
+     coalesce(array_agg(c.channel ORDER BY c.kind, c.channel) FILTER (WHERE c.kind IS NOT NULL), '{}') AS channels,
+     coalesce(array_agg(c.choice ORDER BY c.kind, c.channel) FILTER (WHERE c.kind IS NOT NULL), '{}') AS choices";
+
+/// The stored preferences of these users (users who never chose are absent).
 pub async fn load_many(
     conn: &mut PgConnection,
     users: &[Uuid],
-) -> Result<Vec<PrefsRow>, sqlx::Error> {
+) -> Result<Vec<Stored>, sqlx::Error> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM notification_prefs WHERE user_id = ANY($1)"
+        "SELECT u.user_id, {CHOICES}, coalesce(bool_or(p.always_email), false) AS always_email
+           FROM unnest($1::uuid[]) AS u(user_id)
+           LEFT JOIN notice_choices c ON c.user_id = u.user_id
+           LEFT JOIN notification_prefs p ON p.user_id = u.user_id
+          GROUP BY u.user_id
+         HAVING count(c.kind) > 0 OR count(p.user_id) > 0"
     )))
     .bind(users)
     .fetch_all(conn)
     .await
 }
 
-/// The user's row, locked until the transaction ends (created with the defaults first if
+/// Locks the user's preferences until the transaction ends (their row is created first if
 /// needed), so that read-modify-write changes of one user's preferences never lose each other.
-pub async fn lock(conn: &mut PgConnection, user: Uuid) -> Result<PrefsRow, sqlx::Error> {
+pub async fn lock(conn: &mut PgConnection, user: Uuid) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT INTO notification_prefs (user_id) VALUES ($1) ON CONFLICT DO NOTHING")
         .bind(user)
         .execute(&mut *conn)
         .await?;
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM notification_prefs WHERE user_id = $1 FOR UPDATE"
-    )))
-    .bind(user)
-    .fetch_one(conn)
-    .await
+    sqlx::query("SELECT 1 FROM notification_prefs WHERE user_id = $1 FOR UPDATE")
+        .bind(user)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
-/// Stores a user's preferences (`row.user_id`).
-pub async fn save(conn: &mut PgConnection, row: &PrefsRow) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO notification_prefs
-             (user_id, your_turn, reminder, invited, game_started, game_over, always_email,
-              player_left, chat_mention, rematch_offered, undo_requested, tournament_started,
-              tournament_round, tournament_finished, tournament_cancelled)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-         ON CONFLICT (user_id) DO UPDATE SET
-             your_turn = EXCLUDED.your_turn, reminder = EXCLUDED.reminder,
-             invited = EXCLUDED.invited, game_started = EXCLUDED.game_started,
-             game_over = EXCLUDED.game_over, always_email = EXCLUDED.always_email,
-             player_left = EXCLUDED.player_left, chat_mention = EXCLUDED.chat_mention,
-             rematch_offered = EXCLUDED.rematch_offered,
-             undo_requested = EXCLUDED.undo_requested,
-             tournament_started = EXCLUDED.tournament_started,
-             tournament_round = EXCLUDED.tournament_round,
-             tournament_finished = EXCLUDED.tournament_finished,
-             tournament_cancelled = EXCLUDED.tournament_cancelled,
-             updated_at = now()",
-    )
-    .bind(row.user_id)
-    .bind(&row.your_turn)
-    .bind(&row.reminder)
-    .bind(&row.invited)
-    .bind(&row.game_started)
-    .bind(&row.game_over)
-    .bind(row.always_email)
-    .bind(&row.player_left)
-    .bind(&row.chat_mention)
-    .bind(&row.rematch_offered)
-    .bind(&row.undo_requested)
-    .bind(&row.tournament_started)
-    .bind(&row.tournament_round)
-    .bind(&row.tournament_finished)
-    .bind(&row.tournament_cancelled)
-    .execute(conn)
-    .await?;
+/// Stores choices of `user` (one row each, replacing the same kind and channel's) and, if
+/// given, `always_email`.
+pub async fn save(
+    conn: &mut PgConnection,
+    user: Uuid,
+    choices: &[StoredChoice<'_>],
+    always_email: Option<bool>,
+) -> Result<(), sqlx::Error> {
+    if !choices.is_empty() {
+        let kinds: Vec<&str> = choices.iter().map(|c| c.kind).collect();
+        let channels: Vec<&str> = choices.iter().map(|c| c.channel).collect();
+        let values: Vec<&str> = choices.iter().map(|c| c.choice).collect();
+        sqlx::query(
+            "INSERT INTO notice_choices (user_id, kind, channel, choice)
+             SELECT $1, c.kind, c.channel, c.choice
+               FROM unnest($2::text[], $3::text[], $4::text[]) AS c(kind, channel, choice)
+             ON CONFLICT (user_id, kind, channel) DO UPDATE
+                SET choice = EXCLUDED.choice, updated_at = now()",
+        )
+        .bind(user)
+        .bind(&kinds)
+        .bind(&channels)
+        .bind(&values)
+        .execute(&mut *conn)
+        .await?;
+    }
+    if let Some(always_email) = always_email {
+        sqlx::query(
+            "INSERT INTO notification_prefs (user_id, always_email) VALUES ($1, $2)
+             ON CONFLICT (user_id) DO UPDATE
+                SET always_email = EXCLUDED.always_email, updated_at = now()",
+        )
+        .bind(user)
+        .bind(always_email)
+        .execute(conn)
+        .await?;
+    }
     Ok(())
 }

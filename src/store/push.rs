@@ -1,9 +1,10 @@
-//! Web Push: subscriptions (`push_subscriptions`), the per-kind choice (`push_prefs`) and the
-//! delivery rows (`push_deliveries`), and the push worker's walk of the outbox
-//! (`mail_outbox.push_planned`).
+//! Web Push: subscriptions (`push_subscriptions`) and the delivery rows (`push_deliveries`),
+//! and the push worker's walk of the outbox (`mail_outbox.push_planned`). The per-kind choice
+//! is a preference like the mail's (`store::preferences`, channel `push`).
 
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor};
+use std::sync::LazyLock;
 use uuid::Uuid;
 
 /// A subscription as listed to its owner: no keys.
@@ -110,35 +111,6 @@ pub async fn delete_all<'e>(executor: impl PgExecutor<'e>, user: Uuid) -> sqlx::
     )
 }
 
-/// The user's stored push choices: `(kind, enabled)`; kinds without a row have the default.
-pub async fn choices<'e>(
-    executor: impl PgExecutor<'e>,
-    user: Uuid,
-) -> sqlx::Result<Vec<(String, bool)>> {
-    sqlx::query_as("SELECT kind, enabled FROM push_prefs WHERE user_id = $1")
-        .bind(user)
-        .fetch_all(executor)
-        .await
-}
-
-pub async fn set_choice(
-    conn: &mut PgConnection,
-    user: Uuid,
-    kind: &str,
-    enabled: bool,
-) -> sqlx::Result<()> {
-    sqlx::query(
-        "INSERT INTO push_prefs (user_id, kind, enabled) VALUES ($1, $2, $3)
-         ON CONFLICT (user_id, kind) DO UPDATE SET enabled = EXCLUDED.enabled",
-    )
-    .bind(user)
-    .bind(kind)
-    .bind(enabled)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
 /// An outbox row not yet planned for push.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Unplanned {
@@ -159,29 +131,40 @@ pub async fn take_unplanned(conn: &mut PgConnection, limit: i64) -> sqlx::Result
     .await
 }
 
-/// A subscription as the planner needs it: whose, and which kinds its owner wants.
+/// A subscription as the planner needs it: whose, and its owner's stored push choices (as
+/// parallel arrays, see `store::preferences`; a kind without one has its default).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Target {
     pub id: Uuid,
     pub user_id: Uuid,
-    /// The kinds the owner turned on or off explicitly: `(kind, enabled)` as two arrays.
     pub kinds: Vec<String>,
-    pub enabled: Vec<bool>,
+    pub channels: Vec<String>,
+    pub choices: Vec<String>,
 }
 
-/// The subscriptions of these users with their owners' stored choices.
+impl Target {
+    /// The owner's stored push choices.
+    pub fn stored(&self) -> impl Iterator<Item = super::preferences::StoredChoice<'_>> {
+        super::preferences::zip(&self.kinds, &self.channels, &self.choices)
+    }
+}
+
+/// The subscriptions of these users with their owners' stored push choices.
 pub async fn targets(conn: &mut PgConnection, users: &[Uuid]) -> sqlx::Result<Vec<Target>> {
-    sqlx::query_as(
-        "SELECT s.id, s.user_id,
-                coalesce(array_agg(p.kind) FILTER (WHERE p.kind IS NOT NULL), '{}') AS kinds,
-                coalesce(array_agg(p.enabled) FILTER (WHERE p.kind IS NOT NULL), '{}') AS enabled
-           FROM push_subscriptions s LEFT JOIN push_prefs p ON p.user_id = s.user_id
-          WHERE s.user_id = ANY($1)
-          GROUP BY s.id, s.user_id",
-    )
-    .bind(users)
-    .fetch_all(conn)
-    .await
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT s.id, s.user_id, {}
+               FROM push_subscriptions s
+               LEFT JOIN notice_choices c ON c.user_id = s.user_id AND c.channel = 'push'
+              WHERE s.user_id = ANY($1)
+              GROUP BY s.id, s.user_id",
+            super::preferences::CHOICES
+        )
+    });
+    sqlx::query_as(sqlx::AssertSqlSafe(SQL.as_str()))
+        .bind(users)
+        .fetch_all(conn)
+        .await
 }
 
 /// Writes the planned deliveries (`(outbox id, subscription id, user)`) and marks the outbox

@@ -569,6 +569,7 @@ pub async fn erase(
     };
     for statement in [
         "DELETE FROM notification_prefs WHERE user_id = $1",
+        "DELETE FROM notice_choices WHERE user_id = $1",
         "DELETE FROM vacations WHERE user_id = $1",
         "DELETE FROM game_invitations WHERE user_id = $1",
         "DELETE FROM live_presence WHERE user_id = $1",

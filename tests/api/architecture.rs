@@ -23,15 +23,6 @@ use std::path::Path;
 /// The most lines a source file of `src/` has, its tests left out.
 const MAX_LINES: usize = 1000;
 
-/// Files over [`MAX_LINES`] for now, each with the work under way that shortens it. Each entry
-/// is an exception to the rule, not a second limit: the test fails once such a file is short
-/// enough, so that the entry goes when that work lands.
-const OVER_MAX_LINES_FOR_NOW: &[(&str, &str)] = &[(
-    "src/service/delivery/render/mod.rs",
-    "the words work is rewriting the mails' rendering (src/words/); the lead removes this entry \
-     when it lands",
-)];
-
 /// The order of the rooms, lowest first, in the folders whose rooms form layers.
 const LAYERS: &[(&str, &[&str])] = &[
     (
@@ -126,20 +117,7 @@ fn no_circle_crosses_folders_and_no_layer_imports_upward() {
         code.imports.len()
     );
     let mut problems = code.problems(LAYERS);
-    let long = too_long(&files);
-    let allowed = |problem: &String| {
-        OVER_MAX_LINES_FOR_NOW
-            .iter()
-            .any(|(file, _)| problem.starts_with(&format!("{file} has ")))
-    };
-    problems.extend(long.iter().filter(|p| !allowed(p)).cloned());
-    for (file, _) in OVER_MAX_LINES_FOR_NOW {
-        if !long.iter().any(|p| p.starts_with(&format!("{file} has "))) {
-            problems.push(format!(
-                "{file} is at most {MAX_LINES} lines now: remove it from OVER_MAX_LINES_FOR_NOW"
-            ));
-        }
-    }
+    problems.extend(too_long(&files));
     assert!(
         problems.is_empty(),
         "the shape of src/ is broken:\n{}",

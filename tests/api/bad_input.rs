@@ -321,6 +321,7 @@ async fn a_signed_token_of_a_user_who_does_not_exist_is_401_and_stores_nothing()
         "api_tokens",
         "vacations",
         "notification_prefs",
+        "notice_choices",
         "live_presence",
     ] {
         let rows: i64 =

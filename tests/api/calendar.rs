@@ -164,7 +164,7 @@ async fn the_feed_lists_my_moves_with_their_deadlines_and_follows_the_game() {
         .collect();
     assert_eq!(
         event["summary"],
-        format!("Your move: Flying Dutchman vs {}", others.join(", "))
+        format!("Your move: The Flying Dutchman vs {}", others.join(", "))
     );
     assert_eq!(utc(event["start"]["date_time"].as_str().unwrap()), deadline);
     assert_eq!(event["end"], Value::Null, "a deadline is a moment");

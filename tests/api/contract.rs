@@ -22,6 +22,22 @@ fn the_committed_description_matches_the_code() {
     );
 }
 
+/// The web client's copy of the game kinds (their names and chat defaults, read as the page
+/// loads) is what `GET /kinds` answers.
+#[test]
+fn the_web_clients_kinds_match_the_server() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/web/src/games/kinds.json");
+    let committed: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("kinds.json exists"))
+            .expect("kinds.json is JSON");
+    let built = serde_json::to_value(kontor::http::play::games::kind_list()).unwrap();
+    assert!(
+        committed == built,
+        "web/src/games/kinds.json differs from GET /kinds; regenerate it with \
+         `cargo run -- kinds > web/src/games/kinds.json` and review the diff"
+    );
+}
+
 #[test]
 fn the_description_is_valid_openapi_3_1() {
     let venv = concat!(

@@ -99,7 +99,7 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
     w.app
         .put("/me/notifications")
         .as_user(&leaver)
-        .json(&json!({"game_over": "digest"}))
+        .json(&json!({"game_over": "digest", "always_email": true, "push": {"player_left": true}}))
         .send()
         .await
         .assert_ok();
@@ -240,6 +240,7 @@ async fn delete_in_the_middle_of_a_game(time_control: Option<Value>, expect_poli
         ("refresh_tokens", "SELECT count(*) FROM refresh_tokens WHERE user_id = $1"),
         ("api_tokens", "SELECT count(*) FROM api_tokens WHERE user_id = $1"),
         ("notification_prefs", "SELECT count(*) FROM notification_prefs WHERE user_id = $1"),
+        ("notice_choices", "SELECT count(*) FROM notice_choices WHERE user_id = $1"),
         ("vacations", "SELECT count(*) FROM vacations WHERE user_id = $1"),
         ("mail_outbox", "SELECT count(*) FROM mail_outbox WHERE user_id = $1"),
         ("game_invitations", "SELECT count(*) FROM game_invitations WHERE user_id = $1"),

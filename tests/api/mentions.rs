@@ -143,7 +143,7 @@ async fn a_mention_is_mailed_in_the_recipients_language_with_the_text_as_plain_t
     let en = to(&received, &carla)[0].mail();
     assert_eq!(
         en.header("Subject"),
-        Some("anna mentioned you at the table in Flying Dutchman")
+        Some("anna mentioned you at the table in The Flying Dutchman")
     );
     assert_eq!(en.header("X-Kontor-Notice"), Some("chat_mention"));
     assert!(
@@ -204,7 +204,7 @@ async fn a_mention_is_mailed_in_the_recipients_language_with_the_text_as_plain_t
     let private = to(&f.sink.received(), &carla)[1].mail();
     assert_eq!(
         private.header("Subject"),
-        Some("anna mentioned you privately in Flying Dutchman")
+        Some("anna mentioned you privately in The Flying Dutchman")
     );
     assert!(
         private
@@ -292,7 +292,7 @@ async fn the_preference_off_mails_nothing_and_digest_lists_the_mention_in_the_di
         .join(" ");
     assert!(
         text.contains(
-            "anna mentioned you at the table in Flying Dutchman: \u{201c}@bert @carla look \
+            "anna mentioned you at the table in The Flying Dutchman: \u{201c}@bert @carla look \
              <b>here</b> & there\u{201d}"
         ),
         "{text}"
@@ -495,7 +495,7 @@ async fn a_sent_message_mails_the_seats_it_mentions_who_may_read_its_channel() {
     let mail = carlas[0].mail();
     assert_eq!(
         mail.header("Subject"),
-        Some("anna mentioned you at the table in Flying Dutchman")
+        Some("anna mentioned you at the table in The Flying Dutchman")
     );
     assert!(
         mail.text().contains(&format!("> {table}")),

@@ -184,7 +184,7 @@ async fn a_committed_notice_is_mailed_once_with_text_html_game_link_and_working_
     );
     let subject = mail.header("Subject").unwrap();
     assert!(
-        subject.starts_with("Your turn in Flying Dutchman with "),
+        subject.starts_with("Your turn in The Flying Dutchman with "),
         "{subject}"
     );
     for other in players.iter().filter(|p| p.id != player.id) {
@@ -501,7 +501,7 @@ async fn preferences_are_validated_and_off_digest_immediately_are_honoured() {
     assert!(
         digest
             .text()
-            .contains("Flying Dutchman is over: bert won by 3 ducats"),
+            .contains("The Flying Dutchman is over: bert won by 3 ducats"),
         "{}",
         digest.text()
     );
@@ -566,7 +566,7 @@ async fn the_daily_digest_lists_the_games_waiting_once_a_day() {
     assert!(links(mail.text()).contains(&f.notifier.game_link(game)));
     assert!(links(mail.html()).contains(&f.notifier.game_link(game)));
     assert!(
-        mail.text().contains("Flying Dutchman with"),
+        mail.text().contains("The Flying Dutchman with"),
         "{}",
         mail.text()
     );
@@ -1237,7 +1237,7 @@ async fn without_smtp_mails_are_written_as_readable_eml_files() {
     let mail = crate::smtp::parse(&text.replace("\r\n", "\n").replace('\n', "\r\n"));
     assert_eq!(
         mail.header("Subject"),
-        Some("anna invited you to play Flying Dutchman")
+        Some("anna invited you to play The Flying Dutchman")
     );
     assert_eq!(mail.header("To"), Some("bert <bert@example.org>"));
     assert!(mail.header("List-Unsubscribe").is_some());
@@ -1520,4 +1520,347 @@ async fn credentials_without_tls_stop_the_server_at_start_unless_clear_text_is_a
     // Without credentials, no TLS is needed (a relay on the same machine).
     let values = settings(&[("KONTOR_SMTP_URL", "smtp://127.0.0.1:25")]);
     assert!(kontor::config::Config::from_map(&values).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------
+// One door into the outbox: the same preferences and the same wake-up for every producer.
+
+/// (kind, status, skip_reason) of a user's outbox rows of `kind`, oldest first.
+async fn rows_of(app: &TestApp, user: &User, kind: &str) -> Vec<(String, Option<String>)> {
+    sqlx::query_as(
+        "SELECT status, skip_reason FROM mail_outbox
+          WHERE user_id = $1 AND kind = $2 ORDER BY created_at, id",
+    )
+    .bind(user.id)
+    .bind(kind)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+}
+
+/// The player whose turn it is in `game`.
+async fn to_act(app: &TestApp, game: Uuid, players: &[User]) -> User {
+    let pending: Vec<i16> =
+        sqlx::query_scalar("SELECT unnest(pending_seats) FROM games WHERE id = $1")
+            .bind(game)
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    let user: Uuid =
+        sqlx::query_scalar("SELECT user_id FROM game_seats WHERE game_id = $1 AND seat = $2")
+            .bind(game)
+            .bind(pending[0])
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    players.iter().find(|p| p.id == user).unwrap().clone()
+}
+
+/// Plays on (a bot moves for whoever must act) until a move's append queues a "your turn"
+/// mail; returns its recipient and the mail's outbox id.
+async fn move_until_a_turn_mail(
+    app: &TestApp,
+    game: Uuid,
+    players: &[User],
+    seed: u64,
+) -> (User, Uuid) {
+    let count = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM mail_outbox WHERE game_id = $1 AND kind = 'your_turn'",
+        )
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+    };
+    let before = count().await;
+    for step in 0..200 {
+        crate::bots::play(
+            app,
+            game,
+            players,
+            crate::bots::steel_driver,
+            seed * 1000 + step,
+            1,
+        )
+        .await;
+        if count().await > before {
+            let (user, id): (Uuid, Uuid) = sqlx::query_as(
+                "SELECT user_id, id FROM mail_outbox WHERE game_id = $1 AND kind = 'your_turn'
+                  ORDER BY created_at DESC, id DESC LIMIT 1",
+            )
+            .bind(game)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+            return (players.iter().find(|p| p.id == user).unwrap().clone(), id);
+        }
+    }
+    panic!("no move began a turn in 200 moves");
+}
+
+#[tokio::test]
+async fn preferences_apply_the_same_way_through_every_producer() {
+    // No worker runs: every row stays as it was queued.
+    let f = spawn_mailed_app(&[("KONTOR_CHAT_BURST", "100")]).await;
+    let app = &f.app;
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("steel-driver", json!({}), &players).await;
+    let mut password = password_of("anna");
+    for (round, (choice, status, reason)) in [
+        ("off", "skipped", Some("off")),
+        ("digest", "held", None),
+        ("immediately", "pending", None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let every_kind: serde_json::Map<String, Value> = NoticeKind::ALL
+            .iter()
+            .map(|kind| (kind.as_str().to_string(), json!(choice)))
+            .collect();
+        for player in &players {
+            app.put("/me/notifications")
+                .as_user(player)
+                .json(&Value::Object(every_kind.clone()))
+                .send()
+                .await
+                .assert_ok();
+        }
+        let expected = (status.to_string(), reason.map(str::to_string));
+
+        // The command path: the append of a move queues the next player's "your turn".
+        let (next, _) = move_until_a_turn_mail(app, game, &players, round as u64).await;
+        assert_eq!(
+            rows_of(app, &next, "your_turn").await.last(),
+            Some(&expected),
+            "{choice}: a move's mail"
+        );
+
+        // The chat's send path (`notices::enqueue` through the mentions).
+        let speaker = to_act(app, game, &players).await;
+        let named: Vec<&User> = players.iter().filter(|p| p.id != speaker.id).collect();
+        let reply = app
+            .post(&format!("/games/{game}/chat/table/messages"))
+            .as_user(&speaker)
+            .key(&format!("mention-{round}"))
+            .json(&json!({"text": format!("@{} @{} look", named[0].name, named[1].name)}))
+            .send()
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.text);
+        for user in &named {
+            assert_eq!(
+                rows_of(app, user, "chat_mention").await.last(),
+                Some(&expected),
+                "{choice}: a mention"
+            );
+        }
+
+        // `notices::enqueue` as the tournaments call it.
+        let tournament = Uuid::now_v7();
+        enqueue(
+            app,
+            &[Notice::tournament_round(
+                next.id,
+                tournament,
+                1,
+                game,
+                json!({"name": "Autumn cup"}),
+            )],
+        )
+        .await;
+        assert_eq!(
+            rows_of(app, &next, "tournament_round").await.last(),
+            Some(&expected),
+            "{choice}: a tournament's notice"
+        );
+
+        // The account's own mail goes out whatever the notices' preferences say.
+        let new_password = format!("a brand new horse battery {round}");
+        app.post("/me/password")
+            .as_user(&players[0])
+            .json(&json!({"current_password": password, "new_password": new_password}))
+            .send()
+            .await
+            .assert_ok();
+        password = new_password;
+        assert_eq!(
+            rows_of(app, &players[0], "password_changed").await.last(),
+            Some(&("pending".to_string(), None)),
+            "{choice}: an account mail"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_mail_queued_by_a_move_is_picked_up_at_once_not_at_the_next_poll() {
+    // The server's own worker looks for due mail once an hour: only the notification that
+    // comes with a queued mail wakes it sooner.
+    let f = fixture(&[("KONTOR_WORKERS", "true"), ("KONTOR_MAIL_POLL", "3600")]).await;
+    let app = &f.app;
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("steel-driver", json!({}), &players).await;
+    let turn_mails_received = || {
+        f.sink
+            .received()
+            .iter()
+            .filter(|m| m.mail().header("X-Kontor-Notice") == Some("your_turn"))
+            .count()
+    };
+    // The start's mail (queued by `notices::enqueue`) arrives: the worker is listening.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while turn_mails_received() == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the start's mail never came"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let before = turn_mails_received();
+
+    // A move whose append queues the next player's turn mail: sent long before the poll.
+    let (next, id) = move_until_a_turn_mail(app, game, &players, 7).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let status: String = sqlx::query_scalar("SELECT status FROM mail_outbox WHERE id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        if status == "sent" {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the move's mail to {} is still {status} 30 s later",
+            next.name
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(turn_mails_received() > before);
+    assert_eq!(arrivals(&f.sink, id), 1);
+}
+
+/// Applies the migrations before `version` to a new database of the test cluster.
+async fn database_before(version: i64) -> sqlx::PgPool {
+    let name = format!("before_{version}_{}", Uuid::new_v4().simple());
+    pg().ensure_database(&name).await.unwrap();
+    let pool = kontor::store::connect(pg().connect_options(&name), 2)
+        .await
+        .unwrap();
+    let dir = scratch_dir(&format!("migrations-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    for entry in std::fs::read_dir(source).unwrap() {
+        let path = entry.unwrap().path();
+        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        let number: i64 = file.split('_').next().unwrap().parse().unwrap();
+        if number < version {
+            std::fs::copy(&path, dir.join(&file)).unwrap();
+        }
+    }
+    sqlx::migrate::Migrator::new(dir.as_path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    pool
+}
+
+#[tokio::test]
+async fn every_stored_choice_survives_the_move_to_rows() {
+    let pool = database_before(27).await;
+    let mut ids = HashMap::new();
+    for name in ["anna", "bert", "cleo"] {
+        let id = Uuid::now_v7();
+        sqlx::query(
+            "INSERT INTO users (id, username, username_key, email, email_key, password_hash)
+             VALUES ($1, $2, $2, $2 || '@example.org', $2 || '@example.org', 'x')",
+        )
+        .bind(id)
+        .bind(name)
+        .execute(&pool)
+        .await
+        .unwrap();
+        ids.insert(name, id);
+    }
+    // Preferences as the code before the rows stored them: anna changed some mail choices
+    // (her row holds every kind, the others at their defaults); cleo turned chat mentions to
+    // the digest and switched two kinds' push; bert never chose.
+    sqlx::query(
+        "INSERT INTO notification_prefs (user_id, your_turn, game_over, tournament_cancelled,
+                                         undo_requested, always_email)
+         VALUES ($1, 'digest', 'off', 'off', 'digest', true),
+                ($2, 'immediately', 'immediately', 'immediately', 'immediately', false)",
+    )
+    .bind(ids["anna"])
+    .bind(ids["cleo"])
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query("UPDATE notification_prefs SET chat_mention = 'digest' WHERE user_id = $1")
+        .bind(ids["cleo"])
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO push_prefs (user_id, kind, enabled)
+         VALUES ($1, 'player_left', true), ($1, 'your_turn', false)",
+    )
+    .bind(ids["cleo"])
+    .execute(&pool)
+    .await
+    .unwrap();
+
+    // What the server runs at start.
+    kontor::store::migrate(&pool).await.unwrap();
+
+    let mut conn = pool.acquire().await.unwrap();
+    let mut choices = HashMap::new();
+    for (name, id) in &ids {
+        let loaded = notices::preferences::load(&mut conn, *id).await.unwrap();
+        choices.insert(*name, loaded);
+    }
+    let (anna, bert, cleo) = (choices["anna"], choices["bert"], choices["cleo"]);
+    let mail =
+        |choices: &notices::preferences::Choices| serde_json::to_value(choices.mail).unwrap();
+    let mut expected = mail(&bert);
+    for (kind, choice) in [
+        ("your_turn", "digest"),
+        ("game_over", "off"),
+        ("tournament_cancelled", "off"),
+        ("undo_requested", "digest"),
+    ] {
+        expected[kind] = json!(choice);
+    }
+    expected["always_email"] = json!(true);
+    assert_eq!(mail(&anna), expected);
+    assert_eq!(bert, notices::preferences::Choices::default());
+    let mut expected = mail(&bert);
+    expected["chat_mention"] = json!("digest");
+    assert_eq!(mail(&cleo), expected);
+    let push = cleo.push_by_name();
+    assert!(push["player_left"], "{push:?}");
+    assert!(!push["your_turn"], "{push:?}");
+    assert_eq!(
+        push.iter().filter(|(_, on)| **on).count(),
+        NoticeKind::ALL.len() - 1,
+        "{push:?}"
+    );
+    // Every stored value became a row: anna's and cleo's thirteen mail choices each, and
+    // cleo's two push choices.
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT channel, count(*) FROM notice_choices GROUP BY channel ORDER BY channel",
+    )
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    assert_eq!(rows, [("mail".to_string(), 26), ("push".to_string(), 2)]);
 }

@@ -505,7 +505,12 @@ async fn no_push_over_a_whole_flying_dutchman_game_carries_hidden_information() 
                 "a number in a push during the game: {payload}"
             );
         }
-        let lower = text.to_lowercase();
+        // "You share the win" is the public result of a tie; any other "share" would speak of
+        // the share cards, which are private to their holders.
+        let lower = text
+            .to_lowercase()
+            .replace("share the win", "")
+            .replace("shares the win", "");
         assert!(
             !lower.contains("share") && !lower.contains("horseshoe"),
             "{payload}"

@@ -222,7 +222,7 @@ async fn notices_arrive_signed_thin_and_verified_by_the_reference_library() {
         // Thin: only fields the owner's own mail shows.
         for field in payload["data"].as_object().unwrap().keys() {
             assert!(
-                ["game_id", "game_kind", "link", "deadline"].contains(&field.as_str()),
+                ["game_id", "game_kind", "link", "deadline", "summary"].contains(&field.as_str()),
                 "unexpected field {field}"
             );
         }
@@ -299,6 +299,57 @@ async fn notices_arrive_signed_thin_and_verified_by_the_reference_library() {
     let redelivered = receiver.received().last().unwrap().clone();
     assert_eq!(redelivered.headers["webhook-id"], first["id"]);
     verify(&new_secret, &redelivered).await.unwrap();
+}
+
+#[tokio::test]
+async fn summaries_are_written_in_the_owners_language() {
+    let app = insecure_app().await;
+    let receiver = Receiver::start().await;
+    let players = [
+        app.register("sum_anna").await,
+        app.register("sum_bert").await,
+        app.register("sum_cleo").await,
+    ];
+    app.put("/me/profile")
+        .as_user(&players[1])
+        .json(&json!({"language": "ja", "time_zone": "Asia/Tokyo"}))
+        .send()
+        .await
+        .assert_ok();
+    let reply = app
+        .post("/me/webhooks")
+        .as_user(&players[1])
+        .json(&json!({"url": receiver.url, "event_types": ["notice.game_started"], "format": "discord"}))
+        .send()
+        .await;
+    assert_eq!(reply.status.as_u16(), 201, "{}", reply.text);
+    create(&app, &players[0], &receiver.url, &["notice.game_started"]).await;
+    app.start_game("steel-driver", json!({}), &players).await;
+    run_worker(&app).await;
+    let received = receiver.received();
+    let bodies: Vec<Value> = received
+        .iter()
+        .map(|r| serde_json::from_str(&r.body).unwrap())
+        .collect();
+    // bert's (Japanese) Discord endpoint: one line, his mail's subject and the game's page.
+    let discord = bodies
+        .iter()
+        .find_map(|b| b["content"].as_str())
+        .expect("the Discord body");
+    assert!(
+        discord.starts_with("スチールドライバー") && discord.contains("が始まりました http"),
+        "{discord}"
+    );
+    // anna's (English) standard endpoint: the summary among the data.
+    let standard = bodies
+        .iter()
+        .find(|b| b["type"] == "notice.game_started")
+        .expect("the standard body");
+    let summary = standard["data"]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("Steel Driver") && summary.ends_with(" has started"),
+        "{summary}"
+    );
 }
 
 #[tokio::test]
@@ -463,6 +514,79 @@ async fn every_blocked_address_class_is_refused_without_the_insecure_setting() {
         "{line}"
     );
     assert_eq!(line["last_status"], Value::Null);
+}
+
+/// Refusals are written in the language the request asks for (the web client sends its own);
+/// the code is the same in every language.
+#[tokio::test]
+async fn refusals_speak_the_language_asked_for() {
+    let app = spawn_app().await;
+    let anna = app.register("words_anna").await;
+    let refuse = |language: &'static str, url: &'static str| {
+        let request = app
+            .post("/me/webhooks")
+            .as_user(&anna)
+            .header("Accept-Language", language)
+            .json(&json!({"url": url, "event_types": ["notice.your_turn"]}));
+        async move { request.send().await }
+    };
+    let english = refuse("en-GB,en;q=0.9", "https://127.0.0.1/hook").await;
+    let problem = english.assert_problem(422, "invalid_webhook_url");
+    assert_eq!(
+        problem["detail"],
+        "the URL cannot be used: 127.0.0.1 is not a public internet address"
+    );
+    let japanese = refuse("ja,en;q=0.5", "https://127.0.0.1/hook").await;
+    let problem = japanese.assert_problem(422, "invalid_webhook_url");
+    assert_eq!(problem["reason"], "blocked_address");
+    assert_eq!(
+        problem["detail"],
+        "このURLは使えません: 127.0.0.1 は公開されたインターネットのアドレスではありません"
+    );
+    let japanese = refuse("ja", "http://example.com/hook").await;
+    let problem = japanese.assert_problem(422, "invalid_webhook_url");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("https:// のURLだけが使えます"),
+        "{problem}"
+    );
+    let missing = app
+        .get("/me/webhooks/0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d")
+        .as_user(&anna)
+        .header("Accept-Language", "ja")
+        .send()
+        .await;
+    let problem = missing.assert_problem(404, "webhook_not_found");
+    assert_eq!(
+        problem["detail"],
+        "このIDのWebhookのエンドポイントまたは配信はありません"
+    );
+    // Push subscriptions too.
+    let push = app
+        .post("/me/push-subscriptions")
+        .as_user(&anna)
+        .header("Accept-Language", "ja")
+        .json(&json!({"endpoint": "https://push.example/x", "keys": {"p256dh": "AAAA", "auth": "AAAA"}}))
+        .send()
+        .await;
+    let problem = push.assert_problem(422, "invalid_push_keys");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("P-256の公開鍵ではありません"),
+        "{problem}"
+    );
+    let push = app
+        .post("/me/push-subscriptions")
+        .as_user(&anna)
+        .json(&json!({"endpoint": "ftp://push.example/x", "keys": {"p256dh": "AAAA", "auth": "AAAA"}}))
+        .send()
+        .await;
+    let problem = push.assert_problem(422, "invalid_push_endpoint");
+    assert_eq!(problem["detail"], "the endpoint must be an https:// URL");
 }
 
 #[tokio::test]

@@ -38,7 +38,7 @@ test('a calendar feed made, read, replaced and revoked in Settings', async ({ br
   const unfolded = text.replace(/\r\n /g, '');
   if (pending.includes(0)) {
     expect(unfolded).toContain(`UID:${game}-0@kontor`);
-    expect(unfolded).toContain('SUMMARY:Your move: Flying Dutchman vs ');
+    expect(unfolded).toContain('SUMMARY:Your move: The Flying Dutchman vs ');
   } else {
     expect(unfolded).not.toContain('BEGIN:VEVENT');
   }

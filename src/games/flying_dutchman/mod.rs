@@ -79,7 +79,8 @@ pub use view::{
 };
 
 use super::{
-    Actor, BotLevel, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Timer, Viewer,
+    Actor, BotLevel, Chat, GameNames, GameRng, OptionsError, Outcome, RuleError, Rules, Seat,
+    Timer, Viewer,
 };
 
 /// The Flying Dutchman rules engine.
@@ -87,6 +88,13 @@ pub struct FlyingDutchman;
 
 impl Rules for FlyingDutchman {
     const KIND: &'static str = "flying-dutchman";
+    const NAMES: GameNames = GameNames {
+        en: "The Flying Dutchman",
+        // The 2016 Japanese edition's name.
+        ja: "さまよえるオランダ人",
+    };
+    // A game of negotiation: private channels between two seats by default.
+    const CHAT: Chat = Chat::Full;
     const RULES_VERSION: u32 = 1;
     const MIN_SEATS: u8 = 3;
     const MAX_SEATS: u8 = 6;

@@ -52,13 +52,21 @@ pub use protocol::{Colour, Command, Company, Event, Options};
 pub use state::State;
 pub use view::{Legal, View};
 
-use super::{Actor, BotLevel, GameRng, OptionsError, Outcome, RuleError, Rules, Seat, Viewer};
+use super::{
+    Actor, BotLevel, Chat, GameNames, GameRng, OptionsError, Outcome, RuleError, Rules, Seat,
+    Viewer,
+};
 
 /// The Steel Driver rules engine.
 pub struct SteelDriver;
 
 impl Rules for SteelDriver {
     const KIND: &'static str = "steel-driver";
+    const NAMES: GameNames = GameNames {
+        en: "Steel Driver",
+        ja: "スチールドライバー",
+    };
+    const CHAT: Chat = Chat::Table;
     const RULES_VERSION: u32 = 1;
     const MIN_SEATS: u8 = 3;
     const MAX_SEATS: u8 = 6;

@@ -7,8 +7,8 @@ use crate::http::state::AppState;
 use crate::service::delivery::mail::admin::{self, FailedMail};
 use crate::service::delivery::mail::unsubscribe::{self as unsubscribe_link, UnsubscribeScope};
 use crate::service::delivery::render::escape_html;
-use crate::service::notices::preferences::{Delivery, Preferences};
-use crate::service::notices::{NoticeKind, preferences};
+use crate::service::notices::preferences::{Choice, Choices, Delivery, Preferences};
+use crate::service::notices::{NoticeKind, notice_kinds, preferences};
 use crate::store::users;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
@@ -16,29 +16,35 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-/// A change of preferences: fields left out keep their value.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"your_turn": "digest", "game_over": "off", "always_email": true}))]
-pub struct PreferencesUpdate {
-    pub your_turn: Option<Delivery>,
-    pub reminder: Option<Delivery>,
-    pub invited: Option<Delivery>,
-    pub game_started: Option<Delivery>,
-    pub game_over: Option<Delivery>,
-    pub player_left: Option<Delivery>,
-    pub chat_mention: Option<Delivery>,
-    pub rematch_offered: Option<Delivery>,
-    pub undo_requested: Option<Delivery>,
-    pub tournament_started: Option<Delivery>,
-    pub tournament_round: Option<Delivery>,
-    pub tournament_finished: Option<Delivery>,
-    pub tournament_cancelled: Option<Delivery>,
-    pub always_email: Option<bool>,
-    /// Web Push per kind (`true`: pushed to your subscribed browsers); kinds left out keep
-    /// their choice.
-    pub push: Option<std::collections::BTreeMap<String, bool>>,
+/// `PreferencesUpdate`: an optional field per kind of the list, `always_email` and `push`.
+macro_rules! define_preferences_update {
+    ($(
+        $(#[doc = $doc:tt])*
+        $kind:ident = $name:ident { preference: $preference:tt, $($spec:tt)* }
+    ),* $(,)?) => {
+        /// A change of preferences: fields left out keep their value.
+        #[derive(Debug, Default, Deserialize, ToSchema)]
+        #[serde(deny_unknown_fields)]
+        #[schema(example = json!({"your_turn": "digest", "game_over": "off", "always_email": true}))]
+        pub struct PreferencesUpdate {
+            $( pub $name: Option<Delivery>, )*
+            pub always_email: Option<bool>,
+            /// Web Push per kind (`true`: pushed to your subscribed browsers); kinds left out keep
+            /// their choice.
+            pub push: Option<std::collections::BTreeMap<String, bool>>,
+        }
+
+        impl PreferencesUpdate {
+            /// The mail choices it makes.
+            fn mail(&self) -> impl Iterator<Item = (NoticeKind, Choice)> {
+                [$( (NoticeKind::$kind, self.$name) ),*]
+                    .into_iter()
+                    .filter_map(|(kind, delivery)| Some((kind, Choice::Mail(delivery?))))
+            }
+        }
+    };
 }
+notice_kinds!(define_preferences_update);
 
 /// The caller's notification preferences: the mail choice per kind (as before) and the push
 /// choice per kind.
@@ -52,16 +58,13 @@ pub struct NotificationSettings {
     pub push: std::collections::BTreeMap<String, bool>,
 }
 
-async fn settings_of(
-    conn: &mut sqlx::PgConnection,
-    user: Uuid,
-    mail: Preferences,
-) -> Result<NotificationSettings, ApiError> {
-    let stored = crate::store::push::choices(&mut *conn, user).await?;
-    Ok(NotificationSettings {
-        mail,
-        push: crate::service::delivery::push::choices(&stored),
-    })
+impl From<Choices> for NotificationSettings {
+    fn from(choices: Choices) -> Self {
+        Self {
+            push: choices.push_by_name(),
+            mail: choices.mail,
+        }
+    }
 }
 
 /// The caller's notification preferences: for each kind of notice `immediately`, `digest`
@@ -86,8 +89,8 @@ pub async fn get_preferences(
 ) -> Result<Json<NotificationSettings>, ApiError> {
     caller.require_session()?;
     let mut conn = state.pool.acquire().await?;
-    let mail = preferences::load(&mut conn, caller.user_id).await?;
-    Ok(Json(settings_of(&mut conn, caller.user_id, mail).await?))
+    let choices = preferences::load(&mut conn, caller.user_id).await?;
+    Ok(Json(choices.into()))
 }
 
 /// Change the caller's notification preferences. Fields left out keep their value. A
@@ -128,37 +131,15 @@ pub async fn put_preferences(
             })
             .collect::<Result<_, _>>()?,
     };
+    let choices: Vec<(NoticeKind, Choice)> = update
+        .mail()
+        .chain(push.into_iter().map(|(kind, on)| (kind, Choice::Push(on))))
+        .collect();
     let mut tx = state.pool.begin().await?;
-    let mut preferences = preferences::load_for_update(&mut tx, caller.user_id).await?;
-    for (kind, value) in [
-        (NoticeKind::YourTurn, update.your_turn),
-        (NoticeKind::Reminder, update.reminder),
-        (NoticeKind::Invited, update.invited),
-        (NoticeKind::GameStarted, update.game_started),
-        (NoticeKind::GameOver, update.game_over),
-        (NoticeKind::PlayerLeft, update.player_left),
-        (NoticeKind::ChatMention, update.chat_mention),
-        (NoticeKind::RematchOffered, update.rematch_offered),
-        (NoticeKind::UndoRequested, update.undo_requested),
-        (NoticeKind::TournamentStarted, update.tournament_started),
-        (NoticeKind::TournamentRound, update.tournament_round),
-        (NoticeKind::TournamentFinished, update.tournament_finished),
-        (NoticeKind::TournamentCancelled, update.tournament_cancelled),
-    ] {
-        if let Some(value) = value {
-            preferences.set(kind, value);
-        }
-    }
-    if let Some(always) = update.always_email {
-        preferences.always_email = always;
-    }
-    preferences::save(&mut tx, caller.user_id, &preferences).await?;
-    for (kind, enabled) in push {
-        crate::store::push::set_choice(&mut tx, caller.user_id, kind.as_str(), enabled).await?;
-    }
-    let settings = settings_of(&mut tx, caller.user_id, preferences).await?;
+    preferences::choose(&mut tx, caller.user_id, &choices, update.always_email).await?;
+    let settings = preferences::load(&mut tx, caller.user_id).await?;
     tx.commit().await?;
-    Ok(Json(settings))
+    Ok(Json(settings.into()))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -276,18 +257,17 @@ pub async fn unsubscribe(
         ));
     }
     let mut tx = state.pool.begin().await?;
-    let mut preferences = preferences::load_for_update(&mut tx, user).await?;
-    for kind in NoticeKind::ALL {
-        let off = match scope {
+    let preferences = preferences::load_for_update(&mut tx, user).await?.mail;
+    let off: Vec<(NoticeKind, Choice)> = NoticeKind::ALL
+        .into_iter()
+        .filter(|kind| match scope {
             UnsubscribeScope::All => true,
-            UnsubscribeScope::Kind(k) => k == kind,
-            UnsubscribeScope::Digest => preferences.of(kind) == Delivery::Digest,
-        };
-        if off {
-            preferences.set(kind, Delivery::Off);
-        }
-    }
-    preferences::save(&mut tx, user, &preferences).await?;
+            UnsubscribeScope::Kind(k) => k == *kind,
+            UnsubscribeScope::Digest => preferences.of(*kind) == Delivery::Digest,
+        })
+        .map(|kind| (kind, Choice::Mail(Delivery::Off)))
+        .collect();
+    preferences::choose(&mut tx, user, &off, None).await?;
     tx.commit().await?;
     tracing::info!(%user, scope = scope.as_str(), "unsubscribed by link");
     Ok(page(

@@ -3,12 +3,16 @@
 
 use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
+use crate::http::extract::headers::AcceptLanguage;
 use crate::http::extract::text::Json;
 use crate::http::state::AppState;
+use crate::key;
 use crate::service::delivery::push::payload::Payload;
 use crate::service::delivery::push::subscription::{self, Invalid};
 use crate::service::delivery::push::{self, SubscribeError};
 use crate::store::push as store;
+use crate::words::catalogue::{Args, say};
+use crate::words::language::Language;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
@@ -96,13 +100,17 @@ async fn view(state: &AppState, user: Uuid, id: Uuid) -> Result<PushSubscription
         .into_iter()
         .find(|s| s.id == id)
         .map(Into::into)
-        .ok_or_else(not_found)
+        .ok_or_else(|| not_found(Language::En))
 }
 
-fn not_found() -> ApiError {
+fn not_found(language: Language) -> ApiError {
     ApiError::not_found(
         ErrorCode::PushSubscriptionNotFound,
-        "you have no push subscription with this id",
+        say(
+            language,
+            key!("refusal-push-subscription-not-found"),
+            &Args::new(),
+        ),
     )
 }
 
@@ -127,6 +135,7 @@ fn not_found() -> ApiError {
 pub async fn add_push_subscription(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     req: HttpRequest,
     body: Json<NewSubscription>,
 ) -> Result<HttpResponse, ApiError> {
@@ -139,17 +148,23 @@ pub async fn add_push_subscription(
         state.config.outbound_allow_insecure,
     )
     .map_err(|invalid| match invalid {
-        Invalid::Endpoint(why) => {
-            ApiError::unprocessable(ErrorCode::InvalidPushEndpoint, why).with("field", "endpoint")
-        }
+        Invalid::Endpoint(problem) => ApiError::unprocessable(
+            ErrorCode::InvalidPushEndpoint,
+            say(
+                language.0,
+                key!("refusal-push-endpoint"),
+                &Args::new().choice("problem", problem),
+            ),
+        )
+        .with("field", "endpoint"),
         Invalid::P256dh => ApiError::unprocessable(
             ErrorCode::InvalidPushKeys,
-            "keys.p256dh is not a P-256 public key (65 bytes, base64url)",
+            say(language.0, key!("refusal-push-p256dh"), &Args::new()),
         )
         .with("field", "keys.p256dh"),
         Invalid::Auth => ApiError::unprocessable(
             ErrorCode::InvalidPushKeys,
-            "keys.auth is not 16 bytes in base64url",
+            say(language.0, key!("refusal-push-auth"), &Args::new()),
         )
         .with("field", "keys.auth"),
     })?;
@@ -160,7 +175,11 @@ pub async fn add_push_subscription(
         .map_err(|e| match e {
             SubscribeError::TooMany => ApiError::conflict(
                 ErrorCode::TooManyPushSubscriptions,
-                "you already have 10 push subscriptions; remove one you no longer use first",
+                say(
+                    language.0,
+                    key!("refusal-too-many-push-subscriptions"),
+                    &Args::new().number("max", push::MAX_SUBSCRIPTIONS),
+                ),
             ),
             SubscribeError::Database(e) => e.into(),
         })?;
@@ -213,12 +232,13 @@ pub async fn list_push_subscriptions(
 pub async fn remove_push_subscription(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require_session()?;
     match store::delete(&state.pool, caller.user_id, path.into_inner()).await? {
         true => Ok(HttpResponse::NoContent().finish()),
-        false => Err(not_found()),
+        false => Err(not_found(language.0)),
     }
 }
 
@@ -250,18 +270,19 @@ pub struct PushTestResult {
 pub async fn test_push_subscription(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<Json<PushTestResult>, ApiError> {
     caller.require_session()?;
     let id = path.into_inner();
     let (endpoint, p256dh, auth) = store::find_for_test(&state.pool, caller.user_id, id)
         .await?
-        .ok_or_else(not_found)?;
+        .ok_or_else(|| not_found(language.0))?;
     let base = state.config.public_base_url();
     let payload = Payload {
         kind: "test",
         title: "Kontor".to_string(),
-        body: "Notifications reach this device. / この端末に通知が届きます。".to_string(),
+        body: say(language.0, key!("push-test"), &Args::new()),
         url: format!("{base}/settings"),
         game_id: None,
         tag: "test".to_string(),

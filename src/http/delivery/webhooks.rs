@@ -4,10 +4,14 @@
 use crate::auth::Scope;
 use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
+use crate::http::extract::headers::AcceptLanguage;
 use crate::http::extract::text::{Json, Query};
 use crate::http::state::AppState;
+use crate::key;
 use crate::service::delivery::webhooks::endpoints::{self, Refusal, Settings};
 use crate::store::webhooks::{DeliveryLine, Endpoint};
+use crate::words::catalogue::{self, Args};
+use crate::words::language::Language;
 use actix_web::{HttpResponse, delete, get, patch, post, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -172,36 +176,46 @@ pub struct DeliveryQuery {
     pub after: Option<String>,
 }
 
-fn refused(refusal: Refusal) -> ApiError {
+/// A refusal in the words of `language` (the caller's `Accept-Language`).
+fn refused(refusal: Refusal, language: Language) -> ApiError {
+    let say = |key: &str, args: Args| catalogue::say(language, key, &args);
     match refusal {
-        Refusal::Url(code, message) => ApiError::unprocessable(
+        Refusal::Url(code, detail) => ApiError::unprocessable(
             ErrorCode::InvalidWebhookUrl,
-            format!("the URL cannot be used: {message}"),
+            say(
+                key!("refusal-webhook-url"),
+                Args::new().choice("reason", code).text("detail", detail),
+            ),
         )
         .with("field", "url")
         .with("reason", code),
         Refusal::UnknownEventType(event_type) => ApiError::unprocessable(
             ErrorCode::InvalidField,
-            format!(
-                "{event_type:?} is not an event type; use one of {}",
-                crate::service::delivery::webhooks::event_types().join(", ")
+            say(
+                key!("refusal-webhook-event-type"),
+                Args::new()
+                    .text("event_type", format!("{event_type:?}"))
+                    .text(
+                        "types",
+                        crate::service::delivery::webhooks::event_types().join(", "),
+                    ),
             ),
         )
         .with("field", "event_types"),
         Refusal::TooManyEndpoints => ApiError::conflict(
             ErrorCode::TooManyWebhooks,
-            format!(
-                "an account may have {} webhook endpoints; delete one first",
-                crate::service::delivery::webhooks::MAX_ENDPOINTS
+            say(
+                key!("refusal-too-many-webhooks"),
+                Args::new().number("max", crate::service::delivery::webhooks::MAX_ENDPOINTS),
             ),
         ),
         Refusal::NotFound => ApiError::not_found(
             ErrorCode::WebhookNotFound,
-            "no webhook endpoint or delivery of yours with this id",
+            say(key!("refusal-webhook-not-found"), Args::new()),
         ),
         Refusal::NotFinished => ApiError::conflict(
             ErrorCode::DeliveryUnderWay,
-            "the delivery is still being tried; redeliver it once it has succeeded or failed",
+            say(key!("refusal-delivery-under-way"), Args::new()),
         ),
     }
 }
@@ -264,6 +278,7 @@ fn distinct(mut events: Vec<String>) -> Vec<String> {
 pub async fn create_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     body: Json<NewWebhook>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::Webhooks)?;
@@ -288,7 +303,7 @@ pub async fn create_webhook(
         state.config.clock.now(),
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     let id = endpoint.id;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/me/webhooks/{id}")))
@@ -336,13 +351,14 @@ pub async fn list_webhooks(
 pub async fn get_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<Json<Webhook>, ApiError> {
     caller.require(Scope::Webhooks)?;
     crate::store::webhooks::get(&state.pool, caller.user_id, path.into_inner())
         .await?
         .map(|e| Json(e.into()))
-        .ok_or_else(|| refused(Refusal::NotFound))
+        .ok_or_else(|| refused(Refusal::NotFound, language.0))
 }
 
 /// Change a webhook endpoint: fields left out keep their value.
@@ -364,6 +380,7 @@ pub async fn get_webhook(
 pub async fn update_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
     body: Json<WebhookUpdate>,
 ) -> Result<Json<Webhook>, ApiError> {
@@ -398,7 +415,7 @@ pub async fn update_webhook(
         },
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     Ok(Json(endpoint.into()))
 }
 
@@ -418,13 +435,14 @@ pub async fn update_webhook(
 pub async fn delete_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::Webhooks)?;
     if crate::store::webhooks::delete(&state.pool, caller.user_id, path.into_inner()).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {
-        Err(refused(Refusal::NotFound))
+        Err(refused(Refusal::NotFound, language.0))
     }
 }
 
@@ -445,13 +463,14 @@ pub async fn delete_webhook(
 pub async fn rotate_webhook_secret(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<Json<RotatedWebhookSecret>, ApiError> {
     caller.require(Scope::Webhooks)?;
     let now = state.config.clock.now();
     let secret = endpoints::rotate(&state.pool, caller.user_id, path.into_inner(), now)
         .await?
-        .map_err(refused)?;
+        .map_err(|refusal| refused(refusal, language.0))?;
     Ok(Json(RotatedWebhookSecret {
         secret,
         previous_expires_at: now + crate::service::delivery::webhooks::SECRET_OVERLAP,
@@ -474,6 +493,7 @@ pub async fn rotate_webhook_secret(
 pub async fn test_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::Webhooks)?;
@@ -484,7 +504,7 @@ pub async fn test_webhook(
         state.config.clock.now(),
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     Ok(HttpResponse::Accepted().json(QueuedWebhookDelivery { delivery_id }))
 }
 
@@ -505,6 +525,7 @@ pub async fn test_webhook(
 pub async fn webhook_deliveries(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<Uuid>,
     query: Query<DeliveryQuery>,
 ) -> Result<Json<WebhookDeliveryPage>, ApiError> {
@@ -524,7 +545,7 @@ pub async fn webhook_deliveries(
         limit,
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     let next = (lines.len() as i64 == limit)
         .then(|| lines.last().map(|l| l.id.clone()))
         .flatten();
@@ -552,6 +573,7 @@ pub async fn webhook_deliveries(
 pub async fn redeliver_webhook(
     state: web::Data<AppState>,
     caller: Caller,
+    language: AcceptLanguage,
     path: web::Path<(Uuid, String)>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::Webhooks)?;
@@ -564,6 +586,6 @@ pub async fn redeliver_webhook(
         state.config.clock.now(),
     )
     .await?
-    .map_err(refused)?;
+    .map_err(|refusal| refused(refusal, language.0))?;
     Ok(HttpResponse::Accepted().json(QueuedWebhookDelivery { delivery_id }))
 }

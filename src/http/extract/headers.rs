@@ -2,7 +2,27 @@
 //! `User-Agent` of a login.
 
 use crate::http::error::{ApiError, ErrorCode};
-use actix_web::HttpRequest;
+use crate::words::language::Language;
+use actix_web::{FromRequest, HttpRequest, dev::Payload};
+use std::future::{Ready, ready};
+
+/// The language the caller asks refusals to be written in (`Accept-Language`; English when
+/// it asks for none the server writes). The problem's `code` is the same in every language.
+pub struct AcceptLanguage(pub Language);
+
+impl FromRequest for AcceptLanguage {
+    type Error = actix_web::Error;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let header = req
+            .headers()
+            .get(actix_web::http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        ready(Ok(AcceptLanguage(Language::from_accept_language(header))))
+    }
+}
 
 /// The longest client description kept of a login (its `User-Agent`).
 const USER_AGENT_CHARS: usize = 200;

@@ -1,7 +1,7 @@
 //! Lobby and play endpoints.
 
 use crate::auth::Scope;
-use crate::games::GameKind;
+use crate::games::{Chat, GameKind, GameNames};
 use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::conditional::{self, Condition};
@@ -23,6 +23,10 @@ use uuid::Uuid;
 #[derive(Serialize, ToSchema)]
 pub struct KindInfo {
     pub kind: &'static str,
+    /// The game's name in each language the server and its web client write in (`en`, `ja`).
+    pub names: GameNames,
+    /// The table's chat unless its creator chooses another (the `chat` option).
+    pub chat: Chat,
     pub rules_version: u32,
     pub min_seats: u8,
     pub max_seats: u8,
@@ -47,6 +51,8 @@ pub struct KindList {
 pub fn kind_info(kind: GameKind) -> KindInfo {
     with_rules!(kind, R => KindInfo {
         kind: R::KIND,
+        names: R::NAMES,
+        chat: R::CHAT,
         rules_version: R::RULES_VERSION,
         min_seats: R::MIN_SEATS,
         max_seats: R::MAX_SEATS,
@@ -61,9 +67,14 @@ pub fn kind_info(kind: GameKind) -> KindInfo {
 #[utoipa::path(tag = "lobby", responses((status = 200, description = "The kinds.", body = KindList)))]
 #[get("/kinds")]
 pub async fn list_kinds() -> Json<KindList> {
-    Json(KindList {
+    Json(kind_list())
+}
+
+/// Every kind this server plays (also `kontor kinds`, which writes the web client's copy).
+pub fn kind_list() -> KindList {
+    KindList {
         items: GameKind::ALL.into_iter().map(kind_info).collect(),
-    })
+    }
 }
 
 /// List games: open ones to join, the caller's, those waiting for the caller, finished ones.

@@ -241,7 +241,7 @@ pub async fn export(accounts: Accounts<'_>, user: Uuid) -> Result<MyData, Accoun
         .map(|s| (s.id, s.user_agent))
         .collect();
     let mut conn = pool.acquire().await?;
-    let notification_preferences = preferences::load(&mut conn, user).await?;
+    let notification_preferences = preferences::load(&mut conn, user).await?.mail;
     drop(conn);
     Ok(MyData {
         exported_at: Utc::now(),

@@ -16,15 +16,18 @@
 //!
 //! The rendering ([`render`]) is pure; [`feed`] reads what it needs.
 
-use super::render::{game_title_in, zone};
+use super::render::{game_name_in, zone};
 use crate::auth::{self, CALENDAR_FEED_PREFIX};
 use crate::config::Config;
+use crate::key;
 use crate::service::play::error::Error;
 use crate::service::play::lobby::{self, GameSummary, ListQuery, ListView};
 use crate::store::calendar as feeds;
 use crate::store::seats::SeatState;
 use crate::store::users;
+use crate::words::catalogue::{Args, say};
 use crate::words::language::Language;
+use crate::words::phrases::joined;
 use crate::words::player_name;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
@@ -132,45 +135,20 @@ impl Move {
     }
 }
 
-/// The calendar's name in `language`.
-fn calendar_name(language: Language) -> &'static str {
-    match language {
-        Language::En => "Kontor — your moves",
-        Language::Ja => "Kontor — あなたの手番",
-    }
-}
-
-/// `Your move: Flying Dutchman vs anna, bert`.
+/// `Your move: The Flying Dutchman vs anna, bert`.
 pub fn summary(mv: &Move, language: Language) -> String {
-    let game = game_title_in(&mv.kind, language);
-    match (language, mv.opponents.is_empty()) {
-        (Language::En, true) => format!("Your move: {game}"),
-        (Language::En, false) => format!("Your move: {game} vs {}", mv.opponents.join(", ")),
-        (Language::Ja, true) => format!("あなたの手番: {game}"),
-        (Language::Ja, false) => {
-            format!("あなたの手番: {game}（{}と対戦）", mv.opponents.join("、"))
-        }
-    }
+    let opponents = (!mv.opponents.is_empty()).then(|| joined(&mv.opponents, language));
+    let args = Args::new()
+        .text("game", game_name_in(&mv.kind, language))
+        .maybe_text("opponents", opponents);
+    say(language, key!("calendar-summary"), &args)
 }
 
 fn description(mv: &Move, language: Language) -> String {
-    let when = match (language, mv.deadline.is_some()) {
-        (Language::En, true) => {
-            "Your time for this move runs out now; then the game's time control plays for you."
-        }
-        (Language::En, false) => {
-            "This game has no time limit; the move has been yours since this day."
-        }
-        (Language::Ja, true) => {
-            "この時刻にこの手の持ち時間が尽き、その後はゲームの時間設定に従って自動で手が指されます。"
-        }
-        (Language::Ja, false) => "このゲームには時間制限がありません。この日からあなたの手番です。",
-    };
-    let open = match language {
-        Language::En => "Open the game",
-        Language::Ja => "ゲームを開く",
-    };
-    format!("{when}\n{open}: {}", mv.link)
+    let args = Args::new()
+        .flag("deadline", mv.deadline.is_some())
+        .text("link", mv.link.as_str());
+    say(language, key!("calendar-description"), &args)
 }
 
 /// The day the move became the player's, in their time zone.
@@ -219,7 +197,7 @@ pub fn render(moves: &[Move], language: Language, zone: Tz) -> String {
         .append_property(Property::new("PRODID", "-//Kontor//Deadline calendar//EN"))
         .append_property(Property::new("CALSCALE", "GREGORIAN"))
         .append_property(Property::new("METHOD", "PUBLISH"))
-        .name(calendar_name(language))
+        .name(&say(language, key!("calendar-name"), &Args::new()))
         .append_property(
             Property::new("REFRESH-INTERVAL", REFRESH_INTERVAL)
                 .append_parameter(("VALUE", "DURATION"))
@@ -274,7 +252,7 @@ mod tests {
             "DTSTAMP:20261201T233000Z",
             "LAST-MODIFIED:20261201T233000Z",
             "SEQUENCE:42",
-            "SUMMARY:Your move: Flying Dutchman vs Anna K. (anna)\\, bert",
+            "SUMMARY:Your move: The Flying Dutchman vs Anna K. (anna)\\, bert",
             "URL:https://kontor.example/games/0191f3a4-6f0e-7c5e-9d43-2f0c8a1b2c3d",
             "BEGIN:VALARM",
             "END:VCALENDAR",

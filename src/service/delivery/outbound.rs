@@ -122,6 +122,18 @@ pub enum OutboundError {
 }
 
 impl OutboundError {
+    /// What the error names (the address, the parser's reason…), without the sentence.
+    pub fn detail(&self) -> &str {
+        match self {
+            OutboundError::InvalidUrl(detail)
+            | OutboundError::BlockedAddress(detail)
+            | OutboundError::Unresolvable(detail)
+            | OutboundError::Connect(detail)
+            | OutboundError::Request(detail) => detail,
+            OutboundError::InsecureScheme | OutboundError::Timeout => "",
+        }
+    }
+
     pub fn code(&self) -> &'static str {
         match self {
             OutboundError::InvalidUrl(_) => "invalid_url",

@@ -9,11 +9,9 @@
 //! skipped, or failed for good); then it is blanked (`store::outbox::mark_sent`), so the
 //! database keeps nothing but its hash (`store::mail_tokens`).
 
-use super::{CHANNEL, MailKind};
-use crate::store::{channels, outbox};
+use super::MailKind;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
-use sqlx::PgConnection;
 use uuid::Uuid;
 
 /// What an account mail is.
@@ -178,24 +176,7 @@ pub fn mask_address(address: &str) -> String {
 }
 
 /// Queues account mails inside the caller's transaction, due at once (no preferences apply).
-pub async fn enqueue(conn: &mut PgConnection, mails: &[AccountMail]) -> sqlx::Result<()> {
-    if mails.is_empty() {
-        return Ok(());
-    }
-    let mut rows = outbox::NewMails::default();
-    for mail in mails {
-        rows.ids.push(Uuid::now_v7());
-        rows.user_ids.push(mail.user_id);
-        rows.kinds.push(mail.kind.as_str());
-        rows.game_ids.push(None);
-        rows.dedupe_keys.push(mail.dedupe_key.as_str());
-        rows.data.push(mail.data.clone());
-        rows.statuses.push("pending");
-    }
-    outbox::insert(&mut *conn, &rows).await?;
-    channels::notify(&mut *conn, CHANNEL, "").await?;
-    Ok(())
-}
+pub use super::queue::enqueue_account as enqueue;
 
 impl From<AccountMailKind> for MailKind {
     fn from(kind: AccountMailKind) -> Self {

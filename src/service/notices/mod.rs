@@ -1,96 +1,189 @@
 //! Notices: what a person is told of (a turn begins, a game ends, an invitation, a mention…),
-//! as data. Each kind ([`NoticeKind`]) and its notice's data ([`Notice`]) are decided where the
-//! change is, and written into the outbox in the same transaction ([`enqueue`]); delivery
-//! (`service::delivery`) reads the outbox and tells people by mail, Web Push and webhooks,
-//! as their preferences ([`preferences`]) say.
+//! as data. Each kind ([`NoticeKind`]) is one entry of one list ([`notice_kinds!`]), with its
+//! defaults per channel and its place in the digest, from which the preferences' API schema,
+//! the webhooks' event types, the push choices, the metrics' labels and the digest are all
+//! derived. A notice's data ([`Notice`]) is decided where the change is, and written into the
+//! outbox in the same transaction through one door ([`queue`]); delivery
+//! (`service::delivery`) reads the outbox and tells people by mail, Web Push and webhooks, as
+//! their preferences ([`preferences`]) say.
 
 pub mod account;
 pub mod digest;
 pub mod mention;
 pub mod preferences;
+pub mod queue;
+
+pub use queue::enqueue;
 
 use crate::service::notices::preferences::Delivery;
-use crate::store::{channels, outbox};
 use serde::{Deserialize, Serialize};
-use sqlx::PgConnection;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-/// The channel delivery workers listen on; [`enqueue`] notifies it when a mail is due now.
-pub const CHANNEL: &str = "kontor_mail";
+/// The channel delivery workers listen on; the door into the outbox ([`queue`]) notifies it,
+/// in the transaction that queues them, when mails are due now.
+pub const CHANNEL: &str = crate::store::outbox::CHANNEL;
 
-/// What a notice is about. Each kind has its own preference.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum NoticeKind {
-    /// The player must act in a game.
-    YourTurn,
-    /// The player's deadline in a game is near.
-    Reminder,
-    /// Someone invited the user to a game.
-    Invited,
-    /// A game the user sits in has started.
-    GameStarted,
-    /// A game the user played has ended.
-    GameOver,
-    /// Another player of a running game deleted their account; the game's abandonment
-    /// policy plays their seat.
-    PlayerLeft,
-    /// Someone mentioned the user (`@username`) in a game's chat.
-    ChatMention,
-    /// Another player of a finished game offered a rematch.
-    RematchOffered,
-    /// Another player of a running game asks to take moves back, and the user's consent is
-    /// needed.
-    UndoRequested,
-    /// A tournament the user entered has started; their first round is seated.
-    TournamentStarted,
-    /// The user's next round of a tournament is seated.
-    TournamentRound,
-    /// A tournament the user entered is over: the final standings.
-    TournamentFinished,
-    /// A tournament the user entered (or organised) was cancelled when entry closed: too few
-    /// entered to fill a table.
-    TournamentCancelled,
+/// The list of notice kinds: everything about a kind that is not its words, one entry each.
+/// Expands `$callback! { entries }`; each piece of code that needs an item per kind (the
+/// [`NoticeKind`] enum itself, the preferences' fields in the API) is such a callback, so a
+/// new kind is one entry here, and its words (its mail, push and webhook texts, and
+/// [`NoticeKind::label`]), which the compiler asks for.
+///
+/// An entry: the kind's documentation, its variant and its name (the wire name, the field of
+/// the preferences, `notice.<name>` for webhooks), then
+/// - `preference`: the preference's description in the API;
+/// - `mail`: its [`Delivery`] for a user who never chose;
+/// - `push`: whether it is pushed to a user who never chose;
+/// - `digest`: how the daily digest tells of it ([`InDigest`]).
+macro_rules! notice_kinds {
+    ($callback:ident) => {
+        $callback! {
+            /// The player must act in a game.
+            YourTurn = your_turn {
+                preference: "It is your turn in a game.",
+                mail: Immediately, push: true, digest: Waiting,
+            },
+            /// The player's deadline in a game is near.
+            Reminder = reminder {
+                preference: "Your deadline in a game is near.",
+                mail: Immediately, push: true, digest: Waiting,
+            },
+            /// Someone invited the user to a game.
+            Invited = invited {
+                preference: "Someone invited you to a game.",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// A game the user sits in has started.
+            GameStarted = game_started {
+                preference: "A game you sit in has started.",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// A game the user played has ended.
+            GameOver = game_over {
+                preference: "A game you played has ended, with the result.",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// Another player of a running game deleted their account; the game's abandonment
+            /// policy plays their seat. News, not a call to act: not pushed unless asked for.
+            PlayerLeft = player_left {
+                preference: "Another player of a running game deleted their account.",
+                mail: Immediately, push: false, digest: News,
+            },
+            /// Someone mentioned the user (`@username`) in a game's chat.
+            ChatMention = chat_mention {
+                preference: "Someone mentioned you (`@username`) in a game's chat.",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// Another player of a finished game offered a rematch.
+            RematchOffered = rematch_offered {
+                preference: "Another player of a finished game offered a rematch.",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// Another player of a running game asks to take moves back, and the user's
+            /// consent is needed.
+            UndoRequested = undo_requested {
+                preference: "Another player of a running game asks to take moves back, with your consent.",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// A tournament the user entered has started; their first round is seated.
+            TournamentStarted = tournament_started {
+                preference: "A tournament you entered has started (with your first game).",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// The user's next round of a tournament is seated.
+            TournamentRound = tournament_round {
+                preference: "Your next round of a tournament is seated (with your game).",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// A tournament the user entered is over: the final standings.
+            TournamentFinished = tournament_finished {
+                preference: "A tournament you entered is over: the final standings.",
+                mail: Immediately, push: true, digest: News,
+            },
+            /// A tournament the user entered (or organised) was cancelled when entry closed:
+            /// too few entered to fill a table.
+            TournamentCancelled = tournament_cancelled {
+                preference: "A tournament you entered or organised was cancelled: too few entered.",
+                mail: Immediately, push: true, digest: News,
+            },
+        }
+    };
+}
+pub(crate) use notice_kinds;
+
+/// How the daily digest tells of a kind's notices held for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InDigest {
+    /// As the games waiting for the user's move at the time of the digest (the truth then,
+    /// not a replay of turn notices already outdated). The digest goes to a user who chose
+    /// `digest` for such a kind on every day a game waits for them.
+    Waiting,
+    /// One line each.
+    News,
 }
 
-impl NoticeKind {
-    pub const ALL: [NoticeKind; 13] = [
-        NoticeKind::YourTurn,
-        NoticeKind::Reminder,
-        NoticeKind::Invited,
-        NoticeKind::GameStarted,
-        NoticeKind::GameOver,
-        NoticeKind::PlayerLeft,
-        NoticeKind::ChatMention,
-        NoticeKind::RematchOffered,
-        NoticeKind::UndoRequested,
-        NoticeKind::TournamentStarted,
-        NoticeKind::TournamentRound,
-        NoticeKind::TournamentFinished,
-        NoticeKind::TournamentCancelled,
-    ];
+/// What the list says of a kind besides its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindSpec {
+    /// The mail choice of a user who never chose.
+    pub mail: Delivery,
+    /// The push choice of a user who never chose.
+    pub push: bool,
+    pub digest: InDigest,
+}
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NoticeKind::YourTurn => "your_turn",
-            NoticeKind::Reminder => "reminder",
-            NoticeKind::Invited => "invited",
-            NoticeKind::GameStarted => "game_started",
-            NoticeKind::GameOver => "game_over",
-            NoticeKind::PlayerLeft => "player_left",
-            NoticeKind::ChatMention => "chat_mention",
-            NoticeKind::RematchOffered => "rematch_offered",
-            NoticeKind::UndoRequested => "undo_requested",
-            NoticeKind::TournamentStarted => "tournament_started",
-            NoticeKind::TournamentRound => "tournament_round",
-            NoticeKind::TournamentFinished => "tournament_finished",
-            NoticeKind::TournamentCancelled => "tournament_cancelled",
+/// The [`NoticeKind`] enum and what is read off the list per kind.
+macro_rules! define_notice_kinds {
+    ($(
+        $(#[doc = $doc:tt])*
+        $kind:ident = $name:ident {
+            preference: $preference:tt,
+            mail: $mail:ident, push: $push:tt, digest: $digest:ident $(,)?
         }
-    }
+    ),* $(,)?) => {
+        /// What a notice is about: one entry of [`notice_kinds!`] each. Each kind has its own
+        /// preferences.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum NoticeKind {
+            $( $(#[doc = $doc])* $kind, )*
+        }
 
+        impl NoticeKind {
+            /// Every kind, in the list's order.
+            pub const ALL: [NoticeKind; [$(stringify!($name)),*].len()] = [$(NoticeKind::$kind),*];
+
+            /// The kind's name: on the wire, in the outbox, in the preferences.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( NoticeKind::$kind => stringify!($name), )*
+                }
+            }
+
+            /// Its defaults and its place in the digest.
+            pub const fn spec(self) -> KindSpec {
+                match self {
+                    $( NoticeKind::$kind => KindSpec {
+                        mail: Delivery::$mail,
+                        push: $push,
+                        digest: InDigest::$digest,
+                    }, )*
+                }
+            }
+        }
+    };
+}
+notice_kinds!(define_notice_kinds);
+
+impl NoticeKind {
     pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+
+    /// Its place in [`Self::ALL`] (and in anything kept per kind in that order).
+    pub fn index(self) -> usize {
+        self as usize
     }
 
     /// How a person calls these mails ("your-turn mails").
@@ -129,6 +222,15 @@ impl MailKind {
             MailKind::Digest => "digest",
             MailKind::Account(kind) => kind.as_str(),
         }
+    }
+
+    /// Every kind of mail the outbox holds: the notices, the digest, the account's mails.
+    pub fn all() -> impl Iterator<Item = MailKind> {
+        NoticeKind::ALL
+            .into_iter()
+            .map(MailKind::Notice)
+            .chain([MailKind::Digest])
+            .chain(account::AccountMailKind::ALL.map(MailKind::Account))
     }
 
     pub fn parse(text: &str) -> Option<Self> {
@@ -422,74 +524,39 @@ fn with_tournament(mut data: serde_json::Value, tournament_id: Uuid) -> serde_js
     }
 }
 
-/// Writes notices into the outbox inside the caller's transaction, so a committed move always
-/// notifies and a rolled-back one never does. Applies the recipient's mail preferences (off →
-/// recorded as `skipped`, never mailed; digest → held for the daily digest; immediately →
-/// queued). Every notice gets its row, because the other channels (Web Push, webhooks) read
-/// their notices from the outbox too.
-///
-/// Dedupe keys are scoped per recipient: the same key for two users gives two mails. A key
-/// seen before (in this call or an earlier committed one) is skipped without error; a
-/// concurrent transaction inserting the same key makes this one wait for it, as any unique
-/// index does.
-impl Notice {
-    /// The notice as an outbox row queued by the append statement (`store::append`), where
-    /// delivery applies the recipient's preferences.
-    pub fn as_mail(&self) -> crate::store::append::Mail<'_> {
-        crate::store::append::Mail {
-            user_id: self.user_id,
-            kind: self.kind.as_str(),
-            dedupe_key: &self.dedupe_key,
-            data: &self.data,
-        }
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-pub async fn enqueue(conn: &mut PgConnection, notices: &[Notice]) -> sqlx::Result<()> {
-    if notices.is_empty() {
-        return Ok(());
-    }
-    let mut users: Vec<Uuid> = notices.iter().map(|n| n.user_id).collect();
-    users.sort_unstable();
-    users.dedup();
-    let preferences = preferences::load_many(&mut *conn, &users).await?;
-    let mut mails = outbox::NewMails::default();
-    let mut seen = std::collections::HashSet::new();
-    let mut any_due = false;
-    for notice in notices {
-        if !seen.insert((notice.user_id, notice.dedupe_key.as_str())) {
-            continue;
+    #[test]
+    fn every_kind_is_listed_once_in_order_with_its_serde_name() {
+        for (i, kind) in NoticeKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind.index(), i);
+            assert_eq!(NoticeKind::parse(kind.as_str()), Some(kind));
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::json!(kind.as_str())
+            );
         }
-        let status = match preferences
-            .get(&notice.user_id)
-            .copied()
-            .unwrap_or_default()
-            .of(notice.kind)
-        {
-            // Kept as a record that the notice happened: Web Push and webhooks read the
-            // outbox for their own notices, whatever the mail preference.
-            Delivery::Off => "skipped",
-            Delivery::Digest => "held",
-            Delivery::Immediately => {
-                any_due = true;
-                "pending"
+        let mut names: Vec<&str> = MailKind::all().map(MailKind::as_str).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "a mail kind's name is used twice");
+        for kind in MailKind::all() {
+            assert_eq!(MailKind::parse(kind.as_str()), Some(kind));
+        }
+    }
+
+    #[test]
+    fn a_kind_the_digest_lists_as_waiting_games_is_not_in_the_digest_by_default() {
+        // The digest looks for the users who chose it for such a kind among the stored
+        // choices (`store::outbox::digest_candidates`); a default of `digest` would make
+        // every player with a game waiting a candidate, which that query does not look for.
+        for kind in NoticeKind::ALL {
+            if kind.spec().digest == InDigest::Waiting {
+                assert_ne!(kind.spec().mail, Delivery::Digest, "{kind:?}");
             }
-        };
-        mails.ids.push(Uuid::now_v7());
-        mails.user_ids.push(notice.user_id);
-        mails.kinds.push(notice.kind.as_str());
-        mails.game_ids.push(notice.game_id);
-        mails.dedupe_keys.push(notice.dedupe_key.as_str());
-        mails.data.push(notice.data.clone());
-        mails.statuses.push(status);
+        }
     }
-    if mails.ids.is_empty() {
-        return Ok(());
-    }
-    outbox::insert(&mut *conn, &mails).await?;
-    if any_due {
-        // Delivered on commit only, and not at all on rollback.
-        channels::notify(&mut *conn, CHANNEL, "").await?;
-    }
-    Ok(())
 }

@@ -1,11 +1,14 @@
-//! Notification preferences: per kind of notice `immediately`, `digest` or `off`, and the
-//! `always_email` switch. A user without a row has every default.
+//! Notification preferences: per kind of notice and channel, what the user chose (mail:
+//! `immediately`, `digest` or `off`; Web Push: on or off), and the `always_email` switch.
+//! They are stored as rows (`store::preferences`), one per user, kind and channel the user
+//! chose for; a user without a row has the kind's default from the list
+//! ([`super::notice_kinds!`]). Reading the rows into choices and applying them is pure.
 
-use super::NoticeKind;
-use crate::store::preferences::{self, PrefsRow};
+use super::{NoticeKind, notice_kinds};
+use crate::store::preferences::{self as store, StoredChoice};
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -23,6 +26,8 @@ pub enum Delivery {
 }
 
 impl Delivery {
+    pub const ALL: [Delivery; 3] = [Delivery::Immediately, Delivery::Digest, Delivery::Off];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Delivery::Immediately => "immediately",
@@ -32,172 +37,271 @@ impl Delivery {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [Delivery::Immediately, Delivery::Digest, Delivery::Off]
-            .into_iter()
-            .find(|d| d.as_str() == text)
+        Self::ALL.into_iter().find(|d| d.as_str() == text)
     }
 }
 
-/// A user's notification preferences.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({
-    "your_turn": "immediately",
-    "reminder": "immediately",
-    "invited": "immediately",
-    "game_started": "digest",
-    "game_over": "off",
-    "player_left": "immediately",
-    "chat_mention": "immediately",
-    "rematch_offered": "immediately",
-    "undo_requested": "immediately",
-    "tournament_started": "immediately",
-    "tournament_round": "immediately",
-    "tournament_finished": "immediately",
-    "tournament_cancelled": "immediately",
-    "always_email": false
-}))]
-pub struct Preferences {
-    /// It is your turn in a game.
-    pub your_turn: Delivery,
-    /// Your deadline in a game is near.
-    pub reminder: Delivery,
-    /// Someone invited you to a game.
-    pub invited: Delivery,
-    /// A game you sit in has started.
-    pub game_started: Delivery,
-    /// A game you played has ended, with the result.
-    pub game_over: Delivery,
-    /// Another player of a running game deleted their account.
-    pub player_left: Delivery,
-    /// Someone mentioned you (`@username`) in a game's chat.
-    pub chat_mention: Delivery,
-    /// Another player of a finished game offered a rematch.
-    pub rematch_offered: Delivery,
-    /// Another player of a running game asks to take moves back, with your consent.
-    pub undo_requested: Delivery,
-    /// A tournament you entered has started (with your first game).
-    pub tournament_started: Delivery,
-    /// Your next round of a tournament is seated (with your game).
-    pub tournament_round: Delivery,
-    /// A tournament you entered is over: the final standings.
-    pub tournament_finished: Delivery,
-    /// A tournament you entered or organised was cancelled: too few entered.
-    pub tournament_cancelled: Delivery,
-    /// Mail "your turn" even while you watch the game's live stream (by default no such
-    /// mail is sent while you are watching).
-    pub always_email: bool,
+/// The ways a notice reaches a person that each have a choice per kind. (Webhooks are
+/// subscribed per endpoint, with the endpoint.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    Mail,
+    Push,
 }
 
-impl Preferences {
-    pub fn of(&self, kind: NoticeKind) -> Delivery {
-        match kind {
-            NoticeKind::YourTurn => self.your_turn,
-            NoticeKind::Reminder => self.reminder,
-            NoticeKind::Invited => self.invited,
-            NoticeKind::GameStarted => self.game_started,
-            NoticeKind::GameOver => self.game_over,
-            NoticeKind::PlayerLeft => self.player_left,
-            NoticeKind::ChatMention => self.chat_mention,
-            NoticeKind::RematchOffered => self.rematch_offered,
-            NoticeKind::UndoRequested => self.undo_requested,
-            NoticeKind::TournamentStarted => self.tournament_started,
-            NoticeKind::TournamentRound => self.tournament_round,
-            NoticeKind::TournamentFinished => self.tournament_finished,
-            NoticeKind::TournamentCancelled => self.tournament_cancelled,
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Mail => "mail",
+            Channel::Push => "push",
+        }
+    }
+}
+
+/// One choice for one kind, as a change of preferences makes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Mail(Delivery),
+    Push(bool),
+}
+
+impl Choice {
+    pub fn channel(self) -> Channel {
+        match self {
+            Choice::Mail(_) => Channel::Mail,
+            Choice::Push(_) => Channel::Push,
         }
     }
 
-    pub fn set(&mut self, kind: NoticeKind, delivery: Delivery) {
-        let slot = match kind {
-            NoticeKind::YourTurn => &mut self.your_turn,
-            NoticeKind::Reminder => &mut self.reminder,
-            NoticeKind::Invited => &mut self.invited,
-            NoticeKind::GameStarted => &mut self.game_started,
-            NoticeKind::GameOver => &mut self.game_over,
-            NoticeKind::PlayerLeft => &mut self.player_left,
-            NoticeKind::ChatMention => &mut self.chat_mention,
-            NoticeKind::RematchOffered => &mut self.rematch_offered,
-            NoticeKind::UndoRequested => &mut self.undo_requested,
-            NoticeKind::TournamentStarted => &mut self.tournament_started,
-            NoticeKind::TournamentRound => &mut self.tournament_round,
-            NoticeKind::TournamentFinished => &mut self.tournament_finished,
-            NoticeKind::TournamentCancelled => &mut self.tournament_cancelled,
-        };
-        *slot = delivery;
+    /// As stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Choice::Mail(delivery) => delivery.as_str(),
+            Choice::Push(true) => "on",
+            Choice::Push(false) => "off",
+        }
     }
 }
 
+/// `Preferences`: one field per kind of the list, then `always_email`; each field's
+/// description is the list's `preference`.
+macro_rules! define_preferences {
+    ($(
+        $(#[doc = $doc:tt])*
+        $kind:ident = $name:ident { preference: $preference:tt, $($spec:tt)* }
+    ),* $(,)?) => {
+        /// A user's notification preferences.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+        #[schema(example = Preferences::example)]
+        pub struct Preferences {
+            $( #[doc = $preference] pub $name: Delivery, )*
+            /// Mail "your turn" even while you watch the game's live stream (by default no such
+            /// mail is sent while you are watching).
+            pub always_email: bool,
+        }
+
+        impl Preferences {
+            /// The mail choice for a kind.
+            pub fn of(&self, kind: NoticeKind) -> Delivery {
+                match kind {
+                    $( NoticeKind::$kind => self.$name, )*
+                }
+            }
+
+            pub fn set(&mut self, kind: NoticeKind, delivery: Delivery) {
+                match kind {
+                    $( NoticeKind::$kind => self.$name = delivery, )*
+                }
+            }
+        }
+
+        impl Default for Preferences {
+            /// The list's defaults.
+            fn default() -> Self {
+                Self {
+                    $( $name: NoticeKind::$kind.spec().mail, )*
+                    always_email: false,
+                }
+            }
+        }
+    };
+}
+notice_kinds!(define_preferences);
+
 impl Preferences {
-    /// From the stored row (a value the column domain does not allow reads as the default).
-    pub fn from_row(row: &PrefsRow) -> Self {
-        let parse = |text: &str| Delivery::parse(text).unwrap_or_default();
+    /// The example of the API description.
+    fn example() -> Self {
+        let mut example = Self::default();
+        example.set(NoticeKind::GameStarted, Delivery::Digest);
+        example.set(NoticeKind::GameOver, Delivery::Off);
+        example
+    }
+}
+
+/// Everything a user chose: the mail preferences and the push choice per kind, the list's
+/// defaults where they never chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choices {
+    pub mail: Preferences,
+    push: [bool; NoticeKind::ALL.len()],
+}
+
+impl Default for Choices {
+    fn default() -> Self {
         Self {
-            your_turn: parse(&row.your_turn),
-            reminder: parse(&row.reminder),
-            invited: parse(&row.invited),
-            game_started: parse(&row.game_started),
-            game_over: parse(&row.game_over),
-            player_left: parse(&row.player_left),
-            chat_mention: parse(&row.chat_mention),
-            rematch_offered: parse(&row.rematch_offered),
-            undo_requested: parse(&row.undo_requested),
-            tournament_started: parse(&row.tournament_started),
-            tournament_round: parse(&row.tournament_round),
-            tournament_finished: parse(&row.tournament_finished),
-            tournament_cancelled: parse(&row.tournament_cancelled),
-            always_email: row.always_email,
-        }
-    }
-
-    /// As the stored row of `user`.
-    pub fn to_row(&self, user: Uuid) -> PrefsRow {
-        PrefsRow {
-            user_id: user,
-            your_turn: self.your_turn.as_str().to_string(),
-            reminder: self.reminder.as_str().to_string(),
-            invited: self.invited.as_str().to_string(),
-            game_started: self.game_started.as_str().to_string(),
-            game_over: self.game_over.as_str().to_string(),
-            player_left: self.player_left.as_str().to_string(),
-            chat_mention: self.chat_mention.as_str().to_string(),
-            rematch_offered: self.rematch_offered.as_str().to_string(),
-            undo_requested: self.undo_requested.as_str().to_string(),
-            tournament_started: self.tournament_started.as_str().to_string(),
-            tournament_round: self.tournament_round.as_str().to_string(),
-            tournament_finished: self.tournament_finished.as_str().to_string(),
-            tournament_cancelled: self.tournament_cancelled.as_str().to_string(),
-            always_email: self.always_email,
+            mail: Preferences::default(),
+            push: NoticeKind::ALL.map(|kind| kind.spec().push),
         }
     }
 }
 
-/// The preferences of these users; users without a row are absent (they have the defaults).
+impl Choices {
+    /// From the stored rows of one user; a row of an unknown kind, channel or value (none
+    /// the code writes) reads as no choice.
+    pub fn from_stored<'a>(
+        rows: impl IntoIterator<Item = StoredChoice<'a>>,
+        always_email: bool,
+    ) -> Self {
+        let mut choices = Self::default();
+        choices.mail.always_email = always_email;
+        for row in rows {
+            let Some(kind) = NoticeKind::parse(row.kind) else {
+                continue;
+            };
+            match (row.channel, row.choice) {
+                ("mail", choice) => {
+                    if let Some(delivery) = Delivery::parse(choice) {
+                        choices.mail.set(kind, delivery);
+                    }
+                }
+                ("push", "on") => choices.push[kind.index()] = true,
+                ("push", "off") => choices.push[kind.index()] = false,
+                _ => {}
+            }
+        }
+        choices
+    }
+
+    /// Whether a kind is pushed.
+    pub fn push(&self, kind: NoticeKind) -> bool {
+        self.push[kind.index()]
+    }
+
+    /// The push choice of every kind, by name (as the API shows it).
+    pub fn push_by_name(&self) -> BTreeMap<String, bool> {
+        NoticeKind::ALL
+            .into_iter()
+            .map(|kind| (kind.as_str().to_string(), self.push(kind)))
+            .collect()
+    }
+
+    /// Makes a choice.
+    pub fn set(&mut self, kind: NoticeKind, choice: Choice) {
+        match choice {
+            Choice::Mail(delivery) => self.mail.set(kind, delivery),
+            Choice::Push(on) => self.push[kind.index()] = on,
+        }
+    }
+}
+
+/// The choices of these users; users without any row are absent (they have the defaults).
 pub async fn load_many(
     conn: &mut PgConnection,
     users: &[Uuid],
-) -> sqlx::Result<HashMap<Uuid, Preferences>> {
-    let rows = preferences::load_many(conn, users).await?;
+) -> sqlx::Result<HashMap<Uuid, Choices>> {
+    let rows = store::load_many(conn, users).await?;
     Ok(rows
         .iter()
-        .map(|row| (row.user_id, Preferences::from_row(row)))
+        .map(|row| {
+            (
+                row.user_id,
+                Choices::from_stored(row.choices(), row.always_email),
+            )
+        })
         .collect())
 }
 
-/// One user's preferences (the defaults when they never changed any).
-pub async fn load(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<Preferences> {
+/// One user's choices (the defaults when they never chose).
+pub async fn load(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<Choices> {
     Ok(load_many(conn, &[user])
         .await?
         .remove(&user)
         .unwrap_or_default())
 }
 
-/// The same, locked for update (the row is created with the defaults first if needed), so
-/// that read-modify-write changes of one user's preferences never lose each other.
-pub async fn load_for_update(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<Preferences> {
-    Ok(Preferences::from_row(&preferences::lock(conn, user).await?))
+/// The same, with the user's preferences locked until the transaction ends, so that
+/// read-modify-write changes of one user's preferences never lose each other.
+pub async fn load_for_update(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<Choices> {
+    store::lock(&mut *conn, user).await?;
+    load(conn, user).await
 }
 
-/// Stores a user's preferences.
-pub async fn save(conn: &mut PgConnection, user: Uuid, prefs: &Preferences) -> sqlx::Result<()> {
-    preferences::save(conn, &prefs.to_row(user)).await
+/// Stores choices of `user` (each a row of its own: the kinds not named keep theirs) and,
+/// if given, `always_email`.
+pub async fn choose(
+    conn: &mut PgConnection,
+    user: Uuid,
+    choices: &[(NoticeKind, Choice)],
+    always_email: Option<bool>,
+) -> sqlx::Result<()> {
+    let rows: Vec<StoredChoice> = choices
+        .iter()
+        .map(|(kind, choice)| StoredChoice {
+            kind: kind.as_str(),
+            channel: choice.channel().as_str(),
+            choice: choice.as_str(),
+        })
+        .collect();
+    store::save(conn, user, &rows, always_email).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_rows_override_the_lists_defaults_and_nothing_else() {
+        let defaults = Choices::default();
+        assert_eq!(defaults.mail, Preferences::default());
+        assert!(defaults.push(NoticeKind::YourTurn));
+        assert!(!defaults.push(NoticeKind::PlayerLeft));
+        let row = |kind, channel, choice| StoredChoice {
+            kind,
+            channel,
+            choice,
+        };
+        let choices = Choices::from_stored(
+            [
+                row("game_over", "mail", "off"),
+                row("reminder", "mail", "digest"),
+                row("player_left", "push", "on"),
+                row("your_turn", "push", "off"),
+                // Nothing the code writes: read as no choice.
+                row("no_such_kind", "mail", "off"),
+                row("invited", "mail", "sometimes"),
+                row("invited", "pigeon", "off"),
+            ],
+            true,
+        );
+        let mut expected = Choices::default();
+        expected.set(NoticeKind::GameOver, Choice::Mail(Delivery::Off));
+        expected.set(NoticeKind::Reminder, Choice::Mail(Delivery::Digest));
+        expected.set(NoticeKind::PlayerLeft, Choice::Push(true));
+        expected.set(NoticeKind::YourTurn, Choice::Push(false));
+        expected.mail.always_email = true;
+        assert_eq!(choices, expected);
+        assert_eq!(choices.mail.of(NoticeKind::Invited), Delivery::Immediately);
+        assert_eq!(choices.push_by_name().len(), NoticeKind::ALL.len());
+    }
+
+    #[test]
+    fn the_preferences_json_has_one_field_per_kind_then_always_email() {
+        let json = serde_json::to_value(Preferences::default()).unwrap();
+        let fields = json.as_object().unwrap();
+        assert_eq!(fields.len(), NoticeKind::ALL.len() + 1);
+        for kind in NoticeKind::ALL {
+            assert_eq!(fields[kind.as_str()], kind.spec().mail.as_str());
+        }
+        assert_eq!(fields["always_email"], false);
+    }
 }

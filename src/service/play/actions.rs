@@ -10,8 +10,9 @@ use super::log::{EventOut, readable_by, state_at, viewer_for};
 use super::step;
 use crate::games::{Actor, GameKind, Rules, Seat, Viewer};
 use crate::service::notices::Notice;
-use crate::store::append::{Mail, SeatUpdate};
+use crate::store::append::SeatUpdate;
 use crate::store::games::{self, GameHead, Status};
+use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::with_rules;
 use serde::{Deserialize, Serialize};
@@ -666,7 +667,7 @@ pub async fn apply<R: Rules>(
 ) -> Result<Option<Applied<R::State>>, Error> {
     let origin = submission.origin;
     let decision = step::decide::<R>(context.game(), state, submission, committer.clock().now())?;
-    let mail: Vec<Mail> = decision.notices.iter().map(Notice::as_mail).collect();
+    let mail: Vec<NewMail> = decision.notices.iter().map(Notice::as_mail).collect();
     let written = committer
         .append(&decision.append(origin, &mail), &decision.note)
         .await?;

@@ -170,14 +170,16 @@ async fn commit(pool: &PgPool, publisher: &Publisher, batch: Vec<Job>) {
             return;
         }
     };
+    // Every append's mail goes through the outbox's one door, under its rules.
+    let routes = crate::service::notices::queue::routes();
     let together = match batch.as_slice() {
-        [job] => append::write_rows(&mut conn, &job.rows).await,
+        [job] => append::write_rows(&mut conn, &job.rows, routes).await,
         _ => {
             let mut rows = Rows::default();
             for job in &batch {
                 rows.extend(&job.rows);
             }
-            append::write_rows(&mut conn, &rows).await
+            append::write_rows(&mut conn, &rows, routes).await
         }
     };
     let answers: Vec<Result<bool, sqlx::Error>> = match together {
@@ -189,7 +191,9 @@ async fn commit(pool: &PgPool, publisher: &Publisher, batch: Vec<Job>) {
             tracing::debug!(%error, appends = batch.len(), "a batch failed; writing it one by one");
             let mut answers = Vec::with_capacity(batch.len());
             for job in &batch {
-                answers.push(written(append::write_rows(&mut conn, &job.rows).await));
+                answers.push(written(
+                    append::write_rows(&mut conn, &job.rows, routes).await,
+                ));
             }
             answers
         }

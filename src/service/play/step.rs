@@ -13,9 +13,10 @@ use crate::games::rng::GameRng;
 use crate::games::{Actor, Outcome, Rules, Seat, Viewer};
 use crate::live::Note;
 use crate::service::notices::Notice;
-use crate::store::append::{Append, CommandRecord, Mail, SeatUpdate};
+use crate::store::append::{Append, CommandRecord, SeatUpdate};
 use crate::store::events::{self, NewEvent};
 use crate::store::games::{GameHead, SeatRow, Status};
+use crate::store::outbox::NewMail;
 use crate::store::seats::{SeatClock, SeatState};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -225,7 +226,7 @@ pub fn decide<R: Rules>(
 impl<S: serde::Serialize> Decision<S> {
     /// The append that writes this decision, for the command of `origin`; `mail` is
     /// `self.notices` as the outbox takes them.
-    pub fn append<'a>(&'a self, origin: Origin<'a>, mail: &'a [Mail<'a>]) -> Append<'a, S> {
+    pub fn append<'a>(&'a self, origin: Origin<'a>, mail: &'a [NewMail<'a>]) -> Append<'a, S> {
         Append {
             game_id: self.game_id,
             expected_version: self.decided_on,

@@ -12,6 +12,7 @@
 
 use super::error::Error;
 use super::undo::Policy;
+use crate::games::GameKind;
 use crate::store::audience::{self, Standing};
 use crate::store::games::{self, GameHead, Status};
 use serde::{Deserialize, Serialize};
@@ -54,28 +55,13 @@ impl Spectators {
 /// The name of the chat setting among the game's options.
 pub const CHAT: &str = "chat";
 
-/// Which chat channels a table has: the table channel, private channels between two seats,
-/// the spectators' channel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Chat {
-    /// The table channel, private channels between any two seats, and the spectators'.
-    Full,
-    /// The table channel and the spectators', no private channels.
-    Table,
-    /// No chat at all.
-    None,
-}
+pub use crate::games::Chat;
 
 impl Chat {
-    /// The default of a game kind: `full` for The Flying Dutchman (a game of negotiation),
-    /// `table` for the others.
+    /// The default of a game kind, as its rules declare it ([`crate::games::Rules::CHAT`]);
+    /// `table` for a kind this server does not know.
     pub fn default_for(kind: &str) -> Self {
-        if kind == "flying-dutchman" {
-            Chat::Full
-        } else {
-            Chat::Table
-        }
+        GameKind::parse(kind).map_or(Chat::Table, GameKind::chat)
     }
 
     /// The setting of a stored game (games created before it existed: their kind's default).
@@ -84,14 +70,6 @@ impl Chat {
             .get(CHAT)
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .unwrap_or_else(|| Self::default_for(kind))
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Chat::Full => "full",
-            Chat::Table => "table",
-            Chat::None => "none",
-        }
     }
 }
 

@@ -91,6 +91,8 @@ export async function authedFetch(request: Request): Promise<Response> {
   const retry = request.clone();
   const send = (r: Request) => {
     if (accessToken) r.headers.set('authorization', `Bearer ${accessToken}`);
+    // The server writes the refusals it words itself (webhooks, push) in the page's language.
+    r.headers.set('accept-language', document.documentElement.lang || 'en');
     return watched(() => fetch(r, { credentials: 'same-origin' }));
   };
   const response = await send(request);

@@ -115,44 +115,9 @@ const PLATFORM: CodeMessages = {
     en: 'Your last request was declined; ask again after the next move.',
     ja: '前回の依頼は断られました。次の手が指されてから、もう一度頼んでください。',
   },
-  invalid_webhook_url: { en: 'This address cannot be used for a webhook.', ja: 'このアドレスはWebhookに使えません。' },
-  webhook_not_found: { en: 'There is no such webhook endpoint.', ja: 'そのWebhookのエンドポイントはありません。' },
-  too_many_webhooks: {
-    en: 'You have as many webhook endpoints as allowed (10); delete one first.',
-    ja: 'Webhookのエンドポイントは上限（10件）に達しています。先にどれかを削除してください。',
-  },
-  delivery_under_way: {
-    en: 'This delivery is still being tried; redeliver it once it has succeeded or failed.',
-    ja: 'この配信はまだ試行中です。成功または失敗してから再送してください。',
-  },
   too_many_test_sends: {
     en: 'Too many test sends; try again shortly.',
     ja: 'テスト送信が多すぎます。しばらくしてからお試しください。',
-  },
-  invalid_push_endpoint: {
-    en: "The browser's push address cannot be used.",
-    ja: 'ブラウザーのプッシュ通知の宛先が使えません。',
-  },
-  invalid_push_keys: { en: "The browser's push keys cannot be used.", ja: 'ブラウザーのプッシュ通知の鍵が使えません。' },
-  too_many_push_subscriptions: {
-    en: 'As many devices as allowed (10) get push notifications; remove one first.',
-    ja: 'プッシュ通知を受け取るデバイスは上限（10台）に達しています。先にどれかを削除してください。',
-  },
-  push_subscription_not_found: { en: 'There is no such device.', ja: 'そのデバイスはありません。' },
-};
-
-/** Codes whose `reason` says which of several refusals it is, in words per reason. */
-const BY_REASON: Record<string, CodeMessages> = {
-  invalid_webhook_url: {
-    invalid_url: { en: 'This is not a web address (https://…).', ja: 'これはWebのアドレス（https://…）ではありません。' },
-    insecure_url: {
-      en: 'A webhook address must begin with https:// (a plain http:// address is not sent to).',
-      ja: 'Webhookのアドレスは https:// で始まる必要があります（http:// のアドレスには送信しません）。',
-    },
-    blocked_address: {
-      en: 'This address is not on the public internet (a local or private network), so nothing is sent to it.',
-      ja: 'このアドレスは公開インターネット上にありません（ローカルまたはプライベートなネットワーク）。送信できません。',
-    },
   },
 };
 
@@ -164,9 +129,6 @@ const DETAIL_MATTERS = new Set(['invalid_field', 'invalid_options', 'rate_limite
 export function errorText(err: unknown, lang: Lang, game?: CodeMessages): string {
   if (err instanceof ApiError) {
     if (lang === 'en') return err.message;
-    const reason = (err.problem as { reason?: unknown }).reason;
-    const byReason = typeof reason === 'string' ? BY_REASON[err.code]?.[reason]?.ja : undefined;
-    if (byReason) return byReason;
     const words = game?.[err.code]?.ja ?? PLATFORM[err.code]?.ja;
     if (!words) return err.message;
     return DETAIL_MATTERS.has(err.code) && err.message ? `${words}（${err.message}）` : words;

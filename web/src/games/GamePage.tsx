@@ -10,7 +10,7 @@ import { errorText } from '../api/errors';
 import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
-import { gameModule } from './registry';
+import { gameModule, gameName } from './registry';
 import type { EventOut, GameDetail, GameUpdate } from './types';
 import { OpenTable } from '../components/OpenTable';
 import { TurnBar } from '../components/TurnBar';
@@ -252,7 +252,7 @@ function GameScreen({ id }: { id: string }) {
   const module = detail ? gameModule(detail.kind) : undefined;
 
   useEffect(() => {
-    if (detail && module) document.title = `${module.name[lang]} · Kontor`;
+    if (detail) document.title = `${gameName(detail.kind, lang)} · Kontor`;
   }, [detail?.kind, module, lang]);
 
   const run = async (call: () => Promise<unknown>) => {
@@ -345,7 +345,7 @@ function GameScreen({ id }: { id: string }) {
     <article class="game" data-status={detail.status} data-phone-view={phoneTabs ? phoneView : undefined} data-side={side ? 'chat' : undefined}>
       <div class="game-main">
         <header class="game-head">
-          <h1>{module?.name[lang] ?? detail.kind}</h1>
+          <h1>{gameName(detail.kind, lang)}</h1>
           <GameTags game={detail} />
           <small class="muted" data-testid="connection">
             {connected ? `● ${m.live}` : `○ ${m.reconnecting}`}

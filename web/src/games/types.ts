@@ -46,8 +46,6 @@ export interface OptionsEditorProps<Options> {
 
 export interface GameModule<View = unknown, Legal = unknown, Command = unknown, Options = unknown, Event = unknown> {
   kind: string;
-  /** The game's name in each language. */
-  name: Record<Lang, string>;
   minSeats: number;
   maxSeats: number;
   Board: ComponentType<BoardProps<View, Legal, Command>>;

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
-import { GAMES, gameModule } from '../games/registry';
+import { GAMES, gameName } from '../games/registry';
 import { PlayerLink } from './PlayerLink';
 
 type Entry = Schemas['LeaderboardEntry'];
@@ -58,10 +58,10 @@ export function Leaderboard({ kind }: { kind?: string }) {
       stale = true;
     };
   }, [chosen, checked]);
-  const gameName = gameModule(chosen)?.name[lang] ?? chosen;
+  const chosenName = gameName(chosen, lang);
   useEffect(() => {
-    document.title = `${m.title(gameName)} · Kontor`;
-  }, [gameName, lang]);
+    document.title = `${m.title(chosenName)} · Kontor`;
+  }, [chosenName, lang]);
   if (user === undefined) return null;
   const more = async () => {
     const page = await fetchPage(cursor);
@@ -70,11 +70,11 @@ export function Leaderboard({ kind }: { kind?: string }) {
   };
   return (
     <>
-      <h1>{m.title(gameName)}</h1>
+      <h1>{m.title(chosenName)}</h1>
       <nav aria-label={m.kinds} class="tabs">
         {GAMES.map((g) => (
           <a key={g.kind} href={`/leaderboards/${g.kind}`} aria-current={g.kind === chosen ? 'page' : undefined}>
-            {g.name[lang]}
+            {gameName(g.kind, lang)}
           </a>
         ))}
       </nav>

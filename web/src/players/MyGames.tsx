@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { defineMessages, useLang, useMessages } from '../i18n';
-import { GAMES, gameModule } from '../games/registry';
+import { GAMES, gameName } from '../games/registry';
 import { PlayerLink } from './PlayerLink';
 
 type Summary = Schemas['GameSummary'];
@@ -82,7 +82,7 @@ export function MyGames() {
             <option value="">{m.any}</option>
             {GAMES.map((g) => (
               <option key={g.kind} value={g.kind}>
-                {g.name[lang]}
+                {gameName(g.kind, lang)}
               </option>
             ))}
           </select>
@@ -115,7 +115,7 @@ export function MyGames() {
         <ul class="games">
           {games.map((g) => (
             <li key={g.id} class="game-row" data-testid="my-game" data-game-id={g.id}>
-              <a href={`/games/${g.id}`}>{gameModule(g.kind)?.name[lang] ?? g.kind}</a>
+              <a href={`/games/${g.id}`}>{gameName(g.kind, lang)}</a>
               <span class="muted"> · {m.statuses(g.status)}</span>
               <div class="players">
                 {g.seats.map((s, i) => (

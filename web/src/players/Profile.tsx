@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, ok, type Schemas } from '../api/client';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
-import { gameModule } from '../games/registry';
+import { gameName } from '../games/registry';
 import { NotFound } from '../screens/NotFound';
 import { playerName } from '../components/names';
 import { PlayerLink } from './PlayerLink';
@@ -66,10 +66,10 @@ function History({ name, kind }: { name: string; kind: string }) {
     };
   }, [name, kind]);
   if (!items || items.length === 0) return null;
-  const gameName = gameModule(kind)?.name[lang] ?? kind;
+  const kindName = gameName(kind, lang);
   return (
     <section data-testid={`history-${kind}`}>
-      <h3>{m.history(gameName)}</h3>
+      <h3>{m.history(kindName)}</h3>
       <ul>
         {items.map((e) => (
           <li key={e.game_id}>
@@ -112,7 +112,7 @@ export function PlayerProfile({ name }: { name: string }) {
   if (error === 'failed') return <p role="alert">{m.failed}</p>;
   if (!profile) return null;
   const own = user !== null && profile.username.toLowerCase() === user.username.toLowerCase();
-  const kindName = (kind: string) => gameModule(kind)?.name[lang] ?? kind;
+  const kindName = (kind: string) => gameName(kind, lang);
   return (
     <>
       <h1 data-testid="profile-name">{playerName(profile)}</h1>

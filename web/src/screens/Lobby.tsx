@@ -9,7 +9,7 @@ import { api, ok, type Schemas } from '../api/client';
 import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
-import { gameModule } from '../games/registry';
+import { gameName } from '../games/registry';
 import { Countdown } from '../components/Countdown';
 import { moveDeadline } from '../components/time';
 import { SignIn } from './SignIn';
@@ -55,7 +55,6 @@ function GameRow({ game }: { game: Summary }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
   const when = useWhen();
-  const module = gameModule(game.kind);
   const name = (seat: number) => {
     const s = game.seats.find((s) => s.seat === seat);
     return s ? playerName(s) : `#${seat + 1}`;
@@ -71,7 +70,7 @@ function GameRow({ game }: { game: Summary }) {
   const atWords = game.finished_at ? m.finishedAt(when(at)) : game.started_at ? m.startedAt(when(at)) : m.createdAt(when(at));
   return (
     <li class="game-row" data-testid="game-row" data-game-id={game.id}>
-      <a href={`/games/${game.id}`}>{module?.name[lang] ?? game.kind}</a>
+      <a href={`/games/${game.id}`}>{gameName(game.kind, lang)}</a>
       <GameTags game={game} />
       {(game.options as { spectators?: Schemas['Spectators'] }).spectators === 'players' && <span class="tag">{m.playersWatch}</span>}
       {chatSetting && <span class="tag" data-testid="chat-setting">{m.chat(chatSetting)}</span>}

@@ -8,7 +8,7 @@ import { useLocation } from 'preact-iso';
 import { api, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
 import { defineMessages, useLang, useMessages } from '../i18n';
-import { GAMES, gameModule } from '../games/registry';
+import { GAMES, gameModule, gameName, defaultChat } from '../games/registry';
 import { useSession } from '../session';
 import { SignIn } from './SignIn';
 
@@ -130,7 +130,7 @@ export function NewGame() {
     void ok(api.GET('/api/v1/kinds')).then((list) => setKinds(list.items)).catch(() => {});
   }, []);
   const module = gameModule(kind)!;
-  const chat: Schemas['Chat'] = chosenChat ?? (kind === 'flying-dutchman' ? 'full' : 'table');
+  const chat: Schemas['Chat'] = chosenChat ?? defaultChat(kind);
   const info = kinds.find((k) => k.kind === kind);
   const minSeats = info?.min_seats ?? module.minSeats;
   const maxSeats = info?.max_seats ?? module.maxSeats;
@@ -173,7 +173,7 @@ export function NewGame() {
           >
             {GAMES.filter((g) => kinds.length === 0 || kinds.some((k) => k.kind === g.kind)).map((g) => (
               <option key={g.kind} value={g.kind}>
-                {g.name[lang]}
+                {gameName(g.kind, lang)}
               </option>
             ))}
           </select>

@@ -7,7 +7,7 @@ import { useLocation } from 'preact-iso';
 import { api, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
 import { defineMessages, useLang, useMessages } from '../i18n';
-import { GAMES } from '../games/registry';
+import { GAMES, gameName } from '../games/registry';
 import { tournamentErrors } from './errors';
 
 type Request = Schemas['CreateTournamentRequest'];
@@ -117,7 +117,7 @@ export function NewTournament() {
         <select value={kind} onChange={(e) => setKind(e.currentTarget.value as Request['kind'])}>
           {GAMES.filter((g) => kinds.length === 0 || kinds.some((k) => k.kind === g.kind)).map((g) => (
             <option key={g.kind} value={g.kind}>
-              {g.name[lang]}
+              {gameName(g.kind, lang)}
             </option>
           ))}
         </select>

@@ -11,7 +11,7 @@ import { errorText } from '../api/errors';
 import { follow } from '../api/stream';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
-import { gameModule } from '../games/registry';
+import { gameName } from '../games/registry';
 import { useWhen } from '../components/when';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { SignIn } from '../screens/SignIn';
@@ -243,7 +243,7 @@ export function TournamentPage({ id }: { id: string }) {
         <h2 id="t-settings">{m.settings}</h2>
         <dl class="settings">
           <dt>{m.game}</dt>
-          <dd>{gameModule(t.kind)?.name[lang] ?? t.kind}</dd>
+          <dd>{gameName(t.kind, lang)}</dd>
           <dt>{m.format}</dt>
           <dd>
             {s.format(t.format)} · {s.rounds(t.rounds)}

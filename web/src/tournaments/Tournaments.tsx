@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
-import { gameModule } from '../games/registry';
+import { gameName } from '../games/registry';
 import { useWhen } from '../components/when';
 import { SignIn } from '../screens/SignIn';
 import { NewTournament } from './NewTournament';
@@ -34,7 +34,7 @@ function TournamentRow({ t }: { t: Summary }) {
   return (
     <li data-testid="tournament-row" data-tournament-id={t.id}>
       <a href={`/tournaments/${t.id}`}>{t.name}</a>
-      <span class="tag">{gameModule(t.kind)?.name[lang] ?? t.kind}</span>
+      <span class="tag">{gameName(t.kind, lang)}</span>
       <span class="tag">{t.rated ? s.rated : s.unrated}</span>
       <div class="muted">
         {s.format(t.format)} · {s.perTable(t.seats_per_table)} · {s.rounds(t.rounds)} · {s.players(t.player_count, t.max_players)}

@@ -2,7 +2,8 @@
 //!
 //! From `KONTOR_DIGEST_HOUR` in each user's own time zone on, once per user and (local) day
 //! (dedupe key `digest:<date>`, the user's local date), a digest mail is queued for every user who has held notices, or who chose `digest` for
-//! "your turn" or reminders and has games waiting. It lists
+//! a kind the list tells of as the games waiting ("your turn", reminders: `InDigest::Waiting`)
+//! and has games waiting. It lists
 //!
 //! * the active games where the user is pending (`status = 'active' AND seat =
 //!   ANY(pending_seats)`), the truth at the time of the digest rather than a replay of
@@ -17,7 +18,7 @@ use super::worker::{Notifier, load_games};
 use crate::service::delivery::render::{self, Links, NoticeContext};
 use crate::service::notices::digest::{DigestData, NewsItem, WaitingGame};
 use crate::service::notices::preferences::Delivery;
-use crate::service::notices::{CHANNEL, NoticeKind, preferences};
+use crate::service::notices::{CHANNEL, InDigest, NoticeKind, preferences};
 use crate::store::{channels, games, outbox, users};
 use crate::words::language::Language;
 use chrono::{DateTime, Timelike, Utc};
@@ -35,7 +36,8 @@ pub async fn queue(notifier: &Notifier, now: DateTime<Utc>) -> anyhow::Result<us
     for days in [-1i64, 0, 1] {
         let date = now.date_naive() + chrono::Duration::days(days);
         let key = format!("digest:{date}");
-        for user in outbox::digest_candidates(pool, &key).await? {
+        let waiting: Vec<&str> = waiting_kinds().map(NoticeKind::as_str).collect();
+        for user in outbox::digest_candidates(pool, &key, &waiting).await? {
             let Some((_, _, zone)) = users::mail_locale(pool, user).await? else {
                 continue;
             };
@@ -49,6 +51,13 @@ pub async fn queue(notifier: &Notifier, now: DateTime<Utc>) -> anyhow::Result<us
         }
     }
     Ok(queued)
+}
+
+/// The kinds the digest tells of as the games waiting (the list's `digest: Waiting`).
+fn waiting_kinds() -> impl Iterator<Item = NoticeKind> {
+    NoticeKind::ALL
+        .into_iter()
+        .filter(|k| k.spec().digest == InDigest::Waiting)
 }
 
 async fn queue_one(
@@ -66,7 +75,7 @@ async fn queue_one(
     if !outbox::claim_digest(&mut tx, digest_id, user, key).await? {
         return Ok(false);
     }
-    let prefs = preferences::load(&mut tx, user).await?;
+    let prefs = preferences::load(&mut tx, user).await?.mail;
     let off: Vec<&str> = NoticeKind::ALL
         .into_iter()
         .filter(|k| prefs.of(*k) == Delivery::Off)
@@ -94,7 +103,7 @@ async fn queue_one(
     for (reason, ids) in &unlisted {
         outbox::skip(&mut tx, ids, reason).await?;
     }
-    let turn_kinds = [NoticeKind::YourTurn, NoticeKind::Reminder];
+    let turn_kinds: Vec<NoticeKind> = waiting_kinds().collect();
     let wants_waiting = turn_kinds.iter().any(|k| prefs.of(*k) == Delivery::Digest)
         || held
             .iter()

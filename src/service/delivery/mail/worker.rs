@@ -31,7 +31,7 @@ use crate::service::notices::digest::DigestData;
 use crate::service::notices::preferences::Delivery;
 use crate::service::notices::{CHANNEL, MailKind, NoticeKind, preferences};
 use crate::store::games;
-use crate::store::outbox::{self, Recipient};
+use crate::store::outbox;
 use crate::time::Clock;
 use crate::words::language::Language;
 use anyhow::Context;
@@ -89,27 +89,6 @@ pub struct Notifier {
 
 /// A claimed mail.
 type Claimed = outbox::ClaimedMail;
-
-/// The recipient's preferences as delivery applies them.
-fn preferences_of(recipient: &Recipient) -> preferences::Preferences {
-    let parse = |s: &str| Delivery::parse(s).unwrap_or_default();
-    preferences::Preferences {
-        your_turn: parse(&recipient.your_turn),
-        reminder: parse(&recipient.reminder),
-        invited: parse(&recipient.invited),
-        game_started: parse(&recipient.game_started),
-        game_over: parse(&recipient.game_over),
-        player_left: parse(&recipient.player_left),
-        chat_mention: parse(&recipient.chat_mention),
-        rematch_offered: parse(&recipient.rematch_offered),
-        undo_requested: parse(&recipient.undo_requested),
-        tournament_started: parse(&recipient.tournament_started),
-        tournament_round: parse(&recipient.tournament_round),
-        tournament_finished: parse(&recipient.tournament_finished),
-        tournament_cancelled: parse(&recipient.tournament_cancelled),
-        always_email: recipient.always_email,
-    }
-}
 
 /// What became of one claimed mail.
 #[derive(Debug)]
@@ -299,7 +278,10 @@ impl Notifier {
         };
         let rendered = match kind {
             Some(MailKind::Notice(kind)) => {
-                match preferences_of(&recipient).of(kind) {
+                match preferences::Choices::from_stored(recipient.stored(), recipient.always_email)
+                    .mail
+                    .of(kind)
+                {
                     Delivery::Off => return Ok(Outcome::Skipped("off")),
                     Delivery::Digest => return Ok(Outcome::Held),
                     Delivery::Immediately => {}

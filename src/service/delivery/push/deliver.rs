@@ -21,6 +21,7 @@ use crate::service::delivery::outbound::Outbound;
 use crate::service::delivery::relevance::{self, NoticeRef};
 use crate::service::delivery::render;
 use crate::service::notices::NoticeKind;
+use crate::service::notices::preferences::Choices;
 use crate::store::outbox;
 use crate::store::push::{self as store, Claimed};
 use crate::time::Clock;
@@ -191,13 +192,7 @@ impl Pusher {
                 continue;
             };
             for target in targets.iter().filter(|t| t.user_id == row.user_id) {
-                let chosen = target
-                    .kinds
-                    .iter()
-                    .position(|k| k == kind.as_str())
-                    .map(|i| target.enabled[i])
-                    .unwrap_or(super::default_choice(kind));
-                if chosen {
+                if Choices::from_stored(target.stored(), false).push(kind) {
                     deliveries.push((row.id, target.id, row.user_id));
                 }
             }
@@ -222,12 +217,7 @@ impl Pusher {
             return Ok(Outcome::Skipped("no_user"));
         };
         // The choice applies to notices already planned, too (as an unsubscribe does for mail).
-        let stored = store::choices(&self.pool, delivery.user_id).await?;
-        if !super::choices(&stored)
-            .get(kind.as_str())
-            .copied()
-            .unwrap_or(false)
-        {
+        if !Choices::from_stored(recipient.stored(), recipient.always_email).push(kind) {
             return Ok(Outcome::Skipped("off"));
         }
         // Like the mail: no "your turn" while the player watches the game live, unless they

@@ -16,34 +16,8 @@ pub mod payload;
 pub mod subscription;
 pub mod vapid;
 
-use crate::service::notices::NoticeKind;
-use std::collections::BTreeMap;
-
 /// Push subscriptions one account may have (its browsers and devices).
 pub const MAX_SUBSCRIPTIONS: i64 = 10;
-
-/// Whether a kind is pushed for a user who never chose: every kind but `player_left` (that one
-/// is news, not a call to act; its mail stays on by default).
-pub fn default_choice(kind: NoticeKind) -> bool {
-    kind != NoticeKind::PlayerLeft
-}
-
-/// A user's push choice per kind (every kind, defaults filled in), keyed by the kind's name.
-pub fn choices(stored: &[(String, bool)]) -> BTreeMap<String, bool> {
-    NoticeKind::ALL
-        .into_iter()
-        .map(|kind| {
-            let chosen = stored
-                .iter()
-                .find(|(name, _)| name == kind.as_str())
-                .map(|(_, enabled)| *enabled);
-            (
-                kind.as_str().to_string(),
-                chosen.unwrap_or(default_choice(kind)),
-            )
-        })
-        .collect()
-}
 
 /// Why a subscription was not stored.
 #[derive(Debug)]

@@ -4,8 +4,10 @@
 //! already shows that seat (`render::headline`) and, for a mention, the message the recipient
 //! may read (re-checked just before, as for mail).
 
+use crate::key;
 use crate::service::delivery::render::{self, GameInfo, Links, NoticeContext};
 use crate::service::notices::NoticeKind;
+use crate::words::catalogue::{Args, say};
 use crate::words::language::Language;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -93,10 +95,7 @@ pub fn build(source: &Source) -> Payload {
             .and_then(Value::as_str)
             .map(quote)
             .unwrap_or_default(),
-        _ => match source.language {
-            Language::En => "Open the game in Kontor".to_string(),
-            Language::Ja => "Kontorでゲームを開く".to_string(),
-        },
+        _ => say(source.language, key!("push-open-game"), &Args::new()),
     };
     Payload {
         kind: source.kind.as_str(),

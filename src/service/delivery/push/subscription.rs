@@ -10,7 +10,9 @@ pub const MAX_ENDPOINT_LEN: usize = 2048;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invalid {
     /// Not an absolute `https://` URL (or `http://` with `KONTOR_OUTBOUND_ALLOW_INSECURE`),
-    /// too long, or on a loopback host without that setting.
+    /// too long, or on a loopback host without that setting: `too_long`, `not_absolute`,
+    /// `not_https`, `credentials`, `no_host` or `not_public` (the refusal's words are the
+    /// catalogue's `refusal-push-endpoint`).
     Endpoint(&'static str),
     /// `keys.p256dh` is not a P-256 public key (65 bytes uncompressed, base64url).
     P256dh,
@@ -45,24 +47,19 @@ pub fn check(
     allow_insecure: bool,
 ) -> Result<Checked, Invalid> {
     if endpoint.len() > MAX_ENDPOINT_LEN {
-        return Err(Invalid::Endpoint(
-            "the endpoint is longer than 2048 characters",
-        ));
+        return Err(Invalid::Endpoint("too_long"));
     }
-    let url = url::Url::parse(endpoint)
-        .map_err(|_| Invalid::Endpoint("the endpoint is not an absolute URL"))?;
+    let url = url::Url::parse(endpoint).map_err(|_| Invalid::Endpoint("not_absolute"))?;
     match url.scheme() {
         "https" => {}
         "http" if allow_insecure => {}
-        _ => return Err(Invalid::Endpoint("the endpoint must be an https:// URL")),
+        _ => return Err(Invalid::Endpoint("not_https")),
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(Invalid::Endpoint(
-            "the endpoint must not carry a user or password",
-        ));
+        return Err(Invalid::Endpoint("credentials"));
     }
     let loopback = match url.host() {
-        None => return Err(Invalid::Endpoint("the endpoint has no host")),
+        None => return Err(Invalid::Endpoint("no_host")),
         Some(url::Host::Domain(name)) => {
             name.eq_ignore_ascii_case("localhost")
                 || name.to_ascii_lowercase().ends_with(".localhost")
@@ -77,9 +74,7 @@ pub fn check(
         }
     };
     if loopback && !allow_insecure {
-        return Err(Invalid::Endpoint(
-            "the endpoint must be on a public host of a push service",
-        ));
+        return Err(Invalid::Endpoint("not_public"));
     }
     let key = decode(p256dh).ok_or(Invalid::P256dh)?;
     if key.len() != 65 || p256::PublicKey::from_sec1_bytes(&key).is_err() {

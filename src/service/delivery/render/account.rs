@@ -1,7 +1,11 @@
-//! How the account's own mails read (see `service::notices::account` for what they are).
+//! How the account's own mails read (see `service::notices::account` for what they are; their
+//! sentences are the catalogue's `account.ftl`, keyed by the kind's name).
 
-use crate::service::delivery::render::{Block, Rendered, link, t, to_html, to_text, when};
+use super::document::{Block, blocks, spans, to_html, to_text};
+use super::{Rendered, greeting, when};
+use crate::key;
 use crate::service::notices::account::AccountMailKind;
+use crate::words::catalogue::{Args, paragraphs, say};
 use crate::words::language::Language;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -22,15 +26,6 @@ pub fn recipient_override(data: &Value) -> Option<&str> {
     data.get("to").and_then(Value::as_str)
 }
 
-fn para(text: String) -> Block {
-    Block::Para(vec![t(text)])
-}
-
-/// A sentence ending in a link, written out.
-fn link_line(text: &str, url: String) -> Block {
-    Block::Para(vec![t(format!("{text} ")), link(url.clone(), url)])
-}
-
 /// Renders an account mail; `Err` says why it cannot be (its link's token is no longer
 /// stored: the mail was already sent or gave up).
 pub fn render(
@@ -38,16 +33,10 @@ pub fn render(
     language: Language,
     ctx: &AccountContext,
 ) -> Result<Rendered, String> {
-    let name = ctx.recipient_name;
-    let token = ctx.data.get("token").and_then(Value::as_str);
-    let expires = ctx
-        .data
-        .get("expires_at")
-        .and_then(Value::as_str)
-        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-        .map(|d| when(d.with_timezone(&Utc), ctx.zone, language));
+    let data = ctx.data;
+    let field = |name: &str| data.get(name).and_then(Value::as_str);
     let link = |page: &str| -> Result<String, String> {
-        let token = token.ok_or_else(|| {
+        let token = field("token").ok_or_else(|| {
             format!(
                 "the {} link's token is no longer stored (only its hash is kept once a mail \
                  was sent or gave up); ask for a new link",
@@ -56,252 +45,62 @@ pub fn render(
         })?;
         Ok(format!("{}/{page}?token={token}", ctx.base_url))
     };
-    let reset_page = format!("{}/reset-password", ctx.base_url);
-    let ja = language == Language::Ja;
-    let greeting = if ja {
-        format!("{name} さん")
-    } else {
-        format!("Hello {name},")
+    let until = field("expires_at")
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .map(|d| when(d.with_timezone(&Utc), ctx.zone, language))
+        .unwrap_or_default();
+    let args = Args::new().text("reset_page", format!("{}/reset-password", ctx.base_url));
+    let args = match kind {
+        AccountMailKind::VerifyEmail => args
+            .text("url", link("verify-email")?)
+            .text("until", until)
+            .flag(
+                "change",
+                data.get("change").and_then(Value::as_bool) == Some(true),
+            ),
+        AccountMailKind::PasswordReset => args
+            .text("url", link("reset-password")?)
+            .text("until", until),
+        AccountMailKind::EmailChanged => args
+            .text("new", field("new_address").unwrap_or("***"))
+            .flag(
+                "done",
+                data.get("done").and_then(Value::as_bool) == Some(true),
+            ),
+        AccountMailKind::PasswordChanged => args.choice(
+            "how",
+            match field("how") {
+                Some("reset") => "reset",
+                _ => "changed",
+            },
+        ),
+        AccountMailKind::WebhookDisabled => args
+            .text("address", field("url").unwrap_or("?"))
+            .choice(
+                "reason",
+                match field("reason") {
+                    Some("gone") => "gone",
+                    _ => "failing",
+                },
+            )
+            .text("settings", format!("{}/settings", ctx.base_url)),
     };
-    let footer = Block::Footer(vec![t(if ja {
-        "このメールはアカウントに関するお知らせです。通知の設定にかかわらず送信されます。"
-            .to_string()
-    } else {
-        "This mail is about your Kontor account itself, so it is sent whatever your \
-         notification preferences."
-            .to_string()
-    })]);
-    let (subject, parts) = match kind {
-        AccountMailKind::VerifyEmail => {
-            let change = ctx.data.get("change").and_then(Value::as_bool) == Some(true);
-            let url = link("verify-email")?;
-            let until = expires.unwrap_or_default();
-            if ja {
-                (
-                    "Kontor：メールアドレスの確認".to_string(),
-                    vec![
-                        para(greeting),
-                        para(if change {
-                            "Kontor のアカウントのメールアドレスをこのアドレスに変更する依頼がありました。確認すると変更が有効になります。".to_string()
-                        } else {
-                            "このメールアドレスが Kontor のアカウントのものであることを確認してください。".to_string()
-                        }),
-                        Block::Action {
-                            label: "メールアドレスを確認する".into(),
-                            url,
-                        },
-                        para(format!(
-                            "このリンクは {until} まで、一度だけ使えます。心当たりがない場合は、このメールを無視してください。何も変わりません。"
-                        )),
-                        footer,
-                    ],
-                )
-            } else {
-                (
-                    "Confirm your email address for Kontor".to_string(),
-                    vec![
-                        para(greeting),
-                        para(if change {
-                            "you asked to change the email address of your Kontor account to this one. The change takes effect when you confirm it.".to_string()
-                        } else {
-                            "please confirm that this address belongs to your Kontor account."
-                                .to_string()
-                        }),
-                        Block::Action {
-                            label: "Confirm the address".into(),
-                            url,
-                        },
-                        para(format!(
-                            "The link works once, until {until}. If you did not ask for this, ignore this mail: nothing changes."
-                        )),
-                        footer,
-                    ],
-                )
-            }
-        }
-        AccountMailKind::PasswordReset => {
-            let url = link("reset-password")?;
-            let until = expires.unwrap_or_default();
-            if ja {
-                (
-                    "Kontor：パスワードの再設定".to_string(),
-                    vec![
-                        para(greeting),
-                        para("Kontor のアカウントのパスワード再設定が依頼されました。".into()),
-                        Block::Action {
-                            label: "新しいパスワードを設定する".into(),
-                            url,
-                        },
-                        para(format!(
-                            "このリンクは {until} まで、一度だけ使えます。新しいパスワードを設定すると、すべての端末からログアウトし、アカウントのすべての API トークンが無効になります。心当たりがない場合は、このメールを無視してください。パスワードは変わりません。"
-                        )),
-                        footer,
-                    ],
-                )
-            } else {
-                (
-                    "Reset your Kontor password".to_string(),
-                    vec![
-                        para(greeting),
-                        para("someone (probably you) asked to reset the password of your Kontor account.".into()),
-                        Block::Action { label: "Choose a new password".into(), url },
-                        para(format!("The link works once, until {until}. A new password signs out every device and revokes every API token of the account. If you did not ask for this, ignore this mail: your password stays as it is.")),
-                        footer,
-                    ],
-                )
-            }
-        }
-        AccountMailKind::EmailChanged => {
-            let new = ctx
-                .data
-                .get("new_address")
-                .and_then(Value::as_str)
-                .unwrap_or("***");
-            let done = ctx.data.get("done").and_then(Value::as_bool) == Some(true);
-            if done && ja {
-                (
-                    "Kontor：メールアドレスが変更されました".to_string(),
-                    vec![
-                        para(greeting),
-                        para(format!(
-                            "Kontor のアカウントのメールアドレスは {new} に変更されました。このアドレスには今後メールは届きません。"
-                        )),
-                        para(
-                            "心当たりがない場合は、あなたのパスワードを知る誰かが変更しました。このサーバーの運営者に連絡してください。"
-                                .to_string(),
-                        ),
-                        footer,
-                    ],
-                )
-            } else if done {
-                (
-                    "The email address of your Kontor account was changed".to_string(),
-                    vec![
-                        para(greeting),
-                        para(format!(
-                            "your Kontor account's address is now {new}. This address gets no more mail from it."
-                        )),
-                        para(
-                            "If this was not you, someone who knew your password changed it: ask this server's operator for help."
-                                .to_string(),
-                        ),
-                        footer,
-                    ],
-                )
-            } else if ja {
-                (
-                    "Kontor：メールアドレスの変更".to_string(),
-                    vec![
-                        para(greeting),
-                        para(format!(
-                            "Kontor のアカウントのメールアドレスを {new} に変更する依頼がありました。新しいアドレスが確認されると変更が有効になります。"
-                        )),
-                        link_line(
-                            "心当たりがない場合は、すぐにパスワードを再設定してください：",
-                            reset_page,
-                        ),
-                        footer,
-                    ],
-                )
-            } else {
-                (
-                    "The email address of your Kontor account is being changed".to_string(),
-                    vec![
-                        para(greeting),
-                        para(format!(
-                            "your Kontor account's address is being changed to {new}. The change takes effect once the new address is confirmed."
-                        )),
-                        link_line("If this was not you, reset your password now:", reset_page),
-                        footer,
-                    ],
-                )
-            }
-        }
-        AccountMailKind::PasswordChanged => {
-            let reset = ctx.data.get("how").and_then(Value::as_str) == Some("reset");
-            if ja {
-                (
-                    "Kontor：パスワードが変更されました".to_string(),
-                    vec![
-                        para(greeting),
-                        para(if reset {
-                            "メールで送られたリンクから Kontor のアカウントのパスワードが再設定されました。すべての端末からログアウトし、すべての API トークンを無効にしました。".to_string()
-                        } else {
-                            "Kontor のアカウントのパスワードが変更されました。ほかの端末からはすべてログアウトしました。".to_string()
-                        }),
-                        link_line(
-                            "心当たりがない場合は、すぐにパスワードを再設定してください：",
-                            reset_page,
-                        ),
-                        footer,
-                    ],
-                )
-            } else {
-                (
-                    "Your Kontor password was changed".to_string(),
-                    vec![
-                        para(greeting),
-                        para(if reset {
-                            "the password of your Kontor account was just reset with a link mailed to you. Every device was signed out and every API token revoked.".to_string()
-                        } else {
-                            "the password of your Kontor account was just changed. Every other device was signed out.".to_string()
-                        }),
-                        link_line("If this was not you, reset your password now:", reset_page),
-                        footer,
-                    ],
-                )
-            }
-        }
-        AccountMailKind::WebhookDisabled => {
-            let url = ctx.data.get("url").and_then(Value::as_str).unwrap_or("?");
-            let gone = ctx.data.get("reason").and_then(Value::as_str) == Some("gone");
-            let settings = format!("{}/settings", ctx.base_url);
-            if ja {
-                (
-                    "Kontor：Webhook を停止しました".to_string(),
-                    vec![
-                        para(greeting),
-                        para(format!(
-                            "Webhook のエンドポイント {url} への送信を停止しました。{}",
-                            if gone {
-                                "受信側が 410 Gone（もう存在しない）と答えたためです。"
-                            } else {
-                                "配信が最後の再試行まで失敗し続けたためです。"
-                            }
-                        )),
-                        link_line(
-                            "受信側を直したら、設定の「Webhook」で有効に戻し、配信の記録から再送できます：",
-                            settings,
-                        ),
-                        footer,
-                    ],
-                )
-            } else {
-                (
-                    "Kontor stopped sending to your webhook".to_string(),
-                    vec![
-                        para(greeting),
-                        para(format!(
-                            "Kontor switched off your webhook endpoint {url}: {}",
-                            if gone {
-                                "it answered 410 Gone, which says it is no more."
-                            } else {
-                                "a delivery kept failing until its last retry."
-                            }
-                        )),
-                        link_line(
-                            "Once the receiver works, switch the endpoint on again in Settings → Webhooks; its delivery log can redeliver what it missed:",
-                            settings,
-                        ),
-                        footer,
-                    ],
-                )
-            }
-        }
-    };
+    let key = |pattern: &str| pattern.replace("{account}", kind.as_str());
+    let subject = say(language, &key(key!("account-{account}.subject")), &args);
+    let mut content = vec![greeting(ctx.recipient_name, language)];
+    content.extend(blocks(
+        paragraphs(language, &key(key!("account-{account}.body")), &args),
+        &mut |_| Vec::new(),
+    ));
+    content.push(Block::Footer(
+        paragraphs(language, key!("account-footer"), &Args::new())
+            .into_iter()
+            .flat_map(spans)
+            .collect(),
+    ));
     Ok(Rendered {
-        text: to_text(&parts, language),
-        html: to_html(&subject, &parts, language),
+        text: to_text(&content, language),
+        html: to_html(&subject, &content, language),
         subject,
     })
 }
@@ -393,7 +192,7 @@ mod tests {
             assert_ne!(en.subject, ja.subject);
             assert!(en.html.contains("lang=\"en\"") && ja.html.contains("lang=\"ja\""));
             assert!(en.html.contains("&lt;anna&gt;") && !en.html.contains("<anna>"));
-            assert!(ja.text.contains("<anna> さん"));
+            assert!(ja.text.contains("<anna>さん、こんにちは。"));
             assert!(!en.text.contains("nsubscribe"));
         }
     }

@@ -2,7 +2,10 @@
 //! rotate the secret, send a test event, read the delivery log, redeliver.
 
 use super::{MAX_ENDPOINTS, SECRET_OVERLAP, TEST_EVENT, new_message_id, new_secret, standard_body};
+use crate::key;
 use crate::store::webhooks::{self as store, DeliveryLine, Endpoint, NewDelivery};
+use crate::words::catalogue::{Args, say};
+use crate::words::language::Language;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use sqlx::PgPool;
@@ -11,7 +14,8 @@ use uuid::Uuid;
 /// Why a change was refused (the caller's input, never the server's trouble).
 #[derive(Debug)]
 pub enum Refusal {
-    /// The URL is not one the server will send to; the outbound client's code and message.
+    /// The URL is not one the server will send to; the outbound client's code and what it
+    /// names (the address, the parser's reason).
     Url(&'static str, String),
     /// An event type that is not one of [`super::event_types`].
     UnknownEventType(String),
@@ -35,7 +39,7 @@ pub struct Settings {
 /// Checks a URL and event types as the server will use them.
 pub fn check(allow_insecure: bool, url: &str, event_types: &[String]) -> Result<(), Refusal> {
     crate::service::delivery::outbound::check_url(url, allow_insecure)
-        .map_err(|error| Refusal::Url(error.code(), error.to_string()))?;
+        .map_err(|error| Refusal::Url(error.code(), error.detail().to_string()))?;
     let known = super::event_types();
     if let Some(unknown) = event_types.iter().find(|t| !known.contains(t)) {
         return Err(Refusal::UnknownEventType(unknown.clone()));
@@ -127,7 +131,16 @@ pub async fn send_test(
         return Ok(Err(Refusal::NotFound));
     };
     let message_id = new_message_id();
-    let body = standard_body(TEST_EVENT, now, &json!({ "endpoint_id": endpoint.id }));
+    let language = crate::store::users::mail_locale(pool, user_id)
+        .await?
+        .and_then(|(_, language, _)| Language::parse(&language))
+        .unwrap_or_default();
+    let summary = say(language, key!("webhook-test"), &Args::new());
+    let body = standard_body(
+        TEST_EVENT,
+        now,
+        &json!({ "endpoint_id": endpoint.id, "summary": summary }),
+    );
     store::insert_delivery(
         pool,
         &NewDelivery {

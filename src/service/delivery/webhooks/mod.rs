@@ -7,6 +7,8 @@
 pub mod endpoints;
 pub mod worker;
 
+use crate::service::delivery::render::{self, Links, Locale, NoticeContext};
+use crate::service::notices::NoticeKind;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use chrono::{DateTime, Utc};
@@ -15,6 +17,7 @@ use rand::RngExt;
 use serde_json::{Value, json};
 use sha2::Sha256;
 use std::time::Duration;
+use uuid::Uuid;
 
 /// The event type of "send a test event".
 pub const TEST_EVENT: &str = "webhook.test";
@@ -24,16 +27,13 @@ pub const MAX_ENDPOINTS: i64 = 10;
 pub const SECRET_OVERLAP: chrono::TimeDelta = chrono::TimeDelta::hours(24);
 
 /// The event type of a notice kind (`notice.your_turn`).
-pub fn event_type(kind: crate::service::notices::NoticeKind) -> String {
+pub fn event_type(kind: NoticeKind) -> String {
     format!("notice.{}", kind.as_str())
 }
 
 /// Every event type an endpoint may subscribe to, from the notice kinds.
 pub fn event_types() -> Vec<String> {
-    crate::service::notices::NoticeKind::ALL
-        .into_iter()
-        .map(event_type)
-        .collect()
+    NoticeKind::ALL.into_iter().map(event_type).collect()
 }
 
 /// A new secret: `whsec_` and the base64 of 32 random bytes.
@@ -80,34 +80,54 @@ pub fn standard_body(event_type: &str, at: DateTime<Utc>, data: &Value) -> Value
     })
 }
 
-/// What the event says, in a line of (English) text, for a chat channel's hook.
+/// The one line a chat channel's hook gets: the event's summary, in its owner's language
+/// (written when the delivery was planned: [`summary`]), and the game's page. An event
+/// without one (planned before summaries were written) says its type.
 pub fn line(event_type: &str, data: &Value) -> String {
     let field = |name: &str| data.get(name).and_then(Value::as_str).unwrap_or("");
-    let (game, the_game) = match field("game_kind") {
-        "" => ("a game".to_string(), "A game".to_string()),
-        kind => (format!("a {kind} game"), format!("A {kind} game")),
-    };
-    let text = match event_type.strip_prefix("notice.").unwrap_or(event_type) {
-        "your_turn" => format!("It is your turn in {game}."),
-        "reminder" => format!("Your deadline in {game} is near ({}).", field("deadline")),
-        "invited" => format!("{} invited you to {game}.", field("inviter")),
-        "game_started" => format!("{the_game} has started."),
-        "game_over" => format!("{the_game} is over. {}", field("result")),
-        "player_left" => format!("A player left {game}."),
-        "chat_mention" => format!(
-            "{} mentioned you in {game}: {}",
-            field("author"),
-            field("text")
-        ),
-        "rematch_offered" => format!("{} offers a rematch of {game}.", field("offered_by")),
-        "undo_requested" => format!("{} asks to take moves back in {game}.", field("by")),
-        TEST_EVENT => "A test event from Kontor: this webhook works.".to_string(),
-        other => format!("Kontor: {other} in {game}."),
+    let text = match field("summary") {
+        "" => format!("Kontor: {event_type}"),
+        summary => summary.to_string(),
     };
     match field("link") {
         "" => text,
         link => format!("{} {link}", text.trim_end()),
     }
+}
+
+/// A notice's summary for its owner's webhooks (`data.summary`): the subject of the owner's
+/// mail of it (for a mention with the start of the message), in their language and time zone,
+/// from the notice's data, which `game_kind` completes.
+pub fn summary(
+    kind: NoticeKind,
+    data: &Value,
+    game_kind: Option<&str>,
+    owner: (Uuid, &str),
+    locale: Locale,
+    at: DateTime<Utc>,
+) -> String {
+    let mut data = data.clone();
+    if let (Some(kind), Some(fields)) = (game_kind, data.as_object_mut()) {
+        fields.insert("game_kind".into(), kind.into());
+    }
+    let links = Links {
+        unsubscribe: String::new(),
+        unsubscribe_all: String::new(),
+        preferences: String::new(),
+    };
+    render::news_line(&NoticeContext {
+        recipient_id: owner.0,
+        recipient_name: owner.1,
+        kind,
+        data: &data,
+        game_id: None,
+        game: None,
+        game_link: None,
+        links: &links,
+        now: at,
+        language: locale.language,
+        zone: locale.zone,
+    })
 }
 
 /// The body an endpoint of `format` gets for an event whose standard body is `standard`.
@@ -141,7 +161,7 @@ pub const DATA_FIELDS: &[&str] = &[
 
 /// The thin data of a notice: the game, its kind and link, and the fields of [`DATA_FIELDS`].
 pub fn notice_data(
-    game_id: Option<uuid::Uuid>,
+    game_id: Option<Uuid>,
     game_kind: Option<&str>,
     link: Option<String>,
     data: &Value,
@@ -260,11 +280,12 @@ mod tests {
         let standard = standard_body(
             "notice.your_turn",
             Utc::now(),
-            &json!({"game_kind": "flying-dutchman", "link": "https://k.example/games/1"}),
+            &json!({"game_kind": "flying-dutchman", "link": "https://k.example/games/1",
+                "summary": "Your turn in The Flying Dutchman"}),
         );
         assert_eq!(
             body_for("discord", &standard),
-            json!({"content": "It is your turn in a flying-dutchman game. https://k.example/games/1"})
+            json!({"content": "Your turn in The Flying Dutchman https://k.example/games/1"})
         );
         assert_eq!(
             body_for("slack", &standard)["text"],

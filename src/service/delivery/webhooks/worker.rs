@@ -14,10 +14,13 @@
 use super::{body_for, notice_data, retry_after, retry_wait, signature};
 use crate::config::Config;
 use crate::service::delivery::outbound::{Outbound, OutboundError};
+use crate::service::delivery::render::{self, Locale};
 use crate::service::notices::account::AccountMail;
 use crate::service::notices::{NoticeKind, mention};
+use crate::store::users;
 use crate::store::webhooks::{self as store, Attempt, ClaimedDelivery, NewDelivery};
 use crate::time::Clock;
+use crate::words::language::Language;
 use futures_util::StreamExt;
 use rand::RngExt;
 use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
@@ -144,6 +147,22 @@ impl Webhooks {
                         fields.insert(name.into(), value.clone());
                     }
                 }
+            }
+            let locale = users::mail_locale(&mut *tx, notice.user_id).await?;
+            let (owner, language, zone) = locale.unwrap_or_default();
+            let summary = super::summary(
+                kind,
+                &data,
+                game_kind.as_deref(),
+                (notice.user_id, &owner),
+                Locale {
+                    language: Language::parse(&language).unwrap_or_default(),
+                    zone: render::zone(&zone),
+                },
+                notice.created_at,
+            );
+            if let Some(fields) = thin.as_object_mut() {
+                fields.insert("summary".into(), summary.into());
             }
             let body = super::standard_body(&event_type, notice.created_at, &thin);
             for endpoint in &endpoints {

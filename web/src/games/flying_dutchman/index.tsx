@@ -11,7 +11,6 @@ import type { Command, FdEvent, Legal, Options, View } from './common';
 
 export const flyingDutchman: GameModule<View, Legal, Command, Options, FdEvent> = {
   kind: 'flying-dutchman',
-  name: { en: 'The Flying Dutchman', ja: 'さまよえるオランダ人' },
   minSeats: 3,
   maxSeats: 6,
   Board,

@@ -144,7 +144,6 @@ function Status({ view, mySeat, seatName }: { view: View; mySeat: number | null;
 
 export const steelDriver: GameModule<View, Legal, Command, Options, Event> = {
   kind: 'steel-driver',
-  name: { en: 'Steel Driver', ja: 'スチールドライバー' },
   minSeats: 3,
   maxSeats: 6,
   Board,
