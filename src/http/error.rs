@@ -435,6 +435,9 @@ impl From<crate::service::play::error::Error> for ApiError {
             }
             E::UndoNotAsked(_) => Self::conflict(ErrorCode::UndoNotAsked, detail),
             E::InvalidUndo(_) => Self::unprocessable(ErrorCode::InvalidUndo, detail),
+            E::UndoNoTarget { why, .. } => {
+                Self::unprocessable(ErrorCode::InvalidUndo, detail).with("reason", why.as_str())
+            }
             E::AlreadyOnVacation => Self::conflict(ErrorCode::AlreadyOnVacation, detail),
             E::NotOnVacation => Self::conflict(ErrorCode::NotOnVacation, detail),
             E::Unavailable(cause) => Self::unavailable(cause),
@@ -764,7 +767,7 @@ error_codes! {
     UndoRequestOpen = "undo_request_open", 409, "Another undo request (`request`) of this game is open; it must end first.";
     UndoNoRequest = "undo_no_request", 409, "The game has no open undo request with this number (it was answered, withdrawn or lapsed), or the caller, withdrawing it, is not its requester.";
     UndoNotAsked = "undo_not_asked", 409, "The caller's seat is not among those the request asks, or answered it the other way already.";
-    InvalidUndo = "invalid_undo", 422, "The `to_version` is not a version an undo can go back to: out of range, nothing played after it, or not the end of a move (the detail says which: the middle of a move, an undo's own event, a move taken back already).";
+    InvalidUndo = "invalid_undo", 422, "The `to_version` is not a version an undo can go back to: out of range, or (with `reason`) `nothing_after` (nothing was played after it), `mid_move` (the middle of a move), `undo_event` (an undo's own event) or `undone` (a move taken back already).";
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
     UploadsBusy = "uploads_busy", 429, "The caller, or the server, has as many uploaded exports being checked as it checks at once; retry after `Retry-After` seconds.";
     ImportLimitReached = "import_limit_reached", 429, "The caller imported as many games within 24 hours as a user may (`limit`); retry after `Retry-After` seconds.";

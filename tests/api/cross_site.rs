@@ -151,7 +151,10 @@ async fn a_refresh_without_a_session_cookie_is_no_failure() {
     let stale = app
         .post("/auth/session/refresh")
         .header("Sec-Fetch-Site", "same-origin")
-        .header("cookie", "kontor_session=not-a-token")
+        .header(
+            "cookie",
+            "kontor_session=kontor_rt_0000000000000000000000000000000000000000000",
+        )
         .send()
         .await;
     stale.assert_problem(401, "invalid_token");

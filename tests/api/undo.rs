@@ -600,9 +600,26 @@ async fn refusals_say_the_real_reason() {
     )
     .await;
     let problem = refused.assert_problem(422, "invalid_undo");
+    assert_eq!(problem["reason"], "undo_event");
     let detail = problem["detail"].as_str().unwrap();
     assert!(detail.contains("an undo's own event"), "{detail}");
     assert!(!detail.contains("middle of a move"), "{detail}");
+    // The words are the catalogue's, in the language the request asks for; the code and
+    // the fields stay the same.
+    let in_japanese = app
+        .post(&format!("/games/{game}/undo"))
+        .as_user(me)
+        .header("Accept-Language", "ja")
+        .json(&json!({"at_version": now, "to_version": end_of_opening}))
+        .send()
+        .await;
+    let problem = in_japanese.assert_problem(409, "undo_not_own_moves");
+    assert_eq!(problem["to_version"], end_of_opening);
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("ほかのプレイヤー") && detail.contains(&end_of_opening.to_string()),
+        "{detail}"
+    );
 }
 
 #[tokio::test]

@@ -3,10 +3,12 @@
 use crate::auth::Scope;
 use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
+use crate::http::extract::headers::AcceptLanguage;
 use crate::http::extract::text::Json;
 use crate::http::state::AppState;
 use crate::service::play::undo_views::{UndoAnswerBody, UndoBody, UndoOutcome};
 use crate::service::play::{undo_answers, undo_commands};
+use crate::words::language::Language;
 use actix_web::{delete, post, web};
 use uuid::Uuid;
 
@@ -44,19 +46,29 @@ pub async fn undo(
     caller: Caller,
     path: web::Path<Uuid>,
     body: Json<UndoBody>,
+    language: AcceptLanguage,
 ) -> Result<Json<UndoOutcome>, ApiError> {
     caller.require(Scope::GamePlay)?;
-    Ok(Json(
-        undo_commands::request(
-            &state.pool,
-            &state.config.clock,
-            state.config.undo_deadline,
-            caller.user_id,
-            path.into_inner(),
-            &body,
-        )
-        .await?,
-    ))
+    let outcome = undo_commands::request(
+        &state.pool,
+        &state.config.clock,
+        state.config.undo_deadline,
+        caller.user_id,
+        path.into_inner(),
+        &body,
+    )
+    .await;
+    Ok(Json(outcome.map_err(|e| in_words(e, language.0))?))
+}
+
+/// A refusal of undo in the caller's language where its words are the catalogue's.
+fn in_words(error: crate::service::play::error::Error, language: Language) -> ApiError {
+    let words = error.undo_refusal().and_then(|r| r.words(language));
+    let mut refusal = ApiError::from(error);
+    if let Some(words) = words {
+        refusal.detail = words;
+    }
+    refusal
 }
 
 /// Accept or decline an undo request the caller's seat is asked (`needs`). One decline ends

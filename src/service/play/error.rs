@@ -4,6 +4,7 @@
 //! layer's business (`http::error`, the one place that maps these).
 
 use crate::games::RuleError;
+use crate::service::play::undo::plan::{NoTarget, Refusal};
 use crate::store::games::Status as GameStatus;
 use crate::store::health::database_unreachable;
 
@@ -135,14 +136,10 @@ pub enum Error {
     #[error("you have no move to take back since the last point of no return")]
     UndoNothingToUndo,
     /// Only other seats moved after the version asked for; the caller's moves are before it.
-    #[error(
-        "only other players moved after version {to_version}: an undo takes back a move of your own (and, with their consent, what others played after it)"
-    )]
+    #[error("{}", Refusal::NotOwnMoves { to_version: *to_version }.message())]
     UndoNotOwnMoves { to_version: i64 },
     /// The caller's last request was declined and nothing moved since.
-    #[error(
-        "your last undo request was declined (version {declined_at}) and nobody has moved since: ask again after the next move"
-    )]
+    #[error("{}", Refusal::Declined { declined_at: *declined_at }.message())]
     UndoDeclined { declined_at: i64 },
     /// The undo would reach back across a barrier (a reveal, a draw, a settlement...).
     #[error(
@@ -177,6 +174,14 @@ pub enum Error {
     /// A malformed or impossible undo (`to_version` out of range, not between two moves).
     #[error("{0}")]
     InvalidUndo(String),
+    /// `to_version` is no place for an undo to land: an undo's own event, a move taken back,
+    /// the middle of a move, or nothing played after it (`why`).
+    #[error("{}", self.undo_refusal().map(|r| r.message()).unwrap_or_default())]
+    UndoNoTarget {
+        version: i64,
+        why: NoTarget,
+        before: i64,
+    },
     #[error("you are on vacation already; end it first to start another")]
     AlreadyOnVacation,
     #[error("you are not on vacation")]
@@ -240,6 +245,25 @@ impl Error {
         Self::InvalidField {
             field: field.into(),
             detail: detail.into(),
+        }
+    }
+
+    /// The undo refusal whose words are the catalogue's (so the caller's language can have
+    /// them), or `None`.
+    pub fn undo_refusal(&self) -> Option<Refusal> {
+        match *self {
+            Self::UndoNotOwnMoves { to_version } => Some(Refusal::NotOwnMoves { to_version }),
+            Self::UndoDeclined { declined_at } => Some(Refusal::Declined { declined_at }),
+            Self::UndoNoTarget {
+                version,
+                why,
+                before,
+            } => Some(Refusal::NoTarget {
+                version,
+                why,
+                before,
+            }),
+            _ => None,
         }
     }
 

@@ -72,6 +72,15 @@ pub(super) fn refused(refusal: Refusal) -> Error {
             "your seat is not asked to answer this undo request, or it answered already",
         ),
         Refusal::Invalid { detail } => Error::InvalidUndo(detail),
+        Refusal::NoTarget {
+            version,
+            why,
+            before,
+        } => Error::UndoNoTarget {
+            version,
+            why,
+            before,
+        },
     }
 }
 

@@ -107,14 +107,6 @@ const PLATFORM: CodeMessages = {
   },
   invalid_undo: { en: 'The game cannot be taken back to that point.', ja: 'その時点には戻せません。' },
   rematch_already_answered: { en: 'You answered this offer already; answers are final.', ja: 'この申し込みには回答済みです。回答は変更できません。' },
-  undo_not_own_moves: {
-    en: 'Only other players moved after that point: an undo takes back a move of your own.',
-    ja: 'その時点より後に動いたのはほかの人だけです。取り消せるのは自分の手（とその後の手）です。',
-  },
-  undo_declined: {
-    en: 'Your last request was declined; ask again after the next move.',
-    ja: '前回の依頼は断られました。次の手が指されてから、もう一度頼んでください。',
-  },
   too_many_test_sends: {
     en: 'Too many test sends; try again shortly.',
     ja: 'テスト送信が多すぎます。しばらくしてからお試しください。',
@@ -123,7 +115,7 @@ const PLATFORM: CodeMessages = {
 
 /** Codes whose words say only what kind of refusal it is: the server's detail (in English)
  * says which field and why, or how long to wait, so Japanese shows it beside them. */
-const DETAIL_MATTERS = new Set(['invalid_field', 'invalid_options', 'rate_limited']);
+const DETAIL_MATTERS = new Set(['invalid_field', 'invalid_options', 'rate_limited', 'invalid_undo']);
 
 /** The refusal in the viewer's language; `game` adds a game's own rule codes. */
 export function errorText(err: unknown, lang: Lang, game?: CodeMessages): string {

@@ -3,6 +3,9 @@
 
 use super::timeline::{Batch, Target, Timeline};
 use crate::games::Seat;
+use crate::words::catalogue::{self, Args};
+use crate::words::key;
+use crate::words::language::Language;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -126,9 +129,39 @@ pub enum Refusal {
     NotYourRequest,
     /// The answering seat is not asked, or answered already (`undo_not_asked`).
     NotAsked,
-    /// `to_version` is not an effective batch boundary of the game, or out of range
-    /// (`invalid_undo`, 422).
+    /// `to_version` (`version`) is no place for an undo to land, for the reason `why`; the
+    /// latest end of a move before it is `before` (`invalid_undo`, 422, with `reason`).
+    NoTarget {
+        version: i64,
+        why: NoTarget,
+        before: i64,
+    },
+    /// `to_version` is out of range (`invalid_undo`, 422).
     Invalid { detail: String },
+}
+
+/// Why a version is no place for an undo to land (`reason` of `invalid_undo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoTarget {
+    /// An undo's own event (a request, an answer, a withdrawal, a lapse, a rewind).
+    UndoEvent,
+    /// A move an earlier undo took back.
+    Undone,
+    /// The middle of a move.
+    MidMove,
+    /// Nothing was played after it.
+    NothingAfter,
+}
+
+impl NoTarget {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoTarget::UndoEvent => "undo_event",
+            NoTarget::Undone => "undone",
+            NoTarget::MidMove => "mid_move",
+            NoTarget::NothingAfter => "nothing_after",
+        }
+    }
 }
 
 impl Refusal {
@@ -144,11 +177,42 @@ impl Refusal {
             Refusal::RequestOpen { .. } => "undo_request_open",
             Refusal::NoRequest | Refusal::NotYourRequest => "undo_no_request",
             Refusal::NotAsked => "undo_not_asked",
-            Refusal::Invalid { .. } => "invalid_undo",
+            Refusal::NoTarget { .. } | Refusal::Invalid { .. } => "invalid_undo",
         }
     }
 
+    /// The words of the refusals whose words are the catalogue's (src/words/*/elsewhere.ftl), in
+    /// `language`; `None` for the others.
+    pub fn words(&self, language: Language) -> Option<String> {
+        let (key, args) = match *self {
+            Refusal::NotOwnMoves { to_version } => (
+                key!("refusal-undo-not-own-moves"),
+                Args::new().number("to_version", to_version),
+            ),
+            Refusal::Declined { declined_at } => (
+                key!("refusal-undo-declined"),
+                Args::new().number("declined_at", declined_at),
+            ),
+            Refusal::NoTarget {
+                version,
+                why,
+                before,
+            } => (
+                key!("refusal-undo-target"),
+                Args::new()
+                    .choice("why", why.as_str())
+                    .number("version", version)
+                    .number("before", before),
+            ),
+            _ => return None,
+        };
+        Some(catalogue::say(language, key, &args))
+    }
+
     pub fn message(&self) -> String {
+        if let Some(words) = self.words(Language::En) {
+            return words;
+        }
         match self {
             Refusal::Disabled => {
                 "Moves cannot be taken back in this game (its table allows no undo, or it is \
@@ -156,14 +220,6 @@ impl Refusal {
                     .to_string()
             }
             Refusal::NothingToUndo => "You have no move to take back.".to_string(),
-            Refusal::NotOwnMoves { to_version } => format!(
-                "Only other players moved after version {to_version}: an undo takes back a move \
-                 of your own (and, with their consent, what others played after it)."
-            ),
-            Refusal::Declined { declined_at } => format!(
-                "Your last request was declined (version {declined_at}) and nobody has moved \
-                 since: ask again after the next move."
-            ),
             Refusal::Barrier {
                 barrier_version,
                 barrier,
@@ -192,6 +248,9 @@ impl Refusal {
                     .to_string()
             }
             Refusal::Invalid { detail } => detail.clone(),
+            Refusal::NotOwnMoves { .. } | Refusal::Declined { .. } | Refusal::NoTarget { .. } => {
+                unreachable!("in the catalogue")
+            }
         }
     }
 }
@@ -266,8 +325,12 @@ pub fn plan(
             if t < barrier_version {
                 return Err(across);
             }
-            if let Some(detail) = not_a_target(timeline, t) {
-                return Err(Refusal::Invalid { detail });
+            if let Some(why) = not_a_target(timeline, t) {
+                return Err(Refusal::NoTarget {
+                    version: t,
+                    why,
+                    before: timeline.boundary_before(t),
+                });
             }
             t
         }
@@ -275,10 +338,10 @@ pub fn plan(
     let mine_since = since.iter().any(|b| b.seat() == Some(by_seat));
     let range: Vec<&Batch> = since.into_iter().filter(|b| b.last > target).collect();
     if range.is_empty() {
-        return Err(Refusal::Invalid {
-            detail: format!(
-                "nothing was played after version {target}: there is nothing to take back to it"
-            ),
+        return Err(Refusal::NoTarget {
+            version: target,
+            why: NoTarget::NothingAfter,
+            before: timeline.boundary_before(target),
         });
     }
     if !range.iter().any(|b| b.seat() == Some(by_seat)) {
@@ -319,24 +382,14 @@ pub fn plan(
     }
 }
 
-/// Why version `t` (in range, not before the barrier) is no place for an undo to land, in
-/// words; `None` when it is one (the end of a move).
-fn not_a_target(timeline: &Timeline, t: i64) -> Option<String> {
-    let before = timeline.boundary_before(t);
+/// Why version `t` (in range, not before the barrier) is no place for an undo to land;
+/// `None` when it is one (the end of a move).
+fn not_a_target(timeline: &Timeline, t: i64) -> Option<NoTarget> {
     match timeline.target(t) {
         Target::Boundary => None,
-        Target::UndoEvent => Some(format!(
-            "version {t} is an undo's own event (a request, an answer or a rewind), not a move: \
-             an undo goes back to the end of a move, such as version {before}"
-        )),
-        Target::Undone => Some(format!(
-            "version {t} was taken back by an earlier undo: an undo goes back to the end of a \
-             move still in effect, such as version {before}"
-        )),
-        Target::MidMove => Some(format!(
-            "version {t} is in the middle of a move; an undo goes back to the end of a move, \
-             such as version {before}"
-        )),
+        Target::UndoEvent => Some(NoTarget::UndoEvent),
+        Target::Undone => Some(NoTarget::Undone),
+        Target::MidMove => Some(NoTarget::MidMove),
     }
 }
 
@@ -504,7 +557,10 @@ mod tests {
         );
         assert!(matches!(
             planned(&log, Policy::Own, 1, Some(a - 1), &[]),
-            Err(Refusal::Invalid { .. })
+            Err(Refusal::NoTarget {
+                why: NoTarget::MidMove,
+                ..
+            })
         ));
         assert!(matches!(
             planned(&log, Policy::Own, 1, Some(log.version()), &[]),
@@ -555,7 +611,7 @@ mod tests {
         let no = log.answer(q, 1, false);
         log.command(2, "move", 1);
         let at = |t: i64| match planned(&log, Policy::Consent, 2, Some(t), &[]) {
-            Err(Refusal::Invalid { detail }) => detail,
+            Err(refusal @ Refusal::NoTarget { .. }) => refusal.message(),
             other => panic!("{other:?}"),
         };
         assert!(at(q).contains("an undo's own event"), "{}", at(q));
@@ -581,8 +637,12 @@ mod tests {
         );
         log.command(0, "move", 1);
         match planned(&log, Policy::Own, 0, Some(b), &[]) {
-            Err(Refusal::Invalid { detail }) => {
-                assert!(detail.contains("taken back by an earlier undo"), "{detail}")
+            Err(refusal @ Refusal::NoTarget { .. }) => {
+                let words = refusal.message();
+                assert!(words.contains("taken back by an earlier undo"), "{words}");
+                // In Japanese too, from the catalogue.
+                let ja = refusal.words(Language::Ja).unwrap();
+                assert!(ja.contains(&b.to_string()) && ja != words, "{ja}");
             }
             other => panic!("{other:?}"),
         }
