@@ -127,3 +127,31 @@ test('the main navigation is named in the page\'s language', async ({ browser })
   await expect(anna.page.getByRole('navigation', { name: 'メイン', exact: true })).toBeVisible();
   await expect(anna.page.locator('nav[aria-label="main"]')).toHaveCount(0);
 });
+
+test('long pages: settings jump between sections; a phone\'s top bar is one row with a Menu', async ({ browser }) => {
+  const anna = await signUp(browser, 'anna');
+  const page = anna.page;
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await page.goto('/settings');
+  const contents = page.getByTestId('settings-toc');
+  await expect(contents).toBeVisible();
+  await contents.locator('a[href="#webhooks-title"]').click();
+  await expect(page.locator('#webhooks-title')).toBeFocused();
+  await expect(page.locator('#webhooks-title')).toBeInViewport();
+  await contents.locator('a[href="#profile-title"]').click();
+  await expect(page.locator('#profile-title')).toBeInViewport();
+
+  // A phone: the top bar is one short row; its links wait behind Menu.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto('/');
+  const bar = (await page.locator('header.top').boundingBox())!;
+  expect(bar.height).toBeLessThan(80);
+  const nav = page.getByRole('navigation', { name: 'Main', exact: true });
+  await expect(nav).toBeHidden();
+  await page.getByTestId('menu').click();
+  await expect(page.getByTestId('menu')).toHaveAttribute('aria-expanded', 'true');
+  await nav.getByRole('link', { name: 'Settings' }).click();
+  await expect(page).toHaveURL(/\/settings$/);
+  await expect(nav).toBeHidden();
+  await anna.context.close();
+});

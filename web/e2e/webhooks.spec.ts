@@ -48,8 +48,11 @@ test('a webhook endpoint added, tested, logged, rotated, switched off and delete
 
   const on = hook.getByRole('checkbox', { name: 'On' });
   await expect(on).toBeChecked();
+  // The reload waits for the switch's own request (the box turns at once, the PATCH after).
+  const switched = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/api/v1/me/webhooks/'));
   await on.uncheck();
   await expect(on).not.toBeChecked();
+  expect((await switched).ok()).toBe(true);
   await page.reload();
   await expect(page.getByTestId('webhook').getByRole('checkbox', { name: 'On' })).not.toBeChecked();
 
