@@ -274,6 +274,9 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
+/// How long a stopping server waits for its database connections to be given back.
+const POOL_CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 async fn run_async(command: Command) -> anyhow::Result<()> {
     let config = Config::from_env()?;
     match command {
@@ -292,7 +295,15 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
                 tracing::info!(address = %metrics, "metrics at http://{metrics}/metrics");
             }
             let result = app.run_until_stopped().await;
-            database.pool.close().await;
+            // Bounded: a connection something still holds must not keep the cluster running.
+            if tokio::time::timeout(POOL_CLOSE_GRACE, database.pool.close())
+                .await
+                .is_err()
+            {
+                tracing::warn!(
+                    "database connections were still in use at the stop; closing anyway"
+                );
+            }
             if let Some(pg) = &database.embedded {
                 pg.stop()?;
             }

@@ -95,6 +95,10 @@ pub struct AccessClaims {
     pub sub: Uuid,
     pub exp: u64,
     pub iat: u64,
+    /// Not before: never issued by Kontor, checked when present (a token is not good before
+    /// it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nbf: Option<u64>,
     /// Always `access`: guards against other JWTs signed with the same key.
     pub typ: String,
     /// The login (refresh-token family) the token was issued for, so that the account's
@@ -103,6 +107,9 @@ pub struct AccessClaims {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sid: Option<Uuid>,
 }
+
+/// The clock difference between servers a token's times are allowed, in seconds.
+const CLOCK_LEEWAY_SECS: u64 = 5;
 
 /// Why an access token was refused.
 #[derive(Debug, PartialEq, Eq)]
@@ -129,7 +136,8 @@ impl JwtKeys {
             "the JWT secret must be at least 32 bytes"
         );
         let mut validation = Validation::new(Algorithm::HS256);
-        validation.leeway = 5;
+        validation.leeway = CLOCK_LEEWAY_SECS;
+        validation.validate_nbf = true;
         validation.set_required_spec_claims(&["exp", "sub"]);
         Ok(Self {
             encoding: EncodingKey::from_secret(secret).context("JWT encoding key")?,
@@ -162,6 +170,7 @@ impl JwtKeys {
             sub: user,
             exp: now + self.ttl.as_secs(),
             iat: now,
+            nbf: None,
             typ: "access".to_string(),
             sid: Some(session),
         })
@@ -173,6 +182,7 @@ impl JwtKeys {
             sub: user,
             exp,
             iat,
+            nbf: None,
             typ: "access".to_string(),
             sid: None,
         })
@@ -183,19 +193,37 @@ impl JwtKeys {
             .context("signing an access token")
     }
 
-    /// Checks signature, algorithm (HS256 only; `none` is refused), expiry and type.
+    /// Checks signature, algorithm (HS256 only; `none` is refused), expiry, type, and that the
+    /// times are ones this server issues: issued (`iat`) and good from (`nbf`, if given) not in
+    /// the future, and a lifetime (`exp` − `iat`, and `exp` from now) no longer than the
+    /// configured one. A token signed with the key but with other times (a leaked key used to
+    /// mint long-lived tokens, a token made for another server's settings) is refused.
     pub fn verify(&self, token: &str) -> Result<Uuid, TokenError> {
         self.verify_session(token).map(|(user, _)| user)
     }
 
     /// Like [`JwtKeys::verify`], with the login the token names (if it names one).
     pub fn verify_session(&self, token: &str) -> Result<(Uuid, Option<Uuid>), TokenError> {
-        match jsonwebtoken::decode::<AccessClaims>(token, &self.decoding, &self.validation) {
-            Ok(data) if data.claims.typ == "access" => Ok((data.claims.sub, data.claims.sid)),
-            Ok(_) => Err(TokenError::Invalid),
-            Err(e) if matches!(e.kind(), ErrorKind::ExpiredSignature) => Err(TokenError::Expired),
-            Err(_) => Err(TokenError::Invalid),
+        self.verify_at(token, jsonwebtoken::get_current_timestamp())
+    }
+
+    fn verify_at(&self, token: &str, now: u64) -> Result<(Uuid, Option<Uuid>), TokenError> {
+        let claims =
+            match jsonwebtoken::decode::<AccessClaims>(token, &self.decoding, &self.validation) {
+                Ok(data) => data.claims,
+                Err(e) if matches!(e.kind(), ErrorKind::ExpiredSignature) => {
+                    return Err(TokenError::Expired);
+                }
+                Err(_) => return Err(TokenError::Invalid),
+            };
+        let ttl = self.ttl.as_secs();
+        let issued_in_the_future = claims.iat > now + CLOCK_LEEWAY_SECS;
+        let lives_too_long = claims.exp.saturating_sub(claims.iat) > ttl + CLOCK_LEEWAY_SECS
+            || claims.exp > now + ttl + CLOCK_LEEWAY_SECS;
+        if claims.typ != "access" || issued_in_the_future || lives_too_long {
+            return Err(TokenError::Invalid);
         }
+        Ok((claims.sub, claims.sid))
     }
 }
 
@@ -328,6 +356,36 @@ mod tests {
             keys().verify(&other_key.issue(user).unwrap()),
             Err(TokenError::Invalid)
         );
+    }
+
+    #[test]
+    fn tokens_with_times_this_server_never_issues_are_refused() {
+        let keys = keys(); // a 60 s lifetime
+        let user = Uuid::new_v4();
+        let now = jsonwebtoken::get_current_timestamp();
+        let sign = |claims: serde_json::Value| {
+            jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &keys.encoding).unwrap()
+        };
+        let claims = |iat: u64, exp: u64| serde_json::json!({"sub": user, "iat": iat, "exp": exp, "typ": "access"});
+        // Fine: what the server issues, and a token already half through its life.
+        assert_eq!(keys.verify(&sign(claims(now, now + 60))), Ok(user));
+        assert_eq!(keys.verify(&sign(claims(now - 30, now + 30))), Ok(user));
+        // Issued in the future; good only later (nbf); far too long a life, or an end past
+        // what the server would give from now.
+        for token in [
+            sign(claims(now + 600, now + 660)),
+            sign(
+                serde_json::json!({"sub": user, "iat": now, "exp": now + 60, "nbf": now + 30, "typ": "access"}),
+            ),
+            sign(claims(now, now + 30 * 365 * 86_400)),
+            sign(claims(now - 10, now + 3_600)),
+            sign(claims(now - 86_400, now + 600)),
+        ] {
+            assert_eq!(keys.verify(&token), Err(TokenError::Invalid), "{token}");
+        }
+        // Without an iat: refused too (every token the server issues has one).
+        let bare = sign(serde_json::json!({"sub": user, "exp": now + 60, "typ": "access"}));
+        assert_eq!(keys.verify(&bare), Err(TokenError::Invalid));
     }
 
     #[test]

@@ -12,10 +12,15 @@ use sqlx::{PgConnection, PgPool};
 use std::time::Duration;
 use uuid::Uuid;
 
-/// Rate-limited mails are counted in the same table under subjects beginning `mail:`, with
-/// windows of their own; none is longer than this, so housekeeping may forget such a counter
-/// once this long has passed since its window began.
+/// Rate-limited mails are counted in the same table under subjects beginning `mail:`, and other
+/// volume limits (test sends) under [`VOLUME_PREFIX`], with windows of their own; none is
+/// longer than this, so housekeeping may forget such a counter once this long has passed since
+/// its window began.
 pub const LONGEST_MAIL_WINDOW: Duration = Duration::from_secs(86_400);
+
+/// The prefix of the subjects of volume limits that are not about mail (windows of up to
+/// [`LONGEST_MAIL_WINDOW`]).
+pub const VOLUME_PREFIX: &str = "limit:";
 
 /// Whom a login attempt names.
 pub enum Account<'a> {

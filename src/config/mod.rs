@@ -1,12 +1,14 @@
 //! Server configuration: environment variables, optionally preceded by a file of the same
 //! `KEY=value` lines (`KONTOR_CONFIG=/etc/kontor.env`). The environment wins over the file.
 
+pub mod delivery;
 pub mod limits;
 pub mod mail;
 pub mod push;
 pub mod settings;
 pub mod tournaments;
 
+pub use delivery::DeliveryLimits;
 pub use limits::{UploadLimits, VolumeLimits};
 pub use mail::NotifySettings;
 pub use push::PushSettings;
@@ -68,6 +70,8 @@ pub struct Config {
     pub verify_token_ttl: Duration,
     /// Whether an account whose address is not verified may create, join and act in games.
     pub unverified_may_play: bool,
+    /// Whether such an account may create or join rated games and tournaments.
+    pub unverified_may_play_rated: bool,
     /// How much one client, user or address may ask for: registrations, open games,
     /// invitations, verification mails.
     pub limits: VolumeLimits,
@@ -83,6 +87,10 @@ pub struct Config {
     pub undo_deadline: Duration,
     /// Who may organise tournaments (`KONTOR_TOURNAMENT_ORGANISERS`).
     pub tournament_organisers: tournaments::Organisers,
+    /// Tournaments one organiser may have open or running at once.
+    pub tournaments_per_organiser: u32,
+    /// Requests to user-given addresses in flight, per owner and host; test sends.
+    pub delivery: DeliveryLimits,
     /// How often an idle live stream sends a keep-alive comment (a closed connection is
     /// noticed then at the latest).
     pub live_keep_alive: Duration,
@@ -201,6 +209,7 @@ impl std::fmt::Debug for Config {
             reset_token_ttl,
             verify_token_ttl,
             unverified_may_play,
+            unverified_may_play_rated,
             limits,
             min_seconds_per_move,
             deadline_poll,
@@ -208,6 +217,8 @@ impl std::fmt::Debug for Config {
             rematch_deadline,
             undo_deadline,
             tournament_organisers,
+            tournaments_per_organiser,
+            delivery,
             live_keep_alive,
             live_max_streams_per_user,
             live_max_streams_per_address,
@@ -260,6 +271,7 @@ impl std::fmt::Debug for Config {
             .field("reset_token_ttl", reset_token_ttl)
             .field("verify_token_ttl", verify_token_ttl)
             .field("unverified_may_play", unverified_may_play)
+            .field("unverified_may_play_rated", unverified_may_play_rated)
             .field("limits", limits)
             .field("min_seconds_per_move", min_seconds_per_move)
             .field("deadline_poll", deadline_poll)
@@ -267,6 +279,8 @@ impl std::fmt::Debug for Config {
             .field("rematch_deadline", rematch_deadline)
             .field("undo_deadline", undo_deadline)
             .field("tournament_organisers", tournament_organisers)
+            .field("tournaments_per_organiser", tournaments_per_organiser)
+            .field("delivery", delivery)
             .field("live_keep_alive", live_keep_alive)
             .field("live_max_streams_per_user", live_max_streams_per_user)
             .field("live_max_streams_per_address", live_max_streams_per_address)
@@ -357,6 +371,17 @@ impl Config {
             "false" | "0" | "no" => false,
             other => bail!("KONTOR_UNVERIFIED_MAY_PLAY must be true or false, not {other:?}"),
         };
+        let unverified_may_play_rated = match values.value("KONTOR_UNVERIFIED_MAY_PLAY_RATED") {
+            "true" | "1" | "yes" => true,
+            "false" | "0" | "no" => false,
+            other => {
+                bail!("KONTOR_UNVERIFIED_MAY_PLAY_RATED must be true or false, not {other:?}")
+            }
+        };
+        let tournaments_per_organiser: u32 = values.number("KONTOR_TOURNAMENTS_PER_ORGANISER")?;
+        if tournaments_per_organiser == 0 {
+            bail!("KONTOR_TOURNAMENTS_PER_ORGANISER must be at least 1");
+        }
         let reset_token_ttl = values.seconds("KONTOR_RESET_TOKEN_TTL")?;
         let verify_token_ttl = values.seconds("KONTOR_VERIFY_TOKEN_TTL")?;
         if reset_token_ttl.is_zero() || verify_token_ttl.is_zero() {
@@ -446,6 +471,7 @@ impl Config {
             reset_token_ttl,
             verify_token_ttl,
             unverified_may_play,
+            unverified_may_play_rated,
             limits: VolumeLimits::from_values(&values)?,
             min_seconds_per_move: i64::from(values.number::<u32>("KONTOR_MIN_SECONDS_PER_MOVE")?),
             deadline_poll: Duration::from_millis(u64::from(
@@ -455,6 +481,8 @@ impl Config {
             rematch_deadline,
             undo_deadline,
             tournament_organisers,
+            tournaments_per_organiser,
+            delivery: DeliveryLimits::from_values(&values)?,
             live_keep_alive: values.seconds("KONTOR_LIVE_KEEP_ALIVE")?,
             live_max_streams_per_user: live_max_streams_per_user as usize,
             live_max_streams_per_address: live_max_streams_per_address as usize,

@@ -130,6 +130,11 @@ pub const SETTINGS: &[Setting] = &[
         "Who may organise tournaments: `verified` (any player whose address is verified) or `admins`.",
     ),
     Setting::value(
+        "KONTOR_TOURNAMENTS_PER_ORGANISER",
+        "5",
+        "Tournaments one organiser may have open for entry or running at once; another is refused with 429 too_many_tournaments.",
+    ),
+    Setting::value(
         "KONTOR_UNDO_DEADLINE_HOURS",
         "24",
         "Hours the players asked to consent to an undo have to answer it (1 to 720).",
@@ -215,6 +220,26 @@ pub const SETTINGS: &[Setting] = &[
         "Let webhooks and Web Push reach http:// URLs and loopback addresses (tests and development only; never in production: it opens the server to requests against itself).",
     ),
     Setting::value(
+        "KONTOR_DELIVERY_CONCURRENCY",
+        "16",
+        "Requests to user-given addresses the webhooks worker, and the Web Push worker, each keep in flight (1 to 256); a finished one is replaced at once.",
+    ),
+    Setting::value(
+        "KONTOR_DELIVERY_PER_OWNER",
+        "2",
+        "Of those, the most one account's deliveries may hold: one account's slow endpoints never hold anyone else's.",
+    ),
+    Setting::value(
+        "KONTOR_DELIVERY_PER_HOST",
+        "8",
+        "Of those, the most that go to one host name.",
+    ),
+    Setting::value(
+        "KONTOR_TEST_SENDS_PER_HOUR",
+        "10",
+        "Test sends (webhook test events and push test notifications together) one account may ask for per hour; more are refused with 429 too_many_test_sends.",
+    ),
+    Setting::value(
         "KONTOR_WORKERS",
         "true",
         "Run the mail, deadline and housekeeping workers in this process.",
@@ -248,6 +273,11 @@ pub const SETTINGS: &[Setting] = &[
         "KONTOR_UNVERIFIED_MAY_PLAY",
         "true",
         "Whether an account whose email address is not verified yet may create, join and act in games (false: 403 email_not_verified; it may still sign in and read).",
+    ),
+    Setting::value(
+        "KONTOR_UNVERIFIED_MAY_PLAY_RATED",
+        "false",
+        "Whether an account whose email address is not verified may create or join rated games and tournaments (false: 403 email_not_verified), so that a rating cannot be raised with throwaway accounts.",
     ),
     Setting::value(
         "KONTOR_REGISTRATIONS_PER_ADDRESS",

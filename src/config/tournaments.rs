@@ -1,4 +1,4 @@
-//! Who may organise tournaments.
+//! Tournaments: who may organise them, and how many one organiser may run at once.
 
 /// Who may organise tournaments (`KONTOR_TOURNAMENT_ORGANISERS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -342,6 +342,13 @@ impl From<crate::service::play::error::Error> for ApiError {
             }
             E::AlreadySeated => Self::conflict(ErrorCode::AlreadySeated, detail),
             E::NotInvited => Self::forbidden(ErrorCode::NotInvited, detail),
+            E::RatedNeedsVerified => Self::forbidden(ErrorCode::EmailNotVerified, detail),
+            E::TooManyTournaments { open } => Self::limit_reached(
+                ErrorCode::TooManyTournaments,
+                crate::service::competition::tournaments::TOURNAMENTS_RETRY_AFTER_SECS,
+                detail,
+            )
+            .with("open", open),
             E::CannotInvite | E::CannotJoin => Self::forbidden(ErrorCode::Blocked, detail),
             E::SeatTaken(_) => Self::conflict(ErrorCode::SeatTaken, detail),
             E::GameFull => Self::conflict(ErrorCode::GameFull, detail),
@@ -737,7 +744,7 @@ error_codes! {
     MailTokenInvalid = "mail_token_invalid", 400, "The token of a mailed link (address verification, password reset) is unknown, damaged or for another purpose.";
     MailTokenExpired = "mail_token_expired", 410, "The mailed link has expired; ask for a new one.";
     MailTokenUsed = "mail_token_used", 410, "The mailed link was used already, or a newer link replaced it.";
-    EmailNotVerified = "email_not_verified", 403, "The account's email address is not verified yet, and this server lets only verified accounts play (KONTOR_UNVERIFIED_MAY_PLAY=false).";
+    EmailNotVerified = "email_not_verified", 403, "The account's email address is not verified yet, and this server lets only verified accounts play (KONTOR_UNVERIFIED_MAY_PLAY=false), or play rated games and tournaments (KONTOR_UNVERIFIED_MAY_PLAY_RATED=false, the default).";
     EmailAlreadyVerified = "email_already_verified", 409, "The address is verified already and no change of address waits for its link.";
     SessionNotFound = "session_not_found", 404, "No active login (session) of the caller with this id.";
     AdminRequired = "admin_required", 403, "Only accounts with the admin role (granted by the operator with `kontor admin grant`) may do this.";
@@ -776,6 +783,8 @@ error_codes! {
     TooManyRegistrations = "too_many_registrations", 429, "This client address registered the most accounts an hour allows (KONTOR_REGISTRATIONS_PER_ADDRESS); retry after `Retry-After` seconds.";
     TooManyOpenGames = "too_many_open_games", 429, "The caller has the most open games allowed (KONTOR_OPEN_GAMES_PER_USER); start or cancel one, or retry after `Retry-After` seconds (players may fill one meanwhile).";
     TooManyMailsToAddress = "too_many_mails_to_address", 429, "This address was mailed the most verification links a day allows, whichever accounts asked (KONTOR_VERIFY_MAILS_PER_ADDRESS); nothing was changed or mailed.";
+    TooManyTestSends = "too_many_test_sends", 429, "The caller's account made the most test sends an hour allows, webhook test events and push test notifications together (KONTOR_TEST_SENDS_PER_HOUR); retry after `Retry-After` seconds.";
+    TooManyTournaments = "too_many_tournaments", 429, "The caller organises the most tournaments open for entry or running at once that an organiser may (KONTOR_TOURNAMENTS_PER_ORGANISER); retry once one has finished or been cancelled.";
     TooManyInvitations = "too_many_invitations", 429, "The caller made the most invitations a day allows (KONTOR_INVITATIONS_PER_DAY); retry after `Retry-After` seconds.";
     RequestRejected = "request_rejected", 400, "The request was refused before reaching the API (another 4xx status).";
     PreconditionFailed = "precondition_failed", 412, "`If-Match` holds a weak tag or none of this game's (strong comparison); send the `ETag` of `GET /games/{id}`. For a note (`PUT /games/{id}/notes`): the note changed since the client read it (another tab or device saved it); read it again.";

@@ -167,14 +167,31 @@ pub struct NewGame<'a> {
     pub seed: &'a [u8],
     pub seed_commitment: &'a str,
     pub time_control: Option<Value>,
+    /// The creator's `Idempotency-Key` and the fingerprint of the request it came with.
+    pub create_key: Option<(&'a str, &'a [u8])>,
+}
+
+/// The game `creator` created with the `Idempotency-Key` `key`, and the fingerprint of that
+/// request.
+pub async fn created_with_key<'e>(
+    executor: impl PgExecutor<'e>,
+    creator: Uuid,
+    key: &str,
+) -> Result<Option<(Uuid, Vec<u8>)>, sqlx::Error> {
+    sqlx::query_as("SELECT id, create_request FROM games WHERE created_by = $1 AND create_key = $2")
+        .bind(creator)
+        .bind(key)
+        .fetch_optional(executor)
+        .await
 }
 
 /// Creates an open game's head row (no seats yet).
 pub async fn insert(conn: &mut PgConnection, game: &NewGame<'_>) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO games (id, kind, rules_version, options, seat_count, visibility, status,
-                            created_by, seed, seed_commitment, time_control)
-         VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9, $10)",
+                            created_by, seed, seed_commitment, time_control, create_key,
+                            create_request)
+         VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9, $10, $11, $12)",
     )
     .bind(game.id)
     .bind(game.kind)
@@ -186,6 +203,8 @@ pub async fn insert(conn: &mut PgConnection, game: &NewGame<'_>) -> Result<(), s
     .bind(game.seed)
     .bind(game.seed_commitment)
     .bind(&game.time_control)
+    .bind(game.create_key.map(|(key, _)| key))
+    .bind(game.create_key.map(|(_, request)| request))
     .execute(conn)
     .await?;
     Ok(())

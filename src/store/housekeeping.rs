@@ -83,6 +83,7 @@ pub async fn purge_ended_login_windows<'e>(
     let done = sqlx::query(
         "DELETE FROM login_failures
           WHERE window_start + make_interval(secs => CASE WHEN subject LIKE 'mail:%'
+                                                            OR subject LIKE 'limit:%'
                                                           THEN $2 ELSE $1 END) <= now()",
     )
     .bind(login_window.as_secs_f64())

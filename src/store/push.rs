@@ -18,10 +18,11 @@ pub struct Subscription {
     pub failure_count: i32,
 }
 
-/// Stores a subscription for `user`, or renews the one with the same endpoint (a browser that
-/// subscribes again gets the same row, with its new keys; one that was another account's moves
-/// to this one: the device now belongs to whoever subscribed last). Returns the row's id and
-/// whether it is new.
+/// Stores a subscription for `user`, or renews the user's own with the same endpoint (a
+/// browser that subscribes again gets the same row, with its new keys). An endpoint that was
+/// another account's becomes a new subscription of this one: the device now belongs to whoever
+/// subscribed last, and nothing of the other account's goes with it (not its times, not its
+/// pending deliveries, which are dropped). Returns the row's id and whether it is new.
 #[allow(clippy::too_many_arguments)]
 pub async fn upsert_subscription(
     conn: &mut PgConnection,
@@ -33,12 +34,24 @@ pub async fn upsert_subscription(
     user_agent: &str,
     now: DateTime<Utc>,
 ) -> sqlx::Result<(Uuid, bool)> {
+    sqlx::query("DELETE FROM push_subscriptions WHERE endpoint = $1 AND user_id <> $2")
+        .bind(endpoint)
+        .bind(user)
+        .execute(&mut *conn)
+        .await?;
     sqlx::query_as(
         "INSERT INTO push_subscriptions (id, user_id, endpoint, p256dh, auth, user_agent, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (endpoint) DO UPDATE
-            SET user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth,
-                user_agent = EXCLUDED.user_agent, failure_count = 0
+            SET p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth,
+                user_agent = EXCLUDED.user_agent, failure_count = 0,
+                -- Another account's row committed meanwhile (the delete above did not see it):
+                -- it moves, with none of that account's times.
+                created_at = CASE WHEN push_subscriptions.user_id = EXCLUDED.user_id
+                                  THEN push_subscriptions.created_at ELSE EXCLUDED.created_at END,
+                last_success_at = CASE WHEN push_subscriptions.user_id = EXCLUDED.user_id
+                                       THEN push_subscriptions.last_success_at END,
+                user_id = EXCLUDED.user_id
          RETURNING id, id = $1",
     )
     .bind(id)
@@ -219,11 +232,48 @@ pub struct Claimed {
     pub created_at: DateTime<Utc>,
 }
 
-/// Claims up to `limit` deliveries due at `now` (pending and due, or sending with an expired
-/// lease) under `claim`, with a lease of `lease_secs` and one more attempt.
-pub async fn claim_due<'e>(
+/// A due delivery before it is claimed: its id, owner and the host of its endpoint.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Due {
+    pub id: Uuid,
+    pub owner: Uuid,
+    pub host: String,
+}
+
+/// Up to `limit` deliveries due at `now` (pending and due, or sending with an expired lease),
+/// oldest first, except those of the owners `busy_owners` and to the hosts `busy_hosts`.
+/// Nothing is locked: [`claim`] takes what is still due.
+pub async fn due<'e>(
     executor: impl PgExecutor<'e>,
+    now: DateTime<Utc>,
+    busy_owners: &[Uuid],
+    busy_hosts: &[String],
     limit: i64,
+) -> sqlx::Result<Vec<Due>> {
+    let host = super::webhooks::host_of("s.endpoint");
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT d.id, d.user_id AS owner, coalesce({host}, '') AS host
+           FROM push_deliveries d JOIN push_subscriptions s ON s.id = d.subscription_id
+          WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1)
+              OR (d.status = 'sending' AND d.lease_until <= $1))
+            AND NOT (d.user_id = ANY($2))
+            AND NOT (coalesce({host}, '') = ANY($3))
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT $4"
+    )))
+    .bind(now)
+    .bind(busy_owners)
+    .bind(busy_hosts)
+    .bind(limit)
+    .fetch_all(executor)
+    .await
+}
+
+/// Claims those of the deliveries `ids` still due at `now` and not being claimed by another
+/// worker (`SKIP LOCKED`), under `claim`, with a lease of `lease_secs` and one more attempt.
+pub async fn claim<'e>(
+    executor: impl PgExecutor<'e>,
+    ids: &[Uuid],
     claim: Uuid,
     lease_secs: f64,
     now: DateTime<Utc>,
@@ -231,11 +281,9 @@ pub async fn claim_due<'e>(
     sqlx::query_as(
         "WITH due AS (
              SELECT id FROM push_deliveries
-              WHERE subscription_id IS NOT NULL
+              WHERE id = ANY($1) AND subscription_id IS NOT NULL
                 AND ((status = 'pending' AND next_attempt_at <= $4)
                   OR (status = 'sending' AND lease_until <= $4))
-              ORDER BY next_attempt_at, id
-              LIMIT $1
               FOR UPDATE SKIP LOCKED
          ), claimed AS (
              UPDATE push_deliveries d
@@ -250,12 +298,53 @@ pub async fn claim_due<'e>(
            JOIN push_subscriptions s ON s.id = c.subscription_id
            JOIN mail_outbox o ON o.id = c.outbox_id",
     )
-    .bind(limit)
+    .bind(ids)
     .bind(claim)
     .bind(lease_secs)
     .bind(now)
     .fetch_all(executor)
     .await
+}
+
+/// Gives back the claims of deliveries abandoned while being sent (a stop): due again at
+/// `now`, the attempt not counted.
+pub async fn release<'e>(
+    executor: impl PgExecutor<'e>,
+    ids: &[Uuid],
+    now: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE push_deliveries
+            SET status = 'pending', attempts = greatest(attempts - 1, 0), lease_until = NULL,
+                next_attempt_at = $2, updated_at = $2
+          WHERE id = ANY($1) AND status = 'sending'",
+    )
+    .bind(ids)
+    .bind(now)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// Holds back the subscription's other pending deliveries until `until` (a push service that
+/// did not answer, or asked to be left alone, is tried again by one delivery, not by all at
+/// once); their attempts are not counted.
+pub async fn defer_subscription<'e>(
+    executor: impl PgExecutor<'e>,
+    subscription: Uuid,
+    except: Uuid,
+    until: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE push_deliveries SET next_attempt_at = $3
+          WHERE subscription_id = $1 AND id <> $2 AND status = 'pending' AND next_attempt_at < $3",
+    )
+    .bind(subscription)
+    .bind(except)
+    .bind(until)
+    .execute(executor)
+    .await?;
+    Ok(())
 }
 
 /// Records the end of a claimed delivery: `status` (`sent`, `failed`, `skipped`, `gone`) with

@@ -89,6 +89,17 @@ pub struct Judged {
     pub kind: String,
     pub rated: bool,
     pub reason: Option<String>,
+    /// The version of the judge that made it (`ratings::JUDGE_VERSION`).
+    pub judge_version: i16,
+}
+
+/// The oldest version of the judge any judged game was judged by; `None` when none is judged.
+pub async fn oldest_judge_version<'e>(
+    executor: impl PgExecutor<'e>,
+) -> Result<Option<i16>, sqlx::Error> {
+    sqlx::query_scalar("SELECT min(judge_version) FROM rating_games")
+        .fetch_one(executor)
+        .await
 }
 
 /// Records a game's judgement and takes it off the pending list. `false` when it was judged
@@ -100,8 +111,9 @@ pub async fn record_game(
     at: DateTime<Utc>,
 ) -> Result<bool, sqlx::Error> {
     let inserted = sqlx::query(
-        "INSERT INTO rating_games (game_id, kind, rated, reason, finished_at, judged_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING",
+        "INSERT INTO rating_games (game_id, kind, rated, reason, finished_at, judged_at,
+                                   judge_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (game_id) DO NOTHING",
     )
     .bind(judged.game_id)
     .bind(&judged.kind)
@@ -109,6 +121,7 @@ pub async fn record_game(
     .bind(&judged.reason)
     .bind(finished_at)
     .bind(at)
+    .bind(judged.judge_version)
     .execute(&mut *conn)
     .await?
     .rows_affected()
@@ -166,21 +179,22 @@ pub async fn apply_updates(
 pub async fn judged_in_order<'e>(
     executor: impl PgExecutor<'e>,
 ) -> Result<Vec<(Judged, bool)>, sqlx::Error> {
-    let rows: Vec<(Uuid, String, bool, Option<String>, bool)> = sqlx::query_as(
-        "SELECT r.game_id, r.kind, r.rated, r.reason, g.sandbox
+    let rows: Vec<(Uuid, String, bool, Option<String>, i16, bool)> = sqlx::query_as(
+        "SELECT r.game_id, r.kind, r.rated, r.reason, r.judge_version, g.sandbox
            FROM rating_games r JOIN games g ON g.id = r.game_id ORDER BY r.seq",
     )
     .fetch_all(executor)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(game_id, kind, rated, reason, sandbox)| {
+        .map(|(game_id, kind, rated, reason, judge_version, sandbox)| {
             (
                 Judged {
                     game_id,
                     kind,
                     rated,
                     reason,
+                    judge_version,
                 },
                 sandbox,
             )
@@ -244,13 +258,17 @@ pub async fn rewrite_game(
     judged: &Judged,
     updates: &[Update],
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE rating_games SET kind = $2, rated = $3, reason = $4 WHERE game_id = $1")
-        .bind(judged.game_id)
-        .bind(&judged.kind)
-        .bind(judged.rated)
-        .bind(&judged.reason)
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query(
+        "UPDATE rating_games SET kind = $2, rated = $3, reason = $4, judge_version = $5
+          WHERE game_id = $1",
+    )
+    .bind(judged.game_id)
+    .bind(&judged.kind)
+    .bind(judged.rated)
+    .bind(&judged.reason)
+    .bind(judged.judge_version)
+    .execute(&mut *conn)
+    .await?;
     sqlx::query("DELETE FROM rating_updates WHERE game_id = $1")
         .bind(judged.game_id)
         .execute(&mut *conn)

@@ -54,6 +54,25 @@ pub struct NewTournament<'a> {
     pub created_at: DateTime<Utc>,
 }
 
+/// Locks the organiser's account row (so that two creations at once count each other) and
+/// counts their tournaments open for entry or running.
+pub async fn lock_and_count_open(
+    conn: &mut PgConnection,
+    organiser: Uuid,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE")
+        .bind(organiser)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query_scalar(
+        "SELECT count(*) FROM tournaments
+          WHERE organiser = $1 AND status IN ('entry', 'running')",
+    )
+    .bind(organiser)
+    .fetch_one(conn)
+    .await
+}
+
 pub async fn insert(conn: &mut PgConnection, new: &NewTournament<'_>) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO tournaments (id, name, kind, format, seats_per_table, rounds, rated, options,

@@ -311,11 +311,57 @@ pub struct ClaimedDelivery {
     pub attempts: i32,
 }
 
-/// Claims up to `limit` deliveries due at `now` to enabled endpoints (pending and due, or
-/// sending under an expired lease) with a lease of `lease_secs` and one more attempt.
-pub async fn claim_due<'e>(
+/// The host of the URL in `column`, as SQL: lower case, without user, port or the root's
+/// trailing dot (what the fair sending bounds per host; see `service::delivery::fair`).
+pub(crate) fn host_of(column: &str) -> String {
+    format!(
+        "rtrim(lower(substring({column} from '^[^:/?#]+://(?:[^@/?#]*@)?(\\[[^]]*\\]|[^:/?#]*)')), '.')"
+    )
+}
+
+/// A due delivery before it is claimed: its id, owner and host.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Due {
+    pub id: String,
+    pub owner: Uuid,
+    pub host: String,
+}
+
+/// Up to `limit` deliveries due at `now` to enabled endpoints (pending and due, or sending
+/// under an expired lease), oldest first, except those of the owners `busy_owners` and to the
+/// hosts `busy_hosts`. Nothing is locked: [`claim`] takes what is still due.
+pub async fn due<'e>(
     executor: impl PgExecutor<'e>,
+    now: DateTime<Utc>,
+    busy_owners: &[Uuid],
+    busy_hosts: &[String],
     limit: i64,
+) -> sqlx::Result<Vec<Due>> {
+    let host = host_of("e.url");
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT d.id, e.user_id AS owner, coalesce({host}, '') AS host
+           FROM webhook_deliveries d
+           JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+          WHERE ((d.status = 'pending' AND d.next_attempt_at <= $1)
+              OR (d.status = 'sending' AND d.lease_until <= $1))
+            AND NOT (e.user_id = ANY($2))
+            AND NOT (coalesce({host}, '') = ANY($3))
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT $4"
+    )))
+    .bind(now)
+    .bind(busy_owners)
+    .bind(busy_hosts)
+    .bind(limit)
+    .fetch_all(executor)
+    .await
+}
+
+/// Claims those of the deliveries `ids` that are still due at `now` and not being claimed by
+/// another worker (`SKIP LOCKED`), with a lease of `lease_secs` and one more attempt.
+pub async fn claim<'e>(
+    executor: impl PgExecutor<'e>,
+    ids: &[String],
     lease_secs: f64,
     now: DateTime<Utc>,
 ) -> sqlx::Result<Vec<ClaimedDelivery>> {
@@ -323,10 +369,9 @@ pub async fn claim_due<'e>(
         "WITH due AS (
              SELECT d.id FROM webhook_deliveries d
                JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
-              WHERE (d.status = 'pending' AND d.next_attempt_at <= $3)
-                 OR (d.status = 'sending' AND d.lease_until <= $3)
-              ORDER BY d.next_attempt_at, d.id
-              LIMIT $1
+              WHERE d.id = ANY($1)
+                AND ((d.status = 'pending' AND d.next_attempt_at <= $3)
+                  OR (d.status = 'sending' AND d.lease_until <= $3))
               FOR UPDATE OF d SKIP LOCKED
          )
          UPDATE webhook_deliveries d
@@ -337,11 +382,52 @@ pub async fn claim_due<'e>(
          RETURNING d.id, d.endpoint_id, e.user_id, e.url, e.format, d.event_type, d.body,
                    d.created_at, d.attempts",
     )
-    .bind(limit)
+    .bind(ids)
     .bind(lease_secs)
     .bind(now)
     .fetch_all(executor)
     .await
+}
+
+/// Gives back the claims of deliveries abandoned while being sent (a stop): due again at
+/// `now`, the attempt not counted.
+pub async fn release<'e>(
+    executor: impl PgExecutor<'e>,
+    ids: &[String],
+    now: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE webhook_deliveries
+            SET status = 'pending', attempts = greatest(attempts - 1, 0), lease_until = NULL,
+                next_attempt_at = $2
+          WHERE id = ANY($1) AND status = 'sending'",
+    )
+    .bind(ids)
+    .bind(now)
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
+/// Holds back the endpoint's other pending deliveries until `until` (an endpoint that did not
+/// answer, or asked to be left alone, is tried again by one delivery, not by all at once);
+/// their attempts are not counted.
+pub async fn defer_endpoint<'e>(
+    executor: impl PgExecutor<'e>,
+    endpoint_id: Uuid,
+    except: &str,
+    until: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE webhook_deliveries SET next_attempt_at = $3
+          WHERE endpoint_id = $1 AND id <> $2 AND status = 'pending' AND next_attempt_at < $3",
+    )
+    .bind(endpoint_id)
+    .bind(except)
+    .bind(until)
+    .execute(executor)
+    .await?;
+    Ok(())
 }
 
 /// What became of one attempt.

@@ -42,9 +42,14 @@ pub fn key(text: &str) -> String {
 /// like, so that names that can be taken for one another have one skeleton (`аdmin` with a
 /// Cyrillic `а`, `ａdmin` fullwidth, `admin`; `anna1` and `annal`). Usernames are unique by it
 /// (besides their key). Folded before and after, so that it ignores letter case as the key
-/// does (some prototypes are capitals).
+/// does (some prototypes are capitals). The separators a username may hold, `_` and `-`, are
+/// one in it too (TR39 does not make them one, but at a glance, and in many fonts, `anna_b`
+/// passes for `anna-b`, and `deleted_player-3` for a deleted account's `deleted-player-3`).
+/// Changing it means recomputing the stored skeletons (a migration empties them, and
+/// `store::users::backfill_username_skeletons` fills them again, the oldest account keeping a
+/// shared one).
 pub fn skeleton(name: &str) -> String {
-    key(&unicode_security::skeleton(&key(name)).collect::<String>())
+    key(&unicode_security::skeleton(&key(name)).collect::<String>()).replace('_', "-")
 }
 
 /// Whether `name` looks like it begins with `prefix` (a reserved one), by skeleton.
@@ -220,6 +225,10 @@ mod tests {
         assert!(looks_prefixed("\u{FF44}eleted-player-3", "deleted-player-"));
         assert!(looks_prefixed("DELETED-PLAYER-9", "deleted-player-"));
         assert!(!looks_prefixed("deleted_player", "deleted-player-"));
+        // The separators are one: `_` passes for `-`.
+        assert_eq!(skeleton("anna_b"), skeleton("anna-b"));
+        assert!(looks_prefixed("deleted_player-891898", "deleted-player-"));
+        assert!(looks_prefixed("Deleted_Player_7", "deleted-player-"));
     }
 
     #[test]

@@ -1,9 +1,14 @@
 //! Rules for text from clients that do not depend on how it arrived: which characters no
-//! text may hold, how a JSON document or a query string is searched for them, and what a
-//! short one-line field (a name) may be. The HTTP layer (`http::text`) applies them to every
-//! body and query; the services use [`line`] for the names they are given.
+//! text may hold, how a JSON document or a query string is searched for them, what a short
+//! one-line field (a name) may be, and what any text others read may hold ([`visible`]: one
+//! policy for invisible characters). The HTTP layer (`http::text`) applies them to every body
+//! and query; the services use [`line`] for the names they are given and [`visible`] for the
+//! free text (chat).
 
 pub mod identity;
+pub mod visible;
+
+pub use visible::is_bidi_control;
 
 use serde_json::Value;
 use std::ops::RangeInclusive;
@@ -141,15 +146,10 @@ pub fn check_query(query: &str) -> Result<(), TextError> {
     Ok(())
 }
 
-/// Bidirectional formatting characters: in a name they can make it display as another text.
-pub fn is_bidi_control(c: char) -> bool {
-    matches!(c as u32, 0x061C | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069)
-}
-
-/// A short one-line field (a name): trimmed; `chars` characters; no tabs, line breaks or
-/// bidirectional controls. (Zero-width joiners and variation selectors are allowed here, as
-/// emoji need them; usernames are stricter, see `auth::identity`.) Returns the trimmed text; a refusal is
-/// answered as `invalid_field` naming `field`.
+/// A short one-line field (a name): trimmed; `chars` characters; no tabs or line breaks, and
+/// only the invisible characters [`visible`] allows where it allows them (zero-width joiners
+/// in emoji, say; usernames are stricter, see `identity`); not blank when it may not be empty.
+/// Returns the trimmed text; a refusal is answered as `invalid_field` naming `field`.
 pub fn line<'a>(
     field: &str,
     text: &'a str,
@@ -163,11 +163,22 @@ pub fn line<'a>(
     let text = text.trim();
     if let Some(c) = text
         .chars()
-        .find(|&c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || is_bidi_control(c))
+        .find(|&c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
     {
         return Err(invalid(format!(
             "{field} is one line of visible text; U+{:04X} is not allowed",
             c as u32
+        )));
+    }
+    if let Some(misplaced) = visible::misplaced(text) {
+        return Err(invalid(format!(
+            "{field} is one line of visible text; U+{:04X} ({}) is not allowed",
+            misplaced.c as u32, misplaced.what
+        )));
+    }
+    if *chars.start() > 0 && !text.is_empty() && visible::is_blank(text) {
+        return Err(invalid(format!(
+            "{field} has nothing visible in it; write some letters, digits or signs"
         )));
     }
     let count = text.chars().count();
@@ -242,6 +253,31 @@ mod tests {
         // An emoji sequence with a zero-width joiner is a fine name.
         assert!(line("name", "bot \u{1F468}\u{200D}\u{1F4BB}", 1..=100).is_ok());
         assert!(line("name", "a\u{0}b", 1..=100).is_err());
+        // Invisible characters without a job, and names with nothing to see.
+        for hidden in [
+            "an\u{200B}na",
+            "an\u{200D}na",
+            "\u{FEFF}anna",
+            "an\u{AD}na",
+            "an\u{E0041}na",
+        ] {
+            assert!(line("name", hidden, 1..=100).is_err(), "{hidden:?}");
+        }
+        for blank in [
+            "\u{3164}",
+            "\u{2800}\u{2800}",
+            "\u{200B}\u{200B}",
+            "\u{115F}",
+        ] {
+            let error = line("name", blank, 1..=100).unwrap_err();
+            assert_eq!(error.field, "name");
+        }
+        assert!(
+            line("name", "\u{2800}", 1..=100)
+                .unwrap_err()
+                .detail
+                .contains("nothing visible")
+        );
         assert!(line("name", &"x".repeat(101), 1..=100).is_err());
     }
 }

@@ -843,3 +843,39 @@ async fn the_mails_links_open_the_web_client_which_sends_no_referrer() {
         assert_eq!(headers["referrer-policy"], "no-referrer");
     }
 }
+
+#[tokio::test]
+async fn a_password_change_voids_the_reset_links_mailed_before_it() {
+    let f = fixture(&[]).await;
+    let app = &f.app;
+    let anna = app.register("anna").await;
+    forgot(app, "anna").await;
+    let token = token_in(
+        &f.mail_for("password_reset", "anna@example.org").await,
+        "reset-password",
+    );
+    app.post("/me/password")
+        .as_user(&anna)
+        .json(&json!({"current_password": password_of("anna"), "new_password": "a new and private passphrase"}))
+        .send()
+        .await
+        .assert_ok();
+    let before = app.fingerprint_except(BOOKKEEPING).await;
+    reset(app, &token, "someone else's passphrase now")
+        .await
+        .assert_problem(410, "mail_token_used");
+    assert_eq!(app.fingerprint_except(BOOKKEEPING).await, before);
+    login(app, "anna", "a new and private passphrase")
+        .await
+        .assert_ok();
+    // A link asked for after the change works as ever.
+    forgot(app, "anna").await;
+    let fresh = token_in(
+        &f.mail_for("password_reset", "anna@example.org").await,
+        "reset-password",
+    );
+    assert_ne!(fresh, token);
+    reset(app, &fresh, "a third good passphrase here")
+        .await
+        .assert_ok();
+}

@@ -272,6 +272,41 @@ async fn bad_credentials_are_401_with_a_reason() {
 }
 
 #[tokio::test]
+async fn validly_signed_tokens_with_times_the_server_never_issues_are_401() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let now = jsonwebtoken::get_current_timestamp();
+    let sign = |claims: serde_json::Value| {
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            &claims,
+            &jsonwebtoken::EncodingKey::from_secret(JWT_SECRET.as_bytes()).unwrap(),
+        )
+        .unwrap()
+    };
+    let year = 365 * 86_400;
+    for claims in [
+        // exp far in the future.
+        json!({"sub": anna.id, "iat": now, "exp": now + 30 * year, "typ": "access"}),
+        // Not good before a time to come.
+        json!({"sub": anna.id, "iat": now, "exp": now + 600, "nbf": now + 300, "typ": "access"}),
+        // Issued in the future.
+        json!({"sub": anna.id, "iat": now + 86_400, "exp": now + 86_400 + 600, "typ": "access"}),
+        // A 30-year lifetime that began long ago.
+        json!({"sub": anna.id, "iat": now - 10 * year, "exp": now + 20 * year, "typ": "access"}),
+    ] {
+        app.get("/me")
+            .token(&sign(claims.clone()))
+            .send()
+            .await
+            .assert_problem(401, "invalid_token");
+    }
+    // The server's own lifetime (KONTOR_ACCESS_TOKEN_TTL, 900 s) is fine.
+    let fine = sign(json!({"sub": anna.id, "iat": now, "exp": now + 900, "typ": "access"}));
+    app.get("/me").token(&fine).send().await.assert_ok();
+}
+
+#[tokio::test]
 async fn a_signed_token_of_a_user_who_does_not_exist_is_401_and_stores_nothing() {
     // Signed with the server's own key, so only the missing account gives it away: the
     // writes keyed by the user used to fail on a foreign key (500).

@@ -523,3 +523,70 @@ async fn play_talking(
     }
     seen
 }
+
+#[tokio::test]
+async fn a_create_retried_with_its_idempotency_key_makes_one_game() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let request = json!({"kind": "steel-driver", "seats": 3, "options": {"map": "usa"}});
+    let create = |key: Option<&'static str>, user: &User, body: &Value| {
+        let call = app.post("/games").as_user(user).json(body);
+        match key {
+            Some(key) => call.key(key),
+            None => call,
+        }
+    };
+    let first = create(Some("create-1"), &anna, &request).send().await;
+    assert_eq!(first.status, 201, "{}", first.text);
+    let id = first.body["id"].as_str().unwrap().to_string();
+    let before = app.fingerprint().await;
+    // The answer was lost; the same request again: the same game, no second one.
+    let retried = create(Some("create-1"), &anna, &request).send().await;
+    assert_eq!(retried.status, 200, "{}", retried.text);
+    assert_eq!(retried.body["id"], id.as_str());
+    assert_eq!(retried.headers["idempotent-replayed"], "true");
+    assert_eq!(
+        retried.headers["location"].to_str().unwrap(),
+        format!("/api/v1/games/{id}")
+    );
+    assert_eq!(app.fingerprint().await, before, "nothing new was stored");
+    // Two retries at once: still one game.
+    let (a, b) = tokio::join!(
+        create(Some("create-2"), &anna, &request).send(),
+        create(Some("create-2"), &anna, &request).send()
+    );
+    let mut statuses = [a.status.as_u16(), b.status.as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 201], "{} / {}", a.text, b.text);
+    assert_eq!(a.body["id"], b.body["id"]);
+    // The key with another request: refused, nothing made.
+    let before = app.fingerprint().await;
+    let other = json!({"kind": "steel-driver", "seats": 4, "options": {"map": "usa"}});
+    create(Some("create-1"), &anna, &other)
+        .send()
+        .await
+        .assert_problem(422, "idempotency_key_reused");
+    assert_eq!(app.fingerprint().await, before);
+    // A key is its user's: another may use the same one.
+    let berts = create(Some("create-1"), &bert, &request).send().await;
+    assert_eq!(berts.status, 201);
+    assert_ne!(berts.body["id"], id.as_str());
+    // Without a key, every request makes a game, as before; a bad key is refused.
+    assert_eq!(create(None, &anna, &request).send().await.status, 201);
+    assert_eq!(create(None, &anna, &request).send().await.status, 201);
+    app.post("/games")
+        .as_user(&anna)
+        .header("Idempotency-Key", "")
+        .json(&request)
+        .send()
+        .await
+        .assert_problem(400, "idempotency_key_required");
+    let open: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM games WHERE created_by = $1 AND status = 'open'")
+            .bind(anna.id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(open, 4, "two keyed creates and two without a key");
+}

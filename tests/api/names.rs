@@ -152,3 +152,133 @@ async fn older_accounts_get_skeletons_when_migrating_and_the_oldest_keeps_a_shar
         .unwrap();
     assert_eq!(again, (0, Vec::new()));
 }
+
+#[tokio::test]
+async fn the_separators_are_one_in_a_names_look() {
+    let app = spawn_app().await;
+    app.register("anna-b").await;
+    register_as(&app, "anna_b", "annab@example.org")
+        .await
+        .assert_problem(409, "username_taken");
+    // A deleted account's placeholder with an underscore for a hyphen: reserved as well.
+    for (n, name) in [
+        "deleted_player-891898",
+        "deleted_player_3",
+        "Deleted_Player-12",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let reply = register_as(&app, name, &format!("sep{n}@example.org")).await;
+        assert_eq!(
+            reply.assert_problem(422, "invalid_field")["field"],
+            "username",
+            "{name}"
+        );
+    }
+    // Names that differ otherwise are still free.
+    let reply = register_as(&app, "deleted_playful", "playful@example.org").await;
+    assert_eq!(reply.status, 201, "{}", reply.text);
+}
+
+#[tokio::test]
+async fn names_and_free_text_others_read_hold_nothing_invisible() {
+    let app = spawn_app().await;
+    let players = [
+        app.register("tx_anna").await,
+        app.register("tx_bert").await,
+        app.register("tx_cleo").await,
+    ];
+    let anna = &players[0];
+    let display = |name: &str| json!({"display_name": name});
+    for hidden in [
+        "an\u{200B}na", // ZWSP
+        "an\u{200C}na", // ZWNJ
+        "an\u{200D}na", // ZWJ
+        "an\u{2060}na", // WJ
+        "\u{FEFF}anna", // BOM
+        "an\u{AD}na",   // soft hyphen
+        "an\u{180E}na", // MVS
+        "anna\u{E0041}\u{E007F}",
+        "an\u{FFF9}na",
+        "\u{3164}",         // Hangul filler: looks blank
+        "\u{115F}\u{1160}", // Hangul choseong and jungseong fillers
+        "an\u{34F}na",      // CGJ
+        "\u{2800}",         // a blank Braille pattern
+        "\u{200B}\u{200B}", // only invisible
+        "anna\u{202E}",     // a bidi override
+    ] {
+        let reply = app
+            .put("/me/profile")
+            .as_user(anna)
+            .json(&display(hidden))
+            .send()
+            .await;
+        assert_eq!(
+            reply.assert_problem(422, "invalid_field")["field"],
+            "display_name",
+            "{hidden:?}"
+        );
+    }
+    // Emoji need their joiners and selectors, scripts theirs.
+    for fine in [
+        "Anna \u{1F468}\u{200D}\u{1F4BB}",
+        "\u{2764}\u{FE0F}\u{200D}\u{1F525}",
+        "\u{0645}\u{06CC}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645}",
+    ] {
+        let reply = app
+            .put("/me/profile")
+            .as_user(anna)
+            .json(&display(fine))
+            .send()
+            .await;
+        assert_eq!(reply.assert_ok()["display_name"], fine);
+    }
+
+    // Chat: the same policy.
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    for (n, hidden) in [
+        "hello\u{200B}world",
+        "\u{3164}",
+        "see \u{202E}txt.exe",
+        "\u{2800}",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        app.post(&format!("/games/{game}/chat/table/messages"))
+            .as_user(anna)
+            .key(&format!("hidden-{n}"))
+            .json(&json!({"text": hidden}))
+            .send()
+            .await
+            .assert_problem(422, "invalid_chat_message");
+    }
+    let said = app
+        .post(&format!("/games/{game}/chat/table/messages"))
+        .as_user(anna)
+        .key("fine")
+        .json(&json!({"text": "gg \u{1F44D}\u{1F3FD}"}))
+        .send()
+        .await;
+    assert_eq!(said.status, 201, "{}", said.text);
+
+    // A tournament's name: no bidi override, nothing invisible.
+    for hidden in ["Cup \u{202E}puc", "\u{3164}", "Winter\u{200B}cup"] {
+        let reply = app
+            .post("/tournaments")
+            .as_user(anna)
+            .json(&json!({
+                "name": hidden, "kind": "steel-driver", "format": "swiss", "seats_per_table": 3,
+                "rounds": 1, "max_players": 12,
+                "entry_closes_at": (app.config.clock.now() + chrono::Duration::days(1)).to_rfc3339(),
+            }))
+            .send()
+            .await;
+        assert_eq!(
+            reply.assert_problem(422, "invalid_field")["field"],
+            "name",
+            "{hidden:?}"
+        );
+    }
+}

@@ -402,3 +402,26 @@ async fn a_save_is_told_to_the_owners_streams_only() {
         assert!(heard.is_empty(), "{heard:?}");
     }
 }
+
+#[tokio::test]
+async fn a_save_retried_after_a_lost_answer_is_answered_as_saved() {
+    let app = spawn_app().await;
+    let (players, game) = three_players(&app).await;
+    let anna = &players[0];
+    let tag = etag(&read(&app, anna, game).await);
+    let saved = save(&app, anna, game, Some(&tag), "Cleo bluffs.\r\n").await;
+    let saved_at = saved.assert_ok()["updated_at"].clone();
+    // The answer was lost; the client sends the same save again, with the tag it had.
+    let retried = save(&app, anna, game, Some(&tag), "Cleo bluffs.\r\n").await;
+    assert_eq!(retried.assert_ok()["text"], "Cleo bluffs.\n");
+    assert_eq!(
+        retried.body["updated_at"], saved_at,
+        "nothing was written again"
+    );
+    assert_eq!(etag(&retried), etag(&saved));
+    // Another text over the stale tag is still refused: a save is never lost unseen.
+    save(&app, anna, game, Some(&tag), "Cleo never bluffs.")
+        .await
+        .assert_problem(412, "precondition_failed");
+    assert_eq!(read(&app, anna, game).await.body["text"], "Cleo bluffs.\n");
+}

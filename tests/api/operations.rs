@@ -705,3 +705,80 @@ fn serving_installs_no_test_tools() {
         "deploy/test.sh installs the test tools"
     );
 }
+
+#[tokio::test]
+async fn a_stop_gives_up_slow_deliveries_soon_and_stops_the_cluster() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut scratch = Scratch::new("slow-stop");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}/api/v1");
+    scratch
+        .serve(
+            port,
+            &[
+                ("KONTOR_WORKERS", "true"),
+                ("KONTOR_OUTBOUND_ALLOW_INSECURE", "true"),
+                ("KONTOR_TEST_SENDS_PER_HOUR", "100"),
+                ("RUST_LOG", "info"),
+            ],
+        )
+        .await;
+    // A receiver that holds every request for two minutes.
+    let slow = crate::support::SlowReceiver::start("127.0.0.2", Duration::from_secs(120)).await;
+    let client = reqwest::Client::new();
+    let anna = register(&client, &base, "anna").await;
+    let mut hooks = Vec::new();
+    for i in 0..10 {
+        let created = client
+            .post(format!("{base}/me/webhooks"))
+            .bearer_auth(&anna)
+            .json(&json!({"url": format!("{}/hook/{i}", slow.base), "event_types": ["notice.your_turn"]}))
+            .send()
+            .await
+            .unwrap();
+        hooks.push(
+            read(created).await.assert_ok()["id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    for n in 0..30 {
+        let queued = client
+            .post(format!(
+                "{base}/me/webhooks/{}/test",
+                hooks[n % hooks.len()]
+            ))
+            .bearer_auth(&anna)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(queued.status(), 202);
+    }
+    slow.wait_for(1, Duration::from_secs(30)).await;
+    assert!(scratch.cluster_running());
+
+    let server = scratch.servers.last_mut().unwrap();
+    // SAFETY: kill on the id of a child process this test started and has not reaped.
+    unsafe { libc::kill(server.id() as libc::pid_t, libc::SIGTERM) };
+    let signalled = Instant::now();
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break Some(status);
+        }
+        if signalled.elapsed() > Duration::from_secs(15) {
+            break None;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let log = std::fs::read_to_string(scratch.server_log(port)).unwrap_or_default();
+    let status = status.unwrap_or_else(|| {
+        panic!("still running 15 s after SIGTERM, with deliveries in flight: {log}")
+    });
+    assert!(status.success(), "a clean stop: {status:?}: {log}");
+    assert!(log.contains("abandoned"), "{log}");
+    assert!(
+        !scratch.cluster_running(),
+        "the server stops the cluster it started: {log}"
+    );
+}

@@ -107,3 +107,24 @@ async fn redirects_are_not_followed() {
     assert_eq!(answer.status, 307);
     assert_eq!(connections.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn a_receiver_that_never_answers_is_given_up_at_the_first_byte_timeout() {
+    use kontor::service::delivery::outbound::{FIRST_BYTE_TIMEOUT, TOTAL_TIMEOUT};
+    let slow =
+        crate::support::SlowReceiver::start("127.0.0.1", std::time::Duration::from_secs(60)).await;
+    let insecure = Outbound::new(true).unwrap();
+    let started = std::time::Instant::now();
+    let error = insecure
+        .post(&format!("{}/hook", slow.base), &[], b"{}".to_vec())
+        .await
+        .expect_err("no answer");
+    let took = started.elapsed();
+    assert_eq!(error.code(), "timeout", "{error}");
+    assert_eq!(slow.paths(), ["/hook"], "the request arrived whole");
+    // Given up once the head is late, well before the whole request's time is up.
+    assert!(
+        took >= FIRST_BYTE_TIMEOUT && took < TOTAL_TIMEOUT - std::time::Duration::from_secs(2),
+        "{took:?}"
+    );
+}

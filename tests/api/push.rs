@@ -353,8 +353,9 @@ async fn a_gone_subscription_is_deleted_and_a_busy_service_is_tried_again() {
         );
     }
     assert_eq!(subscriptions(&app, &first).await.len(), 1);
-    // Retry-After: 0, so due again at once; the service now takes them.
-    let mut sent = 0;
+    // Retry-After: 0, so due again at once (within the same pass, which runs until nothing is
+    // due); the service takes them then.
+    let mut sent = report.sent;
     for _ in 0..3 {
         sent += pusher.run_once().await.unwrap().sent;
     }
@@ -547,4 +548,244 @@ async fn a_password_reset_and_a_deleted_account_take_the_push_subscriptions_with
         .await
         .assert_ok();
     assert_eq!(count(bert.id).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn one_accounts_slow_push_endpoints_hold_no_one_elses_pushes() {
+    let app = spawn_app_with(AppOptions {
+        settings: [
+            ("KONTOR_OUTBOUND_ALLOW_INSECURE", "true"),
+            ("KONTOR_CHAT_INTERVAL_SECS", "0"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    })
+    .await;
+    let service = PushService::start().await;
+    let vapid = Vapid::load_or_create(
+        None,
+        &app.config.data_dir,
+        app.config.push.subject(&app.config.mail_from),
+    )
+    .unwrap();
+    let pusher = Pusher::new(app.pool.clone(), &app.config, Arc::new(vapid)).unwrap();
+    // Ten subscriptions of one account on a push endpoint that answers after 25 s.
+    let slow = SlowReceiver::start("127.0.0.2", std::time::Duration::from_secs(25)).await;
+    let players = vec![
+        app.register("mallory").await,
+        app.register("trent").await,
+        app.register("vera").await,
+    ];
+    let (mallory, trent, vera) = (&players[0], &players[1], &players[2]);
+    for i in 0..10 {
+        let reply = app
+            .post("/me/push-subscriptions")
+            .as_user(mallory)
+            .json(&json!({"endpoint": format!("{}/push/{i}", slow.base),
+                          "keys": {"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", "auth": "BTBZMqHH6r4Tts7J_aSIgg"}}))
+            .send()
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.text);
+    }
+    subscribe(&app, &service, vera, "vera").await;
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    // Twenty mentions of the attacker: 200 deliveries to the slow endpoint.
+    for n in 0..20 {
+        let reply = app
+            .post(&format!("/games/{game}/chat/table/messages"))
+            .as_user(trent)
+            .key(&format!("m{n}"))
+            .json(&json!({"text": format!("@mallory look {n}")}))
+            .send()
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.text);
+    }
+    let stop = tokio_util::sync::CancellationToken::new();
+    let worker = tokio::spawn(pusher.run(stop.clone()));
+    slow.wait_for(2, std::time::Duration::from_secs(10)).await;
+    let queued: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM push_deliveries WHERE user_id = $1 AND status = 'pending'",
+    )
+    .bind(mallory.id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!(queued >= 150, "the attacker's pushes wait: {queued}");
+    // Meanwhile a third player is mentioned: her push arrives at once.
+    let asked = std::time::Instant::now();
+    let reply = app
+        .post(&format!("/games/{game}/chat/table/messages"))
+        .as_user(trent)
+        .key("to-vera")
+        .json(&json!({"text": "@vera your move?"}))
+        .send()
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.text);
+    loop {
+        let pushes = service.accepted("vera").await;
+        if pushes
+            .iter()
+            .any(|p| p["payload"]["kind"] == "chat_mention")
+        {
+            break;
+        }
+        assert!(
+            asked.elapsed() < std::time::Duration::from_secs(30),
+            "the mention push never arrived"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let took = asked.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "another player's push waited {took:?} behind the slow endpoints"
+    );
+    assert!(
+        slow.most_at_once() <= app.config.delivery.per_owner,
+        "{} of the attacker's requests at once",
+        slow.most_at_once()
+    );
+    stop.cancel();
+    worker.await.unwrap();
+}
+
+#[tokio::test]
+async fn test_sends_are_limited_take_overs_start_afresh_and_refusals_name_no_address() {
+    let (app, service, _) = fixture().await;
+    let anna = app.register("anna").await;
+    let bert = app.register("bert").await;
+    let subscription = service.subscription("shared").await;
+    let first = app
+        .post("/me/push-subscriptions")
+        .as_user(&anna)
+        .json(&subscription)
+        .send()
+        .await;
+    assert_eq!(first.status, 201);
+    let anna_id = first.body["id"].as_str().unwrap().to_string();
+    // Anna's device worked yesterday.
+    sqlx::query(
+        "UPDATE push_subscriptions SET created_at = now() - interval '30 days',
+                last_success_at = now() - interval '1 day'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    // Bert takes the device over: a new subscription of his, with nothing of anna's.
+    let taken = app
+        .post("/me/push-subscriptions")
+        .as_user(&bert)
+        .json(&subscription)
+        .send()
+        .await;
+    assert_eq!(taken.status, 201, "{}", taken.text);
+    assert_ne!(taken.body["id"], anna_id.as_str());
+    assert_eq!(taken.body["last_success_at"], Value::Null);
+    let created: chrono::DateTime<chrono::Utc> =
+        taken.body["created_at"].as_str().unwrap().parse().unwrap();
+    assert!(
+        chrono::Utc::now() - created < chrono::Duration::minutes(5),
+        "{created}"
+    );
+    assert!(subscriptions(&app, &anna).await.is_empty());
+    let id = taken.body["id"].as_str().unwrap().to_string();
+
+    // Test sends: the hour's ten, webhook tests counted with them, then 429.
+    let hook = app
+        .post("/me/webhooks")
+        .as_user(&bert)
+        .json(&json!({"url": "http://127.0.0.1:9/hook", "event_types": ["notice.your_turn"]}))
+        .send()
+        .await;
+    assert_eq!(hook.status, 201, "{}", hook.text);
+    let hook = hook.body["id"].as_str().unwrap().to_string();
+    for n in 0..10 {
+        let reply = if n % 2 == 0 {
+            app.post(&format!("/me/push-subscriptions/{id}/test"))
+                .as_user(&bert)
+                .send()
+                .await
+        } else {
+            app.post(&format!("/me/webhooks/{hook}/test"))
+                .as_user(&bert)
+                .send()
+                .await
+        };
+        assert!(reply.status.is_success(), "{n}: {}", reply.text);
+    }
+    let refused = app
+        .post(&format!("/me/push-subscriptions/{id}/test"))
+        .as_user(&bert)
+        .send()
+        .await;
+    refused.assert_problem(429, "too_many_test_sends");
+    assert!(refused.headers.get("retry-after").is_some());
+    // Another account's budget is its own.
+    let own = service.subscription("anna-own").await;
+    let anna_sub = app
+        .post("/me/push-subscriptions")
+        .as_user(&anna)
+        .json(&own)
+        .send()
+        .await;
+    let anna_sub = anna_sub.body["id"].as_str().unwrap().to_string();
+    let tested = app
+        .post(&format!("/me/push-subscriptions/{anna_sub}/test"))
+        .as_user(&anna)
+        .send()
+        .await;
+    assert_eq!(tested.assert_ok()["status"], 201);
+}
+
+#[tokio::test]
+async fn push_endpoints_every_send_would_refuse_are_refused_and_no_answer_names_an_address() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let keys = json!({"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", "auth": "BTBZMqHH6r4Tts7J_aSIgg"});
+    for endpoint in [
+        "https://[::127.0.0.1]/push",
+        "https://[64:ff9b::7f00:1]/push",
+        "https://[64:ff9b::a9fe:a9fe]/push",
+        "https://[2002:7f00:1::1]/push",
+        "https://LOCALHOST./push",
+        "https://localhost/push",
+    ] {
+        app.post("/me/push-subscriptions")
+            .as_user(&anna)
+            .json(&json!({"endpoint": endpoint, "keys": keys}))
+            .send()
+            .await
+            .assert_problem(422, "invalid_push_endpoint");
+    }
+    assert!(subscriptions(&app, &anna).await.is_empty());
+    // A name only the resolver finds to be this machine: the test's answer says the name is
+    // not public, not what it resolved to.
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_string();
+    let addresses: Vec<std::net::IpAddr> = tokio::net::lookup_host((name.as_str(), 0))
+        .await
+        .unwrap_or_else(|e| panic!("this test needs the host name {name} to resolve: {e}"))
+        .map(|a| a.ip())
+        .collect();
+    let created = app
+        .post("/me/push-subscriptions")
+        .as_user(&anna)
+        .json(&json!({"endpoint": format!("https://{name}/push"), "keys": keys}))
+        .send()
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    let id = created.body["id"].as_str().unwrap();
+    let tested = app
+        .post(&format!("/me/push-subscriptions/{id}/test"))
+        .as_user(&anna)
+        .send()
+        .await;
+    let error = tested.assert_ok()["error"].as_str().unwrap().to_string();
+    assert!(error.contains("not a public internet address"), "{error}");
+    for ip in addresses {
+        assert!(!error.contains(&ip.to_string()), "{error} names {ip}");
+    }
 }

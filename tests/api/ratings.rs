@@ -451,3 +451,210 @@ async fn a_finished_rated_game_wakes_the_rating_worker() {
     assert_eq!(count(&app, "SELECT count(*) FROM ratings").await, 3);
     assert_eq!(count(&app, "SELECT count(*) FROM rating_pending").await, 0);
 }
+
+/// Plays `game` to its end: `players[0]` by the API bot; the other seats each make one move of
+/// their own and then let their time run out, so that the bot plays them (abandoned, never
+/// returned), as throwaway accounts farming a rating would.
+async fn farmed_game(app: &TestApp, players: &[User], seed: u64) -> Uuid {
+    let control = json!({"seconds_per_move": 60, "abandon_after": 1, "on_abandon": "bot"});
+    let game = app
+        .start_game_with(
+            json!({"kind": "steel-driver", "options": {"rated": true}, "time_control": control}),
+            players,
+        )
+        .await;
+    let mut rng = kontor::games::GameRng::from_u64(seed);
+    let mut moved = vec![false; players.len()];
+    moved[0] = true;
+    for _ in 0..20_000 {
+        let detail = app
+            .get(&format!("/games/{game}"))
+            .as_user(&players[0])
+            .send()
+            .await;
+        let detail = detail.assert_ok().clone();
+        if detail["status"] == "finished" {
+            return game;
+        }
+        let seat = detail["pending"][0].as_u64().unwrap() as usize;
+        if seat == 0 || !moved[seat] {
+            let mine = app
+                .get(&format!("/games/{game}"))
+                .as_user(&players[seat])
+                .send()
+                .await;
+            let mine = mine.assert_ok().clone();
+            let action = bots::steel_driver(&mine["legal"], &mine, &mut rng);
+            let reply = app
+                .act(&players[seat], game)
+                .version(mine["version"].as_i64().unwrap())
+                .send(&action)
+                .await;
+            assert_eq!(reply.status, 200, "{}", reply.text);
+            moved[seat] = true;
+        } else {
+            // A throwaway seat's turn: its time runs out, and the bot plays it from then on.
+            app.clock.advance(std::time::Duration::from_secs(61));
+            app.run_deadlines().await;
+        }
+    }
+    panic!("the farmed game did not end");
+}
+
+#[tokio::test]
+async fn throwaway_accounts_that_let_the_bot_play_raise_no_ones_rating() {
+    let app = spawn_app().await;
+    let table = players(&app, &["main", "alt_one", "alt_two"]).await;
+    let mut games = Vec::new();
+    for seed in 0..3 {
+        games.push(farmed_game(&app, &table, 40 + seed).await);
+    }
+    while ratings::process_due(&app.pool, chrono::Utc::now())
+        .await
+        .unwrap()
+        > 0
+    {}
+    let main = user_id(&app, "main").await;
+    for game in &games {
+        let (rated, reason): (bool, Option<String>) =
+            sqlx::query_as("SELECT rated, reason FROM rating_games WHERE game_id = $1")
+                .bind(game)
+                .fetch_one(&app.pool)
+                .await
+                .unwrap();
+        assert!(rated, "{reason:?}");
+        let rows = updates(&app, *game).await;
+        // The abandoned seats lost, ranked last together; the one who stayed is not rated by
+        // a game against the bot.
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        for (user, rank, before, after) in rows {
+            assert_ne!(user, main);
+            assert_eq!(rank, 2);
+            assert!(after.mu < before.mu, "{before:?} → {after:?}");
+        }
+    }
+    assert_eq!(
+        count(&app, "SELECT count(*) FROM ratings WHERE user_id = (SELECT id FROM users WHERE username = 'main')").await,
+        0,
+        "the main account's rating did not move"
+    );
+    let profile = app.get("/players/main").as_user(&table[1]).send().await;
+    assert_eq!(profile.assert_ok()["ratings"], json!([]));
+    let alt = app.get("/players/alt_one").as_user(&table[0]).send().await;
+    let shown = alt.assert_ok()["ratings"][0]["rating"].as_i64().unwrap();
+    assert!(shown < 1000, "the throwaway account lost: {shown}");
+    let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
+    assert!(ok, "{out}");
+
+    // Judgements an older judge made are rebuilt before anything new is judged: the ratings
+    // become what the current judge makes of the whole history.
+    sqlx::query("UPDATE rating_games SET judge_version = 1")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE ratings SET mu = 40, rating = 1600")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
+    assert!(!ok, "an older judge's work differs: {out}");
+    let rebuilt = ratings::bring_up_to_date(&app.pool, chrono::Utc::now())
+        .await
+        .unwrap()
+        .expect("rebuilt");
+    assert_eq!(rebuilt.games, 3);
+    let current: i16 = sqlx::query_scalar("SELECT min(judge_version) FROM rating_games")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(current, ratings::JUDGE_VERSION);
+    let again = app.get("/players/alt_one").as_user(&table[0]).send().await;
+    assert_eq!(again.assert_ok()["ratings"][0]["rating"], shown);
+    let (ok, out) = app.kontor(&["ratings", "rebuild", "--check"]).await;
+    assert!(ok, "{out}");
+    assert!(
+        ratings::bring_up_to_date(&app.pool, chrono::Utc::now())
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn rated_play_is_for_verified_accounts_unless_the_operator_says_otherwise() {
+    let app = spawn_app().await;
+    let ann = app.register("ann").await;
+    let fresh = app.register_unverified("fresh").await;
+    let create =
+        |rated: bool| json!({"kind": "steel-driver", "seats": 3, "options": {"rated": rated}});
+    let before = app.fingerprint().await;
+    let refused = app
+        .post("/games")
+        .as_user(&fresh)
+        .json(&create(true))
+        .send()
+        .await;
+    assert!(
+        refused.assert_problem(403, "email_not_verified")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("rated"),
+        "{}",
+        refused.text
+    );
+    assert_eq!(app.fingerprint().await, before, "nothing was created");
+    // Unrated play is open to it, as before.
+    app.post("/games")
+        .as_user(&fresh)
+        .json(&create(false))
+        .send()
+        .await
+        .assert_ok();
+    // A verified account's rated table: the unverified one may not sit down.
+    let rated = app
+        .post("/games")
+        .as_user(&ann)
+        .json(&create(true))
+        .send()
+        .await;
+    let game = rated.assert_ok()["id"].as_str().unwrap().to_string();
+    app.post(&format!("/games/{game}/join"))
+        .as_user(&fresh)
+        .send()
+        .await
+        .assert_problem(403, "email_not_verified");
+    // Nor enter a rated tournament.
+    let tournament = app
+        .post("/tournaments")
+        .as_user(&ann)
+        .json(&json!({
+            "name": "Rated cup", "kind": "steel-driver", "format": "swiss", "seats_per_table": 3,
+            "rounds": 1, "rated": true, "max_players": 12,
+            "entry_closes_at": (app.config.clock.now() + chrono::Duration::days(1)).to_rfc3339(),
+        }))
+        .send()
+        .await;
+    let tournament = tournament.assert_ok()["id"].as_str().unwrap().to_string();
+    app.post(&format!("/tournaments/{tournament}/join"))
+        .as_user(&fresh)
+        .send()
+        .await
+        .assert_problem(403, "email_not_verified");
+
+    // KONTOR_UNVERIFIED_MAY_PLAY_RATED=true lets it.
+    let open = spawn_app_with(AppOptions {
+        settings: [(
+            "KONTOR_UNVERIFIED_MAY_PLAY_RATED".to_string(),
+            "true".to_string(),
+        )]
+        .into(),
+    })
+    .await;
+    let fresh = open.register_unverified("fresh").await;
+    open.post("/games")
+        .as_user(&fresh)
+        .json(&create(true))
+        .send()
+        .await
+        .assert_ok();
+}

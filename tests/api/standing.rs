@@ -52,12 +52,14 @@ async fn seed_rated_game(app: &TestApp, game: Uuid, updates: &[(f64, f64, f64, f
             .await
             .unwrap();
     sqlx::query(
-        "INSERT INTO rating_games (game_id, kind, rated, reason, finished_at, judged_at)
-         VALUES ($1, $2, true, NULL, $3, now())",
+        "INSERT INTO rating_games (game_id, kind, rated, reason, finished_at, judged_at,
+                                   judge_version)
+         VALUES ($1, $2, true, NULL, $3, now(), $4)",
     )
     .bind(game)
     .bind(&kind)
     .bind(finished_at)
+    .bind(kontor::service::competition::ratings::JUDGE_VERSION)
     .execute(&app.pool)
     .await
     .unwrap();

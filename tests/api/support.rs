@@ -742,3 +742,104 @@ pub fn run(mut command: std::process::Command, what: &str) -> std::process::Outp
     );
     output
 }
+
+/// A slow HTTP receiver on a loopback address of its own (`127.0.0.2`, say, so that its host
+/// is not the other receivers' `127.0.0.1`): it reads each request whole, notes it, and
+/// answers only after `hold` (200), as an attacker's endpoint that never lets go would (a
+/// request whose client gave up no longer counts as held).
+#[derive(Clone)]
+pub struct SlowReceiver {
+    /// `http://<ip>:<port>` (no path).
+    pub base: String,
+    state: std::sync::Arc<std::sync::Mutex<SlowState>>,
+}
+
+#[derive(Default)]
+struct SlowState {
+    /// The paths of the requests read, in arrival order.
+    paths: Vec<String>,
+    /// Requests read and not yet answered.
+    open: usize,
+    /// The most there were at once.
+    most_open: usize,
+}
+
+impl SlowReceiver {
+    pub async fn start(ip: &str, hold: std::time::Duration) -> Self {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
+        let base = format!("http://{ip}:{}", listener.local_addr().unwrap().port());
+        let receiver = SlowReceiver {
+            base,
+            state: Default::default(),
+        };
+        let state = receiver.state.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let mut data = Vec::new();
+                    let mut buf = [0u8; 8192];
+                    loop {
+                        let n = socket.read(&mut buf).await.unwrap_or(0);
+                        if n == 0 {
+                            return;
+                        }
+                        data.extend_from_slice(&buf[..n]);
+                        let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") else {
+                            continue;
+                        };
+                        let head = String::from_utf8_lossy(&data[..end]).to_lowercase();
+                        let length = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .map_or(0, |v| v.trim().parse::<usize>().unwrap_or(0));
+                        if data.len() >= end + 4 + length {
+                            let path = head.split(' ').nth(1).unwrap_or("").to_string();
+                            let mut s = state.lock().unwrap();
+                            s.paths.push(path);
+                            s.open += 1;
+                            s.most_open = s.most_open.max(s.open);
+                            break;
+                        }
+                    }
+                    // Held until `hold` has passed or the client gives up (closes).
+                    tokio::select! {
+                        _ = tokio::time::sleep(hold) => {}
+                        _ = socket.read(&mut buf) => {}
+                    }
+                    state.lock().unwrap().open -= 1;
+                    let _ = socket
+                        .write_all(
+                            b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                        )
+                        .await;
+                });
+            }
+        });
+        receiver
+    }
+
+    /// The paths of the requests read so far.
+    pub fn paths(&self) -> Vec<String> {
+        self.state.lock().unwrap().paths.clone()
+    }
+
+    /// The most requests it held at once.
+    pub fn most_at_once(&self) -> usize {
+        self.state.lock().unwrap().most_open
+    }
+
+    /// Waits (at most `within`) until it has read `count` requests.
+    pub async fn wait_for(&self, count: usize, within: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + within;
+        while self.paths().len() < count {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the slow receiver got {} requests, not {count}",
+                self.paths().len()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+}

@@ -1134,7 +1134,14 @@ async fn tournament_seating_keeps_blocked_players_apart_where_the_tables_allow()
     let id = created["id"].as_str().unwrap().to_string();
     // Round 1 cuts the seeded order into two tables of three: block within each cut table,
     // one pair each way round, so that only the blocks can part them.
-    let seed = hex::decode(created["seed"].as_str().unwrap()).unwrap();
+    // The seed is not shown while entry is open (only its commitment): the test reads it
+    // where the server keeps it.
+    assert_eq!(created["seed"], Value::Null);
+    let seed: Vec<u8> = sqlx::query_scalar("SELECT seed FROM tournaments WHERE id = $1")
+        .bind(Uuid::parse_str(&id).unwrap())
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
     let mut order: Vec<&User> = users.iter().collect();
     order.sort_by_key(|u| {
         kontor::service::competition::tournaments::standings::seeded_key(&seed, u.id)
@@ -1208,6 +1215,124 @@ async fn tournament_seating_keeps_blocked_players_apart_where_the_tables_allow()
         .clone();
     assert_eq!(tables_of(&started)[0].len(), 1);
     assert_eq!(tables_of(&started)[0][0].len(), 3);
+}
+
+#[tokio::test]
+async fn tournament_seed_is_committed_while_entry_is_open_and_revealed_at_the_start() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 3).await;
+    let created = create(&app, &organiser, &body(&app, "swiss", 1)).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    assert_eq!(created["seed"], Value::Null, "no seating can be foreseen");
+    let commitment = created["seed_commitment"].as_str().unwrap().to_string();
+    assert_eq!(commitment.len(), 64);
+    enter_all(&app, &id, &users).await;
+    let entering = app
+        .get(&format!("/tournaments/{id}"))
+        .as_user(&users[0])
+        .send()
+        .await;
+    assert_eq!(entering.assert_ok()["seed"], Value::Null);
+    assert_eq!(entering.body["seed_commitment"], commitment.as_str());
+    app.post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_ok();
+    let started = app
+        .get(&format!("/tournaments/{id}"))
+        .as_user(&users[0])
+        .send()
+        .await;
+    let seed = hex::decode(started.assert_ok()["seed"].as_str().unwrap()).unwrap();
+    use sha2::Digest;
+    assert_eq!(hex::encode(sha2::Sha256::digest(&seed)), commitment);
+    assert_eq!(started.body["seed_commitment"], commitment.as_str());
+}
+
+#[tokio::test]
+async fn an_organiser_runs_a_bounded_number_of_tournaments_at_once() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let mut request = body(&app, "swiss", 20);
+        request["name"] = json!(format!("Cup {i}"));
+        request["max_players"] = json!(1000);
+        ids.push(
+            create(&app, &organiser, &request).await["id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let before = app.fingerprint().await;
+    let refused = app
+        .post("/tournaments")
+        .as_user(&organiser)
+        .json(&body(&app, "swiss", 20))
+        .send()
+        .await;
+    let problem = refused.assert_problem(429, "too_many_tournaments");
+    assert_eq!(problem["open"], 5);
+    assert!(refused.headers.get("retry-after").is_some());
+    assert_eq!(app.fingerprint().await, before, "nothing was created");
+    // Another organiser is not held back by it.
+    let other = app.register("other_organiser").await;
+    create(&app, &other, &body(&app, "swiss", 1)).await;
+    // One ended (cancelled for too few entrants when entry closed) frees a place.
+    app.clock.advance(Duration::from_secs(2 * 86_400));
+    run_worker(&app).await;
+    let first = get(&app, &ids[0], &organiser).await;
+    assert_eq!(first["status"], "cancelled");
+    create(&app, &organiser, &body(&app, "swiss", 1)).await;
+}
+
+#[tokio::test]
+async fn the_organiser_hosts_the_spectators_channel_of_a_tournament_game_and_reads_no_seats_talk() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 3).await;
+    let created = create(&app, &organiser, &body(&app, "swiss", 1)).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    enter_all(&app, &id, &users).await;
+    let started = app
+        .post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await;
+    let game = started.assert_ok()["rounds_played"][0]["tables"][0]["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Decided (issue 36): the organiser, the games' creator without a seat, may close and
+    // reopen the onlookers' channel; a seated player may not.
+    app.put(&format!("/games/{game}/chat/spectators"))
+        .as_user(&users[0])
+        .json(&json!({"open": false}))
+        .send()
+        .await
+        .assert_problem(403, "not_the_creator");
+    let closed = app
+        .put(&format!("/games/{game}/chat/spectators"))
+        .as_user(&organiser)
+        .json(&json!({"open": false}))
+        .send()
+        .await;
+    assert_eq!(closed.assert_ok()["spectators_open"], false);
+    // It gives the organiser nothing of the seats': their channel is not theirs to read.
+    app.get(&format!("/games/{game}/chat/table/messages"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_problem(404, "chat_channel_not_found");
+    app.put(&format!("/games/{game}/chat/spectators"))
+        .as_user(&organiser)
+        .json(&json!({"open": true}))
+        .send()
+        .await
+        .assert_ok();
 }
 
 /// The `tournament_entrants` events a user stream carried within a quiet spell.

@@ -491,11 +491,45 @@ async fn every_blocked_address_class_is_refused_without_the_insecure_setting() {
         let problem = reply.assert_problem(422, "invalid_webhook_url");
         assert_eq!(problem["reason"], reason, "{url}");
     }
-    // A name resolving to 127.0.0.1 passes the form but the resolver refuses it.
+    // localhost is loopback by definition: refused when the endpoint is made, in any case.
+    for url in [
+        "https://localhost:9/hook",
+        "https://LOCALHOST./hook",
+        "https://a.localhost/",
+    ] {
+        let reply = app
+            .post("/me/webhooks")
+            .as_user(&anna)
+            .json(&json!({"url": url, "event_types": ["notice.your_turn"]}))
+            .send()
+            .await;
+        assert_eq!(
+            reply.assert_problem(422, "invalid_webhook_url")["reason"],
+            "blocked_address",
+            "{url}"
+        );
+    }
+    // Another name of this machine passes the form, but the resolver refuses it at the send,
+    // and the log says so without saying what the name resolved to.
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_string();
+    let addresses: Vec<std::net::IpAddr> = tokio::net::lookup_host((name.as_str(), 0))
+        .await
+        .unwrap_or_else(|e| panic!("this test needs the host name {name} to resolve: {e}"))
+        .map(|a| a.ip())
+        .collect();
+    assert!(
+        addresses
+            .iter()
+            .all(|ip| !kontor::service::delivery::outbound::is_global(*ip)),
+        "this test needs the host name {name} to resolve to this machine: {addresses:?}"
+    );
     let endpoint = create(
         &app,
         &anna,
-        "https://localhost:9/hook",
+        &format!("https://{name}:9/hook"),
         &["notice.your_turn"],
     )
     .await;
@@ -506,13 +540,12 @@ async fn every_blocked_address_class_is_refused_without_the_insecure_setting() {
         .await;
     run_worker(&app).await;
     let line = &log(&app, &anna, id).await[0];
-    assert!(
-        line["last_error"]
-            .as_str()
-            .unwrap()
-            .starts_with("blocked_address"),
-        "{line}"
-    );
+    let error = line["last_error"].as_str().unwrap();
+    assert!(error.starts_with("blocked_address"), "{line}");
+    assert!(error.contains(&name), "{error}");
+    for ip in &addresses {
+        assert!(!error.contains(&ip.to_string()), "{error} names {ip}");
+    }
     assert_eq!(line["last_status"], Value::Null);
 }
 
@@ -669,14 +702,14 @@ async fn a_deleted_account_takes_its_webhooks_and_their_secrets_with_it() {
     create(
         &app,
         &anna,
-        "https://localhost:9/anna",
+        "https://hooks.example/anna",
         &["notice.your_turn"],
     )
     .await;
     create(
         &app,
         &bert,
-        "https://localhost:9/bert",
+        "https://hooks.example/bert",
         &["notice.your_turn"],
     )
     .await;
@@ -690,10 +723,189 @@ async fn a_deleted_account_takes_its_webhooks_and_their_secrets_with_it() {
         .fetch_all(&app.pool)
         .await
         .unwrap();
-    assert_eq!(left, ["https://localhost:9/bert"]);
+    assert_eq!(left, ["https://hooks.example/bert"]);
     let secrets: i64 = sqlx::query_scalar("SELECT count(*) FROM webhook_secrets")
         .fetch_one(&app.pool)
         .await
         .unwrap();
     assert_eq!(secrets, 1, "only the other's endpoint keeps a secret");
+}
+
+#[tokio::test]
+async fn one_accounts_slow_endpoints_hold_no_one_elses_deliveries() {
+    let app = insecure_app().await;
+    // The attacker's receiver answers after 25 s; its host (127.0.0.2) is not the victim's.
+    let slow = SlowReceiver::start("127.0.0.2", Duration::from_secs(25)).await;
+    let fast = Receiver::start().await;
+    let mallory = app.register("slow_mallory").await;
+    let victim = app.register("slow_victim").await;
+    // Every endpoint the attacker may have, every one of them on the slow receiver.
+    let mut hooks = Vec::new();
+    for i in 0..10 {
+        let created = create(
+            &app,
+            &mallory,
+            &format!("{}/hook/{i}", slow.base),
+            &["notice.your_turn"],
+        )
+        .await;
+        hooks.push(created["id"].as_str().unwrap().to_string());
+    }
+    app.post("/me/webhooks")
+        .as_user(&mallory)
+        .json(&json!({"url": format!("{}/hook/x", slow.base), "event_types": ["notice.your_turn"]}))
+        .send()
+        .await
+        .assert_problem(409, "too_many_webhooks");
+    // Test sends round the endpoints until the account is refused (the attack made 60).
+    let mut queued = 0;
+    let mut refused = None;
+    for i in 0..60 {
+        let reply = app
+            .post(&format!("/me/webhooks/{}/test", hooks[i % hooks.len()]))
+            .as_user(&mallory)
+            .send()
+            .await;
+        if reply.status == 429 {
+            refused = Some(reply);
+            break;
+        }
+        assert_eq!(reply.status.as_u16(), 202, "{}", reply.text);
+        queued += 1;
+    }
+    let refused = refused.expect("test sends are limited");
+    refused.assert_problem(429, "too_many_test_sends");
+    let wait: u64 = refused.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=3600).contains(&wait), "{wait}");
+    assert_eq!(queued, 10, "KONTOR_TEST_SENDS_PER_HOUR");
+
+    let stop = tokio_util::sync::CancellationToken::new();
+    let worker = tokio::spawn(
+        Webhooks::new(app.pool.clone(), &app.config)
+            .unwrap()
+            .run(stop.clone()),
+    );
+    // The worker is busy with the attacker's requests…
+    slow.wait_for(2, Duration::from_secs(10)).await;
+    // …when another account's test event is asked for: it arrives at once all the same.
+    let created = create(&app, &victim, &fast.url, &["notice.your_turn"]).await;
+    let hook = created["id"].as_str().unwrap();
+    let asked = std::time::Instant::now();
+    let reply = app
+        .post(&format!("/me/webhooks/{hook}/test"))
+        .as_user(&victim)
+        .send()
+        .await;
+    assert_eq!(reply.status.as_u16(), 202);
+    while fast.received().is_empty() {
+        assert!(
+            asked.elapsed() < Duration::from_secs(30),
+            "the other account's test event never arrived"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let took = asked.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "another account's delivery waited {took:?} behind the slow endpoints"
+    );
+    // The attacker never held more than its share of the worker at once.
+    assert!(
+        slow.most_at_once() <= app.config.delivery.per_owner,
+        "{} of the attacker's requests at once",
+        slow.most_at_once()
+    );
+    // A stop gives up what is in flight within its grace; the attacker's deliveries wait to
+    // be sent again (none was lost, none counted an attempt it did not finish).
+    let stopping = std::time::Instant::now();
+    stop.cancel();
+    worker.await.unwrap();
+    assert!(
+        stopping.elapsed() < Duration::from_secs(5),
+        "the worker took {:?} to stop",
+        stopping.elapsed()
+    );
+    let unfinished: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'sending')",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        unfinished, 10,
+        "the attacker's test events wait to be sent again"
+    );
+}
+
+#[tokio::test]
+async fn discord_and_slack_bodies_ping_nobody_and_show_no_live_link() {
+    let app = insecure_app().await;
+    let receiver = Receiver::start().await;
+    let players = [
+        app.register("chat_anna").await,
+        app.register("chat_bert").await,
+        app.register("chat_cleo").await,
+    ];
+    let mut formats = Vec::new();
+    for format in ["discord", "slack"] {
+        let reply = app
+            .post("/me/webhooks")
+            .as_user(&players[0])
+            .json(&json!({"url": format!("{}/{format}", receiver.url), "event_types": ["notice.chat_mention"], "format": format}))
+            .send()
+            .await;
+        assert_eq!(reply.status.as_u16(), 201, "{}", reply.text);
+        formats.push(format);
+    }
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    app.post(&format!("/games/{game}/chat/table/messages"))
+        .as_user(&players[1])
+        .key("ping")
+        .json(&json!({"text": "@chat_anna @everyone @here <@&123> <#456> <!channel> [your bank](https://evil.example/login) https://evil.example/x"}))
+        .send()
+        .await;
+    run_worker(&app).await;
+    let received = receiver.received();
+    let body = |format: &str| -> Value {
+        let request = received
+            .iter()
+            .find(|r| {
+                let body: Value = serde_json::from_str(&r.body).unwrap();
+                body.get(if format == "discord" {
+                    "content"
+                } else {
+                    "text"
+                })
+                .is_some()
+            })
+            .unwrap_or_else(|| panic!("no {format} body: {received:?}"));
+        serde_json::from_str(&request.body).unwrap()
+    };
+    let discord = body("discord");
+    assert_eq!(discord["allowed_mentions"], json!({"parse": []}));
+    assert_eq!(discord["flags"], 4, "embeds suppressed");
+    let content = discord["content"].as_str().unwrap();
+    let slack = body("slack");
+    assert_eq!(slack["unfurl_links"], false);
+    let text = slack["text"].as_str().unwrap();
+    for line in [content, text] {
+        assert!(line.contains("mentioned you"), "{line}");
+        assert!(!line.contains("https://evil"), "a live link: {line}");
+        assert!(line.contains("evil[.]example"), "{line}");
+        // The game's own link is the only link.
+        assert_eq!(line.matches("://").count(), 1, "{line}");
+    }
+    assert!(
+        !content.contains("<@&123>") && !content.contains("](https"),
+        "{content}"
+    );
+    assert!(
+        !text.contains("<!channel>") && !text.contains("<#456>"),
+        "{text}"
+    );
+    assert_eq!(formats.len(), 2);
 }

@@ -10,8 +10,9 @@ export default async function globalSetup() {
     KONTOR_MIN_SECONDS_PER_MOVE: '0',
     // Every player of every spec registers from this one address.
     KONTOR_REGISTRATIONS_PER_ADDRESS: '1000',
-    // The lobby's paging spec opens 21 games as one player.
+    // The lobby's paging spec opens 21 games as one player, the tournaments' 21 tournaments.
     KONTOR_OPEN_GAMES_PER_USER: '100',
+    KONTOR_TOURNAMENTS_PER_ORGANISER: '100',
   });
   process.env.KONTOR_E2E_URL = server.url;
   // Without SMTP the server writes each mail as an .eml file in <data>/mail (account.spec.ts

@@ -1,7 +1,8 @@
 // Webhooks through the page: an endpoint added in Settings shows its secret once; a test event
 // is queued and appears in the delivery log (the browser tests' server may not reach the
-// address, so the line says how the attempt went, whatever it was); rotating shows a new
-// secret and how long the old one still signs; switching off and deleting.
+// address, so the line says how the attempt went, whatever it was); test sends beyond the
+// hour's are refused in words, in both languages; rotating shows a new secret and how long the
+// old one still signs; switching off and deleting.
 import { expect, test } from '@playwright/test';
 import { signUp } from './support';
 
@@ -43,6 +44,21 @@ test('a webhook endpoint added, tested, logged, rotated, switched off and delete
   // The line follows the delivery without a reload: its first try is counted (the address
   // does not resolve here, so it fails and waits for the next).
   await expect(log.locator('li').first()).toContainText(/[1-9] attempts?/, { timeout: 60_000 });
+
+  // Test sends are limited per account (10 an hour, with push tests): the 11th is refused in
+  // words, and nothing is queued for it.
+  for (let sent = 1; sent < 10; sent++) {
+    await hook.getByRole('button', { name: 'Send a test event' }).click();
+    await expect(section.getByRole('alert')).not.toContainText('test sends');
+  }
+  await hook.getByRole('button', { name: 'Send a test event' }).click();
+  await expect(section.getByRole('alert')).toContainText('used its test sends for this hour');
+  await expect(section.getByRole('alert')).toContainText('try again in');
+  await page.getByRole('combobox', { name: 'Language', exact: true }).selectOption('ja');
+  await page.getByTestId('webhook').getByRole('button', { name: 'テストイベントを送る' }).click();
+  await expect(page.getByTestId('webhooks').getByRole('alert')).toContainText('テスト送信');
+  await expect(page.getByTestId('webhooks').getByRole('alert')).toContainText('分後にもう一度お試しください');
+  await page.getByRole('combobox', { name: '言語', exact: true }).selectOption('en');
 
   await hook.getByRole('button', { name: 'Rotate secret' }).click();
   await hook.getByRole('button', { name: 'Yes' }).click();

@@ -61,7 +61,9 @@ const PROBLEM: &str = "application/problem+json";
 /// Open a tournament. Who may organise is the server's setting
 /// `KONTOR_TOURNAMENT_ORGANISERS`: any player whose address is verified (default), or
 /// administrators only. Entry stays open until `entry_closes_at`, when the server starts it
-/// (or cancels it, with too few players to fill a table).
+/// (or cancels it, with too few players to fill a table). An organiser may have
+/// `KONTOR_TOURNAMENTS_PER_ORGANISER` (5) open for entry or running at once. The seed is
+/// shown only by its commitment (`seed_commitment`) until entry closes.
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = [])),
@@ -72,6 +74,8 @@ const PROBLEM: &str = "application/problem+json";
         Unauthenticated,
         (status = 403, description = "`organiser_not_allowed`.", body = Problem, content_type = PROBLEM),
         (status = 422, description = "`invalid_field` (`field`: name, format, seats_per_table, rounds, max_players, round_hours, entry_closes_at, time_control.…), `unknown_game_kind`, `invalid_options`.", body = Problem, content_type = PROBLEM),
+        (status = 429, description = "`too_many_tournaments` (with `open`): the caller organises as many tournaments open for entry or running as `KONTOR_TOURNAMENTS_PER_ORGANISER` allows; start, finish or cancel one.", body = Problem, content_type = PROBLEM,
+            headers(("Retry-After" = String, description = "Seconds to wait before asking again."))),
     )
 )]
 #[post("/tournaments")]
@@ -87,6 +91,7 @@ pub async fn create_tournament(
         &state.config.clock,
         state.config.tournament_organisers,
         state.config.min_seconds_per_move,
+        state.config.tournaments_per_organiser,
         caller.user_id,
         body.into_inner(),
     )
@@ -158,7 +163,7 @@ pub async fn get_tournament(
         (status = 200, description = "The caller is entered.", body = Tournament),
         (status = 400, description = "`invalid_parameter`.", body = Problem, content_type = PROBLEM),
         Unauthenticated,
-        (status = 403, description = "`email_not_verified` (where unverified accounts may not play).", body = Problem, content_type = PROBLEM),
+        (status = 403, description = "`email_not_verified` (where unverified accounts may not play, or, by default, for a rated tournament: `KONTOR_UNVERIFIED_MAY_PLAY_RATED`).", body = Problem, content_type = PROBLEM),
         (status = 404, description = "`tournament_not_found`.", body = Problem, content_type = PROBLEM),
         (status = 409, description = "`tournament_wrong_status` (entry is closed), `tournament_full`.", body = Problem, content_type = PROBLEM),
     )
@@ -171,12 +176,14 @@ pub async fn join_tournament(
 ) -> Result<Json<Tournament>, ApiError> {
     caller.require(Scope::GamePlay)?;
     crate::http::extract::caller::require_verified(&state, &caller).await?;
+    let may_play_rated = crate::http::extract::caller::may_play_rated(&state, &caller).await?;
     Ok(Json(
         tournaments::join(
             &state.pool,
             &state.config.clock,
             caller.user_id,
             path.into_inner(),
+            may_play_rated,
         )
         .await?,
     ))

@@ -253,7 +253,9 @@ pub struct PushTestResult {
 }
 
 /// Send a test notification to one of the caller's subscriptions now. A 404/410 answer
-/// removes the subscription, as for any notice.
+/// removes the subscription, as for any notice. An account may make
+/// `KONTOR_TEST_SENDS_PER_HOUR` test sends an hour (10 by default; webhook test events count
+/// too).
 #[utoipa::path(
     tag = "push",
     security(("bearer" = [])),
@@ -264,6 +266,8 @@ pub struct PushTestResult {
         Unauthenticated,
         (status = 403, description = "`session_required`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`push_subscription_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_test_sends`: the account's test sends of the hour (push and webhook together, `KONTOR_TEST_SENDS_PER_HOUR`) are used up; see `Retry-After`.", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = String, description = "Seconds until another test send is allowed."))),
     )
 )]
 #[post("/me/push-subscriptions/{id}/test")]
@@ -278,6 +282,21 @@ pub async fn test_push_subscription(
     let (endpoint, p256dh, auth) = store::find_for_test(&state.pool, caller.user_id, id)
         .await?
         .ok_or_else(|| not_found(language.0))?;
+    let per_hour = state.config.delivery.test_sends_per_hour;
+    if let Err(wait) =
+        crate::service::delivery::fair::take_test_send(&state.pool, caller.user_id, per_hour)
+            .await?
+    {
+        return Err(ApiError::limit_reached(
+            ErrorCode::TooManyTestSends,
+            wait,
+            say(
+                language.0,
+                key!("refusal-too-many-test-sends"),
+                &Args::new().number("minutes", wait.div_ceil(60) as i64),
+            ),
+        ));
+    }
     let base = state.config.public_base_url();
     let payload = Payload {
         kind: "test",

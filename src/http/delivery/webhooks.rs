@@ -213,6 +213,14 @@ fn refused(refusal: Refusal, language: Language) -> ApiError {
             ErrorCode::WebhookNotFound,
             say(key!("refusal-webhook-not-found"), Args::new()),
         ),
+        Refusal::TooManyTestSends(wait) => ApiError::limit_reached(
+            ErrorCode::TooManyTestSends,
+            wait,
+            say(
+                key!("refusal-too-many-test-sends"),
+                Args::new().number("minutes", wait.div_ceil(60) as i64),
+            ),
+        ),
         Refusal::NotFinished => ApiError::conflict(
             ErrorCode::DeliveryUnderWay,
             say(key!("refusal-delivery-under-way"), Args::new()),
@@ -233,11 +241,15 @@ fn check_lengths(
         .with("field", "url"));
     }
     if let Some(d) = description
-        && (d.chars().count() > MAX_DESCRIPTION || d.chars().any(char::is_control))
+        && (d.chars().count() > MAX_DESCRIPTION
+            || d.chars().any(char::is_control)
+            || crate::text::visible::misplaced(d).is_some())
     {
         return Err(ApiError::unprocessable(
             ErrorCode::InvalidField,
-            format!("the description is one line of at most {MAX_DESCRIPTION} characters"),
+            format!(
+                "the description is one line of visible text (no invisible or bidirectional control characters), at most {MAX_DESCRIPTION} characters"
+            ),
         )
         .with("field", "description"));
     }
@@ -478,6 +490,8 @@ pub async fn rotate_webhook_secret(
 }
 
 /// Send a `webhook.test` event to the endpoint (queued now; the log shows what became of it).
+/// An account may make `KONTOR_TEST_SENDS_PER_HOUR` test sends an hour (10 by default; push
+/// test notifications count too).
 #[utoipa::path(
     tag = "webhooks",
     security(("bearer" = [])),
@@ -487,6 +501,8 @@ pub async fn rotate_webhook_secret(
         Unauthenticated,
         (status = 403, description = "`insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`webhook_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_test_sends`: the account's test sends of the hour (webhook and push together, `KONTOR_TEST_SENDS_PER_HOUR`) are used up; see `Retry-After`.", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = String, description = "Seconds until another test send is allowed."))),
     )
 )]
 #[post("/me/webhooks/{id}/test")]
@@ -501,6 +517,7 @@ pub async fn test_webhook(
         &state.pool,
         caller.user_id,
         path.into_inner(),
+        state.config.delivery.test_sends_per_hour,
         state.config.clock.now(),
     )
     .await?

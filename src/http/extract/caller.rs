@@ -171,3 +171,14 @@ pub async fn require_verified(state: &AppState, caller: &Caller) -> Result<(), A
     )
     .await?)
 }
+
+/// Whether the caller may create or join rated games and tournaments (see
+/// `security::may_play_rated`).
+pub async fn may_play_rated(state: &AppState, caller: &Caller) -> Result<bool, ApiError> {
+    Ok(crate::service::accounts::security::may_play_rated(
+        &state.pool,
+        &state.config,
+        caller.user_id,
+    )
+    .await?)
+}

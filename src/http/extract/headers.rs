@@ -29,11 +29,19 @@ const USER_AGENT_CHARS: usize = 200;
 
 /// The request's `Idempotency-Key`: 1 to 255 visible ASCII characters.
 pub fn idempotency_key(req: &HttpRequest) -> Result<String, ApiError> {
-    let Some(value) = req.headers().get("Idempotency-Key") else {
-        return Err(ApiError::bad_request(
+    optional_idempotency_key(req)?.ok_or_else(|| {
+        ApiError::bad_request(
             ErrorCode::IdempotencyKeyRequired,
             "send an Idempotency-Key header, unique for each action you mean to take",
-        ));
+        )
+    })
+}
+
+/// The request's `Idempotency-Key` where one is optional: `None` without the header; one that
+/// is there must be 1 to 255 visible ASCII characters.
+pub fn optional_idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let Some(value) = req.headers().get("Idempotency-Key") else {
+        return Ok(None);
     };
     let bytes = value.as_bytes();
     let wrong = if bytes.is_empty() {
@@ -53,7 +61,7 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<String, ApiError> {
             ),
         ));
     }
-    Ok(String::from_utf8_lossy(bytes).into_owned())
+    Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
 }
 
 /// The client a login comes from, as its `User-Agent` says (truncated, control characters

@@ -101,17 +101,26 @@ pub async fn list_games(
     ))
 }
 
-/// Open a new game. The creator takes seat 0.
+/// Open a new game. The creator takes seat 0. Send an `Idempotency-Key` (optional: 1 to 255
+/// visible ASCII characters, unique per game you mean to create) to make a retry safe: the same
+/// request again with the key is answered 200 with the game the first one created (with
+/// `Idempotent-Replayed: true`), never a second game; the key with another request is 422
+/// `idempotency_key_reused`.
 #[utoipa::path(
     tag = "lobby",
     security(("bearer" = [])),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Unique per game you mean to create; a retry reuses it. A key is the caller's."),
+    ),
     request_body = CreateGameRequest,
     responses(
         (status = 201, description = "The game, open for players.", body = GameSummary),
-        (status = 400, description = "Malformed JSON or wrong types.", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "A retry: the game the earlier request with this `Idempotency-Key` created, as it is now.", body = GameSummary,
+            headers(("Idempotent-Replayed" = String, description = "`true`."))),
+        (status = 400, description = "Malformed JSON or wrong types, or `idempotency_key_required`: a malformed `Idempotency-Key`.", body = Problem, content_type = "application/problem+json"),
         Unauthenticated,
-        (status = 403, description = "`insufficient_scope`, or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`unknown_game_kind`, `invalid_options` (with `field`) or `invalid_field`.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`insufficient_scope`, or `email_not_verified` (where only verified accounts may play, or, by default, for a rated table: `KONTOR_UNVERIFIED_MAY_PLAY_RATED`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_kind`, `invalid_options` (with `field`), `invalid_field`, or `idempotency_key_reused`: the `Idempotency-Key` came with another request before.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_open_games`: the caller's open games are as many as `KONTOR_OPEN_GAMES_PER_USER` allows; start or cancel one.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -119,19 +128,32 @@ pub async fn list_games(
 pub async fn create_game(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     body: Json<CreateGameRequest>,
-) -> Result<Created<GameSummary>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GamePlay)?;
     crate::http::extract::caller::require_verified(&state, &caller).await?;
-    let game = lobby::create(
+    let may_play_rated = crate::http::extract::caller::may_play_rated(&state, &caller).await?;
+    let key = crate::http::extract::headers::optional_idempotency_key(&req)?;
+    let created = lobby::create(
         &state.pool,
         caller.user_id,
         body.into_inner(),
         state.config.min_seconds_per_move,
         state.config.limits.open_games_per_user,
+        may_play_rated,
+        key.as_deref(),
     )
     .await?;
-    Ok(Created::at(format!("/games/{}", game.id), game))
+    Ok(match created {
+        lobby::Creation::Created(game) => {
+            actix_web::Responder::respond_to(Created::at(format!("/games/{}", game.id), game), &req)
+        }
+        lobby::Creation::Replayed(game) => HttpResponse::Ok()
+            .insert_header(("Idempotent-Replayed", "true"))
+            .insert_header((header::LOCATION, format!("/api/v1/games/{}", game.id)))
+            .json(game),
+    })
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -223,7 +245,7 @@ pub async fn get_game(
     request_body(content = JoinRequest, description = "Optional: the seat and a nonce (no body, or `{}`, for any free seat)."),
     responses(
         (status = 200, description = "Seated (the game may have started).", body = GameSummary),
-        (status = 403, description = "`not_invited`, `insufficient_scope`, `email_not_verified` (where only verified accounts may play), or `blocked`: a player seated in the game and the caller blocked one another (either way).", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_invited`, `insufficient_scope`, `email_not_verified` (where only verified accounts may play, or, by default, at a rated table: `KONTOR_UNVERIFIED_MAY_PLAY_RATED`), or `blocked`: a player seated in the game and the caller blocked one another (either way).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`wrong_status`, `already_seated`, `seat_taken` or `game_full`.", body = Problem, content_type = "application/problem+json"),
     )
@@ -237,6 +259,7 @@ pub async fn join_game(
 ) -> Result<Json<GameSummary>, ApiError> {
     caller.require(Scope::GamePlay)?;
     crate::http::extract::caller::require_verified(&state, &caller).await?;
+    let may_play_rated = crate::http::extract::caller::may_play_rated(&state, &caller).await?;
     let request = body.0.unwrap_or_default();
     Ok(Json(
         lobby::join(
@@ -245,6 +268,7 @@ pub async fn join_game(
             caller.user_id,
             path.into_inner(),
             request,
+            may_play_rated,
         )
         .await?,
     ))

@@ -81,8 +81,9 @@ pub async fn get_note(
 /// Save the caller's private note on this game: the whole text, replacing the note; an
 /// empty text clears it. `If-Match` must name the note as the caller last read it (its
 /// `ETag`), so that a save from another tab or device is never overwritten unseen: when the
-/// note changed meanwhile the answer is 412 and nothing is saved. `If-Match: *` overwrites
-/// whatever is there. Saving changes nothing else: no game version, ETag, stream or mail.
+/// note changed meanwhile the answer is 412 and nothing is saved. A save of the text the note
+/// already holds is answered 200 whatever `If-Match` names, so a save retried after a lost
+/// answer learns that it was saved. `If-Match: *` overwrites whatever is there. Saving changes nothing else: no game version, ETag, stream or mail.
 #[utoipa::path(
     tag = "notes",
     security(("bearer" = [])),
@@ -98,7 +99,7 @@ pub async fn get_note(
         Unauthenticated,
         (status = 403, description = "`not_a_player` (the caller holds no seat in the game) or `insufficient_scope`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or the caller may not read it.", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "`precondition_failed`: the note is no longer the one `If-Match` names (another tab or device saved it); read it again.", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "`precondition_failed`: the note is no longer the one `If-Match` names (another tab or device saved it), and not the text sent either; read it again.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_note` (too long, or a control character other than a line break) or `invalid_field`.", body = Problem, content_type = "application/problem+json"),
         (status = 428, description = "`precondition_required`: no `If-Match`.", body = Problem, content_type = "application/problem+json"),
     )

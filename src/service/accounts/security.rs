@@ -458,6 +458,9 @@ pub async fn change_password(
     // password owns the account now, and asks again if the change was theirs.
     let now = accounts.config.clock.now();
     mail_tokens::supersede_address_changes(&mut *tx, user, &account.email, now).await?;
+    // A reset link mailed before the change would undo it: it stops working (whoever asked
+    // for it, the owner now knows the password, and may ask again).
+    mail_tokens::supersede(&mut *tx, user, mail_tokens::RESET_PASSWORD, now).await?;
     let notice = AccountMail::password_changed(user, Uuid::now_v7(), PasswordChange::Changed);
     mail::enqueue(&mut tx, &[notice]).await?;
     tx.commit().await?;
@@ -593,6 +596,18 @@ pub async fn end_other_sessions(
     tx.commit().await?;
     accounts.known_users.forget(user);
     Ok(SessionsRevoked { revoked })
+}
+
+/// Whether `user` may create or join rated games and tournaments: their address is verified,
+/// or the operator lets unverified accounts play rated (`KONTOR_UNVERIFIED_MAY_PLAY_RATED`).
+/// A verified address costs a throwaway account something, and a rating that such accounts
+/// could move is worth less.
+pub async fn may_play_rated(
+    pool: &PgPool,
+    config: &Config,
+    user: Uuid,
+) -> Result<bool, AccountError> {
+    Ok(config.unverified_may_play_rated || users::is_verified(pool, user).await?)
 }
 
 /// Refuses to let an account whose address is not verified create, join or act in games,

@@ -7,8 +7,12 @@
 //!   lookup for a rebinding name to change);
 //! * a URL naming an IP address (which no resolver sees) is checked by the same rule before
 //!   anything is sent;
-//! * HTTPS only, no proxy, redirects not followed, connect and total timeouts, and at most
-//!   [`BODY_LIMIT`] bytes of an answer read.
+//! * HTTPS only, no proxy, redirects not followed, a URL naming `localhost` (which resolves to
+//!   loopback by definition, RFC 6761) refused before any lookup;
+//! * short timeouts for a slow start: [`CONNECT_TIMEOUT`] to connect, [`FIRST_BYTE_TIMEOUT`]
+//!   until the answer's head, [`TOTAL_TIMEOUT`] for the whole request, and at most
+//!   [`BODY_LIMIT`] bytes of an answer read;
+//! * a refusal never says what a name resolved to (users could map internal names with it).
 //!
 //! `KONTOR_OUTBOUND_ALLOW_INSECURE` (tests and development only) also allows `http://` and
 //! loopback addresses; every other non-global address stays refused.
@@ -20,8 +24,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use url::{Host, Url};
 
-/// How long connecting may take.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long connecting (TLS included) may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long the answer's head may take to arrive once the request is sent: a receiver that
+/// holds a connection open without answering gives up its slot this soon.
+pub const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a whole request may take, the answer's body included.
 pub const TOTAL_TIMEOUT: Duration = Duration::from_secs(10);
 /// How much of an answer's body is read at most; the rest is never read.
@@ -179,7 +186,10 @@ impl Resolve for VettingResolver {
                 .iter()
                 .find(|addr| !allowed(addr.ip(), allow_loopback))
             {
-                return Err(Refused(format!("{host} ({})", bad.ip())).into());
+                // The name only: what it resolved to is the server's business (a user could
+                // map internal names with it).
+                tracing::debug!(%host, address = %bad.ip(), "a host name resolved to a refused address");
+                return Err(Refused(host).into());
             }
             let vetted: Addrs = Box::new(answer.into_iter());
             Ok(vetted)
@@ -260,7 +270,10 @@ impl Outbound {
         for (name, value) in headers {
             request = request.header(name, value);
         }
-        let mut response = request.send().await.map_err(describe)?;
+        let mut response = tokio::time::timeout(FIRST_BYTE_TIMEOUT, request.send())
+            .await
+            .map_err(|_| OutboundError::Timeout)?
+            .map_err(describe)?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let mut body = Vec::new();
@@ -302,7 +315,13 @@ pub fn check_url(text: &str, allow_insecure: bool) -> Result<Url, OutboundError>
     }
     let literal = match url.host() {
         None => return Err(OutboundError::InvalidUrl("the URL has no host".into())),
-        Some(Host::Domain(_)) => None,
+        Some(Host::Domain(name)) => {
+            if is_localhost(name) && !allow_insecure {
+                // Every lookup of it answers loopback: refused now rather than at every send.
+                return Err(OutboundError::BlockedAddress(name.to_string()));
+            }
+            None
+        }
         Some(Host::Ipv4(v4)) => Some(IpAddr::V4(v4)),
         Some(Host::Ipv6(v6)) => Some(IpAddr::V6(v6)),
     };
@@ -312,6 +331,13 @@ pub fn check_url(text: &str, allow_insecure: bool) -> Result<Url, OutboundError>
         return Err(OutboundError::BlockedAddress(ip.to_string()));
     }
     Ok(url)
+}
+
+/// Whether a host name is `localhost` or under it (RFC 6761: always loopback), in any case and
+/// with or without the root's trailing dot.
+fn is_localhost(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost" || name.ends_with(".localhost")
 }
 
 /// Turns reqwest's error into ours, finding the resolver's refusal in its chain.
@@ -446,12 +472,39 @@ mod tests {
         assert_eq!(code("https://[::ffff:127.0.0.1]/"), Err("blocked_address"));
         assert_eq!(code("https://[::1]/"), Err("blocked_address"));
         assert_eq!(code("https://169.254.169.254/"), Err("blocked_address"));
+        // localhost resolves to loopback by definition: refused before any lookup.
+        assert_eq!(code("https://localhost/hook"), Err("blocked_address"));
+        assert_eq!(code("https://LOCALHOST./hook"), Err("blocked_address"));
+        assert_eq!(
+            code("https://api.localhost:8443/hook"),
+            Err("blocked_address")
+        );
+        assert_eq!(code("https://notlocalhost.example/hook"), Ok(()));
         let insecure = Outbound::new(true).unwrap();
         assert!(insecure.check_url("http://127.0.0.1:8080/").is_ok());
+        assert!(insecure.check_url("http://localhost:8080/").is_ok());
         // Loopback only: the rest stays refused.
         assert_eq!(
             insecure.check_url("http://10.0.0.1/").unwrap_err().code(),
             "blocked_address"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refused_lookup_names_the_host_never_the_address() {
+        let resolver = VettingResolver {
+            allow_loopback: false,
+        };
+        let name: Name = "localhost".parse().unwrap();
+        let Err(error) = resolver.resolve(name).await else {
+            panic!("localhost resolved to an allowed address");
+        };
+        let refused = error.downcast_ref::<Refused>().expect("a refusal");
+        let text = OutboundError::BlockedAddress(refused.0.clone()).to_string();
+        assert_eq!(text, "localhost is not a public internet address");
+        assert!(
+            !text.contains("127.0.0.1") && !text.contains("::1"),
+            "{text}"
         );
     }
 }

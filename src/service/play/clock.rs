@@ -38,7 +38,7 @@ pub struct TimeControl {
 }
 
 /// A time control as a client asks for it.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"days_per_move": 3, "bank_days": 7, "weekends_paused": true}))]
 pub struct TimeControlRequest {

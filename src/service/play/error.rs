@@ -59,6 +59,16 @@ pub enum Error {
     AlreadySeated,
     #[error("this game is private and you are not invited")]
     NotInvited,
+    /// The caller organises as many tournaments open for entry or running as an organiser may.
+    #[error(
+        "you organise {open} tournaments that are open for entry or running, as many as an organiser may at once; start, finish or cancel one first"
+    )]
+    TooManyTournaments { open: i64 },
+    /// Rated play needs a verified address (`KONTOR_UNVERIFIED_MAY_PLAY_RATED=false`).
+    #[error(
+        "rated games are for accounts whose email address is verified: verify yours first (the link in the mail; Settings can send a new one)"
+    )]
+    RatedNeedsVerified,
     /// A block between the two users, either way. The message says no more than that the
     /// invitation is not possible, so a blocked user is not told who blocked whom.
     #[error("you cannot invite this player")]

@@ -26,6 +26,7 @@ use chrono::{DateTime, Utc};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use sha2::Digest;
 use sqlx::{PgConnection, PgPool};
 use std::collections::HashMap;
 use utoipa::ToSchema;
@@ -183,7 +184,7 @@ impl GameSummary {
     }
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"kind": "flying-dutchman", "seats": 4, "options": {"edition": "2016"}, "visibility": "public"}))]
 pub struct CreateGameRequest {
@@ -311,6 +312,7 @@ pub async fn create_started(
             seed: seed.as_slice(),
             seed_commitment: &commitment(&seed),
             time_control: table.time_control.clone(),
+            create_key: None,
         },
     )
     .await?;
@@ -332,15 +334,37 @@ pub async fn create_started(
 /// itself, but players may fill one meanwhile, so a client may look again after a minute.
 pub const OPEN_GAMES_RETRY_AFTER_SECS: u64 = 60;
 
+/// How a creation was answered.
+pub enum Creation {
+    /// A new game.
+    Created(GameSummary),
+    /// The game an earlier request with the same `Idempotency-Key` created (a retry).
+    Replayed(GameSummary),
+}
+
+/// The fingerprint of a create request, kept with its `Idempotency-Key`: a retry must ask for
+/// the same game.
+fn request_fingerprint(request: &CreateGameRequest) -> Result<Vec<u8>, Error> {
+    let body = serde_json::to_vec(request).map_err(anyhow::Error::from)?;
+    Ok(sha2::Sha256::digest(&body).to_vec())
+}
+
 /// Opens a game for `caller`, who takes seat 0, unless `caller` has `max_open` open games
-/// already.
+/// already. A rated one only if `may_play_rated` (see `security::may_play_rated`). With an
+/// `Idempotency-Key` (`key`), a retry of the same request is answered with the game the first
+/// created (whatever became of it since), and the key with another request is refused
+/// (`idempotency_key_reused`): a client that lost the answer may ask again without making a
+/// second game.
 pub async fn create(
     pool: &PgPool,
     caller: Uuid,
     request: CreateGameRequest,
     min_seconds_per_move: i64,
     max_open: u32,
-) -> Result<GameSummary, Error> {
+    may_play_rated: bool,
+    key: Option<&str>,
+) -> Result<Creation, Error> {
+    let fingerprint = request_fingerprint(&request)?;
     let time_control = request
         .time_control
         .clone()
@@ -348,6 +372,9 @@ pub async fn create(
         .transpose()?;
     let kind = parse_kind(&request.kind)?;
     let (options, rules_version) = table_options(kind, &request.options, request.seats)?;
+    if table::is_rated(&options) && !may_play_rated {
+        return Err(Error::RatedNeedsVerified);
+    }
     let visibility = match request.visibility.as_deref().unwrap_or("public") {
         v @ ("public" | "private") => v.to_string(),
         other => {
@@ -366,8 +393,18 @@ pub async fn create(
         .transpose()
         .map_err(anyhow::Error::from)?;
     let mut tx = pool.begin().await?;
-    // One user's open games would fill everyone's open list.
+    // One user's open games would fill everyone's open list. The lock on the creator also
+    // orders two requests with one key: the second finds the first's game.
     let open = games::lock_and_count_open_created_by(&mut tx, caller).await?;
+    if let Some(key) = key
+        && let Some((game, stored)) = games::created_with_key(&mut *tx, caller, key).await?
+    {
+        tx.rollback().await?;
+        if stored != fingerprint {
+            return Err(Error::IdempotencyKeyReused);
+        }
+        return Ok(Creation::Replayed(summary(pool, game, caller).await?));
+    }
     if open >= i64::from(max_open) {
         return Err(Error::TooManyOpenGames { open });
     }
@@ -384,13 +421,14 @@ pub async fn create(
             seed: seed.as_slice(),
             seed_commitment: &commitment(&seed),
             time_control,
+            create_key: key.map(|key| (key, fingerprint.as_slice())),
         },
     )
     .await?;
     seats::take(&mut tx, id, 0, caller, &nonce).await?;
     crate::live::announce(&mut tx, &Note::opened(id)).await?;
     tx.commit().await?;
-    summary(pool, id, caller).await
+    Ok(Creation::Created(summary(pool, id, caller).await?))
 }
 
 /// The summary of one game for `caller`.
@@ -431,6 +469,7 @@ pub async fn join(
     caller: Uuid,
     game_id: Uuid,
     request: JoinRequest,
+    may_play_rated: bool,
 ) -> Result<GameSummary, Error> {
     let nonce = validate_nonce(request.nonce)?;
     let mut tx = pool.begin().await?;
@@ -444,6 +483,9 @@ pub async fn join(
     let seats = games::seats(&mut *tx, game_id).await?;
     if seats.iter().any(|s| s.user_id == caller) {
         return Err(Error::AlreadySeated);
+    }
+    if table::is_rated(&head.options) && !may_play_rated {
+        return Err(Error::RatedNeedsVerified);
     }
     if head.visibility == "private"
         && head.created_by != caller

@@ -8,8 +8,9 @@
 //!
 //! Writes are compare-and-set on the note's text: the client names the note as it last read
 //! it (its [`digest`], sent by the HTTP layer as an entity tag), so a save from a second tab
-//! or device that did not see the first one's is refused instead of overwriting it. An empty
-//! text clears the note.
+//! or device that did not see the first one's is refused instead of overwriting it. A save of
+//! the text the note already holds is answered as saved whatever it names (a retry whose first
+//! answer was lost succeeded). An empty text clears the note.
 
 use crate::service::play::error::Error;
 use crate::service::play::table;
@@ -181,6 +182,11 @@ pub async fn put(
         if let Expected::OneOf(digests) = expected
             && !digests.contains(&current)
         {
+            // The note is already this text: a save retried after its answer was lost (or
+            // the same text saved from two places). It is saved; nothing is lost by saying so.
+            if current == digest(&text) {
+                return Ok(Note::of(game_id, row));
+            }
             return Err(NoteError::Changed { current });
         }
         let now = time.now();

@@ -36,6 +36,7 @@ refusal-webhook-url =
        *[invalid_url] not a usable URL: { $detail }
     }
 refusal-webhook-event-type = { $event_type } is not an event type; use one of { $types }
+refusal-too-many-test-sends = your account has used its test sends for this hour (push and webhook together); try again in { $minutes } minutes
 refusal-too-many-webhooks = an account may have { $max } webhook endpoints; delete one first
 refusal-webhook-not-found = no webhook endpoint or delivery of yours with this id
 refusal-delivery-under-way = the delivery is still being tried; redeliver it once it has succeeded or failed

@@ -28,6 +28,7 @@ refusal-webhook-url =
        *[invalid_url] 使えるURLではありません（{ $detail }）
     }
 refusal-webhook-event-type = { $event_type } はイベントの種類ではありません。次のいずれかを使ってください: { $types }
+refusal-too-many-test-sends = このアカウントはこの1時間のテスト送信(プッシュ通知とWebhookの合計)を使い切りました。{ $minutes }分後にもう一度お試しください
 refusal-too-many-webhooks = 1つのアカウントが持てるWebhookのエンドポイントは{ $max }個までです。先にどれかを削除してください
 refusal-webhook-not-found = このIDのWebhookのエンドポイントまたは配信はありません
 refusal-delivery-under-way = この配信はまだ試行中です。成功か失敗が決まってから再送してください

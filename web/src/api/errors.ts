@@ -59,6 +59,14 @@ const PLATFORM: CodeMessages = {
   already_on_vacation: { en: 'A vacation is running; end it first.', ja: '休暇中です。先に終了してください。' },
   not_on_vacation: { en: 'There is no vacation to end.', ja: '終了する休暇はありません。' },
   rate_limited: { en: 'Too many attempts; try again shortly.', ja: '試行が多すぎます。しばらくしてからお試しください。' },
+  too_many_test_sends: {
+    en: 'Your account has used its test sends for this hour (webhooks and push together).',
+    ja: 'この1時間のテスト送信（Webhookとプッシュ通知の合計）の上限に達しました。',
+  },
+  too_many_tournaments: {
+    en: 'You organise as many tournaments at once as an organiser may; start, finish or cancel one first.',
+    ja: '同時に主催できる大会の数の上限に達しています。どれかを開始・終了・中止してから作成してください。',
+  },
   too_many_streams: {
     en: 'Too many live pages are open; close one.',
     ja: 'ライブ表示のページが多すぎます。どれかを閉じてください。',
@@ -107,15 +115,14 @@ const PLATFORM: CodeMessages = {
   },
   invalid_undo: { en: 'The game cannot be taken back to that point.', ja: 'その時点には戻せません。' },
   rematch_already_answered: { en: 'You answered this offer already; answers are final.', ja: 'この申し込みには回答済みです。回答は変更できません。' },
-  too_many_test_sends: {
-    en: 'Too many test sends; try again shortly.',
-    ja: 'テスト送信が多すぎます。しばらくしてからお試しください。',
-  },
 };
 
 /** Codes whose words say only what kind of refusal it is: the server's detail (in English)
  * says which field and why, or how long to wait, so Japanese shows it beside them. */
 const DETAIL_MATTERS = new Set(['invalid_field', 'invalid_options', 'rate_limited', 'invalid_undo']);
+// Refusals whose wait (`Retry-After`) the Japanese words give in minutes (the English detail
+// says it already).
+const WAIT_MATTERS = new Set(['too_many_test_sends']);
 
 /** The refusal in the viewer's language; `game` adds a game's own rule codes. */
 export function errorText(err: unknown, lang: Lang, game?: CodeMessages): string {
@@ -123,6 +130,7 @@ export function errorText(err: unknown, lang: Lang, game?: CodeMessages): string
     if (lang === 'en') return err.message;
     const words = game?.[err.code]?.ja ?? PLATFORM[err.code]?.ja;
     if (!words) return err.message;
+    if (WAIT_MATTERS.has(err.code) && err.retryAfter !== null) return `${words}${Math.max(1, Math.ceil(err.retryAfter / 60))}分後にもう一度お試しください。`;
     return DETAIL_MATTERS.has(err.code) && err.message ? `${words}（${err.message}）` : words;
   }
   if (err instanceof TypeError) return PLATFORM.network![lang];

@@ -3,10 +3,11 @@
 // (the platform's `spectators` setting, sent among the options), the chat, and whether moves
 // may be taken back (`undo`: own moves only, with consent, or never). On creation
 // the page goes to the new game, where the creator waits for players and invites them.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
+import { newKey } from '../api/keys';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { GAMES, gameModule, gameName, defaultChat } from '../games/registry';
 import { useSession } from '../session';
@@ -125,6 +126,8 @@ export function NewGame() {
   });
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The last table asked for and its Idempotency-Key.
+  const pending = useRef<{ text: string; key: string } | null>(null);
   useEffect(() => {
     document.title = 'Kontor';
     void ok(api.GET('/api/v1/kinds')).then((list) => setKinds(list.items)).catch(() => {});
@@ -138,12 +141,14 @@ export function NewGame() {
     e.preventDefault();
     setError(null);
     setBusy(true);
+    const body = { kind, seats, visibility, options: { ...options, spectators, chat, undo, ...(rated && undo !== 'consent' ? { rated: true } : {}) } as never, time_control: timed ? tc : null };
+    // The same table asked for again (after an error, or a lost answer) keeps its key: the
+    // server then answers with the game it made, never a second one.
+    const text = JSON.stringify(body);
+    const key = pending.current?.text === text ? pending.current.key : newKey();
+    pending.current = { text, key };
     try {
-      const game = await ok(
-        api.POST('/api/v1/games', {
-          body: { kind, seats, visibility, options: { ...options, spectators, chat, undo, ...(rated && undo !== 'consent' ? { rated: true } : {}) } as never, time_control: timed ? tc : null },
-        }),
-      );
+      const game = await ok(api.POST('/api/v1/games', { params: { header: { 'Idempotency-Key': key } }, body }));
       route(`/games/${game.id}`);
     } catch (err) {
       setError(errorText(err, lang, module.errorMessages));

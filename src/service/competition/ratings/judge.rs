@@ -1,5 +1,14 @@
 //! The pure core of ratings: whether a finished game is rated, and its ranks, judged from its
 //! log alone; the Weng–Lin update; the displayed number. No I/O, no clock.
+//!
+//! **Abandoning costs the abandoner, and pays no one.** A seat abandoned (and not returned)
+//! or left by the end was played by the bot: what happened on the board says nothing of its
+//! player against the others, and a win over it is not one. So the seats played to the end
+//! are rated among themselves by the game's own ranks, as if the others had not sat down; each
+//! abandoned seat is rated as having lost to every one of them (its update alone: theirs do
+//! not move for it). A player left alone at a table moves nothing; a game that no seat played
+//! to the end is unrated. Two throwaway accounts that let the bot play for them can take
+//! their own ratings down, not raise anyone's (issue 36).
 
 use crate::games::Outcome;
 use crate::service::play::events::{PlatformEvent, SeatInfo};
@@ -11,15 +20,25 @@ use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use uuid::Uuid;
 
+/// The version of the judgement (what is rated, and how), stored with each judged game
+/// (`rating_games.judge_version`). Raise it whenever [`judge`] or [`rate`] change what they
+/// make of a log: the rating worker then rebuilds every judgement made by an older version
+/// before it judges anything new (`ratings::bring_up_to_date`), so that the ratings stay the
+/// projection `kontor ratings rebuild --check` recomputes. 1: the first judge (issue 24); 2:
+/// abandoned seats lose alone, the others are rated among themselves (issue 36).
+pub const JUDGE_VERSION: i16 = 2;
+
 /// What a finished game comes to for the ratings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Judgement {
-    /// It moves its players' ratings: the user of each seat (in seat order) and its rank
-    /// (1 = best; tied seats share a rank).
+    /// It moves its players' ratings: the user of each seat (in seat order), its rank (1 =
+    /// best; tied seats share a rank; the abandoned last), and whether it was abandoned (see
+    /// [`rate`]).
     Rated {
         kind: String,
         users: Vec<Uuid>,
         ranks: Vec<u16>,
+        abandoned: Vec<bool>,
     },
     /// It moves nothing, for `reason`.
     Unrated { kind: String, reason: Unrated },
@@ -38,6 +57,8 @@ pub enum Unrated {
     UndoConsent,
     /// A seat was abandoned or left before every seat had made a move of its own.
     FirstRound,
+    /// No seat was played to the end by its player.
+    Abandoned,
     /// The log has no start or no result (no finished game has such a log).
     NoResult,
 }
@@ -50,6 +71,7 @@ impl Unrated {
             Unrated::BotSeat => "bot_seat",
             Unrated::UndoConsent => "undo_consent",
             Unrated::FirstRound => "first_round",
+            Unrated::Abandoned => "abandoned",
             Unrated::NoResult => "no_result",
         }
     }
@@ -118,12 +140,16 @@ pub fn judge(events: &[EventRow], sandbox: bool) -> Judgement {
     let Some(gone) = seats_gone(events, seats.len()) else {
         return unrated(Unrated::FirstRound);
     };
+    if gone.iter().all(|&g| g) {
+        return unrated(Unrated::Abandoned);
+    }
     let mut by_seat: Vec<&SeatInfo> = seats.iter().collect();
     by_seat.sort_by_key(|s| s.seat);
     Judgement::Rated {
         kind,
         users: by_seat.iter().map(|s| s.user_id).collect(),
         ranks: ranks_with_leavers_last(&outcome, &gone),
+        abandoned: gone,
     }
 }
 
@@ -247,6 +273,39 @@ pub fn update(before: &[Rating], ranks: &[u16]) -> Vec<Rating> {
             sigma: team[0].uncertainty,
         })
         .collect()
+}
+
+/// The ratings after a rated game, by seat: `None` for a seat this game does not rate. The
+/// seats not `abandoned` are rated among themselves by `ranks` (if there are two or more of
+/// them); each abandoned seat is rated as having lost to all of those (its own update only, if
+/// there is one of them): so nobody's rating moves for having "beaten" a seat the bot played.
+pub fn rate(before: &[Rating], ranks: &[u16], abandoned: &[bool]) -> Vec<Option<Rating>> {
+    let played: Vec<usize> = (0..before.len())
+        .filter(|&s| !abandoned.get(s).copied().unwrap_or(false))
+        .collect();
+    let mut after = vec![None; before.len()];
+    if played.len() >= 2 {
+        let rated = update(
+            &played.iter().map(|&s| before[s]).collect::<Vec<_>>(),
+            &played.iter().map(|&s| ranks[s]).collect::<Vec<_>>(),
+        );
+        for (&seat, rating) in played.iter().zip(rated) {
+            after[seat] = Some(rating);
+        }
+    }
+    if !played.is_empty() {
+        let last = played.len() as u16 + 1;
+        for seat in (0..before.len()).filter(|s| !played.contains(s)) {
+            let mut table = vec![before[seat]];
+            let mut table_ranks = vec![last];
+            for &other in &played {
+                table.push(before[other]);
+                table_ranks.push(ranks[other]);
+            }
+            after[seat] = Some(update(&table, &table_ranks)[0]);
+        }
+    }
+    after
 }
 
 /// The number shown for a rating: round(1000 + 40·(μ − 3σ)), a conservative estimate (a new
@@ -443,6 +502,95 @@ mod tests {
             .moves(3)
             .ended(&[1, 2, 2]);
         assert_eq!(ranks_of(judge(&back, false)), vec![1, 2, 2]);
+    }
+
+    fn abandoned_of(judgement: Judgement) -> Vec<bool> {
+        match judgement {
+            Judgement::Rated { abandoned, .. } => abandoned,
+            other => panic!("not rated: {other:?}"),
+        }
+    }
+
+    /// Two throwaway seats make a move each, then the bot plays them (and wins, as the bots
+    /// did in the attack): the engine ranks them above the one who stayed.
+    fn farmed() -> Vec<EventRow> {
+        Log::started(3, rated(), &[])
+            .moves(3)
+            .push(
+                None,
+                json!({"type": "kontor.seat_abandoned", "seat": 1, "policy": "bot"}),
+            )
+            .push(
+                None,
+                json!({"type": "kontor.seat_abandoned", "seat": 2, "policy": "bot"}),
+            )
+            .moves(3)
+            .ended(&[3, 1, 2])
+    }
+
+    #[test]
+    fn abandoned_seats_lose_alone_and_raise_no_one() {
+        let judgement = judge(&farmed(), false);
+        assert_eq!(abandoned_of(judgement.clone()), vec![false, true, true]);
+        assert_eq!(ranks_of(judgement), vec![1, 2, 2]);
+        // The one who stayed is not rated at all: no one played against them.
+        let after = rate(&[Rating::initial(); 3], &[1, 2, 2], &[false, true, true]);
+        assert_eq!(after[0], None);
+        // The abandoners lose, each as if beaten by the one who stayed.
+        for seat in [1, 2] {
+            let lost = after[seat].expect("rated");
+            assert!(lost.mu < 25.0, "{lost:?}");
+            assert_eq!(
+                Some(lost),
+                Some(update(&[Rating::initial(); 2], &[2, 1])[0]),
+                "a loss to the one seat that stayed"
+            );
+        }
+        // With two who stayed, they are rated between themselves by the game's ranks, exactly
+        // as a game of the two of them; the abandoner's loss moves neither.
+        let four = [
+            Rating::initial(),
+            Rating {
+                mu: 30.0,
+                sigma: 6.0,
+            },
+            Rating::initial(),
+            Rating {
+                mu: 20.0,
+                sigma: 7.0,
+            },
+        ];
+        let after = rate(&four, &[3, 1, 3, 2], &[true, false, true, false]);
+        let pair = update(&[four[1], four[3]], &[1, 2]);
+        assert_eq!(after[1], Some(pair[0]));
+        assert_eq!(after[3], Some(pair[1]));
+        let alone = update(&[four[0], four[1], four[3]], &[3, 1, 2]);
+        assert_eq!(after[0], Some(alone[0]));
+        // No abandoner: the plain update of everyone.
+        let plain = rate(&[Rating::initial(); 3], &[2, 1, 3], &[false; 3]);
+        let all = update(&[Rating::initial(); 3], &[2, 1, 3]);
+        assert_eq!(plain, all.into_iter().map(Some).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_game_no_seat_played_to_the_end_is_unrated() {
+        let log = Log::started(3, rated(), &[])
+            .moves(3)
+            .push(
+                None,
+                json!({"type": "kontor.seat_abandoned", "seat": 0, "policy": "bot"}),
+            )
+            .push(
+                None,
+                json!({"type": "kontor.seat_left", "seat": 1, "policy": "bot"}),
+            )
+            .push(
+                None,
+                json!({"type": "kontor.seat_abandoned", "seat": 2, "policy": "forfeit"}),
+            )
+            .moves(3)
+            .ended(&[1, 2, 3]);
+        assert_eq!(reason_of(judge(&log, false)), Unrated::Abandoned);
     }
 
     #[test]

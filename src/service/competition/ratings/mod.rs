@@ -8,7 +8,7 @@
 
 pub mod judge;
 
-pub use judge::{Judgement, Rating, Unrated, display, provisional, update};
+pub use judge::{JUDGE_VERSION, Judgement, Rating, Unrated, display, provisional, rate, update};
 
 use crate::live::Signal;
 use crate::store::ratings::{self as store, Current, Judged, Update};
@@ -27,8 +27,10 @@ const PER_PASS: usize = 500;
 const REBUILD_BATCH: usize = 250;
 
 /// Judges the finished games not judged yet, oldest first, up to a pass's worth: how many it
-/// judged (0 also when another instance holds the lock).
+/// judged (0 also when another instance holds the lock). Judgements an older judge made are
+/// rebuilt first ([`bring_up_to_date`]).
 pub async fn process_due(pool: &PgPool, at: DateTime<Utc>) -> Result<usize, sqlx::Error> {
+    bring_up_to_date(pool, at).await?;
     let mut judged = 0;
     while judged < PER_PASS {
         let mut tx = pool.begin().await?;
@@ -85,12 +87,38 @@ pub async fn judge_next(tx: &mut PgConnection, at: DateTime<Utc>) -> Result<bool
     Ok(true)
 }
 
+/// Rebuilds every judgement, update and rating (as `kontor ratings rebuild` does) when a game
+/// was judged by an older version of the judge ([`JUDGE_VERSION`]): after an upgrade that
+/// changed the judgement, the ratings are what the new one makes of the whole history before
+/// any new game moves them. `None` when every judgement is current (one index probe).
+pub async fn bring_up_to_date(
+    pool: &PgPool,
+    at: DateTime<Utc>,
+) -> Result<Option<Rebuilt>, sqlx::Error> {
+    if store::oldest_judge_version(pool)
+        .await?
+        .is_none_or(|v| v >= JUDGE_VERSION)
+    {
+        return Ok(None);
+    }
+    let rebuilt = rebuild(pool, true, at).await?;
+    tracing::info!(
+        games = rebuilt.games,
+        games_differing = rebuilt.games_differing,
+        ratings_differing = rebuilt.ratings_differing,
+        judge_version = JUDGE_VERSION,
+        "ratings rebuilt: games were judged by an older judge"
+    );
+    Ok(Some(rebuilt))
+}
+
 fn judged_row(game_id: Uuid, judgement: &Judgement) -> Judged {
     Judged {
         game_id,
         kind: judgement.kind().to_string(),
         rated: judgement.reason().is_none(),
         reason: judgement.reason().map(|r| r.as_str().to_string()),
+        judge_version: JUDGE_VERSION,
     }
 }
 
@@ -101,23 +129,34 @@ fn shown(update: &Update) -> i32 {
     })
 }
 
-/// Each seat's update of a rated game whose players were rated `before` (in seat order).
+/// The update of each seat a rated game rates (see [`rate`]), its players rated `before` (in
+/// seat order); a seat the game does not rate has none.
 fn updates_for(game_id: Uuid, judgement: &Judgement, before: &[Rating]) -> Vec<Update> {
-    let Judgement::Rated { kind, users, ranks } = judgement else {
+    let Judgement::Rated {
+        kind,
+        users,
+        ranks,
+        abandoned,
+    } = judgement
+    else {
         return Vec::new();
     };
-    let after = update(before, ranks);
-    (0..users.len())
-        .map(|seat| Update {
-            game_id,
-            seat: seat as i16,
-            user_id: users[seat],
-            kind: kind.clone(),
-            rank: ranks[seat] as i16,
-            mu_before: before[seat].mu,
-            sigma_before: before[seat].sigma,
-            mu_after: after[seat].mu,
-            sigma_after: after[seat].sigma,
+    rate(before, ranks, abandoned)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(seat, after)| {
+            let after = after?;
+            Some(Update {
+                game_id,
+                seat: seat as i16,
+                user_id: users[seat],
+                kind: kind.clone(),
+                rank: ranks[seat] as i16,
+                mu_before: before[seat].mu,
+                sigma_before: before[seat].sigma,
+                mu_after: after.mu,
+                sigma_after: after.sigma,
+            })
         })
         .collect()
 }

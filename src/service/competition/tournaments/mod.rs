@@ -29,6 +29,7 @@ use derive::{Facts, Format, Settings};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use sha2::Digest;
 use sqlx::{PgConnection, PgPool};
 use standings::TableResult;
 use std::collections::HashMap;
@@ -190,8 +191,13 @@ pub struct Tournament {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub ended_at: Option<DateTime<Utc>>,
-    /// The recorded seed (hex): the seeded order that ends every tie-break derives from it.
-    pub seed: String,
+    /// The recorded seed (hex), once entry has closed (`null` before): the seeded order that
+    /// ends every tie-break, and round 1's, derives from it. While entry is open only its
+    /// commitment is shown, so that nobody can foresee the seating and enter (or not) for it.
+    pub seed: Option<String>,
+    /// SHA-256 of the seed (hex), shown from the start: once the seed is revealed, anyone can
+    /// check that it is the one the tournament was created with.
+    pub seed_commitment: String,
     /// Entrants in join order.
     pub players: Vec<TournamentPlayer>,
     /// The round being played (0 before the start).
@@ -297,12 +303,19 @@ fn options_with_rated(options: &Value, rated: bool) -> Result<Value, Error> {
     Ok(options)
 }
 
-/// Opens a tournament organised by `caller`.
+/// The `Retry-After` of a refused creation (too many tournaments): none frees a place by
+/// itself soon, and the answer says what does.
+pub const TOURNAMENTS_RETRY_AFTER_SECS: u64 = 3600;
+
+/// Opens a tournament organised by `caller`, unless `caller` organises `max_open` that are
+/// open for entry or running already (`KONTOR_TOURNAMENTS_PER_ORGANISER`).
+#[allow(clippy::too_many_arguments)]
 pub async fn create(
     pool: &PgPool,
     time: &Clock,
     organisers: Organisers,
     min_seconds_per_move: i64,
+    max_open: u32,
     caller: Uuid,
     request: CreateTournamentRequest,
 ) -> Result<Tournament, Error> {
@@ -319,18 +332,10 @@ pub async fn create(
         }));
     }
     let now = time.now();
-    let name = request.name.trim();
-    if name.is_empty()
-        || name.chars().count() > MAX_NAME_CHARS
-        || name.chars().any(char::is_control)
-    {
-        return Err(Error::invalid_field(
-            "name",
-            format!(
-                "a tournament's name has 1 to {MAX_NAME_CHARS} characters, without control characters"
-            ),
-        ));
-    }
+    // One line of visible text, by the policy every name follows (no bidirectional controls
+    // or invisible characters, not blank).
+    let name = crate::text::line("name", &request.name, 1..=MAX_NAME_CHARS)
+        .map_err(|refused| Error::invalid_field("name", refused.detail))?;
     let kind = GameKind::parse(&request.kind).ok_or_else(|| Error::UnknownGameKind {
         kind: request.kind.clone(),
     })?;
@@ -389,6 +394,10 @@ pub async fn create(
     let id = Uuid::now_v7();
     let seed: [u8; 32] = rand::rng().random();
     let mut tx = pool.begin().await?;
+    let open = store::lock_and_count_open(&mut tx, caller).await?;
+    if open >= i64::from(max_open) {
+        return Err(Error::TooManyTournaments { open });
+    }
     store::insert(
         &mut tx,
         &store::NewTournament {
@@ -536,7 +545,8 @@ async fn view(conn: &mut PgConnection, id: Uuid) -> Result<Tournament, Error> {
         created_at: row.created_at,
         started_at: row.started_at,
         ended_at: row.ended_at,
-        seed: hex::encode(&row.seed),
+        seed: (row.status != "entry").then(|| hex::encode(&row.seed)),
+        seed_commitment: hex::encode(sha2::Sha256::digest(&row.seed)),
         players: players
             .iter()
             .map(|p| TournamentPlayer {
@@ -588,10 +598,14 @@ pub async fn join(
     time: &Clock,
     caller: Uuid,
     id: Uuid,
+    may_play_rated: bool,
 ) -> Result<Tournament, Error> {
     let mut tx = pool.begin().await?;
     let row = lock(&mut tx, id).await?;
     require_status(&row, "entry", "join")?;
+    if row.rated && !may_play_rated {
+        return Err(Error::RatedNeedsVerified);
+    }
     let players = store::players(&mut *tx, id).await?;
     if !players.iter().any(|p| p.user_id == caller) {
         if players.len() >= row.max_players as usize {

@@ -1,7 +1,9 @@
 //! The push worker: **plans** each notice of the outbox once (in one transaction: take the rows
 //! not yet `push_planned` with `FOR UPDATE SKIP LOCKED`, write one `push_deliveries` row per
 //! subscription whose owner wants that kind by push, mark the rows planned), then **delivers**
-//! the due rows, up to [`CONCURRENCY`] at once, each under a claim with a lease: the
+//! the due rows fairly (a fixed number in flight, a slot refilled as each request ends, at most
+//! a few per owner and per push service host: [`crate::service::delivery::fair`]), each under a
+//! claim with a lease: the
 //! preference and the staleness checks again (as mail: [`crate::service::delivery::relevance`]), the
 //! payload encrypted for the subscription (RFC 8291, aes128gcm), VAPID, `TTL`, `Urgency` and
 //! `Topic` headers, and the push service's answer recorded:
@@ -10,13 +12,15 @@
 //! * 404/410: the subscription is gone: deleted (`gone`);
 //! * 413: the payload is too large: `failed` for good (logged);
 //! * 429 and 5xx, or no answer: retried, honouring `Retry-After`, else with exponential
-//!   backoff, at most [`MAX_ATTEMPTS`] times;
+//!   backoff, at most [`MAX_ATTEMPTS`] times; after no answer or a 429 the subscription's other
+//!   pending deliveries wait as long (one delivery finds out whether it is back, not all);
 //! * any other 4xx: `failed` for good.
 
 use super::payload::{self, Source};
 use super::vapid::Vapid;
 use crate::config::Config;
 use crate::config::mail::NotifySettings;
+use crate::service::delivery::fair::{self, Candidate, Channel, Limits, Until};
 use crate::service::delivery::outbound::Outbound;
 use crate::service::delivery::relevance::{self, NoticeRef};
 use crate::service::delivery::render;
@@ -30,24 +34,19 @@ use anyhow::Context;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
-use futures_util::stream::{self, StreamExt};
 use reqwest::header::{HeaderName, HeaderValue};
 use sqlx::PgPool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-/// Deliveries sent at once by one worker.
-pub const CONCURRENCY: usize = 8;
-/// Outbox rows planned in one transaction, and deliveries claimed at once.
+/// Outbox rows planned in one transaction.
 pub const BATCH: i64 = 64;
 /// Attempts before a delivery fails for good.
 pub const MAX_ATTEMPTS: i32 = 5;
 /// How long a claimed delivery is the worker's before another may take it.
 pub const LEASE: Duration = Duration::from_secs(60);
-/// How long one request to a push service may take.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// How often the worker looks for work.
 pub const POLL: Duration = Duration::from_millis(500);
 /// The longest TTL asked of a push service, and the TTL of kinds without a deadline.
@@ -97,6 +96,7 @@ pub fn client(config: &Config) -> anyhow::Result<Outbound> {
 }
 
 /// Delivers Web Push: the state a worker needs.
+#[derive(Clone)]
 pub struct Pusher {
     pool: PgPool,
     vapid: Arc<Vapid>,
@@ -104,6 +104,9 @@ pub struct Pusher {
     settings: NotifySettings,
     base_url: String,
     clock: Clock,
+    limits: Limits,
+    /// What the deliveries came to, since the pass began.
+    tally: Arc<Mutex<PushReport>>,
 }
 
 /// What one [`Pusher::run_once`] did.
@@ -120,7 +123,9 @@ pub struct PushReport {
 enum Outcome {
     Sent,
     Skipped(&'static str),
-    Retry(String, Option<u64>),
+    /// Why, the `Retry-After` seconds, and whether the push service itself is in trouble (no
+    /// answer, or 429): then the subscription's other deliveries wait as long.
+    Retry(String, Option<u64>, bool),
     Failed(String),
     Gone,
 }
@@ -134,44 +139,51 @@ impl Pusher {
             settings: config.notify.clone(),
             base_url: config.public_base_url(),
             clock: config.clock.clone(),
+            limits: fair::limits(&config.delivery),
+            tally: Default::default(),
         })
     }
 
-    /// Plans what the outbox holds, then delivers what is due.
+    /// Plans what the outbox holds, then delivers what is due until nothing is.
     pub async fn run_once(&self) -> anyhow::Result<PushReport> {
-        let mut report = PushReport::default();
+        let pass = Pusher {
+            tally: Default::default(),
+            ..self.clone()
+        };
+        let tally = pass.tally.clone();
+        fair::drive(Arc::new(pass), self.limits, POLL, Until::Idle).await?;
+        let report = *tally.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(report)
+    }
+
+    /// Plans the whole outbox.
+    async fn plan_all(&self) -> anyhow::Result<()> {
         loop {
             let planned = self.plan().await?;
-            report.planned += planned;
+            self.count(|r| r.planned += planned);
             if planned < BATCH as usize {
-                break;
+                return Ok(());
             }
         }
-        let claim = Uuid::new_v4();
-        let now = self.clock.now();
-        let claimed = store::claim_due(&self.pool, BATCH, claim, LEASE.as_secs_f64(), now)
-            .await
-            .context("claiming due pushes")?;
-        let outcomes: Vec<anyhow::Result<&'static str>> = stream::iter(claimed)
-            .map(|delivery| async move {
-                let outcome = self.deliver_one(&delivery).await?;
-                self.record(claim, &delivery, outcome).await
-            })
-            .buffer_unordered(CONCURRENCY)
-            .collect()
-            .await;
-        for outcome in outcomes {
-            let outcome = outcome?;
-            metrics::counter!("kontor_push_deliveries_total", "outcome" => outcome).increment(1);
-            match outcome {
-                "sent" => report.sent += 1,
-                "skipped" => report.skipped += 1,
-                "retrying" => report.retrying += 1,
-                "gone" => report.gone += 1,
-                _ => report.failed += 1,
-            }
-        }
-        Ok(report)
+    }
+
+    fn count(&self, change: impl FnOnce(&mut PushReport)) {
+        change(&mut self.tally.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// Delivers one claimed row and records it.
+    async fn deliver_and_record(&self, claim: Uuid, delivery: &Claimed) -> anyhow::Result<()> {
+        let outcome = self.deliver_one(delivery).await?;
+        let outcome = self.record(claim, delivery, outcome).await?;
+        metrics::counter!("kontor_push_deliveries_total", "outcome" => outcome).increment(1);
+        self.count(|report| match outcome {
+            "sent" => report.sent += 1,
+            "skipped" => report.skipped += 1,
+            "retrying" => report.retrying += 1,
+            "gone" => report.gone += 1,
+            _ => report.failed += 1,
+        });
+        Ok(())
     }
 
     /// Plans one batch of the outbox; returns how many rows it took.
@@ -280,7 +292,7 @@ impl Pusher {
         ];
         Ok(
             match post(&self.client, &endpoint, &headers, encrypted).await {
-                Err(e) => Outcome::Retry(format!("no answer: {e}"), None),
+                Err(e) => Outcome::Retry(format!("no answer: {e}"), None, true),
                 Ok(answer) => match answer.status {
                     200..=299 => Outcome::Sent,
                     404 | 410 => Outcome::Gone,
@@ -291,6 +303,7 @@ impl Pusher {
                     429 | 500..=599 => Outcome::Retry(
                         format!("the push service answered {}", answer.status),
                         answer.retry_after,
+                        answer.status == 429,
                     ),
                     status => Outcome::Failed(format!("the push service answered {status}")),
                 },
@@ -336,7 +349,7 @@ impl Pusher {
                 store::note_outcome(pool, delivery.subscription_id, false, now).await?;
                 "failed"
             }
-            Outcome::Retry(error, retry_after) => {
+            Outcome::Retry(error, retry_after, unwell) => {
                 store::note_outcome(pool, delivery.subscription_id, false, now).await?;
                 if delivery.attempts >= MAX_ATTEMPTS {
                     store::finish(pool, id, claim, "failed", Some(&error), None, now).await?;
@@ -347,23 +360,90 @@ impl Pusher {
                         .unwrap_or_else(|| backoff_secs(delivery.attempts));
                     let next = now + chrono::Duration::seconds(wait);
                     store::retry(pool, id, claim, &error, next, now).await?;
+                    if unwell {
+                        store::defer_subscription(pool, delivery.subscription_id, id, next).await?;
+                    }
                     "retrying"
                 }
             }
         })
     }
 
-    /// Runs until `stop`: a pass every [`POLL`].
+    /// Runs until `stop`; what is in flight then is abandoned after [`fair::STOP_GRACE`] (sent
+    /// again later).
     pub async fn run(self, stop: CancellationToken) {
-        loop {
-            if let Err(e) = self.run_once().await {
-                tracing::warn!(error = %format!("{e:#}"), "web push delivery failed; trying again");
-            }
-            tokio::select! {
-                _ = stop.cancelled() => return,
-                _ = tokio::time::sleep(POLL) => {}
-            }
+        let limits = self.limits;
+        fair::run(Arc::new(self), limits, POLL, stop, "push").await;
+    }
+}
+
+impl Channel for Pusher {
+    type Id = Uuid;
+    type Job = (Uuid, Claimed);
+
+    async fn plan(&self) -> anyhow::Result<()> {
+        self.plan_all().await
+    }
+
+    async fn due(
+        &self,
+        busy_owners: &[Uuid],
+        busy_hosts: &[String],
+        limit: usize,
+    ) -> anyhow::Result<Vec<Candidate<Uuid>>> {
+        let due = store::due(
+            &self.pool,
+            self.clock.now(),
+            busy_owners,
+            busy_hosts,
+            limit as i64,
+        )
+        .await
+        .context("finding due pushes")?;
+        Ok(due
+            .into_iter()
+            .map(|d| Candidate {
+                id: d.id,
+                owner: d.owner,
+                host: d.host,
+            })
+            .collect())
+    }
+
+    async fn claim(
+        &self,
+        picked: &[Candidate<Uuid>],
+    ) -> anyhow::Result<Vec<(Candidate<Uuid>, (Uuid, Claimed))>> {
+        let claim = Uuid::new_v4();
+        let ids: Vec<Uuid> = picked.iter().map(|c| c.id).collect();
+        let claimed = store::claim(
+            &self.pool,
+            &ids,
+            claim,
+            LEASE.as_secs_f64(),
+            self.clock.now(),
+        )
+        .await
+        .context("claiming due pushes")?;
+        Ok(fair::pair(
+            picked,
+            claimed.into_iter().map(|c| (claim, c)).collect(),
+            |(_, c)| &c.id,
+        ))
+    }
+
+    async fn send(self: Arc<Self>, (claim, delivery): (Uuid, Claimed)) {
+        if let Err(e) = self.deliver_and_record(claim, &delivery).await {
+            tracing::warn!(error = %format!("{e:#}"), delivery = %delivery.id, "web push delivery failed");
         }
+    }
+
+    async fn release(&self, ids: &[Uuid]) -> anyhow::Result<()> {
+        Ok(store::release(&self.pool, ids, self.clock.now()).await?)
+    }
+
+    fn closed(&self) -> bool {
+        self.pool.is_closed()
     }
 }
 

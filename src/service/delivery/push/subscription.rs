@@ -1,5 +1,6 @@
 //! Checking a browser's `PushSubscription` before it is stored.
 
+use crate::service::delivery::outbound::{self, OutboundError};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
@@ -49,33 +50,18 @@ pub fn check(
     if endpoint.len() > MAX_ENDPOINT_LEN {
         return Err(Invalid::Endpoint("too_long"));
     }
-    let url = url::Url::parse(endpoint).map_err(|_| Invalid::Endpoint("not_absolute"))?;
-    match url.scheme() {
-        "https" => {}
-        "http" if allow_insecure => {}
-        _ => return Err(Invalid::Endpoint("not_https")),
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(Invalid::Endpoint("credentials"));
-    }
-    let loopback = match url.host() {
-        None => return Err(Invalid::Endpoint("no_host")),
-        Some(url::Host::Domain(name)) => {
-            name.eq_ignore_ascii_case("localhost")
-                || name.to_ascii_lowercase().ends_with(".localhost")
-        }
-        Some(url::Host::Ipv4(ip)) => !is_global_v4(ip),
-        Some(url::Host::Ipv6(ip)) => {
-            ip.is_loopback()
-                || ip.is_unspecified()
-                || ip.to_ipv4_mapped().is_some_and(|v4| !is_global_v4(v4))
-                || (ip.segments()[0] & 0xfe00) == 0xfc00
-                || (ip.segments()[0] & 0xffc0) == 0xfe80
-        }
-    };
-    if loopback && !allow_insecure {
-        return Err(Invalid::Endpoint("not_public"));
-    }
+    // The outbound client's own check: what every send would refuse (a loopback, private or
+    // metadata address in any spelling, `localhost`) is refused now, not at each push.
+    let url = outbound::check_url(endpoint, allow_insecure).map_err(|error| {
+        Invalid::Endpoint(match (error, url::Url::parse(endpoint)) {
+            (OutboundError::BlockedAddress(_), _) => "not_public",
+            (OutboundError::InsecureScheme, _) => "not_https",
+            (_, Ok(url)) if url.scheme() != "https" && url.scheme() != "http" => "not_https",
+            (_, Ok(url)) if !url.username().is_empty() || url.password().is_some() => "credentials",
+            (_, Ok(url)) if url.host().is_none() => "no_host",
+            _ => "not_absolute",
+        })
+    })?;
     let key = decode(p256dh).ok_or(Invalid::P256dh)?;
     if key.len() != 65 || p256::PublicKey::from_sec1_bytes(&key).is_err() {
         return Err(Invalid::P256dh);
@@ -89,21 +75,6 @@ pub fn check(
         p256dh: URL_SAFE_NO_PAD.encode(&key),
         auth: URL_SAFE_NO_PAD.encode(&secret),
     })
-}
-
-/// Loopback, private, link-local, CGNAT, unspecified, broadcast, documentation: not a push
-/// service. (The full SSRF guard is the outbound client's; this refuses obvious ones early.)
-fn is_global_v4(ip: std::net::Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    !(ip.is_loopback()
-        || ip.is_private()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_broadcast()
-        || ip.is_documentation()
-        || ip.is_multicast()
-        || (a == 100 && (64..128).contains(&b))
-        || a == 0)
 }
 
 #[cfg(test)]
@@ -141,6 +112,23 @@ mod tests {
             Err(Invalid::Endpoint(_))
         ));
         assert!(check("http://127.0.0.1:9/x", KEY, AUTH, true).is_ok());
+        // Every form a send would refuse is refused here too: IPv4-compatible, NAT64 and 6to4
+        // spellings of loopback and the metadata address, and localhost in any case.
+        for endpoint in [
+            "https://[::127.0.0.1]/x",
+            "https://[64:ff9b::7f00:1]/x",
+            "https://[64:ff9b::a9fe:a9fe]/x",
+            "https://[2002:7f00:1::1]/x",
+            "https://[::ffff:169.254.169.254]/x",
+            "https://LOCALHOST./x",
+            "https://push.localhost/x",
+            "https://0x7f.1/x",
+        ] {
+            assert!(
+                matches!(check(endpoint, KEY, AUTH, false), Err(Invalid::Endpoint(_))),
+                "{endpoint}"
+            );
+        }
         assert_eq!(
             check("https://p.example/x", "AAAA", AUTH, false).unwrap_err(),
             Invalid::P256dh

@@ -25,6 +25,8 @@ pub enum Refusal {
     NotFound,
     /// The delivery is still under way: nothing to redeliver.
     NotFinished,
+    /// The account's test sends of the hour are used up: seconds to wait.
+    TooManyTestSends(u64),
 }
 
 /// What a create or update asks for, checked.
@@ -120,16 +122,23 @@ pub async fn rotate(
 }
 
 /// Queues a `webhook.test` event to the endpoint; its delivery id. A disabled endpoint is
-/// sent nothing: the test waits until it is enabled again.
+/// sent nothing: the test waits until it is enabled again. At most `per_hour` test sends of
+/// the account an hour (`KONTOR_TEST_SENDS_PER_HOUR`, push tests included).
 pub async fn send_test(
     pool: &PgPool,
     user_id: Uuid,
     id: Uuid,
+    per_hour: u32,
     now: DateTime<Utc>,
 ) -> sqlx::Result<Result<String, Refusal>> {
     let Some(endpoint) = store::get(pool, user_id, id).await? else {
         return Ok(Err(Refusal::NotFound));
     };
+    if let Err(wait) =
+        crate::service::delivery::fair::take_test_send(pool, user_id, per_hour).await?
+    {
+        return Ok(Err(Refusal::TooManyTestSends(wait)));
+    }
     let message_id = new_message_id();
     let language = crate::store::users::mail_locale(pool, user_id)
         .await?

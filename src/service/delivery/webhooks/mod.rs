@@ -131,13 +131,106 @@ pub fn summary(
 }
 
 /// The body an endpoint of `format` gets for an event whose standard body is `standard`.
+///
+/// A chat service would act on what players wrote (a message, a name): mention `@everyone`, a
+/// role or a channel, or show a link under a label it does not go to. So what players wrote
+/// is made inert in each service's own way ([`inert_data`]), and the bodies say so too:
+/// Discord's `allowed_mentions` with nothing to parse and its embeds suppressed, Slack's link
+/// previews off.
 pub fn body_for(format: &str, standard: &Value) -> Value {
     let event_type = standard["type"].as_str().unwrap_or("");
     match format {
-        "discord" => json!({ "content": line(event_type, &standard["data"]) }),
-        "slack" => json!({ "text": line(event_type, &standard["data"]) }),
+        "discord" => json!({
+            "content": line(event_type, &inert_data(&standard["data"], Chat::Discord)),
+            "allowed_mentions": { "parse": [] },
+            "flags": DISCORD_SUPPRESS_EMBEDS,
+        }),
+        "slack" => json!({
+            "text": line(event_type, &inert_data(&standard["data"], Chat::Slack)),
+            "unfurl_links": false,
+            "unfurl_media": false,
+        }),
         _ => standard.clone(),
     }
+}
+
+/// Discord's message flag `SUPPRESS_EMBEDS` (1 << 2): no previews of links.
+pub const DISCORD_SUPPRESS_EMBEDS: u64 = 1 << 2;
+
+/// The fields of a notice's data that players wrote (a chat message, names), or that quote
+/// them (the summary, which names players and starts a mention's message).
+const WRITTEN_BY_PLAYERS: &[&str] = &[
+    "summary",
+    "author",
+    "text",
+    "inviter",
+    "offered_by",
+    "by",
+    "player",
+    "result",
+];
+
+/// A chat service a body is written for.
+#[derive(Clone, Copy)]
+enum Chat {
+    Discord,
+    Slack,
+}
+
+/// The data with what players wrote made inert for `chat`: its markup escaped (Discord's
+/// Markdown with a backslash, Slack's `&`, `<` and `>` as entities: no `<@U1>`, `<!here>` or
+/// `<https://a|label>`, no `[label](https://a)`), and every URL in it defanged (`https[:]//a[.]b`:
+/// still readable, no longer a link). The server's own fields (the game's link) are kept.
+fn inert_data(data: &Value, chat: Chat) -> Value {
+    let mut data = data.clone();
+    if let Some(fields) = data.as_object_mut() {
+        for name in WRITTEN_BY_PLAYERS {
+            if let Some(Value::String(text)) = fields.get_mut(*name) {
+                *text = defang(&escape(text, chat));
+            }
+        }
+    }
+    data
+}
+
+/// `text` with the markup `chat` would read escaped.
+fn escape(text: &str, chat: Chat) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match (chat, c) {
+            (Chat::Slack, '&') => out.push_str("&amp;"),
+            (Chat::Slack, '<') => out.push_str("&lt;"),
+            (Chat::Slack, '>') => out.push_str("&gt;"),
+            (
+                Chat::Discord,
+                '\\' | '*' | '_' | '~' | '`' | '|' | '<' | '>' | '[' | ']' | '(' | ')' | '@' | '#',
+            ) => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Every `scheme://host` in `text` defanged: `scheme[:]//host` with the host's dots as `[.]`, so
+/// that no chat service makes a link of it (or of its host name).
+fn defang(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        out.push_str(&rest[..at]);
+        out.push_str("[:]//");
+        rest = &rest[at + 3..];
+        let host_end = rest
+            .find(|c: char| c.is_whitespace() || matches!(c, '/' | '?' | '#' | '\\'))
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..host_end].replace('.', "[.]"));
+        rest = &rest[host_end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The fields of a notice's data that its owner's mail shows and a webhook may carry; the
@@ -285,12 +378,41 @@ mod tests {
         );
         assert_eq!(
             body_for("discord", &standard),
-            json!({"content": "Your turn in The Flying Dutchman https://k.example/games/1"})
+            json!({"content": "Your turn in The Flying Dutchman https://k.example/games/1",
+                   "allowed_mentions": {"parse": []}, "flags": 4})
         );
         assert_eq!(
             body_for("slack", &standard)["text"],
             body_for("discord", &standard)["content"]
         );
+        assert_eq!(body_for("slack", &standard)["unfurl_links"], false);
         assert_eq!(body_for("standard", &standard), standard);
+    }
+
+    #[test]
+    fn what_players_wrote_pings_nobody_and_links_nowhere() {
+        let standard = standard_body(
+            "notice.chat_mention",
+            Utc::now(),
+            &json!({"game_kind": "steel-driver", "link": "https://k.example/games/1",
+                    "summary": "evil_*bot* mentioned you in Steel Driver: @everyone @here <@123> <@&456> <#789> <!channel> <https://evil.example|bank> [bank](https://evil.example/x) see http://a.evil.example/p?q=1 & more"}),
+        );
+        let discord = body_for("discord", &standard);
+        assert_eq!(discord["allowed_mentions"], json!({"parse": []}));
+        let content = discord["content"].as_str().unwrap();
+        assert_eq!(
+            content,
+            "evil\\_\\*bot\\* mentioned you in Steel Driver: \\@everyone \\@here \\<\\@123\\> \\<\\@&456\\> \\<\\#789\\> \\<!channel\\> \\<https[:]//evil[.]example\\|bank\\> \\[bank\\]\\(https[:]//evil[.]example/x\\) see http[:]//a[.]evil[.]example/p?q=1 & more https://k.example/games/1"
+        );
+        let slack = body_for("slack", &standard);
+        let text = slack["text"].as_str().unwrap();
+        assert_eq!(
+            text,
+            "evil_*bot* mentioned you in Steel Driver: @everyone @here &lt;@123&gt; &lt;@&amp;456&gt; &lt;#789&gt; &lt;!channel&gt; &lt;https[:]//evil[.]example|bank&gt; [bank](https[:]//evil[.]example/x) see http[:]//a[.]evil[.]example/p?q=1 &amp; more https://k.example/games/1"
+        );
+        // Only the server's own link is a link.
+        for body in [content, text] {
+            assert_eq!(body.matches("://").count(), 1, "{body}");
+        }
     }
 }

@@ -9,10 +9,14 @@
 //! moderator has hid, or whose author and recipient block each other, by planning time.
 //!
 //! Sending claims due deliveries with a lease (a worker that dies leaves them to be claimed
-//! again when it runs out: at least once, same `webhook-id`).
+//! again when it runs out: at least once, same `webhook-id`), fairly: a fixed number in flight,
+//! a slot refilled as each request ends, at most a few per owner and per host
+//! ([`crate::service::delivery::fair`]). An endpoint that does not answer (or answers 429) is
+//! tried again by the delivery that found it so; its other pending deliveries wait as long.
 
 use super::{body_for, notice_data, retry_after, retry_wait, signature};
 use crate::config::Config;
+use crate::service::delivery::fair::{self, Candidate, Channel, Limits, Until};
 use crate::service::delivery::outbound::{Outbound, OutboundError};
 use crate::service::delivery::render::{self, Locale};
 use crate::service::notices::account::AccountMail;
@@ -21,11 +25,11 @@ use crate::store::users;
 use crate::store::webhooks::{self as store, Attempt, ClaimedDelivery, NewDelivery};
 use crate::time::Clock;
 use crate::words::language::Language;
-use futures_util::StreamExt;
 use rand::RngExt;
 use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use serde_json::Value;
 use sqlx::PgPool;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -34,9 +38,6 @@ use uuid::Uuid;
 const POLL: Duration = Duration::from_millis(500);
 /// Outbox rows planned in one transaction.
 const PLAN_BATCH: i64 = 200;
-/// Deliveries claimed at once, and sent at once.
-const SEND_BATCH: i64 = 32;
-const CONCURRENCY: usize = 8;
 /// A claimed delivery's lease: longer than a request may take.
 const LEASE_SECS: f64 = 60.0;
 /// How much of an answer the delivery log keeps.
@@ -50,6 +51,7 @@ pub struct Webhooks {
     pub clock: Clock,
     base_url: String,
     notify: crate::config::NotifySettings,
+    limits: Limits,
 }
 
 impl Webhooks {
@@ -60,48 +62,27 @@ impl Webhooks {
             clock: config.clock.clone(),
             base_url: config.public_base_url(),
             notify: config.notify.clone(),
+            limits: fair::limits(&config.delivery),
         })
     }
 
-    /// Plans and sends until `stop`.
+    /// Plans and sends until `stop`; what is in flight then is abandoned after
+    /// [`fair::STOP_GRACE`] (sent again later).
     pub async fn run(self, stop: CancellationToken) {
-        loop {
-            if self.pool.is_closed() || stop.is_cancelled() {
-                return;
-            }
-            if let Err(error) = self.pass().await {
-                if self.pool.is_closed() {
-                    return;
-                }
-                tracing::error!(error = ?error, "webhooks");
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(POLL) => {}
-                _ = stop.cancelled() => return,
-            }
-        }
+        let limits = self.limits;
+        fair::run(Arc::new(self), limits, POLL, stop, "webhooks").await;
     }
 
-    /// One pass: plans every unplanned notice, then sends what is due; how many deliveries
-    /// were attempted.
+    /// One pass: plans every unplanned notice, then sends what is due until nothing is; how
+    /// many deliveries were attempted.
     pub async fn pass(&self) -> anyhow::Result<usize> {
+        fair::drive(Arc::new(self.clone()), self.limits, POLL, Until::Idle).await
+    }
+
+    /// Plans the whole outbox.
+    async fn plan_all(&self) -> anyhow::Result<()> {
         while self.plan_batch().await? == PLAN_BATCH as usize {}
-        let mut sent = 0;
-        loop {
-            let claimed =
-                store::claim_due(&self.pool, SEND_BATCH, LEASE_SECS, self.clock.now()).await?;
-            if claimed.is_empty() {
-                return Ok(sent);
-            }
-            sent += claimed.len();
-            futures_util::stream::iter(claimed)
-                .for_each_concurrent(CONCURRENCY, |delivery| async move {
-                    if let Err(error) = self.send(&delivery).await {
-                        tracing::error!(error = ?error, delivery = %delivery.id, "webhook delivery");
-                    }
-                })
-                .await;
-        }
+        Ok(())
     }
 
     /// Plans a batch of the outbox; how many rows it took.
@@ -187,7 +168,7 @@ impl Webhooks {
     }
 
     /// Sends one claimed delivery and records what became of it.
-    async fn send(&self, delivery: &ClaimedDelivery) -> anyhow::Result<()> {
+    async fn deliver_one(&self, delivery: &ClaimedDelivery) -> anyhow::Result<()> {
         let now = self.clock.now();
         let secrets = store::signing_secrets(&self.pool, delivery.endpoint_id, now).await?;
         let body = serde_json::to_vec(&body_for(&delivery.format, &delivery.body))?;
@@ -235,6 +216,11 @@ impl Webhooks {
             }
             Err(error) => (Outcome::Failed, None, Some(describe(error)), None, None),
         };
+        // The endpoint itself is in trouble (no answer, or 429): its other deliveries wait too.
+        let endpoint_unwell = match &answer {
+            Ok(answer) => answer.status == 429,
+            Err(_) => true,
+        };
         let jitter: f64 = rand::rng().random();
         let (state, next) = match outcome {
             Outcome::Succeeded => ("succeeded", finished),
@@ -260,6 +246,9 @@ impl Webhooks {
             },
         )
         .await?;
+        if state == "pending" && endpoint_unwell {
+            store::defer_endpoint(&self.pool, delivery.endpoint_id, &delivery.id, next).await?;
+        }
         metrics::counter!(
             "kontor_webhook_deliveries_total",
             "outcome" => match (outcome, state) {
@@ -294,6 +283,62 @@ impl Webhooks {
             tx.commit().await?;
         }
         Ok(())
+    }
+}
+
+impl Channel for Webhooks {
+    type Id = String;
+    type Job = ClaimedDelivery;
+
+    async fn plan(&self) -> anyhow::Result<()> {
+        self.plan_all().await
+    }
+
+    async fn due(
+        &self,
+        busy_owners: &[Uuid],
+        busy_hosts: &[String],
+        limit: usize,
+    ) -> anyhow::Result<Vec<Candidate<String>>> {
+        let due = store::due(
+            &self.pool,
+            self.clock.now(),
+            busy_owners,
+            busy_hosts,
+            limit as i64,
+        )
+        .await?;
+        Ok(due
+            .into_iter()
+            .map(|d| Candidate {
+                id: d.id,
+                owner: d.owner,
+                host: d.host,
+            })
+            .collect())
+    }
+
+    async fn claim(
+        &self,
+        picked: &[Candidate<String>],
+    ) -> anyhow::Result<Vec<(Candidate<String>, ClaimedDelivery)>> {
+        let ids: Vec<String> = picked.iter().map(|c| c.id.clone()).collect();
+        let claimed = store::claim(&self.pool, &ids, LEASE_SECS, self.clock.now()).await?;
+        Ok(fair::pair(picked, claimed, |d| &d.id))
+    }
+
+    async fn send(self: Arc<Self>, delivery: ClaimedDelivery) {
+        if let Err(error) = self.deliver_one(&delivery).await {
+            tracing::error!(error = ?error, delivery = %delivery.id, "webhook delivery");
+        }
+    }
+
+    async fn release(&self, ids: &[String]) -> anyhow::Result<()> {
+        Ok(store::release(&self.pool, ids, self.clock.now()).await?)
+    }
+
+    fn closed(&self) -> bool {
+        self.pool.is_closed()
     }
 }
 

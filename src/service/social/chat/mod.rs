@@ -84,7 +84,9 @@ impl From<anyhow::Error> for ChatError {
 }
 
 /// A message's text as stored: NFC, line breaks as LF, trimmed, 1 to 500 characters, no
-/// control characters but LF, no bidirectional controls.
+/// control characters but LF, and no invisible character the text policy refuses where it
+/// stands (`text::visible`: bidirectional controls, zero-width spaces, fillers, …); a message
+/// with nothing to see is empty.
 pub fn normalise(text: &str) -> Result<String, ChatError> {
     let text: String = text
         .replace("\r\n", "\n")
@@ -92,18 +94,23 @@ pub fn normalise(text: &str) -> Result<String, ChatError> {
         .nfc()
         .collect();
     let text = text.trim();
-    if let Some(c) = text.chars().find(|&c| {
-        (c.is_control() && c != '\n')
-            || matches!(c, '\u{2028}' | '\u{2029}')
-            || crate::text::is_bidi_control(c)
-    }) {
+    if let Some(c) = text
+        .chars()
+        .find(|&c| (c.is_control() && c != '\n') || matches!(c, '\u{2028}' | '\u{2029}'))
+    {
         return Err(ChatError::InvalidMessage(format!(
             "a message is plain text with line breaks; U+{:04X} is not allowed",
             c as u32
         )));
     }
+    if let Some(misplaced) = crate::text::visible::misplaced(text) {
+        return Err(ChatError::InvalidMessage(format!(
+            "a message is plain text with line breaks; U+{:04X} ({}) is not allowed",
+            misplaced.c as u32, misplaced.what
+        )));
+    }
     let count = text.chars().count();
-    if count == 0 {
+    if count == 0 || crate::text::visible::is_blank(text) {
         return Err(ChatError::InvalidMessage(
             "the message is empty (after trimming spaces)".to_string(),
         ));
