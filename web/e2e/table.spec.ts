@@ -5,7 +5,7 @@
 // named in the page's language. With KONTOR_SCREENSHOTS=1 it also writes the game page's
 // screenshots at 1366×768, 1920×1080 and 360 px in both languages into docs/screenshots/.
 import { expect, test, type Page } from '@playwright/test';
-import { accessToken, signUp, signUpPlayers, startedGame } from './support';
+import { accessToken, signUp, signUpPlayers, startedGame, verify } from './support';
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -79,6 +79,8 @@ test('the game page at 1366×768 and 1920×1080: board, turn line, controls and 
 
 test('a rated game is marked in the lobby, before joining and during play', async ({ browser, request }) => {
   const [host, third, guest] = await signUpPlayers(browser, ['host', 'third', 'guest']);
+  // Rated play needs a verified address.
+  for (const p of [host!, third!, guest!]) await verify(p);
   const token = await accessToken(request, host!.name);
   const created = await request.post('/api/v1/games', {
     headers: { authorization: `Bearer ${token}` },
