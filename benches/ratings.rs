@@ -191,6 +191,8 @@ fn play<R: Rules>(index: usize, players: &[Player], rng: &mut ChaCha20Rng) -> Pl
             head: &head,
             seats: &clocks,
             armed_timer: None,
+            orders: &[],
+            orders_revision: None,
         };
         let submission = Submission {
             actor,

@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand};
 use kontor::app::{Application, open_database};
 use kontor::audit::log::Reader;
 use kontor::config::Config;
-use kontor::games::simulate::simulate;
+use kontor::games::simulate::{Autoplay, ResponseModel, simulate_with};
 use kontor::games::{BotLevel, GameKind};
 use kontor::with_rules;
 
@@ -40,6 +40,18 @@ enum Command {
         /// Seed of the first game (game i uses seed + i)
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// What the server plays on its own: off (every move waits for its player), forced
+        /// (moves without a choice are played at once), orders (forced moves, and the
+        /// standing orders the sensible bots set as experienced players, also when told of an
+        /// occasion to answer ahead) or orders-own-turn (orders set only on their own turns)
+        #[arg(long, default_value = "off")]
+        autoplay: String,
+        /// Median hours a person takes to answer (the calendar estimate)
+        #[arg(long, default_value_t = 6.0)]
+        median_hours: f64,
+        /// Spread of the answer times: the sigma of their logarithm
+        #[arg(long, default_value_t = 1.0)]
+        sigma: f64,
     },
     /// Print the OpenAPI description.
     Openapi,
@@ -253,7 +265,16 @@ fn main() -> anyhow::Result<()> {
             games,
             bots,
             seed,
-        } => run_simulation(&kind, players, games, &bots, seed),
+            autoplay,
+            median_hours,
+            sigma,
+        } => {
+            let model = ResponseModel {
+                median_hours,
+                sigma,
+            };
+            run_simulation(&kind, players, games, &bots, seed, &autoplay, model)
+        }
         Command::Openapi => {
             println!(
                 "{}",
@@ -706,7 +727,22 @@ fn run_simulation(
     games: usize,
     bots: &str,
     seed: u64,
+    autoplay: &str,
+    model: ResponseModel,
 ) -> anyhow::Result<()> {
+    let autoplay = match autoplay {
+        "off" => Autoplay::Off,
+        "forced" => Autoplay::Forced,
+        "orders" => Autoplay::Orders,
+        "orders-own-turn" => Autoplay::OrdersOwnTurn,
+        other => {
+            anyhow::bail!("unknown autoplay {other:?}; use off, forced, orders or orders-own-turn")
+        }
+    };
+    anyhow::ensure!(
+        model.median_hours > 0.0 && model.sigma >= 0.0,
+        "the median must be positive and the sigma not negative"
+    );
     let kind = GameKind::parse(kind).with_context(|| {
         format!("unknown game kind {kind:?}; known: flying-dutchman, steel-driver")
     })?;
@@ -726,7 +762,7 @@ fn run_simulation(
     with_rules!(kind, R => {
         let options = R::parse_options(&serde_json::json!({}), players)
             .map_err(|e| anyhow::anyhow!("{}: {}", e.field, e.message))?;
-        let report = simulate::<R>(&options, &bots, games, seed)?;
+        let report = simulate_with::<R>(&options, &bots, games, seed, autoplay, model)?;
         println!("{} with bots {bots:?}\n{report}", R::KIND);
     });
     Ok(())

@@ -129,7 +129,13 @@ pub async fn store(
     let commands: Vec<_> = prepared
         .commands
         .iter()
-        .map(|c| (c.first_seq, c.last_seq, c.seat.map(i16::from), &c.action))
+        .map(|c| games::ImportedCommand {
+            first_seq: c.first_seq,
+            last_seq: c.last_seq,
+            seat: c.seat.map(i16::from),
+            command: &c.action,
+            auto: c.auto.as_ref(),
+        })
         .collect();
     games::insert_imported_commands(&mut tx, id, &commands).await?;
     // Every snapshot, as for a game played here, so that its past versions read as quickly.

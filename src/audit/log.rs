@@ -92,7 +92,7 @@ pub async fn page_of(
         .checked_add(limit)
         .map_or(head.version, |end| end.min(head.version));
     let rows = if to > after {
-        events::load(pool, game_id, after + 1, to).await?
+        events::load_presented(pool, game_id, after + 1, to).await?
     } else {
         Vec::new()
     };
@@ -172,7 +172,7 @@ pub async fn export(
     let head = readable_head(pool, game_id, reader).await?;
     let viewer = viewer_of(pool, &head, reader).await?;
     let complete = viewer == Viewer::Omniscient;
-    let rows = events::load(pool, game_id, 1, head.version).await?;
+    let rows = events::load_presented(pool, game_id, 1, head.version).await?;
     let kind = kind_of(&head)?;
     let mut visible = with_rules!(kind, R => present::<R>(&rows, viewer)?);
     // The raw log, with the events a rewind took back marked (verification ignores it).
@@ -180,12 +180,15 @@ pub async fn export(
     let mut commands: HashMap<i64, CommandRecord> = HashMap::new();
     if complete {
         let recorded = games::recorded_commands(pool, game_id).await?;
-        for (first_seq, seat, action) in recorded {
+        for (first_seq, seat, action, marker) in recorded {
             let actor = match seat {
                 Some(seat) => Actor::Seat(seat as Seat),
                 None => Actor::System,
             };
-            commands.insert(first_seq, CommandRecord { actor, action });
+            commands.insert(
+                first_seq,
+                CommandRecord::new(actor, action, marker.as_ref()),
+            );
         }
     }
     let seat_rows = games::seats(pool, game_id).await?;

@@ -17,7 +17,8 @@ pub mod verify;
 
 pub use error::Error;
 
-use crate::games::{Actor, Viewer};
+use crate::games::{Actor, Reason, Viewer};
+use crate::service::play::auto::{AutoKind, read_marker};
 use crate::service::play::events::SeatInfo;
 use crate::service::play::log::EventOut;
 use chrono::{DateTime, Utc};
@@ -67,6 +68,47 @@ pub struct CommandRecord {
     pub actor: Actor,
     #[schema(value_type = Object)]
     pub action: Value,
+    /// The server played this command on its own for its seat: `forced` (the rules left the
+    /// seat this one move; `reason` says why) or `order` (the seat's standing order `order`
+    /// played it). Verification checks that the rules force exactly this move, or that the
+    /// order, matched on the seat's view, plays exactly it. Absent: submitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<AutoKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    /// The standing order (the game's `Order` type) as it stood when it played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::service::play::game_schemas::order_or_null)]
+    pub order: Option<Value>,
+}
+
+impl CommandRecord {
+    /// The record of a command of `actor`, with its stored marker (`game_commands.auto`).
+    pub fn new(actor: Actor, action: Value, marker: Option<&Value>) -> Self {
+        let (auto, reason) = match marker.and_then(read_marker) {
+            Some((kind, reason)) => (Some(kind), reason),
+            None => (None, None),
+        };
+        let order = match auto {
+            Some(AutoKind::Order) => marker.and_then(|m| m.get("order")).cloned(),
+            _ => None,
+        };
+        CommandRecord {
+            actor,
+            action,
+            auto,
+            reason,
+            order,
+        }
+    }
+
+    /// The marker to store for this record (`game_commands.auto`), if the server played it.
+    pub fn marker(&self) -> Option<Value> {
+        match self.auto? {
+            AutoKind::Forced => Some(serde_json::json!({"kind": "forced", "reason": self.reason})),
+            AutoKind::Order => Some(serde_json::json!({"kind": "order", "order": self.order})),
+        }
+    }
 }
 
 /// One event line of an export.

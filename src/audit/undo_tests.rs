@@ -122,6 +122,8 @@ impl<R: Rules> Played<R> {
                 at: at(),
                 data: event.payload.clone(),
                 undone: false,
+                auto: None,
+                reason: None,
             },
             command,
         });
@@ -165,6 +167,8 @@ impl<R: Rules> Played<R> {
             head: &self.head,
             seats: &self.clocks,
             armed_timer: None,
+            orders: &[],
+            orders_revision: None,
         };
         let submission = Submission {
             actor,
@@ -186,11 +190,20 @@ impl<R: Rules> Played<R> {
             None => Vec::new(),
         };
         let decision = self.decide(actor, command, preface);
-        for (i, event) in decision.events.iter().enumerate() {
-            let record = (i == 0).then(|| CommandRecord {
-                actor,
-                action: serde_json::to_value(command).unwrap(),
-            });
+        // The command, and the forced moves the server played after it, each on its first
+        // event.
+        for (event, seq) in decision.events.iter().zip(decision.first_seq..) {
+            let record = decision
+                .commands
+                .iter()
+                .find(|c| c.first_seq == seq)
+                .map(|c| {
+                    CommandRecord::new(
+                        c.seat.map_or(Actor::System, |s| Actor::Seat(s as Seat)),
+                        c.command.clone(),
+                        c.auto.as_ref(),
+                    )
+                });
             self.push(event, record);
         }
         assert_eq!(decision.version, self.lines.len() as i64);
@@ -458,15 +471,18 @@ fn finished_games_with_undos_verify_and_round_trip<R: Rules>() {
                     at: at(),
                     data: event.payload.clone(),
                     undone: game.timeline().undone(seq),
+                    auto: None,
+                    reason: None,
                 },
                 command: None,
             })
             .collect();
         for command in &derived.commands {
-            again[command.first_seq as usize - 1].command = Some(CommandRecord {
-                actor: command.seat.map_or(Actor::System, Actor::Seat),
-                action: command.action.clone(),
-            });
+            again[command.first_seq as usize - 1].command = Some(CommandRecord::new(
+                command.seat.map_or(Actor::System, Actor::Seat),
+                command.action.clone(),
+                command.auto.as_ref(),
+            ));
         }
         // The `undone` marks the export may carry are ignored.
         assert!(again.iter().any(|e| e.event.undone) || undos.own + undos.consented == 0);

@@ -20,7 +20,8 @@
 
 use super::{ExportEvent, ExportHeader};
 use crate::games::rng::{GameRng, commitment};
-use crate::games::{Actor, GameKind, Outcome, Rules, Seat};
+use crate::games::{Actor, GameKind, OrderMatch, Outcome, Rules, Seat, Viewer};
+use crate::service::play::auto::AutoKind;
 use crate::service::play::events::{PlatformEvent, SeatInfo, UndoLapse, is_platform_event};
 use crate::service::play::log::new_event;
 use crate::service::play::step::rank_forfeits_last;
@@ -93,6 +94,8 @@ pub struct DerivedCommand {
     pub action: Value,
     pub first_seq: i64,
     pub last_seq: i64,
+    /// The marker of a command the server played on its own (`game_commands.auto`).
+    pub auto: Option<Value>,
 }
 
 #[derive(Default)]
@@ -529,6 +532,9 @@ fn verify<R: Rules>(
                 at += 1;
                 progress.events += 1;
             }
+            if record.auto.is_some() {
+                check_auto::<R>(&state, record, &command, seq)?;
+            }
             let step = seq - undone_before;
             let mut rng = GameRng::for_step(&seed, nonces, step as u64);
             let decided = R::decide(&state, record.actor, &command, &mut rng).map_err(|e| {
@@ -556,6 +562,7 @@ fn verify<R: Rules>(
                 action: serde_json::to_value(&command).expect("commands serialise"),
                 first_seq: seq,
                 last_seq: events[at - 1].event.seq,
+                auto: record.marker(),
             });
             index = at;
             progress.commands += 1;
@@ -682,6 +689,71 @@ fn verify<R: Rules>(
         seats: seats.clone(),
         nonces: nonces.clone(),
     })
+}
+
+/// A command marked as played by the server on its own (`auto`) must be what the rules
+/// played: the one move the rules leave its seat (`forced`, with the recorded reason), or
+/// the move its standing order plays, matched on the seat's own view (`order`).
+fn check_auto<R: Rules>(
+    state: &R::State,
+    record: &super::CommandRecord,
+    command: &R::Command,
+    seq: i64,
+) -> Result<(), Failure> {
+    let Actor::Seat(seat) = record.actor else {
+        return Err(Failure::at(
+            seq,
+            "a command of the platform's own is marked as played for a seat",
+        ));
+    };
+    if !R::pending(state).contains(&seat) {
+        return Err(Failure::at(
+            seq,
+            format!("the command is marked as played for seat {seat}, which is not to act"),
+        ));
+    }
+    match record.auto {
+        Some(AutoKind::Forced) => match R::forced(state, seat) {
+            Some(forced) if forced.command == *command => {
+                if record.reason.as_ref().is_some_and(|r| *r != forced.reason) {
+                    return Err(Failure::at(
+                        seq,
+                        format!(
+                            "the forced move's recorded reason is not the rules' ({})",
+                            forced.reason.code
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+            _ => Err(Failure::at(
+                seq,
+                "the command is marked forced, but the rules leave the seat another move",
+            )),
+        },
+        Some(AutoKind::Order) => {
+            let order: R::Order = record
+                .order
+                .clone()
+                .ok_or_else(|| Failure::at(seq, "an order's move does not record its order"))
+                .and_then(|o| {
+                    serde_json::from_value(o).map_err(|e| {
+                        Failure::at(seq, format!("the recorded order does not decode: {e}"))
+                    })
+                })?;
+            match R::match_order(&R::view(state, Viewer::Seat(seat)), seat, &order) {
+                OrderMatch::Play {
+                    command: played, ..
+                } if played == *command => Ok(()),
+                _ => Err(Failure::at(
+                    seq,
+                    "the command is marked as played by an order, but the order, on the seat's \
+                     view, does not play it",
+                )),
+            }
+        }
+        None => Ok(()),
+    }
 }
 
 /// The checks of the undo events of a log: the consent chain and the structure (a

@@ -5,6 +5,7 @@
 //! `setup` and `decide`, and every drawn outcome is written into the events, so folding a log
 //! with `evolve` never draws anything.
 
+pub mod auto;
 pub mod flying_dutchman;
 pub mod rng;
 pub mod simulate;
@@ -101,6 +102,57 @@ pub struct Timer<C> {
     pub command: C,
 }
 
+/// Why the server played a seat's move on its own, or dropped a standing order: a stable
+/// code (listed in the game's `AUTO_CODES`) and its parameters, for the server to word in
+/// each language ("you had to pass: you cannot outbid 7" is `cannot_outbid` with
+/// `high_bid: 7`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Reason {
+    pub code: String,
+    /// The facts the wording needs (numbers, companies, spaces), by name.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[schema(value_type = Object)]
+    pub params: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+impl Reason {
+    pub fn new(code: &str) -> Self {
+        Reason {
+            code: code.to_string(),
+            params: Default::default(),
+        }
+    }
+
+    /// The reason with one more parameter.
+    pub fn with(mut self, name: &str, value: impl Serialize) -> Self {
+        let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+        self.params.insert(name.to_string(), value);
+        self
+    }
+}
+
+/// A seat's only legal move, which the server plays at once (`Rules::forced`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forced<C> {
+    pub command: C,
+    pub reason: Reason,
+}
+
+/// What a standing order plays in a position (`Rules::match_order`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OrderMatch<C, O> {
+    /// Play `command` now as the seat's own move; the order then stands as `then`
+    /// (`None`: it has done its work).
+    Play { command: C, then: Option<O> },
+    /// Nothing to play yet: the order stands.
+    Wait,
+    /// The order's occasion has passed without fault (its round is over, its auction won):
+    /// it is removed, and there is nothing to tell.
+    Done,
+    /// The order no longer fits the position: it is removed, and the seat is told why.
+    Drop(Reason),
+}
+
 /// How clever a bot is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -140,6 +192,10 @@ pub trait Rules: Send + Sync + 'static {
     type Command: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema + Send + Sync;
     type View: Debug + Serialize + ToSchema;
     type Legal: Debug + Serialize + ToSchema;
+    /// A standing order (a programmed move) a seat sets ahead: internally tagged like
+    /// commands, private to its seat like notes (`RULES.md`, "Standing orders and forced
+    /// moves"). The server applies it through [`Rules::match_order`].
+    type Order: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema + Send + Sync;
 
     /// Validates raw options from a create-game request for this many seats and returns them
     /// with every default filled in. Unknown options are an error.
@@ -185,6 +241,55 @@ pub trait Rules: Send + Sync + 'static {
     /// `None` when they do not (then the sensible bot plays the seat).
     fn pass_command(_state: &Self::State, _seat: Seat) -> Option<Self::Command> {
         None
+    }
+
+    /// Every `Reason::code` of a forced move or a dropped order, with a one-line meaning (for
+    /// the docs, and for the server's wording).
+    const AUTO_CODES: &'static [(&'static str, &'static str)] = &[];
+
+    /// The move of `seat` (pending now) when the rules leave it exactly one, and why; the
+    /// server plays it at once, in the transaction of the move that caused it. Decided from
+    /// public facts only: everyone sees the move come at once, so its being forced must tell
+    /// nobody anything they did not know.
+    fn forced(_state: &Self::State, _seat: Seat) -> Option<Forced<Self::Command>> {
+        None
+    }
+
+    /// Whether `seat` may set `order` now, judged on what that seat sees (`view`, its own
+    /// view): an order for a decision already past, or one the rules would never accept, is
+    /// refused at once.
+    fn check_order(view: &Self::View, seat: Seat, order: &Self::Order) -> Result<(), RuleError>;
+
+    /// What `order` of `seat` plays in the position its view shows. Only the seat's own view
+    /// goes in, so an order can use nothing the seat may not see. A `Play` is submitted as
+    /// the seat's command through `decide` like any other; a refusal drops the order.
+    fn match_order(
+        view: &Self::View,
+        seat: Seat,
+        order: &Self::Order,
+    ) -> OrderMatch<Self::Command, Self::Order>;
+
+    /// Whether `new`, set by a seat, replaces its standing order `old` (both answer the same
+    /// decision).
+    fn replaces(new: &Self::Order, old: &Self::Order) -> bool;
+
+    /// An occasion for `seat`, which is not to act now, to answer a coming decision with an
+    /// order: a key naming the occasion (the platform may tell the seat once per key), or
+    /// `None` when there is nothing to answer ahead.
+    fn order_window(_state: &Self::State, _seat: Seat) -> Option<String> {
+        None
+    }
+
+    /// The standing orders the sensible bot keeps for `seat`, as an experienced player would
+    /// set them in this position (for `kontor simulate`): `orders` are the seat's orders now,
+    /// the answer the whole new list. Reads only what the seat may know, as the bots do.
+    fn bot_orders(
+        _state: &Self::State,
+        _seat: Seat,
+        orders: &[Self::Order],
+        _rng: &mut GameRng,
+    ) -> Vec<Self::Order> {
+        orders.to_vec()
     }
 
     /// Whether `event` is an undo barrier, and of which kind (a short name such as `draw`,

@@ -13,8 +13,9 @@
 //! checked after every event, so a scenario also proves that the rules keep their own facts.
 //! The referees of both games judge bot games through [`judge_bot_games`].
 
+use super::auto::{self, AutoMove, Notice, OrderBook};
 use super::simulate::play_game;
-use super::{Actor, BotLevel, GameRng, RuleError, Rules, Seat};
+use super::{Actor, BotLevel, GameRng, Reason, RuleError, Rules, Seat};
 
 /// A game whose positions can be checked for the facts its rules promise (its invariants).
 pub trait Checked: Rules {
@@ -181,6 +182,118 @@ pub fn judge_bot_games<R: Rules, Notes: Default>(
             if let Some(f) = failure {
                 panic!("seats {seats} seed {seed}: {f}");
             }
+        }
+    }
+}
+
+/// What the server played on its own from a position ([`run_auto`]).
+pub struct AutoRun<R: Rules> {
+    pub state: R::State,
+    /// Each move, in order, with its cause.
+    pub played: Vec<AutoMove<R::Command, R::Order>>,
+    pub events: Vec<R::Event>,
+    /// What became of the orders on the way.
+    pub notices: Vec<Notice<R::Order>>,
+}
+
+impl<R: Rules> AutoRun<R> {
+    /// The seats and commands played, in order.
+    pub fn moves(&self) -> Vec<(Seat, R::Command)> {
+        self.played
+            .iter()
+            .map(|m| (m.seat, m.command.clone()))
+            .collect()
+    }
+
+    /// The reasons of the orders dropped, with the seat.
+    pub fn dropped(&self) -> Vec<(Seat, Reason)> {
+        self.notices
+            .iter()
+            .filter_map(|n| match n {
+                Notice::Dropped { seat, reason, .. } => Some((*seat, reason.clone())),
+                Notice::Done { .. } => None,
+            })
+            .collect()
+    }
+}
+
+/// Plays what the server plays on its own from `state` with the orders of `book` (forced
+/// moves, then orders) until nothing is left, as the platform does after an accepted
+/// command: each move through `decide`, its events folded with the invariants checked.
+pub fn run_auto<R: Checked>(state: &R::State, book: &mut OrderBook<R::Order>) -> AutoRun<R> {
+    let mut run = AutoRun {
+        state: state.clone(),
+        played: Vec::new(),
+        events: Vec::new(),
+        notices: Vec::new(),
+    };
+    while let Some(played) = auto::next::<R>(&run.state, book, &mut run.notices) {
+        assert!(run.played.len() < 10_000, "the server plays on forever");
+        let mut rng = GameRng::from_u64(run.played.len() as u64 + 1);
+        match R::decide(
+            &run.state,
+            Actor::Seat(played.seat),
+            &played.command,
+            &mut rng,
+        ) {
+            Ok(events) => {
+                auto::settle(book, &played, Ok(()), &mut run.notices);
+                for event in events {
+                    R::evolve(&mut run.state, &event);
+                    if let Err(e) = R::check(&run.state) {
+                        panic!("invariant broken by {event:?} after {played:?}: {e}");
+                    }
+                    run.events.push(event);
+                }
+                run.played.push(played);
+            }
+            Err(error) => {
+                assert!(
+                    matches!(played.cause, auto::Cause::Order { .. }),
+                    "a forced move was refused: {played:?}: {error}"
+                );
+                auto::settle(book, &played, Err(&error), &mut run.notices);
+            }
+        }
+    }
+    run
+}
+
+/// Plays one bot game (bots as in [`bot_mix`] for `game`) and calls `at` with every position
+/// between two commands, the first after the setup included; never with a position between
+/// two events of one command.
+pub fn bot_game_positions<R: Rules>(
+    options: &R::Options,
+    seats: u8,
+    game: u64,
+    seed: u64,
+    mut at: impl FnMut(&R::State),
+) {
+    let bots = bot_mix(game, seats);
+    let mut bot_rng = GameRng::from_u64(seed ^ 0xb075);
+    let mut state = R::fold(&R::setup(options, seats, &mut GameRng::from_u64(seed)));
+    for step in 1.. {
+        at(&state);
+        if R::outcome(&state).is_some() {
+            return;
+        }
+        assert!(step < 100_000, "seed {seed}: the game does not end");
+        let (actor, command) = match R::pending(&state).first() {
+            Some(&seat) => {
+                let level = bots[usize::from(seat)];
+                let command = R::bot_command(&state, seat, level, &mut bot_rng);
+                (Actor::Seat(seat), command)
+            }
+            None => {
+                let timer = R::timer(&state).expect("a timer when nobody is to act");
+                (Actor::System, timer.command)
+            }
+        };
+        let mut rng = GameRng::from_u64(seed.wrapping_mul(31).wrapping_add(step));
+        let events = R::decide(&state, actor, &command, &mut rng)
+            .unwrap_or_else(|e| panic!("seed {seed}: {command:?} refused: {e}"));
+        for event in &events {
+            R::evolve(&mut state, event);
         }
     }
 }
@@ -595,6 +708,7 @@ impl<R: Rules> UndoLog<R> {
             audience: None,
             actor: None,
             created_at: chrono::DateTime::UNIX_EPOCH,
+            auto: None,
         });
         seq
     }

@@ -325,6 +325,15 @@ impl From<crate::service::play::error::Error> for ApiError {
             }
             E::Rule(refusal) => Self::rule(refusal.code, detail),
             E::InvalidCommand { .. } => Self::unprocessable(ErrorCode::InvalidCommand, detail),
+            E::UnknownOrder { .. } => {
+                Self::unprocessable(ErrorCode::UnknownOrder, detail).with("field", "order")
+            }
+            E::OrderNotFound(_) => {
+                Self::new(StatusCode::NOT_FOUND, ErrorCode::OrderNotFound, detail)
+            }
+            E::TooManyOrders { max } => {
+                Self::conflict(ErrorCode::TooManyOrders, detail).with("max_orders", max)
+            }
             E::IdempotencyKeyReused => Self::unprocessable(ErrorCode::IdempotencyKeyReused, detail),
             E::NotAPlayer | E::NotYourSeat { .. } | E::OnlyPlayersInvite => {
                 Self::forbidden(ErrorCode::NotAPlayer, detail)
@@ -726,6 +735,9 @@ error_codes! {
     UnknownGameKind = "unknown_game_kind", 422, "No game of this kind is registered.";
     InvalidOptions = "invalid_options", 422, "The game options are unknown or out of range; `field` names the culprit.";
     InvalidCommand = "invalid_command", 422, "The action is not one this game understands.";
+    UnknownOrder = "unknown_order", 422, "The standing order is not one this game understands (its `type` or a member); `field` is `order`.";
+    OrderNotFound = "order_not_found", 404, "The caller's seat has no standing order with this id (it played, was dropped or cancelled).";
+    TooManyOrders = "too_many_orders", 409, "The seat has the most standing orders allowed (`max_orders`); cancel one first.";
     GameNotActive = "game_not_active", 409, "The game has not started yet, or has ended.";
     NotEnoughPlayers = "not_enough_players", 409, "The game cannot start with so few seats taken.";
     GameNotFinished = "game_not_finished", 409, "The game has not ended, so its seed is still secret.";

@@ -78,6 +78,10 @@ pub struct Note {
     /// own streams of the game are told.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub note_saved: bool,
+    /// Users whose standing orders in the game changed, or what the server did with them:
+    /// only their own streams of the game are told (`orders`), never anyone else's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub orders: Vec<Uuid>,
     /// The undo request with this number (the sequence number of its
     /// `kontor.undo_requested`) was made or ended.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -258,6 +262,16 @@ impl Note {
             game_id,
             note_saved: true,
             users: vec![user],
+            ..Self::default()
+        }
+    }
+
+    /// The standing orders of `users` in the game changed (or what the server did with
+    /// them): only their own game streams are told.
+    pub fn orders_changed(game_id: Uuid, users: Vec<Uuid>) -> Self {
+        Self {
+            game_id,
+            orders: users,
             ..Self::default()
         }
     }

@@ -9,6 +9,7 @@
 
 use super::notices::{self, Notice};
 use super::play::actions::{self, Context, Origin, Submission, kind_of, read_context};
+use super::play::auto::Books;
 use super::play::clock::AbandonPolicy;
 use super::play::committer::Committer;
 use super::play::events::{PlatformEvent, TimeoutPlay};
@@ -17,6 +18,7 @@ use crate::games::{Actor, BotLevel, GameRng, Rules, Seat};
 use crate::store::append::SeatUpdate;
 use crate::store::deadlines::{self, DeadlineKind, DueClock};
 use crate::store::games::Status;
+use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::with_rules;
 use rand::RngExt;
@@ -240,6 +242,10 @@ async fn play_due<R: Rules>(
         }
     } else if !R::pending(&state).contains(&(seat as Seat)) {
         None
+    } else if let Some(written) = play_on_its_own::<R>(committer, context, &state).await? {
+        // What the server plays on its own comes first: nobody times out on a move that was
+        // forced or ordered (a game from before standing orders may still wait on one).
+        return Ok(Some(written));
     } else {
         let clock = context.seat_clocks.iter().find(|c| c.seat == seat).cloned();
         let by_bot = kind == DeadlineKind::Bot || clock.as_ref().is_some_and(|c| c.played_by_bot());
@@ -299,4 +305,29 @@ async fn play_due<R: Rules>(
     };
     let written = actions::apply::<R>(committer, context, state, submission).await?;
     Ok(Some(written.is_some()))
+}
+
+/// Plays what the server would play on its own in the game now (a forced move, a standing
+/// order that fits), if anything: `Some(written)`.
+async fn play_on_its_own<R: Rules>(
+    committer: &Committer,
+    context: &Context,
+    state: &R::State,
+) -> anyhow::Result<Option<bool>> {
+    let books = Books::<R>::read(&context.orders, context.head.seat_count as u8);
+    let Ok(decision) = step::settle::<R>(
+        context.game(),
+        state.clone(),
+        books,
+        committer.clock().now(),
+    )?
+    else {
+        return Ok(None);
+    };
+    actions::log_warnings(context.head.id, &decision.warnings);
+    let mail: Vec<NewMail> = decision.notices.iter().map(Notice::as_mail).collect();
+    let written = committer
+        .append(&decision.append(Origin::default(), &mail), &decision.note)
+        .await?;
+    Ok(Some(written))
 }

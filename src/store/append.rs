@@ -33,7 +33,8 @@ pub struct Clocks<'a> {
     pub disarm: &'a [i16],
 }
 
-/// The record of the command that caused the events.
+/// The record of a command that caused events: the submitted one, or one the server played
+/// on its own after it (`auto`), each with its own events.
 pub struct CommandRecord<'a> {
     pub id: Uuid,
     pub user_id: Option<Uuid>,
@@ -43,6 +44,11 @@ pub struct CommandRecord<'a> {
     pub command: Value,
     /// The answer, as JSON text (replayed as is to a retry).
     pub response: String,
+    /// Its events: `first_seq..=last_seq`.
+    pub first_seq: i64,
+    pub last_seq: i64,
+    /// Why the server played it (`{"kind": "forced", ...}`), `None` for a submitted one.
+    pub auto: Option<Value>,
 }
 
 /// A change to a seat's row; `None` leaves a column as it is.
@@ -72,7 +78,13 @@ pub struct Append<'a, S: Serialize> {
     /// The states to keep as snapshots, by version in order, at versions among those of the
     /// events (see `events::snapshot_versions`); the last one also becomes the state cache.
     pub snapshots: &'a [(i64, S)],
-    pub command: CommandRecord<'a>,
+    /// The commands, in order: they cover the events, each its own range.
+    pub commands: Vec<CommandRecord<'a>>,
+    /// The game's orders revision the commands were decided with: the append is written only
+    /// if it is still that (`None`: not checked, the caller holds the game's row lock).
+    pub orders_revision: Option<i64>,
+    /// The standing-order rows of seats that changed (see `store::orders`).
+    pub orders: &'a [super::orders::OrderRow],
     pub clocks: Clocks<'a>,
     pub seats: &'a [SeatUpdate],
     /// Mail to queue in the outbox (`mail_outbox`), through its one door
@@ -100,6 +112,7 @@ pub struct Rows {
     pendings: Vec<String>,
     outcomes: Vec<Option<Value>>,
     ats: Vec<DateTime<Utc>>,
+    orders_revisions: Vec<Option<i64>>,
     // One per event.
     event_games: Vec<Uuid>,
     event_seqs: Vec<i64>,
@@ -109,7 +122,8 @@ pub struct Rows {
     event_actors: Vec<Option<i16>>,
     event_commands: Vec<Uuid>,
     event_ats: Vec<DateTime<Utc>>,
-    // One per command (one per game).
+    // One per command.
+    command_games: Vec<Uuid>,
     command_ids: Vec<Uuid>,
     command_users: Vec<Option<Uuid>>,
     command_keys: Vec<Option<String>>,
@@ -117,7 +131,9 @@ pub struct Rows {
     command_seats: Vec<Option<i16>>,
     commands: Vec<Value>,
     command_first_seqs: Vec<i64>,
+    command_last_seqs: Vec<i64>,
     command_responses: Vec<String>,
+    command_autos: Vec<Option<Value>>,
     // One per state snapshot.
     snapshot_games: Vec<Uuid>,
     snapshot_rules_versions: Vec<i32>,
@@ -148,6 +164,14 @@ pub struct Rows {
     mail_data: Vec<Value>,
     // One per game whose open undo request the append lapses.
     undo_closed_games: Vec<Uuid>,
+    // One per seat whose standing orders changed.
+    order_games: Vec<Uuid>,
+    order_seats: Vec<i16>,
+    order_users: Vec<Uuid>,
+    order_lists: Vec<Value>,
+    order_next_ids: Vec<i64>,
+    order_news: Vec<Value>,
+    order_mailed: Vec<i64>,
 }
 
 impl Rows {
@@ -163,11 +187,20 @@ impl Rows {
         rows.pendings.push(super::array_literal(append.pending));
         rows.outcomes.push(append.outcome.clone());
         rows.ats.push(append.at);
+        rows.orders_revisions.push(append.orders_revision);
         let events = &append.events;
-        let command = &append.command;
         for i in 0..events.seqs.len() {
+            let seq = events.seqs[i];
+            // An event belongs to the last command that begins at or before it.
+            let command = append
+                .commands
+                .iter()
+                .rev()
+                .find(|c| c.first_seq <= seq)
+                .or(append.commands.first())
+                .ok_or_else(|| sqlx::Error::Protocol("an append without a command".into()))?;
             rows.event_games.push(game);
-            rows.event_seqs.push(events.seqs[i]);
+            rows.event_seqs.push(seq);
             rows.event_kinds.push(events.kinds[i].to_string());
             rows.event_payloads.push(events.payloads[i].clone());
             rows.event_audiences.push(events.audiences[i].clone());
@@ -175,16 +208,30 @@ impl Rows {
             rows.event_commands.push(command.id);
             rows.event_ats.push(append.at);
         }
-        rows.command_ids.push(command.id);
-        rows.command_users.push(command.user_id);
-        rows.command_keys
-            .push(command.idempotency_key.map(str::to_string));
-        rows.command_hashes
-            .push(command.request_hash.map(<[u8]>::to_vec));
-        rows.command_seats.push(command.seat);
-        rows.commands.push(command.command.clone());
-        rows.command_first_seqs.push(append.first_seq);
-        rows.command_responses.push(command.response.clone());
+        for command in &append.commands {
+            rows.command_games.push(game);
+            rows.command_ids.push(command.id);
+            rows.command_users.push(command.user_id);
+            rows.command_keys
+                .push(command.idempotency_key.map(str::to_string));
+            rows.command_hashes
+                .push(command.request_hash.map(<[u8]>::to_vec));
+            rows.command_seats.push(command.seat);
+            rows.commands.push(command.command.clone());
+            rows.command_first_seqs.push(command.first_seq);
+            rows.command_last_seqs.push(command.last_seq);
+            rows.command_responses.push(command.response.clone());
+            rows.command_autos.push(command.auto.clone());
+        }
+        for row in append.orders {
+            rows.order_games.push(game);
+            rows.order_seats.push(row.seat);
+            rows.order_users.push(row.user_id);
+            rows.order_lists.push(row.orders.clone());
+            rows.order_next_ids.push(row.next_id);
+            rows.order_news.push(row.news.clone());
+            rows.order_mailed.push(row.mailed_through);
+        }
         for (version, state) in append.snapshots {
             rows.snapshot_games.push(game);
             rows.snapshot_versions.push(*version);
@@ -245,6 +292,7 @@ impl Rows {
             pendings,
             outcomes,
             ats,
+            orders_revisions,
             event_games,
             event_seqs,
             event_kinds,
@@ -253,6 +301,7 @@ impl Rows {
             event_actors,
             event_commands,
             event_ats,
+            command_games,
             command_ids,
             command_users,
             command_keys,
@@ -260,7 +309,9 @@ impl Rows {
             command_seats,
             commands,
             command_first_seqs,
+            command_last_seqs,
             command_responses,
+            command_autos,
             snapshot_games,
             snapshot_rules_versions,
             snapshot_states,
@@ -285,7 +336,14 @@ impl Rows {
             mail_kinds,
             mail_keys,
             mail_data,
-            undo_closed_games
+            undo_closed_games,
+            order_games,
+            order_seats,
+            order_users,
+            order_lists,
+            order_next_ids,
+            order_news,
+            order_mailed
         );
     }
 }
@@ -299,9 +357,10 @@ const CORE: &str = "moved AS (
               turn_started_at = CASE WHEN g.pending_seats = i.pending::smallint[]
                                      THEN g.turn_started_at ELSE i.at END
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
-                     $6::jsonb[], $7::timestamptz[], $50::bigint[])
-              AS i(id, expected, version, status, pending, outcome, at, undone)
+                     $6::jsonb[], $7::timestamptz[], $50::bigint[], $52::bigint[])
+              AS i(id, expected, version, status, pending, outcome, at, undone, orders)
         WHERE g.id = i.id AND g.version = i.expected
+          AND (i.orders IS NULL OR g.orders_revision = i.orders)
        RETURNING g.id, i.version
      ), appended AS (
        INSERT INTO game_events (game_id, seq, type, schema_version, payload, audience, actor,
@@ -314,12 +373,15 @@ const CORE: &str = "moved AS (
          JOIN moved ON moved.id = e.game_id
      ), recorded AS (
        INSERT INTO game_commands (id, game_id, user_id, idempotency_key, request_hash, seat,
-                                  command, first_seq, last_seq, response_status, response)
+                                  command, first_seq, last_seq, response_status, response
+                                  , auto)
        SELECT c.id, c.game_id, c.user_id, c.key, c.hash, c.seat, c.command, c.first_seq,
-              moved.version, 200, c.response
+              c.last_seq, 200, c.response, c.auto
          FROM unnest($17::uuid[], $18::uuid[], $19::uuid[], $20::text[], $21::bytea[],
-                     $22::smallint[], $23::jsonb[], $24::bigint[], $25::text[])
-              AS c(id, game_id, user_id, key, hash, seat, command, first_seq, response)
+                     $22::smallint[], $23::jsonb[], $24::bigint[], $25::text[], $53::bigint[],
+                     $54::jsonb[])
+              AS c(id, game_id, user_id, key, hash, seat, command, first_seq, response, last_seq,
+                   auto)
          JOIN moved ON moved.id = c.game_id
      )";
 
@@ -394,7 +456,25 @@ static MAIL: LazyLock<String> = LazyLock::new(|| {
         "unnest($43::uuid[], $44::uuid[], $45::uuid[], $46::text[], $47::text[], $48::jsonb[])
              AS m(id, game_id, user_id, kind, key, data)
         JOIN moved ON moved.id = m.game_id",
-        "$52::jsonb",
+        "$62::jsonb",
+    )
+});
+
+static ORDERS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "ordered AS (
+       INSERT INTO game_orders AS o (game_id, seat, user_id, orders, next_id, news,
+                                     mailed_through, updated_at)
+       SELECT x.game_id, x.seat, x.user_id, x.orders, x.next_id, x.news, x.mailed_through,
+              moved_at.at
+         FROM unnest($55::uuid[], $56::smallint[], $57::uuid[], $58::jsonb[], $59::bigint[],
+                     $60::jsonb[], $61::bigint[])
+              AS x(game_id, seat, user_id, orders, next_id, news, mailed_through)
+         JOIN moved ON moved.id = x.game_id
+         JOIN unnest($1::uuid[], $7::timestamptz[]) AS moved_at(id, at) ON moved_at.id = x.game_id
+       {}
+     )",
+        super::orders::UPSERT
     )
 });
 
@@ -433,6 +513,7 @@ pub async fn write_rows(
         (SEATS, !rows.seat_games.is_empty()),
         (MAIL.as_str(), !rows.mail_games.is_empty()),
         (UNDO_CLOSED, !rows.undo_closed_games.is_empty()),
+        (ORDERS.as_str(), !rows.order_games.is_empty()),
     ] {
         if needed {
             parts.push(part);
@@ -466,7 +547,7 @@ pub async fn write_rows(
         .bind(&rows.event_commands)
         .bind(&rows.event_ats)
         .bind(&rows.command_ids)
-        .bind(&rows.game_ids)
+        .bind(&rows.command_games)
         .bind(&rows.command_users)
         .bind(&rows.command_keys)
         .bind(&rows.command_hashes)
@@ -500,6 +581,16 @@ pub async fn write_rows(
         .bind(&rows.snapshot_versions)
         .bind(&rows.undone_events)
         .bind(&rows.undo_closed_games)
+        .bind(&rows.orders_revisions)
+        .bind(&rows.command_last_seqs)
+        .bind(&rows.command_autos)
+        .bind(&rows.order_games)
+        .bind(&rows.order_seats)
+        .bind(&rows.order_users)
+        .bind(&rows.order_lists)
+        .bind(&rows.order_next_ids)
+        .bind(&rows.order_news)
+        .bind(&rows.order_mailed)
         .bind(routes)
         .fetch_all(conn)
         .await

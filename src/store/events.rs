@@ -19,6 +19,10 @@ pub struct EventRow {
     pub audience: Option<Vec<i16>>,
     pub actor: Option<i16>,
     pub created_at: DateTime<Utc>,
+    /// On the first event of a command the server played on its own: its marker
+    /// (`game_commands.auto`); read only by [`load_presented`].
+    #[sqlx(default)]
+    pub auto: Option<Value>,
 }
 
 /// An event about to be appended.
@@ -73,6 +77,7 @@ pub fn rows_of(events: &[NewEvent], first_seq: i64, at: DateTime<Utc>) -> Vec<Ev
             audience: e.audience.clone(),
             actor: e.actor,
             created_at: at,
+            auto: None,
         })
         .collect()
 }
@@ -119,6 +124,28 @@ pub async fn load<'e>(
     sqlx::query_as(
         "SELECT seq, type, payload, audience, actor, created_at FROM game_events
           WHERE game_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq",
+    )
+    .bind(game_id)
+    .bind(from)
+    .bind(to)
+    .fetch_all(executor)
+    .await
+}
+
+/// Events with `from <= seq <= to`, in order, each first event of a command the server
+/// played on its own with its marker (`EventRow::auto`): the log as it is served.
+pub async fn load_presented<'e>(
+    executor: impl PgExecutor<'e>,
+    game_id: Uuid,
+    from: i64,
+    to: i64,
+) -> Result<Vec<EventRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT e.seq, e.type, e.payload, e.audience, e.actor, e.created_at, c.auto
+           FROM game_events e
+           LEFT JOIN game_commands c
+             ON c.game_id = e.game_id AND c.first_seq = e.seq AND c.auto IS NOT NULL
+          WHERE e.game_id = $1 AND e.seq BETWEEN $2 AND $3 ORDER BY e.seq",
     )
     .bind(game_id)
     .bind(from)

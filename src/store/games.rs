@@ -122,7 +122,9 @@ pub async fn lock_head(
 /// armed rules timer (`armed_timer`), the state cache at the head's version or before
 /// (`cached_version`, `cached_state`), the open undo request (`open_undo`, its number) and
 /// the answer stored for `caller`'s
-/// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`).
+/// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`), and the standing
+/// orders of every seat (`orders`, see [`super::orders`]) with their revision
+/// (`orders_revision`).
 pub async fn read_for_command<T>(
     conn: &mut PgConnection,
     game_id: Uuid,
@@ -133,12 +135,14 @@ where
     T: for<'r> sqlx::FromRow<'r, PgRow> + Send + Unpin,
 {
     let seat_clocks = seats::clocks_sql("g.id");
+    let orders = super::orders::orders_sql("g.id");
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {HEAD_COLUMNS},
            c.request_hash AS stored_hash, c.response_status AS stored_status,
            c.response AS stored_response,
            s.version AS cached_version, s.state AS cached_state,
            {seat_clocks} AS seat_clocks,
+           g.orders_revision, {orders} AS orders,
            (SELECT timer_key FROM deadlines WHERE game_id = g.id AND seat = -1) AS armed_timer,
            (SELECT request_seq FROM undo_requests WHERE game_id = g.id) AS open_undo
          FROM games g
@@ -559,24 +563,35 @@ pub async fn imports_since<'e>(
     .await
 }
 
+/// A command of an imported game: its events, seat, command and marker (`auto`).
+pub struct ImportedCommand<'a> {
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub seat: Option<i16>,
+    pub command: &'a Value,
+    pub auto: Option<&'a Value>,
+}
+
 /// Records the commands of an imported game (first and last event, seat, command), by no
 /// user and under no idempotency key: they only serve its export.
 pub async fn insert_imported_commands(
     conn: &mut PgConnection,
     game_id: Uuid,
-    commands: &[(i64, i64, Option<i16>, &Value)],
+    commands: &[ImportedCommand<'_>],
 ) -> Result<(), sqlx::Error> {
     let ids: Vec<Uuid> = commands.iter().map(|_| Uuid::now_v7()).collect();
-    let first: Vec<i64> = commands.iter().map(|c| c.0).collect();
-    let last: Vec<i64> = commands.iter().map(|c| c.1).collect();
-    let seats: Vec<Option<i16>> = commands.iter().map(|c| c.2).collect();
-    let actions: Vec<&Value> = commands.iter().map(|c| c.3).collect();
+    let first: Vec<i64> = commands.iter().map(|c| c.first_seq).collect();
+    let last: Vec<i64> = commands.iter().map(|c| c.last_seq).collect();
+    let seats: Vec<Option<i16>> = commands.iter().map(|c| c.seat).collect();
+    let actions: Vec<&Value> = commands.iter().map(|c| c.command).collect();
+    let autos: Vec<Option<&Value>> = commands.iter().map(|c| c.auto).collect();
     sqlx::query(
         "INSERT INTO game_commands (id, game_id, seat, command, first_seq, last_seq,
-                                    response_status, response)
-         SELECT c.id, $1, c.seat, c.command, c.first_seq, c.last_seq, 200, '{}'::jsonb
-           FROM unnest($2::uuid[], $3::smallint[], $4::jsonb[], $5::bigint[], $6::bigint[])
-                AS c(id, seat, command, first_seq, last_seq)",
+                                    response_status, response, auto)
+         SELECT c.id, $1, c.seat, c.command, c.first_seq, c.last_seq, 200, '{}'::jsonb, c.auto
+           FROM unnest($2::uuid[], $3::smallint[], $4::jsonb[], $5::bigint[], $6::bigint[],
+                       $7::jsonb[])
+                AS c(id, seat, command, first_seq, last_seq, auto)",
     )
     .bind(game_id)
     .bind(&ids)
@@ -584,19 +599,23 @@ pub async fn insert_imported_commands(
     .bind(&actions)
     .bind(&first)
     .bind(&last)
+    .bind(&autos)
     .execute(conn)
     .await?;
     Ok(())
 }
 
 /// A game's recorded commands (with the events they produced from `first_seq` on), in the
-/// order of the log: the seat that acted (`None`: the system) and the command as submitted.
+/// order of the log: the seat that acted (`None`: the system), the command as submitted, and
+/// the marker of one the server played on its own (`game_commands.auto`).
+#[allow(clippy::type_complexity)]
 pub async fn recorded_commands<'e>(
     executor: impl PgExecutor<'e>,
     game_id: Uuid,
-) -> Result<Vec<(i64, Option<i16>, Value)>, sqlx::Error> {
+) -> Result<Vec<(i64, Option<i16>, Value, Option<Value>)>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT first_seq, seat, command FROM game_commands WHERE game_id = $1 ORDER BY first_seq",
+        "SELECT first_seq, seat, command, auto FROM game_commands WHERE game_id = $1
+          ORDER BY first_seq",
     )
     .bind(game_id)
     .fetch_all(executor)

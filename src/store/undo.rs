@@ -19,6 +19,9 @@ pub struct LineRow {
     pub begins_command: bool,
     /// That command's seat (`None`: the platform's own command, a rules timer).
     pub command_seat: Option<i16>,
+    /// Whether that command is one the server played on its own, and why (`forced`,
+    /// `order`; see `game_commands.auto`).
+    pub command_auto: Option<String>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -30,7 +33,8 @@ pub async fn lines<'e>(
 ) -> Result<Vec<LineRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT e.seq, e.type, e.payload, e.created_at,
-                c.first_seq IS NOT DISTINCT FROM e.seq AS begins_command, c.seat AS command_seat
+                c.first_seq IS NOT DISTINCT FROM e.seq AS begins_command, c.seat AS command_seat,
+                c.auto->>'kind' AS command_auto
            FROM game_events e
            LEFT JOIN game_commands c ON c.id = e.command_id AND c.first_seq = e.seq
           WHERE e.game_id = $1 AND e.seq <= $2

@@ -542,7 +542,7 @@ pub struct Erased {
 
 /// Erases what is stored about a user, in the caller's transaction: tokens, preferences,
 /// vacations, every mail of theirs (sent or not), invitations to them, live presence, blocks
-/// both ways, the failed-login count, their private notes on games; then the account row keeps only its id, the
+/// both ways, the failed-login count, their private notes and standing orders on games; then the account row keeps only its id, the
 /// placeholder `placeholder` as its username, and its creation and deletion times. Other
 /// users' mails naming `old_username` as their inviter name the placeholder instead.
 pub async fn erase(
@@ -581,6 +581,8 @@ pub async fn erase(
         "DELETE FROM login_sessions WHERE user_id = $1",
         // Private notes on games are the player's own, not the game's record.
         "DELETE FROM game_notes WHERE user_id = $1",
+        // So are their standing orders (a seat they still held is left by now).
+        "DELETE FROM game_orders WHERE user_id = $1",
         // Webhook endpoints (their secrets and delivery logs with them).
         "DELETE FROM webhook_endpoints WHERE user_id = $1",
     ] {

@@ -944,7 +944,9 @@ async fn timeline_of(
             .await
             .unwrap()
             .into_iter()
-            .map(|(first, seat, _)| (first, seat.map_or(Actor::System, |s| Actor::Seat(s as u8))))
+            .map(|(first, seat, _, _)| {
+                (first, seat.map_or(Actor::System, |s| Actor::Seat(s as u8)))
+            })
             .collect();
     let lines: Vec<Line> = rows
         .iter()

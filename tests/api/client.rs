@@ -2,7 +2,8 @@
 //! deploy/setup-tests.sh) generates a client from the committed `openapi/openapi.json`, mypy
 //! checks strictly that `tests/client/play.py` uses nothing but its typed calls and models,
 //! and the script keeps a code and an event type it was not generated with, takes a misclick
-//! back through the undo endpoint, plays whole games of both kinds against a test server until
+//! back through the undo endpoint, sets, edits and cancels standing orders and sees one play,
+//! plays whole games of both kinds against a test server until
 //! it has sent every command type of each game, and exports, verifies and imports a finished
 //! game of each kind. It also reads a leaderboard (ratings seeded here) and runs a tournament
 //! up to its first round (verified players made here): its reading of both is compared with
@@ -110,6 +111,20 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .collect();
     standing.check(&app, &lines).await;
+    // The standing order it set played as its seat's move, marked as such in the log.
+    let ordered = lines
+        .iter()
+        .find(|line| line.get("orders").is_some())
+        .expect("the script's standing orders");
+    let marked: Option<Value> = sqlx::query_scalar(
+        "SELECT auto FROM game_commands WHERE game_id = $1::uuid AND first_seq = $2",
+    )
+    .bind(ordered["orders"].as_str().unwrap())
+    .bind(ordered["played"].as_i64().unwrap())
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(marked.expect("marked")["kind"], "order");
     let (audits, games): (Vec<Value>, Vec<Value>) = lines
         .into_iter()
         .filter(|line| line.get("game").is_some() || line.get("audit").is_some())
@@ -152,12 +167,26 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
             .clone();
         assert_eq!(verification["verified"], json!(true), "{verification}");
         let kind = game["kind"].as_str().unwrap().to_string();
-        sent.entry(kind).or_default().extend(
+        sent.entry(kind.clone()).or_default().extend(
             game["sent"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|t| t.as_str().unwrap().to_string()),
+        );
+        // A command the rules force (a company that cannot build passes) is never left to a
+        // client: the server plays it. Those count as played too.
+        let forced: Vec<Value> = sqlx::query_scalar(
+            "SELECT command FROM game_commands WHERE game_id = $1::uuid AND auto->>'kind' = 'forced'",
+        )
+        .bind(id)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+        sent.entry(kind).or_default().extend(
+            forced
+                .iter()
+                .map(|c| c["type"].as_str().unwrap().to_string()),
         );
     }
     assert_eq!(undone, 1, "the script took one misclick back");
@@ -182,7 +211,7 @@ async fn a_generated_python_client_plays_whole_games_of_both_kinds() {
         let missing: Vec<_> = types.difference(&sent[kind]).collect();
         assert!(
             missing.is_empty(),
-            "{kind}: the generated client never sent {missing:?}"
+            "{kind}: the generated client never sent {missing:?} (nor did the server play it)"
         );
     }
 }

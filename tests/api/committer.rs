@@ -59,7 +59,7 @@ impl Marker {
             events: Batch::new(&self.events, self.at + 1),
             rules_version: 1,
             snapshots: &[],
-            command: CommandRecord {
+            commands: vec![CommandRecord {
                 id: Uuid::now_v7(),
                 user_id: Some(user),
                 idempotency_key: Some(self.key),
@@ -67,7 +67,12 @@ impl Marker {
                 seat: Some(0),
                 command: json!({"type": "marker"}),
                 response: "{}".into(),
-            },
+                first_seq: self.at + 1,
+                last_seq: self.at + 1,
+                auto: None,
+            }],
+            orders_revision: None,
+            orders: &[],
             closes_undo: false,
             clocks: Clocks {
                 arm: &[],

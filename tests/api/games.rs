@@ -306,6 +306,7 @@ async fn read_everything(app: &TestApp, game: Uuid, reader: &User, seats: usize)
         format!("/games/{game}/events?limit=1000"),
         format!("/games/{game}/export"),
         format!("/games/{game}/notes"),
+        format!("/games/{game}/orders"),
         "/me/export".to_string(),
     ];
     for a in 0..seats {
@@ -371,6 +372,12 @@ async fn play_talking(
     };
     // Each seat's notes: (seat, text).
     let mut noted: Vec<(usize, String)> = Vec::new();
+    // Each seat's standing orders as it set them (seat, the order as its owner reads it),
+    // and every event served to a reader before the end (reader, event): an event marked as
+    // played by an order may only be its own seat's.
+    let mut ordered: Vec<(usize, String)> = Vec::new();
+    let mut served: Vec<(Option<usize>, Value)> = Vec::new();
+    let mut orders_told = vec![0usize; readers.len()];
     let note = async |seat: usize, by: &User| {
         let text = format!("noted-{seat}-{}", Uuid::new_v4().simple());
         app.put(&format!("/games/{game}/notes"))
@@ -394,6 +401,21 @@ async fn play_talking(
             .send()
             .await;
         ended = status.assert_ok()["status"] == "finished";
+        if !ended {
+            // Every seat sets standing orders for the round: a sealed bid (the action) and a
+            // sealed extra-round choice, a Kontor ranking and an income rule, all from its
+            // own hand; a spectator may set none.
+            for (seat, by) in table.iter().enumerate() {
+                ordered.extend(set_orders(app, game, seat, by, seed + chunk).await);
+            }
+            let refused = app
+                .post(&format!("/games/{game}/orders"))
+                .as_user(spectator)
+                .json(&json!({"order": {"type": "income", "rule": {"kind": "best"}}}))
+                .send()
+                .await;
+            refused.assert_problem(403, "not_a_player");
+        }
         if chunk == 0 {
             // Talk while the game runs: every private channel both ways, the table, the
             // spectators.
@@ -426,6 +448,14 @@ async fn play_talking(
         )
         .await;
         for (i, events) in drained.iter().enumerate() {
+            for event in events {
+                if event.event == "event" && !ended {
+                    served.push((seat_of(i / 2), event.data.clone()));
+                }
+                if event.event == "orders" {
+                    orders_told[i / 2] += 1;
+                }
+            }
             let into = &mut received[i / 2];
             let text: String = events.iter().map(|e| e.data.to_string()).collect();
             into.streamed.push_str(&text);
@@ -435,6 +465,18 @@ async fn play_talking(
                 &mut into.before
             }
             .push_str(&text);
+        }
+        if !ended {
+            for (i, reader) in readers.iter().enumerate() {
+                let page = app
+                    .get(&format!("/games/{game}/events?limit=1000"))
+                    .as_user(reader)
+                    .send()
+                    .await;
+                for event in page.assert_ok()["items"].as_array().unwrap() {
+                    served.push((seat_of(i), event.clone()));
+                }
+            }
         }
         if chunk == 0 || ended {
             for (i, reader) in readers.iter().enumerate() {
@@ -463,6 +505,7 @@ async fn play_talking(
     )
     .await;
     for (i, events) in drained.iter().enumerate() {
+        orders_told[i / 2] += events.iter().filter(|e| e.event == "orders").count();
         let text: String = events.iter().map(|e| e.data.to_string()).collect();
         received[i / 2].streamed.push_str(&text);
         received[i / 2].after.push_str(&text);
@@ -475,9 +518,38 @@ async fn play_talking(
     for (seat, detail) in &seen.views {
         received[*seat].before.push_str(&detail.to_string());
     }
-    for (seat, _, events) in &seen.action_events {
+    for (seat, ended, events) in &seen.action_events {
         received[*seat].before.push_str(&events.to_string());
+        if !ended {
+            for event in events.as_array().unwrap() {
+                served.push((Some(*seat), event.clone()));
+            }
+        }
     }
+    // Standing orders: a move an order played is marked for its own seat alone while the
+    // game runs (everyone else sees it as if clicked), and at least one was.
+    let mut owned = 0;
+    for (reader, event) in &served {
+        if event["auto"] == "order" {
+            assert_eq!(
+                event["actor"].as_u64().map(|a| a as usize),
+                *reader,
+                "reader {reader:?} was told that another seat's move was played by an order: {event}"
+            );
+            owned += 1;
+        }
+    }
+    assert!(owned > 0, "no order played in the whole game");
+    assert!(
+        ordered.iter().any(|(_, o)| o.contains("\"type\":\"bid\"")),
+        "no sealed bid was ordered"
+    );
+    // Only a seat's own streams are told of its orders; the spectator's never.
+    assert_eq!(orders_told[seats], 0, "the spectator was told of orders");
+    assert!(
+        orders_told[..seats].iter().all(|&n| n > 0),
+        "{orders_told:?}"
+    );
     for (i, got) in received.iter().enumerate() {
         let reader = seat_of(i);
         for message in &said {
@@ -502,6 +574,25 @@ async fn play_talking(
                 );
             }
         }
+        // No reader but its owner is ever sent a seat's order while the game runs (after
+        // the end, the complete export shows the orders that played), and no stream ever
+        // carries one.
+        for (seat, order) in &ordered {
+            assert!(
+                !got.streamed.contains(order.as_str()),
+                "reader {reader:?} was streamed an order of seat {seat}"
+            );
+            // (An order the reader set alike is its own to read.)
+            let also_its_own = ordered
+                .iter()
+                .any(|(other, same)| Some(*other) == reader && same == order);
+            if reader != Some(*seat) && !also_its_own {
+                assert!(
+                    !got.before.contains(order.as_str()),
+                    "reader {reader:?} was sent an order of seat {seat}: {order}"
+                );
+            }
+        }
         for (seat, text) in &noted {
             assert!(
                 !got.streamed.contains(text.as_str()),
@@ -522,6 +613,93 @@ async fn play_talking(
         }
     }
     seen
+}
+
+/// Sets standing orders for `seat` (its player `by`) from its own view: an action (a sealed
+/// bid of one of its horseshoes, else a pass), a sealed extra-round bid, a Kontor ranking
+/// and an income rule. Returns each order set (compact JSON, as its owner reads it back; one
+/// that fitted at once played at once); one the rules refuse now is left out.
+async fn set_orders(
+    app: &TestApp,
+    game: Uuid,
+    seat: usize,
+    by: &User,
+    seed: u64,
+) -> Vec<(usize, String)> {
+    let mut rng = kontor::games::GameRng::from_u64(seed * 7 + seat as u64);
+    let mine = app
+        .get(&format!("/games/{game}"))
+        .as_user(by)
+        .send()
+        .await
+        .assert_ok()
+        .clone();
+    if mine["status"] != "active" {
+        return Vec::new();
+    }
+    let round = mine["view"]["round"].clone();
+    let hand: Vec<Value> = mine["view"]["players"][seat]["horseshoes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut colours = vec!["blue", "yellow", "green", "orange", "red", "violet"];
+    rng.shuffle(&mut colours);
+    let mut wanted = vec![
+        json!({"type": "kontor_return", "round": round, "keep": colours}),
+        json!({"type": "income", "rule": {"kind": "prefer", "colours": &colours[..3]}}),
+    ];
+    if let Some(last) = hand.last() {
+        wanted.push(json!({"type": "extra_round", "round": round,
+            "choice": {"kind": "bid", "horseshoes": [{"value": last, "sign": "minus"}]}}));
+    }
+    let tried = std::cell::RefCell::new(Vec::new());
+    let set = async |order: &Value| {
+        let reply = app
+            .post(&format!("/games/{game}/orders"))
+            .as_user(by)
+            .json(&json!({"order": order}))
+            .send()
+            .await;
+        assert!(
+            reply.status.is_success() || reply.status.as_u16() == 422,
+            "{order}: {}",
+            reply.text
+        );
+        if reply.status.is_success() {
+            tried.borrow_mut().push((seat, order.to_string()));
+        }
+        reply.status.is_success()
+    };
+    for order in &wanted {
+        set(order).await;
+    }
+    // The action: a sealed bid, or a pass where the bid cannot stand.
+    let bid = hand.first().map(|first| {
+        json!({"type": "action", "round": round,
+            "action": {"type": "bid", "horseshoes": [{"value": first, "sign": "plus"}]}})
+    });
+    let bid_set = match &bid {
+        Some(bid) => set(bid).await,
+        None => false,
+    };
+    if !bid_set {
+        set(&json!({"type": "action", "round": round, "action": {"type": "pass"}})).await;
+    }
+    // As the owner reads them back (the same JSON as the request's: members sorted).
+    let listed = app
+        .get(&format!("/games/{game}/orders"))
+        .as_user(by)
+        .send()
+        .await;
+    let mut set_orders = tried.into_inner();
+    for order in listed.assert_ok()["orders"].as_array().unwrap() {
+        assert!(
+            set_orders.contains(&(seat, order["order"].to_string())),
+            "{order} is not as set"
+        );
+    }
+    set_orders.dedup();
+    set_orders
 }
 
 #[tokio::test]

@@ -39,6 +39,7 @@ fn fold<R: Rules>(export: &str) -> Value {
             audience: None,
             actor: l.event.actor,
             created_at: l.event.at,
+            auto: None,
         })
         .collect();
     let events = decode_rules_events::<R>(&rows).unwrap();

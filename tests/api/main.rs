@@ -38,6 +38,7 @@ mod notes;
 mod notify;
 mod observability;
 mod operations;
+mod orders;
 mod outbound;
 mod play;
 mod profiles;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use uuid::Uuid;
 
-async fn table(app: &TestApp, names: &[&str]) -> Vec<User> {
+pub(crate) async fn table(app: &TestApp, names: &[&str]) -> Vec<User> {
     let mut users = Vec::new();
     for name in names {
         users.push(app.register(name).await);
@@ -27,7 +27,7 @@ async fn steel(app: &TestApp, players: &[User], undo: &str) -> Uuid {
         .await
 }
 
-async fn detail(app: &TestApp, game: Uuid, user: &User) -> Value {
+pub(crate) async fn detail(app: &TestApp, game: Uuid, user: &User) -> Value {
     app.get(&format!("/games/{game}"))
         .as_user(user)
         .send()
@@ -46,7 +46,7 @@ async fn detail_at(app: &TestApp, game: Uuid, user: &User, at: i64) -> Value {
 }
 
 /// The user of `seat`.
-fn user_at<'a>(players: &'a [User], detail: &Value, seat: i64) -> &'a User {
+pub(crate) fn user_at<'a>(players: &'a [User], detail: &Value, seat: i64) -> &'a User {
     let id = detail["seats"]
         .as_array()
         .unwrap()

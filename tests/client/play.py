@@ -9,8 +9,8 @@ First it parses answers carrying an error code and an event type the description
 list (as a later Kontor may send them): the client must keep them. Each seat follows a simple
 policy over what `legal` offers, seeded so that a failure can be replayed. Whole games of each
 kind are played until every command type listed for it has been sent (at most MAX_GAMES).
-Prints one JSON line per game: its id, kind, version, the command types sent and the rule
-refusals met (the policy may pick a bid the rules refuse); and for the first finished game of
+It also sets, edits and cancels a standing order and sees one play. Prints one JSON line per
+game: its id, kind, version, the command types sent and the rule refusals met (the policy may pick a bid the rules refuse); and for the first finished game of
 each kind one line of its audit through the generated calls: exported, verified, imported.
 
     python play.py <base URL> <seed> '<commands>' '{"kind": "<kind>", "players": [{"name", "token"}, ...]}'
@@ -129,6 +129,17 @@ from kontor_api_client.models import (
     SendRequest,
 )
 from kontor_api_client.models import UndoBody, UndoOutcome, UndoPolicy, UndoStatus
+from kontor_api_client.api.play import cancel_order, edit_order, list_orders, set_order
+from kontor_api_client.models import (
+    AutoKind,
+    NewsKind,
+    OrderRequest,
+    Orders,
+    SteelDriverOrderPassPawn,
+    SteelDriverOrderPassPawnType,
+    SteelDriverOrderProxyBid,
+    SteelDriverOrderProxyBidType,
+)
 from kontor_api_client.models import (
     CreateTournamentRequest,
     Leaderboard,
@@ -482,6 +493,71 @@ def take_back(base: str) -> dict[str, Any]:
     return {"game": str(created.id), "rewound": [before.version, after.version, again.version]}
 
 
+def standing_orders(base: str) -> dict[str, Any]:
+    """Standing orders through the generated calls, in a Steel Driver game: the seat after the
+    pawn holder sets a proxy bid (checked on its view), changes its limit, cancels it, all
+    without moving the game's version; then orders to pass the pawn this round, which plays
+    the moment the holder passes: its own log marks the move as played by its order, another
+    seat's log shows it as a click, and its orders say what it played."""
+    tag = uuid.uuid4().hex[:8]
+    players = [Player(base, f"po{tag}{n}") for n in range(3)]
+    host = players[0]
+    created = summary(
+        create_game.sync_detailed(
+            client=host.client, body=CreateGameRequest(kind=CreateGameRequestKind.STEEL_DRIVER, seats=3)
+        ),
+        "create game",
+    )
+    for guest in players[1:]:
+        summary(join_game.sync_detailed(created.id, client=guest.client), "join")
+    by_seat = {p.game(created.id).your_seat: p for p in players}
+    before = host.game(created.id)
+    assert isinstance(before, SteelDriverGameDetail), before.to_dict()
+    holder_seat = before.pending[0]
+    holder, owner, other = (by_seat[(holder_seat + i) % 3] for i in range(3))
+    round_ = before.view.round_ if not isinstance(before.view, Unset) and before.view is not None else 1
+    company = before.view.companies[0].company if before.view else None
+    assert company is not None
+
+    def orders(response: Response[Orders | Problem], what: str) -> Orders:
+        body = parsed(response, what)
+        assert isinstance(body, Orders), body
+        return body
+
+    proxy = SteelDriverOrderProxyBid(
+        type_=SteelDriverOrderProxyBidType.PROXY_BID, round_=round_, company=company, limit=3, pass_when_outbid=True
+    )
+    set_once = orders(set_order.sync_detailed(created.id, client=owner.client, body=OrderRequest(order=proxy)), "set order")
+    assert [o.order for o in set_once.orders] == [proxy], set_once.to_dict()
+    order_id = set_once.orders[0].id
+    proxy.limit = 5
+    edited = orders(
+        edit_order.sync_detailed(created.id, order_id, client=owner.client, body=OrderRequest(order=proxy)), "edit order"
+    )
+    assert edited.orders[0].id == order_id and edited.orders[0].order == proxy, edited.to_dict()
+    assert orders(list_orders.sync_detailed(created.id, client=other.client), "others' orders").orders == []
+    cancelled = orders(cancel_order.sync_detailed(created.id, order_id, client=owner.client), "cancel order")
+    assert cancelled.orders == [], cancelled.to_dict()
+    assert host.game(created.id).version == before.version, "an order moved the game's version"
+
+    pass_pawn = SteelDriverOrderPassPawn(type_=SteelDriverOrderPassPawnType.PASS_PAWN, round_=round_)
+    orders(set_order.sync_detailed(created.id, client=owner.client, body=OrderRequest(order=pass_pawn)), "set order")
+    answer = submit_action.sync_detailed(
+        created.id,
+        client=holder.client,
+        body=ActionRequest(action=SteelDriverPassPawn(type_=SteelDriverPassPawnType.PASS_PAWN), version=before.version),
+        idempotency_key=uuid.uuid4().hex,
+    )
+    assert isinstance(answer.parsed, ActionResult), answer.content
+    mine = [e for e in all_events(owner, created.id) if e.auto == AutoKind.ORDER]
+    assert len(mine) == 1 and mine[0].actor == (holder_seat + 1) % 3, [e.to_dict() for e in mine]
+    seen_by_other = [e for e in all_events(other, created.id) if e.seq == mine[0].seq]
+    assert len(seen_by_other) == 1 and isinstance(seen_by_other[0].auto, Unset), seen_by_other[0].to_dict()
+    news = orders(list_orders.sync_detailed(created.id, client=owner.client), "orders").news
+    assert [n.kind for n in news] == [NewsKind.PLAYED], [n.to_dict() for n in news]
+    return {"orders": str(created.id), "played": mine[0].seq}
+
+
 def talk(players: list[Player], game_id: uuid.UUID) -> None:
     """A word at the table through the generated calls: sent once under its key (a retry
     answers the same message), read back by another seat in the channel's page and found in its
@@ -675,6 +751,7 @@ def main() -> None:
         for line in standing(base, json.loads(sys.argv[4])):
             print(json.dumps(line), flush=True)
     print(json.dumps(take_back(base)), flush=True)
+    print(json.dumps(standing_orders(base)), flush=True)
     for kind, seats in [(CreateGameRequestKind.FLYING_DUTCHMAN, 4), (CreateGameRequestKind.STEEL_DRIVER, 4)]:
         # Whole games of the kind until every one of its command types has been sent.
         missing = set(wanted[kind.value])

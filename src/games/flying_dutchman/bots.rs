@@ -2,7 +2,11 @@
 //! from the ghost ship. Both only read what their seat may know (own hand, public state).
 
 use super::board::{Colour, SpaceId, SpaceKind, board};
-use super::protocol::{BidHorseshoe, Command, PaymentTerm, Sign, bid_value};
+use super::orders::{best_income, replaces};
+use super::protocol::{
+    ActionTaken, BidHorseshoe, Command, ExtraChoice, IncomeRule, Order, PaymentTerm, Sign,
+    bid_value,
+};
 use super::state::{MAX_STANDING_OFFERS, PASS_LIMIT, Phase, State, is_gold};
 use super::view::promised;
 use crate::games::{BotLevel, GameRng, Seat};
@@ -338,21 +342,9 @@ fn sensible_command(state: &State, seat: Seat, rng: &mut GameRng) -> Command {
             }
         }
         Phase::KontorReturn { .. } => {
-            // Keep the three most valuable and least endangered colours.
-            let threatened: Vec<Colour> = state
-                .destinations()
-                .filter_map(|d| board().colour(d))
-                .collect();
-            let keep_score = |c: Colour| {
-                let v = state.value(c);
-                if threatened.contains(&c) {
-                    -2 * v - 1
-                } else {
-                    v
-                }
-            };
+            let keep_score = keep_scores(state);
             let mut hand = p.shares.clone();
-            hand.sort_by_key(|&c| (keep_score(c), c));
+            hand.sort_by_key(|&c| (keep_score[c.index()], c));
             hand.truncate(2);
             Command::ReturnShares { cards: hand }
         }
@@ -365,7 +357,6 @@ fn sensible_command(state: &State, seat: Seat, rng: &mut GameRng) -> Command {
         Phase::Negotiation { tie, offers, .. } => {
             let ranked = ranked_destinations(state, seat);
             let (my_best, best_score) = ranked[0];
-            let worst = ranked.last().map_or(0, |r| r.1);
             // Accept the most attractive offer that is close enough to my best.
             let offer_gain = |o: &super::protocol::Offer| {
                 let pay: i64 = o
@@ -386,8 +377,7 @@ fn sensible_command(state: &State, seat: Seat, rng: &mut GameRng) -> Command {
             }
             if !offers.iter().any(|o| o.by == seat) {
                 let others: Vec<Seat> = tie.iter().copied().filter(|&s| s != seat).collect();
-                let care = (best_score - worst).max(0);
-                let per = (care / 4).min(p.coins / others.len().max(1) as i64).max(0);
+                let per = offer_each(state, seat, &ranked, others.len());
                 let payments = if per >= 1 {
                     others
                         .iter()
@@ -411,16 +401,160 @@ fn sensible_command(state: &State, seat: Seat, rng: &mut GameRng) -> Command {
             _ => Command::DropOut,
         },
         Phase::IslandIncome { .. } => {
-            match p
-                .shares
-                .iter()
-                .copied()
-                .max_by_key(|&c| (state.value(c), c))
-            {
+            match best_income(&p.shares, |c| state.chest(state.markers[c.index()])) {
                 Some(colour) => Command::TakeIncome { colour },
                 None => Command::DeclineIncome,
             }
         }
         Phase::NotStarted | Phase::Resolving | Phase::Finished { .. } => Command::Pass,
     }
+}
+
+/// How much the sensible bot wants to keep each colour (by `Colour::index`) in a Kontor
+/// exchange: its value, or less than nothing when the ghost ship can reach its ship next.
+fn keep_scores(state: &State) -> [i64; 6] {
+    let threatened: Vec<Colour> = state
+        .destinations()
+        .filter_map(|d| board().colour(d))
+        .collect();
+    Colour::ALL.map(|c| {
+        let v = state.value(c);
+        if threatened.contains(&c) {
+            -2 * v - 1
+        } else {
+            v
+        }
+    })
+}
+
+/// What the sensible bot offers each other member of a tie of `others + 1`: a quarter of
+/// how much it cares (best against worst destination), as far as its coins reach.
+fn offer_each(state: &State, seat: Seat, ranked: &[(SpaceId, i64)], others: usize) -> i64 {
+    let best = ranked.first().map_or(0, |r| r.1);
+    let worst = ranked.last().map_or(0, |r| r.1);
+    let care = (best - worst).max(0);
+    let coins = state.players[usize::from(seat)].coins;
+    (care / 4).min(coins / others.max(1) as i64).max(0)
+}
+
+/// The standing orders of an experienced player, played by the sensible bot (for `kontor
+/// simulate`). Whenever it looks at the game (its turn, or an occasion to answer ahead), it
+/// answers ahead every decision of the round it can decide from its own hand, the lucky
+/// number and the board, exactly as it would decide it when asked:
+///
+/// * its action, once the lucky number is known and before its turn (no condition on the
+///   actions before it: the sensible bot's action does not depend on them);
+/// * with a Kontor action, the colours to keep; with a bid, where to move the ghost ship,
+///   what to declare in a tie, what to offer and which offers to accept in a negotiation,
+///   and its extra-round choice (from the hand its bid leaves); with any action, where to
+///   move when it wins a dice-off;
+/// * once for the game, island income by the `best` rule.
+///
+/// Nothing else: no order looks at another seat's secret, and the sensible bot reads only
+/// what its seat may know.
+pub(super) fn sensible_orders(
+    state: &State,
+    seat: Seat,
+    orders: &[Order],
+    rng: &mut GameRng,
+) -> Vec<Order> {
+    let mut next: Vec<Order> = orders.to_vec();
+    let mut set = |order: Order| {
+        if !next.contains(&order) {
+            next.retain(|old| !replaces(&order, old));
+            next.push(order);
+        }
+    };
+    let p = &state.players[usize::from(seat)];
+    if !p.active() || state.finished() || matches!(state.phase, Phase::NotStarted) {
+        return next;
+    }
+    set(Order::Income {
+        rule: IncomeRule::Best,
+    });
+    let round = state.round;
+    // The action: taken, or to be answered ahead now.
+    let action = match (p.action, &state.phase) {
+        (Some(taken), _) => Some(match taken {
+            ActionTaken::Kontor => Command::UseKontor,
+            ActionTaken::Smith => Command::UseSmith,
+            ActionTaken::Pass => Command::Pass,
+            ActionTaken::Bid { .. } => Command::Bid {
+                horseshoes: p.bid.clone().unwrap_or_default(),
+            },
+        }),
+        (None, Phase::Action { seat: s }) if *s != seat => {
+            let action = sensible_command(state, seat, rng);
+            set(Order::Action {
+                round,
+                action: action.clone(),
+                max_bids_before: None,
+            });
+            Some(action)
+        }
+        _ => None,
+    };
+    let Some(action) = action else {
+        return next;
+    };
+    let ranked = ranked_destinations(state, seat);
+    let best = name(ranked[0].0);
+    set(Order::Move {
+        round,
+        to: best.clone(),
+    });
+    match &action {
+        Command::UseKontor => {
+            let score = keep_scores(state);
+            let mut keep = Colour::ALL.to_vec();
+            keep.sort_by_key(|&c| std::cmp::Reverse((score[c.index()], c)));
+            set(Order::KontorReturn { round, keep });
+        }
+        Command::Bid { horseshoes } => {
+            set(Order::Declare {
+                round,
+                to: best.clone(),
+            });
+            // The hand the bid leaves (a bid already placed is out of the hand).
+            let mut hand = p.horseshoes.clone();
+            if p.action.is_none() {
+                for h in horseshoes {
+                    if let Some(i) = hand.iter().position(|&x| x == h.value) {
+                        hand.remove(i);
+                    }
+                }
+            }
+            let ln = i32::from(state.lucky_number);
+            let choice = match best_bid(&hand, ln) {
+                Some(horseshoes) if bid_value(&horseshoes) >= ln - 5 => {
+                    ExtraChoice::Bid { horseshoes }
+                }
+                _ => ExtraChoice::DropOut,
+            };
+            set(Order::ExtraRound { round, choice });
+            // Offers close enough to its best are accepted (its own acceptance rule: the
+            // destination's score plus the payment at least its best score less 2), the
+            // most attractive destination first, never one that would bankrupt it; then
+            // its own offer, paying each other member what its coins cover even if every
+            // player were in the tie.
+            let best_score = ranked[0].1;
+            for &(to, score) in &ranked {
+                let min_payment = best_score - 2 - score;
+                if score > -1000 {
+                    set(Order::Accept {
+                        round,
+                        to: name(to),
+                        min_payment: min_payment.max(0),
+                    });
+                }
+            }
+            set(Order::Offer {
+                round,
+                to: best,
+                each: offer_each(state, seat, &ranked, state.active_count() - 1),
+            });
+        }
+        _ => {}
+    }
+    next
 }

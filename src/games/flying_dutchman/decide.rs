@@ -19,7 +19,9 @@ use actions::{Latest, after_action, return_shares, roll, use_kontor};
 use errors::{command_name, err};
 use landing::{after_income, land};
 use ties::{extra_choice, negotiate};
-use validation::{destination, validate_bid};
+use validation::destination;
+// Standing orders check a bid like the action (`orders.rs`).
+pub(super) use validation::validate_bid;
 
 pub use errors::ERROR_CODES;
 pub(super) use landing::{Proj, scores};

@@ -48,12 +48,22 @@
 //!   which shows every remaining hand (hands are public in views from then on).
 //! * **Refusals.** A seat that may not act gets `not_your_turn` before any check of the
 //!   command; the platform (`Actor::System`) may only submit `no_agreement` in a negotiation.
+//! * **Forced moves** (`orders.rs`, `RULES.md` section 11) are judged on public facts only;
+//!   a Kontor return is never forced (playing it at once would show the hand).
+//! * **Standing orders** (`orders.rs`) are matched on their seat's own view and end with the
+//!   round they name (the income rule stands for the game). An action order may ask its seat
+//!   instead when more players before it bid; a Kontor order ranks all six colours and
+//!   returns the two least wanted, the least wanted listed first; declaration and offer
+//!   orders serve every tie of their round, an extra-round order the first extra round;
+//!   `best` income takes the highest value, on equal values the colour later in the order of
+//!   the rules. "No agreement" is not programmable.
 
 mod board;
 mod bots;
 mod decide;
 mod evolve;
 mod invariants;
+mod orders;
 mod protocol;
 mod state;
 pub mod undo;
@@ -69,8 +79,8 @@ pub use decide::ERROR_CODES;
 pub use invariants::check_invariants;
 pub use protocol::{
     ActionTaken, BidHorseshoe, BoardId, Command, DiceRoll, Edition, EndReason, Event, ExtraChoice,
-    MoveReason, Offer, Options, PaymentTerm, RevealResult, RevealedBid, ShipPayment, Sign,
-    Transfer, ValueTrack, bid_value,
+    IncomeRule, MoveReason, Offer, Options, Order, PaymentTerm, RevealResult, RevealedBid,
+    ShipPayment, Sign, Transfer, ValueTrack, bid_value,
 };
 pub use state::{ALL_HORSESHOES, DIE_A, DIE_B, Phase, Player, State};
 pub use view::{
@@ -79,8 +89,8 @@ pub use view::{
 };
 
 use super::{
-    Actor, BotLevel, Chat, GameNames, GameRng, OptionsError, Outcome, RuleError, Rules, Seat,
-    Timer, Viewer,
+    Actor, BotLevel, Chat, Forced, GameNames, GameRng, OptionsError, OrderMatch, Outcome,
+    RuleError, Rules, Seat, Timer, Viewer,
 };
 
 /// The Flying Dutchman rules engine.
@@ -99,6 +109,7 @@ impl Rules for FlyingDutchman {
     const MIN_SEATS: u8 = 3;
     const MAX_SEATS: u8 = 6;
     const ERROR_CODES: &'static [(&'static str, &'static str)] = decide::ERROR_CODES;
+    const AUTO_CODES: &'static [(&'static str, &'static str)] = orders::AUTO_CODES;
 
     type Options = Options;
     type State = State;
@@ -106,6 +117,7 @@ impl Rules for FlyingDutchman {
     type Command = Command;
     type View = View;
     type Legal = Legal;
+    type Order = Order;
 
     fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, OptionsError> {
         parse_options(raw, seats)
@@ -166,6 +178,30 @@ impl Rules for FlyingDutchman {
 
     fn pass_command(state: &State, seat: Seat) -> Option<Command> {
         view::pass_command(state, seat)
+    }
+
+    fn forced(state: &State, seat: Seat) -> Option<Forced<Command>> {
+        orders::forced_move(state, seat)
+    }
+
+    fn check_order(view: &View, seat: Seat, order: &Order) -> Result<(), RuleError> {
+        orders::check_order(view, seat, order)
+    }
+
+    fn match_order(view: &View, seat: Seat, order: &Order) -> OrderMatch<Command, Order> {
+        orders::match_order(view, seat, order)
+    }
+
+    fn replaces(new: &Order, old: &Order) -> bool {
+        orders::replaces(new, old)
+    }
+
+    fn order_window(state: &State, seat: Seat) -> Option<String> {
+        orders::order_window(state, seat)
+    }
+
+    fn bot_orders(state: &State, seat: Seat, orders: &[Order], rng: &mut GameRng) -> Vec<Order> {
+        bots::sensible_orders(state, seat, orders, rng)
     }
 
     /// The table of `undo.rs` (`RULES.md`, "Undo barriers").

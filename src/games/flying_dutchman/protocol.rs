@@ -531,3 +531,58 @@ pub enum Event {
         winners: Vec<Seat>,
     },
 }
+
+/// How a standing order takes island income.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = FdIncomeRule)]
+pub enum IncomeRule {
+    /// Show the share card of the highest current value (on equal values, the colour later
+    /// in the order blue, yellow, green, orange, red, violet).
+    Best,
+    /// Take no income.
+    Decline,
+    /// Show the first of these colours held; none held: take no income.
+    Prefer { colours: Vec<Colour> },
+}
+
+/// A standing order: a seat's answer to a coming decision, set ahead and private to it, as
+/// secret as the move it plays (`RULES.md`, "Standing orders and forced moves"). The server
+/// plays it as the seat's own command when it fits, and drops it, saying why, when it no
+/// longer does. `round` names the round an order is for: it ends with that round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = FdOrder)]
+pub enum Order {
+    /// My action this round (`use_kontor`, `use_smith`, `bid` or `pass`), played when my
+    /// turn comes; a bid stays sealed as if clicked. With `max_bids_before`, the order asks
+    /// me instead when more players before me this round have bid.
+    Action {
+        round: u32,
+        action: Command,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_bids_before: Option<u8>,
+    },
+    /// My Kontor exchange this round: return the two cards lowest in `keep` (all six
+    /// colours, the most wanted first), the least wanted listed first.
+    KontorReturn { round: u32, keep: Vec<Colour> },
+    /// If I move the ghost ship alone this round (my bid, or a dice-off): move it to `to`.
+    Move { round: u32, to: String },
+    /// Whenever I tie this round: declare `to`.
+    Declare { round: u32, to: String },
+    /// Whenever I tie and we negotiate this round: offer `to`, paying `each` ducats to every
+    /// other member of the tie (nothing when 0), unless I have an offer standing.
+    Offer { round: u32, to: String, each: i64 },
+    /// If we negotiate this round: accept every standing offer for `to` that pays me at
+    /// least `min_payment`.
+    Accept {
+        round: u32,
+        to: String,
+        min_payment: i64,
+    },
+    /// If I tie and an extra round follows this round: this secret choice (sealed like a
+    /// bid).
+    ExtraRound { round: u32, choice: ExtraChoice },
+    /// Whenever I land on an island as a mover: take income by this rule.
+    Income { rule: IncomeRule },
+}

@@ -7,10 +7,14 @@
 //! * `Sensible` values a company by the profit its box (plus a bid) could earn this round
 //!   with a greedy build plan, bids while that beats what the cubes are worth, builds toward
 //!   valuable cities and new colours, and takes the goods that raise its set score most.
+//!
+//! The sensible bot's standing orders ([`sensible_orders`]) are those of an experienced
+//! player who answers ahead whatever it can: see there.
 
-use super::decide::{buildable, markers_in_boxes, score_goods, scoring_cities, takeable};
+use super::decide::{buildable, markers_in_boxes, scoring_cities, takeable};
 use super::map::{CityId, LinkId, MAP, bits};
-use super::protocol::{Command, Company};
+use super::orders::best_goods;
+use super::protocol::{Command, Company, Order};
 use super::state::{Phase, ROUNDS, State};
 use super::transcontinental::Sides;
 use crate::games::{BotLevel, GameRng, Seat};
@@ -243,7 +247,6 @@ fn sensible(state: &State, seat: Seat, rng: &mut GameRng) -> Command {
                 return Command::PassDelivery;
             }
             let held = state.company(company).goods;
-            let base = score_goods(&held).1;
             // Others who could take the same cube and have not passed yet.
             let rivals = Company::ALL
                 .into_iter()
@@ -253,17 +256,12 @@ fn sensible(state: &State, seat: Seat, rng: &mut GameRng) -> Command {
                         && state.company(c).delivery_controller.is_some()
                 })
                 .fold(0u64, |m, c| m | state.company(c).cities);
-            let city = bits(goods)
-                .max_by_key(|&c| {
-                    let colour = MAP.cities[usize::from(c)].colour;
-                    let mut more = held;
-                    more[colour.index()] += 1;
-                    let gain = score_goods(&more).1 - base;
-                    let contested = rivals & (1u64 << c) != 0;
-                    (gain, contested, std::cmp::Reverse(c))
-                })
-                .expect("goods is not empty");
-            Command::TakeGoods { city: CityId(city) }
+            let options = bits(goods).map(|c| {
+                let colour = MAP.cities[usize::from(c)].colour;
+                (CityId(c), colour, rivals & (1u64 << c) != 0)
+            });
+            let city = best_goods(&held, options).expect("goods is not empty");
+            Command::TakeGoods { city }
         }
         Phase::Setup | Phase::Finished => Command::PassPawn,
     }
@@ -313,4 +311,55 @@ fn best_link(state: &State, company: Company, links: u64, rng: &mut GameRng) -> 
         }
     }
     best.1
+}
+
+/// The standing orders of an experienced player, played by the sensible bot (for `kontor
+/// simulate`). Whenever it looks at the game (its turn, or an occasion to answer ahead):
+///
+/// * in the auction phase, for every company still in its box, a proxy bid up to the highest
+///   bid it would still pay (passing once outbid past it), or a pass where no bid is worth
+///   it; and "pass the pawn this round" when it would open no auction;
+/// * in the goods phase, a delivery order for every company it controls for the delivery.
+///
+/// These are the sensible bot's own choices, set ahead: its bid limit and its wish to open
+/// only change when its cubes do, and its goods rule is the order's rule.
+pub fn sensible_orders(state: &State, seat: Seat, orders: &[Order]) -> Vec<Order> {
+    let mut next: Vec<Order> = orders.to_vec();
+    let mut set = |order: Order| {
+        next.retain(|old| !super::orders::replaces(&order, old));
+        next.push(order);
+    };
+    match state.phase {
+        Phase::Auction => {
+            let round = state.round;
+            let open = markers_in_boxes(state);
+            let mut opens = false;
+            for company in Company::ALL.into_iter().filter(|c| open & c.bit() != 0) {
+                match worth(state, company, seat, 1) {
+                    Some((_, limit, _)) => {
+                        opens = true;
+                        set(Order::ProxyBid {
+                            round,
+                            company,
+                            limit,
+                            pass_when_outbid: true,
+                        });
+                    }
+                    None => set(Order::PassAuction { round, company }),
+                }
+            }
+            if !opens {
+                set(Order::PassPawn { round });
+            }
+        }
+        Phase::Delivery => {
+            for company in Company::ALL {
+                if state.company(company).delivery_controller == Some(seat) {
+                    set(Order::Deliver { company });
+                }
+            }
+        }
+        Phase::Setup | Phase::Building | Phase::Finished => {}
+    }
+    next
 }

@@ -68,6 +68,15 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "must_take_goods",
         "The company can take a goods cube, so it may not pass.",
     ),
+    (
+        "order_not_now",
+        "A standing order for a round or phase that is over, or for a company another seat \
+         controls.",
+    ),
+    (
+        "invalid_order",
+        "A standing order that could never play (a proxy bid with a limit of 0).",
+    ),
 ];
 
 fn error(code: &'static str, message: impl Into<String>) -> RuleError {

@@ -9,7 +9,8 @@
 //! [`state`] (the position), [`decide`] (validation and the automatic steps), [`evolve`]
 //! (how events change the position), [`view`] (views and legal actions), [`bots`],
 //! [`invariants`], [`map`] (the map data and its validation); beside them
-//! [`transcontinental`] (the bonus paths) and [`undo`] (the undo barriers).
+//! [`transcontinental`] (the bonus paths), [`undo`] (the undo barriers) and [`orders`]
+//! (forced moves and standing orders).
 //!
 //! # Decisions where the specification is silent
 //! (The spec's own **\[D\]** marks are implemented as written.)
@@ -19,6 +20,14 @@
 //! * **Forced passes are commands.** A pawn holder without cubes, a bidder who cannot outbid,
 //!   a company that cannot build and a company that cannot take goods pass by their player's
 //!   command (`pass_command` names it); only companies nobody controls pass on their own.
+//!   The server plays such a command at once for the player (`Rules::forced`, also for a
+//!   single buildable link or goods cube), so nobody waits for it; it stays the seat's
+//!   command in the log ([`orders`], `RULES.md` section 7).
+//! * **Standing orders** ([`orders`]): a proxy bid raises by 1 cube, the minimum; auction
+//!   orders last for the auction phase of their round; a delivery order takes the cube of
+//!   the most set gain, then a contested one, then the first city on the map (the sensible
+//!   bot's rule). Opening an auction, building and the transcontinental choice are not
+//!   programmable.
 //! * **Auction turn order.** The high bidder is skipped while others are still in; the
 //!   opener, once outbid, may bid again in turn. When all six markers are sold the pawn goes
 //!   to the opener's left as after any auction, and stays there for the next round.
@@ -36,6 +45,7 @@ pub mod decide;
 pub mod evolve;
 pub mod invariants;
 pub mod map;
+pub mod orders;
 pub mod protocol;
 pub mod state;
 pub mod transcontinental;
@@ -48,13 +58,13 @@ mod tests;
 pub use decide::ERROR_CODES;
 pub use invariants::{check_invariants, check_progress};
 pub use map::{CityId, LinkId, MAP, MAP_ID, Map, MapError};
-pub use protocol::{Colour, Command, Company, Event, Options};
+pub use protocol::{Colour, Command, Company, Event, Options, Order};
 pub use state::State;
 pub use view::{Legal, View};
 
 use super::{
-    Actor, BotLevel, Chat, GameNames, GameRng, OptionsError, Outcome, RuleError, Rules, Seat,
-    Viewer,
+    Actor, BotLevel, Chat, Forced, GameNames, GameRng, OptionsError, OrderMatch, Outcome,
+    RuleError, Rules, Seat, Viewer,
 };
 
 /// The Steel Driver rules engine.
@@ -71,6 +81,7 @@ impl Rules for SteelDriver {
     const MIN_SEATS: u8 = 3;
     const MAX_SEATS: u8 = 6;
     const ERROR_CODES: &'static [(&'static str, &'static str)] = ERROR_CODES;
+    const AUTO_CODES: &'static [(&'static str, &'static str)] = orders::AUTO_CODES;
 
     type Options = Options;
     type State = State;
@@ -78,6 +89,7 @@ impl Rules for SteelDriver {
     type Command = Command;
     type View = View;
     type Legal = Legal;
+    type Order = Order;
 
     fn parse_options(raw: &serde_json::Value, seats: u8) -> Result<Options, OptionsError> {
         parse_options(raw, seats)
@@ -133,6 +145,30 @@ impl Rules for SteelDriver {
 
     fn pass_command(state: &State, seat: Seat) -> Option<Command> {
         view::pass_command(state, seat)
+    }
+
+    fn forced(state: &State, seat: Seat) -> Option<Forced<Command>> {
+        orders::forced_move(state, seat)
+    }
+
+    fn check_order(view: &View, seat: Seat, order: &Order) -> Result<(), RuleError> {
+        orders::check_order(view, seat, order)
+    }
+
+    fn match_order(view: &View, seat: Seat, order: &Order) -> OrderMatch<Command, Order> {
+        orders::match_order(view, seat, order)
+    }
+
+    fn replaces(new: &Order, old: &Order) -> bool {
+        orders::replaces(new, old)
+    }
+
+    fn order_window(state: &State, seat: Seat) -> Option<String> {
+        orders::order_window(state, seat)
+    }
+
+    fn bot_orders(state: &State, seat: Seat, orders: &[Order], _rng: &mut GameRng) -> Vec<Order> {
+        bots::sensible_orders(state, seat, orders)
     }
 
     /// The table of `undo.rs` (`RULES.md`, "Undo barriers").

@@ -295,3 +295,30 @@ pub enum Event {
         winners: Vec<Seat>,
     },
 }
+
+/// A standing order: a seat's answer to a coming decision, set ahead and private to it
+/// (`RULES.md`, "Standing orders and forced moves"). The server plays it as the seat's
+/// own command when it fits, and drops it, saying why, when it no longer does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = SteelDriverOrder)]
+pub enum Order {
+    /// Pass the pawn whenever it comes to me in this round's auction phase.
+    PassPawn { round: u8 },
+    /// A proxy bid: in the auction for `company` this round, raise by the minimum (1 cube)
+    /// whenever I am to bid, never past `limit` (nor past my cubes). Once the high bid has
+    /// reached the limit, pass if `pass_when_outbid`, else drop the order and ask me.
+    ProxyBid {
+        round: u8,
+        company: Company,
+        limit: u32,
+        #[serde(default)]
+        pass_when_outbid: bool,
+    },
+    /// Pass in the auction for `company` this round.
+    PassAuction { round: u8, company: Company },
+    /// In the goods phase, take for `company` (when I control it for the delivery) the
+    /// goods cube that raises its set score most; on equal gain a cube another company still
+    /// delivering could take, then the city listed first on the map.
+    Deliver { company: Company },
+}

@@ -108,11 +108,14 @@ pub(super) fn name_variants(spec: &mut Value) {
     }
 }
 
-/// Every game's commands refuse members they do not name (`deny_unknown_fields`), which
-/// utoipa does not say of an enum's variants.
+/// Every game's commands and orders refuse members they do not name (`deny_unknown_fields`),
+/// which utoipa does not say of an enum's variants.
 pub(super) fn close_commands(spec: &mut Value) {
-    for kind in GameKind::ALL {
-        let union = format!("{}.Command", prefix_of(kind.as_str()));
+    for (kind, part) in GameKind::ALL
+        .into_iter()
+        .flat_map(|kind| [(kind, "Command"), (kind, "Order")])
+    {
+        let union = format!("{}.{part}", prefix_of(kind.as_str()));
         let variants: Vec<String> = spec["components"]["schemas"][&union]["oneOf"]
             .as_array()
             .expect("a game's commands are a union")
@@ -225,11 +228,11 @@ fn replace_refs(value: &mut Value, inlined: &serde_json::Map<String, Value>) {
     }
 }
 
-/// The game's five schemas, named by their part alone (`FlyingDutchman.Command`).
-const GAME_PARTS: [&str; 5] = ["Options", "Command", "Event", "View", "Legal"];
+/// The game's six schemas, named by their part alone (`FlyingDutchman.Command`).
+const GAME_PARTS: [&str; 6] = ["Options", "Command", "Event", "View", "Legal", "Order"];
 
-/// Adds a game's Options, Command, Event, View and Legal schemas (and all they refer to)
-/// under names prefixed with the game, so that two games' `Command` types never collide.
+/// Adds a game's Options, Command, Event, View, Legal and Order schemas (and all they refer
+/// to) under names prefixed with the game, so that two games' `Command` types never collide.
 pub(super) fn add_game_schemas<R: Rules>(spec: &mut Value) {
     let prefix = prefix_of(R::KIND);
     let mut collected = Vec::new();
@@ -238,21 +241,40 @@ pub(super) fn add_game_schemas<R: Rules>(spec: &mut Value) {
     collect::<R::Event>("Event", &mut collected);
     collect::<R::View>("View", &mut collected);
     collect::<R::Legal>("Legal", &mut collected);
+    collect::<R::Order>("Order", &mut collected);
+    // A part used inside another (the command an order plays) is that part, not another
+    // type of the same local name. (The options stored are `FullOptions`, every one filled
+    // in, though the same type as the `Options` a request sends: those stay apart.)
+    let parts: HashMap<&str, &Value> = collected
+        .iter()
+        .filter(|(name, _)| GAME_PARTS.contains(&name.as_str()))
+        .map(|(name, schema)| (name.as_str(), schema))
+        .collect();
     let names: HashMap<String, String> = collected
         .iter()
-        .map(|(name, _)| {
-            (
-                name.clone(),
-                format!("{prefix}.{}", local_name(R::KIND, name)),
-            )
+        .map(|(name, schema)| {
+            let local = local_name(R::KIND, name);
+            let local = match local.strip_prefix("Full") {
+                Some(part) if part != "Options" && parts.get(part) == Some(&schema) => {
+                    part.to_string()
+                }
+                _ => local,
+            };
+            (name.clone(), format!("{prefix}.{local}"))
         })
         .collect();
-    let distinct: std::collections::HashSet<&String> = names.values().collect();
-    assert_eq!(
-        distinct.len(),
-        names.len(),
-        "two of {prefix}'s types share a name"
-    );
+    // Two types may share a name only if they are one schema (a part and its use inside
+    // another).
+    let mut by_name: HashMap<&String, &Value> = HashMap::new();
+    for (name, schema) in &collected {
+        let renamed = &names[name];
+        if let Some(other) = by_name.insert(renamed, schema) {
+            assert_eq!(
+                other, schema,
+                "two of {prefix}'s types share the name {renamed}"
+            );
+        }
+    }
     let schemas = spec
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)

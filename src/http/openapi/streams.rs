@@ -24,7 +24,8 @@ pub(super) fn describe_streams(spec: &mut Value) {
     let streams = [
         (
             "/api/v1/games/{game_id}/stream",
-            json!({"snapshot": schema("GameDetail"), "event": schema("EventOut"), "view": schema("GameUpdate")}),
+            json!({"snapshot": schema("GameDetail"), "event": schema("EventOut"), "view": schema("GameUpdate"),
+                "orders": {"type": "object", "required": ["game_id"], "properties": {"game_id": {"type": "string", "format": "uuid"}}, "additionalProperties": true}}),
         ),
         (
             "/api/v1/me/stream",

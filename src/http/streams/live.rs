@@ -180,7 +180,10 @@ fn last_event_id(req: &HttpRequest, query: &StreamQuery) -> Result<Option<Resume
 /// whenever a rematch offer of the game is made, answered or ends: read it at
 /// `GET /games/{id}/rematch` (spectators too). `event: note` (`{"game_id"}`, no id) to the
 /// player alone whenever their private note on the game is saved (from another tab or
-/// device too): read it again at `GET /games/{id}/notes`.
+/// device too): read it again at `GET /games/{id}/notes`. `event: orders` (`{"game_id"}`, no
+/// id) to the player alone whenever their standing orders change (set, edited or cancelled
+/// from any tab or device, played, dropped) or the server played a move for their seat:
+/// read them again at `GET /games/{id}/orders`.
 ///
 /// After the `event` events of a catch-up that moved the game's version (once, after the last
 /// of them, without an id of its own, so a client's last event id stays that event's; also
@@ -473,7 +476,22 @@ impl Watcher {
                                 }
                             }
                         }
+                        // A change of orders alone: only their owner is told, nothing read.
+                        Ok(Signal::Changed(note)) if note.game_id == self.game_id && note.version == 0 && !note.orders.is_empty() => {
+                            if note.orders.contains(&self.caller.user_id) {
+                                let data = json!({"game_id": self.game_id}).to_string();
+                                if sender.send(sse::Data::new(data).event("orders").into()).await.is_err() {
+                                    break;
+                                }
+                            }
+                        }
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id => {
+                            if note.orders.contains(&self.caller.user_id) {
+                                let data = json!({"game_id": self.game_id}).to_string();
+                                if sender.send(sse::Data::new(data).event("orders").into()).await.is_err() {
+                                    break;
+                                }
+                            }
                             seats_changed |= note.seats_changed;
                             // Who sits where is settled by then: the reader's seat decides
                             // what they see.

@@ -159,6 +159,8 @@ pub async fn leave_running_game(
         AbandonPolicy::Forfeit => (SeatState::Forfeited, "forfeit"),
     };
     seats::set_state(conn, game_id, seat, seat_state).await?;
+    // The seat is left for good: its standing orders go with its player (`seat_left`).
+    crate::store::orders::delete_seat(conn, game_id, seat).await?;
     let version =
         crate::service::play::undo_lapses::lapse_before_seat_change(&mut *conn, head).await? + 1;
     let event = PlatformEvent::SeatLeft {

@@ -168,6 +168,8 @@ pub struct MyData {
     pub chat_mutes: Vec<MyChatMute>,
     /// The caller's private notes on games, with their text.
     pub notes: Vec<crate::service::social::notes::MyNote>,
+    /// The account's standing orders in every game (its own; nobody else's).
+    pub orders: Vec<crate::service::play::orders::MyOrders>,
     /// The rematch offers the caller made and their answers to others' offers.
     pub rematch_answers: Vec<MyRematchAnswer>,
     /// Whether the caller has a calendar feed, and since when (never its URL: only a hash of
@@ -326,6 +328,7 @@ pub async fn export(accounts: Accounts<'_>, user: Uuid) -> Result<MyData, Accoun
             })
             .collect(),
         notes: crate::service::social::notes::of_user(pool, user).await?,
+        orders: crate::service::play::orders::of_user(pool, user).await?,
         calendar_feed: crate::service::accounts::calendar_feed::status(pool, user).await?,
         rematch_answers: crate::store::rematch::answers_of_user(pool, user)
             .await?

@@ -12,6 +12,7 @@ use crate::games::{Actor, GameKind, Rules, Seat, Viewer};
 use crate::service::notices::Notice;
 use crate::store::append::SeatUpdate;
 use crate::store::games::{self, GameHead, Status};
+use crate::store::orders::OrderRow;
 use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::with_rules;
@@ -235,6 +236,9 @@ pub struct Context {
     /// The game's open undo request (the sequence number of its `kontor.undo_requested`):
     /// the next command's batch lapses it.
     pub open_undo: Option<i64>,
+    /// The standing orders of the game's seats, and their revision (see `store::orders`).
+    pub orders_revision: i64,
+    pub orders: Json<Vec<OrderRow>>,
     /// The state cache's version and JSON text, if it is at the head's version or before.
     pub cached_version: Option<i64>,
     pub cached_state: Option<String>,
@@ -258,27 +262,36 @@ impl Context {
             head: &self.head,
             seats: &self.seat_clocks,
             armed_timer: self.armed_timer.as_deref(),
+            orders: &self.orders,
+            orders_revision: Some(self.orders_revision),
         }
     }
 
     /// The context after an append this instance wrote: what the next command on the game
     /// would read (see `service::play::cache`).
-    fn after(
-        &self,
-        version: i64,
-        undone_events: i64,
-        at: chrono::DateTime<chrono::Utc>,
-        pending: &[i16],
-        plan: &clock::Plan,
-        seats: &[SeatUpdate],
-    ) -> Self {
+    fn after<S>(&self, decision: &step::Decision<S>) -> Self {
+        let step::Decision {
+            version,
+            undone_events,
+            at,
+            ref pending,
+            ref plan,
+            seat_updates: ref seats,
+            ..
+        } = *decision;
         let mut next = self.clone();
+        for row in &decision.orders {
+            match next.orders.0.iter_mut().find(|r| r.seat == row.seat) {
+                Some(stored) => *stored = row.clone(),
+                None => next.orders.0.push(row.clone()),
+            }
+        }
         next.head.version = version;
         next.head.undone_events = undone_events;
-        if next.head.pending_seats != pending {
+        if next.head.pending_seats != *pending {
             next.head.turn_started_at = Some(at);
         }
-        next.head.pending_seats = pending.to_vec();
+        next.head.pending_seats = pending.clone();
         next.cached_version = None;
         next.cached_state = None;
         // Every append lapses an open request (see `Context::undo_preface`).
@@ -348,7 +361,7 @@ pub async fn read_context(
 /// a variant without fields (`{"type": "pass", "extra": 1}`); what such a command does not
 /// write out again was not one of its members. (A member sent as `null` is left alone: an
 /// absent optional member may not be written out either.)
-fn unknown_member(sent: &Value, command: &impl Serialize) -> Option<String> {
+pub(super) fn unknown_member(sent: &Value, command: &impl Serialize) -> Option<String> {
     let written = serde_json::to_value(command).ok()?;
     let (sent, written) = (sent.as_object()?, written.as_object()?);
     sent.iter()
@@ -493,39 +506,54 @@ pub async fn submit(
         idempotency_key: Some(idempotency_key),
         request_hash: Some(&request_hash),
     };
-    let action = Action {
-        cache,
-        committer,
-        context: &context,
-        cached_state: cached_state.as_ref(),
-        seat,
-        action: &request.action,
-        origin,
-    };
-    let applied = with_rules!(kind, R => act::<R>(pool, &action, &mut conn).await?);
-    match applied {
-        Some(result) => Ok(Submitted::Applied(result)),
+    let mut context = context;
+    let mut cached_state = cached_state;
+    // A standing order changed while this action was decided (its version stands): it is
+    // decided again with the orders as they are now, a few times at most.
+    for _ in 0..ORDER_RETRIES {
+        let action = Action {
+            cache,
+            committer,
+            context: &context,
+            cached_state: cached_state.as_ref(),
+            seat,
+            action: &request.action,
+            origin,
+        };
+        let applied = with_rules!(kind, R => act::<R>(pool, &action, &mut conn).await?);
+        if let Some(result) = applied {
+            return Ok(Submitted::Applied(result));
+        }
         // Someone else moved the game on first: perhaps a retry of this very request (or the
         // cached copy was old).
-        None => {
-            cache.forget(game_id);
-            let now = read_context(
-                connection(pool, &mut conn).await?,
-                game_id,
-                caller,
-                idempotency_key,
-            )
-            .await?;
-            match stored_answer(&now, &request_hash)? {
-                Some(replayed) => Ok(replayed),
-                None => Err(Error::VersionConflict {
-                    current: now.head.version,
-                    sent: expected_version,
-                }),
-            }
+        cache.forget(game_id);
+        let now = read_context(
+            connection(pool, &mut conn).await?,
+            game_id,
+            caller,
+            idempotency_key,
+        )
+        .await?;
+        if let Some(replayed) = stored_answer(&now, &request_hash)? {
+            return Ok(replayed);
         }
+        if now.head.version != expected_version || now.head.status() != Status::Active {
+            return Err(Error::VersionConflict {
+                current: now.head.version,
+                sent: expected_version,
+            });
+        }
+        context = Arc::new(now);
+        cached_state = None;
     }
+    Err(Error::VersionConflict {
+        current: context.head.version,
+        sent: expected_version,
+    })
 }
+
+/// How often an action is decided again because the game's standing orders changed meanwhile.
+const ORDER_RETRIES: usize = 4;
 
 /// An action that passed every check of `submit`, to decide under the game's rules.
 struct Action<'a> {
@@ -667,6 +695,7 @@ pub async fn apply<R: Rules>(
 ) -> Result<Option<Applied<R::State>>, Error> {
     let origin = submission.origin;
     let decision = step::decide::<R>(context.game(), state, submission, committer.clock().now())?;
+    log_warnings(context.head.id, &decision.warnings);
     let mail: Vec<NewMail> = decision.notices.iter().map(Notice::as_mail).collect();
     let written = committer
         .append(&decision.append(origin, &mail), &decision.note)
@@ -676,15 +705,15 @@ pub async fn apply<R: Rules>(
     }
     metrics::counter!(crate::telemetry::names::ACTIONS_APPENDED, "kind" => R::KIND).increment(1);
     Ok(Some(Applied {
-        context: context.after(
-            decision.version,
-            decision.undone_events,
-            decision.at,
-            &decision.pending,
-            &decision.plan,
-            &decision.seat_updates,
-        ),
+        context: context.after(&decision),
         result: decision.result,
         state: decision.state,
     }))
+}
+
+/// Logs what a step found wrong that should never be (see `step::Decision::warnings`).
+pub fn log_warnings(game_id: Uuid, warnings: &[String]) {
+    for warning in warnings {
+        tracing::error!(game = %game_id, warning, "the server stopped playing on its own");
+    }
 }

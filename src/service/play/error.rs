@@ -192,6 +192,15 @@ pub enum Error {
         why: NoTarget,
         before: i64,
     },
+    /// The order is not an order of this game at all.
+    #[error("this is not a {kind} order: {reason}")]
+    UnknownOrder { kind: &'static str, reason: String },
+    /// No standing order of the caller's seat has this id (it played, was dropped, was
+    /// cancelled, or never was).
+    #[error("you have no standing order {0} in this game")]
+    OrderNotFound(u64),
+    #[error("a seat may have at most {max} standing orders; cancel one first")]
+    TooManyOrders { max: usize },
     #[error("you are on vacation already; end it first to start another")]
     AlreadyOnVacation,
     #[error("you are not on vacation")]

@@ -134,3 +134,27 @@ pub fn event_type() -> RefOr<Schema> {
     )
     .into()
 }
+
+/// `OrderRequest.order`, `StandingOrder.order`.
+pub fn order() -> RefOr<Schema> {
+    any_game("Order", None, "The standing order, as its game defines it.")
+}
+
+/// `News.order`, `CommandRecord.order`: the order that played (as it stood then) or was
+/// dropped.
+pub fn order_or_null() -> RefOr<Schema> {
+    any_game(
+        "Order",
+        null(),
+        "The standing order that played the move (as it stood then) or was dropped.",
+    )
+}
+
+/// `News.command`: the move played.
+pub fn command_or_null() -> RefOr<Schema> {
+    any_game(
+        "Command",
+        null(),
+        "The move played, as its game defines it.",
+    )
+}

@@ -1,9 +1,10 @@
 //! The game's log as the platform reads it: the events as one viewer may see them, and the
 //! folds that turn a log (with its undone ranges skipped) into a state.
 
+use super::auto::{AutoKind, read_marker};
 use super::events::is_platform_event;
 use super::undo;
-use crate::games::{Rules, Seat, Viewer};
+use crate::games::{Reason, Rules, Seat, Viewer};
 use crate::store::events::{self, EventRow, NewEvent};
 use crate::store::games::{GameHead, Status};
 use chrono::{DateTime, Utc};
@@ -31,6 +32,16 @@ pub struct EventOut {
     /// longer counts for the game (history views show it struck through). Absent: false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub undone: bool,
+    /// On the first event of a move the server played on its own for `actor`: `forced` (the
+    /// rules left the seat this one move; everyone sees it, with `reason`) or `order` (one
+    /// of the seat's standing orders played it; only that seat sees this until the game
+    /// ends; everyone else sees the move as if clicked). Absent: a move as submitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<AutoKind>,
+    /// Why a forced move was forced: a code of the game's (see the game's `AUTO_CODES` in
+    /// its `RULES.md`) and its parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
 }
 
 /// Marks the events of `events` that the rewinds of `skip` took back as of version `as_of`
@@ -111,6 +122,18 @@ pub fn present<R: Rules>(rows: &[EventRow], viewer: Viewer) -> anyhow::Result<Ve
                 None => continue,
             }
         };
+        // A forced move is forced for all to see; a standing order is its seat's secret
+        // until the game ends.
+        let (auto, reason) = match row.auto.as_ref().and_then(read_marker) {
+            Some((AutoKind::Forced, reason)) => (Some(AutoKind::Forced), reason),
+            Some((AutoKind::Order, _))
+                if viewer == Viewer::Omniscient
+                    || row.actor.is_some_and(|a| viewer == Viewer::Seat(a as Seat)) =>
+            {
+                (Some(AutoKind::Order), None)
+            }
+            _ => (None, None),
+        };
         out.push(EventOut {
             seq: row.seq,
             kind: row.kind.clone(),
@@ -118,6 +141,8 @@ pub fn present<R: Rules>(rows: &[EventRow], viewer: Viewer) -> anyhow::Result<Ve
             at: row.created_at,
             data,
             undone: false,
+            auto,
+            reason,
         });
     }
     Ok(out)

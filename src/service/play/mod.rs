@@ -4,11 +4,13 @@
 //! lobby's changes ([`lobby`]) run under the game's row lock. Around it: what each instance
 //! remembers ([`cache`]), time controls ([`clock`]) and the deadline worker ([`deadlines`]),
 //! absent players ([`absence`]), the table's settings ([`table`]), the log as the platform
-//! reads it ([`log`]), undo ([`undo`]), the errors ([`error`]) and how the platform's types
-//! refer to the games' own in the API description ([`game_schemas`]).
+//! reads it ([`log`]), undo ([`undo`]), what the server plays on its own ([`auto`], standing
+//! orders in [`orders`]), the errors ([`error`]) and how the platform's types refer to the
+//! games' own in the API description ([`game_schemas`]).
 
 pub mod absence;
 pub mod actions;
+pub mod auto;
 pub mod cache;
 pub mod channels;
 pub mod clock;
@@ -18,6 +20,7 @@ pub mod events;
 pub mod game_schemas;
 pub mod lobby;
 pub mod log;
+pub mod orders;
 pub mod step;
 pub mod table;
 pub mod undo;

@@ -23,18 +23,19 @@
 //!   lapses at its deadline.
 
 use super::actions::kind_of;
+use super::auto::{Books, News};
 use super::error::Error;
 use super::events::PlatformEvent;
 use super::lobby::seat_clocks;
 use super::undo::{Line, Plan, Policy, Refusal, Timeline};
 use super::undo_views::{UndoBody, UndoOutcome, UndoRequestOut, UndoStatus, seats16};
-use crate::games::{Actor, Rules, Seat};
+use crate::games::{Actor, Reason, Rules, Seat, Viewer};
 use crate::live::Note;
 use crate::service::notices::{self, Notice};
 use crate::service::play::{clock, step};
 use crate::store::games::{self, GameHead, SeatRow, Status};
 use crate::store::undo::{self as store, LineRow, OpenRow};
-use crate::store::{append, events};
+use crate::store::{append, events, orders};
 use crate::time::Clock;
 use crate::with_rules;
 use chrono::{DateTime, Utc};
@@ -496,26 +497,83 @@ pub(super) async fn rewind<R: Rules>(
         &serde_json::to_string(&state)?,
     )
     .await?;
-    // The clocks, as after a step of the platform's own.
     let clocks = seat_clocks(&mut *conn, head.id).await?;
     let timer = R::timer(&state);
-    let mut plan = clock::plan(
-        step::time_control(head).as_ref(),
-        &clocks,
-        &head.pending_seats,
-        &pending,
-        None,
-        timer.as_ref().map(|t| (t.key.as_str(), t.after_secs)),
-        None,
-        now,
+    // The standing orders after the rewind (see `RULES.md`, "Standing orders and forced
+    // moves"), and what the server then plays on its own (a forced move taken back is
+    // forced again), written with the rewind: the clocks and the mail are those after it.
+    let rows = orders::of_game(&mut *conn, head.id).await?;
+    let mut books = Books::<R>::read(&rows, head.seat_count as u8);
+    review_orders::<R>(
+        &mut books, &state, &game.rows, timeline, to_version, version,
     );
-    if timer.is_none() {
-        plan.disarm.push(clock::TIMER_SEAT);
-    }
-    append::arm(&mut *conn, head.id, plan.clocks()).await?;
-    let turns = step::turns_begun(head.id, version, &plan, &clocks);
-    notices::enqueue(&mut *conn, &turns.notices).await?;
-    let moved = Note::moved(head.id, version, "active", turns.users, game.users());
+    let after = GameHead {
+        version,
+        undone_events,
+        ..head.clone()
+    };
+    let settled = step::settle::<R>(
+        step::Game {
+            head: &after,
+            seats: &clocks,
+            armed_timer: None,
+            orders: &[],
+            orders_revision: None,
+        },
+        state,
+        books,
+        now,
+    )?;
+    let mut reached = version;
+    let moved = match settled {
+        Ok(mut decision) => {
+            super::actions::log_warnings(head.id, &decision.warnings);
+            if R::timer(&decision.state).is_none() {
+                decision.plan.disarm.push(clock::TIMER_SEAT);
+            }
+            let mail: Vec<crate::store::outbox::NewMail> =
+                decision.notices.iter().map(Notice::as_mail).collect();
+            let written = append::write_rows(
+                &mut *conn,
+                &append::Rows::of(&decision.append(Default::default(), &mail))?,
+                crate::service::notices::queue::routes(),
+            )
+            .await?;
+            if written.is_empty() {
+                return Err(Error::internal(anyhow::anyhow!(
+                    "a locked game moved on while it was rewound"
+                )));
+            }
+            orders::bump_revision(&mut *conn, head.id).await?;
+            reached = decision.version;
+            decision.note
+        }
+        Err(rows) => {
+            if !rows.is_empty() {
+                orders::save(&mut *conn, head.id, &rows, now).await?;
+            }
+            // The clocks, as after a step of the platform's own.
+            let mut plan = clock::plan(
+                step::time_control(head).as_ref(),
+                &clocks,
+                &head.pending_seats,
+                &pending,
+                None,
+                timer.as_ref().map(|t| (t.key.as_str(), t.after_secs)),
+                None,
+                now,
+            );
+            if timer.is_none() {
+                plan.disarm.push(clock::TIMER_SEAT);
+            }
+            append::arm(&mut *conn, head.id, plan.clocks()).await?;
+            let turns = step::turns_begun(head.id, version, &plan, &clocks);
+            notices::enqueue(&mut *conn, &turns.notices).await?;
+            let mut moved = Note::moved(head.id, version, "active", turns.users, game.users());
+            moved.orders = rows.iter().map(|r| r.user_id).collect();
+            moved
+        }
+    };
     let note = match request {
         Some((seq, needs)) => {
             store::close(&mut *conn, head.id).await?;
@@ -537,5 +595,52 @@ pub(super) async fn rewind<R: Rules>(
         None => moved,
     };
     crate::live::announce(&mut *conn, &note).await?;
-    Ok(version)
+    Ok(reached)
+}
+
+/// The standing orders after a rewind to `to_version` of the log `rows` (whose effective
+/// events `timeline` tells), in the position `state` it restores, at `version`: the seats
+/// whose own moves it takes back (played by hand or by an order; a forced move was nobody's
+/// choice) lose theirs (`undone`): the position they were set for is gone. The others' stand
+/// if they still pass the game's check on the seat's view (else `invalid_now`).
+fn review_orders<R: Rules>(
+    books: &mut Books<R>,
+    state: &R::State,
+    rows: &[LineRow],
+    timeline: &Timeline,
+    to_version: i64,
+    version: i64,
+) {
+    let taken: Vec<Seat> = rows
+        .iter()
+        .filter(|r| r.seq > to_version && r.begins_command && timeline.effective(r.seq))
+        .filter(|r| r.command_auto.as_deref() != Some("forced"))
+        .filter_map(|r| r.command_seat.map(|s| s as Seat))
+        .collect();
+    for seat in 0..books.book.seats.len() as Seat {
+        let ids = books.book.ids_of(seat).to_vec();
+        if ids.is_empty() {
+            continue;
+        }
+        let view = R::view(state, Viewer::Seat(seat));
+        for id in ids {
+            let index = books.book.ids_of(seat).iter().position(|&i| i == id);
+            let Some(order) = index.map(|i| books.book.of(seat)[i].clone()) else {
+                continue;
+            };
+            let reason = if taken.contains(&seat) {
+                Some(Reason::new("undone"))
+            } else {
+                R::check_order(&view, seat, &order).err().map(|refusal| {
+                    Reason::new("invalid_now")
+                        .with("rule", refusal.code)
+                        .with("message", &refusal.message)
+                })
+            };
+            if let Some(reason) = reason {
+                books.book.remove(seat, id);
+                books.tell(seat, News::dropped(version, id, &order, reason));
+            }
+        }
+    }
 }

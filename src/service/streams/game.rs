@@ -211,7 +211,7 @@ impl Feed {
         let known = previous.map_or(version, |p| p.head.version.min(version));
         let first_new = (known + 1).max(version - WINDOW as i64 + 1).max(1);
         let new_rows = if first_new <= version {
-            events::load(&mut *conn, game_id, first_new, version).await?
+            events::load_presented(&mut *conn, game_id, first_new, version).await?
         } else {
             Vec::new()
         };

@@ -7,6 +7,7 @@ import type { EventOut, GameModule } from '../games/types';
 import { useWhen } from './when';
 import { markUndone } from '../undo/log';
 import { undoLine } from '../undo/lines';
+import { reasonText } from '../orders/words';
 
 const msgs = defineMessages({
   title: { en: 'Log', ja: 'ログ' },
@@ -23,6 +24,15 @@ const msgs = defineMessages({
   },
   returned: { en: (s: string) => `${s} is back at the table.`, ja: (s: string) => `${s}が席に戻りました。` },
   undone: { en: 'undone', ja: '取り消し' },
+  byOrder: { en: 'played by your order', ja: 'あなたの指示で指した手' },
+  forced: {
+    en: (reason: string) => `the only move: ${reason}`,
+    ja: (reason: string) => `これしか指せない手：${reason}`,
+  },
+  youHadTo: {
+    en: (reason: string) => `you had to: ${reason}`,
+    ja: (reason: string) => `これしか指せませんでした：${reason}`,
+  },
   left: {
     en: (s: string, forfeit: boolean) =>
       forfeit
@@ -122,6 +132,8 @@ export function GameLog(props: {
   events: EventOut[];
   module: GameModule<never, never, never, never, never> | undefined;
   seatName: (s: number) => string;
+  /** The reader's seat: a forced move of its own is told as "you had to". */
+  mySeat?: number | null;
 }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
@@ -153,6 +165,17 @@ export function GameLog(props: {
                 </>
               ) : (
                 describeEvent(e, props.module, lang, m, props.seatName)
+              )}
+              {/* A move the server played on its own: forced (for everyone), or by the reader's own order. */}
+              {e.auto === 'order' && (
+                <span class="tag auto" data-auto="order">
+                  {m.byOrder}
+                </span>
+              )}
+              {e.auto === 'forced' && (
+                <span class="tag auto" data-auto="forced">
+                  {e.actor === props.mySeat ? m.youHadTo(reasonText(e.reason, lang)) : m.forced(reasonText(e.reason, lang, false))}
+                </span>
               )}
             </li>
           ))}

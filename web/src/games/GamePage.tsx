@@ -24,6 +24,7 @@ import { playerName } from '../components/names';
 import { ChatAnnouncement, ChatPane, useTotalUnread } from '../chat/Chat';
 import { useChat } from '../chat/useChat';
 import { NotesPane } from '../notes/Notes';
+import { OrdersPane } from '../orders/Orders';
 import { UndoPanel } from '../undo/Undo';
 import { effectiveAt } from '../undo/log';
 
@@ -56,10 +57,11 @@ const msgs = defineMessages({
   cancelled: { en: 'This game was cancelled before it started.', ja: 'このゲームは開始前に中止されました。' },
   past: { en: 'A past position: no moves can be made here.', ja: '過去の局面です。ここでは操作できません。' },
   history: { en: 'History: the log and the replay', ja: '履歴：ログとリプレイ' },
-  phoneViews: { en: 'Board, chat or notes', ja: '盤面・チャット・メモ' },
+  phoneViews: { en: 'Board, chat, orders or notes', ja: '盤面・チャット・指示・メモ' },
   boardTab: { en: 'Board', ja: '盤面' },
   chatTab: { en: 'Chat', ja: 'チャット' },
   notesTab: { en: 'Notes', ja: 'メモ' },
+  ordersTab: { en: 'Orders', ja: '指示' },
   unread: { en: (n: number) => `${n} unread`, ja: (n: number) => `未読${n}件` },
 });
 
@@ -226,9 +228,12 @@ function GameScreen({ id }: { id: string }) {
   const [rematchChanges, setRematchChanges] = useState(0);
   // Its `note` events: the player's note was saved (here or in another tab).
   const [noteChanges, setNoteChanges] = useState(0);
+  // Its `orders` events: the player's standing orders changed, or the server played for them.
+  const [orderChanges, setOrderChanges] = useState(0);
   const onOther = useCallback((event: string, data: string) => {
     if (event === 'rematch') setRematchChanges((n) => n + 1);
     else if (event === 'note') setNoteChanges((n) => n + 1);
+    else if (event === 'orders') setOrderChanges((n) => n + 1);
     else chatReceive.current(event, data);
   }, []);
   const { detail, failure, connected, load } = useLiveGame(id, signedIn, onEvent, onOther);
@@ -238,7 +243,7 @@ function GameScreen({ id }: { id: string }) {
   chatReceive.current = chat.receive;
   const chatUnread = useTotalUnread(chat);
   // On a phone the chat and the notes are tabs beside the board; wider, all are shown.
-  const [phoneView, setPhoneView] = useState<'board' | 'chat' | 'notes'>('board');
+  const [phoneView, setPhoneView] = useState<'board' | 'chat' | 'notes' | 'orders'>('board');
   const narrow = useNarrow();
   const past = usePastGame(id, at, signedIn);
   // Seats taken before the start come as new snapshots on the stream; while it is not
@@ -335,7 +340,9 @@ function GameScreen({ id }: { id: string }) {
   const hasChat = chat.overview !== null && chat.overview.chat !== 'none' && chat.overview.channels.length > 0;
   // Each player keeps a private note (spectators and imported sandboxes have no seat).
   const hasNotes = mySeat !== null && !detail.sandbox;
-  const phoneTabs = (hasChat || hasNotes) && narrow;
+  // Standing orders, while the game runs (issue 37).
+  const hasOrders = mySeat !== null && !detail.sandbox && detail.status === 'active';
+  const phoneTabs = (hasChat || hasNotes || hasOrders) && narrow;
 
   // Beside the board on a wide screen: the chat, whenever the game has one.
   const side = hasChat && !narrow;
@@ -405,6 +412,11 @@ function GameScreen({ id }: { id: string }) {
                 )}
               </button>
             )}
+            {hasOrders && (
+              <button type="button" class="secondary" aria-pressed={phoneView === 'orders'} onClick={() => setPhoneView('orders')} data-testid="phone-orders">
+                {m.ordersTab}
+              </button>
+            )}
             {hasNotes && (
               <button type="button" class="secondary" aria-pressed={phoneView === 'notes'} onClick={() => setPhoneView('notes')} data-testid="phone-notes">
                 {m.notesTab}
@@ -432,7 +444,7 @@ function GameScreen({ id }: { id: string }) {
             />
           </div>
         )}
-        {/* What acts beside the board's controls (a seat's standing orders) goes here. */}
+        {hasOrders && !isPast && <OrdersPane detail={detail} module={module} changes={orderChanges} />}
         {hasNotes && <NotesPane gameId={id} changes={noteChanges} />}
         {started && (
           // The log and the replay, out of the way during play until asked for; open on a
@@ -440,7 +452,7 @@ function GameScreen({ id }: { id: string }) {
           <details class="history" open={historyOpen} data-testid="history">
             <summary>{m.history}</summary>
             {detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
-            <GameLog events={log.events} module={module} seatName={seatName} />
+            <GameLog events={log.events} module={module} seatName={seatName} mySeat={mySeat} />
             {detail.status === 'active' && <ExportButton id={id} />}
           </details>
         )}

@@ -44,7 +44,17 @@ export interface OptionsEditorProps<Options> {
   onChange: (options: Partial<Options>) => void;
 }
 
-export interface GameModule<View = unknown, Legal = unknown, Command = unknown, Options = unknown, Event = unknown> {
+/** What a game's controls for standing orders get (issue 37): the live game and a way to set one. */
+export interface OrderComposerProps<View, Order> {
+  detail: GameDetail;
+  view: View;
+  mySeat: number;
+  /** Sets an order (it replaces the caller's order for the same decision); rejects with an ApiError when refused. */
+  set: (order: Order) => Promise<void>;
+  busy: boolean;
+}
+
+export interface GameModule<View = unknown, Legal = unknown, Command = unknown, Options = unknown, Event = unknown, Order = unknown> {
   kind: string;
   minSeats: number;
   maxSeats: number;
@@ -65,4 +75,8 @@ export interface GameModule<View = unknown, Legal = unknown, Command = unknown, 
    * server's own detail). Codes left out show the server's text.
    */
   errorMessages?: Record<string, Record<Lang, string>>;
+  /** A standing order in words (any kind the game has, however it was set). */
+  describeOrder?: (order: Order, lang: Lang) => string;
+  /** Controls to set the game's common standing orders (every kind is in the API). */
+  OrderComposer?: ComponentType<OrderComposerProps<View, Order>>;
 }

@@ -84,6 +84,16 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "already_rejected",
         "The seat has already rejected that offer.",
     ),
+    (
+        "order_not_now",
+        "A standing order for another round, for a decision already taken, or from a seat \
+         out of the game.",
+    ),
+    (
+        "invalid_order",
+        "A standing order that could never play (an action order for a command that is no \
+         action, a Kontor ranking that is not all six colours, an empty income list).",
+    ),
 ];
 
 pub(super) fn err(code: &'static str, message: impl Into<String>) -> RuleError {

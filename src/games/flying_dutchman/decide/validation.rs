@@ -7,7 +7,7 @@ use super::errors::err;
 use crate::games::RuleError;
 
 /// Checks a bid against a hand (sorted faces).
-pub(super) fn validate_bid(hand: &[u8], bid: &[BidHorseshoe]) -> Result<(), RuleError> {
+pub(crate) fn validate_bid(hand: &[u8], bid: &[BidHorseshoe]) -> Result<(), RuleError> {
     if bid.is_empty() {
         return Err(err("empty_bid", "A bid needs at least one horseshoe."));
     }

@@ -304,7 +304,7 @@ fn model_is_gold(face: u8) -> bool {
 /// The same position with every secret `viewer` may not know changed: other players' hands,
 /// sealed bids and extra-round choices, the share stack, the pool, the unused horseshoes.
 /// Public facts (counts, revealed bids, bankrupt hands, hands at the end) stay.
-fn disguise_state(state: &State, viewer: Viewer) -> State {
+pub(super) fn disguise_state(state: &State, viewer: Viewer) -> State {
     let mut s = state.clone();
     let knows = |seat: usize| viewer == Viewer::Seat(seat as Seat);
     let finished = s.finished();

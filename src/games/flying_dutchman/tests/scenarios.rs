@@ -940,7 +940,7 @@ fn equal_wealth_shares_the_win() {
 // ---------------------------------------------------------------- ties
 
 /// Seats 0 and 1 tie on 35 (seat 2 passes) with the ghost ship on Holland.
-fn tie_of_two() -> State {
+pub(super) fn tie_of_two() -> State {
     let mut state = new_game(3);
     state.lucky_number = 35;
     set_hands(

@@ -250,7 +250,7 @@ fn commands_out_of_step_or_turn_are_refused() {
 
 /// Round 1, 4 players: seat 0 controls Red, seat 1 Blue, with these boxes; the auctions
 /// are over, so Red is to build.
-fn red_and_blue(red_box: u32, blue_box: u32) -> State {
+pub(super) fn red_and_blue(red_box: u32, blue_box: u32) -> State {
     let mut state = new_game(4, 0);
     give_cubes(&mut state, 0, red_box);
     give_cubes(&mut state, 1, blue_box);
@@ -663,7 +663,7 @@ fn sets_score_by_their_number_of_colours() {
 /// Round 5, 4 players: seat 0 controls Red (San Francisco to Seattle), seat 1 Yellow
 /// (San Francisco–Los Angeles), both with 1 cube, unable to build. Returns the events of
 /// the end of the building phase.
-fn end_of_round_five(state: &mut State) -> Vec<Event> {
+pub(super) fn end_of_round_five(state: &mut State) -> Vec<Event> {
     *state = game_in_round(4, 0, 5);
     win(state, 0, Red, 1);
     win(state, 1, Yellow, 1);

@@ -376,6 +376,7 @@ mod tests {
                 audience: None,
                 actor,
                 created_at: self.at(),
+                auto: None,
             });
             self
         }

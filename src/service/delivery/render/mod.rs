@@ -21,6 +21,7 @@ pub mod account;
 mod document;
 #[cfg(test)]
 mod golden;
+pub mod pace;
 mod tournament;
 
 pub use document::escape_html;
@@ -374,6 +375,14 @@ fn excerpt(text: &str, max: usize) -> String {
 /// A notice as one line of the digest: its headline, and for a mention the message too.
 pub fn news_line(ctx: &NoticeContext) -> String {
     let headline = headline(ctx);
+    if matches!(ctx.kind, NoticeKind::YourTurn | NoticeKind::GameOver)
+        && let Some(summary) = pace::summary(ctx.data, ctx.language)
+    {
+        return match ctx.language {
+            Language::En => format!("{headline} ({summary})"),
+            Language::Ja => format!("{headline}（{summary}）"),
+        };
+    }
     match (ctx.kind, str_field(ctx.data, "text")) {
         (NoticeKind::ChatMention, Some(text)) => {
             let args = Args::new()
@@ -438,6 +447,10 @@ pub fn notice(ctx: &NoticeContext) -> Rendered {
         "podium" => tournament::podium(ctx.data, language),
         _ => Vec::new(),
     }));
+    // What the server played for the player while they were away (their own seat's only).
+    if matches!(ctx.kind, NoticeKind::YourTurn | NoticeKind::GameOver) {
+        content.extend(pace::blocks(ctx));
+    }
     if let Some(url) = &ctx.game_link {
         content.push(Block::Action {
             label: say(language, key!("mail-open-game"), &Args::new()),
@@ -662,6 +675,69 @@ mod tests {
     fn has_japanese(text: &str) -> bool {
         text.chars()
             .any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}'))
+    }
+
+    #[test]
+    fn a_turn_mail_says_what_the_server_played_in_both_languages() {
+        let me = Uuid::now_v7();
+        let info = game(me);
+        let links = links();
+        let data = json!({"auto": {"count": 2, "news": [
+            {"version": 40, "kind": "played", "command": {"type": "move", "to": "kontor"}},
+            {"version": 44, "kind": "forced", "command": {"type": "pass"},
+             "reason": {"code": "only_pass", "params": {"kontor_cards": 0, "share_stack": 4}}},
+        ]}});
+        for language in Language::ALL {
+            let ctx = NoticeContext {
+                recipient_id: me,
+                recipient_name: "bert",
+                kind: NoticeKind::YourTurn,
+                data: &data,
+                game_id: Some(info.id),
+                game: Some(&info),
+                game_link: None,
+                links: &links,
+                now: Utc::now(),
+                language,
+                zone: Tz::UTC,
+            };
+            let mail = notice(&ctx);
+            let line = news_line(&ctx);
+            match language {
+                Language::En => {
+                    assert!(
+                        mail.text
+                            .contains("Played by your order: move the ghost ship to kontor"),
+                        "{}",
+                        mail.text
+                    );
+                    assert!(
+                        mail.text.contains("You had to pass: you hold no horseshoe"),
+                        "{}",
+                        mail.text
+                    );
+                    assert!(mail.html.contains("Played by your order"));
+                    assert!(!has_japanese(&mail.text));
+                    assert!(
+                        line.ends_with("(your orders played 2 moves while you were away)"),
+                        "{line}"
+                    );
+                }
+                Language::Ja => {
+                    assert!(
+                        mail.text.contains("あなたの指示で指しました"),
+                        "{}",
+                        mail.text
+                    );
+                    assert!(
+                        mail.text.contains("パスするしかありませんでした"),
+                        "{}",
+                        mail.text
+                    );
+                    assert!(line.contains("あなたの指示で2手"), "{line}");
+                }
+            }
+        }
     }
 
     #[test]

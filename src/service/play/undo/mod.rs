@@ -45,6 +45,7 @@ mod tests {
             audience: None,
             actor: None,
             created_at: DateTime::UNIX_EPOCH,
+            auto: None,
         }
     }
 
@@ -137,6 +138,8 @@ mod tests {
                 at: r.created_at,
                 data: r.payload.clone(),
                 undone: false,
+                auto: None,
+                reason: None,
             })
             .collect();
         crate::service::play::log::mark_undone(&mut out, &skip, r + 1);

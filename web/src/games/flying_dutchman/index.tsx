@@ -6,10 +6,11 @@ import { describeEvent, negotiationLine } from './describe';
 import { ruleErrors } from './errors';
 import { knownBoard } from './names';
 import { OptionsEditor } from './OptionsEditor';
+import { OrderComposer, describeOrder, type Order } from './Orders';
 import { FdOutcome } from './Outcome';
 import type { Command, FdEvent, Legal, Options, View } from './common';
 
-export const flyingDutchman: GameModule<View, Legal, Command, Options, FdEvent> = {
+export const flyingDutchman: GameModule<View, Legal, Command, Options, FdEvent, Order> = {
   kind: 'flying-dutchman',
   minSeats: 3,
   maxSeats: 6,
@@ -19,4 +20,6 @@ export const flyingDutchman: GameModule<View, Legal, Command, Options, FdEvent> 
   chatLine: (event, lang, seatName) => negotiationLine(event, lang, seatName, knownBoard()),
   Outcome: FdOutcome,
   errorMessages: ruleErrors,
+  describeOrder,
+  OrderComposer,
 };

@@ -10,6 +10,7 @@ import { MapView, type MapPick } from './MapView';
 import { COLOUR, type Command, type Event, type Legal, type Options, type View, companyLabel } from './model';
 import { Outcome } from './Outcome';
 import { OptionsEditor } from './OptionsEditor';
+import { OrderComposer, describeOrder, type Order } from './Orders';
 import { CompanyBoxes, PlayersTable } from './Tables';
 import './steel-driver.css';
 
@@ -142,7 +143,7 @@ function Status({ view, mySeat, seatName }: { view: View; mySeat: number | null;
   );
 }
 
-export const steelDriver: GameModule<View, Legal, Command, Options, Event> = {
+export const steelDriver: GameModule<View, Legal, Command, Options, Event, Order> = {
   kind: 'steel-driver',
   minSeats: 3,
   maxSeats: 6,
@@ -152,4 +153,6 @@ export const steelDriver: GameModule<View, Legal, Command, Options, Event> = {
   // The game page shows it above the board once the game is over.
   Outcome,
   errorMessages: RULE_ERRORS,
+  describeOrder,
+  OrderComposer,
 };
