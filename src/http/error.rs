@@ -424,6 +424,12 @@ impl From<crate::service::play::error::Error> for ApiError {
             }
             E::UndoDisabled(_) => Self::conflict(ErrorCode::UndoDisabled, detail),
             E::UndoNothingToUndo => Self::conflict(ErrorCode::UndoNothingToUndo, detail),
+            E::UndoNotOwnMoves { to_version } => {
+                Self::conflict(ErrorCode::UndoNotOwnMoves, detail).with("to_version", to_version)
+            }
+            E::UndoDeclined { declined_at } => {
+                Self::conflict(ErrorCode::UndoDeclined, detail).with("declined_at", declined_at)
+            }
             E::UndoBarrier {
                 barrier_version,
                 barrier,
@@ -445,6 +451,9 @@ impl From<crate::service::play::error::Error> for ApiError {
             }
             E::UndoNotAsked(_) => Self::conflict(ErrorCode::UndoNotAsked, detail),
             E::InvalidUndo(_) => Self::unprocessable(ErrorCode::InvalidUndo, detail),
+            E::UndoNoTarget { why, .. } => {
+                Self::unprocessable(ErrorCode::InvalidUndo, detail).with("reason", why.as_str())
+            }
             E::AlreadyOnVacation => Self::conflict(ErrorCode::AlreadyOnVacation, detail),
             E::NotOnVacation => Self::conflict(ErrorCode::NotOnVacation, detail),
             E::Unavailable(cause) => Self::unavailable(cause),
@@ -769,13 +778,15 @@ error_codes! {
     RematchAlreadyAnswered = "rematch_already_answered", 409, "The caller answered the offer the other way already (`accept`); answers are final.";
     UndoDisabled = "undo_disabled", 409, "No undo here: the table's `undo` setting is `none`, or the game is not running.";
     UndoNothingToUndo = "undo_nothing_to_undo", 409, "The caller has no move to take back since the game's last barrier.";
+    UndoNotOwnMoves = "undo_not_own_moves", 409, "Only other seats moved after the `to_version` sent (named again in `to_version`), though the caller has moves since the last barrier: an undo takes back a move of the caller's own, and others' after it with their consent.";
+    UndoDeclined = "undo_declined", 409, "Another seat declined the caller's last undo request, and nothing has moved since (`declined_at`: the answer's version): one declined request per position; ask again after the next move.";
     UndoBarrier = "undo_barrier", 409, "The undo would reach back across a barrier (something revealed, drawn or settled): `barrier_version` is the earliest version an undo may go back to, `barrier` its kind.";
     UndoStale = "undo_stale", 409, "The `at_version` sent is not the game's version (`current_version`): look again before asking.";
     UndoNeedsConsent = "undo_needs_consent", 409, "The table's `undo` setting is `own`, and the undo would take back moves of other seats (`seats`), bots' included.";
     UndoRequestOpen = "undo_request_open", 409, "Another undo request (`request`) of this game is open; it must end first.";
     UndoNoRequest = "undo_no_request", 409, "The game has no open undo request with this number (it was answered, withdrawn or lapsed), or the caller, withdrawing it, is not its requester.";
     UndoNotAsked = "undo_not_asked", 409, "The caller's seat is not among those the request asks, or answered it the other way already.";
-    InvalidUndo = "invalid_undo", 422, "The `to_version` is not a version an undo can go back to: out of range, or not between two moves.";
+    InvalidUndo = "invalid_undo", 422, "The `to_version` is not a version an undo can go back to: out of range, or (with `reason`) `nothing_after` (nothing was played after it), `mid_move` (the middle of a move), `undo_event` (an undo's own event) or `undone` (a move taken back already).";
     RateLimited = "rate_limited", 429, "Too many attempts; retry after `Retry-After` seconds.";
     UploadsBusy = "uploads_busy", 429, "The caller, or the server, has as many uploaded exports being checked as it checks at once; retry after `Retry-After` seconds.";
     ImportLimitReached = "import_limit_reached", 429, "The caller imported as many games within 24 hours as a user may (`limit`); retry after `Retry-After` seconds.";

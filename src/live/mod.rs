@@ -109,8 +109,9 @@ pub struct Note {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TournamentNote {
     pub tournament_id: Uuid,
-    /// `started` (round 1 seated), `round` (a later round seated), `finished`, or
-    /// `cancelled` (too few entered when entry closed; round 0).
+    /// `started` (round 1 seated), `round` (a later round seated), `finished`,
+    /// `cancelled` (too few entered when entry closed; round 0), or `entrants` (a player
+    /// entered or took their entry back; round 0).
     pub event: String,
     /// The round seated, or the last round when finished.
     pub round: i16,
@@ -126,6 +127,7 @@ impl TournamentNote {
             "started" => "tournament_started",
             "round" => "tournament_round",
             "cancelled" => "tournament_cancelled",
+            "entrants" => "tournament_entrants",
             _ => "tournament_finished",
         }
     }

@@ -486,6 +486,24 @@ pub async fn report<'e>(
     .await
 }
 
+/// Those of `messages` that `reporter` reported.
+pub async fn reported_among<'e>(
+    executor: impl PgExecutor<'e>,
+    reporter: Uuid,
+    messages: &[i64],
+) -> sqlx::Result<Vec<i64>> {
+    if messages.is_empty() {
+        return Ok(Vec::new());
+    }
+    sqlx::query_scalar(
+        "SELECT message_id FROM chat_reports WHERE reporter_id = $1 AND message_id = ANY($2)",
+    )
+    .bind(reporter)
+    .bind(messages)
+    .fetch_all(executor)
+    .await
+}
+
 /// A report as moderators list it.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ReportRow {

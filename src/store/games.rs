@@ -364,6 +364,30 @@ pub struct ListFilter<'a> {
     pub after: Option<(DateTime<Utc>, Uuid)>,
     /// Only this game: whether the list holds it (the lobby's live stream asks).
     pub only: Option<Uuid>,
+    /// Which games of tournaments the list holds.
+    pub tournament_games: TournamentGames,
+}
+
+/// Which games of tournaments a list holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TournamentGames {
+    /// Every one the listing holds.
+    #[default]
+    All,
+    /// Only those where the caller holds a seat.
+    Mine,
+    /// None.
+    None,
+}
+
+impl TournamentGames {
+    fn as_str(self) -> &'static str {
+        match self {
+            TournamentGames::All => "all",
+            TournamentGames::Mine => "mine",
+            TournamentGames::None => "none",
+        }
+    }
 }
 
 /// A listed game with the key it is sorted by (for the next page's cursor).
@@ -439,6 +463,10 @@ pub async fn list<'e>(
             AND ($8::boolean IS NULL OR EXISTS (
                   SELECT 1 FROM game_seats ws WHERE ws.game_id = g.id AND ws.user_id = $1
                      AND ((g.outcome->'ranks'->>(ws.seat::int))::int = 1) = $8))
+            AND ($9::text = 'all'
+                 OR NOT EXISTS (SELECT 1 FROM tournament_tables tt WHERE tt.game_id = g.id)
+                 OR ($9 = 'mine' AND EXISTS (SELECT 1 FROM game_seats ts
+                                              WHERE ts.game_id = g.id AND ts.user_id = $1)))
           ORDER BY {sort_key} {order}, g.id {order}
           LIMIT $3"
     );
@@ -451,6 +479,7 @@ pub async fn list<'e>(
         .bind(filter.after.map(|c| c.1))
         .bind(filter.only)
         .bind(filter.won)
+        .bind(filter.tournament_games.as_str())
         .fetch_all(executor)
         .await
 }

@@ -423,3 +423,28 @@ pub async fn of_game<'e>(
         .fetch_optional(executor)
         .await
 }
+
+/// A game's place in a tournament, as game lists show it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct GameTournamentRow {
+    pub game_id: Uuid,
+    pub tournament_id: Uuid,
+    pub name: String,
+    pub round: i16,
+}
+
+/// The tournaments (with their names and rounds) that `games` were played for; games of no
+/// tournament are left out.
+pub async fn of_games<'e>(
+    executor: impl PgExecutor<'e>,
+    games: &[Uuid],
+) -> Result<Vec<GameTournamentRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT tt.game_id, tt.tournament_id, t.name, tt.round
+           FROM tournament_tables tt JOIN tournaments t ON t.id = tt.tournament_id
+          WHERE tt.game_id = ANY($1)",
+    )
+    .bind(games)
+    .fetch_all(executor)
+    .await
+}

@@ -427,6 +427,11 @@ async fn readers_report_moderators_hide_and_mute() {
     let again = report(&anna, id).await;
     assert_eq!(again.status, 200);
     assert_eq!(again.body["id"], first.body["id"]);
+    // The channel's pages say who reported what, to each reader of their own reports only.
+    let by_anna = page(&app, &anna, game, "table").await;
+    assert_eq!(by_anna.assert_ok()["items"][0]["reported_by_you"], true);
+    let by_cleo = page(&app, &cleo, game, "table").await;
+    assert_eq!(by_cleo.assert_ok()["items"][0]["reported_by_you"], false);
     // Moderators only.
     app.get("/admin/chat/reports")
         .as_user(&anna)

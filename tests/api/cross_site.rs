@@ -133,3 +133,31 @@ async fn cross_site_requests_neither_sign_in_nor_refresh_nor_sign_out() {
         .await;
     after.assert_problem(401, "invalid_token");
 }
+
+/// A page opened in a browser where nobody is signed in asks the session once: without the
+/// cookie that is no failure (204, nothing set), so the page's first load logs no failed
+/// request. A cookie that no longer works is still a 401, and is cleared.
+#[tokio::test]
+async fn a_refresh_without_a_session_cookie_is_no_failure() {
+    let app = spawn_app().await;
+    let nobody = app
+        .post("/auth/session/refresh")
+        .header("Sec-Fetch-Site", "same-origin")
+        .send()
+        .await;
+    assert_eq!(nobody.status, 204, "{}", nobody.text);
+    assert!(nobody.text.is_empty());
+    assert_eq!(session_cookie(&nobody), None);
+    let stale = app
+        .post("/auth/session/refresh")
+        .header("Sec-Fetch-Site", "same-origin")
+        .header(
+            "cookie",
+            "kontor_session=kontor_rt_0000000000000000000000000000000000000000000",
+        )
+        .send()
+        .await;
+    stale.assert_problem(401, "invalid_token");
+    let cleared = session_cookie(&stale).expect("a bad cookie is cleared");
+    assert!(cleared.starts_with("kontor_session=;"), "{cleared}");
+}

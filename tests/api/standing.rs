@@ -266,9 +266,27 @@ async fn a_profile_shows_public_games_and_ratings_and_nothing_of_a_private_game(
         .send()
         .await
         .assert_problem(404, "player_not_found");
-    // Signed-in callers only.
-    let anonymous = app.get("/players/anna").send().await;
-    assert_eq!(anonymous.status, 401);
+    // Public: a visitor signed out sees the same profile, history and leaderboard as anyone;
+    // a token sent must be good (a bad one is no visitor).
+    for path in [
+        "/players/anna",
+        "/players/anna/ratings/steel-driver",
+        "/leaderboards/steel-driver",
+    ] {
+        let anonymous = app.get(path).send().await;
+        let signed_in = app.get(path).as_user(&dave).send().await;
+        assert_eq!(anonymous.status, 200, "{path}: {}", anonymous.text);
+        assert_eq!(anonymous.body, signed_in.body, "{path}");
+        app.get(path)
+            .header("authorization", "Bearer not-a-token")
+            .send()
+            .await
+            .assert_problem(401, "invalid_token");
+    }
+    app.get("/players/nobody")
+        .send()
+        .await
+        .assert_problem(404, "player_not_found");
 }
 
 #[tokio::test]
@@ -599,6 +617,9 @@ async fn standing_reads_carry_no_hidden_information_nor_a_private_game() {
                         reader.name,
                         seen.text
                     );
+                    // A visitor signed out reads exactly what any signed-in reader does.
+                    let visitor = app.get(&path).send().await;
+                    assert_eq!(visitor.assert_ok(), seen.assert_ok(), "{path}");
                 }
             }
         }

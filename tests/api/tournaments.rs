@@ -1334,3 +1334,101 @@ async fn the_organiser_hosts_the_spectators_channel_of_a_tournament_game_and_rea
         .await
         .assert_ok();
 }
+
+/// The `tournament_entrants` events a user stream carried within a quiet spell.
+async fn entrants_events(stream: &mut Stream) -> usize {
+    stream
+        .drain(Duration::from_millis(1500))
+        .await
+        .into_iter()
+        .filter(|e| e.event == "tournament_entrants")
+        .count()
+}
+
+#[tokio::test]
+async fn tournament_entrants_are_told_live_and_its_games_name_it_and_lists_can_leave_them_out() {
+    let app = spawn_app().await;
+    let organiser = app.register("organiser").await;
+    let users = players(&app, 4).await;
+    let outsider = app.register("outsider").await;
+    let created = create(&app, &organiser, &body(&app, "swiss", 1)).await;
+    let id = created["id"].as_str().unwrap().to_string();
+    let mut by_organiser = Stream::open(&app.address, "/me/stream", &organiser.token, None).await;
+    let mut by_first = Stream::open(&app.address, "/me/stream", &users[0].token, None).await;
+    let mut by_outsider = Stream::open(&app.address, "/me/stream", &outsider.token, None).await;
+    for stream in [&mut by_organiser, &mut by_first, &mut by_outsider] {
+        assert_eq!(
+            stream.next(Duration::from_secs(10)).await.unwrap().event,
+            "snapshot"
+        );
+    }
+    // Each entry is told at once to the organiser and every entrant; never to others.
+    enter_all(&app, &id, &users[..1]).await;
+    assert_eq!(entrants_events(&mut by_organiser).await, 1);
+    assert_eq!(entrants_events(&mut by_first).await, 1);
+    enter_all(&app, &id, &users[1..2]).await;
+    app.delete(&format!("/tournaments/{id}/join"))
+        .as_user(&users[1])
+        .send()
+        .await
+        .assert_ok();
+    assert_eq!(entrants_events(&mut by_organiser).await, 2);
+    assert_eq!(entrants_events(&mut by_first).await, 2);
+    // Entering again changes nothing, and tells nothing.
+    enter_all(&app, &id, &users[..1]).await;
+    assert_eq!(entrants_events(&mut by_organiser).await, 0);
+    assert_eq!(entrants_events(&mut by_outsider).await, 0);
+
+    // Its games name it, with their round, in the game and in every list.
+    enter_all(&app, &id, &users[1..3]).await;
+    let started = app
+        .post(&format!("/tournaments/{id}/start"))
+        .as_user(&organiser)
+        .send()
+        .await
+        .assert_ok()
+        .clone();
+    let table = &started["rounds_played"][0]["tables"][0];
+    let game = table["game_id"].as_str().unwrap().to_string();
+    let named = json!({"id": id, "name": "Winter cup", "round": 1});
+    let seated = users_at(table, &users);
+    let detail = app
+        .get(&format!("/games/{game}"))
+        .as_user(&seated[0])
+        .send()
+        .await;
+    assert_eq!(detail.assert_ok()["tournament"], named);
+    let mine = app.get("/games?view=mine").as_user(&seated[0]).send().await;
+    assert_eq!(mine.assert_ok()["items"][0]["tournament"], named);
+
+    // Finished, it is among everyone's finished games unless the list leaves out others'
+    // tournament games (the lobby's), or all of them.
+    play_round(&app, &started, &users, 7).await;
+    let finished = |user: &User, filter: &str| {
+        app.get(&format!("/games?view=finished{filter}"))
+            .as_user(user)
+            .send()
+    };
+    let ids = |page: &Value| -> Vec<String> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = finished(&outsider, "").await;
+    assert!(ids(all.assert_ok()).contains(&game));
+    let listed = &all.assert_ok()["items"][0];
+    assert_eq!(listed["tournament"], named);
+    assert!(!listed["finished_at"].is_null());
+    let others = finished(&outsider, "&tournament_games=mine").await;
+    assert!(!ids(others.assert_ok()).contains(&game));
+    let own = finished(&seated[0], "&tournament_games=mine").await;
+    assert!(ids(own.assert_ok()).contains(&game));
+    let none = finished(&seated[0], "&tournament_games=none").await;
+    assert!(!ids(none.assert_ok()).contains(&game));
+    finished(&seated[0], "&tournament_games=some")
+        .await
+        .assert_problem(400, "invalid_parameter");
+}

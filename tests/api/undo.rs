@@ -412,10 +412,18 @@ async fn a_consented_undo_in_a_three_seat_game_rewinds_when_both_accept() {
 #[tokio::test]
 async fn a_decline_a_withdrawal_a_deadline_and_a_move_each_end_a_request() {
     let app = spawn_app().await;
-    let (game, players, opener, _) = consent_table(&app, &["anna", "bert", "cleo"]).await;
+    let (game, players, opener, before) = consent_table(&app, &["anna", "bert", "cleo"]).await;
     let me = &players[opener];
     let others: Vec<&User> = players.iter().filter(|u| u.id != me.id).collect();
-    let ask = |at: i64| undo(&app, game, me, json!({"at_version": at}));
+    // Back to before the opening: the others' bids are always in range.
+    let ask = |at: i64| {
+        undo(
+            &app,
+            game,
+            me,
+            json!({"at_version": at, "to_version": before}),
+        )
+    };
 
     // One decline ends it; nothing is taken back.
     let at = version(&app, game, me).await;
@@ -428,6 +436,9 @@ async fn a_decline_a_withdrawal_a_deadline_and_a_move_each_end_a_request() {
         .await
         .assert_problem(409, "undo_no_request");
     assert_eq!(detail(&app, game, me).await["undo"]["request"], Value::Null);
+    // Not asked again before the game moves on (see the test of that); a move lifts it.
+    ask(at + 2).await.assert_problem(409, "undo_declined");
+    play(&app, game, &players, "bid").await;
 
     // The requester withdraws; only they may.
     let at = version(&app, game, me).await;
@@ -487,6 +498,128 @@ async fn a_decline_a_withdrawal_a_deadline_and_a_move_each_end_a_request() {
         .await
         .unwrap();
     assert_eq!(open, 0);
+}
+
+#[tokio::test]
+async fn a_declined_request_is_not_asked_again_before_the_next_move() {
+    let app = spawn_app().await;
+    let (game, players, opener, before) = consent_table(&app, &["anna", "bert", "cleo"]).await;
+    let me = &players[opener];
+    let others: Vec<&User> = players.iter().filter(|u| u.id != me.id).collect();
+    let at = version(&app, game, me).await;
+    let request = undo(&app, game, me, json!({"at_version": at})).await;
+    let request = request.assert_ok()["request"]["seq"].as_i64().unwrap();
+    let no = answer(&app, game, request, others[0], false).await;
+    no.assert_ok();
+    let declined_at = at + 2;
+    // The page knows beforehand: nothing to offer, and why.
+    let d = detail(&app, game, me).await;
+    assert_eq!(d["undo"]["declined_at"], declined_at);
+    assert_eq!(d["undo"]["can_undo_to"], Value::Null);
+    for other in &others {
+        assert_eq!(
+            detail(&app, game, other).await["undo"]["declined_at"],
+            Value::Null
+        );
+    }
+    // Asked again at once, in any form: refused, and nothing is appended.
+    for body in [
+        json!({"at_version": declined_at}),
+        json!({"at_version": declined_at, "to_version": before}),
+    ] {
+        let again = undo(&app, game, me, body).await;
+        let problem = again.assert_problem(409, "undo_declined");
+        assert_eq!(problem["declined_at"], declined_at);
+        assert!(
+            problem["detail"].as_str().unwrap().contains("next move"),
+            "{problem}"
+        );
+    }
+    assert_eq!(version(&app, game, me).await, declined_at);
+    // After a move the seat may ask again.
+    play(&app, game, &players, "bid").await;
+    let now = version(&app, game, me).await;
+    let d = detail(&app, game, me).await;
+    assert_eq!(d["undo"]["declined_at"], Value::Null);
+    let asked = undo(
+        &app,
+        game,
+        me,
+        json!({"at_version": now, "to_version": before}),
+    )
+    .await;
+    assert_eq!(asked.assert_ok()["status"], "asked");
+}
+
+#[tokio::test]
+async fn refusals_say_the_real_reason() {
+    let app = spawn_app().await;
+    let (game, players, opener, before) = consent_table(&app, &["anna", "bert", "cleo"]).await;
+    let me = &players[opener];
+    // The three commands since `before`: the opening, then the two bids, each with its seat.
+    let commands: Vec<(i64, i16)> = sqlx::query_as(
+        "SELECT last_seq, seat FROM game_commands
+          WHERE game_id = $1 AND first_seq > $2 ORDER BY first_seq",
+    )
+    .bind(game)
+    .bind(before)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(commands.len(), 3, "{commands:?}");
+    // Back to the end of the opening would take back only the others' bids, though the
+    // opener has a move since the barrier: the refusal says so, not "nothing to undo".
+    let end_of_opening = commands[0].0;
+    let at = version(&app, game, me).await;
+    let refused = undo(
+        &app,
+        game,
+        me,
+        json!({"at_version": at, "to_version": end_of_opening}),
+    )
+    .await;
+    let problem = refused.assert_problem(409, "undo_not_own_moves");
+    assert_eq!(problem["to_version"], end_of_opening);
+    // The first bidder asks (the second bid is in range), then withdraws: a target that is
+    // the request's own event is named as such, not "the middle of a move".
+    let d = detail(&app, game, me).await;
+    let first_bidder = user_at(&players, &d, i64::from(commands[1].1));
+    let request = undo(&app, game, first_bidder, json!({"at_version": at})).await;
+    let request = request.assert_ok()["request"]["seq"].as_i64().unwrap();
+    app.delete(&format!("/games/{game}/undo/{request}"))
+        .as_user(first_bidder)
+        .send()
+        .await
+        .assert_ok();
+    let now = version(&app, game, me).await;
+    let refused = undo(
+        &app,
+        game,
+        me,
+        json!({"at_version": now, "to_version": request}),
+    )
+    .await;
+    let problem = refused.assert_problem(422, "invalid_undo");
+    assert_eq!(problem["reason"], "undo_event");
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(detail.contains("an undo's own event"), "{detail}");
+    assert!(!detail.contains("middle of a move"), "{detail}");
+    // The words are the catalogue's, in the language the request asks for; the code and
+    // the fields stay the same.
+    let in_japanese = app
+        .post(&format!("/games/{game}/undo"))
+        .as_user(me)
+        .header("Accept-Language", "ja")
+        .json(&json!({"at_version": now, "to_version": end_of_opening}))
+        .send()
+        .await;
+    let problem = in_japanese.assert_problem(409, "undo_not_own_moves");
+    assert_eq!(problem["to_version"], end_of_opening);
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("ほかのプレイヤー") && detail.contains(&end_of_opening.to_string()),
+        "{detail}"
+    );
 }
 
 #[tokio::test]

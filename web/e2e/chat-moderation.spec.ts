@@ -47,7 +47,9 @@ test('an admin hides a message from the message itself, and dismisses a report f
   await expect(chat(sue.page).getByTestId('chat-moderation')).toHaveCount(0);
   await expect(chat(sam.page).getByTestId('chat-moderation')).toHaveCount(0);
 
-  // By keyboard: the Hide button, a reason (required), Enter.
+  // By keyboard: the message's actions button, Hide in its menu, a reason (required), Enter.
+  await onMod.getByRole('button', { name: `Actions: message of ${sam.name} (spectator)` }).focus();
+  await mod.page.keyboard.press('Enter');
   const hide = onMod.getByRole('button', { name: `Hide the message of ${sam.name} (spectator)` });
   await hide.focus();
   await mod.page.keyboard.press('Enter');
@@ -79,6 +81,7 @@ test('an admin hides a message from the message itself, and dismisses a report f
   const banter = 'Ha, the Dutchman will get you all (spectators-dismiss-8c2)';
   await say(sue.page, banter);
   const onSam = message(sam.page, banter);
+  await onSam.getByTestId('chat-actions').click();
   await onSam.getByRole('button', { name: `Report the message of ${sue.name} (spectator)` }).click();
   await onSam.getByTestId('chat-report').getByLabel('Reason').selectOption({ label: 'Something else' });
   await onSam.getByTestId('chat-report').getByRole('button', { name: 'Send the report' }).click();

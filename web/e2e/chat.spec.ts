@@ -169,12 +169,20 @@ test('a player reports a message, an admin hides it, and every page shows it rem
   // One's own message has no Report button.
   await expect(message(ada!.page, 'Cheap gold').getByRole('button', { name: /^Report/ })).toHaveCount(0);
 
+  // Others' messages carry no Report link of their own: it waits in the message's menu.
+  await expect(onBen.getByRole('button', { name: /^Report/ })).toHaveCount(0);
+  await onBen.getByRole('button', { name: `Actions: message of ${ada!.name}` }).click();
   await onBen.getByRole('button', { name: `Report the message of ${ada!.name}` }).click();
   const form = onBen.getByTestId('chat-report');
   await form.getByLabel('Reason').selectOption({ label: 'Spam' });
   await form.getByLabel('Note for the moderators (optional)').fill('sells gold');
   await form.getByRole('button', { name: 'Send the report' }).click();
   await expect(onBen.getByRole('status')).toHaveText('Reported; a moderator will look at it. Thank you.');
+  // After a reload the page still knows: the menu says so and offers no second report.
+  await ben!.page.reload();
+  await onBen.getByTestId('chat-actions').click();
+  await expect(onBen).toContainText('You reported this message.');
+  await expect(onBen.getByRole('button', { name: /^Report/ })).toHaveCount(0);
 
   // The admin, watching the game, finds the report in the moderation panel of the chat pane
   // and hides the message from there, with a reason.

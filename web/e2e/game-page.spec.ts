@@ -189,7 +189,7 @@ async function startedOnMoversPage(browser: Browser, request: APIRequestContext)
 
 /** The mover passes the pawn by keyboard; the focus and the announcement follow. */
 async function passByKeyboard({ players, mover, next, page }: Awaited<ReturnType<typeof startedOnMoversPage>>) {
-  await page.getByRole('button', { name: 'Pass the pawn' }).focus();
+  await page.getByTestId('sd-controls').getByRole('button', { name: 'Pass the pawn' }).focus();
   await page.keyboard.press('Enter');
   // Not the body (ten Tabs from anything): the line saying whose turn it now is.
   const turn = page.getByTestId('turn');

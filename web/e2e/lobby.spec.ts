@@ -98,7 +98,8 @@ test('a private game admits the invited only, and a game can be cancelled after 
   const anna = await signUp(browser, 'anna');
   const eve = await signUp(browser, 'eve');
   const id = await createGame(anna.page, { private: true });
-  await expect(anna.page.getByRole('heading', { name: GAME })).toContainText('Private game');
+  // Marked beside the game's name, with its other marks (rated, tournament).
+  await expect(anna.page.locator('.game-head').getByText('Private', { exact: true })).toBeVisible();
 
   // Eve has the link but no invitation: the page says so, and joining is refused in words.
   await eve.page.goto(`/games/${id}`);

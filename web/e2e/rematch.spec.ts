@@ -94,11 +94,21 @@ test('a rematch offered and accepted on the finished game page', async ({ browse
   await expect(cy.page.getByRole('link', { name: '再戦へ進む' })).toBeVisible();
   for (const p of [ada, ben, dee]) await expect(p.page.getByTestId('rematch-link')).toBeVisible();
   await expect(dee.page.getByRole('button', { name: 'Accept' })).toHaveCount(0);
+  // A word at the old table, announced on ada's page; the new game's page must not announce
+  // it again as its own.
+  const said = `Good game, see you in the rematch (${Date.now()})`;
+  const sent = await request.post(`/api/v1/games/${id}/chat/table/messages`, {
+    headers: { authorization: `Bearer ${await accessToken(request, ben.name)}`, 'idempotency-key': `rematch-${id}` },
+    data: { text: said },
+  });
+  expect(sent.ok(), await sent.text()).toBe(true);
+  await expect(ada.page.getByTestId('chat-announcement')).toContainText(said);
   await ada.page.getByTestId('rematch-link').click();
   await expect(ada.page).not.toHaveURL(new RegExp(id));
   await expect(ada.page).toHaveURL(/\/games\/[0-9a-f-]{36}$/);
   const newId = ada.page.url().split('/games/')[1]!;
   await expect(ada.page.getByTestId('rematch-of')).toBeVisible();
+  await expect(ada.page.getByTestId('chat-announcement')).not.toContainText(said);
   const token = await accessToken(request, ada.name);
   const game = (await (await request.get(`/api/v1/games/${newId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
     status: string;

@@ -1,7 +1,7 @@
 // Helpers for the browser tests.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
 /** A password the server's strength check accepts, different for each player. */
@@ -134,4 +134,34 @@ export async function startedGame(request: APIRequestContext, names: string[], k
     expect((await request.post(`/api/v1/games/${id}/join`, { headers: { authorization: `Bearer ${token}` }, data: {} })).ok()).toBe(true);
   }
   return id;
+}
+
+/** The text of a quoted-printable mail, soft line breaks joined and `=XX` decoded. */
+function decoded(eml: string): string {
+  const bytes = eml
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+
+/** Verifies the player's address by following the link in their sign-up mail, in the page. */
+export async function verify(player: Player) {
+  const dir = process.env.KONTOR_E2E_MAIL_DIR!;
+  const pattern = /http:\/\/[^\s"]+\/verify-email\?token=[A-Za-z0-9_-]+/;
+  let link = '';
+  await expect
+    .poll(
+      () => {
+        const mails = readdirSync(dir, { withFileTypes: true })
+          .filter((f) => f.isFile() && f.name.endsWith('-verify_email.eml'))
+          .map((f) => decoded(readFileSync(join(dir, f.name), 'latin1')))
+          .filter((mail) => mail.includes(`To: ${player.name} <`));
+        link = mails.map((mail) => pattern.exec(mail)?.[0] ?? '').filter(Boolean).pop() ?? '';
+        return link;
+      },
+      { timeout: 30_000, message: `the verification mail to ${player.name}` },
+    )
+    .not.toBe('');
+  await player.page.goto(link);
+  await expect(player.page.getByTestId('verified')).toBeVisible();
 }

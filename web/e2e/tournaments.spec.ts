@@ -7,41 +7,9 @@
 // Bounded: one round seated, no game played.
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { accessToken, signUp, type Player } from './support';
+import { accessToken, signUp, verify } from './support';
 
 test.describe.configure({ timeout: 180_000 });
-
-/** The text of a quoted-printable mail, soft line breaks joined and `=XX` decoded. */
-function decoded(eml: string): string {
-  const bytes = eml
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return Buffer.from(bytes, 'latin1').toString('utf8');
-}
-
-/** Verifies the player's address by following the link in their sign-up mail, in the page. */
-async function verify(player: Player) {
-  const dir = process.env.KONTOR_E2E_MAIL_DIR!;
-  const pattern = /http:\/\/[^\s"]+\/verify-email\?token=[A-Za-z0-9_-]+/;
-  let link = '';
-  await expect
-    .poll(
-      () => {
-        const mails = readdirSync(dir, { withFileTypes: true })
-          .filter((f) => f.isFile() && f.name.endsWith('-verify_email.eml'))
-          .map((f) => decoded(readFileSync(join(dir, f.name), 'latin1')))
-          .filter((mail) => mail.includes(`To: ${player.name} <`));
-        link = mails.map((mail) => pattern.exec(mail)?.[0] ?? '').filter(Boolean).pop() ?? '';
-        return link;
-      },
-      { timeout: 30_000, message: `the verification mail to ${player.name}` },
-    )
-    .not.toBe('');
-  await player.page.goto(link);
-  await expect(player.page.getByTestId('verified')).toBeVisible();
-}
 
 /** No serious or critical axe violation on the page as it is now. */
 async function expectAccessible(page: Page) {

@@ -46,8 +46,17 @@ async function seated(request: APIRequestContext, players: Player[], id: string)
   for (const p of bySeat) {
     await p.page.goto(`/games/${id}`);
     await expect(p.page.getByTestId('connection')).toContainText('Live');
+    await openHistory(p.page);
   }
   return bySeat;
+}
+
+/** Opens the History section (the log and the replay, folded during play). */
+async function openHistory(page: Page) {
+  const history = page.getByTestId('history');
+  await expect(history).not.toHaveAttribute('open');
+  await history.locator('summary').click();
+  await expect(history).toHaveAttribute('open', '');
 }
 
 /** No serious or critical axe violation on the page as it is now. */
@@ -88,7 +97,9 @@ test('a misclick taken back at once, without asking anyone', async ({ browser, r
   // One click (here by keyboard), no question: the move is taken back for everyone.
   const undo = holder.page.getByRole('button', { name: 'Undo my move' });
   await expect(undo).toBeVisible();
-  await expect(holder.page.getByTestId('undo')).toContainText(`back to line ${before.version} of the log`);
+  // The panel names the moves that would go back, in words (not a line of the log).
+  await expect(holder.page.getByTestId('undo')).toContainText('Nobody else has moved since; it takes back:');
+  await expect(holder.page.getByTestId('undo')).toContainText(`${holder.name} passes the pawn`);
   await expect(next.page.getByRole('button', { name: 'Undo my move' })).toHaveCount(0);
   await undo.focus();
   await holder.page.keyboard.press('Enter');
@@ -114,6 +125,7 @@ test('a misclick taken back at once, without asking anyone', async ({ browser, r
   await holder.page.getByTestId('log').screenshot({ path: 'test-results/undo-log.png' });
   // After a reload, from the server's log pages.
   await next.page.reload();
+  await openHistory(next.page);
   await expect(logLine(next.page, passed)).toHaveAttribute('data-undone', 'true');
   for (const p of seats) await p.context.close();
 });
@@ -165,14 +177,18 @@ test('a consented undo in a three-seat game: both asked accept live, and the gam
   await ask.click();
   await question.getByRole('button', { name: 'Send the request' }).click();
   const open = page.getByTestId('undo-request');
-  await expect(open).toContainText(`You asked to take the game back to line ${start} of the log.`);
+  // Said once, with the moves that would go back (the holder's auction and both bids).
+  await expect(open).toContainText('You asked to take these moves back:');
+  await expect(open).toContainText(`${holder.name} opens an auction`);
+  await expect(open).not.toContainText('of the log');
   await expect(open.getByTestId('undo-answers').locator('li')).toHaveCount(2);
   await expect(page.getByRole('button', { name: 'Withdraw the request' })).toBeVisible();
 
   // Both asked see the prompt without reloading; the second accepts by keyboard.
   for (const p of [second, third]) {
     await expect(p.page.getByTestId('undo-prompt')).toBeVisible();
-    await expect(p.page.getByTestId('undo-request')).toContainText(`${holder.name} asks to take the game back to line ${start} of the log.`);
+    await expect(p.page.getByTestId('undo-request')).toContainText(`${holder.name} asks to take these moves back:`);
+    await expect(p.page.getByTestId('undo-request')).toContainText(`${holder.name} opens an auction`);
   }
   await expectAccessible(second.page);
   await second.page.getByTestId('undo-prompt').getByRole('button', { name: 'Accept' }).focus();
@@ -208,13 +224,13 @@ test('a consented undo in a three-seat game: both asked accept live, and the gam
 
 test('a declined request and a withdrawn one each end live on every page, and the game stays as it was', async ({ browser, request }) => {
   // The holder opens an auction and the next seat raises it; the third has not moved.
-  const { id, seats, holder, second, third, start } = await auctionAtConsentTable(browser, request, 1);
+  const { id, seats, holder, second, third } = await auctionAtConsentTable(browser, request, 1);
   const bid = await Promise.all(seats.map((p) => game(request, id, p.token)));
   const page = holder.page;
   const askAndSend = async () => {
     await page.getByRole('button', { name: 'Ask to undo…' }).click();
     await page.getByTestId('undo-ask').getByRole('button', { name: 'Send the request' }).click();
-    await expect(page.getByTestId('undo-request')).toContainText(`You asked to take the game back to line ${start} of the log.`);
+    await expect(page.getByTestId('undo-request')).toContainText('You asked to take these moves back:');
     // Only the bidder's move would be taken back with the holder's: only they are asked.
     await expect(second.page.getByTestId('undo-prompt')).toBeVisible();
     await expect(third.page.getByTestId('undo-prompt')).toHaveCount(0);
@@ -231,18 +247,21 @@ test('a declined request and a withdrawn one each end live on every page, and th
       expect(now.view).toEqual(bid[i]!.view);
       expect(now.pending).toEqual(bid[i]!.pending);
     }
-    await expect(page.getByRole('button', { name: 'Ask to undo…' })).toBeVisible();
   };
 
-  // The one asked says no: the request is over for everyone at once.
-  await askAndSend();
-  await second.page.getByTestId('undo-prompt').getByRole('button', { name: 'Decline' }).click();
-  await ended(`${second.name} declines the undo; the request is over.`);
-
-  // Asked again, then withdrawn by the asker before anyone answers.
+  // Asked, then withdrawn by the asker before anyone answers: the asker may ask again.
   await askAndSend();
   await page.getByRole('button', { name: 'Withdraw the request' }).click();
   await ended(`${holder.name} withdraws the undo request.`);
+  await expect(page.getByRole('button', { name: 'Ask to undo…' })).toBeVisible();
+
+  // Asked again, and the one asked says no: the request is over for everyone at once, and
+  // the asker is not offered to ask again before the next move (one "no" per position).
+  await askAndSend();
+  await second.page.getByTestId('undo-prompt').getByRole('button', { name: 'Decline' }).click();
+  await ended(`${second.name} declines the undo; the request is over.`);
+  await expect(page.getByTestId('undo-declined')).toContainText('Your request was declined. You can ask again after the next move.');
+  await expect(page.getByRole('button', { name: 'Ask to undo…' })).toHaveCount(0);
   await expectAccessible(second.page);
   for (const p of seats) await p.context.close();
 });

@@ -143,14 +143,17 @@ pub async fn open_session(
 }
 
 /// A new access token for the browser session; the cookie's refresh token is spent and
-/// replaced. No body: the session cookie is the credential.
+/// replaced. No body: the session cookie is the credential. A request without the cookie is
+/// a browser where nobody is signed in: it is answered 204 (no session, nothing to renew),
+/// so that a page opened signed out learns it without a failed request.
 #[utoipa::path(
     tag = "accounts",
-    security(("session_cookie" = [])),
+    security((), ("session_cookie" = [])),
     responses(
         (status = 200, description = "A new access token; the session cookie is renewed.", body = SessionToken,
             headers(("Set-Cookie" = String, description = "The renewed `kontor_session` cookie."))),
-        (status = 401, description = "`invalid_token`: no session cookie, or its token is unknown, expired or spent (the cookie is then cleared).", body = Problem, content_type = "application/problem+json"),
+        (status = 204, description = "No session cookie came: nobody is signed in in this browser."),
+        (status = 401, description = "`invalid_token`: the session cookie's token is unknown, expired or spent (the cookie is then cleared).", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`cross_site_request`: `Sec-Fetch-Site` says another site's page sent it.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -161,7 +164,9 @@ pub async fn refresh_session(
 ) -> Result<HttpResponse, ApiError> {
     same_origin_only(&req)?;
     let Some(token) = session_token(&req) else {
-        return Err(signin::invalid_refresh());
+        return Ok(HttpResponse::NoContent()
+            .insert_header(("cache-control", "no-store"))
+            .finish());
     };
     match signin::rotate(&state, &token).await {
         Ok(pair) => Ok(session_response(&state, pair)),

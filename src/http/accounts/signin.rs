@@ -201,11 +201,6 @@ pub(super) async fn issue_pair(
     Ok(signin::issue_pair(state.accounts(), user_id, family, user_agent).await?)
 }
 
-/// The refusal of a refresh token that is unknown, expired or spent.
-pub(super) fn invalid_refresh() -> ApiError {
-    crate::service::accounts::error::AccountError::InvalidRefreshToken.into()
-}
-
 /// Exchange a refresh token for a new pair (the old refresh token stops working).
 ///
 /// A refresh token used a second time revokes every token of its login: someone else may

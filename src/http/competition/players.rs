@@ -3,7 +3,7 @@
 
 use crate::auth::Scope;
 use crate::http::error::{ApiError, Problem, Unauthenticated};
-use crate::http::extract::caller::Caller;
+use crate::http::extract::caller::MaybeCaller;
 use crate::http::extract::text::{Json, Query};
 use crate::http::state::AppState;
 use crate::service::competition::standing::{
@@ -14,11 +14,12 @@ use actix_web::{get, web};
 /// A player's public profile: ratings per game kind, games played, recent results.
 ///
 /// Only public games count (listed, not an imported sandbox, watchable by anyone): a
-/// private game never shows, not even in the counts. Any signed-in caller sees the same
-/// profile, blocked or not. The username is matched in any letter case.
+/// private game never shows, not even in the counts. Anyone sees the same profile, signed
+/// in or not, blocked or not: no credentials are needed (a token sent must be valid). The
+/// username is matched in any letter case.
 #[utoipa::path(
     tag = "players",
-    security(("bearer" = [])),
+    security((), ("bearer" = [])),
     params(("username" = String, Path, description = "The player's username.")),
     responses(
         (status = 200, description = "The profile.", body = PlayerProfile),
@@ -30,7 +31,7 @@ use actix_web::{get, web};
 #[get("/players/{username}")]
 pub async fn player_profile(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: MaybeCaller,
     username: web::Path<String>,
 ) -> Result<Json<PlayerProfile>, ApiError> {
     caller.require(Scope::GameRead)?;
@@ -41,10 +42,10 @@ pub async fn player_profile(
 ///
 /// Rated private games are left out of the list, although they moved the rating (and count
 /// in the rating's `games`): a history entry's `rating_before` may therefore differ from
-/// the `rating_after` of the entry below it.
+/// the `rating_after` of the entry below it. No credentials are needed.
 #[utoipa::path(
     tag = "players",
-    security(("bearer" = [])),
+    security((), ("bearer" = [])),
     params(
         ("username" = String, Path, description = "The player's username."),
         ("kind" = String, Path, description = "A game kind: `flying-dutchman` or `steel-driver`."),
@@ -62,7 +63,7 @@ pub async fn player_profile(
 #[get("/players/{username}/ratings/{kind}")]
 pub async fn rating_history(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: MaybeCaller,
     path: web::Path<(String, String)>,
     query: Query<PageQuery>,
 ) -> Result<Json<RatingHistory>, ApiError> {
@@ -76,10 +77,11 @@ pub async fn rating_history(
 /// The leaderboard of one game kind, paged.
 ///
 /// Live accounts whose rating is no longer provisional (at least 5 rated games and σ at
-/// most 5.0), highest rating first, then by username; `position` counts from 1.
+/// most 5.0), highest rating first, then by username; `position` counts from 1. No
+/// credentials are needed.
 #[utoipa::path(
     tag = "players",
-    security(("bearer" = [])),
+    security((), ("bearer" = [])),
     params(
         ("kind" = String, Path, description = "A game kind: `flying-dutchman` or `steel-driver`."),
         PageQuery,
@@ -95,7 +97,7 @@ pub async fn rating_history(
 #[get("/leaderboards/{kind}")]
 pub async fn leaderboard(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: MaybeCaller,
     kind: web::Path<String>,
     query: Query<PageQuery>,
 ) -> Result<Json<Leaderboard>, ApiError> {

@@ -119,6 +119,34 @@ impl FromRequest for Caller {
     }
 }
 
+/// A caller who may be nobody, for what anyone may read (profiles, leaderboards): a request
+/// without an `Authorization` header is read as a visitor signed out; one with the header
+/// must authenticate like any other (a bad token is a 401, not a visitor).
+#[derive(Clone, Debug)]
+pub struct MaybeCaller(pub Option<Caller>);
+
+impl MaybeCaller {
+    /// Refuses API tokens without `scope`; a visitor passes.
+    pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
+        self.0
+            .as_ref()
+            .map_or(Ok(()), |caller| caller.require(scope))
+    }
+}
+
+impl FromRequest for MaybeCaller {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        if req.headers().get(header::AUTHORIZATION).is_none() {
+            return Box::pin(async { Ok(MaybeCaller(None)) });
+        }
+        let caller = Caller::from_request(req, payload);
+        Box::pin(async move { Ok(MaybeCaller(Some(caller.await?))) })
+    }
+}
+
 /// Admin rights are the role stored with the account (`kontor admin grant <user>`), never a
 /// username: a name alone proves nothing, since anyone may register a name nobody holds yet.
 pub async fn require_admin(state: &AppState, caller: &Caller) -> Result<(), ApiError> {

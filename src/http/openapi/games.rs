@@ -170,7 +170,7 @@ pub(super) fn add_table_settings(spec: &mut Value) {
     });
     let rated = json!({
         "type": "boolean",
-        "description": "Whether the game moves its players' ratings (see Ratings in docs/design.md): default `false`, stored explicitly. Refused with `undo: consent` (400 `invalid_options`, field `rated`). A game is rated only when, besides, every seat is a human at the start and nobody leaves before every seat has moved; a sandbox never is. A stored game without this member is unrated.",
+        "description": "Whether the game moves its players' ratings (see Ratings in docs/design.md): default `false`, stored explicitly. Refused with `undo: consent` (422 `invalid_options`, field `rated`). A game is rated only when, besides, every seat is a human at the start and nobody leaves before every seat has moved; a sandbox never is. A stored game without this member is unrated.",
     });
     for kind in GameKind::ALL {
         let default = crate::service::play::table::Chat::default_for(kind.as_str()).as_str();

@@ -67,6 +67,7 @@ use utoipa_actix_web::AppExt;
         crate::service::play::actions::GameUpdate,
         crate::service::play::lobby::ListView,
         crate::service::play::lobby::GameResult,
+        crate::service::play::lobby::TournamentGamesFilter,
         crate::http::competition::tournaments::TournamentStatus,
         crate::audit::ExportHeader,
         crate::audit::ExportEvent,

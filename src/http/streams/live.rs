@@ -700,7 +700,10 @@ impl Watcher {
 /// (`{"tournament_id", "event", "round", "game_id"}`: the caller's game of the round just
 /// seated), `tournament_finished` (`{"tournament_id", "event", "round"}`) for a tournament
 /// the caller entered, and `tournament_cancelled` (the same, `round` 0) for one the caller
-/// entered or organised that too few entered (read it at `GET /tournaments/{id}`). A new `snapshot` comes whenever notices may have been missed (the server lost
+/// entered or organised that too few entered (read it at `GET /tournaments/{id}`);
+/// `tournament_entrants` (`{"tournament_id", "event": "entrants", "round": 0}`) while entry
+/// is open, when a player enters a tournament the caller entered or organises, or takes the
+/// entry back (the caller's own entering and leaving too). A new `snapshot` comes whenever notices may have been missed (the server lost
 /// touch with the database for a while): it replaces the one before. Keep-alive comments
 /// every 15 s. Counts against the same per-user limit of
 /// open streams as the game streams (`too_many_streams`).
@@ -822,6 +825,7 @@ async fn user_snapshot(state: &AppState, me: Uuid) -> Result<sse::Event, ApiErro
             kind: None,
             status: None,
             result: None,
+            tournament_games: None,
             limit: Some(100),
             cursor: None,
         },

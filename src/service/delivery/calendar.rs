@@ -73,6 +73,7 @@ pub async fn feed(pool: &PgPool, config: &Config, token: &str) -> Result<Option<
         kind: None,
         status: None,
         result: None,
+        tournament_games: None,
         limit: Some(FEED_GAMES),
         cursor: None,
     };

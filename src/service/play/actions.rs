@@ -106,6 +106,7 @@ pub async fn detail(
     let mut summary = GameSummary::new(&head, &seats, caller);
     summary.chat_unread =
         crate::service::play::channels::unread_in(pool, caller, &head, summary.your_seat).await?;
+    super::lobby::attach_tournaments(&mut *conn, std::slice::from_mut(&mut summary)).await?;
     let viewer = viewer_for(&head, caller, summary.your_seat);
     let at_version = match at {
         None => head.version,

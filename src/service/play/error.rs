@@ -4,6 +4,7 @@
 //! layer's business (`http::error`, the one place that maps these).
 
 use crate::games::RuleError;
+use crate::service::play::undo::plan::{NoTarget, Refusal};
 use crate::store::games::Status as GameStatus;
 use crate::store::health::database_unreachable;
 
@@ -144,6 +145,12 @@ pub enum Error {
     /// Nothing of the caller's to take back since the last barrier.
     #[error("you have no move to take back since the last point of no return")]
     UndoNothingToUndo,
+    /// Only other seats moved after the version asked for; the caller's moves are before it.
+    #[error("{}", Refusal::NotOwnMoves { to_version: *to_version }.message())]
+    UndoNotOwnMoves { to_version: i64 },
+    /// The caller's last request was declined and nothing moved since.
+    #[error("{}", Refusal::Declined { declined_at: *declined_at }.message())]
+    UndoDeclined { declined_at: i64 },
     /// The undo would reach back across a barrier (a reveal, a draw, a settlement...).
     #[error(
         "the move at version {barrier_version} ({barrier}) cannot be taken back; an undo may go back to version {barrier_version} at the earliest"
@@ -177,6 +184,14 @@ pub enum Error {
     /// A malformed or impossible undo (`to_version` out of range, not between two moves).
     #[error("{0}")]
     InvalidUndo(String),
+    /// `to_version` is no place for an undo to land: an undo's own event, a move taken back,
+    /// the middle of a move, or nothing played after it (`why`).
+    #[error("{}", self.undo_refusal().map(|r| r.message()).unwrap_or_default())]
+    UndoNoTarget {
+        version: i64,
+        why: NoTarget,
+        before: i64,
+    },
     /// The order is not an order of this game at all.
     #[error("this is not a {kind} order: {reason}")]
     UnknownOrder { kind: &'static str, reason: String },
@@ -249,6 +264,25 @@ impl Error {
         Self::InvalidField {
             field: field.into(),
             detail: detail.into(),
+        }
+    }
+
+    /// The undo refusal whose words are the catalogue's (so the caller's language can have
+    /// them), or `None`.
+    pub fn undo_refusal(&self) -> Option<Refusal> {
+        match *self {
+            Self::UndoNotOwnMoves { to_version } => Some(Refusal::NotOwnMoves { to_version }),
+            Self::UndoDeclined { declined_at } => Some(Refusal::Declined { declined_at }),
+            Self::UndoNoTarget {
+                version,
+                why,
+                before,
+            } => Some(Refusal::NoTarget {
+                version,
+                why,
+                before,
+            }),
+            _ => None,
         }
     }
 

@@ -13,7 +13,9 @@ use crate::live::Note;
 use crate::service::notices::{self, Notice};
 use crate::store::append;
 use crate::store::events;
-use crate::store::games::{self, GameHead, ListFilter, Listing, NewGame, SeatRow, Status};
+use crate::store::games::{
+    self, GameHead, ListFilter, Listing, NewGame, SeatRow, Status, TournamentGames,
+};
 use crate::store::seats::{self, SeatState};
 use crate::store::{blocks, invitations, users};
 use crate::time::Clock;
@@ -100,6 +102,43 @@ pub struct GameSummary {
     /// The caller's unread chat messages in the game, over the channels they may read (for
     /// one who holds no seat: those they opened); 0 without chat.
     pub chat_unread: i64,
+    /// The tournament the game was seated for, with its round; `null` for a game of no
+    /// tournament.
+    pub tournament: Option<GameTournament>,
+}
+
+/// The tournament a game belongs to, as game lists and pages name it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "01938a1e-9f3c-7d2a-8b1e-5f0c2d4e6a7b", "name": "Winter Swiss", "round": 2}))]
+pub struct GameTournament {
+    /// See `GET /tournaments/{id}`.
+    pub id: Uuid,
+    pub name: String,
+    /// The round it was seated in (from 1).
+    pub round: i16,
+}
+
+/// Fills `tournament` of each summary (one statement for all of them).
+pub async fn attach_tournaments<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    items: &mut [GameSummary],
+) -> Result<(), Error> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = items.iter().map(|i| i.id).collect();
+    let rows = crate::store::tournaments::of_games(executor, &ids).await?;
+    for item in items.iter_mut() {
+        item.tournament = rows
+            .iter()
+            .find(|r| r.game_id == item.id)
+            .map(|r| GameTournament {
+                id: r.tournament_id,
+                name: r.name.clone(),
+                round: r.round,
+            });
+    }
+    Ok(())
 }
 
 impl GameSummary {
@@ -140,6 +179,7 @@ impl GameSummary {
             imported_from: head.imported_from,
             time_control: head.time_control.clone(),
             chat_unread: 0,
+            tournament: None,
         }
     }
 }
@@ -400,6 +440,7 @@ pub async fn summary(pool: &PgPool, game_id: Uuid, caller: Uuid) -> Result<GameS
     let mut summary = GameSummary::new(&head, &seats, caller);
     summary.chat_unread =
         crate::service::play::channels::unread_in(pool, caller, &head, summary.your_seat).await?;
+    attach_tournaments(pool, std::slice::from_mut(&mut summary)).await?;
     Ok(summary)
 }
 
@@ -723,6 +764,20 @@ pub enum GameResult {
     NotWon,
 }
 
+/// Which games of tournaments a list holds (`tournament_games`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentGamesFilter {
+    /// Every one the view holds (the default).
+    #[default]
+    All,
+    /// Only those where the caller holds a seat: others' tournament games are left out
+    /// (they are listed on their tournament's page).
+    Mine,
+    /// No game of a tournament.
+    None,
+}
+
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
@@ -737,6 +792,9 @@ pub struct ListQuery {
     /// alone or tied) or did `not_won`. Implies `status=finished` (another status is
     /// refused).
     pub result: Option<GameResult>,
+    /// Which games of tournaments to list: `all` (default), `mine` (only those where the
+    /// caller holds a seat; the lobby's finished games use it) or `none`.
+    pub tournament_games: Option<TournamentGamesFilter>,
     /// Page size, 1–100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
@@ -785,6 +843,7 @@ pub async fn listed(
         kind: None,
         status: None,
         result: None,
+        tournament_games: None,
         limit: Some(1),
         cursor: None,
     };
@@ -855,6 +914,11 @@ async fn list_of(
             limit: limit + 1,
             after: cursor,
             only,
+            tournament_games: match query.tournament_games.unwrap_or_default() {
+                TournamentGamesFilter::All => TournamentGames::All,
+                TournamentGamesFilter::Mine => TournamentGames::Mine,
+                TournamentGamesFilter::None => TournamentGames::None,
+            },
         },
     )
     .await?;
@@ -886,6 +950,7 @@ async fn list_of(
     for item in &mut items {
         item.chat_unread = unread.get(&item.id).copied().unwrap_or(0);
     }
+    attach_tournaments(pool, &mut items).await?;
     let next_cursor = more
         .then(|| rows.last().map(|r| encode_cursor(r.sort_at, r.head.id)))
         .flatten();

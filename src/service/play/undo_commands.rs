@@ -50,6 +50,8 @@ pub(super) fn refused(refusal: Refusal) -> Error {
             "moves cannot be taken back in this game: its table allows no undo, or it is not being played",
         ),
         Refusal::NothingToUndo => Error::UndoNothingToUndo,
+        Refusal::NotOwnMoves { to_version } => Error::UndoNotOwnMoves { to_version },
+        Refusal::Declined { declined_at } => Error::UndoDeclined { declined_at },
         Refusal::Barrier {
             barrier_version,
             barrier,
@@ -71,6 +73,15 @@ pub(super) fn refused(refusal: Refusal) -> Error {
             "your seat is not asked to answer this undo request, or it answered already",
         ),
         Refusal::Invalid { detail } => Error::InvalidUndo(detail),
+        Refusal::NoTarget {
+            version,
+            why,
+            before,
+        } => Error::UndoNoTarget {
+            version,
+            why,
+            before,
+        },
     }
 }
 

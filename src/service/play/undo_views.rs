@@ -82,7 +82,7 @@ pub struct UndoOutcome {
 
 /// A game's undo as one caller sees it (`GameDetail.undo`).
 #[derive(Clone, Debug, Serialize, ToSchema)]
-#[schema(example = json!({"policy": "consent", "request": null, "can_undo_to": 38, "needs": [2]}))]
+#[schema(example = json!({"policy": "consent", "request": null, "can_undo_to": 38, "needs": [2], "declined_at": null}))]
 pub struct UndoState {
     /// The table's setting.
     pub policy: Policy,
@@ -93,6 +93,11 @@ pub struct UndoState {
     pub can_undo_to: Option<i64>,
     /// The seats whose consent that undo would need (empty: it applies at once).
     pub needs: Vec<i16>,
+    /// The version at which another seat declined the caller's last request, while nothing
+    /// has moved since: until something does, the caller may not ask again
+    /// (`undo_declined`), though taking back only their own moves stays open. `null`
+    /// otherwise.
+    pub declined_at: Option<i64>,
 }
 
 pub(super) fn seats16(seats: &[Seat]) -> Vec<i16> {
@@ -183,6 +188,7 @@ pub fn state_of(
         request: None,
         can_undo_to: None,
         needs: Vec::new(),
+        declined_at: None,
     };
     if policy == Policy::None || head.status() != Status::Active {
         return Ok(state);
@@ -198,10 +204,14 @@ pub fn state_of(
         .map(|s| s.seat as Seat)
         .collect();
     let kind = kind_of(head)?;
-    let planned = with_rules!(kind, R => {
+    let (planned, declined) = with_rules!(kind, R => {
         let timeline = timeline::<R>(rows)?;
-        crate::service::play::undo::plan(&timeline, policy, seat as Seat, head.version, None, &bots)
+        (
+            crate::service::play::undo::plan(&timeline, policy, seat as Seat, head.version, None, &bots),
+            timeline.declined_here(seat as Seat),
+        )
     });
+    state.declined_at = declined.map(|d| d.seq);
     if let Ok(plan) = planned {
         state.can_undo_to = Some(plan.to_version());
         if let Plan::Ask { needs, bots, .. } = plan {

@@ -115,6 +115,7 @@ impl Feed {
             kind: None,
             status: None,
             result: None,
+            tournament_games: None,
             limit: Some(SNAPSHOT_GAMES),
             cursor: None,
         };

@@ -54,3 +54,16 @@ refusal-push-p256dh = keys.p256dh is not a P-256 public key (65 bytes, base64url
 refusal-push-auth = keys.auth is not 16 bytes in base64url
 refusal-too-many-push-subscriptions = you already have { $max } push subscriptions; remove one you no longer use first
 refusal-push-subscription-not-found = you have no push subscription with this id
+
+## Refusals of undo (POST /games/{id}/undo). $to_version, $version, $before, $declined_at:
+## versions of the game's log. $why: why a version is no place for an undo to land.
+
+refusal-undo-not-own-moves = only other players moved after version { $to_version }: an undo takes back a move of your own (and, with their consent, what others played after it)
+refusal-undo-declined = your last undo request was declined (version { $declined_at }) and nobody has moved since: ask again after the next move
+refusal-undo-target =
+    { $why ->
+        [undo_event] version { $version } is an undo's own event (a request, an answer or a rewind), not a move: an undo goes back to the end of a move, such as version { $before }
+        [undone] version { $version } was taken back by an earlier undo: an undo goes back to the end of a move still in effect, such as version { $before }
+        [nothing_after] nothing was played after version { $version }: there is nothing to take back to it
+       *[mid_move] version { $version } is in the middle of a move; an undo goes back to the end of a move, such as version { $before }
+    }

@@ -46,3 +46,15 @@ refusal-push-p256dh = keys.p256dh がP-256の公開鍵ではありません（65
 refusal-push-auth = keys.auth が base64url の16バイトではありません
 refusal-too-many-push-subscriptions = プッシュ通知の登録はすでに{ $max }件あります。使わなくなったものを先に削除してください
 refusal-push-subscription-not-found = このIDのプッシュ通知の登録はありません
+
+## Refusals of undo: see the English file.
+
+refusal-undo-not-own-moves = バージョン{ $to_version }より後に動いたのはほかのプレイヤーだけです。取り消せるのは自分の手（と、同意があればその後のほかの人の手）です
+refusal-undo-declined = 前回の取り消しの依頼は断られ（バージョン{ $declined_at }）、その後だれも動いていません。次の手が指されてから、もう一度頼んでください
+refusal-undo-target =
+    { $why ->
+        [undo_event] バージョン{ $version }は取り消しそのものの記録（依頼・回答・巻き戻し）で、手ではありません。戻せるのは手の終わり（たとえばバージョン{ $before }）です
+        [undone] バージョン{ $version }は前の取り消しで取り消された手です。戻せるのは有効な手の終わり（たとえばバージョン{ $before }）です
+        [nothing_after] バージョン{ $version }より後には何も指されていないので、そこへ戻して取り消すものはありません
+       *[mid_move] バージョン{ $version }は手の途中です。戻せるのは手の終わり（たとえばバージョン{ $before }）です
+    }

@@ -69,7 +69,8 @@ export function refreshSession(): Promise<boolean> {
           }),
         ),
       );
-      if (!response.ok) {
+      // 204: no session cookie came, nobody is signed in here (no failure, nothing logged).
+      if (!response.ok || response.status === 204) {
         setToken(null);
         return false;
       }

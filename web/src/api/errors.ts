@@ -119,7 +119,7 @@ const PLATFORM: CodeMessages = {
 
 /** Codes whose words say only what kind of refusal it is: the server's detail (in English)
  * says which field and why, or how long to wait, so Japanese shows it beside them. */
-const DETAIL_MATTERS = new Set(['invalid_field', 'invalid_options', 'rate_limited']);
+const DETAIL_MATTERS = new Set(['invalid_field', 'invalid_options', 'rate_limited', 'invalid_undo']);
 // Refusals whose wait (`Retry-After`) the Japanese words give in minutes (the English detail
 // says it already).
 const WAIT_MATTERS = new Set(['too_many_test_sends']);

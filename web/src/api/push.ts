@@ -50,9 +50,46 @@ export function deviceName(ua: string): string {
   return system ? `${browser} · ${system}` : browser;
 }
 
+/** How long the browser's push service may take to register this device before the page
+ * says it could not (a browser whose push service cannot be reached waits over a minute). */
+export const SUBSCRIBE_TIMEOUT_MS = 10_000;
+
+/** Why the browser could not subscribe this device, as the page puts it in words:
+ * `unreachable` (its push service did not answer in time), `refused` (the browser refused,
+ * e.g. push is off in a private window), `failed` (anything else the browser said). */
+export class PushFailure extends Error {
+  readonly reason: 'unreachable' | 'refused' | 'failed';
+  constructor(reason: 'unreachable' | 'refused' | 'failed', cause: string) {
+    super(cause);
+    this.reason = reason;
+  }
+}
+
+/** The browser's subscription, or a PushFailure within SUBSCRIBE_TIMEOUT_MS. */
+async function subscribe(worker: ServiceWorkerRegistration, key: Uint8Array<ArrayBuffer>): Promise<PushSubscription> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new PushFailure('unreachable', 'timeout')), SUBSCRIBE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([worker.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }), late]);
+  } catch (err) {
+    if (err instanceof PushFailure) throw err;
+    // The browser's own words are in its language, not the page's: only their kind is kept.
+    const name = err instanceof DOMException ? err.name : '';
+    const text = err instanceof Error ? err.message : String(err);
+    if (name === 'NotAllowedError' || /permission/i.test(text)) throw new PushFailure('refused', text);
+    if (name === 'AbortError' || name === 'NetworkError' || /registration failed/i.test(text)) throw new PushFailure('unreachable', text);
+    throw new PushFailure('failed', text);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Asks for permission, subscribes this browser with the server's key (again if the key
- * changed) and registers the subscription with the account. 'denied' if the person said no.
+ * changed) and registers the subscription with the account. 'denied' if the person said no;
+ * a PushFailure when the browser could not subscribe (within seconds, never a minute).
  */
 export async function notifyThisDevice(): Promise<'subscribed' | 'denied'> {
   if ((await Notification.requestPermission()) !== 'granted') return 'denied';
@@ -64,7 +101,7 @@ export async function notifyThisDevice(): Promise<'subscribed' | 'denied'> {
     await subscription.unsubscribe();
     subscription = null;
   }
-  subscription ??= await worker.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: serverKey });
+  subscription ??= await subscribe(worker, serverKey);
   const { endpoint, keys } = subscription.toJSON();
   await ok(api.POST('/api/v1/me/push-subscriptions', { body: { endpoint: endpoint ?? '', keys: { p256dh: keys?.p256dh ?? '', auth: keys?.auth ?? '' } } }));
   return 'subscribed';

@@ -1,7 +1,9 @@
 // Follows a server-sent event stream with fetch (so the access token goes in the
 // Authorization header, not the URL) and reconnects with `Last-Event-ID` after a drop,
-// refreshing the session when the token has expired.
+// refreshing the session when the token has expired. A reconnection that gets no answer
+// marks the server unreachable (./connection.ts).
 import { currentToken, refreshSession } from './client';
+import { watched } from './connection';
 
 export interface StreamMessage {
   event: string;
@@ -31,7 +33,9 @@ export function follow(url: string, handlers: StreamHandlers, lastEventId?: stri
         const token = currentToken();
         if (token) headers.authorization = `Bearer ${token}`;
         if (lastId !== null) headers['last-event-id'] = lastId;
-        const response = await fetch(url, { headers, signal: controller.signal });
+        // Watched like every request: a server that stopped answering shows as offline at
+        // once (the banner), not only as a stream waiting to reconnect.
+        const response = await watched(() => fetch(url, { headers, signal: controller.signal }));
         if (response.status === 401 && (await refreshSession())) continue;
         if (!response.ok || !response.body) {
           if (response.status >= 400 && response.status < 500 && response.status !== 429) {

@@ -1,10 +1,12 @@
 // The chat pane of the game page: a tab for each channel the caller may read (the table,
 // each private channel named by the other player, the spectators), unread counts, a "new
 // messages" divider at the first unread message, the composer (Enter sends, Shift+Enter
-// starts a new line, at most 500 characters), a report form on each message, and the
-// creator's switch of the spectators' channel; for admins, a Hide action on each message and
-// the panel of open reports (./Moderation.tsx). New messages are announced politely in one
-// live region. In the table's tab, the game's own negotiation steps (The Flying Dutchman's
+// starts a new line, at most 500 characters), each message's actions behind one small
+// button (report it, once: the page knows which were reported, also after a reload; for
+// admins, hide it), and the creator's switch of the spectators' channel; for admins, the
+// panel of open reports (./Moderation.tsx). A message written while the server cannot be
+// reached is kept and sent once it is back (./useChat.ts). New messages are announced
+// politely in one live region. In the table's tab, the game's own negotiation steps (The Flying Dutchman's
 // formal offers) are lines among the messages, ordered by the game's version; a step taken
 // back by an undo stays, struck through and labelled.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -16,8 +18,8 @@ import type { EventOut, GameDetail, GameModule } from '../games/types';
 import type { User } from '../session';
 import { useWhen } from '../components/when';
 import { MessageText } from './text';
-import { HideAction, ReportsPanel } from './Moderation';
-import type { ChatMessage, ChatState } from './useChat';
+import { HideForm, ReportsPanel } from './Moderation';
+import { unreachableFailure, type ChatMessage, type ChatState, type Unsent } from './useChat';
 
 export const MAX_CHARS = 500;
 type Reason = Schemas['ReportReason'];
@@ -63,6 +65,20 @@ const msgs = defineMessages({
   reopen: { en: "Reopen the spectators' channel", ja: '観戦者チャンネルを再開する' },
   report: { en: 'Report', ja: '通報' },
   reportTitle: { en: (who: string) => `Report the message of ${who}`, ja: (who: string) => `${who}のメッセージを通報` },
+  actions: { en: (who: string) => `Actions: message of ${who}`, ja: (who: string) => `操作：${who}のメッセージ` },
+  reportedAlready: { en: 'You reported this message.', ja: 'このメッセージは通報済みです。' },
+  hide: { en: 'Hide', ja: '非表示' },
+  hideTitle: { en: (who: string) => `Hide the message of ${who}`, ja: (who: string) => `${who}のメッセージを非表示にする` },
+  unsent: {
+    en: 'Not sent yet: the server cannot be reached. It goes by itself when the server is back.',
+    ja: '未送信：サーバーに接続できません。接続が戻ると自動で送信されます。',
+  },
+  unsentRefused: { en: (why: string) => `Not sent: ${why}`, ja: (why: string) => `送信できませんでした：${why}` },
+  kept: {
+    en: 'The server cannot be reached: your message is kept and goes when the server is back.',
+    ja: 'サーバーに接続できません。メッセージは保存され、接続が戻ると送信されます。',
+  },
+  discard: { en: 'Discard', ja: '破棄' },
   reason: { en: 'Reason', ja: '理由' },
   note: { en: 'Note for the moderators (optional)', ja: 'モデレーターへのメモ（任意）' },
   sendReport: { en: 'Send the report', ja: '通報を送信' },
@@ -236,6 +252,8 @@ export function ChatPane({ chat, detail, user, events, module, seatName, visible
           divider={divider[channel]}
           user={user}
           seatName={seatName}
+          unsent={chat.outbox.filter((u) => u.channel === channel)}
+          onDiscard={chat.drop}
           onHidden={(hidden) => chat.add([hidden])}
         />
         {current?.can_write ? (
@@ -372,6 +390,87 @@ function Tabs(props: {
   );
 }
 
+/**
+ * The actions on one message, behind one small button so the chat reads as talk: report it
+ * (another's message; once reported it says so, also after a reload), and for admins, hide
+ * it. A disclosure: Escape or a click elsewhere closes it, and the focus goes back.
+ */
+function MessageActions(props: {
+  who: string;
+  canReport: boolean;
+  reported: boolean;
+  canHide: boolean;
+  onReport: () => void;
+  onHide: () => void;
+}) {
+  const m = useMessages(msgs);
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
+  const id = useRef(`chat-actions-${Math.random().toString(36).slice(2)}`).current;
+  useEffect(() => {
+    if (!open) return;
+    menu.current?.querySelector<HTMLElement>('button')?.focus();
+    const away = (e: Event) => {
+      const target = e.target as Node | null;
+      if (target && !menu.current?.contains(target) && !toggle.current?.contains(target)) setOpen(false);
+    };
+    document.addEventListener('click', away);
+    return () => document.removeEventListener('click', away);
+  }, [open]);
+  const close = () => {
+    setOpen(false);
+    toggle.current?.focus();
+  };
+  const choose = (what: () => void) => () => {
+    setOpen(false);
+    what();
+  };
+  return (
+    <span class="chat-actions">
+      <button
+        type="button"
+        ref={toggle}
+        class="chat-actions-toggle secondary"
+        aria-expanded={open}
+        aria-controls={id}
+        data-testid="chat-actions"
+        onClick={() => setOpen(!open)}
+      >
+        <span aria-hidden="true">⋯</span>
+        <span class="visually-hidden">{m.actions(props.who)}</span>
+      </button>
+      {open && (
+        <div
+          id={id}
+          ref={menu}
+          class="chat-actions-menu"
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              e.preventDefault();
+              close();
+            }
+          }}
+        >
+          {props.canReport &&
+            (props.reported ? (
+              <p class="muted">{m.reportedAlready}</p>
+            ) : (
+              <button type="button" class="link-button" onClick={choose(props.onReport)} aria-label={m.reportTitle(props.who)}>
+                {m.report}
+              </button>
+            ))}
+          {props.canHide && (
+            <button type="button" class="link-button" onClick={choose(props.onHide)} aria-label={m.hideTitle(props.who)}>
+              {m.hide}
+            </button>
+          )}
+        </div>
+      )}
+    </span>
+  );
+}
+
 function Messages(props: {
   channel: string;
   label: string;
@@ -379,20 +478,25 @@ function Messages(props: {
   divider: number | undefined;
   user: User;
   seatName: (s: number) => string;
+  /** Messages of this channel written while the server could not be reached. */
+  unsent: Unsent[];
+  onDiscard: (key: string) => void;
   /** A moderator hid a message from this page (the message as admins see it). */
   onHidden: (hidden: ChatMessage) => void;
 }) {
   const m = useMessages(msgs);
+  const { lang } = useLang();
   const when = useWhen();
   const box = useRef<HTMLOListElement>(null);
   const atEnd = useRef(true);
-  const [reporting, setReporting] = useState<number | null>(null);
+  const [acting, setActing] = useState<{ id: number; what: 'report' | 'hide' } | null>(null);
+  // Reported from this page (the pages say which were reported before).
   const [reported, setReported] = useState<Set<number>>(new Set());
   // The newest line stays in sight as lines come in, unless the reader scrolled up.
   useLayoutEffect(() => {
     const el = box.current;
     if (el && atEnd.current) el.scrollTop = el.scrollHeight;
-  }, [props.lines.length]);
+  }, [props.lines.length, props.unsent.length]);
   const onScroll = () => {
     const el = box.current;
     if (el) atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 8;
@@ -401,7 +505,7 @@ function Messages(props: {
     props.divider === undefined
       ? undefined
       : props.lines.find((l) => l.kind === 'message' && l.message.id > props.divider! && l.message.author.user_id !== props.user.id);
-  if (props.lines.length === 0) return <p class="muted chat-empty">{m.empty}</p>;
+  if (props.lines.length === 0 && props.unsent.length === 0) return <p class="muted chat-empty">{m.empty}</p>;
   return (
     <ol class="chat-lines" ref={box} onScroll={onScroll} tabIndex={0} aria-label={props.label} data-testid="chat-lines">
       {props.lines.map((line) => {
@@ -445,6 +549,16 @@ function Messages(props: {
               <time class="muted" dateTime={message.created_at}>
                 {when(message.created_at)}
               </time>
+              {!message.hidden && (!mine || props.user.admin) && (
+                <MessageActions
+                  who={who}
+                  canReport={!mine}
+                  reported={message.reported_by_you === true || reported.has(message.id)}
+                  canHide={props.user.admin === true}
+                  onReport={() => setActing({ id: message.id, what: 'report' })}
+                  onHide={() => setActing({ id: message.id, what: 'hide' })}
+                />
+              )}
             </div>
             {message.hidden ? (
               <p class="chat-text removed" data-testid="chat-removed">
@@ -456,36 +570,53 @@ function Messages(props: {
                 <MessageText text={message.text ?? ''} />
               </p>
             )}
-            {!mine && !message.hidden && (
-              reported.has(message.id) ? (
-                <p class="ok" role="status">
-                  {m.reported}
-                </p>
-              ) : reporting === message.id ? (
-                <ReportForm
-                  message={message}
-                  who={who}
-                  onDone={() => {
-                    setReporting(null);
-                    setReported((old) => new Set(old).add(message.id));
-                  }}
-                  onCancel={() => setReporting(null)}
-                />
-              ) : (
-                <button type="button" class="link-button" onClick={() => setReporting(message.id)} aria-label={m.reportTitle(who)}>
-                  {m.report}
-                </button>
-              )
+            {reported.has(message.id) && (
+              <p class="ok" role="status">
+                {m.reported}
+              </p>
             )}
-            {props.user.admin && !message.hidden && (
-              <>
-                {' '}
-                <HideAction message={message} who={who} onHidden={props.onHidden} />
-              </>
+            {acting?.id === message.id && acting.what === 'report' && !message.hidden && (
+              <ReportForm
+                message={message}
+                who={who}
+                onDone={() => {
+                  setActing(null);
+                  setReported((old) => new Set(old).add(message.id));
+                }}
+                onCancel={() => setActing(null)}
+              />
+            )}
+            {acting?.id === message.id && acting.what === 'hide' && !message.hidden && (
+              <HideForm
+                message={message}
+                who={who}
+                onDone={(hidden) => {
+                  setActing(null);
+                  props.onHidden(hidden);
+                }}
+                onCancel={() => setActing(null)}
+              />
             )}
           </li>,
         ];
       })}
+      {props.unsent.map((u) => (
+        <li key={u.key} class="chat-message mine chat-unsent" data-testid="chat-unsent" data-refused={u.refused !== undefined ? 'true' : undefined}>
+          <p class="chat-text">
+            <MessageText text={u.text} />
+          </p>
+          {u.refused === undefined ? (
+            <p class="muted">{m.unsent}</p>
+          ) : (
+            <p class="error">
+              {m.unsentRefused(chatErrorText(u.refused, lang))}{' '}
+              <button type="button" class="link-button" onClick={() => props.onDiscard(u.key)}>
+                {m.discard}
+              </button>
+            </p>
+          )}
+        </li>
+      ))}
     </ol>
   );
 }
@@ -553,6 +684,7 @@ function Composer(props: { chat: ChatState; gameId: string; channel: string; cha
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [kept, setKept] = useState(false);
   // The key of the message being sent: a retry of the same text sends the same key, so a
   // send whose answer was lost is not posted twice.
   const pending = useRef<{ text: string; key: string } | null>(null);
@@ -574,9 +706,18 @@ function Composer(props: { chat: ChatState; gameId: string; channel: string; cha
       );
       pending.current = null;
       setText('');
+      setKept(false);
       props.chat.add([message]);
     } catch (err) {
-      setError(err);
+      if (unreachableFailure(err)) {
+        // Kept, and sent with this key once the server answers: never lost, never twice.
+        props.chat.keep({ channel: props.channel, text, key });
+        pending.current = null;
+        setText('');
+        setKept(true);
+      } else {
+        setError(err);
+      }
     } finally {
       setBusy(false);
     }
@@ -623,6 +764,9 @@ function Composer(props: { chat: ChatState; gameId: string; channel: string; cha
           {chatErrorText(error, lang)}
         </p>
       )}
+      <p class="notice chat-kept" role="status" data-testid="chat-kept" hidden={!kept || props.chat.outbox.length === 0}>
+        {kept && props.chat.outbox.length > 0 ? m.kept : ''}
+      </p>
     </form>
   );
 }

@@ -14,7 +14,6 @@ type Report = Schemas['ReportView'];
 const MAX_REASON = 500;
 
 const msgs = defineMessages({
-  hide: { en: 'Hide', ja: '非表示' },
   hideTitle: { en: (who: string) => `Hide the message of ${who}`, ja: (who: string) => `${who}のメッセージを非表示にする` },
   hideReason: { en: 'Why (one line, kept for the record)', ja: '理由（1行、記録に残ります）' },
   hideSubmit: { en: 'Hide the message', ja: 'メッセージを非表示にする' },
@@ -105,34 +104,6 @@ export function HideForm(props: { message: ChatMessage; who: string; onDone: (hi
         </button>
       </div>
     </form>
-  );
-}
-
-/** The `Hide` button of a message, and its form once pressed. */
-export function HideAction(props: { message: ChatMessage; who: string; onHidden: (hidden: ChatMessage) => void }) {
-  const m = useMessages(msgs);
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  if (open)
-    return (
-      <HideForm
-        message={props.message}
-        who={props.who}
-        onDone={(hidden) => {
-          setOpen(false);
-          props.onHidden(hidden);
-        }}
-        onCancel={() => {
-          setOpen(false);
-          // Back where the keyboard was.
-          setTimeout(() => button.current?.focus(), 0);
-        }}
-      />
-    );
-  return (
-    <button type="button" ref={button} class="link-button" onClick={() => setOpen(true)} aria-label={m.hideTitle(props.who)}>
-      {m.hide}
-    </button>
   );
 }
 

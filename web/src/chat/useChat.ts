@@ -4,6 +4,7 @@
 // only move forward, here as on the server.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Schemas } from '../api/client';
+import { isUnreachable, onConnectionChange } from '../api/connection';
 
 export type ChatMessage = Schemas['ChatMessage'];
 export type ChatOverview = Schemas['ChatOverview'];
@@ -14,6 +15,46 @@ export interface Arrival {
   message: ChatMessage;
   /** Counts up, so two equal texts in a row are still announced. */
   n: number;
+}
+
+/**
+ * A message written while the server could not be reached: kept (in this tab, beside the
+ * game, so a reload keeps it too) and sent once the server answers again, with the
+ * `Idempotency-Key` it was first sent with, so it is never posted twice.
+ */
+export interface Unsent {
+  channel: string;
+  text: string;
+  key: string;
+  /** Why it can no longer go (a refusal once the server answered), if so. */
+  refused?: unknown;
+}
+
+/** Where a game's unsent messages wait in the tab. */
+export function outboxKey(gameId: string): string {
+  return `kontor.chat-outbox:${gameId}`;
+}
+
+function readOutbox(gameId: string): Unsent[] {
+  try {
+    const list = JSON.parse(sessionStorage.getItem(outboxKey(gameId)) ?? '[]') as Unsent[];
+    return Array.isArray(list) ? list.filter((u) => typeof u.text === 'string' && typeof u.key === 'string' && typeof u.channel === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeOutbox(gameId: string, list: Unsent[]) {
+  const waiting = list.filter((u) => u.refused === undefined).map(({ channel, text, key }) => ({ channel, text, key }));
+  if (waiting.length === 0) sessionStorage.removeItem(outboxKey(gameId));
+  else sessionStorage.setItem(outboxKey(gameId), JSON.stringify(waiting));
+}
+
+/** Whether a failed send is the server out of reach (to keep and send later), not a refusal. */
+export function unreachableFailure(err: unknown): boolean {
+  if (err instanceof TypeError) return true;
+  if (err instanceof ApiError) return err.status >= 502 && err.status <= 504;
+  return false;
 }
 
 function merge(old: Record<string, ChatMessage[]>, more: ChatMessage[]): Record<string, ChatMessage[]> {
@@ -48,6 +89,64 @@ export function useChat(gameId: string, enabled: boolean, reloadKey: string, myU
   const add = useCallback((more: ChatMessage[]) => {
     if (more.length > 0) setMessages((old) => merge(old, more));
   }, []);
+
+  // Messages waiting for the server, in the order they were written.
+  const [outbox, setOutboxState] = useState<Unsent[]>(() => readOutbox(gameId));
+  const outboxNow = useRef(outbox);
+  const setOutbox = useCallback(
+    (next: Unsent[]) => {
+      outboxNow.current = next;
+      setOutboxState(next);
+      writeOutbox(gameId, next);
+    },
+    [gameId],
+  );
+  const flushing = useRef(false);
+  /** Sends what waits, oldest first, each with its own key; stops at the first that cannot
+   * reach the server (it stays, the rest after it too). */
+  const flush = useCallback(async () => {
+    if (flushing.current) return;
+    flushing.current = true;
+    try {
+      for (;;) {
+        const next = outboxNow.current.find((u) => u.refused === undefined);
+        if (!next) return;
+        try {
+          const message = await ok(
+            api.POST('/api/v1/games/{game_id}/chat/{channel}/messages', {
+              params: { path: { game_id: gameId, channel: next.channel }, header: { 'Idempotency-Key': next.key } },
+              body: { text: next.text },
+            }),
+          );
+          add([message]);
+          setOutbox(outboxNow.current.filter((u) => u.key !== next.key));
+        } catch (err) {
+          if (unreachableFailure(err)) return;
+          setOutbox(outboxNow.current.map((u) => (u.key === next.key ? { ...u, refused: err } : u)));
+        }
+      }
+    } finally {
+      flushing.current = false;
+    }
+  }, [gameId, add, setOutbox]);
+  /** Keeps a message the server could not be reached for; it goes when the server is back. */
+  const keep = useCallback(
+    (item: Unsent) => {
+      if (outboxNow.current.some((u) => u.key === item.key)) return;
+      setOutbox([...outboxNow.current, item]);
+    },
+    [setOutbox],
+  );
+  /** Forgets an unsent message (its author gave it up, or copied it after a refusal). */
+  const drop = useCallback((key: string) => setOutbox(outboxNow.current.filter((u) => u.key !== key)), [setOutbox]);
+  useEffect(() => {
+    if (!enabled) return;
+    // A reload in the meantime: what waited is sent now, if the server answers.
+    if (!isUnreachable()) void flush();
+    return onConnectionChange(() => {
+      if (!isUnreachable()) void flush();
+    });
+  }, [enabled, flush]);
 
   const loadChannel = useCallback(
     async (channel: string) => {
@@ -157,7 +256,7 @@ export function useChat(gameId: string, enabled: boolean, reloadKey: string, myU
     return list.filter((m) => m.id > marker && m.author.user_id !== myUserId).length;
   };
 
-  return { overview, setOverview, messages, readUpTo, arrival, add, receive, markRead, unread, reload: loadOverview };
+  return { overview, setOverview, messages, readUpTo, arrival, add, receive, markRead, unread, reload: loadOverview, outbox, keep, drop };
 }
 
 export type ChatState = ReturnType<typeof useChat>;

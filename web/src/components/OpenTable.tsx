@@ -7,6 +7,7 @@ import type { User } from '../session';
 import type { GameDetail } from '../games/types';
 import { ConfirmButton } from './ConfirmButton';
 import { playerName } from './names';
+import { isRated } from './GameTags';
 
 const msgs = defineMessages({
   waiting: { en: 'Waiting for players', ja: 'プレイヤー募集中' },
@@ -21,6 +22,10 @@ const msgs = defineMessages({
   private: {
     en: 'A private game: only invited players may join.',
     ja: '非公開のゲーム：招待されたプレイヤーだけが参加できます。',
+  },
+  rated: {
+    en: "A rated game: its result moves the players' ratings.",
+    ja: 'レーティング対象のゲームです。結果はプレイヤーのレーティングに反映されます。',
   },
   startsWhenFull: {
     en: 'The game starts when the last seat is taken; the creator may start it earlier with the players seated.',
@@ -78,6 +83,11 @@ export function OpenTable(props: {
         ))}
       </ol>
       {detail.visibility === 'private' && <p>{m.private}</p>}
+      {isRated(detail) && (
+        <p data-testid="rated-hint">
+          <strong>{m.rated}</strong>
+        </p>
+      )}
       <p class="hint">{m.startsWhenFull}</p>
       <div class="buttons">
         {!user && (

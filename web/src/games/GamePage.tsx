@@ -18,6 +18,7 @@ import { GameLog, useEventLog } from '../components/GameLog';
 import { Replay } from '../components/Replay';
 import { ExportButton, Finished } from '../components/Finished';
 import { Rematch, RematchOf } from '../components/Rematch';
+import { GameTags } from '../components/GameTags';
 import { SignIn } from '../screens/SignIn';
 import { playerName } from '../components/names';
 import { ChatAnnouncement, ChatPane, useTotalUnread } from '../chat/Chat';
@@ -40,7 +41,6 @@ const msgs = defineMessages({
     en: 'You are watching: you see what every spectator sees.',
     ja: '観戦中：観戦者に公開されている情報だけが表示されます。',
   },
-  privateGame: { en: 'Private game', ja: '非公開のゲーム' },
   sandbox: {
     en: 'An imported copy of a finished game, to step through; only you can see it.',
     ja: '終了したゲームを取り込んだ検討用のコピーです。あなただけが見られます。',
@@ -56,6 +56,7 @@ const msgs = defineMessages({
   returnToSeat: { en: 'Return to my seat', ja: '自分の席に戻る' },
   cancelled: { en: 'This game was cancelled before it started.', ja: 'このゲームは開始前に中止されました。' },
   past: { en: 'A past position: no moves can be made here.', ja: '過去の局面です。ここでは操作できません。' },
+  history: { en: 'History: the log and the replay', ja: '履歴：ログとリプレイ' },
   phoneViews: { en: 'Board, chat, orders or notes', ja: '盤面・チャット・指示・メモ' },
   boardTab: { en: 'Board', ja: '盤面' },
   chatTab: { en: 'Chat', ja: 'チャット' },
@@ -198,7 +199,16 @@ function usePastGame(id: string, at: number | null, enabled: boolean) {
   return past;
 }
 
+/**
+ * A game's page. Each game gets a page of its own: going from one game to another (the
+ * rematch's link) starts afresh, so nothing of the other game (its chat, its live region,
+ * a half-made choice) stays on the screen or is announced as this game's.
+ */
 export function GamePage({ id }: { id: string }) {
+  return <GameScreen key={id} id={id} />;
+}
+
+function GameScreen({ id }: { id: string }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
   const { user } = useSession();
@@ -334,112 +344,132 @@ export function GamePage({ id }: { id: string }) {
   const hasOrders = mySeat !== null && !detail.sandbox && detail.status === 'active';
   const phoneTabs = (hasChat || hasNotes || hasOrders) && narrow;
 
+  // Beside the board on a wide screen: the chat, whenever the game has one.
+  const side = hasChat && !narrow;
+  const historyOpen = detail.status === 'finished' || at !== null;
+
   return (
-    <article class="game" data-status={detail.status} data-phone-view={phoneTabs ? phoneView : undefined}>
-      <header class="game-head">
-        <h1>
-          {gameName(detail.kind, lang)} {detail.visibility === 'private' && <span class="tag">{m.privateGame}</span>}
-        </h1>
-        <small class="muted" data-testid="connection">
-          {connected ? `● ${m.live}` : `○ ${m.reconnecting}`}
-        </small>
-      </header>
-      <div aria-live="assertive" class="messages">
-        {message && (
-          <p class={message.kind} role={message.kind === 'error' ? 'alert' : 'status'} data-testid="game-message">
-            {message.kind === 'error' ? errorText(message.error, lang, module?.errorMessages) : m.conflict}
-          </p>
-        )}
-      </div>
-      <p class="visually-hidden" role="status" data-testid="move-result">
-        {moveResult}
-      </p>
-      {hasChat && <ChatAnnouncement chat={chat} mySeat={mySeat} seatName={seatName} />}
-      {detail.status === 'open' && <OpenTable detail={detail} user={user ?? null} busy={busy} run={run} />}
-      {detail.status === 'cancelled' && <p>{m.cancelled}</p>}
-      {started && <TurnBar detail={detail} seatName={seatName} />}
-      {!isPast && <UndoPanel detail={detail} events={log.events} seatName={seatName} busy={busy} lang={lang} run={run} />}
-      {mine?.state === 'abandoned' && detail.status === 'active' && (
-        <p class="notice">
-          {m.abandoned}{' '}
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() => void run(() => ok(api.POST('/api/v1/games/{game_id}/return', { params: { path: { game_id: id } } }))).catch(() => {})}
-          >
-            {m.returnToSeat}
-          </button>
-        </p>
-      )}
-      {detail.sandbox ? <p class="muted">{m.sandbox}</p> : started && mySeat === null && <p class="muted">{m.spectator}</p>}
-      {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
-      {detail.status === 'finished' && !detail.sandbox && !isPast && <Rematch detail={detail} seatName={seatName} changes={rematchChanges} />}
-      {started && <RematchOf detail={detail} />}
-      {started && detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
-      {isPast && <p class="notice">{m.past}</p>}
-      {phoneTabs && (
-        <div role="group" aria-label={m.phoneViews} class="phone-views">
-          <button type="button" class="secondary" aria-pressed={phoneView === 'board'} onClick={() => setPhoneView('board')}>
-            {m.boardTab}
-          </button>
-          {hasChat && <button type="button" class="secondary" aria-pressed={phoneView === 'chat'} onClick={() => setPhoneView('chat')}
-            data-testid="phone-chat"
-            aria-label={chatUnread > 0 && phoneView !== 'chat' ? `${m.chatTab}, ${m.unread(chatUnread)}` : undefined}
-          >
-            {m.chatTab}
-            {chatUnread > 0 && phoneView !== 'chat' && (
-              <span class="badge" aria-hidden="true">
-                {chatUnread}
-              </span>
-            )}
-          </button>}
-          {hasOrders && (
-            <button type="button" class="secondary" aria-pressed={phoneView === 'orders'} onClick={() => setPhoneView('orders')} data-testid="phone-orders">
-              {m.ordersTab}
-            </button>
-          )}
-          {hasNotes && (
-            <button type="button" class="secondary" aria-pressed={phoneView === 'notes'} onClick={() => setPhoneView('notes')} data-testid="phone-notes">
-              {m.notesTab}
-            </button>
+    <article class="game" data-status={detail.status} data-phone-view={phoneTabs ? phoneView : undefined} data-side={side ? 'chat' : undefined}>
+      <div class="game-main">
+        <header class="game-head">
+          <h1>{gameName(detail.kind, lang)}</h1>
+          <GameTags game={detail} />
+          <small class="muted" data-testid="connection">
+            {connected ? `● ${m.live}` : `○ ${m.reconnecting}`}
+          </small>
+        </header>
+        <div aria-live="assertive" class="messages">
+          {message && (
+            <p class={message.kind} role={message.kind === 'error' ? 'alert' : 'status'} data-testid="game-message">
+              {message.kind === 'error' ? errorText(message.error, lang, module?.errorMessages) : m.conflict}
+            </p>
           )}
         </div>
-      )}
-      {module && shown.view && (
-        <div class="board" data-testid="board-frame" data-at-version={shown.at_version}>
-          <module.Board
-            // The live board is never remounted by an update, so a half-made choice
-            // survives new versions (and the reload after a 409); each past version is
-            // a board of its own.
-            key={isPast ? `at-${shown.at_version}` : 'live'}
-            detail={shown}
-            view={shown.view as never}
-            legal={(isPast ? null : (shown.legal ?? null)) as never}
-            mySeat={mySeat}
-            act={act}
-            busy={busy}
-            past={isPast}
+        <p class="visually-hidden" role="status" data-testid="move-result">
+          {moveResult}
+        </p>
+        {hasChat && <ChatAnnouncement chat={chat} mySeat={mySeat} seatName={seatName} />}
+        {detail.status === 'open' && <OpenTable detail={detail} user={user ?? null} busy={busy} run={run} />}
+        {detail.status === 'cancelled' && <p>{m.cancelled}</p>}
+        {started && <TurnBar detail={detail} seatName={seatName} />}
+        {!isPast && <UndoPanel detail={detail} events={log.events} module={module} seatName={seatName} busy={busy} lang={lang} run={run} />}
+        {mine?.state === 'abandoned' && detail.status === 'active' && (
+          <p class="notice">
+            {m.abandoned}{' '}
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => void run(() => ok(api.POST('/api/v1/games/{game_id}/return', { params: { path: { game_id: id } } }))).catch(() => {})}
+            >
+              {m.returnToSeat}
+            </button>
+          </p>
+        )}
+        {detail.sandbox ? <p class="muted">{m.sandbox}</p> : started && mySeat === null && <p class="muted">{m.spectator}</p>}
+        {detail.status === 'finished' && !isPast && <Finished detail={detail} module={module} seatName={seatName} />}
+        {detail.status === 'finished' && !detail.sandbox && !isPast && <Rematch detail={detail} seatName={seatName} changes={rematchChanges} />}
+        {started && <RematchOf detail={detail} />}
+        {isPast && <p class="notice">{m.past}</p>}
+        {phoneTabs && (
+          <div role="group" aria-label={m.phoneViews} class="phone-views">
+            <button type="button" class="secondary" aria-pressed={phoneView === 'board'} onClick={() => setPhoneView('board')}>
+              {m.boardTab}
+            </button>
+            {hasChat && (
+              <button
+                type="button"
+                class="secondary"
+                aria-pressed={phoneView === 'chat'}
+                onClick={() => setPhoneView('chat')}
+                data-testid="phone-chat"
+                aria-label={chatUnread > 0 && phoneView !== 'chat' ? `${m.chatTab}, ${m.unread(chatUnread)}` : undefined}
+              >
+                {m.chatTab}
+                {chatUnread > 0 && phoneView !== 'chat' && (
+                  <span class="badge" aria-hidden="true">
+                    {chatUnread}
+                  </span>
+                )}
+              </button>
+            )}
+            {hasOrders && (
+              <button type="button" class="secondary" aria-pressed={phoneView === 'orders'} onClick={() => setPhoneView('orders')} data-testid="phone-orders">
+                {m.ordersTab}
+              </button>
+            )}
+            {hasNotes && (
+              <button type="button" class="secondary" aria-pressed={phoneView === 'notes'} onClick={() => setPhoneView('notes')} data-testid="phone-notes">
+                {m.notesTab}
+              </button>
+            )}
+          </div>
+        )}
+        {module && shown.view && (
+          <div class="board" data-testid="board-frame" data-at-version={shown.at_version}>
+            <module.Board
+              // The live board is never remounted by an update, so a half-made choice
+              // survives new versions (and the reload after a 409); each past version is
+              // a board of its own.
+              key={isPast ? `at-${shown.at_version}` : 'live'}
+              detail={shown}
+              view={shown.view as never}
+              legal={(isPast ? null : (shown.legal ?? null)) as never}
+              mySeat={mySeat}
+              act={act}
+              busy={busy}
+              past={isPast}
+              seatName={seatName}
+              // What the board tells of recent events leaves out moves taken back.
+              events={effectiveAt(log.events, isPast ? shown.at_version : null)}
+            />
+          </div>
+        )}
+        {hasOrders && !isPast && <OrdersPane detail={detail} module={module} changes={orderChanges} />}
+        {hasNotes && <NotesPane gameId={id} changes={noteChanges} />}
+        {started && (
+          // The log and the replay, out of the way during play until asked for; open on a
+          // finished game and on a past position.
+          <details class="history" open={historyOpen} data-testid="history">
+            <summary>{m.history}</summary>
+            {detail.version > 1 && <Replay version={detail.version} at={at !== null && at < detail.version ? at : null} onSeek={seek} />}
+            <GameLog events={log.events} module={module} seatName={seatName} mySeat={mySeat} />
+            {detail.status === 'active' && <ExportButton id={id} />}
+          </details>
+        )}
+      </div>
+      {user && (
+        <div class="game-side">
+          <ChatPane
+            chat={chat}
+            detail={detail}
+            user={user}
+            events={log.events}
+            module={module}
             seatName={seatName}
-            // What the board tells of recent events leaves out moves taken back.
-            events={effectiveAt(log.events, isPast ? shown.at_version : null)}
+            visible={!narrow || phoneView === 'chat'}
           />
         </div>
       )}
-      {user && (
-        <ChatPane
-          chat={chat}
-          detail={detail}
-          user={user}
-          events={log.events}
-          module={module}
-          seatName={seatName}
-          visible={!narrow || phoneView === 'chat'}
-        />
-      )}
-      {hasOrders && !isPast && <OrdersPane detail={detail} module={module} changes={orderChanges} />}
-      {hasNotes && <NotesPane gameId={id} changes={noteChanges} />}
-      {started && <GameLog events={log.events} module={module} seatName={seatName} mySeat={mySeat} />}
-      {detail.status === 'active' && <ExportButton id={id} />}
     </article>
   );
 }

@@ -1,11 +1,10 @@
 // The leaderboard of one game kind (`/leaderboards/{kind}`): players whose rating is no
-// longer provisional, highest first, paged as the API pages it.
+// longer provisional, highest first, paged as the API pages it; public, signed in or not.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 import { GAMES, gameName } from '../games/registry';
-import { SignIn } from '../screens/SignIn';
 import { PlayerLink } from './PlayerLink';
 
 type Entry = Schemas['LeaderboardEntry'];
@@ -41,8 +40,10 @@ export function Leaderboard({ kind }: { kind?: string }) {
         params: { path: { kind: chosen as Kind }, query: { limit: 50, cursor: after ?? undefined } },
       }),
     );
+  // Public: read for anyone, once the session check has answered.
+  const checked = user !== undefined;
   useEffect(() => {
-    if (!user) return;
+    if (!checked) return;
     let stale = false;
     setEntries(null);
     setFailed(false);
@@ -56,13 +57,12 @@ export function Leaderboard({ kind }: { kind?: string }) {
     return () => {
       stale = true;
     };
-  }, [chosen, user]);
+  }, [chosen, checked]);
   const chosenName = gameName(chosen, lang);
   useEffect(() => {
     document.title = `${m.title(chosenName)} · Kontor`;
   }, [chosenName, lang]);
   if (user === undefined) return null;
-  if (user === null) return <SignIn />;
   const more = async () => {
     const page = await fetchPage(cursor);
     setEntries((old) => [...(old ?? []), ...page.items]);

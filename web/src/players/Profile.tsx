@@ -1,13 +1,12 @@
 // A player's public profile (`/players/{name}`): ratings per game kind (provisional ones
 // marked), a short rating history per kind, and the recent finished public games with each
-// seat's rank. On one's own profile, "My games" follows: every game of mine, filtered by
-// kind, status and result.
+// seat's rank; public, so a visitor signed out sees it too. On one's own profile, "My games"
+// follows: every game of mine, filtered by kind, status and result.
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, ok, type Schemas } from '../api/client';
 import { defineMessages, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
 import { gameName } from '../games/registry';
-import { SignIn } from '../screens/SignIn';
 import { NotFound } from '../screens/NotFound';
 import { playerName } from '../components/names';
 import { PlayerLink } from './PlayerLink';
@@ -90,8 +89,11 @@ export function PlayerProfile({ name }: { name: string }) {
   const { user } = useSession();
   const [profile, setProfile] = useState<Profile | null>(null);
   const [error, setError] = useState<'missing' | 'failed' | null>(null);
+  // Public: read for anyone, signed in or not (once the session check has answered, so a
+  // signed-in reader's request carries the session).
+  const checked = user !== undefined;
   useEffect(() => {
-    if (!user) return;
+    if (!checked) return;
     let stale = false;
     setProfile(null);
     setError(null);
@@ -101,16 +103,15 @@ export function PlayerProfile({ name }: { name: string }) {
     return () => {
       stale = true;
     };
-  }, [name, user]);
+  }, [name, checked]);
   useEffect(() => {
     if (profile) document.title = `${playerName(profile)} · Kontor`;
   }, [profile]);
   if (user === undefined) return null;
-  if (user === null) return <SignIn />;
   if (error === 'missing') return <NotFound />;
   if (error === 'failed') return <p role="alert">{m.failed}</p>;
   if (!profile) return null;
-  const own = profile.username.toLowerCase() === user.username.toLowerCase();
+  const own = user !== null && profile.username.toLowerCase() === user.username.toLowerCase();
   const kindName = (kind: string) => gameName(kind, lang);
   return (
     <>

@@ -1,6 +1,7 @@
 // The lobby: the games waiting for my move first (with the time left), then my running
-// games, my games still waiting for players, open games to join and finished games. Each
-// list pages as the API does. The lobby's live stream (`/lobby/stream`) refreshes the lists
+// games, my games still waiting for players, open games to join and finished games (mine,
+// and others' public games outside tournaments). Each row says who plays, when, whether it
+// is rated and which tournament's round it is. Each list pages as the API does. The lobby's live stream (`/lobby/stream`) refreshes the lists
 // whenever a game opens, a seat is taken or given up, a game starts, ends or is cancelled,
 // or a turn comes; so does a click on the Lobby link, and coming back to the tab.
 import { useEffect, useState } from 'preact/hooks';
@@ -14,6 +15,8 @@ import { moveDeadline } from '../components/time';
 import { SignIn } from './SignIn';
 import { playerName } from '../components/names';
 import { PlayerLink } from '../players/PlayerLink';
+import { GameTags } from '../components/GameTags';
+import { useWhen } from '../components/when';
 
 type Summary = Schemas['GameSummary'];
 type ListView = Schemas['ListView'];
@@ -36,7 +39,9 @@ const msgs = defineMessages({
   yourMove: { en: 'your move', ja: 'あなたの手番' },
   toMove: { en: (who: string) => `${who} to move`, ja: (who: string) => `${who}の手番` },
   won: { en: (who: string) => `won by ${who}`, ja: (who: string) => `勝者：${who}` },
-  private: { en: 'private', ja: '非公開' },
+  finishedAt: { en: (w: string) => `ended ${w}`, ja: (w: string) => `${w}に終了` },
+  startedAt: { en: (w: string) => `started ${w}`, ja: (w: string) => `${w}に開始` },
+  createdAt: { en: (w: string) => `opened ${w}`, ja: (w: string) => `${w}に作成` },
   playersWatch: { en: 'only players watch', ja: '観戦は参加者のみ' },
   count: { en: (n: number) => `(${n})`, ja: (n: number) => `（${n}）` },
   chatUnread: { en: (n: number) => `${n} unread in the chat`, ja: (n: number) => `チャット未読${n}件` },
@@ -49,6 +54,7 @@ const msgs = defineMessages({
 function GameRow({ game }: { game: Summary }) {
   const m = useMessages(msgs);
   const { lang } = useLang();
+  const when = useWhen();
   const name = (seat: number) => {
     const s = game.seats.find((s) => s.seat === seat);
     return s ? playerName(s) : `#${seat + 1}`;
@@ -59,10 +65,13 @@ function GameRow({ game }: { game: Summary }) {
   let turn: string | null = null;
   if (game.status === 'active') turn = game.your_turn ? m.yourMove : m.toMove(game.pending.map(name).join(', '));
   else if (game.status === 'finished' && winners.length > 0) turn = m.won(winners.map(name).join(', '));
+  // When: a finished game by its end, a running one by its start, an open one by its making.
+  const at = game.finished_at ?? game.started_at ?? game.created_at;
+  const atWords = game.finished_at ? m.finishedAt(when(at)) : game.started_at ? m.startedAt(when(at)) : m.createdAt(when(at));
   return (
     <li class="game-row" data-testid="game-row" data-game-id={game.id}>
       <a href={`/games/${game.id}`}>{gameName(game.kind, lang)}</a>
-      {game.visibility === 'private' && <span class="tag">{m.private}</span>}
+      <GameTags game={game} />
       {(game.options as { spectators?: Schemas['Spectators'] }).spectators === 'players' && <span class="tag">{m.playersWatch}</span>}
       {chatSetting && <span class="tag" data-testid="chat-setting">{m.chat(chatSetting)}</span>}
       {(game.chat_unread ?? 0) > 0 && (
@@ -81,6 +90,10 @@ function GameRow({ game }: { game: Summary }) {
             <PlayerLink seat={s} />
           </span>
         ))}
+        <span class="muted">
+          {' '}
+          · <time dateTime={at}>{atWords}</time>
+        </span>
       </div>
       {(turn || deadline) && (
         <div class={game.your_turn ? 'your-turn' : undefined}>
@@ -91,7 +104,15 @@ function GameRow({ game }: { game: Summary }) {
   );
 }
 
-function GameList(props: { view: ListView; status?: Schemas['GameSummary']['status']; title: string; refresh: number; id: string; notMine?: boolean }) {
+function GameList(props: {
+  view: ListView;
+  status?: Schemas['GameSummary']['status'];
+  title: string;
+  refresh: number;
+  id: string;
+  notMine?: boolean;
+  tournamentGames?: Schemas['TournamentGamesFilter'];
+}) {
   const m = useMessages(msgs);
   const [games, setGames] = useState<Summary[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
@@ -99,7 +120,7 @@ function GameList(props: { view: ListView; status?: Schemas['GameSummary']['stat
   const fetchPage = async (after: string | null) => {
     const page = await ok(
       api.GET('/api/v1/games', {
-        params: { query: { view: props.view, status: props.status, limit: 20, cursor: after ?? undefined } },
+        params: { query: { view: props.view, status: props.status, tournament_games: props.tournamentGames, limit: 20, cursor: after ?? undefined } },
       }),
     );
     return props.notMine ? { ...page, items: page.items.filter((g) => g.your_seat == null) } : page;
@@ -203,7 +224,8 @@ export function Lobby() {
         <GameList id="running" view="mine" status="active" title={m.running} refresh={refresh} />
         <GameList id="waiting" view="mine" status="open" title={m.waiting} refresh={refresh} />
         <GameList id="open" view="open" title={m.open} refresh={refresh} notMine />
-        <GameList id="finished" view="finished" title={m.finished} refresh={refresh} />
+        {/* Others' tournament games are on their tournament's page, not here. */}
+        <GameList id="finished" view="finished" title={m.finished} refresh={refresh} tournamentGames="mine" />
       </div>
     </>
   );

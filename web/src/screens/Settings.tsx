@@ -1,4 +1,6 @@
-// Settings: how each kind of notice reaches me, vacation, and API tokens for bots and tools.
+// Settings, in sections grouped by what they are about (the account, notices, play, bots and
+// tools, one's data), with a list of them to jump to: beside the sections on a wide screen,
+// above them on a phone, where each section ends with a link back to the list.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
@@ -9,7 +11,7 @@ import { ShownOnce } from '../components/ShownOnce';
 import { useWhen } from '../components/when';
 import { SignIn } from './SignIn';
 import { Security } from './account/Security';
-import { AccountSections } from './account/Profile';
+import { Blocked, DeleteAccount, ProfileForm, YourData } from './account/Profile';
 import { Calendar } from './settings/Calendar';
 import { Webhooks } from './settings/Webhooks';
 import { Push } from './settings/Push';
@@ -22,6 +24,21 @@ type Channel = Delivery | `push+${Delivery}`;
 
 const msgs = defineMessages({
   title: { en: 'Settings', ja: '設定' },
+  contents: { en: 'Sections', ja: '項目' },
+  groupAccount: { en: 'Account', ja: 'アカウント' },
+  groupNotices: { en: 'Notices', ja: '通知' },
+  groupPlay: { en: 'Play', ja: 'プレイ' },
+  groupTools: { en: 'Bots and tools', ja: 'ボットとツール' },
+  groupData: { en: 'Your data', ja: 'データ' },
+  profileLink: { en: 'Profile', ja: 'プロフィール' },
+  securityLink: { en: 'Security', ja: 'セキュリティ' },
+  pushLink: { en: 'Push notifications', ja: 'プッシュ通知' },
+  calendarLink: { en: 'Deadline calendar', ja: '期限カレンダー' },
+  webhooksLink: { en: 'Webhooks', ja: 'Webhook' },
+  dataLink: { en: 'Your data', ja: 'あなたのデータ' },
+  blockedLink: { en: 'Blocked players', ja: 'ブロックしたプレイヤー' },
+  deleteLink: { en: 'Delete account', ja: 'アカウントの削除' },
+  backToTop: { en: 'Back to the sections', ja: '項目の一覧へ戻る' },
   notifications: { en: 'Notifications', ja: '通知' },
   your_turn: { en: 'It is my turn in a game', ja: '自分の手番になったとき' },
   reminder: { en: 'My deadline in a game is near', ja: '手番の期限が近いとき' },
@@ -340,6 +357,81 @@ function Tokens() {
   );
 }
 
+/** The sections in their groups: each by the id of its heading. */
+function useGroups() {
+  const m = useMessages(msgs);
+  return [
+    { title: m.groupAccount, sections: [['profile-title', m.profileLink], ['security-title', m.securityLink]] },
+    {
+      title: m.groupNotices,
+      sections: [
+        ['notif-title', m.notifications],
+        ['push-title', m.pushLink],
+        ['calendar-title', m.calendarLink],
+      ],
+    },
+    { title: m.groupPlay, sections: [['vacation-title', m.vacation]] },
+    { title: m.groupTools, sections: [['tokens-title', m.tokens], ['webhooks-title', m.webhooksLink]] },
+    {
+      title: m.groupData,
+      sections: [
+        ['data-title', m.dataLink],
+        ['blocked-title', m.blockedLink],
+        ['delete-title', m.deleteLink],
+      ],
+    },
+  ] as { title: string; sections: [string, string][] }[];
+}
+
+/** Moves to a section: its heading scrolled into view and focused (the page routes links, so
+ * an in-page link is followed here). */
+function jump(e: MouseEvent, id: string) {
+  const target = document.getElementById(id);
+  if (!target) return;
+  e.preventDefault();
+  if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+  target.scrollIntoView({ block: 'start' });
+  target.focus({ preventScroll: true });
+}
+
+function Contents() {
+  const m = useMessages(msgs);
+  const groups = useGroups();
+  return (
+    <nav class="settings-toc" aria-labelledby="settings-toc-title" id="settings-toc" data-testid="settings-toc">
+      <h2 id="settings-toc-title" class="visually-hidden">
+        {m.contents}
+      </h2>
+      {groups.map((g, i) => (
+        <div key={g.title}>
+          <p class="settings-toc-group" id={`settings-group-${i}`}>
+            {g.title}
+          </p>
+          <ul aria-labelledby={`settings-group-${i}`}>
+            {g.sections.map(([id, name]) => (
+              <li key={id}>
+                <a href={`#${id}`} onClick={(e) => jump(e, id)}>
+                  {name}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </nav>
+  );
+}
+
+/** On a phone, after a section: back to the list of sections. */
+function BackToTop() {
+  const m = useMessages(msgs);
+  return (
+    <a class="back-to-top" href="#settings-toc" onClick={(e) => jump(e, 'settings-toc')}>
+      {m.backToTop}
+    </a>
+  );
+}
+
 export function Settings() {
   const m = useMessages(msgs);
   const { user } = useSession();
@@ -348,17 +440,19 @@ export function Settings() {
   }, []);
   if (user === undefined) return null;
   if (user === null) return <SignIn />;
+  const sections = [ProfileForm, Security, Notifications, Push, Calendar, Vacation, Tokens, Webhooks, YourData, Blocked, DeleteAccount];
   return (
-    <div class="narrow">
+    <div class="settings">
       <h1>{m.title}</h1>
-      <Notifications />
-      <Push />
-      <Vacation />
-      <Tokens />
-      <Calendar />
-      <Webhooks />
-      <Security />
-      <AccountSections />
+      <Contents />
+      <div class="settings-sections">
+        {sections.map((Section, i) => (
+          <div key={i}>
+            <Section />
+            <BackToTop />
+          </div>
+        ))}
+      </div>
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { defineMessages, LANGS, useLang, useMessages } from '../i18n';
 import { useSession } from '../session';
@@ -16,6 +16,8 @@ const msgs = defineMessages({
   signUp: { en: 'Sign up', ja: '新規登録' },
   signOut: { en: 'Sign out', ja: 'ログアウト' },
   language: { en: 'Language', ja: '言語' },
+  mainNav: { en: 'Main', ja: 'メイン' },
+  menu: { en: 'Menu', ja: 'メニュー' },
   offline: {
     en: 'Offline: the server cannot be reached. What you see may be out of date, and nothing you do is sent until it is back.',
     ja: 'オフライン：サーバーに接続できません。表示が古い可能性があり、接続が戻るまで操作は送信されません。',
@@ -54,19 +56,28 @@ export function Shell({ children }: { children: ComponentChildren }) {
   // language per account, on every device).
   const { user, signOut, chooseLang } = useSession();
   const offline = useOffline();
+  // On a phone the links fold behind one Menu button, so the bar is one row; it folds again
+  // after each navigation.
+  const [menu, setMenu] = useState(false);
+  const { path } = useLocation();
+  useEffect(() => setMenu(false), [path]);
   return (
     <>
       <a class="skip" href="#main">
         {m.skip}
       </a>
+      {/* Above everything and kept in sight while scrolling: wherever the player is working. */}
       <p class="offline-banner" role="status" data-testid="offline" hidden={!offline}>
         {offline ? m.offline : ''}
       </p>
-      <header class="top">
+      <header class="top" data-menu={menu ? 'open' : 'closed'}>
         <a class="brand" href="/">
           Kontor
         </a>
-        <nav aria-label="main">
+        <button type="button" class="menu-toggle secondary" aria-expanded={menu} aria-controls="top-menu" onClick={() => setMenu(!menu)} data-testid="menu">
+          {m.menu}
+        </button>
+        <nav aria-label={m.mainNav} id="top-menu">
           {user && (
             <>
               <a href="/">{m.lobby}</a>
@@ -80,6 +91,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
             <>
               <a href="/signin">{m.signIn}</a>
               <a href="/signup">{m.signUp}</a>
+              <a href="/leaderboards">{m.leaderboards}</a>
             </>
           )}
         </nav>

@@ -1,9 +1,10 @@
 // A tournament's page: its settings, its players, the organiser's early start, joining and
 // leaving during entry and withdrawing once it runs, the standings, and each round's tables
-// with links to their games and the results. Live through the caller's own stream
-// (`/me/stream`): a tournament of theirs starting, a round seated or the tournament finished
-// reloads it, as does a game of theirs starting or ending; coming back to the tab reloads
-// too, since a spectator of the tournament gets no events of it.
+// with links to their games and the results; every player's name links to their profile.
+// Live through the caller's own stream (`/me/stream`): a tournament of theirs starting, a
+// round seated, a player entering or leaving (to the organiser and the entrants) or the
+// tournament finished reloads it, as does a game of theirs starting or ending; coming back
+// to the tab reloads too, since a spectator of the tournament gets no events of it.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Schemas } from '../api/client';
 import { errorText } from '../api/errors';
@@ -14,6 +15,7 @@ import { gameName } from '../games/registry';
 import { useWhen } from '../components/when';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { SignIn } from '../screens/SignIn';
+import { PlayerLink } from '../players/PlayerLink';
 import { tournamentErrors } from './errors';
 import { shared } from './text';
 
@@ -87,7 +89,16 @@ const msgs = defineMessages({
 /** The events of the caller's stream after which a tournament page reads again: the
  * tournament's own, and a game of theirs starting (a round seated starts it) or ending (the
  * round, and so the standings, may move on). */
-const RELOAD_ON = new Set(['tournament_started', 'tournament_round', 'tournament_finished', 'tournament_cancelled', 'game_started', 'game_over']);
+const RELOAD_ON = new Set([
+  'tournament_started',
+  'tournament_round',
+  'tournament_finished',
+  'tournament_cancelled',
+  // A player entered or took the entry back (told to the organiser and the entrants).
+  'tournament_entrants',
+  'game_started',
+  'game_over',
+]);
 
 function RoundTables({ round, me }: { round: Round; me: string }) {
   const m = useMessages(msgs);
@@ -110,7 +121,7 @@ function RoundTables({ round, me }: { round: Round; me: string }) {
               <ul class="seat-list">
                 {table.seats.map((seat) => (
                   <li key={seat.username}>
-                    {seat.username}
+                    <PlayerLink seat={seat} />
                     {seat.rank != null && <span class="muted"> · {m.rank(seat.rank)}</span>}
                     {seat.points != null && <span class="muted"> · {m.pts(seat.points)}</span>}
                   </li>
@@ -292,7 +303,7 @@ export function TournamentPage({ id }: { id: string }) {
           <ul class="seat-list" data-testid="tournament-players">
             {t.players.map((p) => (
               <li key={p.username}>
-                {p.username}
+                <PlayerLink seat={p} />
                 {p.withdrawn && <span class="muted"> ({m.withdrawn})</span>}
               </li>
             ))}
@@ -320,7 +331,7 @@ export function TournamentPage({ id }: { id: string }) {
                 <tr key={row.username}>
                   <td>{row.position}</td>
                   <th scope="row">
-                    {row.username}
+                    <PlayerLink seat={row} />
                     {row.withdrawn && <span class="muted"> ({m.withdrawn})</span>}
                   </th>
                   <td>{row.points}</td>

@@ -138,6 +138,34 @@ pub(super) async fn cancelled(
     Ok(())
 }
 
+/// The entrants changed while entry is open (`user` entered or took their entry back): the
+/// organiser and every entrant, `user` among them, see the list again on their pages (no
+/// mail: a live note only).
+pub(super) async fn entrants_changed(
+    conn: &mut PgConnection,
+    id: Uuid,
+    organiser: Uuid,
+    user: Uuid,
+) -> Result<(), Error> {
+    let players = store::players(&mut *conn, id).await?;
+    let mut users: Vec<Uuid> = players.iter().map(|p| p.user_id).collect();
+    for also in [organiser, user] {
+        if !users.contains(&also) {
+            users.push(also);
+        }
+    }
+    let event = TournamentNote {
+        tournament_id: id,
+        event: "entrants".to_string(),
+        round: 0,
+        game_id: None,
+    };
+    for chunk in users.chunks(USERS_PER_NOTE) {
+        crate::live::announce(conn, &Note::tournament(event.clone(), chunk.to_vec())).await?;
+    }
+    Ok(())
+}
+
 /// What every tournament notice says: its name, length and size.
 fn common(tournament: &Tournament) -> Value {
     json!({

@@ -614,6 +614,7 @@ pub async fn join(
             });
         }
         store::join(&mut tx, id, caller, time.now()).await?;
+        announce::entrants_changed(&mut tx, id, row.organiser, caller).await?;
     }
     let view = view(&mut tx, id).await?;
     tx.commit().await?;
@@ -628,6 +629,7 @@ pub async fn leave(pool: &PgPool, caller: Uuid, id: Uuid) -> Result<Tournament, 
     if !store::leave(&mut tx, id, caller).await? {
         return Err(Error::TournamentNotEntered);
     }
+    announce::entrants_changed(&mut tx, id, row.organiser, caller).await?;
     let view = view(&mut tx, id).await?;
     tx.commit().await?;
     Ok(view)

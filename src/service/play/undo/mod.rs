@@ -17,7 +17,9 @@ pub mod plan;
 pub mod timeline;
 
 pub use plan::{Answer, Plan, Policy, Refusal, answer, plan, withdraw};
-pub use timeline::{Batch, Line, OpenRequest, Rewind, Skip, Timeline, TimelineError};
+pub use timeline::{
+    Batch, Decline, Line, OpenRequest, Rewind, Skip, Target, Timeline, TimelineError,
+};
 
 /// Whether an event of type `kind` belongs to the undo family (`kontor.undo_*`,
 /// `kontor.rewound`): these are never effective, they only say what is undone and who asked.

@@ -1,8 +1,11 @@
 //! The pure decisions of undo: whether a seat may take moves back now, to where, and who
 //! must consent; answering and withdrawing a request. The service appends what they decide.
 
-use super::timeline::{Batch, Timeline};
+use super::timeline::{Batch, Target, Timeline};
 use crate::games::Seat;
+use crate::words::catalogue::{self, Args};
+use crate::words::key;
+use crate::words::language::Language;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -102,6 +105,12 @@ pub enum Refusal {
     Disabled,
     /// The caller has no move to take back (`undo_nothing_to_undo`).
     NothingToUndo,
+    /// The caller has moves since the barrier, but only other seats moved after
+    /// `to_version` (`undo_not_own_moves`).
+    NotOwnMoves { to_version: i64 },
+    /// Another seat declined the caller's last request, and nothing moved since: one declined
+    /// request per position (`undo_declined`). `declined_at` is the answer's version.
+    Declined { declined_at: i64 },
     /// The undo would reach back across the barrier ending at `barrier_version`
     /// (`undo_barrier`).
     Barrier {
@@ -120,9 +129,39 @@ pub enum Refusal {
     NotYourRequest,
     /// The answering seat is not asked, or answered already (`undo_not_asked`).
     NotAsked,
-    /// `to_version` is not an effective batch boundary of the game, or out of range
-    /// (`invalid_undo`, 422).
+    /// `to_version` (`version`) is no place for an undo to land, for the reason `why`; the
+    /// latest end of a move before it is `before` (`invalid_undo`, 422, with `reason`).
+    NoTarget {
+        version: i64,
+        why: NoTarget,
+        before: i64,
+    },
+    /// `to_version` is out of range (`invalid_undo`, 422).
     Invalid { detail: String },
+}
+
+/// Why a version is no place for an undo to land (`reason` of `invalid_undo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoTarget {
+    /// An undo's own event (a request, an answer, a withdrawal, a lapse, a rewind).
+    UndoEvent,
+    /// A move an earlier undo took back.
+    Undone,
+    /// The middle of a move.
+    MidMove,
+    /// Nothing was played after it.
+    NothingAfter,
+}
+
+impl NoTarget {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoTarget::UndoEvent => "undo_event",
+            NoTarget::Undone => "undone",
+            NoTarget::MidMove => "mid_move",
+            NoTarget::NothingAfter => "nothing_after",
+        }
+    }
 }
 
 impl Refusal {
@@ -130,17 +169,50 @@ impl Refusal {
         match self {
             Refusal::Disabled => "undo_disabled",
             Refusal::NothingToUndo => "undo_nothing_to_undo",
+            Refusal::NotOwnMoves { .. } => "undo_not_own_moves",
+            Refusal::Declined { .. } => "undo_declined",
             Refusal::Barrier { .. } => "undo_barrier",
             Refusal::Stale { .. } => "undo_stale",
             Refusal::NeedsConsent { .. } => "undo_needs_consent",
             Refusal::RequestOpen { .. } => "undo_request_open",
             Refusal::NoRequest | Refusal::NotYourRequest => "undo_no_request",
             Refusal::NotAsked => "undo_not_asked",
-            Refusal::Invalid { .. } => "invalid_undo",
+            Refusal::NoTarget { .. } | Refusal::Invalid { .. } => "invalid_undo",
         }
     }
 
+    /// The words of the refusals whose words are the catalogue's (src/words/*/elsewhere.ftl), in
+    /// `language`; `None` for the others.
+    pub fn words(&self, language: Language) -> Option<String> {
+        let (key, args) = match *self {
+            Refusal::NotOwnMoves { to_version } => (
+                key!("refusal-undo-not-own-moves"),
+                Args::new().number("to_version", to_version),
+            ),
+            Refusal::Declined { declined_at } => (
+                key!("refusal-undo-declined"),
+                Args::new().number("declined_at", declined_at),
+            ),
+            Refusal::NoTarget {
+                version,
+                why,
+                before,
+            } => (
+                key!("refusal-undo-target"),
+                Args::new()
+                    .choice("why", why.as_str())
+                    .number("version", version)
+                    .number("before", before),
+            ),
+            _ => return None,
+        };
+        Some(catalogue::say(language, key, &args))
+    }
+
     pub fn message(&self) -> String {
+        if let Some(words) = self.words(Language::En) {
+            return words;
+        }
         match self {
             Refusal::Disabled => {
                 "Moves cannot be taken back in this game (its table allows no undo, or it is \
@@ -176,6 +248,9 @@ impl Refusal {
                     .to_string()
             }
             Refusal::Invalid { detail } => detail.clone(),
+            Refusal::NotOwnMoves { .. } | Refusal::Declined { .. } | Refusal::NoTarget { .. } => {
+                unreachable!("in the catalogue")
+            }
         }
     }
 }
@@ -250,20 +325,31 @@ pub fn plan(
             if t < barrier_version {
                 return Err(across);
             }
-            if !timeline.is_boundary(t) {
-                return Err(Refusal::Invalid {
-                    detail: format!(
-                        "version {t} is in the middle of a move; an undo goes back to the end of \
-                         a move"
-                    ),
+            if let Some(why) = not_a_target(timeline, t) {
+                return Err(Refusal::NoTarget {
+                    version: t,
+                    why,
+                    before: timeline.boundary_before(t),
                 });
             }
             t
         }
     };
+    let mine_since = since.iter().any(|b| b.seat() == Some(by_seat));
     let range: Vec<&Batch> = since.into_iter().filter(|b| b.last > target).collect();
+    if range.is_empty() {
+        return Err(Refusal::NoTarget {
+            version: target,
+            why: NoTarget::NothingAfter,
+            before: timeline.boundary_before(target),
+        });
+    }
     if !range.iter().any(|b| b.seat() == Some(by_seat)) {
-        return Err(Refusal::NothingToUndo);
+        return Err(if mine_since {
+            Refusal::NotOwnMoves { to_version: target }
+        } else {
+            Refusal::NothingToUndo
+        });
     }
     let mut others: Vec<Seat> = range
         .iter()
@@ -276,16 +362,34 @@ pub fn plan(
         return Ok(Plan::Rewind { to_version: target });
     }
     match policy {
-        Policy::Consent => Ok(Plan::Ask {
-            to_version: target,
-            bots: others
-                .iter()
-                .copied()
-                .filter(|s| bot_seats.contains(s))
-                .collect(),
-            needs: others,
-        }),
+        Policy::Consent => {
+            if let Some(decline) = timeline.declined_here(by_seat) {
+                return Err(Refusal::Declined {
+                    declined_at: decline.seq,
+                });
+            }
+            Ok(Plan::Ask {
+                to_version: target,
+                bots: others
+                    .iter()
+                    .copied()
+                    .filter(|s| bot_seats.contains(s))
+                    .collect(),
+                needs: others,
+            })
+        }
         _ => Err(Refusal::NeedsConsent { needs: others }),
+    }
+}
+
+/// Why version `t` (in range, not before the barrier) is no place for an undo to land;
+/// `None` when it is one (the end of a move).
+fn not_a_target(timeline: &Timeline, t: i64) -> Option<NoTarget> {
+    match timeline.target(t) {
+        Target::Boundary => None,
+        Target::UndoEvent => Some(NoTarget::UndoEvent),
+        Target::Undone => Some(NoTarget::Undone),
+        Target::MidMove => Some(NoTarget::MidMove),
     }
 }
 
@@ -453,7 +557,10 @@ mod tests {
         );
         assert!(matches!(
             planned(&log, Policy::Own, 1, Some(a - 1), &[]),
-            Err(Refusal::Invalid { .. })
+            Err(Refusal::NoTarget {
+                why: NoTarget::MidMove,
+                ..
+            })
         ));
         assert!(matches!(
             planned(&log, Policy::Own, 1, Some(log.version()), &[]),
@@ -468,13 +575,13 @@ mod tests {
             planned(&log, Policy::Consent, 2, None, &[]),
             Err(Refusal::NothingToUndo)
         );
-        // Seat 1 may not take back only seat 0's move.
+        // Seat 1 may not take back only seat 0's move, and is told so (not "nothing").
         let mut log2 = Log::started();
         let own = log2.command(1, "move", 1);
         log2.command(0, "move", 1);
         assert_eq!(
             planned(&log2, Policy::Consent, 1, Some(own), &[]),
-            Err(Refusal::NothingToUndo)
+            Err(Refusal::NotOwnMoves { to_version: own })
         );
         let q = log.request(0, 2, vec![1]);
         assert_eq!(
@@ -493,6 +600,94 @@ mod tests {
             planned(&ended, Policy::Consent, 0, None, &[]),
             Err(Refusal::Disabled)
         );
+    }
+
+    #[test]
+    fn a_target_that_is_no_move_is_named_for_what_it_is() {
+        let mut log = Log::started();
+        let a = log.command(0, "move", 2);
+        log.command(1, "move", 1);
+        let q = log.request(0, a, vec![1]);
+        let no = log.answer(q, 1, false);
+        log.command(2, "move", 1);
+        let at = |t: i64| match planned(&log, Policy::Consent, 2, Some(t), &[]) {
+            Err(refusal @ Refusal::NoTarget { .. }) => refusal.message(),
+            other => panic!("{other:?}"),
+        };
+        assert!(at(q).contains("an undo's own event"), "{}", at(q));
+        assert!(at(no).contains("an undo's own event"), "{}", at(no));
+        assert!(at(q).contains(&format!("version {}", q - 1)), "{}", at(q));
+        assert!(
+            at(a - 1).contains("in the middle of a move"),
+            "{}",
+            at(a - 1)
+        );
+        // Taken back: the moves a rewind undid are no target either.
+        let mut log = Log::started();
+        log.command(0, "move", 1);
+        let b = log.command(0, "move", 1);
+        log.platform(
+            PlatformEvent::Rewound {
+                from_version: b,
+                to_version: b - 1,
+                by_seat: 0,
+                request: None,
+            },
+            None,
+        );
+        log.command(0, "move", 1);
+        match planned(&log, Policy::Own, 0, Some(b), &[]) {
+            Err(refusal @ Refusal::NoTarget { .. }) => {
+                let words = refusal.message();
+                assert!(words.contains("taken back by an earlier undo"), "{words}");
+                // In Japanese too, from the catalogue.
+                let ja = refusal.words(Language::Ja).unwrap();
+                assert!(ja.contains(&b.to_string()) && ja != words, "{ja}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_declined_request_is_not_asked_again_before_the_next_move() {
+        let mut log = Log::started();
+        log.command(0, "move", 1);
+        let mine = log.command(1, "move", 1);
+        log.command(2, "move", 1);
+        let q = log.request(1, mine - 1, vec![2]);
+        let no = log.answer(q, 2, false);
+        assert_eq!(
+            planned(&log, Policy::Consent, 1, None, &[]),
+            Err(Refusal::Declined { declined_at: no })
+        );
+        // Another seat may still ask; the pause is the requester's.
+        assert!(matches!(
+            planned(&log, Policy::Consent, 2, None, &[]),
+            Ok(Plan::Rewind { .. })
+        ));
+        assert!(matches!(
+            planned(&log, Policy::Consent, 0, None, &[]),
+            Ok(Plan::Ask { .. })
+        ));
+        // A withdrawal is the asker's own choice: no pause.
+        let mut other = Log::started();
+        other.command(0, "move", 1);
+        other.command(1, "move", 1);
+        let w = other.request(0, 2, vec![1]);
+        other.platform(
+            PlatformEvent::UndoWithdrawn {
+                request: w,
+                by_seat: 0,
+            },
+            None,
+        );
+        assert!(planned(&other, Policy::Consent, 0, None, &[]).is_ok());
+        // The next move lifts it.
+        log.command(0, "move", 1);
+        assert!(matches!(
+            planned(&log, Policy::Consent, 1, None, &[]),
+            Ok(Plan::Ask { .. })
+        ));
     }
 
     #[test]
@@ -540,6 +735,8 @@ mod tests {
         for refusal in [
             Refusal::Disabled,
             Refusal::NothingToUndo,
+            Refusal::NotOwnMoves { to_version: 2 },
+            Refusal::Declined { declined_at: 7 },
             Refusal::Barrier {
                 barrier_version: 3,
                 barrier: "draw",

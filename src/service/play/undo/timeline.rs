@@ -127,6 +127,28 @@ enum Status {
     Family,
 }
 
+/// A request that a seat declined: the answer's sequence number and who had asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decline {
+    /// The `kontor.undo_answered {accept: false}` event.
+    pub seq: i64,
+    /// The seat that asked.
+    pub requester: Seat,
+}
+
+/// What a version of the log is, as a target of an undo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The last event of an effective batch: an undo may land there.
+    Boundary,
+    /// An event of the undo family (a request, an answer, a withdrawal, a lapse, a rewind).
+    UndoEvent,
+    /// An event a rewind took back.
+    Undone,
+    /// An effective event that is not the last of its batch.
+    MidMove,
+}
+
 /// A game's log read for undo, as of its last line.
 #[derive(Clone, Debug)]
 pub struct Timeline {
@@ -135,6 +157,7 @@ pub struct Timeline {
     batches: Vec<Batch>,
     open: Option<OpenRequest>,
     rewinds: Vec<Rewind>,
+    declines: Vec<Decline>,
     finished: bool,
 }
 
@@ -179,6 +202,7 @@ impl Timeline {
             batches: Vec::new(),
             open: None,
             rewinds: Vec::new(),
+            declines: Vec::new(),
             finished: false,
         };
         // Whether the last batch still takes events (no undo event came after it).
@@ -374,6 +398,10 @@ impl Timeline {
                 if accept {
                     open.accepted.push(seat);
                 } else {
+                    self.declines.push(Decline {
+                        seq,
+                        requester: open.by_seat,
+                    });
                     self.open = None;
                 }
             }
@@ -559,6 +587,37 @@ impl Timeline {
     /// Whether `version` is the last event of an effective batch (a rewind may land there).
     pub fn is_boundary(&self, version: i64) -> bool {
         self.effective_batches().any(|b| b.last == version)
+    }
+
+    /// What `version` (one of the log's, 1 or more) is as an undo's target.
+    pub fn target(&self, version: i64) -> Target {
+        if self.is_boundary(version) {
+            return Target::Boundary;
+        }
+        match self.status(version) {
+            Some(Status::Family) => Target::UndoEvent,
+            Some(Status::Undone) => Target::Undone,
+            _ => Target::MidMove,
+        }
+    }
+
+    /// The latest boundary before `version` (0 when none).
+    pub fn boundary_before(&self, version: i64) -> i64 {
+        self.effective_batches()
+            .rev()
+            .map(|b| b.last)
+            .find(|&last| last < version)
+            .unwrap_or(0)
+    }
+
+    /// The decline of `seat`'s latest request, if nothing moved the game since: no batch
+    /// begun (a move, a return, a departure) and no rewind after it. While it stands the seat
+    /// may not ask again (one declined request per position).
+    pub fn declined_here(&self, seat: Seat) -> Option<Decline> {
+        let last = *self.declines.iter().rev().find(|d| d.requester == seat)?;
+        let moved = self.batches.iter().any(|b| b.first > last.seq)
+            || self.rewinds.iter().any(|r| r.seq > last.seq);
+        (!moved).then_some(last)
     }
 
     /// The last event of the latest effective batch that is a barrier, and the barrier's

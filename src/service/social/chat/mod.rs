@@ -161,6 +161,11 @@ pub struct ChatMessage {
     /// Why it was hidden: for admins only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden_reason: Option<String>,
+    /// In a channel's pages (`GET …/chat/{channel}/messages`): whether the caller reported
+    /// the message already (a report is taken once per reader and message). Absent
+    /// elsewhere (streams, moderation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reported_by_you: Option<bool>,
 }
 
 impl ChatMessage {
@@ -182,6 +187,7 @@ impl ChatMessage {
             created_at: row.created_at,
             hidden: row.hidden,
             hidden_reason: if admin { row.hidden_reason } else { None },
+            reported_by_you: None,
         }
     }
 }
@@ -537,10 +543,17 @@ pub async fn page(
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let next_after = more.then(|| rows.last().map(|r| r.id)).flatten();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let reported = store::reported_among(&mut *conn, caller, &ids).await?;
     Ok(ChatPage {
         items: rows
             .into_iter()
-            .map(|r| ChatMessage::of(r, game.admin))
+            .map(|r| {
+                let id = r.id;
+                let mut message = ChatMessage::of(r, game.admin);
+                message.reported_by_you = Some(reported.contains(&id));
+                message
+            })
             .collect(),
         next_after,
     })

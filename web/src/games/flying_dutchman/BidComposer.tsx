@@ -164,13 +164,17 @@ export function BidComposer({
                 type="button"
                 class="fd-shoe-toggle"
                 aria-pressed={entry ? 'true' : 'false'}
-                aria-label={m.pick(name)}
                 data-face={face}
                 disabled={busy || blocked}
                 title={blocked ? m.oneGold : undefined}
                 onClick={() => toggle(face, Boolean(entry))}
               >
-                <Horseshoe face={face} lang={lang} />
+                {/* Named by its content, not a label the visible face ("10 S") is not in:
+                    what a screen reader says, the face drawn for the eye. */}
+                <span class="visually-hidden">{m.pick(name)}</span>
+                <span aria-hidden="true">
+                  <Horseshoe face={face} lang={lang} />
+                </span>
               </button>
               {entry && !gold && (
                 <button

@@ -66,7 +66,7 @@ function knownZones(): string[] {
   }
 }
 
-function ProfileForm() {
+export function ProfileForm() {
   const m = useMessages(msgs);
   const session = useSession();
   const [profile, setProfile] = useState<Schemas['UserProfile'] | null>(null);
@@ -136,7 +136,7 @@ function ProfileForm() {
   );
 }
 
-function YourData() {
+export function YourData() {
   const m = useMessages(msgs);
   const error = useError();
   const download = async () => {
@@ -165,7 +165,7 @@ function YourData() {
   );
 }
 
-function Blocked() {
+export function Blocked() {
   const m = useMessages(msgs);
   const [items, setItems] = useState<Schemas['BlockedUser'][] | null>(null);
   const [name, setName] = useState('');
@@ -230,7 +230,7 @@ function Blocked() {
   );
 }
 
-function DeleteAccount() {
+export function DeleteAccount() {
   const m = useMessages(msgs);
   const session = useSession();
   const [password, setPassword] = useState('');
@@ -259,17 +259,5 @@ function DeleteAccount() {
       )}
       {error.line}
     </section>
-  );
-}
-
-/** The account's own sections of the settings page. */
-export function AccountSections() {
-  return (
-    <>
-      <ProfileForm />
-      <YourData />
-      <Blocked />
-      <DeleteAccount />
-    </>
   );
 }

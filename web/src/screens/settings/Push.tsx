@@ -3,7 +3,19 @@
 // test. Which notices go by push is chosen per kind in the notifications form above.
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../../api/errors';
-import { currentSubscription, deviceName, forgetThisDevice, listDevices, notifyThisDevice, removeDevice, testDevice, unsupported, type PushDevice, type TestResult } from '../../api/push';
+import {
+  currentSubscription,
+  deviceName,
+  forgetThisDevice,
+  listDevices,
+  notifyThisDevice,
+  PushFailure,
+  removeDevice,
+  testDevice,
+  unsupported,
+  type PushDevice,
+  type TestResult,
+} from '../../api/push';
 import { defineMessages, useLang, useMessages } from '../../i18n';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { useWhen } from '../../components/when';
@@ -27,6 +39,19 @@ const msgs = defineMessages({
   notify: { en: 'Notify this device', ja: 'このデバイスに通知する' },
   stop: { en: 'Stop notifying this device', ja: 'このデバイスへの通知をやめる' },
   refused: { en: 'Notifications were not allowed.', ja: '通知が許可されませんでした。' },
+  unreachable: {
+    en: "This browser could not reach its push service, so this device cannot be notified now. Try again later, or use mail.",
+    ja: 'このブラウザーはプッシュサービスに接続できなかったため、今はこのデバイスに通知できません。時間をおいて試すか、メールをお使いください。',
+  },
+  browserRefused: {
+    en: 'This browser refused push notifications (in a private window, for example, push is off).',
+    ja: 'このブラウザーはプッシュ通知を受け付けませんでした（たとえばプライベートウィンドウではプッシュ通知は使えません）。',
+  },
+  browserFailed: {
+    en: 'This browser could not set up push notifications for this device.',
+    ja: 'このブラウザーでは、このデバイスのプッシュ通知を設定できませんでした。',
+  },
+  working: { en: 'Asking the browser…', ja: 'ブラウザーに問い合わせています…' },
   devices: { en: 'Devices', ja: 'デバイス' },
   noDevices: { en: 'No device gets push notifications.', ja: 'プッシュ通知を受け取るデバイスはありません。' },
   thisDevice: { en: '(this device)', ja: '（このデバイス）' },
@@ -51,6 +76,8 @@ export function Push() {
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // While the browser is asked to subscribe this device (it may take seconds).
+  const [asking, setAsking] = useState(false);
   const [blocked, setBlocked] = useState(unsupported);
   const reload = async () => {
     const [list, subscription] = await Promise.all([listDevices(), unsupported() === 'no_push' ? null : currentSubscription()]);
@@ -69,7 +96,15 @@ export function Push() {
       setNote((await work()) ?? '');
       await reload();
     } catch (err) {
-      setError(errorText(err, lang));
+      setError(
+        err instanceof PushFailure
+          ? err.reason === 'unreachable'
+            ? m.unreachable
+            : err.reason === 'refused'
+              ? m.browserRefused
+              : m.browserFailed
+          : errorText(err, lang),
+      );
     } finally {
       setBusy(false);
     }
@@ -96,15 +131,24 @@ export function Push() {
             </button>
           ) : (
             blocked === null && (
-              <button type="button" disabled={busy} onClick={() => void act(async () => ((await notifyThisDevice()) === 'denied' ? m.refused : ''))}>
+              <button type="button" disabled={busy} onClick={() =>
+                  void act(async () => {
+                    setAsking(true);
+                    try {
+                      return (await notifyThisDevice()) === 'denied' ? m.refused : '';
+                    } finally {
+                      setAsking(false);
+                    }
+                  })
+                }>
                 {m.notify}
               </button>
             )
           )}
         </>
       )}
-      <p aria-live="polite" class="ok">
-        {note}
+      <p aria-live="polite" class="ok" data-testid="push-note">
+        {asking ? m.working : note}
       </p>
       {error && (
         <p class="error" role="alert">

@@ -76,6 +76,12 @@ const msgs = defineMessages({
   noDeliveries: { en: 'Nothing delivered yet.', ja: 'まだ配信はありません。' },
   attempts: { en: (n: number) => `${n} attempt${n === 1 ? '' : 's'}`, ja: (n: number) => `${n}回試行` },
   redeliver: { en: 'Redeliver', ja: '再送' },
+  status: {
+    en: (s: string) => ({ pending: 'waiting to be sent', sending: 'being sent', succeeded: 'delivered', failed: 'failed' })[s] ?? s,
+    ja: (s: string) => ({ pending: '送信待ち', sending: '送信中', succeeded: '配信済み', failed: '失敗' })[s] ?? s,
+  },
+  lastAnswer: { en: (code: number) => `HTTP ${code}`, ja: (code: number) => `HTTP ${code}` },
+  previousAnswer: { en: (code: number) => `the previous try: HTTP ${code}`, ja: (code: number) => `前回：HTTP ${code}` },
   more: { en: 'Older deliveries', ja: 'さらに古い配信' },
 });
 
@@ -94,6 +100,19 @@ function Log({ hook, fail }: { hook: Webhook; fail: (err: unknown) => void }) {
   useEffect(() => {
     void load().catch(fail);
   }, [hook.id]);
+  // While a line waits or is being sent, the log is read again now and then (every 2 s, for
+  // at most 2 minutes after the log was opened or a delivery redelivered), so the line shows
+  // how it went without a reload.
+  const [watchUntil, setWatchUntil] = useState(() => Date.now() + 120_000);
+  const waiting = (items ?? []).some((d) => d.status === 'pending' || d.status === 'sending');
+  useEffect(() => {
+    if (!waiting || watchUntil === 0) return;
+    const timer = setInterval(() => {
+      if (Date.now() > watchUntil) clearInterval(timer);
+      else void load().catch(() => {});
+    }, 2000);
+    return () => clearInterval(timer);
+  }, [waiting, watchUntil]);
   const redeliver = async (delivery: Delivery) => {
     try {
       await ok(
@@ -102,6 +121,7 @@ function Log({ hook, fail }: { hook: Webhook; fail: (err: unknown) => void }) {
         }),
       );
       await load();
+      setWatchUntil(Date.now() + 120_000);
     } catch (err) {
       fail(err);
     }
@@ -112,9 +132,10 @@ function Log({ hook, fail }: { hook: Webhook; fail: (err: unknown) => void }) {
     <>
       <ul class="webhook-log" data-testid="webhook-log">
         {items.map((delivery) => (
-          <li key={delivery.id}>
-            <code>{delivery.event_type}</code> · <strong>{delivery.status}</strong> · {m.attempts(delivery.attempts)}
-            {delivery.last_status != null && ` · HTTP ${delivery.last_status}`}
+          <li key={delivery.id} data-status={delivery.status}>
+            <code>{delivery.event_type}</code> · <strong>{m.status(delivery.status)}</strong> · {m.attempts(delivery.attempts)}
+            {delivery.last_status != null &&
+              ` · ${delivery.status === 'pending' && delivery.attempts === 0 ? m.previousAnswer(delivery.last_status) : m.lastAnswer(delivery.last_status)}`}
             {delivery.last_error && <span class="muted"> · {delivery.last_error}</span>} ·{' '}
             <span class="muted">{at(delivery.created_at)}</span>{' '}
             {delivery.status !== 'pending' && delivery.status !== 'sending' && (
