@@ -79,9 +79,12 @@ async fn schemathesis_finds_nothing_the_description_does_not_say() {
             .args(["--phases", "examples,coverage,fuzzing"])
             .args(["--header", &format!("Authorization: Bearer {token}")])
             .current_dir(&work)
-            // The hooks module (ndjson bodies as text) beside the configuration.
+            // The hooks module (ndjson bodies as text; a standing order of the fuzzer's to
+            // edit and cancel) beside the configuration.
             .env("PYTHONPATH", root.join("tests/fuzz"))
             .env("KONTOR_FUZZ_GAME", game.to_string())
+            .env("KONTOR_FUZZ_BASE", &app.address)
+            .env("KONTOR_FUZZ_TOKEN", token)
             .output()
             .await
             .unwrap();

@@ -219,7 +219,46 @@ fn parse<R: Rules>(sent: &Value) -> Result<R::Order, Error> {
             reason: format!("unknown field `{member}`: this order has no such member"),
         });
     }
+    // An order is kept as it was read: what was sent must be what is kept, at every depth (a
+    // member the order does not have, or a tag given as a number, which serde reads as the
+    // variant of that index, would otherwise be dropped or reinterpreted silently).
+    let kept = serde_json::to_value(&order).unwrap_or(Value::Null);
+    if let Some(path) = not_kept(sent, &kept) {
+        return Err(Error::UnknownOrder {
+            kind: R::KIND,
+            reason: format!("`{path}` is not a member of this order, or not of its kind of value"),
+        });
+    }
     Ok(order)
+}
+
+/// The first place (a dotted path) where `sent` says something `kept` does not: a member
+/// `kept` lacks (a null one aside) or a different value.
+fn not_kept(sent: &Value, kept: &Value) -> Option<String> {
+    let within = |name: String, inner: Option<String>| {
+        inner.map(|rest| match rest.is_empty() {
+            true => name.clone(),
+            false => format!("{name}.{rest}"),
+        })
+    };
+    match (sent, kept) {
+        (Value::Null, _) => None,
+        (Value::Object(sent), Value::Object(kept)) => sent.iter().find_map(|(name, value)| {
+            let inner = match kept.get(name) {
+                None if value.is_null() => None,
+                None => Some(String::new()),
+                Some(kept) => not_kept(value, kept),
+            };
+            within(name.clone(), inner)
+        }),
+        (Value::Array(sent), Value::Array(kept)) if sent.len() == kept.len() => sent
+            .iter()
+            .zip(kept)
+            .enumerate()
+            .find_map(|(i, (sent, kept))| within(i.to_string(), not_kept(sent, kept))),
+        (Value::Number(a), Value::Number(b)) => (a.as_f64() != b.as_f64()).then(String::new),
+        (sent, kept) => (sent != kept).then(String::new),
+    }
 }
 
 /// Applies `change` to the books of the game read as `context` (locked), checks the new
@@ -329,4 +368,33 @@ pub async fn of_user(pool: &PgPool, user: Uuid) -> Result<Vec<MyOrders>, sqlx::E
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::flying_dutchman::FlyingDutchman;
+    use serde_json::json;
+
+    #[test]
+    fn an_order_is_refused_unless_kept_as_sent_at_every_depth() {
+        let as_sent = json!({"type": "income", "rule": {"kind": "prefer", "colours": ["red"]}});
+        assert!(parse::<FlyingDutchman>(&as_sent).is_ok());
+        // A tag as a number (serde would read variant 0) and a member the variant lacks.
+        for sent in [
+            json!({"type": "income", "rule": {"kind": 0}}),
+            json!({"type": "income", "rule": {"kind": "best", "colours": []}}),
+        ] {
+            let refused = parse::<FlyingDutchman>(&sent).unwrap_err();
+            assert!(refused.to_string().contains("`rule."), "{sent}: {refused}");
+        }
+        assert_eq!(
+            not_kept(&json!({"a": [1, 2.0]}), &json!({"a": [1.0, 2]})),
+            None
+        );
+        assert_eq!(
+            not_kept(&json!({"a": [1, {"b": 2}]}), &json!({"a": [1, {"b": 3}]})),
+            Some("a.1.b".to_string())
+        );
+    }
 }
