@@ -361,7 +361,7 @@ pub async fn read_context(
 /// a variant without fields (`{"type": "pass", "extra": 1}`); what such a command does not
 /// write out again was not one of its members. (A member sent as `null` is left alone: an
 /// absent optional member may not be written out either.)
-pub(super) fn unknown_member(sent: &Value, command: &impl Serialize) -> Option<String> {
+fn unknown_member(sent: &Value, command: &impl Serialize) -> Option<String> {
     let written = serde_json::to_value(command).ok()?;
     let (sent, written) = (sent.as_object()?, written.as_object()?);
     sent.iter()

@@ -206,22 +206,18 @@ pub async fn change(
     Ok(out(kind, &head, seat, &rows, occasion))
 }
 
-/// Decodes an order of `R` as sent: unknown members are refused, as for commands.
+/// Decodes an order of `R` as sent: unknown members are refused, as for commands, and at
+/// every depth.
 fn parse<R: Rules>(sent: &Value) -> Result<R::Order, Error> {
     let order: R::Order =
         serde_json::from_value(sent.clone()).map_err(|e| Error::UnknownOrder {
             kind: R::KIND,
             reason: e.to_string(),
         })?;
-    if let Some(member) = super::actions::unknown_member(sent, &order) {
-        return Err(Error::UnknownOrder {
-            kind: R::KIND,
-            reason: format!("unknown field `{member}`: this order has no such member"),
-        });
-    }
     // An order is kept as it was read: what was sent must be what is kept, at every depth (a
-    // member the order does not have, or a tag given as a number, which serde reads as the
-    // variant of that index, would otherwise be dropped or reinterpreted silently).
+    // member the order does not have, at the top or deeper, or a tag given as a number, which
+    // serde reads as the variant of that index, would otherwise be dropped or reinterpreted
+    // silently).
     let kept = serde_json::to_value(&order).unwrap_or(Value::Null);
     if let Some(path) = not_kept(sent, &kept) {
         return Err(Error::UnknownOrder {
@@ -380,6 +376,9 @@ mod tests {
     fn an_order_is_refused_unless_kept_as_sent_at_every_depth() {
         let as_sent = json!({"type": "income", "rule": {"kind": "prefer", "colours": ["red"]}});
         assert!(parse::<FlyingDutchman>(&as_sent).is_ok());
+        let top = json!({"type": "income", "rule": {"kind": "best"}, "extra": 1});
+        let refused = parse::<FlyingDutchman>(&top).unwrap_err();
+        assert!(refused.to_string().contains("`extra`"), "{refused}");
         // A tag as a number (serde would read variant 0) and a member the variant lacks.
         for sent in [
             json!({"type": "income", "rule": {"kind": 0}}),
