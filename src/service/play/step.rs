@@ -233,19 +233,21 @@ fn chain<R: Rules>(
     let mut notices = Vec::new();
     let mut moved: Vec<Seat> = Vec::new();
     let mut warnings = Vec::new();
+    // Moves tried on their own, refused ones too: `moved` holds each seat once, so it is no bound.
+    let mut tried = 0;
     while R::outcome(&state).is_none() {
         let Some(play) = crate::games::auto::next::<R>(&state, &mut books.book, &mut notices)
         else {
             break;
         };
         books.tell_notices(std::mem::take(&mut notices), log.next_seq() - 1);
-        if moved.len() >= MAX_AUTO_MOVES {
+        if tried >= MAX_AUTO_MOVES {
             warnings.push(format!(
-                "{} moves played on their own after one command; no more",
-                moved.len()
+                "{tried} moves tried on their own after one command; no more"
             ));
             break;
         }
+        tried += 1;
         let seq = log.next_seq();
         let mut rng = GameRng::for_step(&head.seed_bytes(), &nonces, (seq - undone_events) as u64);
         let order = match &play.cause {
