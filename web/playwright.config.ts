@@ -15,6 +15,9 @@ export default defineConfig({
   globalSetup: './e2e/global-setup.ts',
   use: {
     baseURL: process.env.KONTOR_E2E_URL,
+    // A click that can never happen (a control left disabled) fails within a minute, naming
+    // the control, instead of waiting out the test's ten minutes.
+    actionTimeout: 60_000,
     screenshot: 'only-on-failure',
     trace: 'off',
     launchOptions: {

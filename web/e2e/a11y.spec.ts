@@ -3,8 +3,8 @@
 // the API (a waiting room and a started game of each kind; a finished one of each imported
 // from the golden logs), so the pass visits screens and never plays.
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { accessToken, importFinished, signUpPlayers } from './support';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { accessToken, importFinished, signUpPlayers, test } from './support';
 
 test.describe.configure({ timeout: 600_000 });
 

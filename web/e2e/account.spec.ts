@@ -4,10 +4,10 @@
 // others ended, and the password changed; an account is deleted after its password and a
 // confirmation, and signs in no more. Mail arrives as .eml files (the test
 // server has no SMTP), read as a mail client would.
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, type APIRequestContext } from '@playwright/test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { passwordOf, signUp } from './support';
+import { passwordOf, signUp, test } from './support';
 
 test.describe.configure({ timeout: 120_000 });
 

@@ -1,8 +1,8 @@
 // The deadline calendar through the page: a feed made in Settings (its URL shown once, with a
 // copy button) serves, as iCalendar, the games where it is my move; replacing it ends the old
 // URL, revoking ends the new one.
-import { expect, test } from '@playwright/test';
-import { accessToken, signUp, startedGame } from './support';
+import { expect } from '@playwright/test';
+import { accessToken, signUp, startedGame, test } from './support';
 
 test.describe.configure({ timeout: 120_000 });
 

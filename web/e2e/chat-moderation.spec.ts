@@ -6,8 +6,8 @@
 // chat.spec.ts; a formal offer of The Flying Dutchman as a line of the table's chat is in
 // flying-dutchman.spec.ts, which plays a tie through the pages.)
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { accessToken, grantAdmin, readableState, signUp, signUpPlayers, startedGame } from './support';
+import { expect, type Locator, type Page } from '@playwright/test';
+import { accessToken, grantAdmin, readableState, signUp, signUpPlayers, startedGame, test } from './support';
 
 test.use({ actionTimeout: 20_000 });
 

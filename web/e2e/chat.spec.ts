@@ -3,8 +3,8 @@
 // shows only the channels its reader may read; unread badges and the "new messages"
 // divider; reports and a moderator's removal (more of it in chat-moderation.spec.ts); the
 // creator's switch of the spectators' channel.
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { grantAdmin, readableState, signUp, signUpPlayers, startedGame } from './support';
+import { expect, type Locator, type Page } from '@playwright/test';
+import { grantAdmin, readableState, signUp, signUpPlayers, startedGame, test } from './support';
 import { expectNoPrivateChatLeak } from './fd-hidden';
 
 test.use({ actionTimeout: 20_000 });
@@ -223,8 +223,11 @@ test('the lobby shows the unread messages and the chat setting; a new game offer
   await expect(chat(ada!.page).getByRole('tab')).toHaveCount(1);
   await say(ada!.page, 'Anyone for a deal?');
   await expect(row.getByTestId('chat-unread')).toHaveText('1 unread in the chat');
+  // Read on the game page: the read marker is saved as the message shows.
+  const marked = ben!.page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/games/${id}/chat/table/read`));
   await ben!.page.goto(`/games/${id}`);
   await expect(message(ben!.page, 'Anyone for a deal?')).toBeVisible();
+  expect((await marked).status()).toBe(204);
   await ben!.page.goto('/');
   await expect(ben!.page.locator(`[data-game-id="${id}"]`).first().getByTestId('chat-setting')).toBeVisible();
   await expect(ben!.page.locator(`[data-game-id="${id}"]`).first().getByTestId('chat-unread')).toHaveCount(0);

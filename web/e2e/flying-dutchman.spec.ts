@@ -5,8 +5,8 @@
 // ends in an agreement (offer with a payment, reject, withdraw, accept), the other in "no
 // agreement" and an extra round (bid again, drop out). In the first, the offer follows a word
 // at the table and shows as a line of the table's chat. A fourth person watches as a spectator.
-import { expect, test, type Page } from '@playwright/test';
-import { accessToken, checkFinishedGame, signUp, signUpPlayers, type Player } from './support';
+import { expect, type Page } from '@playwright/test';
+import { accessToken, checkFinishedGame, signUp, signUpPlayers, type Player, test } from './support';
 import { expectNoHiddenLeak, ownHand } from './fd-hidden';
 
 test.use({ actionTimeout: 20_000 });

@@ -1,8 +1,8 @@
 // The generic game page: a finished game's replay and verification, a move appearing on
 // the other pages live (log and turn), the page in Japanese, and at 360 pixels wide; after a
 // move made by keyboard, where the focus goes and what is announced.
-import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { accessToken, checkFinishedGame, importFinished, passwordOf, signUp, signUpPlayers, uniqueName } from './support';
+import { expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { accessToken, checkFinishedGame, importFinished, passwordOf, signUp, signUpPlayers, uniqueName, test } from './support';
 
 // Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
 test.describe.configure({ timeout: 120_000 });

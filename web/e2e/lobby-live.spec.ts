@@ -1,8 +1,8 @@
 // The live lobby: what others do arrives in an open lobby without a reload (a new public
 // game, a seat taken, the start), clicking Lobby refreshes it, and a players-only table
 // keeps others from watching.
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { accessToken, signUp } from './support';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { accessToken, signUp, test } from './support';
 
 test.describe.configure({ timeout: 120_000 });
 

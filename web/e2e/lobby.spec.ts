@@ -1,7 +1,7 @@
 // The lobby, a new game, joining, inviting, starting and cancelling, through the page in
 // three (and a fourth, watching) browser contexts.
-import { expect, test, type Page } from '@playwright/test';
-import { accessToken, signUp, type Player } from './support';
+import { expect, type Page } from '@playwright/test';
+import { accessToken, signUp, type Player, test } from './support';
 
 // Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
 test.describe.configure({ timeout: 120_000 });

@@ -2,8 +2,8 @@
 // player's note saves by itself and survives a reload; the other players and a spectator
 // never see it; two tabs of the same player do not overwrite each other unseen; on a phone
 // the notes are a tab beside the board, in English and Japanese.
-import { expect, test, type Page } from '@playwright/test';
-import { readableState, signUp, signUpPlayers, startedGame } from './support';
+import { expect, type Page } from '@playwright/test';
+import { readableState, signUp, signUpPlayers, startedGame, test } from './support';
 
 test.use({ actionTimeout: 20_000 });
 

@@ -4,8 +4,8 @@
 // other players' pages show the move as a click; a forced pass reads as "the only move" with
 // its reason on every page; an order is cancelled and a proxy bid's limit changed; on a
 // phone the orders are a tab beside the board, in Japanese too.
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { accessToken, signUpPlayers, startedGame, type Player } from './support';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { accessToken, signUpPlayers, startedGame, type Player, test } from './support';
 
 test.use({ actionTimeout: 20_000 });
 

@@ -3,8 +3,8 @@
 // server stopped (and the "offline" banner), no API answer kept for the next account, and the
 // push part of Settings (the channel per kind, the account's devices).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { accessToken, passwordOf, signUp, uniqueName } from './support';
+import { expect, type BrowserContext, type Page } from '@playwright/test';
+import { accessToken, passwordOf, signUp, uniqueName, test } from './support';
 import { startServer } from './server';
 
 test.describe.configure({ timeout: 180_000 });

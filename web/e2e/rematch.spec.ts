@@ -1,8 +1,8 @@
 // A rematch from a finished game's page: one player offers it, the others (and a spectator) see
 // the offer live and accept, and everyone follows the link to the new game, whose seats moved
 // round by one.
-import { expect, test, type APIRequestContext } from '@playwright/test';
-import { accessToken, signUp, startedGame, type Player } from './support';
+import { expect, type APIRequestContext } from '@playwright/test';
+import { accessToken, signUp, startedGame, type Player, test } from './support';
 
 type Legal = Record<string, unknown> & { step: string };
 type Detail = { status: string; version: number; pending: number[]; legal: Legal | null };

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
-import { accessToken, passwordOf, readableState, signUp, signUpPlayers } from './support';
+import { expect } from '@playwright/test';
+import { accessToken, passwordOf, readableState, signUp, signUpPlayers, test } from './support';
 
 // Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
 test.describe.configure({ timeout: 120_000 });

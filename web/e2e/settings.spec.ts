@@ -1,7 +1,7 @@
 // Settings through the page: notification preferences kept, a vacation started and ended,
 // an API token created (shown once, working), then revoked (no longer working).
-import { expect, test } from '@playwright/test';
-import { signUp } from './support';
+import { expect } from '@playwright/test';
+import { signUp, test } from './support';
 
 // Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
 test.describe.configure({ timeout: 120_000 });

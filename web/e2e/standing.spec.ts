@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { expect, test } from '@playwright/test';
-import { signUpPlayers, startedGame } from './support';
+import { expect } from '@playwright/test';
+import { signUpPlayers, startedGame, test } from './support';
 
 test.describe.configure({ timeout: 120_000 });
 

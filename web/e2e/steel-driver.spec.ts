@@ -1,8 +1,8 @@
 // A whole game of Steel Driver played by three people in three browsers, only by clicking
 // the controls the page offers (the policy of steel-driver-play.ts), to the final scoring.
-import { expect, test } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { checkFinishedGame, signUp, type Player } from './support';
+import { checkFinishedGame, signUp, type Player, test } from './support';
 import { MAX_ACTIONS, move, whoseMove, type Policy } from './steel-driver-play';
 
 test('three players play a whole game of Steel Driver in their browsers', async ({ browser }) => {

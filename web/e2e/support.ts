@@ -2,7 +2,38 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { test as base, expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
+
+/**
+ * Every spec's `test`: it fails a test in whose pages a script threw and nobody caught it (an
+ * uncaught exception, or a rejected promise left unhandled). Such an error can stop a page
+ * half-way through an update (a control left disabled, a form never shown) without any sign
+ * on the screen, so it is never ignored. Contexts made with `browser.newContext()` are
+ * watched too.
+ */
+export const test = base.extend<{ scriptErrors: void }>({
+  scriptErrors: [
+    async ({ browser, context }, use) => {
+      const errors: string[] = [];
+      const watch = (c: BrowserContext) =>
+        c.on('weberror', (e) => errors.push(`${e.page()?.url() ?? '(no page)'}: ${e.error().stack ?? e.error().message}`));
+      watch(context);
+      const newContext = browser.newContext.bind(browser);
+      browser.newContext = async (options) => {
+        const made = await newContext(options);
+        watch(made);
+        return made;
+      };
+      try {
+        await use();
+      } finally {
+        browser.newContext = newContext;
+      }
+      expect(errors, 'no script error in any page').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
 
 /** A password the server's strength check accepts, different for each player. */
 export function passwordOf(name: string): string {

@@ -4,8 +4,8 @@
 // pages open to a visitor signed out without a failed request, and the main navigation
 // named in the page's language. With KONTOR_SCREENSHOTS=1 it also writes the game page's
 // screenshots at 1366×768, 1920×1080 and 360 px in both languages into docs/screenshots/.
-import { expect, test, type Page } from '@playwright/test';
-import { accessToken, signUp, signUpPlayers, startedGame, verify } from './support';
+import { expect, type Page } from '@playwright/test';
+import { accessToken, signUp, signUpPlayers, startedGame, verify, test } from './support';
 
 test.describe.configure({ timeout: 180_000 });
 

@@ -6,8 +6,8 @@
 // form or the page.
 // Bounded: one round seated, no game played.
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
-import { accessToken, signUp, verify } from './support';
+import { expect, type Page } from '@playwright/test';
+import { accessToken, signUp, verify, test } from './support';
 
 test.describe.configure({ timeout: 180_000 });
 

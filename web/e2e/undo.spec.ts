@@ -5,8 +5,8 @@
 // see the request live and accept (one in Japanese), and the game goes back for all; and a
 // request declined, then one withdrawn, each ending live on every page with the game as it was.
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { accessToken, signUpPlayers, startedGame, type Player } from './support';
+import { expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { accessToken, signUpPlayers, startedGame, type Player, test } from './support';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -101,7 +101,11 @@ test('a misclick taken back at once, without asking anyone', async ({ browser, r
   await expect(holder.page.getByTestId('undo')).toContainText('Nobody else has moved since; it takes back:');
   await expect(holder.page.getByTestId('undo')).toContainText(`${holder.name} passes the pawn`);
   await expect(next.page.getByRole('button', { name: 'Undo my move' })).toHaveCount(0);
+  // Disabled while the page still reads the game after the pass (a disabled button takes no
+  // focus, and Enter would go nowhere).
+  await expect(undo).toBeEnabled();
   await undo.focus();
+  await expect(undo).toBeFocused();
   await holder.page.keyboard.press('Enter');
   await expect(controls).toHaveAttribute('data-step', 'open_auction');
   await expect(undo).toHaveCount(0);
@@ -191,7 +195,10 @@ test('a consented undo in a three-seat game: both asked accept live, and the gam
     await expect(p.page.getByTestId('undo-request')).toContainText(`${holder.name} opens an auction`);
   }
   await expectAccessible(second.page);
-  await second.page.getByTestId('undo-prompt').getByRole('button', { name: 'Accept' }).focus();
+  const accept = second.page.getByTestId('undo-prompt').getByRole('button', { name: 'Accept' });
+  await expect(accept).toBeEnabled();
+  await accept.focus();
+  await expect(accept).toBeFocused();
   await second.page.keyboard.press('Enter');
   await expect(second.page.getByTestId('undo-prompt')).toHaveCount(0);
   await expect(second.page.getByTestId('undo-request')).toContainText('You agreed; waiting for the others.');

@@ -3,8 +3,8 @@
 // address, so the line says how the attempt went, whatever it was); test sends beyond the
 // hour's are refused in words, in both languages; rotating shows a new secret and how long the
 // old one still signs; switching off and deleting.
-import { expect, test } from '@playwright/test';
-import { signUp } from './support';
+import { expect } from '@playwright/test';
+import { signUp, test } from './support';
 
 test.describe.configure({ timeout: 120_000 });
 

@@ -86,6 +86,17 @@ export function refreshSession(): Promise<boolean> {
   return refreshing;
 }
 
+/** How long a request waits for the server's answer before it is given up as unanswered. */
+const ANSWER_TIMEOUT_MS = 60_000;
+
+/** Fetches `r`, given up after ANSWER_TIMEOUT_MS as if the server could not be reached (a
+ * TypeError, as fetch says it), so no control waits for an answer that will never come. */
+function answered(r: Request): Promise<Response> {
+  return fetch(r, { credentials: 'same-origin', signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) }).catch((err: unknown) => {
+    throw err instanceof DOMException && err.name === 'TimeoutError' ? new TypeError('the server did not answer in time') : err;
+  });
+}
+
 /** Sends a request with the access token; on 401 refreshes once and sends it again. */
 export async function authedFetch(request: Request): Promise<Response> {
   const retry = request.clone();
@@ -93,7 +104,7 @@ export async function authedFetch(request: Request): Promise<Response> {
     if (accessToken) r.headers.set('authorization', `Bearer ${accessToken}`);
     // The server writes the refusals it words itself (webhooks, push) in the page's language.
     r.headers.set('accept-language', document.documentElement.lang || 'en');
-    return watched(() => fetch(r, { credentials: 'same-origin' }));
+    return watched(() => answered(r));
   };
   const response = await send(request);
   if (response.status !== 401 || !accessToken) return response;

@@ -408,9 +408,14 @@ function MessageActions(props: {
   const toggle = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   const id = useRef(`chat-actions-${Math.random().toString(36).slice(2)}`).current;
+  // The menu's first item takes the focus as the menu is drawn, before the browser handles
+  // the next key: a later effect could move it there after the player had gone on to another
+  // item (Tab, or a click), and Enter would then choose the wrong one.
+  useLayoutEffect(() => {
+    if (open) menu.current?.querySelector<HTMLElement>('button')?.focus();
+  }, [open]);
   useEffect(() => {
     if (!open) return;
-    menu.current?.querySelector<HTMLElement>('button')?.focus();
     const away = (e: Event) => {
       const target = e.target as Node | null;
       if (target && !menu.current?.contains(target) && !toggle.current?.contains(target)) setOpen(false);
@@ -629,7 +634,8 @@ function ReportForm(props: { message: ChatMessage; who: string; onDone: () => vo
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const first = useRef<HTMLSelectElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  // Focused as it is drawn, so what is typed at once goes into it.
+  useLayoutEffect(() => first.current?.focus(), []);
   const id = `report-${props.message.id}`;
   const submit = async (e: Event) => {
     e.preventDefault();

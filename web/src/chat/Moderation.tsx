@@ -2,7 +2,7 @@
 // the form that hides one message (a one-line reason, required), and the panel of open
 // reports across every game, where a report's message is hidden or the report dismissed
 // (an optional reason). The server checks the role on every call; the page only offers.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { errorText, type CodeMessages } from '../api/errors';
 import { defineMessages, useLang, useMessages } from '../i18n';
@@ -56,7 +56,8 @@ export function HideForm(props: { message: ChatMessage; who: string; onDone: (hi
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  // Focused as it is drawn, so what is typed at once goes into it.
+  useLayoutEffect(() => first.current?.focus(), []);
   const id = `hide-${props.message.id}`;
   const submit = async (e: Event) => {
     e.preventDefault();

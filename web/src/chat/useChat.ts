@@ -240,6 +240,9 @@ export function useChat(gameId: string, enabled: boolean, reloadKey: string, myU
         api.PUT('/api/v1/games/{game_id}/chat/{channel}/read', {
           params: { path: { game_id: gameId, channel } },
           body: { up_to: upTo },
+          // A player who reads and leaves at once (the lobby, another game) has read it all
+          // the same: the marker goes even as the page is left.
+          keepalive: true,
         }),
       ).catch(() => {
         sent.current[channel] = 0;

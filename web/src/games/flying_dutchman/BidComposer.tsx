@@ -75,7 +75,12 @@ function useDraft(key: string, step: string) {
     if (next.length) sessionStorage.setItem(key, JSON.stringify({ step, chosen: next } satisfies Draft));
     else sessionStorage.removeItem(key);
   };
-  return { chosen, setChosen, forget: () => sessionStorage.removeItem(key) };
+  // Called once the bid is taken: by then the next decision's draft may be kept (the stream
+  // can bring it before the bid's own answer), and that one stays.
+  const forget = () => {
+    if (readDraft(key)?.step === step) sessionStorage.removeItem(key);
+  };
+  return { chosen, setChosen, forget };
 }
 
 /** The chosen horseshoes that the hand still holds, at most one gold. */

@@ -55,9 +55,13 @@ function Board({ detail, view, legal, mySeat, act, busy, past, seatName, events 
   const [choice, setChoiceState] = useState<Choice>({});
   const setChoice = (change: Partial<Choice>) => setChoiceState((c) => ({ ...c, ...change }));
   // The game page shows a refusal in words; the choice is kept so it can be sent again.
+  // Once the move is taken the choice that made it is dropped, unless the player has made a
+  // new one meanwhile: the next decision can be on the screen (the stream brings it) before
+  // the move's own answer and reload are in, and a city picked for it must stay picked.
   const send = (command: Command) => {
+    const made = choice;
     act(command).then(
-      () => setChoiceState({}),
+      () => setChoiceState((now) => (now === made ? {} : now)),
       () => {},
     );
   };
