@@ -41,20 +41,31 @@ pub struct RefreshToken {
     /// Already used (rotated) or logged out.
     pub revoked: bool,
     pub expired: bool,
+    /// Spent by a refresh less than the grace ago, and its login not ended since: presented
+    /// again, it is taken as the same browser's (see `lock_refresh_token`).
+    pub rotated_within_grace: bool,
 }
 
 /// The refresh token with this hash, locked until the transaction ends, so that two refreshes
-/// with one token cannot both rotate it.
+/// with one token cannot both rotate it. `rotated_within_grace`: it was spent by a refresh
+/// less than `grace` ago and its login still has a live token (a logout or a detected reuse
+/// revokes them all).
 pub async fn lock_refresh_token(
     conn: &mut PgConnection,
     token_hash: &[u8],
+    grace: std::time::Duration,
 ) -> Result<Option<RefreshToken>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT id, user_id, family_id, revoked_at IS NOT NULL AS revoked,
-                expires_at <= now() AS expired
-           FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE",
+        "SELECT t.id, t.user_id, t.family_id, t.revoked_at IS NOT NULL AS revoked,
+                t.expires_at <= now() AS expired,
+                coalesce(t.rotated_at > now() - make_interval(secs => $2), false)
+                AND EXISTS (SELECT 1 FROM refresh_tokens f
+                             WHERE f.family_id = t.family_id AND f.revoked_at IS NULL
+                               AND f.expires_at > now()) AS rotated_within_grace
+           FROM refresh_tokens t WHERE t.token_hash = $1 FOR UPDATE",
     )
     .bind(token_hash)
+    .bind(grace.as_secs_f64())
     .fetch_optional(conn)
     .await
 }
@@ -70,12 +81,12 @@ pub async fn refresh_token_family<'e>(
         .await
 }
 
-/// Revokes one refresh token (it was used).
+/// Revokes one refresh token: it was spent by a refresh.
 pub async fn revoke_refresh_token<'e>(
     executor: impl PgExecutor<'e>,
     id: Uuid,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE refresh_tokens SET revoked_at = now() WHERE id = $1")
+    sqlx::query("UPDATE refresh_tokens SET revoked_at = now(), rotated_at = now() WHERE id = $1")
         .bind(id)
         .execute(executor)
         .await?;

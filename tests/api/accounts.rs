@@ -148,14 +148,66 @@ async fn refresh_rotates_and_a_reused_refresh_token_ends_the_login() {
         .await
         .assert_ok();
 
-    // The old refresh token is spent; using it again revokes the whole family.
+    // Sent again at once (a page left while its refresh was under way never got the new
+    // one): the same browser, within the grace. Another new pair; the first stays valid.
+    let again = app
+        .post("/auth/refresh")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
+        .await;
+    let again = again.assert_ok().clone();
+    let again_refresh = again["refresh_token"].as_str().unwrap().to_string();
+    assert_ne!(again_refresh, new_refresh);
+    app.get("/me")
+        .token(first["access_token"].as_str().unwrap())
+        .send()
+        .await
+        .assert_ok();
+
+    // Later, the spent token is someone else's copy: using it revokes the whole family.
+    age_rotations(&app, "1 minute").await;
     app.post("/auth/refresh")
         .json(&json!({"refresh_token": anna.refresh}))
         .send()
         .await
         .assert_problem(401, "invalid_token");
+    for live in [new_refresh, again_refresh.as_str()] {
+        app.post("/auth/refresh")
+            .json(&json!({"refresh_token": live}))
+            .send()
+            .await
+            .assert_problem(401, "invalid_token");
+    }
+}
+
+/// Moves every refresh back by `by` (an SQL interval), past the grace in which a spent
+/// refresh token is still taken once more.
+pub async fn age_rotations(app: &TestApp, by: &str) {
+    sqlx::query("UPDATE refresh_tokens SET rotated_at = rotated_at - $1::interval WHERE rotated_at IS NOT NULL")
+        .bind(by)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_spent_refresh_token_of_an_ended_login_is_refused_even_within_the_grace() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    let renewed = app
+        .post("/auth/refresh")
+        .json(&json!({"refresh_token": anna.refresh}))
+        .send()
+        .await;
+    let renewed = renewed.assert_ok().clone();
+    let reply = app
+        .post("/auth/logout")
+        .json(&json!({"refresh_token": renewed["refresh_token"]}))
+        .send()
+        .await;
+    assert_eq!(reply.status, 204);
     app.post("/auth/refresh")
-        .json(&json!({"refresh_token": new_refresh}))
+        .json(&json!({"refresh_token": anna.refresh}))
         .send()
         .await
         .assert_problem(401, "invalid_token");

@@ -189,7 +189,9 @@ async fn secrets_never_reach_the_log_but_the_requests_do() {
         .await
         .assert_problem(400, "invalid_unsubscribe_token");
     logged.get("/me").token(&api_token).send().await.assert_ok();
-    // The spent refresh token, reused (last: that ends anna's login and its access token).
+    // The spent refresh token, reused past the grace (last: that ends anna's login and its
+    // access token).
+    crate::accounts::age_rotations(&logged, "1 minute").await;
     logged
         .post("/auth/refresh")
         .json(&json!({"refresh_token": anna.refresh}))

@@ -78,7 +78,9 @@ async fn a_browser_session_keeps_its_refresh_token_in_an_http_only_cookie() {
     assert_eq!(renewed.status(), 200);
     let second = cookie_value(&session_cookie(&renewed).unwrap()).to_string();
     assert_ne!(second, first);
-    // The spent one is refused, the cookie cleared, and the whole login revoked.
+    // Past the grace after its refresh, the spent one is refused, the cookie cleared, and
+    // the whole login revoked.
+    crate::accounts::age_rotations(&app, "1 minute").await;
     let reused = refresh(first).await.unwrap();
     assert_eq!(reused.status(), 401);
     let cleared = session_cookie(&reused).expect("a refused refresh clears the cookie");

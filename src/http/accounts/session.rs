@@ -145,7 +145,9 @@ pub async fn open_session(
 /// A new access token for the browser session; the cookie's refresh token is spent and
 /// replaced. No body: the session cookie is the credential. A request without the cookie is
 /// a browser where nobody is signed in: it is answered 204 (no session, nothing to renew),
-/// so that a page opened signed out learns it without a failed request.
+/// so that a page opened signed out learns it without a failed request. A cookie whose token
+/// was spent less than 15 seconds ago (the page was reloaded while its refresh was under way,
+/// and the renewed cookie never arrived) is renewed once more; later, it ends the login.
 #[utoipa::path(
     tag = "accounts",
     security((), ("session_cookie" = [])),

@@ -204,7 +204,9 @@ pub(super) async fn issue_pair(
 /// Exchange a refresh token for a new pair (the old refresh token stops working).
 ///
 /// A refresh token used a second time revokes every token of its login: someone else may
-/// hold a copy.
+/// hold a copy. Only within 15 seconds of its refresh, while the login stands, is it taken
+/// once more as the same client's (which never received the new pair, say a page left
+/// mid-refresh) and answered with another new pair.
 #[utoipa::path(
     tag = "accounts",
     request_body = RefreshRequest,

@@ -208,17 +208,33 @@ pub async fn issue_pair(
     })
 }
 
+/// How long after a refresh its spent token is still taken, once more, as the same browser's.
+/// A page reloaded or left while its refresh was under way never receives the new token (the
+/// answer, and its cookie, are dropped with the page), and its next load sends the spent one
+/// again; without this grace that ends the player's login. Long enough for a reload on a slow
+/// connection, short against a thief: a copy used later ends the login, as before.
+pub const REFRESH_REUSE_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// Spends a refresh token for a new pair of the same login. A refresh token used a second
-/// time revokes every token of its login: someone else may hold a copy.
+/// time revokes every token of its login: someone else may hold a copy. Within
+/// [`REFRESH_REUSE_GRACE`] of its refresh, while the login stands, it gets another new pair
+/// (the pair its first use made stays valid too).
 pub async fn rotate(accounts: Accounts<'_>, token: &str) -> Result<TokenPair, AccountError> {
     if !token.starts_with(REFRESH_PREFIX) {
         return Err(AccountError::NotARefreshToken);
     }
     let mut tx = accounts.pool.begin().await?;
-    let Some(stored) = tokens::lock_refresh_token(&mut tx, &auth::token_hash(token)).await? else {
+    let hash = auth::token_hash(token);
+    let Some(stored) = tokens::lock_refresh_token(&mut tx, &hash, REFRESH_REUSE_GRACE).await?
+    else {
         return Err(AccountError::InvalidRefreshToken);
     };
     let user_id = stored.user_id;
+    if stored.revoked && stored.rotated_within_grace && !stored.expired {
+        tx.commit().await?;
+        tracing::info!(%user_id, "a refresh token spent moments ago came again (a page left mid-refresh); a new pair is issued");
+        return issue_pair(accounts, user_id, stored.family_id, None).await;
+    }
     if stored.revoked {
         // Reuse of a spent token: end the whole login.
         tokens::revoke_refresh_family(&mut *tx, stored.family_id).await?;
