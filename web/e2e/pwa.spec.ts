@@ -3,7 +3,7 @@
 // server stopped (and the "offline" banner), no API answer kept for the next account, and the
 // push part of Settings (the channel per kind, the account's devices).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { accessToken, passwordOf, signUp, uniqueName } from './support';
 import { startServer } from './server';
 
@@ -236,4 +236,74 @@ test('settings: the channel per kind, and the devices with a test and removal', 
   await expect(push.getByText('No device gets push notifications.')).toBeVisible();
   expect(await (await request.get('/api/v1/me/push-subscriptions', { headers: auth })).json()).toEqual([]);
   await anna.context.close();
+});
+
+const PUSH_WORDS = {
+  en: {
+    notify: 'Notify this device',
+    off: 'This device gets no push notifications.',
+    asking: 'Asking the browser…',
+    refused: 'This browser refused push notifications (in a private window, for example, push is off).',
+    unreachable: 'This browser could not reach its push service, so this device cannot be notified now. Try again later, or use mail.',
+  },
+  ja: {
+    notify: 'このデバイスに通知する',
+    off: 'このデバイスはプッシュ通知を受け取りません。',
+    asking: 'ブラウザーに問い合わせています…',
+    refused: 'このブラウザーはプッシュ通知を受け付けませんでした（たとえばプライベートウィンドウではプッシュ通知は使えません）。',
+    unreachable: 'このブラウザーはプッシュサービスに接続できなかったため、今はこのデバイスに通知できません。時間をおいて試すか、メールをお使いください。',
+  },
+};
+
+/**
+ * Signs a player up with notifications allowed for the site and opens Settings; then, in
+ * English and in Japanese, presses "Notify this device" and expects `said` (a key of
+ * PUSH_WORDS) in the page's language within `within` ms, never the browser's own English
+ * words, and the button ready to be pressed again.
+ */
+async function notifyFails(browser: Browser, baseURL: string, said: 'refused' | 'unreachable', within: number, setUp?: (context: BrowserContext) => Promise<unknown>) {
+  const anna = await signUp(browser, 'anna');
+  const { page, context } = anna;
+  await context.grantPermissions(['notifications'], { origin: new URL(baseURL).origin });
+  await setUp?.(context);
+  // A new document, so that what `setUp` added to the page applies.
+  await page.goto('/settings');
+  await expect(page.getByTestId('signed-in-as')).toHaveText(anna.name);
+  await controlledBy(page);
+  const push = page.getByTestId('push');
+  for (const lang of ['en', 'ja'] as const) {
+    const words = PUSH_WORDS[lang];
+    await page.getByRole('banner').getByRole('combobox', { name: /Language|言語/ }).selectOption(lang);
+    await expect(page.locator('html')).toHaveAttribute('lang', lang);
+    await expect(push.getByTestId('push-state')).toHaveText(words.off);
+    const notify = push.getByRole('button', { name: words.notify });
+    await notify.click();
+    // While the browser is asked, the page says so (a refusal comes too soon to see it).
+    if (said === 'unreachable') await expect(push.getByTestId('push-note')).toHaveText(words.asking);
+    await expect(push.getByRole('alert')).toHaveText(words[said], { timeout: within });
+    await expect(push).not.toContainText(/Registration failed|permission denied|push service (error|not available)|DOMException|AbortError|NotAllowedError/i);
+    await expect(push.getByTestId('push-note')).toBeEmpty();
+    await expect(notify).toBeEnabled();
+    await expect(push.getByTestId('push-state')).toHaveText(words.off);
+  }
+  await context.close();
+}
+
+test('push: allowed, but the browser refuses to subscribe: the page says so in its language, not the browser\'s words', async ({ browser, baseURL }) => {
+  // Headless Chromium, like a private window, refuses at once with "AbortError: Registration
+  // failed - permission denied" although the site's notifications are allowed.
+  await notifyFails(browser, baseURL!, 'refused', 15_000);
+});
+
+test('push: allowed, with a push service that never answers: the page says it could not be reached', async ({ browser, baseURL }) => {
+  // A browser whose push service cannot be reached (no network to it) waits over a minute
+  // before it fails. Headless Chromium has no push service to wait for, so the third party's
+  // silence is stood in for: the browser's subscribe never settles. Everything else is real.
+  // The page gives the browser SUBSCRIBE_TIMEOUT_MS (10 s, web/src/api/push.ts), then says
+  // so: waited for here a little longer than that, above the 15 s expect timeout's margin.
+  await notifyFails(browser, baseURL!, 'unreachable', 20_000, (context) =>
+    context.addInitScript(() => {
+      PushManager.prototype.subscribe = () => new Promise<PushSubscription>(() => {});
+    }),
+  );
 });
