@@ -1,10 +1,12 @@
 // The installable page: the manifest and icons, the service worker (registered, showing a push
 // delivered through the DevTools protocol, with the game's link), the shell offline with the
-// server stopped (and the "offline" banner), no API answer kept for the next account, and the
-// push part of Settings (the channel per kind, the account's devices).
+// server stopped (and the "offline" banner), a game page through an outage (said where the
+// player works, a chat message written meanwhile kept and sent once when the server is back),
+// no API answer kept for the next account, and the push part of Settings (the channel per
+// kind, the account's devices, "Notify this device" when the browser cannot subscribe).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { accessToken, passwordOf, signUp, uniqueName } from './support';
+import { accessToken, passwordOf, signUp, signUpIn, startedGame, uniqueName, type Player } from './support';
 import { startServer } from './server';
 
 test.describe.configure({ timeout: 180_000 });
@@ -178,6 +180,86 @@ test('with the server stopped the shell still loads and says it is offline', asy
     await page.getByRole('combobox', { name: 'Language' }).selectOption('ja');
     await expect(page.getByTestId('offline')).toContainText('オフライン');
     await context.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('with the server gone the game page says so where the player works, keeps a message written meanwhile, and sends it once when the server is back', async ({ browser }) => {
+  const server = await startServer('test-results/outage-server.log', {});
+  try {
+    const contexts = [await browser.newContext({ baseURL: server.url }), await browser.newContext({ baseURL: server.url }), await browser.newContext({ baseURL: server.url })];
+    const [ada, ben, cy] = [await signUpIn(contexts[0]!, uniqueName('ada')), await signUpIn(contexts[1]!, uniqueName('ben')), await signUpIn(contexts[2]!, uniqueName('cy'))];
+    const api = contexts[2]!.request;
+    const id = await startedGame(api, [ada.name, ben.name, cy.name], 'flying-dutchman');
+    // Ada reads the page in Japanese, Ben in English.
+    const japanese = await api.put('/api/v1/me/profile', { headers: { authorization: `Bearer ${await accessToken(api, ada.name)}` }, data: { language: 'ja' } });
+    expect(japanese.ok()).toBe(true);
+    const words = {
+      [ada.name]: {
+        lang: 'ja',
+        offline: 'オフライン：サーバーに接続できません。',
+        unsent: '未送信：サーバーに接続できません。接続が戻ると自動で送信されます。',
+        kept: 'サーバーに接続できません。メッセージは保存され、接続が戻ると送信されます。',
+        text: 'サーバーが止まっている間に書いた一言',
+      },
+      [ben.name]: {
+        lang: 'en',
+        offline: 'Offline: the server cannot be reached.',
+        unsent: 'Not sent yet: the server cannot be reached. It goes by itself when the server is back.',
+        kept: 'The server cannot be reached: your message is kept and goes when the server is back.',
+        text: 'Written while the server was away',
+      },
+    };
+    const chat = (p: Player) => p.page.getByTestId('chat');
+    const said = (p: Player, text: string) => chat(p).getByTestId('chat-lines').getByTestId('chat-message').filter({ hasText: text });
+    for (const p of [ada, ben]) {
+      await p.page.goto(`/games/${id}`);
+      await expect(p.page.locator('html')).toHaveAttribute('lang', words[p.name]!.lang);
+      await expect(chat(p).getByTestId('chat-input')).toBeVisible();
+      // The worker serves the page's shell while the server is away (a reload then).
+      await controlledBy(p.page);
+      await expect(p.page.getByTestId('offline')).toBeHidden();
+    }
+
+    await server.halt();
+    for (const p of [ada, ben]) {
+      const w = words[p.name]!;
+      // Each page learns it from its stream, before anyone does anything.
+      await expect(p.page.getByTestId('offline')).toContainText(w.offline);
+      // A message written now is kept in the chat, marked as not sent, with why; nothing is lost.
+      const input = chat(p).getByTestId('chat-input');
+      await input.fill(w.text);
+      await input.press('Enter');
+      await expect(input).toHaveValue('');
+      const unsent = chat(p).getByTestId('chat-unsent');
+      await expect(unsent).toHaveCount(1);
+      await expect(unsent).toContainText(w.text);
+      await expect(unsent).toContainText(w.unsent);
+      await expect(chat(p).getByTestId('chat-kept')).toHaveText(w.kept);
+      await expect(chat(p).getByTestId('chat-error')).toHaveCount(0);
+      // The outage stays in sight wherever the player is on the page.
+      await p.page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      await expect(p.page.getByTestId('offline')).toBeInViewport();
+    }
+    // Ada reloads while the server is still away: the worker's shell, the message waiting in the tab.
+    await ada.page.reload();
+    await expect(ada.page.getByTestId('offline')).toContainText(words[ada.name]!.offline);
+
+    await server.restart();
+    // Each page comes back by itself (the page asks the server every 5 s while it is away; a
+    // stream retries after at most 15 s), and each message goes once, seen once by all.
+    for (const p of [ada, ben]) {
+      await expect(p.page.getByTestId('offline')).toBeHidden({ timeout: 30_000 });
+      for (const w of [words[ada.name]!, words[ben.name]!]) await expect(said(p, w.text)).toHaveCount(1, { timeout: 30_000 });
+      await expect(chat(p).getByTestId('chat-unsent')).toHaveCount(0);
+    }
+    const listed = await api.get(`/api/v1/games/${id}/chat/table/messages`, { headers: { authorization: `Bearer ${await accessToken(api, cy.name)}` } });
+    expect(listed.ok()).toBe(true);
+    const texts = ((await listed.json()) as { items: { text: string | null }[] }).items.map((m) => m.text);
+    expect(texts.filter((t) => t === words[ada.name]!.text)).toHaveLength(1);
+    expect(texts.filter((t) => t === words[ben.name]!.text)).toHaveLength(1);
+    for (const c of contexts) await c.close();
   } finally {
     await server.stop();
   }

@@ -24,7 +24,11 @@ export interface Player {
 
 /** A new browser context whose player signs up through the page (as `name`, if given). */
 export async function signUp(browser: Browser, base: string, name = uniqueName(base)): Promise<Player> {
-  const context = await browser.newContext();
+  return signUpIn(await browser.newContext(), name);
+}
+
+/** A player who signs up as `name` through the page, in `context` (a server of its own, for one). */
+export async function signUpIn(context: BrowserContext, name: string): Promise<Player> {
   const page = await context.newPage();
   await page.goto('/signup');
   await page.getByLabel(/^Username$/).fill(name);
