@@ -1,10 +1,12 @@
 // An axe-core pass over every screen of the page, on a desktop and a phone, in English and
 // Japanese: no serious or critical violation anywhere. The games are set up once through
 // the API (a waiting room and a started game of each kind; a finished one of each imported
-// from the golden logs), so the pass visits screens and never plays.
+// from the golden logs), so the pass visits screens and never plays. The Flying Dutchman's bid
+// composer, shown only to the seat to act, is checked on that seat's page, with a horseshoe
+// chosen too.
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type APIRequestContext, type Page } from '@playwright/test';
-import { accessToken, importFinished, signUpPlayers, test } from './support';
+import { accessToken, importFinished, signUpPlayers, startedGame, test, type Player } from './support';
 
 test.describe.configure({ timeout: 600_000 });
 
@@ -16,7 +18,10 @@ const LANGS = ['en', 'ja'] as const;
 
 /** Fails with every serious or critical violation on the page as it is now, with where. */
 async function expectAccessible(page: Page, screen: string) {
-  const results = await new AxeBuilder({ page }).analyze();
+  // The axe-core that @axe-core/playwright bundles (4.13) counts label-content-name-mismatch
+  // (a control's accessible name must contain its visible text) as experimental and leaves it
+  // off; issue 38 found it on the bid composer's horseshoes, so it is on here.
+  const results = await new AxeBuilder({ page }).options({ rules: { 'label-content-name-mismatch': { enabled: true } } }).analyze();
   const bad = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(' | ')}`);
@@ -158,4 +163,42 @@ test('the header\'s links and controls are at least 44 pixels high on a phone', 
     for (const height of heights) expect(height).toBeGreaterThanOrEqual(44);
   }
   await anna!.context.close();
+});
+
+test('the Flying Dutchman bid composer, its horseshoes on the screen and one chosen, passes axe, desktop and phone, English and Japanese', async ({ browser, request }) => {
+  const players = await signUpPlayers(browser, ['anna', 'bert', 'cara']);
+  const id = await startedGame(request, players.map((p) => p.name), 'flying-dutchman');
+  for (const p of players) await p.page.goto(`/games/${id}`);
+  // The composer is on the page of the seat to act (the start player is drawn).
+  let actor: Player | undefined;
+  await expect
+    .poll(async () => {
+      for (const p of players) if (await p.page.getByTestId('fd-composer').isVisible()) actor = p;
+      return actor?.name;
+    })
+    .toBeTruthy();
+  const page = actor!.page;
+  const composer = page.getByTestId('fd-composer');
+  const shoes = composer.locator('button.fd-shoe-toggle');
+  const hand = await shoes.count();
+  expect(hand).toBeGreaterThan(0);
+  for (const lang of LANGS) {
+    await page.getByRole('banner').getByRole('combobox', { name: /Language|言語/ }).selectOption(lang);
+    await expect(page.locator('html')).toHaveAttribute('lang', lang);
+    for (const viewport of VIEWPORTS) {
+      await page.setViewportSize(viewport);
+      await expect(composer).toBeVisible();
+      await expect(shoes).toHaveCount(hand);
+      await expectAccessible(page, `bid composer (${viewport.name}, ${lang})`);
+    }
+  }
+  // With a horseshoe chosen: a silver one gets its sign button beside it (a hand of nine
+  // holds a silver one but about once in ten thousand deals).
+  const silver = composer.locator('li[data-face]').filter({ has: page.locator('.fd-silver') });
+  const chooseSilver = (await silver.count()) > 0;
+  await (chooseSilver ? silver : composer.locator('li[data-face]')).first().locator('button.fd-shoe-toggle').click();
+  await expect(composer.locator('button.fd-shoe-toggle[aria-pressed="true"]')).toHaveCount(1);
+  await expect(composer.locator('button.fd-sign')).toHaveCount(chooseSilver ? 1 : 0);
+  await expectAccessible(page, 'bid composer with a horseshoe chosen (phone, ja)');
+  for (const p of players) await p.context.close();
 });

@@ -1,7 +1,8 @@
 // The lobby, a new game, joining, inviting, starting and cancelling, through the page in
-// three (and a fourth, watching) browser contexts.
-import { expect, type Page } from '@playwright/test';
-import { accessToken, signUp, type Player, test } from './support';
+// three (and a fourth, watching) browser contexts; the finished games, which leave out others'
+// tournament games and name who played, when and in which tournament.
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { accessToken, registered, signUp, test, verify, type Player } from './support';
 
 // Short tests: a stuck one fails in two minutes, not in the whole-game timeout.
 test.describe.configure({ timeout: 120_000 });
@@ -151,4 +152,83 @@ test('a long list pages: twenty at first, the rest on "Show more"', async ({ bro
   await expect(waiting.getByTestId('game-row')).toHaveCount(21);
   await expect(waiting.getByRole('button', { name: 'Show more' })).toHaveCount(0);
   await anna.context.close();
+});
+
+/** A one-round Steel Driver tournament of `organiser`'s with `players` at its one table, started;
+ * its id and its game's. */
+async function seatedTournament(request: APIRequestContext, organiser: string, name: string, players: string[]) {
+  const auth = async (who: string) => ({ authorization: `Bearer ${await accessToken(request, who)}` });
+  const made = await request.post('/api/v1/tournaments', {
+    headers: await auth(organiser),
+    data: { name, kind: 'steel-driver', format: 'swiss', seats_per_table: 3, rounds: 1, entry_closes_at: new Date(Date.now() + 86_400_000).toISOString(), max_players: 3 },
+  });
+  expect(made.ok(), await made.text()).toBe(true);
+  const id = ((await made.json()) as { id: string }).id;
+  for (const p of players) {
+    const joined = await request.post(`/api/v1/tournaments/${id}/join`, { headers: await auth(p) });
+    expect(joined.ok(), await joined.text()).toBe(true);
+  }
+  const started = await request.post(`/api/v1/tournaments/${id}/start`, { headers: await auth(organiser) });
+  expect(started.ok(), await started.text()).toBe(true);
+  const tournament = (await started.json()) as { rounds_played: { tables: { game_id: string }[] }[] };
+  return { id, game: tournament.rounds_played[0]!.tables[0]!.game_id };
+}
+
+/** Ends a tournament game at once: every player withdraws and the server's bot plays the seats
+ * out. The game's end, as `viewer` reads it. */
+async function playedOut(request: APIRequestContext, tournament: { id: string; game: string }, players: string[], viewer: string): Promise<string> {
+  for (const p of players) {
+    const withdrawn = await request.post(`/api/v1/tournaments/${tournament.id}/withdraw`, { headers: { authorization: `Bearer ${await accessToken(request, p)}` } });
+    expect(withdrawn.ok(), await withdrawn.text()).toBe(true);
+  }
+  const token = await accessToken(request, viewer);
+  let finishedAt = '';
+  await expect
+    .poll(
+      async () => {
+        const game = (await (await request.get(`/api/v1/games/${tournament.game}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string; finished_at?: string | null };
+        finishedAt = game.finished_at ?? '';
+        return game.status;
+      },
+      { timeout: 60_000, message: 'the bots play the game out' },
+    )
+    .toBe('finished');
+  return finishedAt;
+}
+
+test("my finished games: others' tournament games stay out; a row says who played, when and in which tournament", async ({ browser, request }) => {
+  const me = await signUp(browser, 'fin');
+  // An organiser's address is verified; the organiser of both tournaments plays in one.
+  await verify(me);
+  const [bo, cy, di, ed, fay] = [await registered(request, 'finB'), await registered(request, 'finC'), await registered(request, 'finD'), await registered(request, 'finE'), await registered(request, 'finF')];
+  const mine = await seatedTournament(request, me.name, `Spring cup ${me.name}`, [me.name, bo!, cy!]);
+  // A second game of the same players, of another tournament: its row differs by what it names.
+  const alsoMine = await seatedTournament(request, me.name, `Summer cup ${me.name}`, [me.name, bo!, cy!]);
+  const theirs = await seatedTournament(request, me.name, `Autumn cup ${me.name}`, [di!, ed!, fay!]);
+  const ended = await playedOut(request, mine, [me.name, bo!, cy!], me.name);
+  await playedOut(request, alsoMine, [me.name, bo!, cy!], me.name);
+  // Theirs ends last: it would head the list if it were listed.
+  await playedOut(request, theirs, [di!, ed!, fay!], di!);
+
+  const page = me.page;
+  await page.goto('/');
+  const finished = page.getByTestId('list-finished');
+  await expect(finished).toHaveAttribute('data-loaded', 'true');
+  const row = finished.locator(`[data-game-id="${mine.game}"]`);
+  await expect(row).toBeVisible();
+  await expect(finished.locator(`[data-game-id="${theirs.game}"]`)).toHaveCount(0);
+  // Who played (each a link to the profile), when it ended, and which tournament's round.
+  for (const name of [me.name, bo!, cy!]) await expect(row.getByRole('link', { name, exact: true })).toHaveAttribute('href', `/players/${name}`);
+  await expect(row.locator('time')).toHaveAttribute('datetime', ended);
+  await expect(row.locator('time')).toHaveText(/^ended \S/);
+  const tag = row.getByTestId('game-tournament');
+  await expect(tag).toHaveText(`Spring cup ${me.name} · round 1`);
+  await expect(tag).toHaveAttribute('href', `/tournaments/${mine.id}`);
+  await expect(finished.locator(`[data-game-id="${alsoMine.game}"]`).getByTestId('game-tournament')).toHaveText(`Summer cup ${me.name} · round 1`);
+  // In Japanese.
+  await page.getByRole('banner').getByRole('combobox', { name: 'Language' }).selectOption('ja');
+  await expect(tag).toHaveText(`Spring cup ${me.name}・第1ラウンド`);
+  await expect(row.locator('time')).toHaveText(/\Sに終了$/);
+  await expect(finished.locator(`[data-game-id="${theirs.game}"]`)).toHaveCount(0);
+  await me.context.close();
 });

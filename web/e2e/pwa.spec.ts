@@ -1,10 +1,12 @@
 // The installable page: the manifest and icons, the service worker (registered, showing a push
 // delivered through the DevTools protocol, with the game's link), the shell offline with the
-// server stopped (and the "offline" banner), no API answer kept for the next account, and the
-// push part of Settings (the channel per kind, the account's devices).
+// server stopped (and the "offline" banner), a game page through an outage (said where the
+// player works, a chat message written meanwhile kept and sent once when the server is back),
+// no API answer kept for the next account, and the push part of Settings (the channel per
+// kind, the account's devices, "Notify this device" when the browser cannot subscribe).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { expect, type BrowserContext, type Page } from '@playwright/test';
-import { accessToken, passwordOf, signUp, uniqueName, test } from './support';
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { accessToken, passwordOf, signUp, signUpIn, startedGame, test, uniqueName, type Player } from './support';
 import { startServer } from './server';
 
 test.describe.configure({ timeout: 180_000 });
@@ -183,6 +185,86 @@ test('with the server stopped the shell still loads and says it is offline', asy
   }
 });
 
+test('with the server gone the game page says so where the player works, keeps a message written meanwhile, and sends it once when the server is back', async ({ browser }) => {
+  const server = await startServer('test-results/outage-server.log', {});
+  try {
+    const contexts = [await browser.newContext({ baseURL: server.url }), await browser.newContext({ baseURL: server.url }), await browser.newContext({ baseURL: server.url })];
+    const [ada, ben, cy] = [await signUpIn(contexts[0]!, uniqueName('ada')), await signUpIn(contexts[1]!, uniqueName('ben')), await signUpIn(contexts[2]!, uniqueName('cy'))];
+    const api = contexts[2]!.request;
+    const id = await startedGame(api, [ada.name, ben.name, cy.name], 'flying-dutchman');
+    // Ada reads the page in Japanese, Ben in English.
+    const japanese = await api.put('/api/v1/me/profile', { headers: { authorization: `Bearer ${await accessToken(api, ada.name)}` }, data: { language: 'ja' } });
+    expect(japanese.ok()).toBe(true);
+    const words = {
+      [ada.name]: {
+        lang: 'ja',
+        offline: 'オフライン：サーバーに接続できません。',
+        unsent: '未送信：サーバーに接続できません。接続が戻ると自動で送信されます。',
+        kept: 'サーバーに接続できません。メッセージは保存され、接続が戻ると送信されます。',
+        text: 'サーバーが止まっている間に書いた一言',
+      },
+      [ben.name]: {
+        lang: 'en',
+        offline: 'Offline: the server cannot be reached.',
+        unsent: 'Not sent yet: the server cannot be reached. It goes by itself when the server is back.',
+        kept: 'The server cannot be reached: your message is kept and goes when the server is back.',
+        text: 'Written while the server was away',
+      },
+    };
+    const chat = (p: Player) => p.page.getByTestId('chat');
+    const said = (p: Player, text: string) => chat(p).getByTestId('chat-lines').getByTestId('chat-message').filter({ hasText: text });
+    for (const p of [ada, ben]) {
+      await p.page.goto(`/games/${id}`);
+      await expect(p.page.locator('html')).toHaveAttribute('lang', words[p.name]!.lang);
+      await expect(chat(p).getByTestId('chat-input')).toBeVisible();
+      // The worker serves the page's shell while the server is away (a reload then).
+      await controlledBy(p.page);
+      await expect(p.page.getByTestId('offline')).toBeHidden();
+    }
+
+    await server.halt();
+    for (const p of [ada, ben]) {
+      const w = words[p.name]!;
+      // Each page learns it from its stream, before anyone does anything.
+      await expect(p.page.getByTestId('offline')).toContainText(w.offline);
+      // A message written now is kept in the chat, marked as not sent, with why; nothing is lost.
+      const input = chat(p).getByTestId('chat-input');
+      await input.fill(w.text);
+      await input.press('Enter');
+      await expect(input).toHaveValue('');
+      const unsent = chat(p).getByTestId('chat-unsent');
+      await expect(unsent).toHaveCount(1);
+      await expect(unsent).toContainText(w.text);
+      await expect(unsent).toContainText(w.unsent);
+      await expect(chat(p).getByTestId('chat-kept')).toHaveText(w.kept);
+      await expect(chat(p).getByTestId('chat-error')).toHaveCount(0);
+      // The outage stays in sight wherever the player is on the page.
+      await p.page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      await expect(p.page.getByTestId('offline')).toBeInViewport();
+    }
+    // Ada reloads while the server is still away: the worker's shell, the message waiting in the tab.
+    await ada.page.reload();
+    await expect(ada.page.getByTestId('offline')).toContainText(words[ada.name]!.offline);
+
+    await server.restart();
+    // Each page comes back by itself (the page asks the server every 5 s while it is away; a
+    // stream retries after at most 15 s), and each message goes once, seen once by all.
+    for (const p of [ada, ben]) {
+      await expect(p.page.getByTestId('offline')).toBeHidden({ timeout: 30_000 });
+      for (const w of [words[ada.name]!, words[ben.name]!]) await expect(said(p, w.text)).toHaveCount(1, { timeout: 30_000 });
+      await expect(chat(p).getByTestId('chat-unsent')).toHaveCount(0);
+    }
+    const listed = await api.get(`/api/v1/games/${id}/chat/table/messages`, { headers: { authorization: `Bearer ${await accessToken(api, cy.name)}` } });
+    expect(listed.ok()).toBe(true);
+    const texts = ((await listed.json()) as { items: { text: string | null }[] }).items.map((m) => m.text);
+    expect(texts.filter((t) => t === words[ada.name]!.text)).toHaveLength(1);
+    expect(texts.filter((t) => t === words[ben.name]!.text)).toHaveLength(1);
+    for (const c of contexts) await c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 /** A push subscription as a browser makes one (a P-256 key and an auth secret), for an
  * endpoint that is never reached in this test. */
 function madeUpSubscription() {
@@ -236,4 +318,74 @@ test('settings: the channel per kind, and the devices with a test and removal', 
   await expect(push.getByText('No device gets push notifications.')).toBeVisible();
   expect(await (await request.get('/api/v1/me/push-subscriptions', { headers: auth })).json()).toEqual([]);
   await anna.context.close();
+});
+
+const PUSH_WORDS = {
+  en: {
+    notify: 'Notify this device',
+    off: 'This device gets no push notifications.',
+    asking: 'Asking the browser…',
+    refused: 'This browser refused push notifications (in a private window, for example, push is off).',
+    unreachable: 'This browser could not reach its push service, so this device cannot be notified now. Try again later, or use mail.',
+  },
+  ja: {
+    notify: 'このデバイスに通知する',
+    off: 'このデバイスはプッシュ通知を受け取りません。',
+    asking: 'ブラウザーに問い合わせています…',
+    refused: 'このブラウザーはプッシュ通知を受け付けませんでした（たとえばプライベートウィンドウではプッシュ通知は使えません）。',
+    unreachable: 'このブラウザーはプッシュサービスに接続できなかったため、今はこのデバイスに通知できません。時間をおいて試すか、メールをお使いください。',
+  },
+};
+
+/**
+ * Signs a player up with notifications allowed for the site and opens Settings; then, in
+ * English and in Japanese, presses "Notify this device" and expects `said` (a key of
+ * PUSH_WORDS) in the page's language within `within` ms, never the browser's own English
+ * words, and the button ready to be pressed again.
+ */
+async function notifyFails(browser: Browser, baseURL: string, said: 'refused' | 'unreachable', within: number, setUp?: (context: BrowserContext) => Promise<unknown>) {
+  const anna = await signUp(browser, 'anna');
+  const { page, context } = anna;
+  await context.grantPermissions(['notifications'], { origin: new URL(baseURL).origin });
+  await setUp?.(context);
+  // A new document, so that what `setUp` added to the page applies.
+  await page.goto('/settings');
+  await expect(page.getByTestId('signed-in-as')).toHaveText(anna.name);
+  await controlledBy(page);
+  const push = page.getByTestId('push');
+  for (const lang of ['en', 'ja'] as const) {
+    const words = PUSH_WORDS[lang];
+    await page.getByRole('banner').getByRole('combobox', { name: /Language|言語/ }).selectOption(lang);
+    await expect(page.locator('html')).toHaveAttribute('lang', lang);
+    await expect(push.getByTestId('push-state')).toHaveText(words.off);
+    const notify = push.getByRole('button', { name: words.notify });
+    await notify.click();
+    // While the browser is asked, the page says so (a refusal comes too soon to see it).
+    if (said === 'unreachable') await expect(push.getByTestId('push-note')).toHaveText(words.asking);
+    await expect(push.getByRole('alert')).toHaveText(words[said], { timeout: within });
+    await expect(push).not.toContainText(/Registration failed|permission denied|push service (error|not available)|DOMException|AbortError|NotAllowedError/i);
+    await expect(push.getByTestId('push-note')).toBeEmpty();
+    await expect(notify).toBeEnabled();
+    await expect(push.getByTestId('push-state')).toHaveText(words.off);
+  }
+  await context.close();
+}
+
+test('push: allowed, but the browser refuses to subscribe: the page says so in its language, not the browser\'s words', async ({ browser, baseURL }) => {
+  // Headless Chromium, like a private window, refuses at once with "AbortError: Registration
+  // failed - permission denied" although the site's notifications are allowed.
+  await notifyFails(browser, baseURL!, 'refused', 15_000);
+});
+
+test('push: allowed, with a push service that never answers: the page says it could not be reached', async ({ browser, baseURL }) => {
+  // A browser whose push service cannot be reached (no network to it) waits over a minute
+  // before it fails. Headless Chromium has no push service to wait for, so the third party's
+  // silence is stood in for: the browser's subscribe never settles. Everything else is real.
+  // The page gives the browser SUBSCRIBE_TIMEOUT_MS (10 s, web/src/api/push.ts), then says
+  // so: waited for here a little longer than that, above the 15 s expect timeout's margin.
+  await notifyFails(browser, baseURL!, 'unreachable', 20_000, (context) =>
+    context.addInitScript(() => {
+      PushManager.prototype.subscribe = () => new Promise<PushSubscription>(() => {});
+    }),
+  );
 });

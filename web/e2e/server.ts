@@ -1,8 +1,9 @@
 // Starts `kontor serve` (KONTOR_BIN, default ../target/debug/kontor) on a free port with a
 // fresh data folder, so it creates its own PostgreSQL cluster; `stop` ends it and removes what
-// it made. The run's server (global-setup.ts) is one; a spec that must stop a server (the
-// offline shell, pwa.spec.ts) starts one of its own.
-import { spawn } from 'node:child_process';
+// it made, `halt` ends it and keeps its data for `restart`. The run's server (global-setup.ts)
+// is one; a spec that must stop a server (the offline shell and the outage, pwa.spec.ts)
+// starts one of its own.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,11 @@ function relocatedCluster(dataDir: string): string | undefined {
 export interface Server {
   url: string;
   dataDir: string;
+  /** Stops the server (it stops the cluster it started) and keeps its folders: `restart`
+   * brings it back on the same address with the same data (an outage, then a return). */
+  halt: () => Promise<void>;
+  /** Starts the halted server again on the same port and data folder; waits until ready. */
+  restart: () => Promise<void>;
   /** Stops the server (it stops the cluster it started) and removes its folders. */
   stop: () => Promise<void>;
 }
@@ -44,48 +50,58 @@ export async function startServer(logFile: string, env: Record<string, string>):
   const url = `http://127.0.0.1:${port}`;
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile);
-  const server = spawn(bin, ['serve'], {
-    env: {
-      ...process.env,
-      KONTOR_BIND: `127.0.0.1:${port}`,
-      KONTOR_DATA_DIR: dataDir,
-      KONTOR_BASE_URL: url,
-      // The client just built in this folder, whichever binary serves it.
-      KONTOR_WEB_DIR: resolve('dist'),
-      RUST_LOG: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout.pipe(log);
-  server.stderr.pipe(log);
-  const stop = async () => {
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((r) => server.once('exit', r));
-      server.kill('SIGTERM');
+  let server: ChildProcess | null = null;
+  const halt = async () => {
+    const running = server;
+    server = null;
+    if (running && running.exitCode === null && running.signalCode === null) {
+      const exited = new Promise((r) => running.once('exit', r));
+      running.kill('SIGTERM');
       await exited;
     }
+  };
+  const stop = async () => {
+    await halt();
     const cluster = relocatedCluster(dataDir);
     if (cluster) rmSync(cluster, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (server.exitCode !== null) {
-      await stop();
-      throw new Error(`kontor serve exited (${server.exitCode}); see web/${logFile}`);
+  const launch = async () => {
+    const started = spawn(bin, ['serve'], {
+      env: {
+        ...process.env,
+        KONTOR_BIND: `127.0.0.1:${port}`,
+        KONTOR_DATA_DIR: dataDir,
+        KONTOR_BASE_URL: url,
+        // The client just built in this folder, whichever binary serves it.
+        KONTOR_WEB_DIR: resolve('dist'),
+        RUST_LOG: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server = started;
+    started.stdout!.pipe(log, { end: false });
+    started.stderr!.pipe(log, { end: false });
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (started.exitCode !== null) {
+        await stop();
+        throw new Error(`kontor serve exited (${started.exitCode}); see web/${logFile}`);
+      }
+      try {
+        const response = await fetch(`${url}/readyz`);
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error('kontor serve did not become ready in 120 s');
+      }
+      await new Promise((r) => setTimeout(r, 250));
     }
-    try {
-      const response = await fetch(`${url}/readyz`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error('kontor serve did not become ready in 120 s');
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { url, dataDir, stop };
+  };
+  await launch();
+  return { url, dataDir, halt, restart: launch, stop };
 }

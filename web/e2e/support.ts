@@ -1,6 +1,6 @@
 // Helpers for the browser tests.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { test as base, expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
@@ -55,7 +55,11 @@ export interface Player {
 
 /** A new browser context whose player signs up through the page (as `name`, if given). */
 export async function signUp(browser: Browser, base: string, name = uniqueName(base)): Promise<Player> {
-  const context = await browser.newContext();
+  return signUpIn(await browser.newContext(), name);
+}
+
+/** A player who signs up as `name` through the page, in `context` (a server of its own, for one). */
+export async function signUpIn(context: BrowserContext, name: string): Promise<Player> {
   const page = await context.newPage();
   await page.goto('/signup');
   await page.getByLabel(/^Username$/).fill(name);
@@ -78,6 +82,14 @@ export async function readableState(page: Page): Promise<string> {
     }
     return `${document.documentElement.outerHTML}\n${storage.join('\n')}\n${document.cookie}`;
   });
+}
+
+/** A player registered through the API, for one the test never shows a page of; their name. */
+export async function registered(request: APIRequestContext, base: string): Promise<string> {
+  const name = uniqueName(base);
+  const response = await request.post('/api/v1/auth/register', { data: { username: name, email: `${name}@example.org`, password: passwordOf(name) } });
+  expect(response.status(), await response.text()).toBe(201);
+  return name;
 }
 
 /** A player's access token, for setting up through the API what a test does not exercise. */
@@ -183,6 +195,8 @@ export async function verify(player: Player) {
   await expect
     .poll(
       () => {
+        // The folder comes with the run's first mail, which may still be on its way.
+        if (!existsSync(dir)) return '';
         const mails = readdirSync(dir, { withFileTypes: true })
           .filter((f) => f.isFile() && f.name.endsWith('-verify_email.eml'))
           .map((f) => decoded(readFileSync(join(dir, f.name), 'latin1')))

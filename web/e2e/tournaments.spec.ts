@@ -3,7 +3,8 @@
 // whose page stays open, sees the first round's table appear live (the user stream's
 // `tournament_started` / `tournament_round`, or their game's `game_started`) with a link to
 // their own game, in English and Japanese, which opens it; the third withdraws on the page. No serious axe violation on the
-// form or the page.
+// form or the page. The organiser's page, open during entry, follows entrants coming and going
+// without a reload (`tournament_entrants`), each name a link to the player's profile.
 // Bounded: one round seated, no game played.
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
@@ -135,4 +136,67 @@ test('the tournament list shows a page at a time and more on request, each tourn
   await expect(row(oldest)).toBeVisible();
   for (const id of ids) await expect(row(id)).toHaveCount(1);
   await organiser.context.close();
+});
+
+test('the organiser sees entrants come and go without a reload, each name a link to their profile, in English and Japanese', async ({ browser, request }) => {
+  const organiser = await signUp(browser, 'tLive');
+  await verify(organiser);
+  const [bert, carl, dora] = [await signUp(browser, 'tBert'), await signUp(browser, 'tCarl'), await signUp(browser, 'tDora')];
+  const token = await accessToken(request, organiser.name);
+  const made = await request.post('/api/v1/tournaments', {
+    headers: { authorization: `Bearer ${token}` },
+    data: {
+      name: `Live entry ${organiser.name}`,
+      kind: 'steel-driver',
+      format: 'swiss',
+      seats_per_table: 3,
+      rounds: 1,
+      entry_closes_at: new Date(Date.now() + 86_400_000).toISOString(),
+      max_players: 6,
+    },
+  });
+  expect(made.ok(), await made.text()).toBe(true);
+  const id = ((await made.json()) as { id: string }).id;
+
+  // The organiser's page, open from before anyone enters; its stream connected before the first
+  // entry (what happens before it is in what the page read).
+  const page = organiser.page;
+  const connected = page.waitForResponse((r) => r.url().endsWith('/api/v1/me/stream') && r.ok());
+  await page.goto(`/tournaments/${id}`);
+  await connected;
+  const heading = page.getByRole('heading', { level: 2, name: /^(Players|プレイヤー)/ });
+  const entrants = page.getByTestId('tournament-players');
+  const link = (name: string) => entrants.getByRole('link', { name, exact: true });
+  await expect(heading).toHaveText('Players 0/6 players');
+  await expect(page.getByText('Nobody has entered yet.')).toBeVisible();
+  // Marks this document: a reload would lose the mark.
+  await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+
+  // Bert enters on his own page.
+  await bert.page.goto(`/tournaments/${id}`);
+  await bert.page.getByRole('button', { name: 'Join' }).click();
+  await expect(bert.page.getByTestId('entered')).toBeVisible();
+  await expect(heading).toHaveText('Players 1/6 players');
+  await expect(link(bert.name)).toHaveAttribute('href', `/players/${bert.name}`);
+
+  // In Japanese, Carl and Dora enter through the API; Bert takes his entry back on his page.
+  await page.getByRole('banner').getByRole('combobox', { name: 'Language' }).selectOption('ja');
+  await expect(heading).toHaveText('プレイヤー 1/6人');
+  for (const p of [carl, dora]) {
+    const joined = await request.post(`/api/v1/tournaments/${id}/join`, { headers: { authorization: `Bearer ${await accessToken(request, p.name)}` } });
+    expect(joined.ok(), await joined.text()).toBe(true);
+  }
+  await expect(heading).toHaveText('プレイヤー 3/6人');
+  for (const p of [bert, carl, dora]) await expect(link(p.name)).toHaveAttribute('href', `/players/${p.name}`);
+  await bert.page.getByRole('button', { name: 'Leave' }).click();
+  await expect(bert.page.getByRole('button', { name: 'Join' })).toBeVisible();
+  await expect(heading).toHaveText('プレイヤー 2/6人');
+  await expect(entrants).not.toContainText(bert.name);
+  expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+
+  // A name opens that player's profile.
+  await link(carl.name).click();
+  await expect(page).toHaveURL(new RegExp(`/players/${carl.name}$`));
+  await expect(page.getByTestId('profile-name')).toContainText(carl.name);
+  for (const p of [organiser, bert, carl, dora]) await p.context.close();
 });
