@@ -174,14 +174,12 @@ export function TournamentPage({ id }: { id: string }) {
     };
     const onVisible = () => document.visibilityState === 'visible' && bump();
     document.addEventListener('visibilitychange', onVisible);
-    // The first snapshot is what the page just read; a later one follows a reconnect.
-    let connectedBefore = false;
+    // Each snapshot (the stream's first, or one after a reconnect) is followed by a read: the
+    // page's first read ran while the stream was still connecting, and an entrant who came in
+    // between would be missed until a reload.
     const stop = follow('/api/v1/me/stream', {
       onMessage: (message) => {
-        if (message.event === 'snapshot') {
-          if (connectedBefore) bump();
-          connectedBefore = true;
-        } else if (RELOAD_ON.has(message.event)) bump();
+        if (message.event === 'snapshot' || RELOAD_ON.has(message.event)) bump();
       },
     });
     return () => {
