@@ -49,8 +49,10 @@ pub struct Config {
     pub refresh_token_ttl: Duration,
     pub db_pool_size: u32,
     /// How long a request waits for a database connection before it is answered 503
-    /// `database_unavailable` (the database is down or every connection is busy).
+    /// `overloaded` (every connection is busy) or `database_unavailable` (the database is down).
     pub db_acquire_timeout: Duration,
+    /// How long the embedded cluster may fail to start again before `/healthz` answers 503.
+    pub db_recovery_limit: Duration,
     /// SMTP server URL (`smtp://user:pass@host:port`, `smtps://…`); `None` = write `.eml` files.
     pub smtp_url: Option<String>,
     pub mail_from: String,
@@ -199,6 +201,7 @@ impl std::fmt::Debug for Config {
             refresh_token_ttl,
             db_pool_size,
             db_acquire_timeout,
+            db_recovery_limit,
             smtp_url,
             mail_from,
             workers,
@@ -255,6 +258,7 @@ impl std::fmt::Debug for Config {
             .field("refresh_token_ttl", refresh_token_ttl)
             .field("db_pool_size", db_pool_size)
             .field("db_acquire_timeout", db_acquire_timeout)
+            .field("db_recovery_limit", db_recovery_limit)
             .field(
                 "smtp_url",
                 &smtp_url.as_deref().map(crate::redact::mask_url),
@@ -396,6 +400,7 @@ impl Config {
         if db_acquire_timeout_ms == 0 {
             bail!("KONTOR_DB_ACQUIRE_TIMEOUT_MS must be at least 1");
         }
+        let db_recovery_limit = values.seconds("KONTOR_DB_RECOVERY_LIMIT_SECS")?;
         let live_max_streams_per_user: u32 = values.number("KONTOR_LIVE_MAX_STREAMS_PER_USER")?;
         if live_max_streams_per_user == 0 {
             bail!("KONTOR_LIVE_MAX_STREAMS_PER_USER must be at least 1");
@@ -461,6 +466,7 @@ impl Config {
             refresh_token_ttl: values.seconds("KONTOR_REFRESH_TOKEN_TTL")?,
             db_pool_size,
             db_acquire_timeout: Duration::from_millis(u64::from(db_acquire_timeout_ms)),
+            db_recovery_limit,
             smtp_url: values.given("KONTOR_SMTP_URL").map(str::to_string),
             mail_from: values.value("KONTOR_MAIL_FROM").to_string(),
             workers,
