@@ -39,13 +39,26 @@ pub struct DatabaseHandle {
 pub async fn open_database(config: &Config) -> anyhow::Result<DatabaseHandle> {
     let (pool, embedded) = match &config.database {
         Database::Url(url) => {
-            let options: sqlx::postgres::PgConnectOptions = url.parse()?;
-            let pool = store::connect_with_timeout(
-                options,
-                config.db_pool_size,
-                config.db_acquire_timeout,
-            )
-            .await?;
+            let addresses = Database::addresses(url);
+            let pool = if addresses.len() > 1 {
+                let candidates = store::primary::parse(&addresses)?;
+                let (pool, primary) = store::primary::connect(
+                    &candidates,
+                    config.db_pool_size,
+                    config.db_acquire_timeout,
+                )
+                .await?;
+                tracing::info!(
+                    servers = candidates.len(),
+                    primary = primary + 1,
+                    "following the primary among the listed database servers"
+                );
+                pool
+            } else {
+                let options: sqlx::postgres::PgConnectOptions = url.parse()?;
+                store::connect_with_timeout(options, config.db_pool_size, config.db_acquire_timeout)
+                    .await?
+            };
             (pool, None)
         }
         Database::Embedded => {
@@ -425,9 +438,21 @@ impl Application {
         }
         workers.spawn_worker("live-listener", hub.clone().listen(session));
         let database = Arc::new(store::monitor::DatabaseStatus::default());
+        // With several servers listed, the monitor follows the primary among them.
+        let candidates = match &config.database {
+            Database::Url(url) if Database::addresses(url).len() > 1 => {
+                store::primary::parse(&Database::addresses(url))?
+            }
+            _ => Vec::new(),
+        };
         workers.spawn_worker(
             "database-monitor",
-            store::monitor::watch(pool.clone(), database.clone(), workers.stop_token()),
+            store::monitor::watch(
+                pool.clone(),
+                database.clone(),
+                candidates,
+                workers.stop_token(),
+            ),
         );
         if config.metrics_enabled() {
             crate::telemetry::install(&crate::ops::metrics::known_labels());

@@ -35,6 +35,8 @@ pub mod names {
     pub const DB_UNAVAILABLE: &str = "kontor_db_unavailable_total";
     pub const DB_OVERLOADED: &str = "kontor_db_overloaded_total";
     pub const DB_RESTARTS: &str = "kontor_db_restarts_total";
+    pub const DB_FAILOVERS: &str = "kontor_db_failovers_total";
+    pub const DB_WITHOUT_PRIMARY: &str = "kontor_db_without_primary_seconds";
     pub const LIVE_STREAMS: &str = "kontor_live_streams_open";
     pub const LIVE_FEED_READS: &str = "kontor_live_feed_reads_total";
     pub const OUTBOX_DUE: &str = "kontor_mail_outbox_due";
@@ -139,6 +141,16 @@ fn describe() {
          pool stayed busy for the whole acquire timeout."
     );
     describe_counter!(
+        names::DB_FAILOVERS,
+        "Times the pool was re-pointed at another of the listed servers, the new primary."
+    );
+    describe_gauge!(
+        names::DB_WITHOUT_PRIMARY,
+        Unit::Seconds,
+        "How long no database server that takes writes has answered this server's probe (0 \
+         while one does)."
+    );
+    describe_counter!(
         names::DB_RESTARTS,
         "Times the embedded PostgreSQL was started again after its postmaster died."
     );
@@ -199,6 +211,7 @@ fn register_known_series(known: &KnownLabels) {
         names::DB_UNAVAILABLE,
         names::DB_OVERLOADED,
         names::DB_RESTARTS,
+        names::DB_FAILOVERS,
         names::LIVE_FEED_READS,
     ] {
         metrics::counter!(name).increment(0);
@@ -209,6 +222,7 @@ fn register_known_series(known: &KnownLabels) {
     for name in [names::BATCH_SIZE, names::POOL_ACQUIRE_WAIT] {
         let _ = metrics::histogram!(name);
     }
+    metrics::gauge!(names::DB_WITHOUT_PRIMARY).set(0.0);
     metrics::gauge!(
         names::BUILD_INFO,
         "version" => env!("CARGO_PKG_VERSION"),

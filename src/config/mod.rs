@@ -24,7 +24,8 @@ use std::time::Duration;
 /// Where the database comes from.
 #[derive(Clone)]
 pub enum Database {
-    /// A server given by URL (`KONTOR_DATABASE_URL`).
+    /// A server given by URL (`KONTOR_DATABASE_URL`), or several: a primary and its standbys,
+    /// separated by commas (see [`Database::addresses`]).
     Url(String),
     /// The embedded default: a private cluster in `<data_dir>/postgres`, created and started
     /// by Kontor itself.
@@ -172,13 +173,46 @@ impl Config {
     }
 }
 
+impl Database {
+    /// The servers a `KONTOR_DATABASE_URL` names: one URL, or several separated by commas (a
+    /// primary and its standbys, in any order: the server connects to whichever takes writes
+    /// and follows it when it moves). A comma not followed by `postgres://` or
+    /// `postgresql://` belongs to the URL it is in.
+    pub fn addresses(url: &str) -> Vec<String> {
+        let mut addresses: Vec<String> = Vec::new();
+        for piece in url.split(',') {
+            let starts = piece.trim_start();
+            match addresses.last_mut() {
+                Some(last)
+                    if !(starts.starts_with("postgres://")
+                        || starts.starts_with("postgresql://")) =>
+                {
+                    last.push(',');
+                    last.push_str(piece);
+                }
+                _ => addresses.push(starts.to_string()),
+            }
+        }
+        for address in &mut addresses {
+            *address = address.trim_end().to_string();
+        }
+        addresses
+    }
+}
+
 /// Shows the URL without its password.
 impl std::fmt::Debug for Database {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Database::Url(url) => f
                 .debug_tuple("Url")
-                .field(&crate::redact::mask_url(url))
+                .field(
+                    &Database::addresses(url)
+                        .iter()
+                        .map(|address| crate::redact::mask_url(address))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                )
                 .finish(),
             Database::Embedded => f.write_str("Embedded"),
         }
@@ -358,6 +392,16 @@ impl Config {
             // database, whose notes and locks the server would then miss.
             bail!(
                 "KONTOR_SESSION_DATABASE_URL needs KONTOR_DATABASE_URL (the embedded cluster needs no session URL)"
+            );
+        }
+        if let Database::Url(url) = &database
+            && Database::addresses(url).len() > 1
+            && session_database_url.is_some()
+        {
+            // A list names the servers themselves, to follow the primary among them; a session
+            // URL is for a pooler in front, which would have to follow it instead.
+            bail!(
+                "KONTOR_SESSION_DATABASE_URL cannot be used with a list of servers in KONTOR_DATABASE_URL (put the pooler in front of the primary, or list the servers and no session URL)"
             );
         }
         let workers = match values.value("KONTOR_WORKERS") {

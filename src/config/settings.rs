@@ -57,7 +57,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::described(
         "KONTOR_DATABASE_URL",
         "(embedded)",
-        "PostgreSQL URL. Unset: a private cluster in the data folder, created and started by Kontor.",
+        "PostgreSQL URL, or several separated by commas (a primary and its standbys: Kontor connects only to the one that takes writes and follows it when a standby is promoted). Unset: a private cluster in the data folder, created and started by Kontor.",
     ),
     Setting::described(
         "KONTOR_SESSION_DATABASE_URL",

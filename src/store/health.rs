@@ -33,10 +33,13 @@ pub fn database_unreachable(error: &anyhow::Error) -> bool {
             | sqlx::Error::Io(_)
             | sqlx::Error::Tls(_) => true,
             // Class 08: connection exceptions; 57P01-57P03: the server is shutting down,
-            // crashed, or not accepting connections yet.
+            // crashed, or not accepting connections yet; 25006: a write refused as read-only
+            // (the server is a standby now: the primary moved, see `store::primary`).
             sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-                code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03")
+                code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "25006")
             }),
+            // A connection refused by the check after connecting: it landed on a standby.
+            sqlx::Error::Protocol(message) => message == super::primary::ON_A_STANDBY,
             _ => false,
         })
 }

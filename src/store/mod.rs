@@ -28,6 +28,7 @@ pub mod orders;
 pub mod outbox;
 pub mod preferences;
 pub mod presence;
+pub mod primary;
 pub mod push;
 pub mod ratings;
 pub mod rematch;

@@ -121,7 +121,7 @@ impl Drop for Scratch {
 }
 
 /// Runs `pg_ctl -D <data> <args>` as the cluster's user.
-fn pg_ctl(data: &Path, args: &[&str]) -> Output {
+pub(crate) fn pg_ctl(data: &Path, args: &[&str]) -> Output {
     let bin = kontor::embedded_pg::find_binaries().unwrap().join("pg_ctl");
     // SAFETY: geteuid has no preconditions.
     let mut command = if unsafe { libc::geteuid() } == 0 {
@@ -140,7 +140,7 @@ fn pg_ctl(data: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -579,17 +579,7 @@ async fn build_on_cluster(
     .unwrap();
     kontor::store::migrate(&pool).await.unwrap();
     let server = Application::build(config, pool.clone()).unwrap();
-    let app = TestApp {
-        address: format!("http://127.0.0.1:{}", server.port()),
-        pool,
-        client: reqwest::Client::new(),
-        database: "kontor".into(),
-        config: server.state.config.clone(),
-        committer: server.state.committer.clone(),
-        server: None,
-        clock,
-        uploads: server.state.uploads.clone(),
-    };
+    let app = TestApp::in_process(&server, pool, "kontor", clock);
     (app, server)
 }
 
@@ -730,15 +720,11 @@ async fn a_busy_pool_is_answered_overloaded_not_as_an_outage() {
     pool.close().await;
 }
 
-/// The pid of the postmaster of the scratch folder's cluster, from its `postmaster.pid`.
-fn postmaster_pid(scratch: &Scratch) -> libc::pid_t {
-    let text = std::fs::read_to_string(scratch.cluster_data().join("postmaster.pid")).unwrap();
-    text.lines().next().unwrap().trim().parse().unwrap()
-}
-
-/// Kills the scratch folder's postmaster with SIGKILL, as the out-of-memory killer would.
-fn kill_postmaster(scratch: &Scratch) {
-    let pid = postmaster_pid(scratch);
+/// Kills the postmaster of the cluster in `data` with SIGKILL, as the out-of-memory killer
+/// would (its pid from `postmaster.pid`).
+pub(crate) fn kill_postmaster(data: &Path) {
+    let text = std::fs::read_to_string(data.join("postmaster.pid")).unwrap();
+    let pid: libc::pid_t = text.lines().next().unwrap().trim().parse().unwrap();
     // SAFETY: kill on the pid of the test's own cluster's postmaster.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
 }
@@ -746,7 +732,12 @@ fn kill_postmaster(scratch: &Scratch) {
 /// Plays one action of `game` once the server takes actions again: waits (bounded) while it
 /// answers 503 `database_unavailable`, and retries with the same idempotency key, so a retry
 /// never applies twice. The version the action was played at.
-async fn act_once_back(app: &TestApp, game: uuid::Uuid, players: &[User], key: &str) -> i64 {
+pub(crate) async fn act_once_back(
+    app: &TestApp,
+    game: uuid::Uuid,
+    players: &[User],
+    key: &str,
+) -> i64 {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut rng = kontor::games::GameRng::from_u64(11);
     loop {
@@ -793,7 +784,32 @@ async fn act_once_back(app: &TestApp, game: uuid::Uuid, players: &[User], key: &
     }
 }
 
-async fn game_version(app: &TestApp, game: uuid::Uuid, user: &User) -> i64 {
+/// Four players in a Flying Dutchman game in which `actions` actions were played (by the
+/// bots, from `seed`), and the game's version after them.
+pub(crate) async fn a_game_under_way(
+    app: &TestApp,
+    seed: u64,
+    actions: usize,
+) -> (uuid::Uuid, Vec<User>, i64) {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo", "dora"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    crate::bots::play(
+        app,
+        game,
+        &players,
+        crate::bots::flying_dutchman,
+        seed,
+        actions,
+    )
+    .await;
+    let version = game_version(app, game, &players[0]).await;
+    (game, players, version)
+}
+
+pub(crate) async fn game_version(app: &TestApp, game: uuid::Uuid, user: &User) -> i64 {
     app.get(&format!("/games/{game}"))
         .as_user(user)
         .send()
@@ -841,17 +857,11 @@ async fn a_killed_embedded_cluster_is_started_again_and_play_resumes() {
     let recovery = server.state.recovery.clone();
     let stopper = server.stop_handle();
     let running = tokio::spawn(server.run_until_stopped());
-    let mut players = Vec::new();
-    for name in ["anna", "bert", "cleo", "dora"] {
-        players.push(app.register(name).await);
-    }
-    let game = app.start_game("flying-dutchman", json!({}), &players).await;
-    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 3, 6).await;
-    let acknowledged = game_version(&app, game, &players[0]).await;
+    let (game, players, acknowledged) = a_game_under_way(&app, 3, 6).await;
 
     // The postmaster killed: the server starts it again and takes actions, unrestarted.
     let killed = Instant::now();
-    kill_postmaster(&scratch);
+    kill_postmaster(&scratch.cluster_data());
     let played_at = act_once_back(&app, game, &players, "after-the-kill").await;
     eprintln!(
         "an action was accepted {:?} after the postmaster's kill",
@@ -877,7 +887,7 @@ async fn a_killed_embedded_cluster_is_started_again_and_play_resumes() {
     )
     .unwrap();
     let acknowledged = game_version(&app, game, &players[0]).await;
-    kill_postmaster(&scratch);
+    kill_postmaster(&scratch.cluster_data());
     let reply = wait_for_liveness(&app, 503).await;
     let body = reply.assert_problem(503, "database_lost");
     assert!(
@@ -897,7 +907,7 @@ async fn a_killed_embedded_cluster_is_started_again_and_play_resumes() {
     stopper.stop(true).await;
     running.await.unwrap().unwrap();
     app.pool.close().await;
-    kill_postmaster(&scratch);
+    kill_postmaster(&scratch.cluster_data());
     let deadline = Instant::now() + Duration::from_secs(30);
     while pg.postmaster_alive() {
         assert!(Instant::now() < deadline, "the postmaster did not die");

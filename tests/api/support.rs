@@ -343,6 +343,27 @@ pub struct User {
 }
 
 impl TestApp {
+    /// A test's view of a server it built in this process (not yet running: the test runs
+    /// it) on the database `database`, reached through `pool`, its clock `clock`.
+    pub fn in_process(
+        server: &Application,
+        pool: PgPool,
+        database: &str,
+        clock: TestClock,
+    ) -> Self {
+        Self {
+            address: format!("http://127.0.0.1:{}", server.port()),
+            pool,
+            client: reqwest::Client::new(),
+            database: database.into(),
+            config: server.state.config.clone(),
+            committer: server.state.committer.clone(),
+            server: None,
+            clock,
+            uploads: server.state.uploads.clone(),
+        }
+    }
+
     /// A pool of the test's own on its database, for reads after the server has stopped: the
     /// shared `pool` may hand out a connection the server opened on one of its worker threads,
     /// whose runtime ends with the server, and such a connection fails ("a Tokio context …
