@@ -265,6 +265,8 @@ impl ApiError {
         if crate::http::serving_pool::exhausted(&cause) {
             return Self::overloaded(cause);
         }
+        // The primary may have moved (a failover): the monitor looks again at once.
+        crate::http::serving_pool::nudge_monitor();
         let mut error = Self::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::DatabaseUnavailable,

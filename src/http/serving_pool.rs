@@ -25,3 +25,8 @@ pub fn exhausted(cause: &anyhow::Error) -> bool {
         .try_with(|serving| crate::store::health::overloaded(cause, &serving.pool, &serving.status))
         .unwrap_or(false)
 }
+
+/// Tells the request's database monitor to look now: the request found the database away.
+pub fn nudge_monitor() {
+    let _ = CURRENT.try_with(|serving| serving.status.nudge());
+}

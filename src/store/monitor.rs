@@ -1,5 +1,6 @@
 //! Watching the database from outside the pool: one connection of its own, asked every
-//! [`PROBE_EVERY`] whether the server answers and takes writes. What it finds
+//! [`PROBE_EVERY`] (and at once when a request finds the database away) whether the server
+//! answers and takes writes. What it finds
 //! - tells a busy pool from a lost database (sqlx reports both as a pool timeout): while the
 //!   probe is answered, a request that found every connection of a full pool in use was
 //!   refused for overload, not for an outage;
@@ -18,6 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 /// How often the database is asked.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
+/// The least time between two probes when requests keep waking the monitor (see
+/// [`DatabaseStatus::nudge`]).
+const LEAST_GAP: Duration = Duration::from_millis(100);
 /// How long a probe (connecting, then its query) may take before the database counts as not
 /// answering.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -29,6 +33,8 @@ pub struct DatabaseStatus {
     failovers: AtomicU64,
     /// Since when no server that takes writes has answered; `None` while one does.
     without_primary: Mutex<Option<Instant>>,
+    /// Wakes the monitor before its next probe is due.
+    wake: tokio::sync::Notify,
 }
 
 impl Default for DatabaseStatus {
@@ -38,6 +44,7 @@ impl Default for DatabaseStatus {
             answering: AtomicBool::new(true),
             failovers: AtomicU64::new(0),
             without_primary: Mutex::new(None),
+            wake: tokio::sync::Notify::new(),
         }
     }
 }
@@ -51,6 +58,12 @@ impl DatabaseStatus {
     /// How many times the pool was re-pointed at another server since the start.
     pub fn failovers(&self) -> u64 {
         self.failovers.load(Ordering::Relaxed)
+    }
+
+    /// Asks the monitor to look now (at most every 100 ms): a request found the database
+    /// unreachable, or a write was refused as read-only, so the primary may have moved.
+    pub fn nudge(&self) {
+        self.wake.notify_one();
     }
 
     fn set(&self, answering: bool) {
@@ -109,6 +122,12 @@ pub async fn watch(
         status.set(primary);
         tokio::select! {
             _ = tokio::time::sleep(PROBE_EVERY) => {}
+            _ = status.wake.notified() => {
+                tokio::select! {
+                    _ = tokio::time::sleep(LEAST_GAP) => {}
+                    _ = stop.cancelled() => return,
+                }
+            }
             _ = stop.cancelled() => return,
         }
     }

@@ -227,9 +227,28 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     let running = tokio::spawn(server.run_until_stopped());
     let (game, players, acknowledged) = a_game_under_way(&app, 5, 8).await;
 
-    // The primary killed, the standby promoted: the same server plays on, on the new primary.
+    // The primary killed: no server takes writes, and the server says so (503 with
+    // Retry-After, never 500) until one does.
     let killed = Instant::now();
     kill_postmaster(&pair.primary);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let reply = app
+            .get(&format!("/games/{game}"))
+            .as_user(&players[0])
+            .send()
+            .await;
+        if reply.status == 503 {
+            reply.assert_problem(503, "database_unavailable");
+            assert!(reply.headers.contains_key("retry-after"), "{reply:?}");
+            break;
+        }
+        reply.assert_ok();
+        assert!(Instant::now() < deadline, "the lost primary went unnoticed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The standby promoted: the same server plays on, on the new primary.
+    let promoted = Instant::now();
     let standby = pair.standby.clone();
     // Off the test's thread: the server's tasks share its runtime and must run meanwhile.
     tokio::task::spawn_blocking(move || {
@@ -245,7 +264,8 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     .unwrap();
     let played_at = act_once_back(&app, game, &players, "after-the-failover").await;
     eprintln!(
-        "an action was accepted {:?} after the primary's kill (promoted at once)",
+        "an action was accepted {:?} after the promotion ({:?} after the primary's kill)",
+        promoted.elapsed(),
         killed.elapsed()
     );
     assert_eq!(played_at, acknowledged, "every acknowledged action is kept");

@@ -752,6 +752,7 @@ pub(crate) async fn act_once_back(
             .await;
         if detail.status == 503 {
             detail.assert_problem(503, "database_unavailable");
+            assert!(detail.headers.contains_key("retry-after"), "{detail:?}");
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         }
@@ -777,6 +778,7 @@ pub(crate) async fn act_once_back(
             200 => return version,
             503 => {
                 reply.assert_problem(503, "database_unavailable");
+                assert!(reply.headers.contains_key("retry-after"), "{reply:?}");
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
             _ => panic!("{action} refused: {}", reply.text),
