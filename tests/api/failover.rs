@@ -3,6 +3,7 @@
 //! killed and the standby promoted, without a restart, and loses no acknowledged action (the
 //! standby is synchronous: a commit is acknowledged once the standby has it).
 
+use crate::live::Stream;
 use crate::operations::{
     a_game_under_way, act_once_back, free_port, game_version, kill_postmaster, pg_ctl,
 };
@@ -14,6 +15,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+/// The longest wait for an event of a live stream.
+const WAIT: Duration = Duration::from_secs(20);
 
 /// A primary and its standby in a scratch folder; both stopped and the folder removed on drop.
 struct Pair {
@@ -226,6 +230,9 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     let stopper = server.stop_handle();
     let running = tokio::spawn(server.run_until_stopped());
     let (game, players, acknowledged) = a_game_under_way(&app, 5, 8).await;
+    let path = format!("/games/{game}/stream");
+    let mut stream = Stream::open(&app.address, &path, &players[0].token, None).await;
+    assert_eq!(stream.next(WAIT).await.unwrap().id, Some(acknowledged));
 
     // The primary killed: no server takes writes, and the server says so (503 with
     // Retry-After, never 500) until one does.
@@ -271,7 +278,30 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     assert_eq!(played_at, acknowledged, "every acknowledged action is kept");
     assert!(status.failovers() >= 1, "the failover is counted");
     crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 6, 4).await;
-    assert!(game_version(&app, game, &players[0]).await > acknowledged);
+    let now = game_version(&app, game, &players[0]).await;
+    assert!(now > acknowledged);
+
+    // The stream open across the failover catches up (resumed with Last-Event-ID, as clients
+    // do, if the server ended it), and then gets the next action live: the live listener and
+    // the publisher follow the primary too.
+    let mut seen = acknowledged;
+    while seen < now {
+        match stream.next(WAIT).await {
+            Some(event) => seen = event.id.unwrap_or(seen).max(seen),
+            None => {
+                stream = Stream::open(&app.address, &path, &players[0].token, Some(seen)).await;
+            }
+        }
+    }
+    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 7, 1).await;
+    let next = game_version(&app, game, &players[0]).await;
+    while seen < next {
+        let event = stream
+            .next(WAIT)
+            .await
+            .expect("the next action arrives live");
+        seen = event.id.unwrap_or(seen).max(seen);
+    }
     let ready = app
         .client
         .get(format!("{}/readyz", app.address))
