@@ -561,3 +561,31 @@ fn check(output: &Output, what: &str) -> anyhow::Result<()> {
         String::from_utf8_lossy(&output.stdout).trim()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::process_alive;
+    use std::process::Command;
+
+    #[test]
+    fn a_zombie_is_no_live_process() {
+        let mut child = Command::new("true").spawn().unwrap();
+        let pid = child.id() as libc::pid_t;
+        // Not reaped yet: it exits and stays a zombie until `wait`.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while process_alive(pid) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the zombie counts as alive"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(
+            std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "still a zombie"
+        );
+        child.wait().unwrap();
+        assert!(!process_alive(pid));
+        assert!(process_alive(std::process::id() as libc::pid_t));
+    }
+}
