@@ -352,6 +352,13 @@ impl Application {
         let (workers, failures) = Supervisor::new();
         // Built before anything is spawned: an error here leaves nothing running.
         let own_session = session_pool(&config)?;
+        // With several servers listed, the database monitor follows the primary among them.
+        let candidates = match &config.database {
+            Database::Url(url) if Database::addresses(url).len() > 1 => {
+                store::primary::parse(&Database::addresses(url))?
+            }
+            _ => Vec::new(),
+        };
         let session = own_session.clone().unwrap_or_else(|| pool.clone());
         let mail = match config.workers {
             true => Some(crate::service::delivery::mail::worker::mail_worker(
@@ -438,13 +445,6 @@ impl Application {
         }
         workers.spawn_worker("live-listener", hub.clone().listen(session));
         let database = Arc::new(store::monitor::DatabaseStatus::default());
-        // With several servers listed, the monitor follows the primary among them.
-        let candidates = match &config.database {
-            Database::Url(url) if Database::addresses(url).len() > 1 => {
-                store::primary::parse(&Database::addresses(url))?
-            }
-            _ => Vec::new(),
-        };
         workers.spawn_worker(
             "database-monitor",
             store::monitor::watch(
