@@ -29,7 +29,9 @@ const TOURNAMENT_POLL: std::time::Duration = std::time::Duration::from_secs(10);
 /// The database of a configuration, and the embedded cluster behind it if there is one.
 pub struct DatabaseHandle {
     pub pool: PgPool,
-    pub embedded: Option<EmbeddedPostgres>,
+    /// Shared with the server's watchdog, which starts it again if it dies (see
+    /// [`Application::watch_embedded`]).
+    pub embedded: Option<Arc<EmbeddedPostgres>>,
 }
 
 /// Opens the configured database (starting the embedded cluster if that is the default)
@@ -37,13 +39,26 @@ pub struct DatabaseHandle {
 pub async fn open_database(config: &Config) -> anyhow::Result<DatabaseHandle> {
     let (pool, embedded) = match &config.database {
         Database::Url(url) => {
-            let options: sqlx::postgres::PgConnectOptions = url.parse()?;
-            let pool = store::connect_with_timeout(
-                options,
-                config.db_pool_size,
-                config.db_acquire_timeout,
-            )
-            .await?;
+            let addresses = Database::addresses(url);
+            let pool = if addresses.len() > 1 {
+                let candidates = store::primary::parse(&addresses)?;
+                let (pool, primary) = store::primary::connect(
+                    &candidates,
+                    config.db_pool_size,
+                    config.db_acquire_timeout,
+                )
+                .await?;
+                tracing::info!(
+                    servers = candidates.len(),
+                    primary = primary + 1,
+                    "following the primary among the listed database servers"
+                );
+                pool
+            } else {
+                let options: sqlx::postgres::PgConnectOptions = url.parse()?;
+                store::connect_with_timeout(options, config.db_pool_size, config.db_acquire_timeout)
+                    .await?
+            };
             (pool, None)
         }
         Database::Embedded => {
@@ -55,7 +70,7 @@ pub async fn open_database(config: &Config) -> anyhow::Result<DatabaseHandle> {
                 config.db_acquire_timeout,
             )
             .await?;
-            (pool, Some(pg))
+            (pool, Some(Arc::new(pg)))
         }
     };
     match &config.session_database_url {
@@ -98,7 +113,7 @@ pub struct Application {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerFailure {
     /// The task's name (`mail`, `deadlines`, `housekeeping`, `live-listener`, `committer`,
-    /// `live-publisher`, `metrics`).
+    /// `live-publisher`, `metrics`, `database-monitor`, `database-watchdog`).
     pub worker: &'static str,
     /// How it stopped, for the log.
     pub how: String,
@@ -337,6 +352,13 @@ impl Application {
         let (workers, failures) = Supervisor::new();
         // Built before anything is spawned: an error here leaves nothing running.
         let own_session = session_pool(&config)?;
+        // With several servers listed, the database monitor follows the primary among them.
+        let candidates = match &config.database {
+            Database::Url(url) if Database::addresses(url).len() > 1 => {
+                store::primary::parse(&Database::addresses(url))?
+            }
+            _ => Vec::new(),
+        };
         let session = own_session.clone().unwrap_or_else(|| pool.clone());
         let mail = match config.workers {
             true => Some(crate::service::delivery::mail::worker::mail_worker(
@@ -422,10 +444,21 @@ impl Application {
             );
         }
         workers.spawn_worker("live-listener", hub.clone().listen(session));
+        let database = Arc::new(store::monitor::DatabaseStatus::default());
+        workers.spawn_worker(
+            "database-monitor",
+            store::monitor::watch(
+                pool.clone(),
+                database.clone(),
+                candidates,
+                workers.stop_token(),
+            ),
+        );
         if config.metrics_enabled() {
             crate::telemetry::install(&crate::ops::metrics::known_labels());
             workers.spawn_worker("metrics", crate::telemetry::upkeep(workers.stop_token()));
         }
+        let db_recovery_limit = config.db_recovery_limit;
         let state = web::Data::new(AppState {
             pool,
             jwt,
@@ -437,6 +470,8 @@ impl Application {
             committer,
             known_users: Default::default(),
             uploads: Default::default(),
+            database,
+            recovery: Arc::new(crate::ops::recovery::Recovery::new(db_recovery_limit)),
             vapid,
         });
         let server_state = state.clone();
@@ -525,6 +560,19 @@ impl Application {
             failures,
             own_session,
         })
+    }
+
+    /// Watches the embedded cluster the server runs on, and starts it again whenever its
+    /// postmaster dies (see `ops::recovery`): a worker named `database-watchdog`.
+    pub fn watch_embedded(&self, pg: Arc<EmbeddedPostgres>) {
+        self.workers.spawn_worker(
+            "database-watchdog",
+            crate::ops::recovery::watch_embedded(
+                pg,
+                self.state.recovery.clone(),
+                self.workers.stop_token(),
+            ),
+        );
     }
 
     /// The supervision of the server's background tasks (see [`Supervisor`]).

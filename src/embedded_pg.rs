@@ -48,6 +48,9 @@ pub struct EmbeddedPostgres {
     socket_dir: PathBuf,
     run_as: Option<String>,
     stopped: AtomicBool,
+    /// How durable commits are: a restart (see [`EmbeddedPostgres::restart_if_down`]) starts
+    /// the server as it was first started.
+    durability: Durability,
     /// Whether this value started the server (`pg_ctl start`), rather than finding it running.
     started_here: bool,
     /// Holds a shared `flock` while this value uses the cluster; closing it releases the lock.
@@ -94,6 +97,7 @@ impl EmbeddedPostgres {
             socket_dir,
             run_as,
             stopped: AtomicBool::new(true),
+            durability,
             started_here: false,
             users_lock: None,
             owner_lock: None,
@@ -186,6 +190,36 @@ impl EmbeddedPostgres {
         Ok(())
     }
 
+    /// Whether the cluster's postmaster runs: the process named in `postmaster.pid` exists and
+    /// is not a zombie. (A killed postmaster's parent is the init process, and a container's
+    /// init may never reap it: `pg_ctl status` then calls the dead server running.) Cheap, for
+    /// a watchdog that asks every second; a pid reused by another process after a crash
+    /// reads as running.
+    pub fn postmaster_alive(&self) -> bool {
+        let Ok(text) = std::fs::read_to_string(self.data_dir().join("postmaster.pid")) else {
+            return false;
+        };
+        let Some(pid) = text
+            .lines()
+            .next()
+            .and_then(|line| line.trim().parse::<libc::pid_t>().ok())
+            .filter(|pid| *pid > 0)
+        else {
+            return false;
+        };
+        process_alive(pid)
+    }
+
+    /// Starts the server again if its postmaster is gone (killed, crashed) and this value has
+    /// not been stopped: `Ok(true)` when this call started it, `Ok(false)` when it runs (or
+    /// another process started it first, or a stop has begun).
+    pub fn restart_if_down(&self) -> anyhow::Result<bool> {
+        if self.stopped.load(Ordering::SeqCst) || self.postmaster_alive() {
+            return Ok(false);
+        }
+        self.start_server(self.durability)
+    }
+
     /// Stops the cluster (fast shutdown: open transactions roll back) if this value owns it
     /// and no other Kontor process uses it; otherwise leaves it running. Stopping a server
     /// that another process owns would pull the database from under it (a running
@@ -209,6 +243,16 @@ impl EmbeddedPostgres {
             self.unlock();
             return Ok(());
         }
+        if !self.postmaster_alive() {
+            // Killed or crashed while this process ran: nothing to stop, nothing went wrong
+            // in stopping.
+            tracing::info!(
+                cluster = %self.data_dir().display(),
+                "the embedded PostgreSQL was already stopped (its postmaster is gone)"
+            );
+            self.unlock();
+            return Ok(());
+        }
         let dir = self.cluster_dir.join("data");
         let output = self.pg_tool(
             "pg_ctl",
@@ -216,7 +260,13 @@ impl EmbeddedPostgres {
         );
         // Let a process waiting to use the cluster go on now (it will start it anew).
         self.unlock();
-        check(&output?, "pg_ctl stop")
+        let output = output?;
+        if !output.status.success() && !self.postmaster_alive() {
+            // It went away between the look and the stop.
+            tracing::info!("the embedded PostgreSQL was already stopped");
+            return Ok(());
+        }
+        check(&output, "pg_ctl stop")
     }
 
     /// Gives up this value's locks on the cluster: it no longer uses nor owns it (a cluster
@@ -262,18 +312,12 @@ impl EmbeddedPostgres {
             .with_context(|| format!("moving the new cluster to {}", data.display()))
     }
 
-    fn is_running(&self) -> anyhow::Result<bool> {
-        let data = self.data_dir();
-        let status = self.pg_tool("pg_ctl", &["-D", path_str(&data)?, "status"])?;
-        Ok(status.status.success())
-    }
-
     /// Starts the server unless it is running; true if this call started it.
     fn start_server(&self, durability: Durability) -> anyhow::Result<bool> {
         self.make_private_dir(&self.socket_dir)?;
         let data = self.cluster_dir.join("data");
         let log = self.cluster_dir.join("server.log");
-        if self.is_running()? {
+        if self.postmaster_alive() {
             tracing::info!(
                 "the embedded PostgreSQL is already running; using it (and leaving it running)"
             );
@@ -303,7 +347,7 @@ impl EmbeddedPostgres {
         )?;
         if let Err(error) = check(&output, "pg_ctl start") {
             // Another process may have started it between our look and our start.
-            if self.is_running()? {
+            if self.postmaster_alive() {
                 tracing::info!("the embedded PostgreSQL was started by another process; using it");
                 return Ok(false);
             }
@@ -387,6 +431,24 @@ pub fn find_binaries() -> anyhow::Result<PathBuf> {
          (apt-get install postgresql), set KONTOR_PG_BIN to their folder, or point \
          KONTOR_DATABASE_URL at an existing server"
     )
+}
+
+/// Whether the process `pid` runs: it exists (signal 0) and, where `/proc` tells, is not a
+/// zombie (dead, waiting for its parent to reap it).
+fn process_alive(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists; it sends nothing.
+    let sent = unsafe { libc::kill(pid, 0) };
+    if sent != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EPERM) {
+        return false;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // "pid (command) state …": the state follows the command's closing parenthesis.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_none_or(|state| state != 'Z' && state != 'X'),
+        Err(_) => true,
+    }
 }
 
 /// Opens (creating it) the users' lock file and takes a shared lock on it, waiting while a
@@ -498,4 +560,32 @@ fn check(output: &Output, what: &str) -> anyhow::Result<()> {
         String::from_utf8_lossy(&output.stderr).trim(),
         String::from_utf8_lossy(&output.stdout).trim()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::process_alive;
+    use std::process::Command;
+
+    #[test]
+    fn a_zombie_is_no_live_process() {
+        let mut child = Command::new("true").spawn().unwrap();
+        let pid = child.id() as libc::pid_t;
+        // Not reaped yet: it exits and stays a zombie until `wait`.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while process_alive(pid) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the zombie counts as alive"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(
+            std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "still a zombie"
+        );
+        child.wait().unwrap();
+        assert!(!process_alive(pid));
+        assert!(process_alive(std::process::id() as libc::pid_t));
+    }
 }

@@ -308,6 +308,9 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
             make_data_dir_private(&config)?;
             let database = open_database(&config).await?;
             let app = Application::build_on(config.clone(), database.pool.clone(), listener)?;
+            if let Some(pg) = &database.embedded {
+                app.watch_embedded(pg.clone());
+            }
             tracing::info!(
                 address = %config.bind, port = app.port(),
                 "Kontor is listening; API docs at http://{}:{}/docs/", config.bind.ip(), app.port()

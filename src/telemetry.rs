@@ -33,6 +33,10 @@ pub mod names {
     pub const POOL_CONNECTIONS: &str = "kontor_db_pool_connections";
     pub const POOL_ACQUIRE_WAIT: &str = "kontor_db_pool_acquire_wait_seconds";
     pub const DB_UNAVAILABLE: &str = "kontor_db_unavailable_total";
+    pub const DB_OVERLOADED: &str = "kontor_db_overloaded_total";
+    pub const DB_RESTARTS: &str = "kontor_db_restarts_total";
+    pub const DB_FAILOVERS: &str = "kontor_db_failovers_total";
+    pub const DB_WITHOUT_PRIMARY: &str = "kontor_db_without_primary_seconds";
     pub const LIVE_STREAMS: &str = "kontor_live_streams_open";
     pub const LIVE_FEED_READS: &str = "kontor_live_feed_reads_total";
     pub const OUTBOX_DUE: &str = "kontor_mail_outbox_due";
@@ -129,7 +133,26 @@ fn describe() {
     );
     describe_counter!(
         names::DB_UNAVAILABLE,
-        "Requests answered 503 database_unavailable."
+        "Requests answered 503 database_unavailable: the database could not be reached."
+    );
+    describe_counter!(
+        names::DB_OVERLOADED,
+        "Requests answered 503 overloaded: the database answers, but every connection of the \
+         pool stayed busy for the whole acquire timeout."
+    );
+    describe_counter!(
+        names::DB_FAILOVERS,
+        "Times the pool was re-pointed at another of the listed servers, the new primary."
+    );
+    describe_gauge!(
+        names::DB_WITHOUT_PRIMARY,
+        Unit::Seconds,
+        "How long no database server that takes writes has answered this server's probe (0 \
+         while one does)."
+    );
+    describe_counter!(
+        names::DB_RESTARTS,
+        "Times the embedded PostgreSQL was started again after its postmaster died."
     );
     describe_counter!(
         names::LIVE_FEED_READS,
@@ -186,6 +209,9 @@ fn register_known_series(known: &KnownLabels) {
     for name in [
         names::TIMEOUTS_APPLIED,
         names::DB_UNAVAILABLE,
+        names::DB_OVERLOADED,
+        names::DB_RESTARTS,
+        names::DB_FAILOVERS,
         names::LIVE_FEED_READS,
     ] {
         metrics::counter!(name).increment(0);
@@ -196,6 +222,7 @@ fn register_known_series(known: &KnownLabels) {
     for name in [names::BATCH_SIZE, names::POOL_ACQUIRE_WAIT] {
         let _ = metrics::histogram!(name);
     }
+    metrics::gauge!(names::DB_WITHOUT_PRIMARY).set(0.0);
     metrics::gauge!(
         names::BUILD_INFO,
         "version" => env!("CARGO_PKG_VERSION"),

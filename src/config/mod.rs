@@ -24,7 +24,8 @@ use std::time::Duration;
 /// Where the database comes from.
 #[derive(Clone)]
 pub enum Database {
-    /// A server given by URL (`KONTOR_DATABASE_URL`).
+    /// A server given by URL (`KONTOR_DATABASE_URL`), or several: a primary and its standbys,
+    /// separated by commas (see [`Database::addresses`]).
     Url(String),
     /// The embedded default: a private cluster in `<data_dir>/postgres`, created and started
     /// by Kontor itself.
@@ -49,8 +50,10 @@ pub struct Config {
     pub refresh_token_ttl: Duration,
     pub db_pool_size: u32,
     /// How long a request waits for a database connection before it is answered 503
-    /// `database_unavailable` (the database is down or every connection is busy).
+    /// `overloaded` (every connection is busy) or `database_unavailable` (the database is down).
     pub db_acquire_timeout: Duration,
+    /// How long the embedded cluster may fail to start again before `/healthz` answers 503.
+    pub db_recovery_limit: Duration,
     /// SMTP server URL (`smtp://user:pass@host:port`, `smtps://…`); `None` = write `.eml` files.
     pub smtp_url: Option<String>,
     pub mail_from: String,
@@ -170,13 +173,46 @@ impl Config {
     }
 }
 
+impl Database {
+    /// The servers a `KONTOR_DATABASE_URL` names: one URL, or several separated by commas (a
+    /// primary and its standbys, in any order: the server connects to whichever takes writes
+    /// and follows it when it moves). A comma not followed by `postgres://` or
+    /// `postgresql://` belongs to the URL it is in.
+    pub fn addresses(url: &str) -> Vec<String> {
+        let mut addresses: Vec<String> = Vec::new();
+        for piece in url.split(',') {
+            let starts = piece.trim_start();
+            match addresses.last_mut() {
+                Some(last)
+                    if !(starts.starts_with("postgres://")
+                        || starts.starts_with("postgresql://")) =>
+                {
+                    last.push(',');
+                    last.push_str(piece);
+                }
+                _ => addresses.push(starts.to_string()),
+            }
+        }
+        for address in &mut addresses {
+            *address = address.trim_end().to_string();
+        }
+        addresses
+    }
+}
+
 /// Shows the URL without its password.
 impl std::fmt::Debug for Database {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Database::Url(url) => f
                 .debug_tuple("Url")
-                .field(&crate::redact::mask_url(url))
+                .field(
+                    &Database::addresses(url)
+                        .iter()
+                        .map(|address| crate::redact::mask_url(address))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                )
                 .finish(),
             Database::Embedded => f.write_str("Embedded"),
         }
@@ -199,6 +235,7 @@ impl std::fmt::Debug for Config {
             refresh_token_ttl,
             db_pool_size,
             db_acquire_timeout,
+            db_recovery_limit,
             smtp_url,
             mail_from,
             workers,
@@ -255,6 +292,7 @@ impl std::fmt::Debug for Config {
             .field("refresh_token_ttl", refresh_token_ttl)
             .field("db_pool_size", db_pool_size)
             .field("db_acquire_timeout", db_acquire_timeout)
+            .field("db_recovery_limit", db_recovery_limit)
             .field(
                 "smtp_url",
                 &smtp_url.as_deref().map(crate::redact::mask_url),
@@ -356,6 +394,16 @@ impl Config {
                 "KONTOR_SESSION_DATABASE_URL needs KONTOR_DATABASE_URL (the embedded cluster needs no session URL)"
             );
         }
+        if let Database::Url(url) = &database
+            && Database::addresses(url).len() > 1
+            && session_database_url.is_some()
+        {
+            // A list names the servers themselves, to follow the primary among them; a session
+            // URL is for a pooler in front, which would have to follow it instead.
+            bail!(
+                "KONTOR_SESSION_DATABASE_URL cannot be used with a list of servers in KONTOR_DATABASE_URL (put the pooler in front of the primary, or list the servers and no session URL)"
+            );
+        }
         let workers = match values.value("KONTOR_WORKERS") {
             "true" | "1" | "yes" => true,
             "false" | "0" | "no" => false,
@@ -396,6 +444,7 @@ impl Config {
         if db_acquire_timeout_ms == 0 {
             bail!("KONTOR_DB_ACQUIRE_TIMEOUT_MS must be at least 1");
         }
+        let db_recovery_limit = values.seconds("KONTOR_DB_RECOVERY_LIMIT_SECS")?;
         let live_max_streams_per_user: u32 = values.number("KONTOR_LIVE_MAX_STREAMS_PER_USER")?;
         if live_max_streams_per_user == 0 {
             bail!("KONTOR_LIVE_MAX_STREAMS_PER_USER must be at least 1");
@@ -461,6 +510,7 @@ impl Config {
             refresh_token_ttl: values.seconds("KONTOR_REFRESH_TOKEN_TTL")?,
             db_pool_size,
             db_acquire_timeout: Duration::from_millis(u64::from(db_acquire_timeout_ms)),
+            db_recovery_limit,
             smtp_url: values.given("KONTOR_SMTP_URL").map(str::to_string),
             mail_from: values.value("KONTOR_MAIL_FROM").to_string(),
             workers,

@@ -57,7 +57,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting::described(
         "KONTOR_DATABASE_URL",
         "(embedded)",
-        "PostgreSQL URL. Unset: a private cluster in the data folder, created and started by Kontor.",
+        "PostgreSQL URL, or several separated by commas (a primary and its standbys: Kontor connects only to the one that takes writes and follows it when a standby is promoted). Unset: a private cluster in the data folder, created and started by Kontor.",
     ),
     Setting::described(
         "KONTOR_SESSION_DATABASE_URL",
@@ -102,7 +102,12 @@ pub const SETTINGS: &[Setting] = &[
     Setting::value(
         "KONTOR_DB_ACQUIRE_TIMEOUT_MS",
         "2000",
-        "How long a request waits for a database connection before it is answered 503 database_unavailable, in milliseconds.",
+        "How long a request waits for a database connection, in milliseconds: the bound on a request's time in the pool's queue. Beyond it the request is answered 503 overloaded when every connection is busy, 503 database_unavailable when the database cannot be reached (both with Retry-After).",
+    ),
+    Setting::value(
+        "KONTOR_DB_RECOVERY_LIMIT_SECS",
+        "60",
+        "With the embedded database: how long the server keeps starting a cluster whose postmaster died before it gives up and /healthz answers 503 database_lost (for a supervisor to restart the server), in seconds.",
     ),
     Setting::value(
         "KONTOR_MIN_SECONDS_PER_MOVE",

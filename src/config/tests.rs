@@ -1,5 +1,12 @@
 use super::*;
 
+fn map(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 #[test]
 fn defaults_use_the_embedded_database() {
     let config = Config::from_map(&HashMap::new()).unwrap();
@@ -44,12 +51,6 @@ fn a_default_not_in_the_table_is_a_mistake_caught_at_once() {
 
 #[test]
 fn the_address_limit_follows_the_account_limit_unless_set() {
-    let map = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
     let config = Config::from_map(&map(&[("KONTOR_LOGIN_MAX_FAILURES", "10")])).unwrap();
     assert_eq!(config.login_max_failures_per_address, 40);
     let config = Config::from_map(&map(&[
@@ -62,12 +63,6 @@ fn the_address_limit_follows_the_account_limit_unless_set() {
 
 #[test]
 fn a_session_url_is_for_a_database_given_by_url() {
-    let map = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
     assert_eq!(
         Config::from_map(&HashMap::new())
             .unwrap()
@@ -224,4 +219,31 @@ fn env_files_allow_comments_quotes_and_export() {
         ]
     );
     assert!(parse_env_file("nonsense").is_err());
+}
+
+#[test]
+fn a_database_url_may_list_several_servers() {
+    assert_eq!(
+        Database::addresses("postgres://k@a:5432/kontor"),
+        ["postgres://k@a:5432/kontor"]
+    );
+    assert_eq!(
+        Database::addresses(
+            "postgres://k@a:5432/kontor, postgresql://k@b:5433/kontor?options=-c%20x=1,2"
+        ),
+        [
+            "postgres://k@a:5432/kontor",
+            "postgresql://k@b:5433/kontor?options=-c%20x=1,2"
+        ]
+    );
+    let list = "postgres://k@a:5432/kontor,postgres://k@b:5432/kontor";
+    let error = Config::from_map(&map(&[
+        ("KONTOR_DATABASE_URL", list),
+        ("KONTOR_SESSION_DATABASE_URL", "postgres://k@a:5432/kontor"),
+    ]))
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("list of servers"), "{error}");
+    let config = Config::from_map(&map(&[("KONTOR_DATABASE_URL", list)])).unwrap();
+    assert!(matches!(config.database, Database::Url(_)));
 }

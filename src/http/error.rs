@@ -257,8 +257,16 @@ impl ApiError {
     }
 
     /// 503 `database_unavailable` with `Retry-After`: the database cannot be reached (the
-    /// cause is logged, as a warning).
+    /// cause is logged, as a warning). Or 503 `overloaded` when the cause is only that no
+    /// connection came free in time while every connection of the request's pool was open
+    /// and in use: the database answers, the server is busy (see
+    /// `store::health::pool_exhausted`).
     pub fn unavailable(cause: anyhow::Error) -> Self {
+        if crate::http::serving_pool::exhausted(&cause) {
+            return Self::overloaded(cause);
+        }
+        // The primary may have moved (a failover): the monitor looks again at once.
+        crate::http::serving_pool::nudge_monitor();
         let mut error = Self::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::DatabaseUnavailable,
@@ -267,6 +275,23 @@ impl ApiError {
         .with("retry_after", DATABASE_RETRY_AFTER_SECS);
         error.retry_after = Some(DATABASE_RETRY_AFTER_SECS);
         error.internal = Some(cause);
+        error
+    }
+
+    /// 503 `overloaded` with a short `Retry-After`: every connection stayed busy for the
+    /// whole acquire timeout. Logged as a warning at most once per
+    /// [`crate::store::health::OVERLOAD_LOG_EVERY`], not per request (the cause is the same
+    /// each time: a pool timeout).
+    pub fn overloaded(cause: anyhow::Error) -> Self {
+        crate::store::health::warn_overloaded("requests", &cause);
+        let mut error = Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Overloaded,
+            "the server is busy: every database connection stayed in use for as long as a \
+             request may wait; retry after `Retry-After` seconds",
+        )
+        .with("retry_after", OVERLOADED_RETRY_AFTER_SECS);
+        error.retry_after = Some(OVERLOADED_RETRY_AFTER_SECS);
         error
     }
 
@@ -629,6 +654,9 @@ impl ResponseError for ApiError {
         if self.code == ErrorCode::DatabaseUnavailable {
             metrics::counter!(crate::telemetry::names::DB_UNAVAILABLE).increment(1);
         }
+        if self.code == ErrorCode::Overloaded {
+            metrics::counter!(crate::telemetry::names::DB_OVERLOADED).increment(1);
+        }
         let mut response = HttpResponse::build(self.status);
         response.insert_header((header::CONTENT_TYPE, "application/problem+json"));
         if let Some(seconds) = self.retry_after {
@@ -644,6 +672,10 @@ impl ResponseError for ApiError {
 /// The `Retry-After` of a 503 `database_unavailable`: long enough not to hammer a database
 /// that is restarting, short enough that clients come back soon after it is up.
 pub const DATABASE_RETRY_AFTER_SECS: u64 = 2;
+
+/// The `Retry-After` of a 503 `overloaded`: a busy pool frees up within moments, and clients
+/// that come back spread over a second rather than all at once.
+pub const OVERLOADED_RETRY_AFTER_SECS: u64 = 1;
 
 pub use crate::store::health::database_unreachable;
 
@@ -803,7 +835,9 @@ error_codes! {
     PreconditionRequired = "precondition_required", 428, "`PUT /games/{id}/notes` needs `If-Match`: the `ETag` of the note as the client read it, or `*` to overwrite whatever is there.";
     WebClientMissing = "web_client_missing", 503, "The web client's files were not built into this server (`npm ci && npm run build` in `web/`).";
     NotReady = "not_ready", 503, "`GET /readyz`: the database cannot be reached or lacks migrations of this server; retry after `Retry-After` seconds.";
-    DatabaseUnavailable = "database_unavailable", 503, "The database cannot be reached right now; retry after `Retry-After` seconds.";
+    DatabaseUnavailable = "database_unavailable", 503, "The database cannot be reached right now (it is down, restarting, or no primary was found); retry after `Retry-After` seconds.";
+    Overloaded = "overloaded", 503, "The server is busy: every database connection stayed in use for as long as a request may wait (KONTOR_DB_ACQUIRE_TIMEOUT_MS). Retry after `Retry-After` seconds (an action retried with its Idempotency-Key never applies twice).";
+    DatabaseLost = "database_lost", 503, "`GET /healthz`: the embedded database died and could not be started again within KONTOR_DB_RECOVERY_LIMIT_SECS; restart the server.";
     InternalError = "internal_error", 500, "The server failed; the request may be retried.";
     ChatChannelNotFound = "chat_channel_not_found", 404, "No such chat channel in this game, or the caller may not read it (the same answer), or the game has no chat.";
     ChatMessageNotFound = "chat_message_not_found", 404, "No such chat message, or the caller may not read it.";

@@ -1,8 +1,8 @@
 //! Health probes, at the root (outside `/api/v1`) where proxies, load balancers and
 //! orchestrators look for them, and outside the API's versioning.
 //!
-//! `/healthz` says only that the process answers HTTP (a liveness probe: restart it when this
-//! fails). `/readyz` says whether it can serve the API: the database answers and its schema
+//! `/healthz` says that the process answers HTTP and has not given up on its embedded
+//! database (a liveness probe: restart it when this fails). `/readyz` says whether it can serve the API: the database answers and its schema
 //! is the one this binary expects (a readiness probe: send it traffic only when this is 200).
 
 use super::error::{ApiError, ErrorCode, Problem};
@@ -23,17 +23,29 @@ pub struct Health {
     pub status: &'static str,
 }
 
-/// Liveness: the process answers. Touches nothing else (not the database), so a database
-/// outage never makes an orchestrator restart a healthy server.
+/// Liveness: the process answers, and has not given up bringing its database back. Touches
+/// nothing else (not the database), so a database outage never makes an orchestrator restart
+/// a healthy server; only once the embedded cluster has failed to start again for longer than
+/// `KONTOR_DB_RECOVERY_LIMIT_SECS` is it 503 `database_lost`, so that a restart is tried.
 #[utoipa::path(
     tag = "health",
-    responses((status = 200, description = "The process answers.", body = Health))
+    responses(
+        (status = 200, description = "The process answers.", body = Health),
+        (status = 503, description = "`database_lost`: the embedded database died and could not be started again for longer than `KONTOR_DB_RECOVERY_LIMIT_SECS`; `detail` says why. Restart the server.", body = Problem, content_type = "application/problem+json"),
+    )
 )]
 #[get("/healthz")]
-pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok()
+pub async fn healthz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    if let Some(reason) = state.recovery.given_up() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::DatabaseLost,
+            reason,
+        ));
+    }
+    Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
-        .json(Health { status: "ok" })
+        .json(Health { status: "ok" }))
 }
 
 /// Readiness: the database answers and every migration of this binary has been applied.

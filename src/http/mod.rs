@@ -21,6 +21,7 @@ pub mod page;
 pub mod play;
 pub mod request_id;
 pub mod routes;
+pub mod serving_pool;
 pub mod social;
 pub mod state;
 pub mod streams;

@@ -30,6 +30,10 @@ pub struct AppState {
     pub known_users: crate::auth::credentials::KnownUsers,
     /// The uploaded exports being read and checked (`KONTOR_UPLOADS_MAX`…).
     pub uploads: crate::http::uploads::UploadSlots,
+    /// What the database monitor last found (see `store::monitor`).
+    pub database: std::sync::Arc<crate::store::monitor::DatabaseStatus>,
+    /// The server's attempts to bring its database back (`/healthz` reads it).
+    pub recovery: std::sync::Arc<crate::ops::recovery::Recovery>,
     /// The server's VAPID key pair for Web Push.
     pub vapid: std::sync::Arc<crate::service::delivery::push::vapid::Vapid>,
 }

@@ -32,6 +32,10 @@ struct Target {
 impl Target {
     fn of(config: &Config) -> anyhow::Result<Self> {
         Ok(match &config.database {
+            Database::Url(url) if Database::addresses(url).len() > 1 => anyhow::bail!(
+                "KONTOR_DATABASE_URL lists several servers: give this command the primary's URL \
+                 alone (KONTOR_DATABASE_URL=postgres://…)"
+            ),
             Database::Url(url) => Self {
                 url: config.session_database_url.clone().unwrap_or(url.clone()),
                 embedded: None,

@@ -61,7 +61,7 @@ pub async fn run(pool: PgPool, committer: Committer, poll: Duration, stop: Cance
                 tracing::debug!(%error, "deadline worker stops with its pool");
                 return;
             }
-            Err(error) => tracing::error!(error = ?error, "deadline worker"),
+            Err(error) => crate::store::health::log_worker_failure("deadlines", &error, &pool),
         }
         tokio::select! {
             _ = tokio::time::sleep(poll) => {}

@@ -89,7 +89,11 @@ pub async fn run(
                 tracing::debug!(%error, "housekeeping stops with its pool");
                 return;
             }
-            Err(error) => tracing::error!(error = ?error, "housekeeping"),
+            Err(error) => crate::store::health::log_worker_failure(
+                "housekeeping",
+                &anyhow::Error::from(error),
+                &pool,
+            ),
         }
         tokio::select! {
             _ = tokio::time::sleep(every) => {}

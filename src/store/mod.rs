@@ -1,7 +1,8 @@
 //! PostgreSQL storage: the connection pool and migrations, accounts, tokens and failed
 //! logins, game head rows, seats, clocks and vacations, invitations, the append-only event
 //! log and the state cache, the mail outbox and notification preferences, live presence and
-//! notification channels, players' private notes and standing orders, housekeeping, and setting up a cluster.
+//! notification channels, players' private notes and standing orders, housekeeping, setting up a cluster, and watching
+//! that the database answers.
 //! This is the only code that speaks SQL (a contract test keeps it so): everything else
 //! calls the named functions here, and decides the transactions (a function that must run
 //! in one takes a `&mut PgConnection`). Every game query is keyed by `game_id`.
@@ -21,11 +22,13 @@ pub mod housekeeping;
 pub mod invitations;
 pub mod mail_tokens;
 pub mod mentions;
+pub mod monitor;
 pub mod notes;
 pub mod orders;
 pub mod outbox;
 pub mod preferences;
 pub mod presence;
+pub mod primary;
 pub mod push;
 pub mod ratings;
 pub mod rematch;

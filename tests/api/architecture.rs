@@ -73,6 +73,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "http",
         &[
             "request_id.rs",
+            "serving_pool.rs",
             "error.rs",
             "uploads.rs",
             // What every handler can reach.

@@ -72,17 +72,7 @@ async fn server_on(pg: &EmbeddedPostgres, data: &Path) -> TestApp {
         .unwrap();
     kontor::store::migrate(&pool).await.unwrap();
     let server = Application::build(config, pool.clone()).unwrap();
-    let app = TestApp {
-        address: format!("http://127.0.0.1:{}", server.port()),
-        pool,
-        client: reqwest::Client::new(),
-        database: "kontor".into(),
-        config: server.state.config.clone(),
-        committer: server.state.committer.clone(),
-        server: None,
-        clock,
-        uploads: server.state.uploads.clone(),
-    };
+    let app = TestApp::in_process(&server, pool, "kontor", clock);
     tokio::spawn(server.run_until_stopped());
     app
 }

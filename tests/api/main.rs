@@ -18,6 +18,7 @@ mod cross_site;
 mod deletion;
 mod deploy;
 mod exact;
+mod failover;
 mod fanout;
 mod fuzz;
 mod games;

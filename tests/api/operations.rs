@@ -121,7 +121,7 @@ impl Drop for Scratch {
 }
 
 /// Runs `pg_ctl -D <data> <args>` as the cluster's user.
-fn pg_ctl(data: &Path, args: &[&str]) -> Output {
+pub(crate) fn pg_ctl(data: &Path, args: &[&str]) -> Output {
     let bin = kontor::embedded_pg::find_binaries().unwrap().join("pg_ctl");
     // SAFETY: geteuid has no preconditions.
     let mut command = if unsafe { libc::geteuid() } == 0 {
@@ -140,7 +140,7 @@ fn pg_ctl(data: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -545,11 +545,14 @@ async fn the_data_folder_and_its_secrets_are_private() {
     assert!(!scratch.cluster_running());
 }
 
-#[tokio::test]
-async fn an_unreachable_database_is_answered_503_and_recovers() {
-    let scratch = Scratch::new("database-down");
-    let pg = EmbeddedPostgres::start(&scratch.dir, Durability::Fast).unwrap();
-    pg.ensure_database("kontor").await.unwrap();
+/// A server in this process (built, not yet running) on `pg`'s database `kontor`, migrated
+/// here, with a pool of 4 connections and a 300 ms acquire timeout; `settings` are applied last.
+async fn build_on_cluster(
+    scratch: &Scratch,
+    pg: &EmbeddedPostgres,
+    settings: &[(&str, &str)],
+) -> (TestApp, Application) {
+    prepare_process();
     let settings: HashMap<String, String> = [
         ("KONTOR_BIND", "127.0.0.1:0"),
         ("KONTOR_JWT_SECRET", JWT_SECRET),
@@ -557,6 +560,7 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         ("KONTOR_DB_ACQUIRE_TIMEOUT_MS", "300"),
     ]
     .into_iter()
+    .chain(settings.iter().copied())
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .chain([(
         "KONTOR_DATA_DIR".to_string(),
@@ -575,17 +579,16 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
     .unwrap();
     kontor::store::migrate(&pool).await.unwrap();
     let server = Application::build(config, pool.clone()).unwrap();
-    let app = TestApp {
-        address: format!("http://127.0.0.1:{}", server.port()),
-        pool,
-        client: reqwest::Client::new(),
-        database: "kontor".into(),
-        config: server.state.config.clone(),
-        committer: server.state.committer.clone(),
-        server: None,
-        clock,
-        uploads: server.state.uploads.clone(),
-    };
+    let app = TestApp::in_process(&server, pool, "kontor", clock);
+    (app, server)
+}
+
+#[tokio::test]
+async fn an_unreachable_database_is_answered_503_and_recovers() {
+    let scratch = Scratch::new("database-down");
+    let pg = EmbeddedPostgres::start(&scratch.dir, Durability::Fast).unwrap();
+    pg.ensure_database("kontor").await.unwrap();
+    let (app, server) = build_on_cluster(&scratch, &pg, &[]).await;
     tokio::spawn(server.run_until_stopped());
     let anna = app.register("anna").await;
     app.get("/games?view=mine")
@@ -667,6 +670,252 @@ async fn an_unreachable_database_is_answered_503_and_recovers() {
         .assert_ok();
     app.pool.close().await;
     drop(pg);
+}
+
+#[tokio::test]
+async fn a_busy_pool_is_answered_overloaded_not_as_an_outage() {
+    let app = spawn_app().await;
+    let anna = app.register("anna").await;
+    // A second server on the same database, its pool one connection (the live listener on a
+    // session pool of its own), waiting 300 ms at most for it.
+    let mut config = app.config.clone();
+    config.bind = "127.0.0.1:0".parse().unwrap();
+    config.db_acquire_timeout = Duration::from_millis(300);
+    config.session_database_url = Some(app.database_url());
+    let pool = kontor::store::connect_with_timeout(
+        pg().connect_options(&app.database),
+        1,
+        config.db_acquire_timeout,
+    )
+    .await
+    .unwrap();
+    let server = Application::build(config, pool.clone()).unwrap();
+    let address = format!("http://127.0.0.1:{}/api/v1", server.port());
+    let stopper = server.stop_handle();
+    let running = tokio::spawn(server.run_until_stopped());
+    let mine = || async {
+        read(
+            app.client
+                .get(format!("{address}/games?view=mine"))
+                .bearer_auth(&anna.token)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    };
+    mine().await.assert_ok();
+
+    // Its one connection held busy: the database answers, the server is busy.
+    let held = pool.acquire().await.unwrap();
+    let reply = mine().await;
+    let body = reply.assert_problem(503, "overloaded");
+    assert_eq!(reply.headers["retry-after"], "1");
+    assert_eq!(body["retry_after"], 1);
+    drop(held);
+    mine().await.assert_ok();
+
+    stopper.stop(true).await;
+    running.await.unwrap().unwrap();
+    pool.close().await;
+}
+
+/// Kills the postmaster of the cluster in `data` with SIGKILL, as the out-of-memory killer
+/// would (its pid from `postmaster.pid`).
+pub(crate) fn kill_postmaster(data: &Path) {
+    let text = std::fs::read_to_string(data.join("postmaster.pid")).unwrap();
+    let pid: libc::pid_t = text.lines().next().unwrap().trim().parse().unwrap();
+    // SAFETY: kill on the pid of the test's own cluster's postmaster.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+}
+
+/// Plays one action of `game` once the server takes actions again: waits (bounded) while it
+/// answers 503 `database_unavailable`, and retries with the same idempotency key, so a retry
+/// never applies twice. The version the action was played at.
+pub(crate) async fn act_once_back(
+    app: &TestApp,
+    game: uuid::Uuid,
+    players: &[User],
+    key: &str,
+) -> i64 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut rng = kontor::games::GameRng::from_u64(11);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the server did not take actions again"
+        );
+        let detail = app
+            .get(&format!("/games/{game}"))
+            .as_user(&players[0])
+            .send()
+            .await;
+        if detail.status == 503 {
+            detail.assert_problem(503, "database_unavailable");
+            assert!(detail.headers.contains_key("retry-after"), "{detail:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        }
+        let seat = detail.assert_ok()["pending"][0].as_u64().unwrap() as usize;
+        let mine = app
+            .get(&format!("/games/{game}"))
+            .as_user(&players[seat])
+            .send()
+            .await;
+        if mine.status == 503 {
+            continue;
+        }
+        let mine = mine.assert_ok().clone();
+        let action = crate::bots::flying_dutchman(&mine["legal"], &mine, &mut rng);
+        let version = mine["version"].as_i64().unwrap();
+        let reply = app
+            .act(&players[seat], game)
+            .version(version)
+            .key(key)
+            .send(&action)
+            .await;
+        match reply.status.as_u16() {
+            200 => return version,
+            503 => {
+                reply.assert_problem(503, "database_unavailable");
+                assert!(reply.headers.contains_key("retry-after"), "{reply:?}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            _ => panic!("{action} refused: {}", reply.text),
+        }
+    }
+}
+
+/// Four players in a Flying Dutchman game in which `actions` actions were played (by the
+/// bots, from `seed`), and the game's version after them.
+pub(crate) async fn a_game_under_way(
+    app: &TestApp,
+    seed: u64,
+    actions: usize,
+) -> (uuid::Uuid, Vec<User>, i64) {
+    let mut players = Vec::new();
+    for name in ["anna", "bert", "cleo", "dora"] {
+        players.push(app.register(name).await);
+    }
+    let game = app.start_game("flying-dutchman", json!({}), &players).await;
+    crate::bots::play(
+        app,
+        game,
+        &players,
+        crate::bots::flying_dutchman,
+        seed,
+        actions,
+    )
+    .await;
+    let version = game_version(app, game, &players[0]).await;
+    (game, players, version)
+}
+
+pub(crate) async fn game_version(app: &TestApp, game: uuid::Uuid, user: &User) -> i64 {
+    app.get(&format!("/games/{game}"))
+        .as_user(user)
+        .send()
+        .await
+        .assert_ok()["version"]
+        .as_i64()
+        .unwrap()
+}
+
+async fn healthz(app: &TestApp) -> Reply {
+    read(
+        app.client
+            .get(format!("{}/healthz", app.address))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+}
+
+/// Waits (bounded) until `/healthz` answers `status`.
+async fn wait_for_liveness(app: &TestApp, status: u16) -> Reply {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let reply = healthz(app).await;
+        if reply.status == status {
+            return reply;
+        }
+        assert!(Instant::now() < deadline, "/healthz stayed {reply:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_killed_embedded_cluster_is_started_again_and_play_resumes() {
+    let scratch = Scratch::new("killed-postmaster");
+    // Durable, as `kontor serve` runs it: what was acknowledged survives the kill.
+    let pg =
+        std::sync::Arc::new(EmbeddedPostgres::start(&scratch.dir, Durability::Durable).unwrap());
+    pg.ensure_database("kontor").await.unwrap();
+    // A limit of 0: the first failed restart is already giving up (for /healthz below).
+    let (app, server) =
+        build_on_cluster(&scratch, &pg, &[("KONTOR_DB_RECOVERY_LIMIT_SECS", "0")]).await;
+    server.watch_embedded(pg.clone());
+    let recovery = server.state.recovery.clone();
+    let stopper = server.stop_handle();
+    let running = tokio::spawn(server.run_until_stopped());
+    let (game, players, acknowledged) = a_game_under_way(&app, 3, 6).await;
+
+    // The postmaster killed: the server starts it again and takes actions, unrestarted.
+    let killed = Instant::now();
+    kill_postmaster(&scratch.cluster_data());
+    let played_at = act_once_back(&app, game, &players, "after-the-kill").await;
+    eprintln!(
+        "an action was accepted {:?} after the postmaster's kill",
+        killed.elapsed()
+    );
+    assert_eq!(played_at, acknowledged, "every acknowledged action is kept");
+    // Counted once `pg_ctl start` has returned, which may be after the pool reconnected.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while recovery.restarts() == 0 {
+        assert!(Instant::now() < deadline, "the restart was not counted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 4, 3).await;
+    assert!(game_version(&app, game, &players[0]).await > acknowledged);
+    wait_for_liveness(&app, 200).await;
+
+    // A cluster that cannot start again: the server says it gave up, for a supervisor.
+    let settings = scratch.cluster_data().join("postgresql.auto.conf");
+    let kept = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        format!("{kept}\nnot_a_setting_of_postgresql = 1\n"),
+    )
+    .unwrap();
+    let acknowledged = game_version(&app, game, &players[0]).await;
+    kill_postmaster(&scratch.cluster_data());
+    let reply = wait_for_liveness(&app, 503).await;
+    let body = reply.assert_problem(503, "database_lost");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("restart the server"),
+        "{body}"
+    );
+    // Mended by hand: it starts again by itself, and /healthz is well again.
+    std::fs::write(&settings, kept).unwrap();
+    let played_at = act_once_back(&app, game, &players, "after-the-mend").await;
+    assert_eq!(played_at, acknowledged);
+    wait_for_liveness(&app, 200).await;
+
+    // A stop after the postmaster died says it was already stopped, and is no failure.
+    stopper.stop(true).await;
+    running.await.unwrap().unwrap();
+    app.pool.close().await;
+    kill_postmaster(&scratch.cluster_data());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while pg.postmaster_alive() {
+        assert!(Instant::now() < deadline, "the postmaster did not die");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    pg.stop().unwrap();
 }
 
 /// npm is allowed: it builds the web client the server serves (from its locked

@@ -203,6 +203,20 @@ pub async fn spawn_mailed_app(extra: &[(&str, &str)]) -> MailedApp {
     }
 }
 
+/// What every test server needs of the test process, done once whoever asks first.
+pub fn prepare_process() {
+    // The tests' own reqwest clients (reqwest without a TLS provider of its own) use ring, as
+    // the server's outbound client does.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    // KONTOR_TEST_LOG=info (or any filter) shows the servers' logs while debugging a test.
+    if let Ok(filter) = std::env::var("KONTOR_TEST_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_test_writer()
+            .try_init();
+    }
+}
+
 pub async fn spawn_app_with(options: AppOptions) -> TestApp {
     spawn_app_configured(options, |_| {}).await
 }
@@ -218,16 +232,7 @@ pub async fn spawn_app_configured(
     // first test that serves metrics), it would count the closing of streams opened before it
     // and the open-streams gauge of a test would be off by the others' streams.
     kontor::telemetry::install(&kontor::ops::metrics::known_labels());
-    // The tests' own reqwest clients (reqwest without a TLS provider of its own) use ring, as
-    // the server's outbound client does.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    // KONTOR_TEST_LOG=info (or any filter) shows the servers' logs while debugging a test.
-    if let Ok(filter) = std::env::var("KONTOR_TEST_LOG") {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_test_writer()
-            .try_init();
-    }
+    prepare_process();
     let (database, pool) = fresh_database().await;
     let mut settings: HashMap<String, String> = [
         ("KONTOR_BIND", "127.0.0.1:0"),
@@ -338,6 +343,27 @@ pub struct User {
 }
 
 impl TestApp {
+    /// A test's view of a server it built in this process (not yet running: the test runs
+    /// it) on the database `database`, reached through `pool`, its clock `clock`.
+    pub fn in_process(
+        server: &Application,
+        pool: PgPool,
+        database: &str,
+        clock: TestClock,
+    ) -> Self {
+        Self {
+            address: format!("http://127.0.0.1:{}", server.port()),
+            pool,
+            client: reqwest::Client::new(),
+            database: database.into(),
+            config: server.state.config.clone(),
+            committer: server.state.committer.clone(),
+            server: None,
+            clock,
+            uploads: server.state.uploads.clone(),
+        }
+    }
+
     /// A pool of the test's own on its database, for reads after the server has stopped: the
     /// shared `pool` may hand out a connection the server opened on one of its worker threads,
     /// whose runtime ends with the server, and such a connection fails ("a Tokio context …

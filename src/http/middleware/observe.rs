@@ -100,7 +100,21 @@ pub async fn observe(
     let started = Instant::now();
     let route = req.match_pattern().unwrap_or_else(|| "default".into());
     let method = method_label(req.method());
-    let outcome = next.call(req).await;
+    // The request's pool, for the errors that must tell a busy pool from a lost database.
+    let serving = req
+        .app_data::<actix_web::web::Data<crate::http::state::AppState>>()
+        .map(|state| crate::http::serving_pool::Serving {
+            pool: state.pool.clone(),
+            status: state.database.clone(),
+        });
+    let outcome = match serving {
+        Some(serving) => {
+            crate::http::serving_pool::CURRENT
+                .scope(serving, next.call(req))
+                .await
+        }
+        None => next.call(req).await,
+    };
     let status = match &outcome {
         Ok(response) => response.status(),
         Err(error) => error.as_response_error().status_code(),

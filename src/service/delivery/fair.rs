@@ -249,6 +249,10 @@ pub async fn run<C: Channel>(
         match drive(channel.clone(), limits, poll, Until::Stopped(stop.clone())).await {
             Ok(_) => return,
             Err(_) if channel.closed() => return,
+            // A pool timeout or a lost database is a state the worker waits out, not a bug.
+            Err(error) if crate::store::health::database_unreachable(&error) => {
+                tracing::warn!(worker = name, error = %format!("{error:#}"), "deliveries wait for the database; trying again");
+            }
             Err(error) => {
                 tracing::error!(worker = name, error = %format!("{error:#}"), "deliveries failed; trying again");
             }

@@ -59,6 +59,14 @@ const PLATFORM: CodeMessages = {
   already_on_vacation: { en: 'A vacation is running; end it first.', ja: '休暇中です。先に終了してください。' },
   not_on_vacation: { en: 'There is no vacation to end.', ja: '終了する休暇はありません。' },
   rate_limited: { en: 'Too many attempts; try again shortly.', ja: '試行が多すぎます。しばらくしてからお試しください。' },
+  overloaded: {
+    en: 'The server is busy right now; try again in a moment.',
+    ja: 'サーバーが混み合っています。少し待ってからもう一度お試しください。',
+  },
+  database_unavailable: {
+    en: 'The server cannot reach its database right now; try again in a few seconds.',
+    ja: 'サーバーがデータベースに接続できません。数秒後にもう一度お試しください。',
+  },
   too_many_test_sends: {
     en: 'Your account has used its test sends for this hour (webhooks and push together).',
     ja: 'この1時間のテスト送信（Webhookとプッシュ通知の合計）の上限に達しました。',

@@ -187,7 +187,11 @@ pub async fn run(
                 tracing::debug!(%error, "ratings stop with their pool");
                 return;
             }
-            Err(error) => tracing::error!(error = ?error, "ratings"),
+            Err(error) => crate::store::health::log_worker_failure(
+                "ratings",
+                &anyhow::Error::from(error),
+                &pool,
+            ),
         }
         tokio::select! {
             _ = tokio::time::sleep(every) => {}

@@ -889,7 +889,11 @@ pub async fn run(
                 tracing::debug!(%error, "the tournament worker stops with its pool");
                 return;
             }
-            Err(error) => tracing::error!(error = ?error, "tournaments"),
+            Err(error) => crate::store::health::log_worker_failure(
+                "tournaments",
+                &anyhow::Error::from(error),
+                &pool,
+            ),
         }
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
