@@ -12,5 +12,11 @@ use_suitable_node
 (cd web && npm run --silent check)
 cargo test --locked "$@"
 if [ $# -eq 0 ]; then
-  (cd web && KONTOR_BIN="$PWD/../target/debug/kontor" npx playwright test)
+  # On a failure, what the server warned of (RUST_LOG=warn) is the first clue: its last lines
+  # go to the output, where CI keeps them.
+  if ! (cd web && KONTOR_BIN="$PWD/../target/debug/kontor" npx playwright test); then
+    echo "--- The browser tests failed; the last lines of their server's log (web/test-results-server.log):"
+    tail -n 120 web/test-results-server.log 2> /dev/null || true
+    exit 1
+  fi
 fi
