@@ -62,12 +62,9 @@ export function refreshSession(): Promise<boolean> {
   refreshing ??= (async () => {
     try {
       const response = await acrossTabs(() =>
-        watched(() =>
-          fetch('/api/v1/auth/session/refresh', {
-            method: 'POST',
-            credentials: 'same-origin',
-          }),
-        ),
+        // Bounded like every request: the lock it holds would otherwise stall every later
+        // refresh in the browser's tabs.
+        watched(() => answered(new Request('/api/v1/auth/session/refresh', { method: 'POST' }))),
       );
       // 204: no session cookie came, nobody is signed in here (no failure, nothing logged).
       if (!response.ok || response.status === 204) {
