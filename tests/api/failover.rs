@@ -40,7 +40,7 @@ impl Drop for Pair {
 }
 
 /// A PostgreSQL tool, run as the clusters' user (`postgres` when the tests run as root).
-fn tool(name: &str) -> Command {
+pub(crate) fn tool(name: &str) -> Command {
     let bin = kontor::embedded_pg::find_binaries().unwrap().join(name);
     let mut command = match kontor::embedded_pg::cluster_user() {
         Some(user) => {
@@ -54,7 +54,7 @@ fn tool(name: &str) -> Command {
     command
 }
 
-fn succeed(command: &mut Command, what: &str) {
+pub(crate) fn succeed(command: &mut Command, what: &str) {
     let output = command.output().unwrap();
     assert!(
         output.status.success(),
@@ -64,12 +64,12 @@ fn succeed(command: &mut Command, what: &str) {
     );
 }
 
-fn append(file: &Path, lines: &str) {
+pub(crate) fn append(file: &Path, lines: &str) {
     let kept = std::fs::read_to_string(file).unwrap();
     std::fs::write(file, format!("{kept}\n{lines}\n")).unwrap();
 }
 
-fn superuser(port: u16) -> PgConnectOptions {
+pub(crate) fn superuser(port: u16) -> PgConnectOptions {
     PgConnectOptions::new()
         .host("127.0.0.1")
         .port(port)
