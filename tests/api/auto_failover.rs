@@ -1090,8 +1090,8 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
     );
     assert!(actions > 0 && messages > 0);
     assert!(
-        status.failovers() >= kills as u64,
-        "the server saw every failover"
+        status.failovers() > kills as u64,
+        "the server saw every failover, and the switchover"
     );
     following.abort();
 
