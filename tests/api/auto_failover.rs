@@ -10,12 +10,10 @@
 //! at the kill. Nothing acknowledged may be lost or doubled, no answer may be a 500, and the
 //! stream must follow.
 
-use crate::failover::{append, succeed, superuser, tool};
+use crate::failover::{Follower, cluster_scratch, initdb, succeed, superuser};
 use crate::live::Stream;
 use crate::operations::free_port;
 use crate::support::*;
-use kontor::app::{Application, open_database};
-use kontor::config::Config;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::process::CommandExt;
@@ -251,45 +249,10 @@ fn primary_name(state: &[NodeState]) -> String {
         .unwrap()
 }
 
-fn initdb(dir: &Path, data: &Path) {
-    succeed(
-        tool("initdb")
-            .arg("-D")
-            .arg(data)
-            .args([
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "--encoding=UTF8",
-                "--no-locale",
-                "--no-sync",
-            ])
-            .arg("--no-instructions"),
-        "initdb",
-    );
-    // pg_autoctl's own tuning would take a quarter of the memory for shared_buffers.
-    append(
-        &data.join("postgresql.auto.conf"),
-        &format!(
-            "listen_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
-             shared_buffers = '16MB'",
-            dir.display()
-        ),
-    );
-}
-
 /// The monitor and two data nodes up, the pair whole, the role and database `kontor` made.
 async fn formation() -> Arc<Formation> {
     let started = Instant::now();
-    let dir = std::env::temp_dir().join(format!("kontor-autofailover-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    if let Some(user) = kontor::embedded_pg::cluster_user() {
-        succeed(
-            Command::new("chown").arg(format!("{user}:")).arg(&dir),
-            "chown",
-        );
-    }
+    let dir = cluster_scratch("autofailover");
     let formation = Formation {
         monitor_data: dir.join("monitor"),
         monitor_port: free_port(),
@@ -306,9 +269,11 @@ async fn formation() -> Arc<Formation> {
     };
     // The monitor and the first node made by initdb (the second is a copy of the first, made
     // by pg_autoctl with pg_basebackup).
+    // pg_autoctl's own tuning would take a quarter of the memory for shared_buffers.
+    let sockets = format!("unix_socket_directories = '{}'", formation.dir.display());
     std::thread::scope(|scope| {
-        scope.spawn(|| initdb(&formation.dir, &formation.monitor_data));
-        scope.spawn(|| initdb(&formation.dir, &formation.nodes[0].data));
+        scope.spawn(|| initdb(&formation.monitor_data, &sockets));
+        scope.spawn(|| initdb(&formation.nodes[0].data, &sockets));
     });
     succeed(
         formation
@@ -771,39 +736,21 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
         .map(|n| url(n.port))
         .collect::<Vec<_>>()
         .join(",");
-    let settings: HashMap<String, String> = [
-        ("KONTOR_BIND", "127.0.0.1:0"),
-        ("KONTOR_JWT_SECRET", JWT_SECRET),
-        ("KONTOR_WORKERS", "false"),
-        ("KONTOR_DB_POOL_SIZE", "8"),
-        ("KONTOR_DB_ACQUIRE_TIMEOUT_MS", "1000"),
-        // The test's clock stands still: no refill, so a burst as large as the test's chat.
-        ("KONTOR_CHAT_BURST", "100000"),
-        ("KONTOR_CHAT_DAILY_MAX", "100000"),
-        ("KONTOR_REGISTRATIONS_PER_ADDRESS", "100"),
-        ("KONTOR_DATABASE_URL", &addresses),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .chain([(
-        "KONTOR_DATA_DIR".to_string(),
-        formation.dir.join("app").display().to_string(),
-    )])
-    .collect();
-    let mut config = Config::from_map(&settings).unwrap();
-    let clock = kontor::time::TestClock::new();
-    config.clock = clock.clock();
-    let database = open_database(&config).await.unwrap();
-    let server = Application::build(config, database.pool.clone()).unwrap();
-    let status = server.state.database.clone();
-    let app = Arc::new(TestApp::in_process(
-        &server,
-        database.pool.clone(),
-        "kontor",
-        clock,
-    ));
-    let stopper = server.stop_handle();
-    let running = tokio::spawn(server.run_until_stopped());
+    let follower = Follower::start(
+        &addresses,
+        &formation.dir,
+        &[
+            ("KONTOR_DB_POOL_SIZE", "8"),
+            ("KONTOR_DB_ACQUIRE_TIMEOUT_MS", "1000"),
+            // The test's clock stands still: no refill, so a burst as large as the test's chat.
+            ("KONTOR_CHAT_BURST", "100000"),
+            ("KONTOR_CHAT_DAILY_MAX", "100000"),
+            ("KONTOR_REGISTRATIONS_PER_ADDRESS", "100"),
+        ],
+    )
+    .await;
+    let status = follower.status.clone();
+    let app = follower.app.clone();
 
     // The load: clients playing games, two writing chat, a live stream followed. The
     // followed game is played by the test itself, one action after each kill, so that the
@@ -1001,7 +948,7 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
 
     // Nothing acknowledged lost, nothing doubled: the log holds exactly what clients were
     // told, read from the primary.
-    let pool = &database.pool;
+    let pool = &follower.pool;
     let (mut actions, mut lost, mut doubled) = (0, 0, 0);
     for (game, told) in &played {
         let log: Vec<(i64, String, Option<i16>)> = sqlx::query_as(
@@ -1095,8 +1042,6 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
     );
     following.abort();
 
-    stopper.stop(true).await;
-    running.await.unwrap().unwrap();
-    database.pool.close().await;
+    follower.stop().await;
     eprintln!("the test took {:?}", began.elapsed());
 }
