@@ -190,8 +190,8 @@ fi
 mkdir -p target
 ln -sfn "$pgbouncer" target/pgbouncer
 
-# The failover test (tests/api/failover.rs) runs a pg_auto_failover monitor and two data nodes
-# on loopback: Debian's pg_auto_failover (/usr/bin/pg_autoctl, and the extension) for the
+# The failover test (tests/api/auto_failover.rs) runs a pg_auto_failover monitor and two data
+# nodes on loopback: Debian's pg_auto_failover (/usr/bin/pg_autoctl, and the extension) for the
 # PostgreSQL the tests run, the newest under /usr/lib/postgresql as the tests choose it
 # (Debian 12 has 15, Debian 13 has 17). The packages start no service; the server itself does
 # not need them.
