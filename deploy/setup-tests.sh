@@ -3,9 +3,9 @@
 # test tools (the OpenAPI 3.1 validator, the schemathesis fuzzer and the client generator the
 # contract tests run, from PyPI; the web client's test tools from npm; Debian's Chromium;
 # Debian's nginx for the scale-out test, and a PgBouncer of 1.21 or later, Debian's own where
-# it is new enough, else built once from Debian trixie's source package; Debian's podman, runc
-# and debootstrap and a locally made base image for the image's test; podman-compose from
-# PyPI for the compose file's check).
+# it is new enough, else built once from Debian trixie's source package; Debian's
+# pg_auto_failover for the failover test; Debian's podman, runc and debootstrap and a locally
+# made base image for the image's test; podman-compose from PyPI for the compose file's check).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,6 +92,21 @@ if [ ! -x /usr/bin/chromium ]; then
   install_os_packages "the browser tests" chromium
 fi
 
+# Installs the OS packages `$2…`, needed for the test `$1`, as tools only: the tests run them
+# on loopback with configurations of their own, so no service of theirs may start.
+# policy-rc.d answering 101 tells the packages' scripts not to start one.
+install_tool_packages() {
+  local own_policy='' installed=0
+  if [ "$(id -u)" -eq 0 ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  install_os_packages "$@" || installed=$?
+  if [ -n "$own_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
+  [ "$installed" -eq 0 ] || exit "$installed"
+}
+
 # The scale-out test (tests/api/scaleout.rs) runs two servers behind Debian's nginx, and
 # behind PgBouncer in front of PostgreSQL; the server itself needs neither.
 missing=()
@@ -104,18 +119,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   # Installed as tools only: the test runs them on loopback with its own configuration, so
-  # the packages' own services must not start (nginx would take port 80). policy-rc.d
-  # answering 101 tells the packages' scripts not to start them.
-  own_policy=
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
-    chmod 755 /usr/sbin/policy-rc.d
-    own_policy=1
-  fi
-  installed=0
-  install_os_packages "the scale-out test" "${missing[@]}" || installed=$?
-  if [ -n "$own_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
-  [ "$installed" -eq 0 ] || exit "$installed"
+  # the packages' own services must not start (nginx would take port 80).
+  install_tool_packages "the scale-out test" "${missing[@]}"
   # ... nor at the next boot.
   if [ -d /run/systemd/system ]; then
     systemctl disable --quiet nginx pgbouncer 2> /dev/null || true
@@ -184,6 +189,21 @@ else
 fi
 mkdir -p target
 ln -sfn "$pgbouncer" target/pgbouncer
+
+# The failover test (tests/api/auto_failover.rs) runs a pg_auto_failover monitor and two data
+# nodes on loopback: Debian's pg_auto_failover (/usr/bin/pg_autoctl, and the extension) for the
+# PostgreSQL the tests run, the newest under /usr/lib/postgresql as the tests choose it
+# (Debian 12 has 15, Debian 13 has 17). The packages start no service; the server itself does
+# not need them.
+pg_major=$(find /usr/lib/postgresql -mindepth 3 -maxdepth 3 -path '*/bin/initdb' 2> /dev/null \
+  | awk -F/ '{ print $5 }' | sort -n | tail -n 1)
+if [ -z "$pg_major" ]; then
+  echo "no PostgreSQL server under /usr/lib/postgresql for the failover test (deploy/setup.sh installs one)" >&2
+  exit 1
+fi
+if [ ! -x /usr/bin/pg_autoctl ] || [ ! -f "/usr/share/postgresql/$pg_major/extension/pgautofailover.control" ]; then
+  install_tool_packages "the failover test" pg-auto-failover-cli "postgresql-$pg_major-auto-failover"
+fi
 
 # The image's test (tests/api/image.rs) builds deploy/Dockerfile's `prebuilt` target around
 # the test binary and runs it: Debian's podman with runc (crun, podman's default, fails on

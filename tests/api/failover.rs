@@ -40,7 +40,7 @@ impl Drop for Pair {
 }
 
 /// A PostgreSQL tool, run as the clusters' user (`postgres` when the tests run as root).
-fn tool(name: &str) -> Command {
+pub(crate) fn tool(name: &str) -> Command {
     let bin = kontor::embedded_pg::find_binaries().unwrap().join(name);
     let mut command = match kontor::embedded_pg::cluster_user() {
         Some(user) => {
@@ -54,7 +54,7 @@ fn tool(name: &str) -> Command {
     command
 }
 
-fn succeed(command: &mut Command, what: &str) {
+pub(crate) fn succeed(command: &mut Command, what: &str) {
     let output = command.output().unwrap();
     assert!(
         output.status.success(),
@@ -64,17 +64,50 @@ fn succeed(command: &mut Command, what: &str) {
     );
 }
 
-fn append(file: &Path, lines: &str) {
+pub(crate) fn append(file: &Path, lines: &str) {
     let kept = std::fs::read_to_string(file).unwrap();
     std::fs::write(file, format!("{kept}\n{lines}\n")).unwrap();
 }
 
-fn superuser(port: u16) -> PgConnectOptions {
+pub(crate) fn superuser(port: u16) -> PgConnectOptions {
     PgConnectOptions::new()
         .host("127.0.0.1")
         .port(port)
         .username("postgres")
         .database("postgres")
+}
+
+/// A fresh folder `kontor-<name>-<pid>` under the temporary folder, which the clusters' user
+/// owns.
+pub(crate) fn cluster_scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kontor-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    if let Some(user) = kontor::embedded_pg::cluster_user() {
+        succeed(
+            Command::new("chown").arg(format!("{user}:")).arg(&dir),
+            "chown",
+        );
+    }
+    dir
+}
+
+/// A new cluster in `data` (superuser `postgres` trusted, UTF-8, no locale), listening on
+/// 127.0.0.1 only with a small `shared_buffers`, and `settings` (lines of
+/// `postgresql.auto.conf`).
+pub(crate) fn initdb(data: &Path, settings: &str) {
+    succeed(
+        tool("initdb")
+            .arg("-D")
+            .arg(data)
+            .args(["-U", "postgres", "--auth=trust", "--encoding=UTF8"])
+            .args(["--no-locale", "--no-sync", "--no-instructions"]),
+        "initdb",
+    );
+    append(
+        &data.join("postgresql.auto.conf"),
+        &format!("listen_addresses = '127.0.0.1'\nshared_buffers = '16MB'\n{settings}"),
+    );
 }
 
 /// Polls `question` on the primary (bounded) until it answers true.
@@ -96,15 +129,7 @@ async fn wait_on(admin: &sqlx::PgPool, question: &str, what: &str) {
 /// A primary with the role and database `kontor`, and a standby streaming from it
 /// synchronously (`synchronous_standby_names = '*'`, `synchronous_commit` on).
 async fn primary_and_standby() -> Pair {
-    let dir = std::env::temp_dir().join(format!("kontor-failover-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    if let Some(user) = kontor::embedded_pg::cluster_user() {
-        succeed(
-            Command::new("chown").arg(format!("{user}:")).arg(&dir),
-            "chown",
-        );
-    }
+    let dir = cluster_scratch("failover");
     let pair = Pair {
         primary: dir.join("primary"),
         standby: dir.join("standby"),
@@ -112,25 +137,10 @@ async fn primary_and_standby() -> Pair {
         standby_port: free_port(),
         dir,
     };
-    succeed(
-        tool("initdb")
-            .arg("-D")
-            .arg(&pair.primary)
-            .args([
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "--encoding=UTF8",
-                "--no-locale",
-            ])
-            .arg("--no-instructions"),
-        "initdb",
-    );
-    append(
-        &pair.primary.join("postgresql.auto.conf"),
+    initdb(
+        &pair.primary,
         &format!(
-            "listen_addresses = '127.0.0.1'\nport = {}\nunix_socket_directories = '{}'\n\
-             shared_buffers = '16MB'\nmax_connections = 60",
+            "port = {}\nunix_socket_directories = '{}'\nmax_connections = 60",
             pair.primary_port,
             pair.dir.display()
         ),
@@ -198,6 +208,59 @@ async fn primary_and_standby() -> Pair {
     pair
 }
 
+/// A server running in the test's process that follows the primary among `addresses`
+/// (comma-separated), its data folder `dir`, without workers; `settings` come last.
+pub(crate) struct Follower {
+    pub app: std::sync::Arc<TestApp>,
+    pub pool: sqlx::PgPool,
+    pub status: std::sync::Arc<kontor::store::monitor::DatabaseStatus>,
+    stopper: kontor::app::StopHandle,
+    running: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Follower {
+    pub(crate) async fn start(addresses: &str, dir: &Path, settings: &[(&str, &str)]) -> Self {
+        let settings: HashMap<String, String> = [
+            ("KONTOR_BIND", "127.0.0.1:0"),
+            ("KONTOR_JWT_SECRET", JWT_SECRET),
+            ("KONTOR_WORKERS", "false"),
+            ("KONTOR_DATABASE_URL", addresses),
+        ]
+        .into_iter()
+        .chain(settings.iter().copied())
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .chain([(
+            "KONTOR_DATA_DIR".to_string(),
+            dir.join("app").display().to_string(),
+        )])
+        .collect();
+        let mut config = Config::from_map(&settings).unwrap();
+        let clock = kontor::time::TestClock::new();
+        config.clock = clock.clock();
+        let database = open_database(&config).await.unwrap();
+        let pool = database.pool.clone();
+        let server = Application::build(config, pool.clone()).unwrap();
+        let status = server.state.database.clone();
+        let app = std::sync::Arc::new(TestApp::in_process(&server, pool.clone(), "kontor", clock));
+        let stopper = server.stop_handle();
+        let running = tokio::spawn(server.run_until_stopped());
+        Self {
+            app,
+            pool,
+            status,
+            stopper,
+            running,
+        }
+    }
+
+    /// Stops the server cleanly and closes its pool.
+    pub(crate) async fn stop(self) {
+        self.stopper.stop(true).await;
+        self.running.await.unwrap().unwrap();
+        self.pool.close().await;
+    }
+}
+
 #[tokio::test]
 async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_action() {
     prepare_process();
@@ -205,31 +268,17 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     let url = |port: u16| format!("postgres://kontor@127.0.0.1:{port}/kontor");
     // The standby first: the server must find the primary itself.
     let addresses = format!("{},{}", url(pair.standby_port), url(pair.primary_port));
-    let settings: HashMap<String, String> = [
-        ("KONTOR_BIND", "127.0.0.1:0"),
-        ("KONTOR_JWT_SECRET", JWT_SECRET),
-        ("KONTOR_WORKERS", "false"),
-        ("KONTOR_DB_POOL_SIZE", "4"),
-        ("KONTOR_DB_ACQUIRE_TIMEOUT_MS", "500"),
-        ("KONTOR_DATABASE_URL", &addresses),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .chain([(
-        "KONTOR_DATA_DIR".to_string(),
-        pair.dir.join("app").display().to_string(),
-    )])
-    .collect();
-    let mut config = Config::from_map(&settings).unwrap();
-    let clock = kontor::time::TestClock::new();
-    config.clock = clock.clock();
-    let database = open_database(&config).await.unwrap();
-    let server = Application::build(config, database.pool.clone()).unwrap();
-    let status = server.state.database.clone();
-    let app = TestApp::in_process(&server, database.pool.clone(), "kontor", clock);
-    let stopper = server.stop_handle();
-    let running = tokio::spawn(server.run_until_stopped());
-    let (game, players, acknowledged) = a_game_under_way(&app, 5, 8).await;
+    let follower = Follower::start(
+        &addresses,
+        &pair.dir,
+        &[
+            ("KONTOR_DB_POOL_SIZE", "4"),
+            ("KONTOR_DB_ACQUIRE_TIMEOUT_MS", "500"),
+        ],
+    )
+    .await;
+    let (app, status) = (&follower.app, follower.status.clone());
+    let (game, players, acknowledged) = a_game_under_way(app, 5, 8).await;
     let path = format!("/games/{game}/stream");
     let mut stream = Stream::open(&app.address, &path, &players[0].token, None).await;
     assert_eq!(stream.next(WAIT).await.unwrap().id, Some(acknowledged));
@@ -269,7 +318,7 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     })
     .await
     .unwrap();
-    let played_at = act_once_back(&app, game, &players, "after-the-failover").await;
+    let played_at = act_once_back(app, game, &players, "after-the-failover").await;
     eprintln!(
         "an action was accepted {:?} after the promotion ({:?} after the primary's kill)",
         promoted.elapsed(),
@@ -277,8 +326,8 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     );
     assert_eq!(played_at, acknowledged, "every acknowledged action is kept");
     assert!(status.failovers() >= 1, "the failover is counted");
-    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 6, 4).await;
-    let now = game_version(&app, game, &players[0]).await;
+    crate::bots::play(app, game, &players, crate::bots::flying_dutchman, 6, 4).await;
+    let now = game_version(app, game, &players[0]).await;
     assert!(now > acknowledged);
 
     // The stream open across the failover catches up (resumed with Last-Event-ID, as clients
@@ -293,8 +342,8 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
             }
         }
     }
-    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 7, 1).await;
-    let next = game_version(&app, game, &players[0]).await;
+    crate::bots::play(app, game, &players, crate::bots::flying_dutchman, 7, 1).await;
+    let next = game_version(app, game, &players[0]).await;
     while seen < next {
         let event = stream
             .next(WAIT)
@@ -310,7 +359,5 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
         .unwrap();
     assert_eq!(ready.status(), 200);
 
-    stopper.stop(true).await;
-    running.await.unwrap().unwrap();
-    database.pool.close().await;
+    follower.stop().await;
 }

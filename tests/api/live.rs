@@ -37,6 +37,17 @@ impl Stream {
         token: &str,
         last_event_id: Option<&str>,
     ) -> Stream {
+        let opened = Stream::try_open_from(base, path, token, last_event_id).await;
+        opened.unwrap_or_else(|status| panic!("the stream was answered {status}"))
+    }
+
+    /// A stream resumed from an id as the server sent it, or the status it was refused with.
+    pub async fn try_open_from(
+        base: &str,
+        path: &str,
+        token: &str,
+        last_event_id: Option<&str>,
+    ) -> Result<Stream, reqwest::StatusCode> {
         let client = reqwest::Client::new();
         let mut request = client
             .get(format!("{base}/api/v1{path}"))
@@ -45,17 +56,19 @@ impl Stream {
             request = request.header("Last-Event-ID", id);
         }
         let response = request.send().await.unwrap();
-        assert_eq!(response.status(), 200);
+        if response.status() != 200 {
+            return Err(response.status());
+        }
         assert!(
             response.headers()["content-type"]
                 .to_str()
                 .unwrap()
                 .starts_with("text/event-stream")
         );
-        Stream {
+        Ok(Stream {
             response,
             buffer: String::new(),
-        }
+        })
     }
 
     /// The next event (comments skipped), or `None` if nothing comes within `wait`.

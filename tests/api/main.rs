@@ -5,6 +5,7 @@ mod accounts;
 mod admin;
 mod architecture;
 mod audit;
+mod auto_failover;
 mod backup;
 mod bad_input;
 mod bots;

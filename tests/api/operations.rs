@@ -941,6 +941,8 @@ fn serving_installs_no_test_tools() {
             "schemathesis",
             "nginx",
             "pgbouncer",
+            "autoctl",
+            "failover",
         ] {
             assert!(
                 !words.contains(&word),
