@@ -20,12 +20,12 @@ use std::time::{Duration, Instant};
 const WAIT: Duration = Duration::from_secs(20);
 
 /// A primary and its standby in a scratch folder; both stopped and the folder removed on drop.
-struct Pair {
-    dir: PathBuf,
-    primary: PathBuf,
-    standby: PathBuf,
-    primary_port: u16,
-    standby_port: u16,
+pub(crate) struct Pair {
+    pub(crate) dir: PathBuf,
+    pub(crate) primary: PathBuf,
+    pub(crate) standby: PathBuf,
+    pub(crate) primary_port: u16,
+    pub(crate) standby_port: u16,
 }
 
 impl Drop for Pair {
@@ -40,7 +40,7 @@ impl Drop for Pair {
 }
 
 /// A PostgreSQL tool, run as the clusters' user (`postgres` when the tests run as root).
-fn tool(name: &str) -> Command {
+pub(crate) fn tool(name: &str) -> Command {
     let bin = kontor::embedded_pg::find_binaries().unwrap().join(name);
     let mut command = match kontor::embedded_pg::cluster_user() {
         Some(user) => {
@@ -54,7 +54,7 @@ fn tool(name: &str) -> Command {
     command
 }
 
-fn succeed(command: &mut Command, what: &str) {
+pub(crate) fn succeed(command: &mut Command, what: &str) {
     let output = command.output().unwrap();
     assert!(
         output.status.success(),
@@ -69,7 +69,7 @@ fn append(file: &Path, lines: &str) {
     std::fs::write(file, format!("{kept}\n{lines}\n")).unwrap();
 }
 
-fn superuser(port: u16) -> PgConnectOptions {
+pub(crate) fn superuser(port: u16) -> PgConnectOptions {
     PgConnectOptions::new()
         .host("127.0.0.1")
         .port(port)
@@ -78,7 +78,7 @@ fn superuser(port: u16) -> PgConnectOptions {
 }
 
 /// Polls `question` on the primary (bounded) until it answers true.
-async fn wait_on(admin: &sqlx::PgPool, question: &str, what: &str) {
+pub(crate) async fn wait_on(admin: &sqlx::PgPool, question: &str, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let yes: bool = sqlx::query_scalar(sqlx::AssertSqlSafe(question.to_string()))
@@ -96,7 +96,14 @@ async fn wait_on(admin: &sqlx::PgPool, question: &str, what: &str) {
 /// A primary with the role and database `kontor`, and a standby streaming from it
 /// synchronously (`synchronous_standby_names = '*'`, `synchronous_commit` on).
 async fn primary_and_standby() -> Pair {
-    let dir = std::env::temp_dir().join(format!("kontor-failover-{}", std::process::id()));
+    primary_and_streaming_standby("failover", true).await
+}
+
+/// A primary with the role and database `kontor`, and a standby streaming from it, made with
+/// `initdb` and `pg_basebackup -R` in a scratch folder named after `name`; `synchronous`: a
+/// commit waits for the standby.
+pub(crate) async fn primary_and_streaming_standby(name: &str, synchronous: bool) -> Pair {
+    let dir = std::env::temp_dir().join(format!("kontor-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     if let Some(user) = kontor::embedded_pg::cluster_user() {
@@ -179,6 +186,10 @@ async fn primary_and_standby() -> Pair {
         "the standby did not stream",
     )
     .await;
+    if !synchronous {
+        admin.close().await;
+        return pair;
+    }
     // Only now: before the standby streams, every commit would wait for it.
     sqlx::query("ALTER SYSTEM SET synchronous_standby_names = '*'")
         .execute(&admin)
@@ -198,6 +209,55 @@ async fn primary_and_standby() -> Pair {
     pair
 }
 
+/// A server running on `pair`'s scratch folder with `settings` (and the test's secret, no
+/// workers, a pool of 4), and what stops it.
+pub(crate) struct Served {
+    pub(crate) app: TestApp,
+    pub(crate) state: actix_web::web::Data<kontor::http::state::AppState>,
+    stopper: kontor::app::StopHandle,
+    running: tokio::task::JoinHandle<anyhow::Result<()>>,
+    pool: sqlx::PgPool,
+}
+
+impl Served {
+    pub(crate) async fn stop(self) {
+        self.stopper.stop(true).await;
+        self.running.await.unwrap().unwrap();
+        self.pool.close().await;
+    }
+}
+
+pub(crate) async fn serve_on(pair: &Pair, settings: &[(&str, &str)]) -> Served {
+    let data = pair.dir.join("app").display().to_string();
+    let settings: HashMap<String, String> = [
+        ("KONTOR_BIND", "127.0.0.1:0"),
+        ("KONTOR_JWT_SECRET", JWT_SECRET),
+        ("KONTOR_WORKERS", "false"),
+        ("KONTOR_DB_POOL_SIZE", "4"),
+        ("KONTOR_DATA_DIR", &data),
+    ]
+    .iter()
+    .chain(settings)
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let mut config = Config::from_map(&settings).unwrap();
+    let clock = kontor::time::TestClock::new();
+    config.clock = clock.clock();
+    let database = open_database(&config).await.unwrap();
+    let server = Application::build(config, database.pool.clone()).unwrap();
+    let state = server.state.clone();
+    let app = TestApp::in_process(&server, database.pool.clone(), "kontor", clock);
+    let stopper = server.stop_handle();
+    let running = tokio::spawn(server.run_until_stopped());
+    Served {
+        app,
+        state,
+        stopper,
+        running,
+        pool: database.pool,
+    }
+}
+
 #[tokio::test]
 async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_action() {
     prepare_process();
@@ -205,31 +265,16 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     let url = |port: u16| format!("postgres://kontor@127.0.0.1:{port}/kontor");
     // The standby first: the server must find the primary itself.
     let addresses = format!("{},{}", url(pair.standby_port), url(pair.primary_port));
-    let settings: HashMap<String, String> = [
-        ("KONTOR_BIND", "127.0.0.1:0"),
-        ("KONTOR_JWT_SECRET", JWT_SECRET),
-        ("KONTOR_WORKERS", "false"),
-        ("KONTOR_DB_POOL_SIZE", "4"),
-        ("KONTOR_DB_ACQUIRE_TIMEOUT_MS", "500"),
-        ("KONTOR_DATABASE_URL", &addresses),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .chain([(
-        "KONTOR_DATA_DIR".to_string(),
-        pair.dir.join("app").display().to_string(),
-    )])
-    .collect();
-    let mut config = Config::from_map(&settings).unwrap();
-    let clock = kontor::time::TestClock::new();
-    config.clock = clock.clock();
-    let database = open_database(&config).await.unwrap();
-    let server = Application::build(config, database.pool.clone()).unwrap();
-    let status = server.state.database.clone();
-    let app = TestApp::in_process(&server, database.pool.clone(), "kontor", clock);
-    let stopper = server.stop_handle();
-    let running = tokio::spawn(server.run_until_stopped());
-    let (game, players, acknowledged) = a_game_under_way(&app, 5, 8).await;
+    let served = serve_on(
+        &pair,
+        &[
+            ("KONTOR_DB_ACQUIRE_TIMEOUT_MS", "500"),
+            ("KONTOR_DATABASE_URL", &addresses),
+        ],
+    )
+    .await;
+    let (app, status) = (&served.app, served.state.database.clone());
+    let (game, players, acknowledged) = a_game_under_way(app, 5, 8).await;
     let path = format!("/games/{game}/stream");
     let mut stream = Stream::open(&app.address, &path, &players[0].token, None).await;
     assert_eq!(stream.next(WAIT).await.unwrap().id, Some(acknowledged));
@@ -269,7 +314,7 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     })
     .await
     .unwrap();
-    let played_at = act_once_back(&app, game, &players, "after-the-failover").await;
+    let played_at = act_once_back(app, game, &players, "after-the-failover").await;
     eprintln!(
         "an action was accepted {:?} after the promotion ({:?} after the primary's kill)",
         promoted.elapsed(),
@@ -277,8 +322,8 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
     );
     assert_eq!(played_at, acknowledged, "every acknowledged action is kept");
     assert!(status.failovers() >= 1, "the failover is counted");
-    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 6, 4).await;
-    let now = game_version(&app, game, &players[0]).await;
+    crate::bots::play(app, game, &players, crate::bots::flying_dutchman, 6, 4).await;
+    let now = game_version(app, game, &players[0]).await;
     assert!(now > acknowledged);
 
     // The stream open across the failover catches up (resumed with Last-Event-ID, as clients
@@ -293,8 +338,8 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
             }
         }
     }
-    crate::bots::play(&app, game, &players, crate::bots::flying_dutchman, 7, 1).await;
-    let next = game_version(&app, game, &players[0]).await;
+    crate::bots::play(app, game, &players, crate::bots::flying_dutchman, 7, 1).await;
+    let next = game_version(app, game, &players[0]).await;
     while seen < next {
         let event = stream
             .next(WAIT)
@@ -310,7 +355,5 @@ async fn the_server_follows_a_promoted_standby_and_keeps_every_acknowledged_acti
         .unwrap();
     assert_eq!(ready.status(), 200);
 
-    stopper.stop(true).await;
-    running.await.unwrap().unwrap();
-    database.pool.close().await;
+    served.stop().await;
 }
