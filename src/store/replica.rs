@@ -314,11 +314,15 @@ async fn insert_position(connection: &mut PgConnection) -> Result<i64, sqlx::Err
         .await
 }
 
-/// A replica's replay position, in bytes; `None` when it is not in recovery (promoted).
+/// A replica's replay position, in bytes; `None` when it is not in recovery (promoted: its
+/// replay position then stays where recovery ended, and it is no replica of the primary).
 async fn replay_position(pool: &PgPool) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint")
-        .fetch_one(pool)
-        .await
+    sqlx::query_scalar(
+        "SELECT CASE WHEN pg_is_in_recovery() \
+         THEN (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint END",
+    )
+    .fetch_one(pool)
+    .await
 }
 
 /// Asks the primary (over a connection of its own, opened on wherever `primary` points now:

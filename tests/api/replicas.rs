@@ -29,6 +29,16 @@ fn last_seq(export: &str) -> i64 {
         .unwrap_or(0)
 }
 
+/// A late read's answer, comparable between two reads of an unchanged game: an export without
+/// the instant it was made, else the JSON body.
+fn comparable(path: &str, reply: &Reply) -> Vec<serde_json::Value> {
+    assert_eq!(reply.status, 200, "{path}: {}", reply.text);
+    match path.ends_with("/export") {
+        true => without_export_time(&reply.text),
+        false => vec![reply.body.clone()],
+    }
+}
+
 /// An export without the instant it was made (`exported_at`), which differs every time.
 fn without_export_time(export: &str) -> Vec<serde_json::Value> {
     let mut lines: Vec<serde_json::Value> = export
@@ -169,6 +179,27 @@ async fn late_reads_go_to_the_replica_own_writes_and_a_lost_or_lagging_replica_t
         .unwrap();
     replica_admin.close().await;
     let from_replica = export_from_replica_at(app, &replicas, game, other, moved).await;
+    // What the replica answers each player, to be compared with the primary's answers below.
+    let late_reads = [
+        format!("/games/{game}?at={moved}"),
+        format!("/games/{game}?at={version}"),
+        format!("/games/{game}/export"),
+    ];
+    let mut replica_answers = Vec::new();
+    for player in &players {
+        export_from_replica_at(app, &replicas, game, player, moved).await;
+        for path in &late_reads {
+            let served = replicas.reads_served();
+            let reply = app.get(path).as_user(player).send().await;
+            reply.assert_ok();
+            assert_eq!(
+                replicas.reads_served(),
+                served + 1,
+                "{path} from the replica"
+            );
+            replica_answers.push(comparable(path, &reply));
+        }
+    }
 
     // The replica stopped: every read is answered (by the primary), never an error.
     let standby = pair.standby.clone();
@@ -207,6 +238,21 @@ async fn late_reads_go_to_the_replica_own_writes_and_a_lost_or_lagging_replica_t
         "none from the stopped replica"
     );
     assert!(replicas.fallbacks() >= fallbacks + 18, "each counted");
+    // Each player's late reads, answered by the primary now, are exactly what the replica
+    // answered: the same code, the same redaction of what that seat may not see.
+    let mut primary_answers = Vec::new();
+    for player in &players {
+        for path in &late_reads {
+            let reply = app.get(path).as_user(player).send().await;
+            primary_answers.push(comparable(path, &reply));
+        }
+    }
+    assert_eq!(primary_answers, replica_answers);
+    assert_eq!(
+        replicas.reads_served(),
+        served,
+        "none from the stopped replica"
+    );
     let deadline = Instant::now() + WAIT;
     while replicas.lag().is_some() {
         assert!(
