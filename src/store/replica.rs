@@ -28,8 +28,8 @@ pub const PROBE_EVERY: Duration = Duration::from_millis(250);
 /// How long asking one server may take before it counts as not answering.
 const ASK_TIMEOUT: Duration = Duration::from_secs(1);
 /// The longest a read waits for a connection of a replica's pool before it goes to the
-/// primary instead (a replica that cannot be reached must not hold reads for long).
-const REPLICA_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
+/// primary instead (a replica that cannot be reached, or is busy, must not hold reads for long).
+const REPLICA_ACQUIRE_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Why a read that could have gone to a replica went to the primary (the label of
 /// `kontor_replica_fallbacks_total`).
@@ -302,53 +302,49 @@ impl Replicas {
         writes.retain(|_, at| at.elapsed() <= bound);
     }
 
-    fn pools(&self) -> Vec<PgPool> {
-        self.lock().iter().map(|r| r.pool.clone()).collect()
+    /// Where each replica's pool connects.
+    fn addresses(&self) -> Vec<PgConnectOptions> {
+        self.lock()
+            .iter()
+            .map(|r| (*r.pool.connect_options()).clone())
+            .collect()
     }
 }
 
 /// The primary's WAL insert position, in bytes.
-async fn insert_position(connection: &mut PgConnection) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint")
-        .fetch_one(connection)
-        .await
-}
-
-/// A replica's replay position, in bytes; `None` when it is not in recovery (promoted: its
+const INSERT_POSITION: &str = "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint";
+/// A replica's replay position, in bytes; null when it is not in recovery (promoted: its
 /// replay position then stays where recovery ended, and it is no replica of the primary).
-async fn replay_position(pool: &PgPool) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT CASE WHEN pg_is_in_recovery() \
-         THEN (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint END",
-    )
-    .fetch_one(pool)
-    .await
-}
+const REPLAY_POSITION: &str = "SELECT CASE WHEN pg_is_in_recovery() \
+     THEN (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint END";
 
-/// Asks the primary (over a connection of its own, opened on wherever `primary` points now:
-/// it follows a failover) and every replica every [`PROBE_EVERY`] until `stop`, and records
-/// how far each replica is caught up.
+/// Asks the primary (at wherever the pool `primary` points now: it follows a failover) and
+/// every replica every [`PROBE_EVERY`] until `stop`, each over a connection of its own (a
+/// stopped server is then seen at once, not after a pool's acquire timeout), and records how
+/// far each replica is caught up.
 pub async fn watch(primary: PgPool, replicas: std::sync::Arc<Replicas>, stop: CancellationToken) {
-    let pools = replicas.pools();
+    let addresses = replicas.addresses();
     // Enough noted positions to cover the bound, and a few more.
     let keep = (replicas.max_lag.as_millis() / PROBE_EVERY.as_millis()).max(1) as usize + 8;
     let mut noted: VecDeque<(Instant, i64)> = VecDeque::with_capacity(keep);
-    let mut connection: Option<PgConnection> = None;
+    let mut to_primary: Option<PgConnection> = None;
+    let mut to_replicas: Vec<Option<PgConnection>> = addresses.iter().map(|_| None).collect();
     loop {
         let probe = async {
             let when = Instant::now();
-            if let Some(position) = primary_position(&primary, &mut connection).await {
+            let options = primary.connect_options();
+            if let Some(position) = ask(&options, &mut to_primary, INSERT_POSITION).await {
                 if noted.len() == keep {
                     noted.pop_front();
                 }
                 noted.push_back((when, position));
             }
-            let answers = futures_util::future::join_all(pools.iter().map(|pool| async {
-                match tokio::time::timeout(ASK_TIMEOUT, replay_position(pool)).await {
-                    Ok(Ok(position)) => position,
-                    _ => None,
-                }
-            }))
+            let answers = futures_util::future::join_all(
+                addresses
+                    .iter()
+                    .zip(to_replicas.iter_mut())
+                    .map(|(options, connection)| ask(options, connection, REPLAY_POSITION)),
+            )
             .await;
             for (at, replayed) in answers.into_iter().enumerate() {
                 replicas.record(at, replayed, &noted);
@@ -366,19 +362,24 @@ pub async fn watch(primary: PgPool, replicas: std::sync::Arc<Replicas>, stop: Ca
     }
 }
 
-/// The primary's insert position over `connection` (opened if need be); `None` when it does
-/// not answer (the connection is then dropped, to be opened again).
-async fn primary_position(primary: &PgPool, connection: &mut Option<PgConnection>) -> Option<i64> {
+/// A position asked over `connection` (opened on `options` if need be); `None` when the
+/// server does not answer within [`ASK_TIMEOUT`] (the connection is then dropped, to be
+/// opened again) or answers null.
+async fn ask(
+    options: &PgConnectOptions,
+    connection: &mut Option<PgConnection>,
+    question: &'static str,
+) -> Option<i64> {
     if connection.is_none() {
-        let options = primary.connect_options();
-        match tokio::time::timeout(ASK_TIMEOUT, PgConnection::connect_with(&options)).await {
+        match tokio::time::timeout(ASK_TIMEOUT, PgConnection::connect_with(options)).await {
             Ok(Ok(opened)) => *connection = Some(opened),
             _ => return None,
         }
     }
     let open = connection.as_mut()?;
-    match tokio::time::timeout(ASK_TIMEOUT, insert_position(open)).await {
-        Ok(Ok(position)) => Some(position),
+    let asked = sqlx::query_scalar::<_, Option<i64>>(question).fetch_one(open);
+    match tokio::time::timeout(ASK_TIMEOUT, asked).await {
+        Ok(Ok(position)) => position,
         _ => {
             *connection = None;
             None
