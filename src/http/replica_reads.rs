@@ -1,7 +1,8 @@
 //! **The one rule** of which reads may be answered by a read replica (`KONTOR_REPLICA_URLS`).
 //!
-//! Only the reads named by [`LateRead`] may; every other read and every write goes to the
-//! primary (handlers use `state.pool`). Each of these reads is of something that is settled
+//! Only the reads named by [`LateRead`] may (a game list and a game's view only in the cases
+//! [`LateRead::of_game_list`] and [`LateRead::of_game_view`] name); every other read and every
+//! write goes to the primary (handlers use `state.pool`). Each of these reads is of something that is settled
 //! once written or that nobody expects to see change within a second: a game's log export and
 //! verification, a game at a past version (`?at=`), public profiles and rating histories,
 //! leaderboards, tournament lists, finished games lists. A replica answers one only if
@@ -17,6 +18,7 @@
 
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
+use crate::service::play::lobby::{ListQuery, ListView};
 use crate::store::replica::Fallback;
 use sqlx::PgPool;
 use std::future::Future;
@@ -40,6 +42,21 @@ pub enum LateRead {
 }
 
 impl LateRead {
+    /// A game list may be late when it lists finished games only: `view=finished`, or
+    /// `status=finished`, or a `result` (which implies it).
+    pub fn of_game_list(query: &ListQuery) -> Option<LateRead> {
+        let finished = matches!(query.view, Some(ListView::Finished))
+            || query.status.as_deref() == Some("finished")
+            || query.result.is_some();
+        finished.then_some(LateRead::FinishedGames)
+    }
+
+    /// A game's view may be late at a past version (`?at=`), settled once played; a version
+    /// not yet on the replica is refused there and asked of the primary. Now, never.
+    pub fn of_game_view(at: Option<i64>) -> Option<LateRead> {
+        at.map(|_| LateRead::History)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             LateRead::Export => "export",
@@ -54,9 +71,10 @@ impl LateRead {
 
 /// Answers `read` on behalf of `reader` (`None`: a visitor) by running `run` on a replica
 /// when the rule lets it, else (or when the replica's answer is an error) on the primary.
+/// `None` for `read`: a read that may not be late, on the primary.
 pub async fn answer<T, F, Fut>(
     state: &AppState,
-    read: LateRead,
+    read: impl Into<Option<LateRead>>,
     reader: Option<Uuid>,
     run: F,
 ) -> Result<T, ApiError>
@@ -64,6 +82,9 @@ where
     F: Fn(PgPool) -> Fut,
     Fut: Future<Output = Result<T, ApiError>>,
 {
+    let Some(read) = read.into() else {
+        return run(state.pool.clone()).await;
+    };
     if let Ok(Some((at, pool))) = state.replicas.route(reader) {
         match run(pool).await {
             Ok(answer) => {

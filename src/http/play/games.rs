@@ -98,14 +98,8 @@ pub async fn list_games(
 ) -> Result<Json<GamePage>, ApiError> {
     caller.require(Scope::GameRead)?;
     let query = query.into_inner();
-    let finished = matches!(query.view, Some(lobby::ListView::Finished))
-        || query.status.as_deref() == Some("finished")
-        || query.result.is_some();
-    if !finished {
-        return Ok(Json(lobby::list(&state.pool, caller.user_id, query).await?));
-    }
-    let reader = caller.user_id;
-    let page = replica_reads::answer(&state, LateRead::FinishedGames, Some(reader), |pool| {
+    let (read, reader) = (LateRead::of_game_list(&query), caller.user_id);
+    let page = replica_reads::answer(&state, read, Some(reader), |pool| {
         let query = query.clone();
         async move { Ok(lobby::list(&pool, reader, query).await?) }
     })
@@ -210,17 +204,11 @@ pub async fn get_game(
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
     let (reader, game_id, at) = (caller.user_id, path.into_inner(), query.at);
-    let detail = match at {
-        None => actions::detail(&state.pool, reader, game_id, None).await?,
-        // A past version: settled once played (a version not yet on the replica is refused
-        // there, and asked of the primary).
-        Some(_) => {
-            replica_reads::answer(&state, LateRead::History, Some(reader), |pool| async move {
-                Ok(actions::detail(&pool, reader, game_id, at).await?)
-            })
-            .await?
-        }
-    };
+    let read = LateRead::of_game_view(at);
+    let detail = replica_reads::answer(&state, read, Some(reader), |pool| async move {
+        Ok(actions::detail(&pool, reader, game_id, at).await?)
+    })
+    .await?;
     let body = serde_json::to_vec(&detail).map_err(anyhow::Error::from)?;
     // The tag names the game as the caller sees it, not the chat beside it: a chat message
     // (which changes `chat_unread`) changes no game's ETag, so it cannot fail an `If-Match`.
