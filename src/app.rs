@@ -41,7 +41,7 @@ pub async fn open_database(config: &Config) -> anyhow::Result<DatabaseHandle> {
         Database::Url(url) => {
             let addresses = Database::addresses(url);
             let pool = if addresses.len() > 1 {
-                let candidates = store::primary::parse(&addresses)?;
+                let candidates = store::primary::parse(&addresses, "KONTOR_DATABASE_URL")?;
                 let (pool, primary) = store::primary::connect(
                     &candidates,
                     config.db_pool_size,
@@ -355,10 +355,18 @@ impl Application {
         // With several servers listed, the database monitor follows the primary among them.
         let candidates = match &config.database {
             Database::Url(url) if Database::addresses(url).len() > 1 => {
-                store::primary::parse(&Database::addresses(url))?
+                store::primary::parse(&Database::addresses(url), "KONTOR_DATABASE_URL")?
             }
             _ => Vec::new(),
         };
+        let replicas = Arc::new(match config.replica_urls.is_empty() {
+            true => store::replica::Replicas::none(),
+            false => store::replica::Replicas::open(
+                &store::primary::parse(&config.replica_urls, "KONTOR_REPLICA_URLS")?,
+                config.db_pool_size,
+                config.replica_max_lag,
+            )?,
+        });
         let session = own_session.clone().unwrap_or_else(|| pool.clone());
         let mail = match config.workers {
             true => Some(crate::service::delivery::mail::worker::mail_worker(
@@ -454,6 +462,12 @@ impl Application {
                 workers.stop_token(),
             ),
         );
+        if replicas.count() > 0 {
+            workers.spawn_worker(
+                "replica-monitor",
+                store::replica::watch(pool.clone(), replicas.clone(), workers.stop_token()),
+            );
+        }
         if config.metrics_enabled() {
             crate::telemetry::install(&crate::ops::metrics::known_labels());
             workers.spawn_worker("metrics", crate::telemetry::upkeep(workers.stop_token()));
@@ -471,6 +485,7 @@ impl Application {
             known_users: Default::default(),
             uploads: Default::default(),
             database,
+            replicas,
             recovery: Arc::new(crate::ops::recovery::Recovery::new(db_recovery_limit)),
             vapid,
         });

@@ -37,6 +37,9 @@ pub mod names {
     pub const DB_RESTARTS: &str = "kontor_db_restarts_total";
     pub const DB_FAILOVERS: &str = "kontor_db_failovers_total";
     pub const DB_WITHOUT_PRIMARY: &str = "kontor_db_without_primary_seconds";
+    pub const REPLICA_READS: &str = "kontor_replica_reads_total";
+    pub const REPLICA_FALLBACKS: &str = "kontor_replica_fallbacks_total";
+    pub const REPLICA_LAG: &str = "kontor_replica_lag_seconds";
     pub const LIVE_STREAMS: &str = "kontor_live_streams_open";
     pub const LIVE_FEED_READS: &str = "kontor_live_feed_reads_total";
     pub const OUTBOX_DUE: &str = "kontor_mail_outbox_due";
@@ -151,6 +154,22 @@ fn describe() {
          while one does)."
     );
     describe_counter!(
+        names::REPLICA_READS,
+        "Reads answered by a read replica (KONTOR_REPLICA_URLS), by kind of read."
+    );
+    describe_counter!(
+        names::REPLICA_FALLBACKS,
+        "Reads that could have gone to a read replica and went to the primary, by reason: \
+         own_write, lagging, unreachable, failed, refused."
+    );
+    describe_gauge!(
+        names::REPLICA_LAG,
+        Unit::Seconds,
+        "How far each read replica is behind the primary, by replica (its place in \
+         KONTOR_REPLICA_URLS, from 1): the time since the latest primary position it has \
+         replayed (an upper bound, within 0.25 s)."
+    );
+    describe_counter!(
         names::DB_RESTARTS,
         "Times the embedded PostgreSQL was started again after its postmaster died."
     );
@@ -189,6 +208,8 @@ fn describe() {
 pub struct KnownLabels {
     pub game_kinds: Vec<&'static str>,
     pub mail_kinds: Vec<&'static str>,
+    /// Why a read went to the primary rather than a replica.
+    pub fallback_reasons: Vec<&'static str>,
 }
 
 /// Creates every series whose labels are known in advance, at zero (see the module
@@ -223,6 +244,9 @@ fn register_known_series(known: &KnownLabels) {
         let _ = metrics::histogram!(name);
     }
     metrics::gauge!(names::DB_WITHOUT_PRIMARY).set(0.0);
+    for &why in &known.fallback_reasons {
+        metrics::counter!(names::REPLICA_FALLBACKS, "reason" => why).increment(0);
+    }
     metrics::gauge!(
         names::BUILD_INFO,
         "version" => env!("CARGO_PKG_VERSION"),

@@ -41,6 +41,11 @@ pub struct Config {
     /// the live publisher's session setting) when `database` goes through a transaction
     /// pooler such as PgBouncer; `None` = the same database as everything else.
     pub session_database_url: Option<String>,
+    /// Read replicas (`KONTOR_REPLICA_URLS`) for the reads that may be a little late; empty =
+    /// every read on the primary.
+    pub replica_urls: Vec<String>,
+    /// The most a replica may lag for a read to go to it (`KONTOR_REPLICA_MAX_LAG_MS`).
+    pub replica_max_lag: Duration,
     pub data_dir: PathBuf,
     /// HMAC key for access tokens; `None` = generate one and keep it in the data folder.
     pub jwt_secret: Option<String>,
@@ -228,6 +233,8 @@ impl std::fmt::Debug for Config {
             bind,
             database,
             session_database_url,
+            replica_urls,
+            replica_max_lag,
             data_dir,
             jwt_secret,
             base_url,
@@ -282,6 +289,14 @@ impl std::fmt::Debug for Config {
                 "session_database_url",
                 &session_database_url.as_deref().map(crate::redact::mask_url),
             )
+            .field(
+                "replica_urls",
+                &replica_urls
+                    .iter()
+                    .map(|url| crate::redact::mask_url(url))
+                    .collect::<Vec<_>>(),
+            )
+            .field("replica_max_lag", replica_max_lag)
             .field("data_dir", data_dir)
             .field(
                 "jwt_secret",
@@ -404,6 +419,20 @@ impl Config {
                 "KONTOR_SESSION_DATABASE_URL cannot be used with a list of servers in KONTOR_DATABASE_URL (put the pooler in front of the primary, or list the servers and no session URL)"
             );
         }
+        let replica_urls = values
+            .given("KONTOR_REPLICA_URLS")
+            .map(Database::addresses)
+            .unwrap_or_default();
+        if !replica_urls.is_empty() && matches!(database, Database::Embedded) {
+            bail!(
+                "KONTOR_REPLICA_URLS needs KONTOR_DATABASE_URL (the embedded cluster has no replicas)"
+            );
+        }
+        let replica_max_lag_ms: u64 = values.number("KONTOR_REPLICA_MAX_LAG_MS")?;
+        if replica_max_lag_ms == 0 {
+            bail!("KONTOR_REPLICA_MAX_LAG_MS must be at least 1");
+        }
+        let replica_max_lag = Duration::from_millis(replica_max_lag_ms);
         let workers = match values.value("KONTOR_WORKERS") {
             "true" | "1" | "yes" => true,
             "false" | "0" | "no" => false,
@@ -501,6 +530,8 @@ impl Config {
             bind,
             database,
             session_database_url,
+            replica_urls,
+            replica_max_lag,
             data_dir: PathBuf::from(values.value("KONTOR_DATA_DIR")),
             jwt_secret: values.given("KONTOR_JWT_SECRET").map(str::to_string),
             base_url: values

@@ -64,6 +64,16 @@ pub const SETTINGS: &[Setting] = &[
         "(KONTOR_DATABASE_URL)",
         "PostgreSQL URL for what needs a session of its own (LISTEN, the migrations' lock): set it to the database itself when KONTOR_DATABASE_URL goes through PgBouncer in transaction mode.",
     ),
+    Setting::described(
+        "KONTOR_REPLICA_URLS",
+        "(none)",
+        "PostgreSQL URLs of read replicas (streaming standbys), separated by commas, for the reads that may be a little late: game exports and verifications, a game at a past version (?at=), public profiles and rating histories, leaderboards, tournament lists, finished games lists. A reader's own writes are always read back (see docs/operations.md); a replica stopped, unreachable or lagging sends its reads to the primary. Unset: every read on the primary.",
+    ),
+    Setting::value(
+        "KONTOR_REPLICA_MAX_LAG_MS",
+        "5000",
+        "The most a read replica may lag behind the primary, in milliseconds, for reads to go to it; beyond it they go to the primary.",
+    ),
     Setting::value(
         "KONTOR_DATA_DIR",
         "./data",

@@ -247,3 +247,39 @@ fn a_database_url_may_list_several_servers() {
     let config = Config::from_map(&map(&[("KONTOR_DATABASE_URL", list)])).unwrap();
     assert!(matches!(config.database, Database::Url(_)));
 }
+
+#[test]
+fn replicas_are_a_list_beside_a_database_url_with_a_positive_bound() {
+    let primary = "postgres://k@a:5432/kontor";
+    let replicas = "postgres://k@b:5432/kontor, postgres://k@c:5432/kontor";
+    let config = Config::from_map(&map(&[("KONTOR_DATABASE_URL", primary)])).unwrap();
+    assert!(config.replica_urls.is_empty(), "none by default");
+    assert_eq!(config.replica_max_lag, std::time::Duration::from_secs(5));
+    let config = Config::from_map(&map(&[
+        ("KONTOR_DATABASE_URL", primary),
+        ("KONTOR_REPLICA_URLS", replicas),
+        ("KONTOR_REPLICA_MAX_LAG_MS", "750"),
+    ]))
+    .unwrap();
+    assert_eq!(
+        config.replica_urls,
+        ["postgres://k@b:5432/kontor", "postgres://k@c:5432/kontor"]
+    );
+    assert_eq!(
+        config.replica_max_lag,
+        std::time::Duration::from_millis(750)
+    );
+    let debug = format!("{config:?}");
+    assert!(debug.contains("replica_urls"), "{debug}");
+    let error = Config::from_map(&map(&[("KONTOR_REPLICA_URLS", replicas)]))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("KONTOR_DATABASE_URL"), "{error}");
+    let error = Config::from_map(&map(&[
+        ("KONTOR_DATABASE_URL", primary),
+        ("KONTOR_REPLICA_MAX_LAG_MS", "0"),
+    ]))
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("KONTOR_REPLICA_MAX_LAG_MS"), "{error}");
+}

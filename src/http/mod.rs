@@ -19,6 +19,7 @@ pub mod middleware;
 pub mod openapi;
 pub mod page;
 pub mod play;
+pub mod replica_reads;
 pub mod request_id;
 pub mod routes;
 pub mod serving_pool;

@@ -32,6 +32,9 @@ pub struct AppState {
     pub uploads: crate::http::uploads::UploadSlots,
     /// What the database monitor last found (see `store::monitor`).
     pub database: std::sync::Arc<crate::store::monitor::DatabaseStatus>,
+    /// The read replicas, how far behind each is, and who wrote last when (see
+    /// `store::replica`; which reads may go to one: `http::replica_reads`).
+    pub replicas: std::sync::Arc<crate::store::replica::Replicas>,
     /// The server's attempts to bring its database back (`/healthz` reads it).
     pub recovery: std::sync::Arc<crate::ops::recovery::Recovery>,
     /// The server's VAPID key pair for Web Push.

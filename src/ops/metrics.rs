@@ -13,6 +13,9 @@ pub fn known_labels() -> KnownLabels {
     KnownLabels {
         game_kinds: GameKind::ALL.map(GameKind::as_str).to_vec(),
         mail_kinds: MailKind::all().map(MailKind::as_str).collect(),
+        fallback_reasons: crate::store::replica::Fallback::ALL
+            .map(crate::store::replica::Fallback::as_str)
+            .to_vec(),
     }
 }
 

@@ -1,8 +1,8 @@
 //! PostgreSQL storage: the connection pool and migrations, accounts, tokens and failed
 //! logins, game head rows, seats, clocks and vacations, invitations, the append-only event
 //! log and the state cache, the mail outbox and notification preferences, live presence and
-//! notification channels, players' private notes and standing orders, housekeeping, setting up a cluster, and watching
-//! that the database answers.
+//! notification channels, players' private notes and standing orders, housekeeping, setting up a cluster, watching
+//! that the database answers, and read replicas.
 //! This is the only code that speaks SQL (a contract test keeps it so): everything else
 //! calls the named functions here, and decides the transactions (a function that must run
 //! in one takes a `&mut PgConnection`). Every game query is keyed by `game_id`.
@@ -32,6 +32,7 @@ pub mod primary;
 pub mod push;
 pub mod ratings;
 pub mod rematch;
+pub mod replica;
 pub mod seats;
 pub mod sessions;
 pub mod standing;

@@ -17,18 +17,14 @@ pub const ON_A_STANDBY: &str = "connected to a standby (read-only) server; waiti
 /// How long asking one server (connecting, then the question) may take.
 const ASK_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The connection options of each address.
-pub fn parse(addresses: &[String]) -> anyhow::Result<Vec<PgConnectOptions>> {
+/// The connection options of each address of `setting` (named in the error).
+pub fn parse(addresses: &[String], setting: &str) -> anyhow::Result<Vec<PgConnectOptions>> {
     addresses
         .iter()
         .enumerate()
         .map(|(at, url)| {
-            url.parse::<PgConnectOptions>().with_context(|| {
-                format!(
-                    "address {} of KONTOR_DATABASE_URL is not a PostgreSQL URL",
-                    at + 1
-                )
-            })
+            url.parse::<PgConnectOptions>()
+                .with_context(|| format!("address {} of {setting} is not a PostgreSQL URL", at + 1))
         })
         .collect()
 }

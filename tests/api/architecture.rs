@@ -78,6 +78,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "uploads.rs",
             // What every handler can reach.
             "state.rs",
+            // The one rule of which reads may go to a read replica.
+            "replica_reads.rs",
             "middleware",
             "extract",
             // The resources, grouped as the services are.

@@ -20,12 +20,12 @@ use std::time::{Duration, Instant};
 const WAIT: Duration = Duration::from_secs(20);
 
 /// A primary and its standby in a scratch folder; both stopped and the folder removed on drop.
-struct Pair {
-    dir: PathBuf,
-    primary: PathBuf,
-    standby: PathBuf,
-    primary_port: u16,
-    standby_port: u16,
+pub(crate) struct Pair {
+    pub(crate) dir: PathBuf,
+    pub(crate) primary: PathBuf,
+    pub(crate) standby: PathBuf,
+    pub(crate) primary_port: u16,
+    pub(crate) standby_port: u16,
 }
 
 impl Drop for Pair {
@@ -111,7 +111,7 @@ pub(crate) fn initdb(data: &Path, settings: &str) {
 }
 
 /// Polls `question` on the primary (bounded) until it answers true.
-async fn wait_on(admin: &sqlx::PgPool, question: &str, what: &str) {
+pub(crate) async fn wait_on(admin: &sqlx::PgPool, question: &str, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let yes: bool = sqlx::query_scalar(sqlx::AssertSqlSafe(question.to_string()))
@@ -129,7 +129,14 @@ async fn wait_on(admin: &sqlx::PgPool, question: &str, what: &str) {
 /// A primary with the role and database `kontor`, and a standby streaming from it
 /// synchronously (`synchronous_standby_names = '*'`, `synchronous_commit` on).
 async fn primary_and_standby() -> Pair {
-    let dir = cluster_scratch("failover");
+    primary_and_streaming_standby("failover", true).await
+}
+
+/// A primary with the role and database `kontor`, and a standby streaming from it, made with
+/// `initdb` and `pg_basebackup -R` in a scratch folder named after `name`; `synchronous`: a
+/// commit waits for the standby.
+pub(crate) async fn primary_and_streaming_standby(name: &str, synchronous: bool) -> Pair {
+    let dir = cluster_scratch(name);
     let pair = Pair {
         primary: dir.join("primary"),
         standby: dir.join("standby"),
@@ -189,6 +196,10 @@ async fn primary_and_standby() -> Pair {
         "the standby did not stream",
     )
     .await;
+    if !synchronous {
+        admin.close().await;
+        return pair;
+    }
     // Only now: before the standby streams, every commit would wait for it.
     sqlx::query("ALTER SYSTEM SET synchronous_standby_names = '*'")
         .execute(&admin)
@@ -214,6 +225,7 @@ pub(crate) struct Follower {
     pub app: std::sync::Arc<TestApp>,
     pub pool: sqlx::PgPool,
     pub status: std::sync::Arc<kontor::store::monitor::DatabaseStatus>,
+    pub state: actix_web::web::Data<kontor::http::state::AppState>,
     stopper: kontor::app::StopHandle,
     running: tokio::task::JoinHandle<anyhow::Result<()>>,
 }
@@ -241,6 +253,7 @@ impl Follower {
         let pool = database.pool.clone();
         let server = Application::build(config, pool.clone()).unwrap();
         let status = server.state.database.clone();
+        let state = server.state.clone();
         let app = std::sync::Arc::new(TestApp::in_process(&server, pool.clone(), "kontor", clock));
         let stopper = server.stop_handle();
         let running = tokio::spawn(server.run_until_stopped());
@@ -248,6 +261,7 @@ impl Follower {
             app,
             pool,
             status,
+            state,
             stopper,
             running,
         }

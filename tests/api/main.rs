@@ -47,6 +47,7 @@ mod profiles;
 mod push;
 mod ratings;
 mod rematch;
+mod replicas;
 mod scaleout;
 mod secrets;
 mod smtp;

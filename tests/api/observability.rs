@@ -548,6 +548,9 @@ async fn a_fresh_server_shows_every_known_series_its_build_and_its_process() {
         "kontor_live_streams_open{kind=\"user\"}",
         "kontor_timeouts_applied_total",
         "kontor_db_unavailable_total",
+        "kontor_replica_fallbacks_total{reason=\"lagging\"}",
+        "kontor_replica_fallbacks_total{reason=\"unreachable\"}",
+        "kontor_replica_fallbacks_total{reason=\"own_write\"}",
         "kontor_group_commit_batch_size_count",
         "kontor_db_pool_acquire_wait_seconds_count",
     ] {

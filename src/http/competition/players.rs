@@ -5,6 +5,7 @@ use crate::auth::Scope;
 use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::MaybeCaller;
 use crate::http::extract::text::{Json, Query};
+use crate::http::replica_reads::{self, LateRead};
 use crate::http::state::AppState;
 use crate::service::competition::standing::{
     self, Leaderboard, PageQuery, PlayerProfile, RatingHistory,
@@ -35,7 +36,13 @@ pub async fn player_profile(
     username: web::Path<String>,
 ) -> Result<Json<PlayerProfile>, ApiError> {
     caller.require(Scope::GameRead)?;
-    Ok(Json(standing::profile(&state.pool, &username).await?))
+    let reader = caller.0.as_ref().map(|c| c.user_id);
+    let profile = replica_reads::answer(&state, LateRead::Profile, reader, |pool| {
+        let username = &username;
+        async move { Ok(standing::profile(&pool, username).await?) }
+    })
+    .await?;
+    Ok(Json(profile))
 }
 
 /// A player's rating history in one game kind, newest first, paged.
@@ -69,9 +76,14 @@ pub async fn rating_history(
 ) -> Result<Json<RatingHistory>, ApiError> {
     caller.require(Scope::GameRead)?;
     let (username, kind) = path.into_inner();
-    Ok(Json(
-        standing::rating_history(&state.pool, &username, &kind, query.into_inner()).await?,
-    ))
+    let query = query.into_inner();
+    let reader = caller.0.as_ref().map(|c| c.user_id);
+    let history = replica_reads::answer(&state, LateRead::Profile, reader, |pool| {
+        let (username, kind, query) = (&username, &kind, query.clone());
+        async move { Ok(standing::rating_history(&pool, username, kind, query).await?) }
+    })
+    .await?;
+    Ok(Json(history))
 }
 
 /// The leaderboard of one game kind, paged.
@@ -102,7 +114,12 @@ pub async fn leaderboard(
     query: Query<PageQuery>,
 ) -> Result<Json<Leaderboard>, ApiError> {
     caller.require(Scope::GameRead)?;
-    Ok(Json(
-        standing::leaderboard(&state.pool, &kind, query.into_inner()).await?,
-    ))
+    let query = query.into_inner();
+    let reader = caller.0.as_ref().map(|c| c.user_id);
+    let board = replica_reads::answer(&state, LateRead::Leaderboard, reader, |pool| {
+        let (kind, query) = (&kind, query.clone());
+        async move { Ok(standing::leaderboard(&pool, kind, query).await?) }
+    })
+    .await?;
+    Ok(Json(board))
 }

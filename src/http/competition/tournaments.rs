@@ -6,6 +6,7 @@ use crate::auth::Scope;
 use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::{Json, Query};
+use crate::http::replica_reads::{self, LateRead};
 use crate::http::state::{AppState, Created};
 use crate::service::competition::tournaments::{
     self, CreateTournamentRequest, Tournament, TournamentSummary,
@@ -119,13 +120,21 @@ pub async fn list_tournaments(
 ) -> Result<Json<TournamentList>, ApiError> {
     caller.require(Scope::GameRead)?;
     let query = query.into_inner();
-    let (items, next_cursor) = tournaments::list(
-        &state.pool,
-        query.status.map(TournamentStatus::as_str),
-        query.limit,
-        query.cursor.as_deref(),
-    )
-    .await?;
+    let reader = Some(caller.user_id);
+    let (items, next_cursor) =
+        replica_reads::answer(&state, LateRead::TournamentList, reader, |pool| {
+            let query = &query;
+            async move {
+                Ok(tournaments::list(
+                    &pool,
+                    query.status.map(TournamentStatus::as_str),
+                    query.limit,
+                    query.cursor.as_deref(),
+                )
+                .await?)
+            }
+        })
+        .await?;
     Ok(Json(TournamentList { items, next_cursor }))
 }
 

@@ -6,7 +6,7 @@ use crate::auth::Scope;
 use crate::auth::credentials::{self, Credential, Identity};
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::state::AppState;
-use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, http::header, web};
 use futures_util::future::LocalBoxFuture;
 use uuid::Uuid;
 
@@ -112,9 +112,14 @@ impl FromRequest for Caller {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let state = req.app_data::<web::Data<AppState>>().cloned();
         let token = bearer_token(req).map(str::to_string);
+        let req = req.clone();
         Box::pin(async move {
             let state = state.ok_or_else(|| ApiError::internal(anyhow::anyhow!("no app state")))?;
-            authenticate(&state, &token?).await
+            let caller = authenticate(&state, &token?).await?;
+            // For read-your-writes: the `observe` middleware notes when this user's writes end.
+            req.extensions_mut()
+                .insert(crate::http::serving_pool::Author(caller.user_id));
+            Ok(caller)
         })
     }
 }

@@ -107,6 +107,16 @@ pub async fn observe(
             pool: state.pool.clone(),
             status: state.database.clone(),
         });
+    // Who wrote when, for read-your-writes (see `store::replica`): every request that may
+    // write, once answered (after its commit), whatever its outcome.
+    let writes = match req.method() {
+        &actix_web::http::Method::GET
+        | &actix_web::http::Method::HEAD
+        | &actix_web::http::Method::OPTIONS => None,
+        _ => req
+            .app_data::<actix_web::web::Data<crate::http::state::AppState>>()
+            .map(|state| state.replicas.clone()),
+    };
     let outcome = match serving {
         Some(serving) => {
             crate::http::serving_pool::CURRENT
@@ -115,6 +125,14 @@ pub async fn observe(
         }
         None => next.call(req).await,
     };
+    if let (Some(writes), Ok(response)) = (&writes, &outcome)
+        && let Some(author) = response
+            .request()
+            .extensions()
+            .get::<crate::http::serving_pool::Author>()
+    {
+        writes.wrote(author.0);
+    }
     let status = match &outcome {
         Ok(response) => response.status(),
         Err(error) => error.as_response_error().status_code(),

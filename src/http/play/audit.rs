@@ -7,6 +7,7 @@ use crate::auth::Scope;
 use crate::http::error::{ApiError, ErrorCode, Problem};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::text::{Json, Query};
+use crate::http::replica_reads::{self, LateRead};
 use crate::http::state::AppState;
 use crate::http::uploads::{self, UploadSlot};
 use crate::service::play::lobby::GameSummary;
@@ -147,7 +148,7 @@ pub async fn export_game(
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
     let game_id = path.into_inner();
-    let (header, events) = log::export(&state.pool, game_id, Reader::User(caller.user_id)).await?;
+    let (header, events) = export(&state, game_id, caller.user_id).await?;
     Ok(HttpResponse::Ok()
         .content_type(export_media_type(&req))
         .insert_header((
@@ -155,6 +156,19 @@ pub async fn export_game(
             format!("attachment; filename=\"kontor-{game_id}.ndjson\""),
         ))
         .body(to_ndjson(&header, &events)))
+}
+
+/// The game's log as `reader` may see it, for an export or a verification: a read that may be
+/// a little late (`http::replica_reads`).
+async fn export(
+    state: &AppState,
+    game_id: Uuid,
+    reader: Uuid,
+) -> Result<(ExportHeader, Vec<ExportEvent>), ApiError> {
+    replica_reads::answer(state, LateRead::Export, Some(reader), |pool| async move {
+        Ok(log::export(&pool, game_id, Reader::User(reader)).await?)
+    })
+    .await
 }
 
 /// Verify a finished game's fairness on the server's own log: every roll, deal and shuffle is
@@ -176,8 +190,7 @@ pub async fn verification(
     path: web::Path<Uuid>,
 ) -> Result<Json<Verification>, ApiError> {
     caller.require(Scope::GameRead)?;
-    let (header, events) =
-        log::export(&state.pool, path.into_inner(), Reader::User(caller.user_id)).await?;
+    let (header, events) = export(&state, path.into_inner(), caller.user_id).await?;
     if header.seed.is_none() {
         return Err(ApiError::conflict(
             ErrorCode::GameNotFinished,

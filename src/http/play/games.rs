@@ -6,6 +6,7 @@ use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
 use crate::http::extract::caller::Caller;
 use crate::http::extract::conditional::{self, Condition};
 use crate::http::extract::text::{Json, OptionalJson, Query};
+use crate::http::replica_reads::{self, LateRead};
 use crate::http::state::{AppState, Created};
 use crate::service::play::actions::{self, ActionRequest, ActionResult, GameDetail, Submitted};
 use crate::service::play::lobby::{
@@ -96,9 +97,14 @@ pub async fn list_games(
     query: Query<ListQuery>,
 ) -> Result<Json<GamePage>, ApiError> {
     caller.require(Scope::GameRead)?;
-    Ok(Json(
-        lobby::list(&state.pool, caller.user_id, query.into_inner()).await?,
-    ))
+    let query = query.into_inner();
+    let (read, reader) = (LateRead::of_game_list(&query), caller.user_id);
+    let page = replica_reads::answer(&state, read, Some(reader), |pool| {
+        let query = query.clone();
+        async move { Ok(lobby::list(&pool, reader, query).await?) }
+    })
+    .await?;
+    Ok(Json(page))
 }
 
 /// Open a new game. The creator takes seat 0. Send an `Idempotency-Key` (optional: 1 to 255
@@ -197,7 +203,12 @@ pub async fn get_game(
     query: Query<DetailQuery>,
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Scope::GameRead)?;
-    let detail = actions::detail(&state.pool, caller.user_id, path.into_inner(), query.at).await?;
+    let (reader, game_id, at) = (caller.user_id, path.into_inner(), query.at);
+    let read = LateRead::of_game_view(at);
+    let detail = replica_reads::answer(&state, read, Some(reader), |pool| async move {
+        Ok(actions::detail(&pool, reader, game_id, at).await?)
+    })
+    .await?;
     let body = serde_json::to_vec(&detail).map_err(anyhow::Error::from)?;
     // The tag names the game as the caller sees it, not the chat beside it: a chat message
     // (which changes `chat_unread`) changes no game's ETag, so it cannot fail an `If-Match`.

@@ -166,7 +166,7 @@ pub async fn profile(pool: &PgPool, username: &str) -> Result<PlayerProfile, Err
 }
 
 /// Page size and position for the paged lists here.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Clone, Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {

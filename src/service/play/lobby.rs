@@ -778,7 +778,7 @@ pub enum TournamentGamesFilter {
     None,
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Clone, Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
