@@ -106,6 +106,9 @@ q() { "${PSQL[@]}" -d kontor -tAX -c "$1"; }
 q "VACUUM FULL" > /dev/null
 KEPT=$(q "SELECT sum(pg_total_relation_size(relid)) FROM pg_stat_user_tables")
 KEPT_COMMANDS=$(q "SELECT pg_total_relation_size('game_commands')")
+RECORDS=$(q "SELECT count(*) || ' command records, ' || count(idempotency_key) || ' with a key, their stored answers '
+               || round(avg(pg_column_size(response)) FILTER (WHERE idempotency_key IS NOT NULL)) || ' bytes on average'
+               FROM game_commands")
 TRIM_FROM=$(q "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')")
 TRIM_STARTED=$(date +%s.%N)
 KONTOR_DATABASE_URL="postgres://kontor@localhost/kontor?host=$DIR" KONTOR_DATA_DIR="$DIR/kontor" \
@@ -120,7 +123,7 @@ echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), PostgreSQL $("$BIN/postgres" --version | awk '{print $3}')"
 echo "pgbench baseline: $TPS transactions/s"
 echo "kontor: $REPORT"
-python3 - "$TPS" "$REPORT" "$DIR" "$(getconf CLK_TCK)" "$KEPT" "$KEPT_COMMANDS" "$TRIMMED" "$TRIMMED_COMMANDS" "$TRIM_WAL" "$TRIM_TOOK" "$(cat "$DIR/housekeeping.log")" <<'PY'
+python3 - "$TPS" "$REPORT" "$DIR" "$(getconf CLK_TCK)" "$KEPT" "$KEPT_COMMANDS" "$TRIMMED" "$TRIMMED_COMMANDS" "$TRIM_WAL" "$TRIM_TOOK" "$(cat "$DIR/housekeeping.log")" "$RECORDS" <<'PY'
 import json, sys
 tps = float(sys.argv[1]); r = json.loads(sys.argv[2])
 start = json.load(open(sys.argv[3] + "/start.json")); stop = json.load(open(sys.argv[3] + "/stop.json"))
@@ -137,6 +140,7 @@ print(f"  on disk {d('bytes'):.0f} bytes as written: " + ", ".join(
     for t in sorted(stop["tables"], key=lambda t: start["tables"].get(t, 0) - stop["tables"][t])
     if stop["tables"][t] != start["tables"].get(t, 0)))
 print(f"  CPU: server {d('server_ticks') * tick * 1000:.0f} µs, PostgreSQL {d('postgres_ticks') * tick * 1000:.0f} µs")
+print(f"in the database: {sys.argv[12]}")
 print(f"all rows compacted (VACUUM FULL), per accepted action of the run: {kept / n:.0f} bytes "
       f"(game_commands {kept_commands / n:.0f}); stored answers trimmed: {trimmed / n:.0f} bytes "
       f"(game_commands {trimmed_commands / n:.0f}); the trim wrote {trim_wal / n:.0f} bytes of WAL "
