@@ -9,6 +9,11 @@
 //! table of bots. Steel Driver has no hidden information, so a client can fold the game from
 //! the events it is sent and choose with the random bot locally: every request measured is an
 //! action POST. `deploy/bench.sh` runs this beside pgbench on the same PostgreSQL.
+//!
+//! `--on-start CMD` and `--on-stop CMD` are run (`sh -c`, waited for) when the players are
+//! registered and the first games made, just before the timed play, and when every game's task
+//! has stopped: `deploy/bench.sh` reads PostgreSQL's counters there, so that what it divides
+//! by the accepted actions is the timed play's work alone.
 
 mod support;
 
@@ -23,6 +28,8 @@ struct Args {
     url: String,
     games: usize,
     seconds: u64,
+    on_start: Option<String>,
+    on_stop: Option<String>,
 }
 
 fn parse_args() -> Args {
@@ -30,6 +37,8 @@ fn parse_args() -> Args {
         url: "http://127.0.0.1:8080".into(),
         games: 32,
         seconds: 20,
+        on_start: None,
+        on_stop: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -37,11 +46,24 @@ fn parse_args() -> Args {
             "--url" => args.url = it.next().expect("--url needs a value"),
             "--games" => args.games = support::number(&mut it, "--games"),
             "--seconds" => args.seconds = support::number(&mut it, "--seconds"),
+            "--on-start" => args.on_start = it.next(),
+            "--on-stop" => args.on_stop = it.next(),
             // cargo bench passes --bench; ignore what is not ours.
             _ => {}
         }
     }
     args
+}
+
+/// Runs a hook of the caller's and waits for it; a failing hook ends the run.
+fn run_hook(hook: &Option<String>) {
+    if let Some(command) = hook {
+        let status = std::process::Command::new("sh")
+            .args(["-c", command])
+            .status()
+            .expect("run a hook");
+        assert!(status.success(), "the hook `{command}` failed: {status}");
+    }
 }
 
 #[tokio::main]
@@ -59,18 +81,20 @@ async fn main() {
         for seat in 0..3 {
             tokens.push(client.user(&format!("b{run}g{game}s{seat}")).await.0);
         }
-        tables.push(tokens);
+        let first = new_game(&client, tokens.clone(), game as u64).await;
+        tables.push((tokens, first));
     }
+    run_hook(&args.on_start);
     let latencies = Arc::new(Mutex::new(Vec::<Duration>::new()));
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for (index, tokens) in tables.into_iter().enumerate() {
+    for (index, (tokens, first)) in tables.into_iter().enumerate() {
         let (client, latencies, stop) = (client.clone(), latencies.clone(), stop.clone());
         tasks.push(tokio::spawn(async move {
             let mut mine = Vec::new();
             let mut conflicts = 0u64;
-            let mut game = new_game(&client, tokens.clone(), index as u64).await;
+            let mut game = first;
             while !stop.load(Ordering::Relaxed) {
                 let Some(acted) = support::act(&client, &mut game).await else {
                     game = new_game(&client, tokens.clone(), index as u64).await;
@@ -93,6 +117,7 @@ async fn main() {
         conflicts += task.await.unwrap();
     }
     let elapsed = started.elapsed().as_secs_f64();
+    run_hook(&args.on_stop);
     let mut latencies = latencies.lock().await.clone();
     latencies.sort();
     let percentile = |p: f64| {

@@ -422,6 +422,7 @@ impl Application {
                     pool.clone(),
                     config.keep_sent_mail_days,
                     config.login_window,
+                    config.idempotency_window,
                     config.housekeeping_every,
                     config.clock.clone(),
                     workers.stop_token(),

@@ -82,7 +82,8 @@ enum Command {
     /// Drop the state caches and snapshots and rebuild them from the logs.
     Rebuild,
     /// Delete what is no longer needed (mail finished over KONTOR_KEEP_SENT_MAIL_DAYS days
-    /// ago, stale live presence), as the workers do every KONTOR_HOUSEKEEPING_EVERY seconds.
+    /// ago, stale live presence, the answers of actions past KONTOR_IDEMPOTENCY_WINDOW), as the
+    /// workers do every KONTOR_HOUSEKEEPING_EVERY seconds.
     Housekeeping,
     /// Ratings: `rebuild` recomputes every rating from the logs in the order the games were
     /// judged, compares with the stored ones and writes the recomputed ones where they differ
@@ -387,14 +388,19 @@ async fn run_async(command: Command) -> anyhow::Result<()> {
                 &database.pool,
                 config.keep_sent_mail_days,
                 config.login_window,
+                config.idempotency_window,
                 config.clock.now(),
             )
             .await;
             database.pool.close().await;
             let swept = swept?;
             println!(
-                "deleted {} finished mail(s) and {} stale live presence row(s), {} expired refresh token(s) and {} failed-login counter(s) whose window ended",
-                swept.mails, swept.presence, swept.refresh_tokens, swept.login_failures
+                "deleted {} finished mail(s) and {} stale live presence row(s), {} expired refresh token(s) and {} failed-login counter(s) whose window ended; trimmed {} stored answer(s) of actions past the idempotency window",
+                swept.mails,
+                swept.presence,
+                swept.refresh_tokens,
+                swept.login_failures,
+                swept.answers
             );
             Ok(())
         }

@@ -110,6 +110,9 @@ pub struct Config {
     pub body_timeout: Duration,
     /// Days finished (sent or skipped) mail is kept before housekeeping deletes it; 0: forever.
     pub keep_sent_mail_days: u32,
+    /// How long the answer to an action is kept for a retry with its `Idempotency-Key`
+    /// before housekeeping trims it (the key and the request's digest stay).
+    pub idempotency_window: Duration,
     /// How often the workers' housekeeping runs.
     pub housekeeping_every: Duration,
     /// How often the rating worker looks for finished games when nothing wakes it (a game's
@@ -268,6 +271,7 @@ impl std::fmt::Debug for Config {
             live_max_streams_per_address,
             body_timeout,
             keep_sent_mail_days,
+            idempotency_window,
             housekeeping_every,
             ratings_poll,
             cors_origins,
@@ -339,6 +343,7 @@ impl std::fmt::Debug for Config {
             .field("live_max_streams_per_address", live_max_streams_per_address)
             .field("body_timeout", body_timeout)
             .field("keep_sent_mail_days", keep_sent_mail_days)
+            .field("idempotency_window", idempotency_window)
             .field("housekeeping_every", housekeeping_every)
             .field("ratings_poll", ratings_poll)
             .field("cors_origins", cors_origins)
@@ -503,6 +508,10 @@ impl Config {
                 bail!("KONTOR_TOURNAMENT_ORGANISERS must be verified or admins, not {other:?}")
             }
         };
+        let idempotency_window = values.seconds("KONTOR_IDEMPOTENCY_WINDOW")?;
+        if idempotency_window.is_zero() {
+            bail!("KONTOR_IDEMPOTENCY_WINDOW must be at least 1 second");
+        }
         if housekeeping_every.is_zero() {
             bail!("KONTOR_HOUSEKEEPING_EVERY must be at least 1 second");
         }
@@ -569,6 +578,7 @@ impl Config {
             live_max_streams_per_address: live_max_streams_per_address as usize,
             body_timeout,
             keep_sent_mail_days: values.number("KONTOR_KEEP_SENT_MAIL_DAYS")?,
+            idempotency_window,
             housekeeping_every,
             ratings_poll,
             cors_origins,

@@ -375,9 +375,14 @@ pub const SETTINGS: &[Setting] = &[
         "Days sent (or skipped) notification mails are kept before housekeeping deletes them; 0 keeps them forever.",
     ),
     Setting::value(
+        "KONTOR_IDEMPOTENCY_WINDOW",
+        "86400",
+        "Seconds the answer to a game action is kept for a retry with the same Idempotency-Key (24 hours by default); after that housekeeping trims it, keeping the key, and a late retry gets 409 idempotency_key_expired instead of the answer. At least 1.",
+    ),
+    Setting::value(
         "KONTOR_HOUSEKEEPING_EVERY",
         "3600",
-        "Seconds between the workers' housekeeping passes (old mail, stale live presence, expired refresh tokens, ended login-failure windows).",
+        "Seconds between the workers' housekeeping passes (old mail, stale live presence, expired refresh tokens, ended login-failure windows, answers of actions past KONTOR_IDEMPOTENCY_WINDOW).",
     ),
     Setting::value(
         "KONTOR_RATINGS_POLL",

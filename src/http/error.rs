@@ -360,6 +360,12 @@ impl From<crate::service::play::error::Error> for ApiError {
                 Self::conflict(ErrorCode::TooManyOrders, detail).with("max_orders", max)
             }
             E::IdempotencyKeyReused => Self::unprocessable(ErrorCode::IdempotencyKeyReused, detail),
+            E::IdempotencyKeyExpired {
+                applied_at,
+                current,
+            } => Self::conflict(ErrorCode::IdempotencyKeyExpired, detail)
+                .with("applied_version", applied_at)
+                .with("current_version", current),
             E::NotAPlayer | E::NotYourSeat { .. } | E::OnlyPlayersInvite => {
                 Self::forbidden(ErrorCode::NotAPlayer, detail)
             }
@@ -760,6 +766,7 @@ error_codes! {
     AlreadySeated = "already_seated", 409, "The caller already holds a seat in this game.";
     WrongStatus = "wrong_status", 409, "The game is not in a state that allows this (e.g. joining a started game).";
     IdempotencyKeyReused = "idempotency_key_reused", 422, "The Idempotency-Key was already used for a different request.";
+    IdempotencyKeyExpired = "idempotency_key_expired", 409, "A retry of an action applied longer ago than the idempotency window (KONTOR_IDEMPOTENCY_WINDOW, 24 hours by default): it was applied, at `applied_version`, and is not applied again, but its answer is no longer kept; `current_version` says where the game is now. Read the game.";
     BodyTimeout = "body_timeout", 408, "The request body did not arrive within KONTOR_BODY_TIMEOUT seconds; the connection is closed.";
     PayloadTooLarge = "payload_too_large", 413, "The body is larger than allowed.";
     UnsupportedMediaType = "unsupported_media_type", 415, "The body must be application/json.";

@@ -4,9 +4,12 @@
 //!
 //! Deleted: mail finished (sent or skipped) more than `KONTOR_KEEP_SENT_MAIL_DAYS` days ago,
 //! the live-presence rows of streams and instances that ended without saying so, expired
-//! refresh tokens and failed-login counters whose window has ended. Never deleted: the game
-//! log, the commands, the games, the seats, the snapshots, the accounts, the API tokens, and
-//! mail not finished (due, held for a digest, or failed for good).
+//! refresh tokens and failed-login counters whose window has ended, and the answers stored
+//! for actions' idempotency keys once `KONTOR_IDEMPOTENCY_WINDOW` has passed (a cache for
+//! retries, not the truth: the key and the request's digest stay, so a late retry is still
+//! recognised). Never deleted: the game log, the commands, the games, the seats, the
+//! snapshots, the accounts, the API tokens, and mail not finished (due, held for a digest, or
+//! failed for good).
 
 use crate::store::housekeeping;
 use crate::time::Clock;
@@ -22,17 +25,21 @@ pub struct Swept {
     pub presence: u64,
     pub refresh_tokens: u64,
     pub login_failures: u64,
+    /// Stored answers of actions emptied.
+    pub answers: u64,
 }
 
 /// One pass at `now`: deletes mail finished more than `keep_sent_mail_days` days before (none
 /// if 0), and by the database's own clock (as they are judged where they are used: presence
 /// is real time, see [`crate::time`]; token expiry and login windows are checked with SQL's
 /// `now()`) stale live-presence rows, expired refresh tokens and failed-login counters whose
-/// `login_window` has ended.
+/// `login_window` has ended; and by the instance's clock the answers of actions recorded
+/// more than `idempotency_window` before `now` (see [`housekeeping::trim_answers`]).
 pub async fn sweep(
     pool: &PgPool,
     keep_sent_mail_days: u32,
     login_window: Duration,
+    idempotency_window: Duration,
     now: DateTime<Utc>,
 ) -> Result<Swept, sqlx::Error> {
     let mut swept = Swept {
@@ -58,6 +65,17 @@ pub async fn sweep(
             }
         }
     }
+    let window = chrono::Duration::from_std(idempotency_window).unwrap_or(chrono::Duration::MAX);
+    let before = now
+        .checked_sub_signed(window)
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
+    loop {
+        let trimmed = housekeeping::trim_answers(pool, before).await?;
+        swept.answers += trimmed.emptied;
+        if trimmed.passed < housekeeping::ANSWER_BATCH as u64 {
+            break;
+        }
+    }
     Ok(swept)
 }
 
@@ -66,6 +84,7 @@ pub async fn run(
     pool: PgPool,
     keep_sent_mail_days: u32,
     login_window: Duration,
+    idempotency_window: Duration,
     every: Duration,
     clock: Clock,
     stop: CancellationToken,
@@ -74,13 +93,22 @@ pub async fn run(
         if pool.is_closed() || stop.is_cancelled() {
             return;
         }
-        match sweep(&pool, keep_sent_mail_days, login_window, clock.now()).await {
+        match sweep(
+            &pool,
+            keep_sent_mail_days,
+            login_window,
+            idempotency_window,
+            clock.now(),
+        )
+        .await
+        {
             Ok(swept) if swept != Swept::default() => {
                 tracing::info!(
                     mails = swept.mails,
                     presence = swept.presence,
                     refresh_tokens = swept.refresh_tokens,
                     login_failures = swept.login_failures,
+                    answers = swept.answers,
                     "housekeeping"
                 )
             }

@@ -42,7 +42,8 @@ pub struct CommandRecord<'a> {
     pub request_hash: Option<&'a [u8]>,
     pub seat: Option<i16>,
     pub command: Value,
-    /// The answer, as JSON text (replayed as is to a retry).
+    /// The answer, as JSON text (replayed as is to a retry within the idempotency window; not
+    /// stored for a command without a key, which no retry can ask for).
     pub response: String,
     /// Its events: `first_seq..=last_seq`.
     pub first_seq: i64,
@@ -132,7 +133,7 @@ pub struct Rows {
     commands: Vec<Value>,
     command_first_seqs: Vec<i64>,
     command_last_seqs: Vec<i64>,
-    command_responses: Vec<String>,
+    command_responses: Vec<Option<String>>,
     command_autos: Vec<Option<Value>>,
     // One per state snapshot.
     snapshot_games: Vec<Uuid>,
@@ -220,7 +221,12 @@ impl Rows {
             rows.commands.push(command.command.clone());
             rows.command_first_seqs.push(command.first_seq);
             rows.command_last_seqs.push(command.last_seq);
-            rows.command_responses.push(command.response.clone());
+            rows.command_responses.push(
+                command
+                    .idempotency_key
+                    .is_some()
+                    .then(|| command.response.clone()),
+            );
             rows.command_autos.push(command.auto.clone());
         }
         for row in append.orders {

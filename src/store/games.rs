@@ -121,8 +121,9 @@ pub async fn lock_head(
 /// the head row, the seats with their clocks (`seat_clocks`, see [`seats::clocks_sql`]), the
 /// armed rules timer (`armed_timer`), the state cache at the head's version or before
 /// (`cached_version`, `cached_state`), the open undo request (`open_undo`, its number) and
-/// the answer stored for `caller`'s
-/// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`), and the standing
+/// what is stored for `caller`'s
+/// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`, the last version of its
+/// events `stored_version`; `stored_response` is gone once housekeeping trimmed it), and the standing
 /// orders of every seat (`orders`, see [`super::orders`]) with their revision
 /// (`orders_revision`).
 pub async fn read_for_command<T>(
@@ -139,7 +140,7 @@ where
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {HEAD_COLUMNS},
            c.request_hash AS stored_hash, c.response_status AS stored_status,
-           c.response AS stored_response,
+           c.response AS stored_response, c.last_seq AS stored_version,
            s.version AS cached_version, s.state AS cached_state,
            {seat_clocks} AS seat_clocks,
            g.orders_revision, {orders} AS orders,

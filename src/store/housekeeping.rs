@@ -1,5 +1,7 @@
 //! The SQL of housekeeping: what is deleted because nobody needs it any more. The game log,
-//! the commands, the games, the seats and the snapshots are never deleted here.
+//! the commands, the games, the seats and the snapshots are never deleted here; of a command
+//! only the answer stored for its idempotency key goes, once no retry can come (see
+//! [`trim_answers`]).
 
 use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
@@ -13,6 +15,67 @@ pub const PRESENCE_WINDOW_SECS: i64 = 60;
 /// Mails finished before `before` and deleted in one statement at most: a first run on a
 /// large backlog deletes in bounded steps instead of one huge transaction.
 pub const MAIL_BATCH: i64 = 5_000;
+
+/// Commands whose stored answers one statement of [`trim_answers`] looks at, at most.
+pub const ANSWER_BATCH: i64 = 5_000;
+
+/// What one statement of [`trim_answers`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Trimmed {
+    /// Commands passed over for good (the mark moved past them): fewer than
+    /// [`ANSWER_BATCH`] means the pass reached the commands still within the window.
+    pub passed: u64,
+    /// Answers emptied among them (the others had none: the server's own commands, imported
+    /// ones, or those a concurrent pass emptied first).
+    pub emptied: u64,
+}
+
+/// Empties the stored answers (`game_commands.response`) of up to [`ANSWER_BATCH`] commands
+/// recorded before `before`, in the order of their ids (uuid v7, so the order they were
+/// made in), from where the last statement stopped (`housekeeping_marks` 'answers') to the
+/// first command recorded at `before` or later; the mark moves on to the last one passed. So
+/// no index beyond the primary key is needed, and no row is read again once passed. The key
+/// and the request's digest stay: a late retry is recognised (see
+/// `service::play::actions::stored_answer`). The command itself, its events and everything
+/// an audit, an export or a replay reads stay untouched.
+pub async fn trim_answers<'e>(
+    executor: impl PgExecutor<'e>,
+    before: DateTime<Utc>,
+) -> Result<Trimmed, sqlx::Error> {
+    let (passed, emptied): (i64, i64) = sqlx::query_as(
+        "WITH mark AS (
+           SELECT coalesce((SELECT through FROM housekeeping_marks WHERE name = 'answers'),
+                           '00000000-0000-0000-0000-000000000000'::uuid) AS through
+         ), batch AS (
+           SELECT c.id, c.created_at FROM game_commands c, mark
+            WHERE c.id > mark.through ORDER BY c.id LIMIT $2
+         ), passed AS (
+           -- (PostgreSQL has no min() or max() of uuids: the first by ORDER BY.)
+           SELECT id FROM batch
+            WHERE id < coalesce((SELECT id FROM batch WHERE created_at >= $1
+                                  ORDER BY id LIMIT 1),
+                                'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid)
+         ), emptied AS (
+           UPDATE game_commands c SET response = NULL
+             FROM passed WHERE c.id = passed.id AND c.response IS NOT NULL
+           RETURNING c.id
+         ), marked AS (
+           INSERT INTO housekeeping_marks (name, through)
+           SELECT 'answers', id FROM passed ORDER BY id DESC LIMIT 1
+           ON CONFLICT (name) DO UPDATE
+              SET through = greatest(housekeeping_marks.through, EXCLUDED.through)
+         )
+         SELECT (SELECT count(*) FROM passed), (SELECT count(*) FROM emptied)",
+    )
+    .bind(before)
+    .bind(ANSWER_BATCH)
+    .fetch_one(executor)
+    .await?;
+    Ok(Trimmed {
+        passed: passed as u64,
+        emptied: emptied as u64,
+    })
+}
 
 /// Deletes up to [`MAIL_BATCH`] mails finished before `before`: sent ones (by when they were
 /// sent), ones skipped on purpose (preferences, watching live), and, with a digest, the

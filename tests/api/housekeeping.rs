@@ -189,6 +189,7 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
         &app.pool,
         30,
         app.config.login_window,
+        app.config.idempotency_window,
         app.config.clock.now(),
     )
     .await
@@ -200,6 +201,7 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
         &app.pool,
         0,
         app.config.login_window,
+        app.config.idempotency_window,
         app.config.clock.now(),
     )
     .await
@@ -209,6 +211,7 @@ async fn housekeeping_deletes_old_finished_mail_and_stale_presence_only() {
         &app.pool,
         1,
         app.config.login_window,
+        app.config.idempotency_window,
         app.config.clock.now(),
     )
     .await

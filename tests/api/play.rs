@@ -202,6 +202,124 @@ async fn a_retried_request_is_answered_from_the_store_and_applies_once() {
         .assert_problem(422, "idempotency_key_reused");
 }
 
+/// The answer stored for `key` (`None`: trimmed) and whether its request's digest is kept.
+async fn stored(app: &TestApp, key: &str) -> (Option<String>, bool) {
+    sqlx::query_as(
+        "SELECT response, request_hash IS NOT NULL FROM game_commands WHERE idempotency_key = $1",
+    )
+    .bind(key)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap()
+}
+
+async fn events(app: &TestApp, game: Uuid) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM game_events WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_retry_past_the_idempotency_window_is_refused_and_never_applied_again() {
+    let app = spawn_app().await;
+    let (game, players, first) = flying_dutchman(&app).await;
+    let v = version(&app, game, &players[first]).await;
+    let action = json!({"type": "use_smith"});
+    // Sent with `If-Match: *`, a request that is the same whatever the version is by then:
+    // were its retry decided anew, it could be applied again.
+    let late = || {
+        app.act(&players[first], game)
+            .key("late")
+            .header("If-Match", "*")
+            .send(&action)
+    };
+    let applied = late().await.assert_ok()["version"].as_i64().unwrap();
+    // A later action, in another game: its answer is younger than the window throughout.
+    let other = app.start_game("flying-dutchman", json!({}), &players).await;
+    let detail = app
+        .get(&format!("/games/{other}"))
+        .as_user(&players[0])
+        .send()
+        .await;
+    let mover = detail.assert_ok()["pending"][0].as_u64().unwrap() as usize;
+    let w = version(&app, other, &players[mover]).await;
+    let fresh = || {
+        app.act(&players[mover], other)
+            .key("fresh")
+            .version(w)
+            .send(&action)
+    };
+    let fresh_answer = fresh().await.assert_ok().clone();
+    let sweep = || {
+        kontor::service::housekeeping::sweep(
+            &app.pool,
+            30,
+            app.config.login_window,
+            app.config.idempotency_window,
+            app.config.clock.now(),
+        )
+    };
+
+    // Within the window the pass keeps every answer, and a retry gets it again.
+    assert_eq!(sweep().await.unwrap().answers, 0);
+    let again = late().await;
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+
+    // A day and more later for everything recorded up to the first action (aged by SQL), not
+    // for the second: the pass trims the first's answer only, and keeps its key and digest.
+    sqlx::query(
+        "UPDATE game_commands SET created_at = created_at - interval '25 hours'
+          WHERE id <= (SELECT id FROM game_commands WHERE idempotency_key = 'late')",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(app.config.idempotency_window.as_secs(), 86_400);
+    assert_eq!(sweep().await.unwrap().answers, 1);
+    assert_eq!(stored(&app, "late").await, (None, true));
+    assert!(stored(&app, "fresh").await.0.is_some());
+    // Passed once, never again: a second pass finds nothing to do.
+    assert_eq!(sweep().await.unwrap().answers, 0);
+
+    // The late retry: refused, saying where it was applied and where the game is, and not
+    // applied again.
+    let (logged, now) = (
+        events(&app, game).await,
+        version(&app, game, &players[first]).await,
+    );
+    let reply = late().await;
+    reply.assert_problem(409, "idempotency_key_expired");
+    assert_eq!(reply.body["applied_version"], applied);
+    assert_eq!(reply.body["current_version"], now);
+    // Another request under the key is still another request: another action, or the same
+    // one at a named version.
+    for (named, sent) in [
+        (None, json!({"type": "use_kontor"})),
+        (Some(v), action.clone()),
+    ] {
+        let request = app.act(&players[first], game).key("late");
+        let request = match named {
+            Some(v) => request.version(v),
+            None => request.header("If-Match", "*"),
+        };
+        request
+            .send(&sent)
+            .await
+            .assert_problem(422, "idempotency_key_reused");
+    }
+    assert_eq!(events(&app, game).await, logged);
+    assert_eq!(version(&app, game, &players[first]).await, now);
+
+    // The younger one still replays.
+    let again = fresh().await;
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    assert_eq!(again.body, fresh_answer);
+}
+
 #[tokio::test]
 async fn a_key_used_before_is_never_applied_again_even_at_the_current_version() {
     let app = spawn_app().await;

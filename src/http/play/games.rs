@@ -408,13 +408,15 @@ pub async fn invite(
 ///
 /// Send an `Idempotency-Key` (1 to 255 visible ASCII characters, unique per action) and the
 /// version you saw, in the body or as `If-Match`. A retried request with the same key gets
-/// the stored answer and changes nothing (with `Idempotent-Replayed: true`).
+/// the stored answer and changes nothing (with `Idempotent-Replayed: true`). The answer is
+/// kept for retries for 24 hours (the server's `KONTOR_IDEMPOTENCY_WINDOW`) at least; a retry
+/// after that is still never applied again, but gets 409 `idempotency_key_expired`.
 #[utoipa::path(
     tag = "play",
     security(("bearer" = [])),
     params(
         ("game_id" = Uuid, Path, description = "The game."),
-        ("Idempotency-Key" = String, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Unique per intended action; retries reuse it. A key is the caller's within this game."),
+        ("Idempotency-Key" = String, Header, min_length = 1, max_length = 255, pattern = "^[!-~]+$", description = "Unique per intended action; retries reuse it. A key is the caller's within this game, for good: the same request with it is never applied twice. Its answer is kept for retries for 24 hours at least (the server's `KONTOR_IDEMPOTENCY_WINDOW`); a retry after that gets 409 `idempotency_key_expired` (with `applied_version` and `current_version`) instead: read the game."),
         ("If-Match" = Option<String>, Header, description = "The game's `ETag` as the client saw it (`\"v12-s0-…\"`, or the plain version `\"12\"`), instead of the body's `version`; `*` = whatever the current version is. Compared strongly: weak tags never match."),
     ),
     request_body = ActionRequest,
@@ -425,7 +427,7 @@ pub async fn invite(
         Unauthenticated,
         (status = 403, description = "`not_a_player`: no seat, or not the seat named; `insufficient_scope`; or `email_not_verified` (where only verified accounts may play).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`version_conflict` (with `current_version`) or `game_not_active`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`version_conflict` (with `current_version`), `game_not_active`, or `idempotency_key_expired`: a retry with the same key and request after the idempotency window (24 hours by default); it was applied at `applied_version` and is not applied again, the game is at `current_version`.", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`precondition_failed`: `If-Match` holds a weak tag or none of this game's.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The rules refused it: the game's own code (e.g. `not_your_turn`), `invalid_command`, or `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
     )

@@ -245,6 +245,7 @@ pub struct Context {
     stored_hash: Option<Vec<u8>>,
     stored_status: Option<i16>,
     stored_response: Option<String>,
+    stored_version: Option<i64>,
 }
 
 impl Context {
@@ -299,6 +300,7 @@ impl Context {
         next.stored_hash = None;
         next.stored_status = None;
         next.stored_response = None;
+        next.stored_version = None;
         for clock in next.seat_clocks.0.iter_mut() {
             if plan.disarm.contains(&clock.seat) {
                 clock.turn_started_at = None;
@@ -641,19 +643,27 @@ async fn connection<'c>(
     Ok(slot.as_mut().expect("acquired above"))
 }
 
-/// The stored answer to an earlier request with the same key, if there is one.
+/// The stored answer to an earlier request with the same key, if there is one. Past the
+/// idempotency window housekeeping has trimmed the answer but kept the key and the request's
+/// digest: the same request is refused as `IdempotencyKeyExpired` (it was applied; it is never
+/// decided again, which would append it twice or, losing to the key's unique constraint, be
+/// taken for a game that moved on), another one still as `IdempotencyKeyReused`.
 fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submitted>, Error> {
-    let (Some(hash), Some(status), Some(response)) = (
-        &context.stored_hash,
-        context.stored_status,
-        &context.stored_response,
-    ) else {
+    let Some(hash) = &context.stored_hash else {
         return Ok(None);
     };
     if hash != request_hash {
         return Err(Error::IdempotencyKeyReused);
     }
-    Ok(Some(Submitted::Replayed(status as u16, response.clone())))
+    match (context.stored_status, &context.stored_response) {
+        (Some(status), Some(response)) => {
+            Ok(Some(Submitted::Replayed(status as u16, response.clone())))
+        }
+        _ => Err(Error::IdempotencyKeyExpired {
+            applied_at: context.stored_version.unwrap_or_default(),
+            current: context.head.version,
+        }),
+    }
 }
 
 /// Who submitted a command, for the command record.

@@ -24,6 +24,12 @@ pub enum Error {
     InvalidCommand { kind: &'static str, reason: String },
     #[error("this Idempotency-Key was already used for a different request")]
     IdempotencyKeyReused,
+    /// A retry of an action applied longer ago than the idempotency window: its answer is no
+    /// longer kept. It is not applied again.
+    #[error(
+        "this action was applied long ago, at version {applied_at}, and its answer is no longer kept; the game is now at version {current}: read the game"
+    )]
+    IdempotencyKeyExpired { applied_at: i64, current: i64 },
     #[error("you have no seat in this game")]
     NotAPlayer,
     /// The action names a seat other than the caller's.

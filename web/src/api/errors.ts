@@ -11,6 +11,10 @@ const PLATFORM: CodeMessages = {
     en: 'The game moved on while you were choosing.',
     ja: '選んでいる間にゲームが進みました。',
   },
+  idempotency_key_expired: {
+    en: 'This move was made long ago; the game has moved on since. Reload it.',
+    ja: 'この手はずっと前に指されており、ゲームはその後進んでいます。再読み込みしてください。',
+  },
   not_a_player: { en: 'You do not sit in this game.', ja: 'このゲームの席に着いていません。' },
   not_the_creator: { en: 'Only the creator of the game may do this.', ja: 'ゲームの作成者だけが行えます。' },
   not_invited: {
