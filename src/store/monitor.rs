@@ -162,19 +162,41 @@ fn same_server(a: &PgConnectOptions, b: &PgConnectOptions) -> bool {
 }
 
 /// One probe: connects if need be, then asks whether the server takes writes. `None` when it
-/// does not answer (a connection that failed is dropped, not closed politely: it is broken).
+/// does not answer.
 async fn probe(pool: &PgPool, connection: &mut Option<PgConnection>) -> Option<bool> {
+    let options = pool.connect_options();
+    ask_kept(
+        &options,
+        connection,
+        super::primary::TAKES_WRITES,
+        PROBE_TIMEOUT,
+    )
+    .await
+}
+
+/// Asks `question` (one value) over `connection`, a connection kept from one probe to the
+/// next and opened on `options` if there is none. `None` when the server does not answer
+/// within `timeout`; a connection that failed is then dropped (not closed politely: it is
+/// broken), to be opened again at the next probe.
+pub(super) async fn ask_kept<T>(
+    options: &PgConnectOptions,
+    connection: &mut Option<PgConnection>,
+    question: &'static str,
+    timeout: Duration,
+) -> Option<T>
+where
+    T: for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres> + Send + Unpin,
+{
     if connection.is_none() {
-        let options = pool.connect_options();
-        match tokio::time::timeout(PROBE_TIMEOUT, PgConnection::connect_with(&options)).await {
+        match tokio::time::timeout(timeout, PgConnection::connect_with(options)).await {
             Ok(Ok(opened)) => *connection = Some(opened),
             _ => return None,
         }
     }
     let open = connection.as_mut()?;
-    let asked = tokio::time::timeout(PROBE_TIMEOUT, super::primary::takes_writes(open)).await;
-    match asked {
-        Ok(Ok(primary)) => Some(primary),
+    let asked = sqlx::query_scalar::<_, T>(question).fetch_one(open);
+    match tokio::time::timeout(timeout, asked).await {
+        Ok(Ok(answer)) => Some(answer),
         _ => {
             *connection = None;
             None

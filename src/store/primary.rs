@@ -29,9 +29,12 @@ pub fn parse(addresses: &[String], setting: &str) -> anyhow::Result<Vec<PgConnec
         .collect()
 }
 
+/// The question whether a server takes writes (it is no standby in recovery).
+pub const TAKES_WRITES: &str = "SELECT NOT pg_is_in_recovery()";
+
 /// Whether the server behind `connection` takes writes (it is no standby in recovery).
 pub async fn takes_writes(connection: &mut PgConnection) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar::<_, bool>("SELECT NOT pg_is_in_recovery()")
+    sqlx::query_scalar::<_, bool>(TAKES_WRITES)
         .fetch_one(connection)
         .await
 }

@@ -14,8 +14,8 @@
 //! only if it is caught up to a later instant: it then holds everything the user wrote. No
 //! query per write, no LSN per user: two instants compared.
 
+use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
-use sqlx::{Connection, PgPool};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -362,29 +362,17 @@ pub async fn watch(primary: PgPool, replicas: std::sync::Arc<Replicas>, stop: Ca
     }
 }
 
-/// A position asked over `connection` (opened on `options` if need be); `None` when the
-/// server does not answer within [`ASK_TIMEOUT`] (the connection is then dropped, to be
-/// opened again) or answers null.
+/// A position asked over `connection` (opened on `options` if need be, see
+/// [`super::monitor::ask_kept`]); `None` when the server does not answer within
+/// [`ASK_TIMEOUT`] or answers null.
 async fn ask(
     options: &PgConnectOptions,
     connection: &mut Option<PgConnection>,
     question: &'static str,
 ) -> Option<i64> {
-    if connection.is_none() {
-        match tokio::time::timeout(ASK_TIMEOUT, PgConnection::connect_with(options)).await {
-            Ok(Ok(opened)) => *connection = Some(opened),
-            _ => return None,
-        }
-    }
-    let open = connection.as_mut()?;
-    let asked = sqlx::query_scalar::<_, Option<i64>>(question).fetch_one(open);
-    match tokio::time::timeout(ASK_TIMEOUT, asked).await {
-        Ok(Ok(position)) => position,
-        _ => {
-            *connection = None;
-            None
-        }
-    }
+    super::monitor::ask_kept::<Option<i64>>(options, connection, question, ASK_TIMEOUT)
+        .await
+        .flatten()
 }
 
 #[cfg(test)]
