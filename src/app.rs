@@ -402,6 +402,9 @@ impl Application {
         );
         workers.spawn_service("committer", committing);
         let hub = std::sync::Arc::new(crate::live::Hub::new());
+        // What the database monitor last found, for requests and workers to tell a busy pool
+        // from a lost database.
+        let database = Arc::new(store::monitor::DatabaseStatus::default());
         if let Some(mail) = mail {
             workers.spawn_worker("mail", mail);
             if let Some(push) = push {
@@ -411,6 +414,7 @@ impl Application {
                 "deadlines",
                 crate::service::deadlines::run(
                     pool.clone(),
+                    database.clone(),
                     committer.clone(),
                     config.deadline_poll,
                     workers.stop_token(),
@@ -420,9 +424,12 @@ impl Application {
                 "housekeeping",
                 crate::service::housekeeping::run(
                     pool.clone(),
-                    config.keep_sent_mail_days,
-                    config.login_window,
-                    config.idempotency_window,
+                    database.clone(),
+                    crate::service::housekeeping::Keep {
+                        sent_mail_days: config.keep_sent_mail_days,
+                        login_window: config.login_window,
+                        idempotency_window: config.idempotency_window,
+                    },
                     config.housekeeping_every,
                     config.clock.clone(),
                     workers.stop_token(),
@@ -434,6 +441,7 @@ impl Application {
                 "ratings",
                 crate::service::competition::ratings::run(
                     pool.clone(),
+                    database.clone(),
                     config.ratings_poll,
                     hub.subscribe(),
                     workers.stop_token(),
@@ -446,6 +454,7 @@ impl Application {
                 "tournaments",
                 crate::service::competition::tournaments::run(
                     pool.clone(),
+                    database.clone(),
                     config.clock.clone(),
                     TOURNAMENT_POLL,
                     workers.stop_token(),
@@ -453,7 +462,6 @@ impl Application {
             );
         }
         workers.spawn_worker("live-listener", hub.clone().listen(session));
-        let database = Arc::new(store::monitor::DatabaseStatus::default());
         workers.spawn_worker(
             "database-monitor",
             store::monitor::watch(

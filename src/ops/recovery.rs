@@ -10,7 +10,7 @@
 //! then reports what keeps the cluster from starting, at its start).
 
 use crate::embedded_pg::EmbeddedPostgres;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -30,6 +30,9 @@ pub struct Recovery {
     /// Since when the database has been down and not yet brought back, with the last error.
     failing: Mutex<Option<(Instant, String)>>,
     restarts: AtomicU64,
+    /// Whether giving up has been logged for this outage: once, at error, by the watchdog;
+    /// `/healthz` probes that report it afterwards are not logged again.
+    gave_up_logged: AtomicBool,
 }
 
 impl Recovery {
@@ -38,6 +41,7 @@ impl Recovery {
             limit,
             failing: Mutex::new(None),
             restarts: AtomicU64::new(0),
+            gave_up_logged: AtomicBool::new(false),
         }
     }
 
@@ -70,7 +74,13 @@ impl Recovery {
         since.elapsed()
     }
 
+    /// True only the first time it is asked after the server has given up on this outage.
+    fn newly_given_up(&self) -> bool {
+        self.given_up().is_some() && !self.gave_up_logged.swap(true, Ordering::Relaxed)
+    }
+
     fn recovered(&self) -> Option<Duration> {
+        self.gave_up_logged.store(false, Ordering::Relaxed);
         let mut failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
         failing.take().map(|(since, _)| since.elapsed())
     }
@@ -142,6 +152,14 @@ async fn restart(
                 retry_in_ms = backoff.as_millis() as u64,
                 "the embedded PostgreSQL could not be started again; trying again"
             );
+            if recovery.newly_given_up() {
+                tracing::error!(
+                    %error,
+                    down_ms = down.as_millis() as u64,
+                    "the embedded PostgreSQL stays down past KONTOR_DB_RECOVERY_LIMIT_SECS; \
+                     /healthz now answers 503 database_lost so that a supervisor restarts the server"
+                );
+            }
             let wait = *backoff;
             *backoff = (*backoff * 2).min(MOST_BACKOFF);
             wait
@@ -163,7 +181,14 @@ mod tests {
         recovery.failed("no space left on device".into());
         let reason = recovery.given_up().expect("past the limit");
         assert!(reason.contains("no space left on device"), "{reason}");
+        assert!(recovery.newly_given_up(), "giving up is logged once");
+        assert!(
+            !recovery.newly_given_up(),
+            "and not again for the same outage"
+        );
         recovery.recovered();
         assert_eq!(recovery.given_up(), None, "back up");
+        recovery.failed("the disk is gone".into());
+        assert!(recovery.newly_given_up(), "a later outage is logged again");
     }
 }

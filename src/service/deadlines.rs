@@ -18,12 +18,14 @@ use crate::games::{Actor, BotLevel, GameRng, Rules, Seat};
 use crate::store::append::SeatUpdate;
 use crate::store::deadlines::{self, DeadlineKind, DueClock};
 use crate::store::games::Status;
+use crate::store::monitor::DatabaseStatus;
 use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::with_rules;
 use rand::RngExt;
 use serde_json::json;
 use sqlx::{PgConnection, PgPool};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -48,7 +50,13 @@ pub struct Pass {
 
 /// Runs the worker until the pool closes or `stop` is cancelled; a pass under way is
 /// finished first (a move half made would only wait for its lease to expire).
-pub async fn run(pool: PgPool, committer: Committer, poll: Duration, stop: CancellationToken) {
+pub async fn run(
+    pool: PgPool,
+    database: Arc<DatabaseStatus>,
+    committer: Committer,
+    poll: Duration,
+    stop: CancellationToken,
+) {
     loop {
         if pool.is_closed() || stop.is_cancelled() {
             return;
@@ -61,7 +69,9 @@ pub async fn run(pool: PgPool, committer: Committer, poll: Duration, stop: Cance
                 tracing::debug!(%error, "deadline worker stops with its pool");
                 return;
             }
-            Err(error) => crate::store::health::log_worker_failure("deadlines", &error, &pool),
+            Err(error) => {
+                crate::store::health::log_worker_failure("deadlines", &error, &pool, &database)
+            }
         }
         tokio::select! {
             _ = tokio::time::sleep(poll) => {}

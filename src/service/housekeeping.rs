@@ -79,12 +79,18 @@ pub async fn sweep(
     Ok(swept)
 }
 
+/// How long the worker keeps what it sweeps (the settings of the same names).
+pub struct Keep {
+    pub sent_mail_days: u32,
+    pub login_window: Duration,
+    pub idempotency_window: Duration,
+}
+
 /// The worker: a pass now and then every `every`, until `stop`.
 pub async fn run(
     pool: PgPool,
-    keep_sent_mail_days: u32,
-    login_window: Duration,
-    idempotency_window: Duration,
+    database: std::sync::Arc<crate::store::monitor::DatabaseStatus>,
+    keep: Keep,
     every: Duration,
     clock: Clock,
     stop: CancellationToken,
@@ -95,9 +101,9 @@ pub async fn run(
         }
         match sweep(
             &pool,
-            keep_sent_mail_days,
-            login_window,
-            idempotency_window,
+            keep.sent_mail_days,
+            keep.login_window,
+            keep.idempotency_window,
             clock.now(),
         )
         .await
@@ -121,6 +127,7 @@ pub async fn run(
                 "housekeeping",
                 &anyhow::Error::from(error),
                 &pool,
+                &database,
             ),
         }
         tokio::select! {

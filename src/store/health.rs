@@ -99,13 +99,18 @@ pub fn warn_overloaded(what: &str, cause: &anyhow::Error) {
     }
 }
 
-/// Logs a worker's failed pass as what it was: a busy pool (a warning, at most once per
-/// interval), a database that cannot be reached (a warning: the worker tries again), or any
-/// other failure (an error).
-pub fn log_worker_failure(worker: &'static str, error: &anyhow::Error, pool: &PgPool) {
-    if pool_exhausted(error, pool) {
+/// Logs a worker's failed pass as what it was: a busy pool while the database answers (a
+/// warning, at most once per interval, as for requests), a database that cannot be reached (a
+/// warning: the worker tries again), or any other failure (an error).
+pub fn log_worker_failure(
+    worker: &'static str,
+    error: &anyhow::Error,
+    pool: &PgPool,
+    status: &super::monitor::DatabaseStatus,
+) {
+    if overloaded(error, pool, status) {
         warn_overloaded(worker, error);
-    } else if database_unreachable(error) {
+    } else if database_unreachable(error) || timed_out(error) {
         tracing::warn!(worker, error = %error, "the database cannot be reached; trying again");
     } else {
         tracing::error!(worker, error = ?error, "a worker's pass failed; trying again");

@@ -56,9 +56,12 @@ fn log_error_response<B>(response: &ServiceResponse<B>) {
     let api_error = error.and_then(|e| e.as_error::<ApiError>());
     if status.is_client_error() {
         tracing::debug!(status = status.as_u16(), error = detail, "client error");
-    } else if api_error.is_some_and(|e| e.code == ErrorCode::NotReady) {
+    } else if api_error
+        .is_some_and(|e| e.code == ErrorCode::NotReady || e.code == ErrorCode::DatabaseLost)
+    {
         // A probe asks every few seconds while the database is down: once per probe at
-        // error level would drown the log; the outage itself is logged where it hurts.
+        // error level would drown the log; the outage itself is logged where it hurts (giving
+        // up on the embedded cluster once, at error, by its watchdog).
         tracing::debug!(status = status.as_u16(), error = detail, "not ready");
     } else if !api_error.is_some_and(ApiError::logged) {
         tracing::error!(status = status.as_u16(), error = detail, "server error");

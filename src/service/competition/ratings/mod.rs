@@ -166,6 +166,7 @@ fn updates_for(game_id: Uuid, judgement: &Judgement, before: &[Rating]) -> Vec<U
 /// net (notes are not durable), until `stop`.
 pub async fn run(
     pool: PgPool,
+    database: std::sync::Arc<crate::store::monitor::DatabaseStatus>,
     every: Duration,
     mut wake: broadcast::Receiver<Signal>,
     stop: CancellationToken,
@@ -191,6 +192,7 @@ pub async fn run(
                 "ratings",
                 &anyhow::Error::from(error),
                 &pool,
+                &database,
             ),
         }
         tokio::select! {

@@ -874,6 +874,7 @@ const PASS_LIMIT: i64 = 100;
 /// The worker: a pass now and then every `every`, until `stop`.
 pub async fn run(
     pool: PgPool,
+    database: std::sync::Arc<crate::store::monitor::DatabaseStatus>,
     clock: Clock,
     every: std::time::Duration,
     stop: tokio_util::sync::CancellationToken,
@@ -893,6 +894,7 @@ pub async fn run(
                 "tournaments",
                 &anyhow::Error::from(error),
                 &pool,
+                &database,
             ),
         }
         tokio::select! {
