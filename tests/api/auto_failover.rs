@@ -2,13 +2,17 @@
 //! promotion: pg_auto_failover (Debian's packages, installed by `deploy/setup-tests.sh`) runs a
 //! monitor and two data nodes on loopback, replicating synchronously (its default: one
 //! standby in the quorum, so an acknowledged commit is on both nodes). The server is given
-//! both nodes' addresses and follows the primary. While games are played, chat is written
-//! and a game's live stream is open, all through the real HTTP API, the primary's keeper and
+//! both nodes' addresses and follows the primary. While games are played (with moves taken
+//! back now and then), chat is written and a game's live stream is open, all through the real HTTP API, the primary's keeper and
 //! postmaster are killed (`kill -9`) again and again, the killed node's keeper started again
 //! (it rejoins as a standby) before the next kill; then a planned switchover. Clients retry a
 //! 503 with the same `Idempotency-Key`, which settles the unknown outcome of a commit in flight
-//! at the kill. Nothing acknowledged may be lost or doubled, no answer may be a 500, and the
+//! at the kill. Nothing acknowledged (action, undo or message) may be lost or doubled, no answer may be a 500, and the
 //! stream must follow.
+//!
+//! With `KONTOR_FAILOVER_NODES=3` (run by hand, see docs/operations.md) the formation has three
+//! data nodes, and after the kills come two faults one after the other: the primary lost,
+//! then the node that took over, before the first is back.
 
 use crate::failover::{Follower, cluster_scratch, initdb, succeed, superuser};
 use crate::live::Stream;
@@ -32,6 +36,9 @@ const KILLS: usize = 5;
 
 /// Clients playing games at once, each game after game with four players of its own.
 const GAMES: usize = 4;
+/// One move in this many is taken back by its player at once (the table's `own` undo), so
+/// undos are in flight at the kills too.
+const UNDO_ONE_IN: usize = 4;
 
 /// The longest any one step may take before the test fails saying which: a failover, a
 /// rejoin, a switchover, the formation coming up. Generous: these are sanity bounds, the
@@ -75,7 +82,7 @@ struct Node {
     keeper: Mutex<Option<Child>>,
 }
 
-/// A pg_auto_failover monitor and two data nodes in a scratch folder. On drop every process
+/// A pg_auto_failover monitor and its data nodes in a scratch folder. On drop every process
 /// group it started is killed and the folder removed, so a failing test leaves nothing behind.
 struct Formation {
     dir: PathBuf,
@@ -158,10 +165,28 @@ impl Formation {
             .unwrap()
     }
 
+    /// Kills the node `name` as a lost machine would leave it, nothing shut down cleanly: its
+    /// keeper (with the postmaster it started, in its process group) and the postmaster. The
+    /// node, and when it was killed.
+    fn kill(&self, name: &str) -> (&Node, Instant) {
+        let node = self.nodes.iter().find(|n| n.name == name).unwrap();
+        let postmaster = postmaster_pid(&node.data);
+        let mut keeper = node.keeper.lock().unwrap().take().unwrap();
+        let killed = Instant::now();
+        kill_group(&mut keeper);
+        if let Some(pid) = postmaster {
+            // SAFETY: kill on the test's own node's postmaster (normally dead already with
+            // its keeper's group: then this is ESRCH).
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        (node, killed)
+    }
+
     /// The last lines of every log of the formation, for a failure's message.
     fn logs(&self) -> String {
         let mut text = String::new();
-        for name in ["monitor", "node1", "node2"] {
+        let nodes = self.nodes.iter().map(|n| n.name.as_str());
+        for name in std::iter::once("monitor").chain(nodes) {
             let log =
                 std::fs::read_to_string(self.dir.join(format!("{name}.log"))).unwrap_or_default();
             let lines: Vec<&str> = log.lines().collect();
@@ -229,17 +254,26 @@ impl Formation {
     }
 }
 
-/// Whether one node is a settled primary and the other a settled standby: the pair is whole
-/// and replicates synchronously again.
+/// Whether one node is a settled primary and every other a settled standby: the formation is
+/// whole and replicates synchronously again.
 fn whole(state: &[NodeState]) -> bool {
     let settled = |role: &str| {
         state
             .iter()
             .filter(|n| n.reported == role && n.assigned == role)
             .count()
-            == 1
     };
-    state.len() == 2 && settled("primary") && settled("secondary")
+    state.len() >= 2 && settled("primary") == 1 && settled("secondary") == state.len() - 1
+}
+
+/// How many data nodes the formation has: two (a primary and its synchronous standby) unless
+/// `KONTOR_FAILOVER_NODES` says more (three were run by hand: see docs/operations.md).
+fn data_nodes() -> usize {
+    std::env::var("KONTOR_FAILOVER_NODES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n >= 2)
+        .unwrap_or(2)
 }
 
 fn primary_name(state: &[NodeState]) -> String {
@@ -250,7 +284,8 @@ fn primary_name(state: &[NodeState]) -> String {
         .unwrap()
 }
 
-/// The monitor and two data nodes up, the pair whole, the role and database `kontor` made.
+/// The monitor and the data nodes up ([`data_nodes`]), the formation whole, the role and
+/// database `kontor` made.
 async fn formation() -> Arc<Formation> {
     let started = Instant::now();
     let dir = cluster_scratch("autofailover");
@@ -258,7 +293,7 @@ async fn formation() -> Arc<Formation> {
         monitor_data: dir.join("monitor"),
         monitor_port: free_port(),
         monitor: Mutex::new(None),
-        nodes: (1..=2)
+        nodes: (1..=data_nodes())
             .map(|i| Node {
                 name: format!("node{i}"),
                 data: dir.join(format!("node{i}")),
@@ -341,7 +376,7 @@ async fn formation() -> Arc<Formation> {
         );
         *node.keeper.lock().unwrap() = Some(formation.run(&node.data, &node.name));
         if node.name == "node1" {
-            // The second node is made from the first only once it runs alone.
+            // The others are made from the first only once it runs alone.
             let deadline = Instant::now() + BOUND;
             while !formation.state().is_some_and(|state| {
                 state
@@ -358,7 +393,9 @@ async fn formation() -> Arc<Formation> {
         }
     }
     let formation = Arc::new(formation);
-    let state = formation.wait_for("the pair did not come up", whole).await;
+    let state = formation
+        .wait_for("the formation did not come up", whole)
+        .await;
     let primary = formation
         .nodes
         .iter()
@@ -384,7 +421,8 @@ async fn formation() -> Arc<Formation> {
     );
     admin.close().await;
     eprintln!(
-        "the formation (a monitor and two data nodes) came up in {:?}",
+        "the formation (a monitor and {} data nodes; {sync}) came up in {:?}",
+        formation.nodes.len(),
         started.elapsed()
     );
     formation
@@ -401,6 +439,8 @@ struct Ledger {
     overloaded: AtomicUsize,
     /// Requests sent again after a 503 (with the same Idempotency-Key for writes).
     retries: AtomicUsize,
+    /// Undos acknowledged (`rewound`).
+    undos: AtomicUsize,
 }
 
 impl Ledger {
@@ -466,12 +506,22 @@ async fn get_retrying(app: &TestApp, ledger: &Ledger, path: &str, user: &User) -
     }
 }
 
-/// An action a client was told was accepted: the version it was played at and the events
-/// the answer listed (seq, type, actor).
+/// An action (or an undo) a client was told was accepted: the version it was played at and
+/// the events the answer listed (seq, type, actor), and the seat that played it.
 struct Acknowledged {
     at: i64,
     version: i64,
     events: Vec<(i64, String, Option<i64>)>,
+    seat: usize,
+}
+
+/// The type of the event an undo appends; an undo's answer names its version, not its events.
+const REWOUND: &str = "kontor.rewound";
+
+/// Whether an event of the log is the one a client was told of: an undo's answer names no
+/// actor, so its rewind is matched by type.
+fn same_event(logged: &(String, Option<i64>), told: &(String, Option<i64>)) -> bool {
+    logged.0 == told.0 && (told.0 == REWOUND || logged.1 == told.1)
 }
 
 /// Sends `request` until it is answered with anything but a 503 (counted in `ledger`, which
@@ -522,6 +572,7 @@ async fn act_one(
     ledger.acknowledged(sent);
     Some(Acknowledged {
         at,
+        seat,
         version: reply.body["version"].as_i64().unwrap(),
         events: reply.body["events"]
             .as_array()
@@ -535,6 +586,60 @@ async fn act_one(
                 )
             })
             .collect(),
+    })
+}
+
+/// `seat` takes back its move that left the game at `version` (the table's default undo
+/// setting, `own`), sent again after a 503 until answered: a retry of an undo that applied
+/// gets the same answer. `None` when the rules refuse it (a barrier: something was revealed
+/// or drawn; or the server played a move for another seat after it), which changes nothing.
+async fn undo_one(
+    app: &TestApp,
+    ledger: &Ledger,
+    game: Uuid,
+    players: &[User],
+    seat: usize,
+    version: i64,
+) -> Option<Acknowledged> {
+    let path = format!("/games/{game}/undo");
+    let body = json!({ "at_version": version });
+    let (reply, sent) = loop {
+        let sent = Instant::now();
+        let reply = app
+            .post(&path)
+            .as_user(&players[seat])
+            .json(&body)
+            .send()
+            .await;
+        // A refusal is an answer too (checked below); anything else as for every write.
+        if reply.status == 409 || !ledger.unavailable(&reply, "an undo") {
+            break (reply, sent);
+        }
+        tokio::time::sleep(RETRY).await;
+    };
+    if reply.status == 409 {
+        let code = reply.body["code"].as_str().unwrap_or_default();
+        assert!(
+            [
+                "undo_barrier",
+                "undo_nothing_to_undo",
+                "undo_disabled",
+                "undo_needs_consent"
+            ]
+            .contains(&code),
+            "an undo refused as only the rules refuse it: {}",
+            reply.text
+        );
+        return None;
+    }
+    ledger.acknowledged(sent);
+    ledger.undos.fetch_add(1, Ordering::Relaxed);
+    assert_eq!(reply.body["status"], "rewound", "{}", reply.text);
+    Some(Acknowledged {
+        at: version,
+        seat,
+        version: reply.body["version"].as_i64().unwrap(),
+        events: vec![(version + 1, REWOUND.to_string(), None)],
     })
 }
 
@@ -595,9 +700,16 @@ async fn play(
         let game = start_game(&app, &ledger, &players, &key).await;
         let mut told = Vec::new();
         while !stop.load(Ordering::Relaxed) {
-            match act_one(&app, &ledger, game, &players, &mut rng).await {
-                Some(acknowledged) => told.push(acknowledged),
-                None => break,
+            let Some(acknowledged) = act_one(&app, &ledger, game, &players, &mut rng).await else {
+                break;
+            };
+            // Now and then the player takes the move back, as after a misclick.
+            let (seat, version) = (acknowledged.seat, acknowledged.version);
+            told.push(acknowledged);
+            if rng.index(UNDO_ONE_IN) == 0
+                && let Some(undone) = undo_one(&app, &ledger, game, &players, seat, version).await
+            {
+                told.push(undone);
             }
         }
         games.push((game, told));
@@ -816,26 +928,10 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
     let mut rejoins = Vec::new();
     for kill in 1..=kills {
         let state = formation
-            .wait_for("the pair is whole before a kill", whole)
+            .wait_for("the formation is whole before a kill", whole)
             .await;
         let primary = primary_name(&state);
-        let index = formation
-            .nodes
-            .iter()
-            .position(|n| n.name == primary)
-            .unwrap();
-        // The primary's keeper (with the postmaster it started, in its process group) and
-        // the postmaster, as a lost machine would leave them: nothing shut down cleanly.
-        let node = &formation.nodes[index];
-        let postmaster = postmaster_pid(&node.data);
-        let mut keeper = node.keeper.lock().unwrap().take().unwrap();
-        let killed = Instant::now();
-        kill_group(&mut keeper);
-        if let Some(pid) = postmaster {
-            // SAFETY: kill on the test's own node's postmaster (normally dead already with
-            // its keeper's group: then this is ESRCH).
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
+        let (node, killed) = formation.kill(&primary);
         let back = writes_back(&ledger, killed, &format!("kill {kill}")).await;
         // The live stream carries what is played after the failover.
         let played = act_one(&app, &ledger, watched, &watchers, &mut rng)
@@ -872,9 +968,52 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
         some_play(ledger.clone(), 20).await;
     }
 
+    // Two faults, one after the other, with three data nodes or more: the primary lost, and
+    // the node that took over lost too before the first is back. Every commit was on two
+    // nodes, so the last one holds every acknowledged write; it takes writes once a standby
+    // is back in the quorum (or at once, with more nodes).
+    if formation.nodes.len() >= 3 {
+        let state = formation
+            .wait_for("the formation is whole before two faults", whole)
+            .await;
+        let first = primary_name(&state);
+        let (first_node, first_killed) = formation.kill(&first);
+        let back = writes_back(&ledger, first_killed, "the first of two faults").await;
+        let state = formation
+            .wait_for("a standby took over", move |state| {
+                state
+                    .iter()
+                    .any(|n| n.name != first && n.assigned == "primary" && n.reported == "primary")
+            })
+            .await;
+        let second = primary_name(&state);
+        let (second_node, second_killed) = formation.kill(&second);
+        // Give the monitor time to see the second loss before the first node comes back.
+        tokio::time::sleep(Duration::from_secs(15)).await;
+        let restarted = Instant::now();
+        *first_node.keeper.lock().unwrap() =
+            Some(formation.run(&first_node.data, &first_node.name));
+        let again = writes_back(&ledger, restarted, "after two faults").await;
+        let played = act_one(&app, &ledger, watched, &watchers, &mut rng)
+            .await
+            .unwrap();
+        stream_reaches(&mut seen, played.version, "the stream after two faults").await;
+        watched_told.push(played);
+        *second_node.keeper.lock().unwrap() =
+            Some(formation.run(&second_node.data, &second_node.name));
+        formation.wait_for("both lost nodes rejoined", whole).await;
+        eprintln!(
+            "two faults: writes accepted again {back:?} after the first; after the second, \
+             {again:?} after the first lost node's keeper restarted ({:?} after the second \
+             kill)",
+            again + (restarted - second_killed)
+        );
+        some_play(ledger.clone(), 20).await;
+    }
+
     // A planned switchover under the same load: clients see nothing but retries.
     let state = formation
-        .wait_for("the pair is whole before the switchover", whole)
+        .wait_for("the formation is whole before the switchover", whole)
         .await;
     let before = primary_name(&state);
     let switched = Instant::now();
@@ -895,7 +1034,7 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
     );
     let switchover = switched.elapsed();
     let state = formation
-        .wait_for("the pair is whole after the switchover", whole)
+        .wait_for("the formation is whole after the switchover", whole)
         .await;
     assert_ne!(primary_name(&state), before, "the primary moved");
     let played = act_one(&app, &ledger, watched, &watchers, &mut rng)
@@ -965,15 +1104,32 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
                 );
             }
             for (seq, kind, actor) in &action.events {
-                if log.get(seq) != Some(&(kind.clone(), *actor)) {
+                if !log
+                    .get(seq)
+                    .is_some_and(|logged| same_event(logged, &(kind.clone(), *actor)))
+                {
                     lost += 1;
                     eprintln!("game {game}: acknowledged event {seq} {kind} is not in the log");
                 }
                 expected.insert(*seq, (kind.clone(), *actor));
             }
+            let undone = action
+                .events
+                .first()
+                .is_some_and(|(_, kind, _)| kind == REWOUND);
+            if undone && action.version > action.at + 1 {
+                // An undo's answer names its version, not its events: after the rewind, the
+                // moves the server then played on its own for a seat with a single choice.
+                for (seq, event) in log.range(action.at + 2..=action.version) {
+                    expected.insert(*seq, event.clone());
+                }
+            }
         }
         for (seq, event) in log.range(first.at + 1..) {
-            if expected.get(seq) != Some(event) {
+            if !expected
+                .get(seq)
+                .is_some_and(|told| same_event(event, told))
+            {
                 doubled += 1;
                 eprintln!("game {game}: event {seq} {event:?} was acknowledged to nobody");
             }
@@ -1004,12 +1160,14 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
     eprintln!(
         "{kills} kills and a switchover in {:?}: {} games, {actions} acknowledged actions \
          ({lost} lost, {doubled} events acknowledged to nobody or doubled), {messages} \
-         acknowledged chat messages ({lost_messages} lost, {doubled_messages} doubled); \
+         acknowledged chat messages ({lost_messages} lost, {doubled_messages} doubled), {} \
+         acknowledged undos; \
          503 database_unavailable {}, overloaded {}, requests sent again {}; the stream \
          reopened {} times; failovers the server saw {}; writes accepted again after each kill \
          {failovers:?}, the old primary rejoined after {rejoins:?}",
         began.elapsed(),
         played.len(),
+        ledger.undos.load(Ordering::Relaxed),
         ledger.unavailable.load(Ordering::Relaxed),
         ledger.overloaded.load(Ordering::Relaxed),
         ledger.retries.load(Ordering::Relaxed),
@@ -1027,6 +1185,10 @@ async fn play_survives_killed_primaries_and_a_switchover_with_pg_auto_failover()
         "no acknowledged chat message lost or doubled"
     );
     assert!(actions > 0 && messages > 0);
+    assert!(
+        ledger.undos.load(Ordering::Relaxed) > 0,
+        "the load took moves back too"
+    );
     assert!(
         status.failovers() > kills as u64,
         "the server saw every failover, and the switchover"
