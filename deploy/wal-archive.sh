@@ -127,10 +127,18 @@ case $command in
     # private socket, no TCP, so nobody writes to a half-recovered database. With hot_standby
     # off it takes no connection until recovery ended and the server took a new timeline;
     # nothing waits for a standby meanwhile. (pg_ctl --wait returns as soon as recovery
-    # starts, then: wait for the end here.)
+    # starts, then: wait for the end here.) Configuration files of its own, empty and
+    # refusing everyone (the data folder's postgresql.auto.conf still counts): a Debian
+    # cluster keeps postgresql.conf and pg_hba.conf in /etc, outside the base backup, and
+    # the recovery needs neither.
     restore="cp \"$archive/wal/%f\" \"%p\""
+    : > "$work/postgresql.conf"
+    echo 'local all all reject' > "$work/pg_hba.conf"
+    : > "$work/pg_ident.conf"
     "$bin/pg_ctl" --pgdata="$data" --log="$work/recovery.log" --wait --silent \
-      -o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 \
+      -o "-c config_file='$work/postgresql.conf' -c hba_file='$work/pg_hba.conf' \
+          -c ident_file='$work/pg_ident.conf' \
+          -c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 \
           -c hot_standby=off -c archive_mode=off -c synchronous_standby_names='' \
           -c restore_command='$restore' -c recovery_target_timeline=latest" start \
       || { cat "$work/recovery.log" >&2; exit 1; }
