@@ -12,7 +12,9 @@
 //! nothing else is, the finished game verifies on a new server, and play goes on. These are
 //! the manual's commands (docs/operations.md, "Continuous archiving"), run as written.
 
-use crate::failover::{Follower, cluster_scratch, initdb, succeed, superuser, tool, wait_on};
+use crate::failover::{
+    Follower, cluster_scratch, initdb, kontor_database, succeed, superuser, tool, wait_on,
+};
 use crate::operations::{free_port, kill_postmaster};
 use crate::support::*;
 use serde_json::{Value, json};
@@ -134,17 +136,22 @@ fn pg_ctl_start(data: &Path, log: &Path) {
     );
 }
 
-/// Waits until the archive's receiver streams to the cluster on `port` as its synchronous
-/// standby: from then on a commit is acknowledged only once the archive flushed it.
-async fn archive_is_synchronous(port: u16) {
+/// Waits until the archive's receiver streams from the cluster on `port`, and if
+/// `synchronous`, as its synchronous standby: from then on a commit is acknowledged only once
+/// the archive flushed it.
+async fn archive_streams(port: u16, synchronous: bool) {
     let admin = kontor::store::connect(superuser(port), 1).await.unwrap();
+    let state = match synchronous {
+        true => "sync_state = 'sync'",
+        false => "state = 'streaming'",
+    };
     wait_on(
         &admin,
         &format!(
             "SELECT count(*) = 1 FROM pg_stat_replication \
-             WHERE application_name = '{ARCHIVE_NAME}' AND sync_state = 'sync'"
+             WHERE application_name = '{ARCHIVE_NAME}' AND {state}"
         ),
-        "the archive's receiver is not the synchronous standby",
+        &format!("the archive's receiver: not {state}"),
     )
     .await;
     admin.close().await;
@@ -354,7 +361,7 @@ async fn keep_playing(mut table: Table, stop: Arc<AtomicBool>, done: Arc<AtomicU
         if table.act().await.is_none() {
             break;
         }
-        if n % 3 == 0 {
+        if n.is_multiple_of(3) {
             table.say(n + 1000).await;
         }
         n += 1;
@@ -391,13 +398,7 @@ async fn a_lost_database_server_is_restored_from_its_wal_archive_to_the_last_ack
         ),
     );
     pg_ctl_start(&lost, &dir.join("primary.log"));
-    let admin = kontor::store::connect(superuser(port), 1).await.unwrap();
-    kontor::store::cluster::ensure_role(&admin, "kontor")
-        .await
-        .unwrap();
-    kontor::store::cluster::ensure_database(&admin, "kontor", "kontor")
-        .await
-        .unwrap();
+    let admin = kontor_database(port).await;
 
     // The archive, as the manual sets it up: the receiver (with its slot) first, then the
     // server told to wait for it, then a base backup. The receiver comes in over the Unix
@@ -405,15 +406,7 @@ async fn a_lost_database_server_is_restored_from_its_wal_archive_to_the_last_ack
     let conninfo = format!("host={} port={port} user=postgres", dir.display());
     let archive = dir.join("archive");
     let mut receiver = Receiver::start(&archive, &conninfo, &dir.join("receiver.log"));
-    wait_on(
-        &admin,
-        &format!(
-            "SELECT count(*) = 1 FROM pg_stat_replication \
-             WHERE application_name = '{ARCHIVE_NAME}' AND state = 'streaming'"
-        ),
-        "the archive's receiver did not stream",
-    )
-    .await;
+    archive_streams(port, false).await;
     for statement in [
         format!("ALTER SYSTEM SET synchronous_standby_names = '{ARCHIVE_NAME}'"),
         "SELECT pg_reload_conf()".to_string(),
@@ -424,7 +417,7 @@ async fn a_lost_database_server_is_restored_from_its_wal_archive_to_the_last_ack
             .unwrap();
     }
     admin.close().await;
-    archive_is_synchronous(port).await;
+    archive_streams(port, true).await;
     let conn = Path::new(&conninfo);
     run_wal_archive(&[Path::new("base-backup"), &archive, conn], "base backup").await;
 
@@ -481,7 +474,7 @@ async fn a_lost_database_server_is_restored_from_its_wal_archive_to_the_last_ack
     let started = killed.elapsed();
     let archive2 = dir.join("archive-after-restore");
     let mut receiver2 = Receiver::start(&archive2, &conninfo, &dir.join("receiver-2.log"));
-    archive_is_synchronous(port).await;
+    archive_streams(port, true).await;
     run_wal_archive(
         &[Path::new("base-backup"), &archive2, conn],
         "new base backup",
