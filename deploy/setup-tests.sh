@@ -204,6 +204,15 @@ fi
 if [ ! -x /usr/bin/pg_autoctl ] || [ ! -f "/usr/share/postgresql/$pg_major/extension/pgautofailover.control" ]; then
   install_tool_packages "the failover test" pg-auto-failover-cli "postgresql-$pg_major-auto-failover"
 fi
+# The WAL archive's test (tests/api/wal_archive.rs, through deploy/wal-archive.sh) needs
+# pg_receivewal, pg_basebackup and pg_isready: Debian's postgresql-client-<major>, which the
+# server package depends on (so normally nothing is installed here).
+for tool in pg_receivewal pg_basebackup pg_isready; do
+  if [ ! -x "/usr/lib/postgresql/$pg_major/bin/$tool" ]; then
+    install_tool_packages "the WAL archive's test" "postgresql-client-$pg_major"
+    break
+  fi
+done
 
 # The image's test (tests/api/image.rs) builds deploy/Dockerfile's `prebuilt` target around
 # the test binary and runs it: Debian's podman with runc (crun, podman's default, fails on

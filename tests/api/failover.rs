@@ -126,6 +126,19 @@ pub(crate) async fn wait_on(admin: &sqlx::PgPool, question: &str, what: &str) {
     }
 }
 
+/// Makes the role and database `kontor` (owned by it) in the cluster on `port`; a superuser's
+/// connection to it.
+pub(crate) async fn kontor_database(port: u16) -> sqlx::PgPool {
+    let admin = kontor::store::connect(superuser(port), 1).await.unwrap();
+    kontor::store::cluster::ensure_role(&admin, "kontor")
+        .await
+        .unwrap();
+    kontor::store::cluster::ensure_database(&admin, "kontor", "kontor")
+        .await
+        .unwrap();
+    admin
+}
+
 /// A primary with the role and database `kontor`, and a standby streaming from it
 /// synchronously (`synchronous_standby_names = '*'`, `synchronous_commit` on).
 async fn primary_and_standby() -> Pair {
@@ -161,15 +174,7 @@ pub(crate) async fn primary_and_streaming_standby(name: &str, synchronous: bool)
             .args(["-w", "start"]),
         "starting the primary",
     );
-    let admin = kontor::store::connect(superuser(pair.primary_port), 1)
-        .await
-        .unwrap();
-    kontor::store::cluster::ensure_role(&admin, "kontor")
-        .await
-        .unwrap();
-    kontor::store::cluster::ensure_database(&admin, "kontor", "kontor")
-        .await
-        .unwrap();
+    let admin = kontor_database(pair.primary_port).await;
     succeed(
         tool("pg_basebackup")
             .args(["-h", "127.0.0.1", "-p", &pair.primary_port.to_string()])

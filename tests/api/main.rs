@@ -57,6 +57,7 @@ mod support;
 mod tournaments;
 mod undo;
 mod uploads;
+mod wal_archive;
 mod watching;
 mod web;
 mod webhooks;
