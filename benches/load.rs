@@ -93,7 +93,7 @@ async fn main() {
         let (client, latencies, stop) = (client.clone(), latencies.clone(), stop.clone());
         tasks.push(tokio::spawn(async move {
             let mut mine = Vec::new();
-            let mut conflicts = 0u64;
+            let (mut conflicts, mut busy) = (0u64, 0u64);
             let mut game = first;
             while !stop.load(Ordering::Relaxed) {
                 let Some(acted) = support::act(&client, &mut game).await else {
@@ -103,18 +103,26 @@ async fn main() {
                 match acted.status {
                     200 => mine.push(acted.took),
                     409 => conflicts += 1,
+                    // A pool smaller than the load (`BENCH_POOL`): refused before any work,
+                    // sent again after the server's Retry-After, as a client would.
+                    503 if acted.answer["code"] == "overloaded" => {
+                        busy += 1;
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
                     status => panic!("action refused ({status}): {}", acted.answer),
                 }
             }
             latencies.lock().await.extend(mine);
-            conflicts
+            (conflicts, busy)
         }));
     }
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
     stop.store(true, Ordering::Relaxed);
-    let mut conflicts = 0;
+    let (mut conflicts, mut overloaded) = (0, 0);
     for task in tasks {
-        conflicts += task.await.unwrap();
+        let (lost_races, busy) = task.await.unwrap();
+        conflicts += lost_races;
+        overloaded += busy;
     }
     let elapsed = started.elapsed().as_secs_f64();
     run_hook(&args.on_stop);
@@ -134,6 +142,7 @@ async fn main() {
         "p50_ms": percentile(0.50),
         "p99_ms": percentile(0.99),
         "conflicts": conflicts,
+        "overloaded": overloaded,
     });
     println!("{report}");
 }
