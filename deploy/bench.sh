@@ -85,6 +85,12 @@ q "SELECT json_build_object(
   'commits', (SELECT xact_commit FROM pg_stat_database WHERE datname = 'kontor'),
   'bytes', (SELECT sum(pg_total_relation_size(relid)) FROM pg_stat_user_tables),
   'tables', (SELECT json_object_agg(relname, pg_total_relation_size(relid)) FROM pg_stat_user_tables),
+  'table_rows', (SELECT json_object_agg(relname, json_build_array(n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del))
+                   FROM pg_stat_user_tables),
+  'indexes', (SELECT json_object_agg(indexrelname, pg_relation_size(indexrelid)) FROM pg_stat_user_indexes),
+  'queries', (SELECT coalesce(json_agg(json_build_array(calls, round(total_exec_time::numeric, 1), left(regexp_replace(query, '\\s+', ' ', 'g'), 70))
+                                       ORDER BY calls DESC), '[]')
+                FROM (SELECT * FROM pg_stat_statements WHERE userid = 'kontor'::regrole ORDER BY calls DESC LIMIT 8) q),
   'server_ticks', \$(cpu /proc/\${SERVER_PID}/stat),
   'postgres_ticks', \$(cpu /proc/\$POSTMASTER/stat \$BACKENDS))" > $DIR/\$1.json
 SH
@@ -139,6 +145,17 @@ print(f"  on disk {d('bytes'):.0f} bytes as written: " + ", ".join(
     f"{t} {(stop['tables'][t] - start['tables'].get(t, 0)) / n:.0f}"
     for t in sorted(stop["tables"], key=lambda t: start["tables"].get(t, 0) - stop["tables"][t])
     if stop["tables"][t] != start["tables"].get(t, 0)))
+rows = lambda t, i: (stop['table_rows'][t][i] - start['table_rows'].get(t, [0, 0, 0, 0])[i]) / n
+print("  rows per table, inserted / updated (of them HOT) / deleted: " + ", ".join(
+    f"{t} {rows(t, 0):.2f} / {rows(t, 1):.2f} ({rows(t, 2):.2f}) / {rows(t, 3):.2f}"
+    for t in sorted(stop["table_rows"], key=lambda t: -sum(rows(t, i) for i in (0, 1, 3)))
+    if any(rows(t, i) for i in (0, 1, 3))))
+print("  index bytes as written: " + ", ".join(
+    f"{i} {(stop['indexes'][i] - start['indexes'].get(i, 0)) / n:.0f}"
+    for i in sorted(stop["indexes"], key=lambda i: start["indexes"].get(i, 0) - stop["indexes"][i])
+    if stop["indexes"][i] != start["indexes"].get(i, 0)))
+print("  the server's most frequent statements, calls (execution time) per action: " + "; ".join(
+    f"{calls / n:.2f}× ({ms * 1000 / n:.0f} µs) {query}" for calls, ms, query in stop["queries"]))
 print(f"  CPU: server {d('server_ticks') * tick * 1000:.0f} µs, PostgreSQL {d('postgres_ticks') * tick * 1000:.0f} µs")
 print(f"in the database: {sys.argv[12]}")
 print(f"all rows compacted (VACUUM FULL), per accepted action of the run: {kept / n:.0f} bytes "
