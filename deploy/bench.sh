@@ -88,9 +88,15 @@ q "SELECT json_build_object(
   'table_rows', (SELECT json_object_agg(relname, json_build_array(n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del))
                    FROM pg_stat_user_tables),
   'indexes', (SELECT json_object_agg(indexrelname, pg_relation_size(indexrelid)) FROM pg_stat_user_indexes),
-  'queries', (SELECT coalesce(json_agg(json_build_array(calls, round(total_exec_time::numeric, 1), left(regexp_replace(query, '\\s+', ' ', 'g'), 70))
+  'queries', (SELECT coalesce(json_agg(json_build_array(calls, round(total_exec_time::numeric, 1), wal_bytes, wal_fpi,
+                                         CASE WHEN query LIKE 'WITH moved AS%'
+                                              THEN 'the append: ' || (SELECT string_agg(m[1], ' ') FROM regexp_matches(query, '(\\w+) AS \\(', 'g') m)
+                                              ELSE left(regexp_replace(query, '\\s+', ' ', 'g'), 70) END)
                                        ORDER BY calls DESC), '[]')
-                FROM (SELECT * FROM pg_stat_statements WHERE userid = 'kontor'::regrole ORDER BY calls DESC LIMIT 8) q),
+                FROM (SELECT * FROM pg_stat_statements WHERE userid = 'kontor'::regrole ORDER BY calls DESC LIMIT 12) q),
+  'wal_records', (SELECT wal_records FROM pg_stat_wal),
+  'wal_fpi', (SELECT wal_fpi FROM pg_stat_wal),
+  'checkpoints', (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter),
   'server_ticks', \$(cpu /proc/\${SERVER_PID}/stat),
   'postgres_ticks', \$(cpu /proc/\$POSTMASTER/stat \$BACKENDS))" > $DIR/\$1.json
 SH
@@ -141,6 +147,8 @@ print(f"per accepted action ({n} in the timed play, the games begun as others en
 print(f"  WAL {d('wal'):.0f} bytes; {d('statements'):.2f} statements of the server returning or "
       f"changing {d('statement_rows'):.1f} rows; rows inserted {d('inserted'):.2f}, updated "
       f"{d('updated'):.2f}, deleted {d('deleted'):.2f}; {d('commits'):.2f} commits")
+print(f"  WAL records {d('wal_records'):.1f}, of them full-page images {d('wal_fpi'):.2f}; "
+      f"checkpoints during the play: {stop['checkpoints'] - start['checkpoints']}")
 print(f"  on disk {d('bytes'):.0f} bytes as written: " + ", ".join(
     f"{t} {(stop['tables'][t] - start['tables'].get(t, 0)) / n:.0f}"
     for t in sorted(stop["tables"], key=lambda t: start["tables"].get(t, 0) - stop["tables"][t])
@@ -154,8 +162,9 @@ print("  index bytes as written: " + ", ".join(
     f"{i} {(stop['indexes'][i] - start['indexes'].get(i, 0)) / n:.0f}"
     for i in sorted(stop["indexes"], key=lambda i: start["indexes"].get(i, 0) - stop["indexes"][i])
     if stop["indexes"][i] != start["indexes"].get(i, 0)))
-print("  the server's most frequent statements, calls (execution time) per action: " + "; ".join(
-    f"{calls / n:.2f}× ({ms * 1000 / n:.0f} µs) {query}" for calls, ms, query in stop["queries"]))
+print("  the server's most frequent statements, calls (execution time, WAL) per action: " + "; ".join(
+    f"{calls / n:.2f}× ({ms * 1000 / n:.0f} µs, WAL {wal / n:.0f} bytes, {fpi / n:.3f} page images) {query}"
+    for calls, ms, wal, fpi, query in stop["queries"]))
 print(f"  CPU: server {d('server_ticks') * tick * 1000:.0f} µs, PostgreSQL {d('postgres_ticks') * tick * 1000:.0f} µs")
 print(f"in the database: {sys.argv[12]}")
 print(f"all rows compacted (VACUUM FULL), per accepted action of the run: {kept / n:.0f} bytes "
