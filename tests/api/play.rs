@@ -202,6 +202,46 @@ async fn a_retried_request_is_answered_from_the_store_and_applies_once() {
         .assert_problem(422, "idempotency_key_reused");
 }
 
+#[tokio::test]
+async fn a_retry_reads_its_events_again_and_an_answer_stored_whole_is_replayed_as_stored() {
+    let app = spawn_app().await;
+    let (game, players, first) = flying_dutchman(&app).await;
+    let v = version(&app, game, &players[first]).await;
+    let action = json!({"type": "use_smith"});
+    let send = || {
+        app.act(&players[first], game)
+            .key("kept")
+            .version(v)
+            .send(&action)
+    };
+    let one = send().await;
+    assert_eq!(one.status, 200, "{}", one.text);
+    assert!(!one.body["events"].as_array().unwrap().is_empty());
+    // The command record keeps the answer without its events, which are in the log.
+    let kept: Value = serde_json::from_str(&stored(&app, "kept").await.0.unwrap()).unwrap();
+    assert_eq!(
+        kept,
+        json!({"version": one.body["version"], "status": one.body["status"],
+               "pending": one.body["pending"]})
+    );
+    // The retry reads them again, and is answered the same bytes.
+    let two = send().await;
+    assert_eq!(two.headers["idempotent-replayed"], "true");
+    assert_eq!(two.text, one.text);
+    // An answer stored whole (as records kept them before) is replayed as it was stored.
+    let whole = json!({"version": one.body["version"], "status": "active", "pending": [],
+                       "events": []})
+    .to_string();
+    sqlx::query("UPDATE game_commands SET response = $1 WHERE idempotency_key = 'kept'")
+        .bind(&whole)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let three = send().await;
+    assert_eq!(three.headers["idempotent-replayed"], "true");
+    assert_eq!(three.text, whole);
+}
+
 /// The answer stored for `key` (`None`: trimmed) and whether its request's digest is kept.
 async fn stored(app: &TestApp, key: &str) -> (Option<String>, bool) {
     sqlx::query_as(

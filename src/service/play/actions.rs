@@ -6,11 +6,12 @@ use super::committer::Committer;
 use super::error::Error;
 use super::events::PlatformEvent;
 use super::lobby::GameSummary;
-use super::log::{EventOut, readable_by, state_at, viewer_for};
+use super::log::{EventOut, present, readable_by, state_at, viewer_for};
 use super::step;
 use crate::games::{Actor, GameKind, Rules, Seat, Viewer};
 use crate::service::notices::Notice;
 use crate::store::append::SeatUpdate;
+use crate::store::events;
 use crate::store::games::{self, GameHead, Status};
 use crate::store::orders::OrderRow;
 use crate::store::outbox::NewMail;
@@ -217,6 +218,33 @@ pub struct ActionResult {
     pub events: Vec<EventOut>,
 }
 
+/// What an action's command record keeps for a retry with its `Idempotency-Key`: the
+/// answer without its events. A retry reads the events again from the log and presents them
+/// to the same viewer, which gives the very answer first sent (the events are the truth;
+/// storing their presented copy beside them cost each action about 480 bytes more).
+#[derive(Serialize, Deserialize)]
+struct StoredAnswer {
+    version: i64,
+    status: String,
+    pending: Vec<i16>,
+    /// Present in the answers stored whole before this was so: replayed as stored.
+    #[serde(default, skip_serializing)]
+    events: Option<serde::de::IgnoredAny>,
+}
+
+impl ActionResult {
+    /// The JSON text stored for a retry (see [`StoredAnswer`]).
+    pub fn stored(&self) -> String {
+        serde_json::to_string(&StoredAnswer {
+            version: self.version,
+            status: self.status.clone(),
+            pending: self.pending.clone(),
+            events: None,
+        })
+        .expect("an answer serialises")
+    }
+}
+
 /// Why an action submission was answered from the store rather than decided.
 pub enum Submitted {
     Applied(ActionResult),
@@ -246,6 +274,8 @@ pub struct Context {
     stored_status: Option<i16>,
     stored_response: Option<String>,
     stored_version: Option<i64>,
+    stored_first_seq: Option<i64>,
+    stored_seat: Option<i16>,
 }
 
 impl Context {
@@ -301,6 +331,8 @@ impl Context {
         next.stored_status = None;
         next.stored_response = None;
         next.stored_version = None;
+        next.stored_first_seq = None;
+        next.stored_seat = None;
         for clock in next.seat_clocks.0.iter_mut() {
             if plan.disarm.contains(&clock.seat) {
                 clock.turn_started_at = None;
@@ -451,14 +483,9 @@ pub async fn submit(
     let (context, cached_state) = match cached {
         Some((context, state)) => (context, Some(state)),
         None => {
-            let context = read_context(
-                connection(pool, &mut conn).await?,
-                game_id,
-                caller,
-                idempotency_key,
-            )
-            .await?;
-            if let Some(replayed) = stored_answer(&context, &request_hash)? {
+            let reading = connection(pool, &mut conn).await?;
+            let context = read_context(reading, game_id, caller, idempotency_key).await?;
+            if let Some(replayed) = stored_answer(reading, &context, &request_hash).await? {
                 return Ok(replayed);
             }
             (Arc::new(context), None)
@@ -529,14 +556,9 @@ pub async fn submit(
         // Someone else moved the game on first: perhaps a retry of this very request (or the
         // cached copy was old).
         cache.forget(game_id);
-        let now = read_context(
-            connection(pool, &mut conn).await?,
-            game_id,
-            caller,
-            idempotency_key,
-        )
-        .await?;
-        if let Some(replayed) = stored_answer(&now, &request_hash)? {
+        let reading = connection(pool, &mut conn).await?;
+        let now = read_context(reading, game_id, caller, idempotency_key).await?;
+        if let Some(replayed) = stored_answer(reading, &now, &request_hash).await? {
             return Ok(replayed);
         }
         if now.head.version != expected_version || now.head.status() != Status::Active {
@@ -648,7 +670,11 @@ async fn connection<'c>(
 /// digest: the same request is refused as `IdempotencyKeyExpired` (it was applied; it is never
 /// decided again, which would append it twice or, losing to the key's unique constraint, be
 /// taken for a game that moved on), another one still as `IdempotencyKeyReused`.
-fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submitted>, Error> {
+async fn stored_answer(
+    conn: &mut PgConnection,
+    context: &Context,
+    request_hash: &[u8],
+) -> Result<Option<Submitted>, Error> {
     let Some(hash) = &context.stored_hash else {
         return Ok(None);
     };
@@ -656,14 +682,48 @@ fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submit
         return Err(Error::IdempotencyKeyReused);
     }
     match (context.stored_status, &context.stored_response) {
-        (Some(status), Some(response)) => {
-            Ok(Some(Submitted::Replayed(status as u16, response.clone())))
-        }
+        (Some(status), Some(response)) => Ok(Some(Submitted::Replayed(
+            status as u16,
+            replay(conn, context, response).await?,
+        ))),
         _ => Err(Error::IdempotencyKeyExpired {
             applied_at: context.stored_version.unwrap_or_default(),
             current: context.head.version,
         }),
     }
+}
+
+/// The answer first sent to the request whose command record `context` read, from what the
+/// record stored (see [`StoredAnswer`]): its events read again from the log and presented to
+/// the viewer the answer was for (the acting seat, or everyone once the action ended the
+/// game), as `step::decide` presented them.
+async fn replay(conn: &mut PgConnection, context: &Context, stored: &str) -> Result<String, Error> {
+    let answer: StoredAnswer =
+        serde_json::from_str(stored).map_err(|e| Error::internal(anyhow::Error::new(e)))?;
+    if answer.events.is_some() {
+        return Ok(stored.to_string());
+    }
+    let first = context
+        .stored_first_seq
+        .ok_or_else(|| Error::internal(anyhow::anyhow!("a stored answer without its record")))?;
+    let rows = events::load_presented(conn, context.head.id, first, answer.version).await?;
+    let viewer = match (
+        answer.status == Status::Finished.as_str(),
+        context.stored_seat,
+    ) {
+        (true, _) => Viewer::Omniscient,
+        (false, Some(seat)) => Viewer::Seat(seat as Seat),
+        (false, None) => Viewer::Spectator,
+    };
+    let kind = kind_of(&context.head)?;
+    let events = with_rules!(kind, R => present::<R>(&rows, viewer)).map_err(Error::internal)?;
+    let result = ActionResult {
+        version: answer.version,
+        status: answer.status,
+        pending: answer.pending,
+        events,
+    };
+    serde_json::to_string(&result).map_err(|e| Error::internal(anyhow::Error::new(e)))
 }
 
 /// Who submitted a command, for the command record.
