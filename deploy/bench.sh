@@ -9,12 +9,14 @@
 # number of Steel Driver games through the HTTP API of a release build of `kontor serve`.
 #
 # Beside the speed it counts the work of the timed play, figures that do not move with the
-# machine's noise, per accepted action (read just before and just after the play, each after
+# machine's noise (and pgbench's WAL per transaction beside them), per accepted action (read just before and just after the play, each after
 # 11 s of quiet so that every backend has flushed its statistics): WAL bytes
 # (`pg_current_wal_lsn()`), statements and their rows (`pg_stat_statements`, the server's own),
 # rows inserted, updated and deleted and transactions committed (`pg_stat_user_tables`,
-# `pg_stat_database`), bytes on disk (`pg_total_relation_size` of every table, with their
-# indexes), and the CPU time of the server and of PostgreSQL's processes (`/proc`; the
+# `pg_stat_database`), per table (`n_tup_ins`, `n_tup_upd`, `n_tup_hot_upd`, `n_tup_del`), WAL
+# records and full-page images (`pg_stat_wal`), the server's most frequent statements with
+# their WAL (`pg_stat_statements`), bytes on disk (`pg_total_relation_size` of every table,
+# with their indexes, and `pg_relation_size` of each index), and the CPU time of the server and of PostgreSQL's processes (`/proc`; the
 # hardware's instruction counters are not available in this kind of virtual machine). Then the
 # size the play's rows take once compacted (`VACUUM FULL`), before and after housekeeping
 # trims the stored answers of idempotency keys past their window, and the WAL of the trim.
@@ -62,8 +64,13 @@ END;
 SQL
 chmod 644 "$DIR/baseline.sql"
 echo "pgbench: $GAMES clients, ${SECONDS_EACH}s..."
+# pgbench's own WAL per transaction, to compare with the server's per action.
+wal_now() { "${PSQL[@]}" -tAX -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') || ' ' || wal_records FROM pg_stat_wal"; }
+PGBENCH_WAL_FROM=$(wal_now)
 PGBENCH=$("${RUN[@]}" "$BIN/pgbench" -h "$DIR" -U postgres -n -c "$GAMES" -j 2 -T "$SECONDS_EACH" -f "$DIR/baseline.sql" baseline 2>&1)
+PGBENCH_WAL_TO=$(wal_now)
 TPS=$(echo "$PGBENCH" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1)
+PGBENCH_TX=$(echo "$PGBENCH" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' | tail -1)
 
 # The counters: `counters.sh start|stop` writes them to $DIR/<start|stop>.json.
 cat > "$DIR/counters.sh" <<SH
@@ -133,7 +140,9 @@ TRIMMED_COMMANDS=$(q "SELECT pg_total_relation_size('game_commands')")
 
 echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), PostgreSQL $("$BIN/postgres" --version | awk '{print $3}')"
-echo "pgbench baseline: $TPS transactions/s"
+echo "pgbench baseline: $TPS transactions/s; per transaction $(python3 -c "
+f, r = map(float, '$PGBENCH_WAL_FROM'.split()); t, s = map(float, '$PGBENCH_WAL_TO'.split())
+print(f'WAL {(t - f) / $PGBENCH_TX:.0f} bytes in {(s - r) / $PGBENCH_TX:.1f} records')")"
 echo "kontor: $REPORT"
 python3 - "$TPS" "$REPORT" "$DIR" "$(getconf CLK_TCK)" "$KEPT" "$KEPT_COMMANDS" "$TRIMMED" "$TRIMMED_COMMANDS" "$TRIM_WAL" "$TRIM_TOOK" "$(cat "$DIR/housekeeping.log")" "$RECORDS" <<'PY'
 import json, sys
