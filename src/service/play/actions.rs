@@ -17,6 +17,7 @@ use crate::store::orders::OrderRow;
 use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::with_rules;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -24,6 +25,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool, Postgres};
 use std::sync::Arc;
+use std::time::Duration;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -276,6 +278,7 @@ pub struct Context {
     stored_version: Option<i64>,
     stored_first_seq: Option<i64>,
     stored_seat: Option<i16>,
+    stored_at: Option<DateTime<Utc>>,
 }
 
 impl Context {
@@ -333,6 +336,7 @@ impl Context {
         next.stored_version = None;
         next.stored_first_seq = None;
         next.stored_seat = None;
+        next.stored_at = None;
         for clock in next.seat_clocks.0.iter_mut() {
             if plan.disarm.contains(&clock.seat) {
                 clock.turn_started_at = None;
@@ -411,6 +415,8 @@ pub struct Attempt<'a> {
     /// The version the action is decided at.
     pub expected_version: Expected,
     pub request: &'a ActionRequest,
+    /// How long a retry with the same key gets the first answer (`KONTOR_IDEMPOTENCY_WINDOW`).
+    pub idempotency_window: Duration,
 }
 
 /// How the client said which version it acts on.
@@ -457,6 +463,7 @@ pub async fn submit(
         idempotency_key,
         expected_version,
         request,
+        idempotency_window,
     } = attempt;
     let request_hash = Sha256::digest(
         match &expected_version {
@@ -470,6 +477,11 @@ pub async fn submit(
         .expect("json"),
     )
     .to_vec();
+    let retry = Retry {
+        request_hash,
+        window: idempotency_window,
+        now: committer.clock().now(),
+    };
     // A request that left the version to the server may be the retry of one already applied,
     // which left the game at the version it now names: the cache would skip the stored answer.
     let cached = match expected_version {
@@ -485,7 +497,7 @@ pub async fn submit(
         None => {
             let reading = connection(pool, &mut conn).await?;
             let context = read_context(reading, game_id, caller, idempotency_key).await?;
-            if let Some(replayed) = stored_answer(reading, &context, &request_hash).await? {
+            if let Some(replayed) = stored_answer(reading, &context, &retry).await? {
                 return Ok(replayed);
             }
             (Arc::new(context), None)
@@ -533,7 +545,7 @@ pub async fn submit(
     let origin = Origin {
         user_id: Some(caller),
         idempotency_key: Some(idempotency_key),
-        request_hash: Some(&request_hash),
+        request_hash: Some(&retry.request_hash),
     };
     let mut context = context;
     let mut cached_state = cached_state;
@@ -558,7 +570,7 @@ pub async fn submit(
         cache.forget(game_id);
         let reading = connection(pool, &mut conn).await?;
         let now = read_context(reading, game_id, caller, idempotency_key).await?;
-        if let Some(replayed) = stored_answer(reading, &now, &request_hash).await? {
+        if let Some(replayed) = stored_answer(reading, &now, &retry).await? {
             return Ok(replayed);
         }
         if now.head.version != expected_version || now.head.status() != Status::Active {
@@ -665,24 +677,37 @@ async fn connection<'c>(
     Ok(slot.as_mut().expect("acquired above"))
 }
 
+/// A request as its retries are recognised and answered.
+struct Retry {
+    /// The digest of the request (see `submit`).
+    request_hash: Vec<u8>,
+    /// How long after its record a retry gets the first answer.
+    window: Duration,
+    now: DateTime<Utc>,
+}
+
 /// The stored answer to an earlier request with the same key, if there is one. Past the
-/// idempotency window housekeeping has trimmed the answer but kept the key and the request's
-/// digest: the same request is refused as `IdempotencyKeyExpired` (it was applied; it is never
-/// decided again, which would append it twice or, losing to the key's unique constraint, be
-/// taken for a game that moved on), another one still as `IdempotencyKeyReused`.
+/// idempotency window (by the record's age; housekeeping may also have emptied an answer
+/// stored whole) the key and the request's digest are still there: the same request is
+/// refused as `IdempotencyKeyExpired` (it was applied; it is never decided again, which would
+/// append it twice or, losing to the key's unique constraint, be taken for a game that moved
+/// on), another one still as `IdempotencyKeyReused`.
 async fn stored_answer(
     conn: &mut PgConnection,
     context: &Context,
-    request_hash: &[u8],
+    retry: &Retry,
 ) -> Result<Option<Submitted>, Error> {
     let Some(hash) = &context.stored_hash else {
         return Ok(None);
     };
-    if hash != request_hash {
+    if *hash != retry.request_hash {
         return Err(Error::IdempotencyKeyReused);
     }
+    let within = context.stored_at.is_some_and(|at| {
+        chrono::Duration::from_std(retry.window).is_ok_and(|window| retry.now - at <= window)
+    });
     match (context.stored_status, &context.stored_response) {
-        (Some(status), Some(response)) => Ok(Some(Submitted::Replayed(
+        (Some(status), Some(response)) if within => Ok(Some(Submitted::Replayed(
             status as u16,
             replay(conn, context, response).await?,
         ))),
