@@ -9,12 +9,14 @@
 # number of Steel Driver games through the HTTP API of a release build of `kontor serve`.
 #
 # Beside the speed it counts the work of the timed play, figures that do not move with the
-# machine's noise, per accepted action (read just before and just after the play, each after
+# machine's noise (and pgbench's WAL per transaction beside them), per accepted action (read just before and just after the play, each after
 # 11 s of quiet so that every backend has flushed its statistics): WAL bytes
 # (`pg_current_wal_lsn()`), statements and their rows (`pg_stat_statements`, the server's own),
 # rows inserted, updated and deleted and transactions committed (`pg_stat_user_tables`,
-# `pg_stat_database`), bytes on disk (`pg_total_relation_size` of every table, with their
-# indexes), and the CPU time of the server and of PostgreSQL's processes (`/proc`; the
+# `pg_stat_database`), per table (`n_tup_ins`, `n_tup_upd`, `n_tup_hot_upd`, `n_tup_del`), WAL
+# records and full-page images (`pg_stat_wal`), the server's most frequent statements with
+# their WAL (`pg_stat_statements`), bytes on disk (`pg_total_relation_size` of every table,
+# with their indexes, and `pg_relation_size` of each index), and the CPU time of the server and of PostgreSQL's processes (`/proc`; the
 # hardware's instruction counters are not available in this kind of virtual machine). Then the
 # size the play's rows take once compacted (`VACUUM FULL`), before and after housekeeping
 # trims the stored answers of idempotency keys past their window, and the WAL of the trim.
@@ -62,8 +64,13 @@ END;
 SQL
 chmod 644 "$DIR/baseline.sql"
 echo "pgbench: $GAMES clients, ${SECONDS_EACH}s..."
+# pgbench's own WAL per transaction, to compare with the server's per action.
+wal_now() { "${PSQL[@]}" -tAX -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') || ' ' || wal_records FROM pg_stat_wal"; }
+PGBENCH_WAL_FROM=$(wal_now)
 PGBENCH=$("${RUN[@]}" "$BIN/pgbench" -h "$DIR" -U postgres -n -c "$GAMES" -j 2 -T "$SECONDS_EACH" -f "$DIR/baseline.sql" baseline 2>&1)
+PGBENCH_WAL_TO=$(wal_now)
 TPS=$(echo "$PGBENCH" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1)
+PGBENCH_TX=$(echo "$PGBENCH" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' | tail -1)
 
 # The counters: `counters.sh start|stop` writes them to $DIR/<start|stop>.json.
 cat > "$DIR/counters.sh" <<SH
@@ -85,6 +92,18 @@ q "SELECT json_build_object(
   'commits', (SELECT xact_commit FROM pg_stat_database WHERE datname = 'kontor'),
   'bytes', (SELECT sum(pg_total_relation_size(relid)) FROM pg_stat_user_tables),
   'tables', (SELECT json_object_agg(relname, pg_total_relation_size(relid)) FROM pg_stat_user_tables),
+  'table_rows', (SELECT json_object_agg(relname, json_build_array(n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del))
+                   FROM pg_stat_user_tables),
+  'indexes', (SELECT json_object_agg(indexrelname, pg_relation_size(indexrelid)) FROM pg_stat_user_indexes),
+  'queries', (SELECT coalesce(json_agg(json_build_array(calls, round(total_exec_time::numeric, 1), wal_bytes, wal_fpi,
+                                         CASE WHEN query LIKE 'WITH moved AS%'
+                                              THEN 'the append: ' || (SELECT string_agg(m[1], ' ') FROM regexp_matches(query, '(\\w+) AS \\(', 'g') m)
+                                              ELSE left(regexp_replace(query, '\\s+', ' ', 'g'), 70) END)
+                                       ORDER BY calls DESC), '[]')
+                FROM (SELECT * FROM pg_stat_statements WHERE userid = 'kontor'::regrole ORDER BY calls DESC LIMIT 12) q),
+  'wal_records', (SELECT wal_records FROM pg_stat_wal),
+  'wal_fpi', (SELECT wal_fpi FROM pg_stat_wal),
+  'checkpoints', (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter),
   'server_ticks', \$(cpu /proc/\${SERVER_PID}/stat),
   'postgres_ticks', \$(cpu /proc/\$POSTMASTER/stat \$BACKENDS))" > $DIR/\$1.json
 SH
@@ -121,7 +140,9 @@ TRIMMED_COMMANDS=$(q "SELECT pg_total_relation_size('game_commands')")
 
 echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), PostgreSQL $("$BIN/postgres" --version | awk '{print $3}')"
-echo "pgbench baseline: $TPS transactions/s"
+echo "pgbench baseline: $TPS transactions/s; per transaction $(python3 -c "
+f, r = map(float, '$PGBENCH_WAL_FROM'.split()); t, s = map(float, '$PGBENCH_WAL_TO'.split())
+print(f'WAL {(t - f) / $PGBENCH_TX:.0f} bytes in {(s - r) / $PGBENCH_TX:.1f} records')")"
 echo "kontor: $REPORT"
 python3 - "$TPS" "$REPORT" "$DIR" "$(getconf CLK_TCK)" "$KEPT" "$KEPT_COMMANDS" "$TRIMMED" "$TRIMMED_COMMANDS" "$TRIM_WAL" "$TRIM_TOOK" "$(cat "$DIR/housekeeping.log")" "$RECORDS" <<'PY'
 import json, sys
@@ -135,10 +156,24 @@ print(f"per accepted action ({n} in the timed play, the games begun as others en
 print(f"  WAL {d('wal'):.0f} bytes; {d('statements'):.2f} statements of the server returning or "
       f"changing {d('statement_rows'):.1f} rows; rows inserted {d('inserted'):.2f}, updated "
       f"{d('updated'):.2f}, deleted {d('deleted'):.2f}; {d('commits'):.2f} commits")
+print(f"  WAL records {d('wal_records'):.1f}, of them full-page images {d('wal_fpi'):.2f}; "
+      f"checkpoints during the play: {stop['checkpoints'] - start['checkpoints']}")
 print(f"  on disk {d('bytes'):.0f} bytes as written: " + ", ".join(
     f"{t} {(stop['tables'][t] - start['tables'].get(t, 0)) / n:.0f}"
     for t in sorted(stop["tables"], key=lambda t: start["tables"].get(t, 0) - stop["tables"][t])
     if stop["tables"][t] != start["tables"].get(t, 0)))
+rows = lambda t, i: (stop['table_rows'][t][i] - start['table_rows'].get(t, [0, 0, 0, 0])[i]) / n
+print("  rows per table, inserted / updated (of them HOT) / deleted: " + ", ".join(
+    f"{t} {rows(t, 0):.2f} / {rows(t, 1):.2f} ({rows(t, 2):.2f}) / {rows(t, 3):.2f}"
+    for t in sorted(stop["table_rows"], key=lambda t: -sum(rows(t, i) for i in (0, 1, 3)))
+    if any(rows(t, i) for i in (0, 1, 3))))
+print("  index bytes as written: " + ", ".join(
+    f"{i} {(stop['indexes'][i] - start['indexes'].get(i, 0)) / n:.0f}"
+    for i in sorted(stop["indexes"], key=lambda i: start["indexes"].get(i, 0) - stop["indexes"][i])
+    if stop["indexes"][i] != start["indexes"].get(i, 0)))
+print("  the server's most frequent statements, calls (execution time, WAL) per action: " + "; ".join(
+    f"{calls / n:.2f}× ({ms * 1000 / n:.0f} µs, WAL {wal / n:.0f} bytes, {fpi / n:.3f} page images) {query}"
+    for calls, ms, wal, fpi, query in stop["queries"]))
 print(f"  CPU: server {d('server_ticks') * tick * 1000:.0f} µs, PostgreSQL {d('postgres_ticks') * tick * 1000:.0f} µs")
 print(f"in the database: {sys.argv[12]}")
 print(f"all rows compacted (VACUUM FULL), per accepted action of the run: {kept / n:.0f} bytes "

@@ -122,8 +122,10 @@ pub async fn lock_head(
 /// armed rules timer (`armed_timer`), the state cache at the head's version or before
 /// (`cached_version`, `cached_state`), the open undo request (`open_undo`, its number) and
 /// what is stored for `caller`'s
-/// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`, the last version of its
-/// events `stored_version`; `stored_response` is gone once housekeeping trimmed it), and the standing
+/// `idempotency_key` (`stored_hash`, `stored_status`, `stored_response`, the first and last
+/// versions of its events `stored_first_seq` and `stored_version`, its seat `stored_seat`,
+/// when it was recorded `stored_at`;
+/// `stored_response` is gone once housekeeping trimmed it), and the standing
 /// orders of every seat (`orders`, see [`super::orders`]) with their revision
 /// (`orders_revision`).
 pub async fn read_for_command<T>(
@@ -141,6 +143,7 @@ where
         "SELECT {HEAD_COLUMNS},
            c.request_hash AS stored_hash, c.response_status AS stored_status,
            c.response AS stored_response, c.last_seq AS stored_version,
+           c.first_seq AS stored_first_seq, c.seat AS stored_seat, c.created_at AS stored_at,
            s.version AS cached_version, s.state AS cached_state,
            {seat_clocks} AS seat_clocks,
            g.orders_revision, {orders} AS orders,

@@ -30,13 +30,14 @@ pub struct Trimmed {
     pub emptied: u64,
 }
 
-/// Empties the stored answers (`game_commands.response`) of up to [`ANSWER_BATCH`] commands
-/// recorded before `before`, in the order of their ids (uuid v7, so the order they were
+/// Empties the answers stored whole (`game_commands.response` with its events, as records
+/// kept them before they kept the answer without: see `service::play::actions::StoredAnswer`)
+/// of up to [`ANSWER_BATCH`] commands recorded before `before`, in the order of their ids (uuid v7, so the order they were
 /// made in), from where the last statement stopped (`housekeeping_marks` 'answers') to the
 /// first command recorded at `before` or later; the mark moves on to the last one passed. So
 /// no index beyond the primary key is needed, and no row is read again once passed. The key
-/// and the request's digest stay: a late retry is recognised (see
-/// `service::play::actions::stored_answer`). The command itself, its events and everything
+/// and the request's digest stay: a late retry is recognised, and refused by the record's age
+/// whatever it keeps (see `service::play::actions::stored_answer`). The command itself, its events and everything
 /// an audit, an export or a replay reads stay untouched.
 pub async fn trim_answers<'e>(
     executor: impl PgExecutor<'e>,
@@ -56,8 +57,12 @@ pub async fn trim_answers<'e>(
                                   ORDER BY id LIMIT 1),
                                 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid)
          ), emptied AS (
+           -- Only answers stored whole, with their events (as before the records kept them
+           -- without): a 48-byte answer is not worth a rewrite of its record.
            UPDATE game_commands c SET response = NULL
-             FROM passed WHERE c.id = passed.id AND c.response IS NOT NULL
+             FROM passed
+            WHERE c.id = passed.id AND c.response IS NOT NULL
+              AND strpos(c.response, '\"events\"') > 0
            RETURNING c.id
          ), marked AS (
            INSERT INTO housekeeping_marks (name, through)

@@ -188,15 +188,21 @@ pub struct NewMail<'a> {
 /// is looked up in `routes` (an SQL expression for a JSON object: kind → the recipient's
 /// stored mail choice for that kind, `""` for none → `pending`, `held` or `skipped`; see
 /// `service::notices::queue`): the table decides, this SQL only looks up. A kind the table
-/// does not name has no status, and the statement fails. `woken` notifies [`CHANNEL`] once if
+/// does not name has no status, and the statement fails. A recipient with no push
+/// subscription (no webhook endpoint) has nothing for the push (webhooks) planner to do: the
+/// row is queued as planned for that channel, which saves it the planner's index entry and the
+/// planner's later rewrite of the row. `woken` notifies [`CHANNEL`] once if
 /// any mail queued is due now; the statement must read it (see [`WOKEN`]). Used by [`insert`]
 /// and by the append statement (`store::append`): one door, one set of rules.
 pub(super) fn queue_sql(rows: &str, routes: &str) -> String {
     format!(
         "queued AS (
-           INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status, skip_reason)
+           INSERT INTO mail_outbox (id, user_id, kind, game_id, dedupe_key, data, status, skip_reason,
+                                    push_planned, hooks_planned)
            SELECT m.id, m.user_id, m.kind, m.game_id, m.key, m.data, s.status,
-                  CASE s.status WHEN 'skipped' THEN 'off' END
+                  CASE s.status WHEN 'skipped' THEN 'off' END,
+                  NOT EXISTS (SELECT 1 FROM push_subscriptions p WHERE p.user_id = m.user_id),
+                  NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.user_id = m.user_id)
              FROM {rows}
              LEFT JOIN notice_choices c
                     ON c.user_id = m.user_id AND c.kind = m.kind AND c.channel = 'mail',

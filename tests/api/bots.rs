@@ -211,15 +211,27 @@ pub async fn play(
         seen.views.push((seat, mine.clone()));
         let action = choose(&mine["legal"], &mine, &mut rng);
         let version = mine["version"].as_i64().unwrap();
-        let reply = app
-            .act(&players[seat], game)
-            .version(version)
-            .send(&action)
-            .await;
+        let key = Uuid::new_v4().to_string();
+        let send = || {
+            app.act(&players[seat], game)
+                .key(&key)
+                .version(version)
+                .send(&action)
+        };
+        let reply = send().await;
         match reply.status.as_u16() {
             200 => {
                 accepted += 1;
                 let ended = reply.body["status"] == "finished";
+                // Now and then, and at the end, the request is sent again: its answer is
+                // rebuilt from the log (`service::play::actions::replay`), and must be the
+                // very answer first sent, byte for byte, for this seat's eyes only.
+                if accepted % 4 == 1 || ended {
+                    let again = send().await;
+                    assert_eq!(again.status, 200, "{}", again.text);
+                    assert_eq!(again.headers["idempotent-replayed"], "true");
+                    assert_eq!(again.text, reply.text, "the retry's answer differs");
+                }
                 seen.action_events
                     .push((seat, ended, reply.body["events"].clone()));
                 if !ended && rng.chance(1, 20) {

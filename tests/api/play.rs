@@ -187,11 +187,20 @@ async fn a_retried_request_is_answered_from_the_store_and_applies_once() {
     let two = send().await;
     assert_eq!(one.status, 200, "{}", one.text);
     assert_eq!(two.status, 200, "{}", two.text);
-    assert_eq!(one.body, two.body);
+    assert!(!one.body["events"].as_array().unwrap().is_empty());
+    // The retry's answer is the same bytes: its events read again from the log.
+    assert_eq!(one.text, two.text);
     assert_eq!(two.headers["idempotent-replayed"], "true");
     assert_eq!(
         version(&app, game, &players[first]).await,
         one.body["version"].as_i64().unwrap()
+    );
+    // The command record keeps the answer without its events.
+    let kept: Value = serde_json::from_str(&stored(&app, "same").await.0.unwrap()).unwrap();
+    assert_eq!(
+        kept,
+        json!({"version": one.body["version"], "status": one.body["status"],
+               "pending": one.body["pending"]})
     );
     // The same key with a different request is refused.
     app.act(&players[first], game)
@@ -200,6 +209,18 @@ async fn a_retried_request_is_answered_from_the_store_and_applies_once() {
         .send(&json!({"type": "use_kontor"}))
         .await
         .assert_problem(422, "idempotency_key_reused");
+    // An answer stored whole (as records kept them before) is replayed as it was stored.
+    let whole = json!({"version": one.body["version"], "status": "active", "pending": [],
+                       "events": []})
+    .to_string();
+    sqlx::query("UPDATE game_commands SET response = $1 WHERE idempotency_key = 'same'")
+        .bind(&whole)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let three = send().await;
+    assert_eq!(three.headers["idempotent-replayed"], "true");
+    assert_eq!(three.text, whole);
 }
 
 /// The answer stored for `key` (`None`: trimmed) and whether its request's digest is kept.
@@ -269,7 +290,7 @@ async fn a_retry_past_the_idempotency_window_is_refused_and_never_applied_again(
     assert_eq!(again.headers["idempotent-replayed"], "true");
 
     // A day and more later for everything recorded up to the first action (aged by SQL), not
-    // for the second: the pass trims the first's answer only, and keeps its key and digest.
+    // for the second: its retry is refused by the record's age, before any pass.
     sqlx::query(
         "UPDATE game_commands SET created_at = created_at - interval '25 hours'
           WHERE id <= (SELECT id FROM game_commands WHERE idempotency_key = 'late')",
@@ -278,6 +299,19 @@ async fn a_retry_past_the_idempotency_window_is_refused_and_never_applied_again(
     .await
     .unwrap();
     assert_eq!(app.config.idempotency_window.as_secs(), 86_400);
+    late().await.assert_problem(409, "idempotency_key_expired");
+    // The pass empties only an answer stored whole (as records kept them before they kept
+    // the answer without its events), and keeps the key and digest.
+    let (compact, _) = stored(&app, "late").await;
+    assert!(!compact.as_deref().unwrap().contains("events"));
+    sqlx::query("UPDATE game_commands SET response = $1 WHERE idempotency_key = 'late'")
+        .bind(
+            json!({"version": applied, "status": "active", "pending": [], "events": []})
+                .to_string(),
+        )
+        .execute(&app.pool)
+        .await
+        .unwrap();
     assert_eq!(sweep().await.unwrap().answers, 1);
     assert_eq!(stored(&app, "late").await, (None, true));
     assert!(stored(&app, "fresh").await.0.is_some());

@@ -472,6 +472,7 @@ pub async fn submit_action(
             idempotency_key: &key,
             expected_version: version,
             request: &body,
+            idempotency_window: state.config.idempotency_window,
         },
     )
     .await?;

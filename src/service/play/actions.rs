@@ -6,16 +6,18 @@ use super::committer::Committer;
 use super::error::Error;
 use super::events::PlatformEvent;
 use super::lobby::GameSummary;
-use super::log::{EventOut, readable_by, state_at, viewer_for};
+use super::log::{EventOut, present, readable_by, state_at, viewer_for};
 use super::step;
 use crate::games::{Actor, GameKind, Rules, Seat, Viewer};
 use crate::service::notices::Notice;
 use crate::store::append::SeatUpdate;
+use crate::store::events;
 use crate::store::games::{self, GameHead, Status};
 use crate::store::orders::OrderRow;
 use crate::store::outbox::NewMail;
 use crate::store::seats::SeatState;
 use crate::with_rules;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -23,6 +25,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool, Postgres};
 use std::sync::Arc;
+use std::time::Duration;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -217,6 +220,33 @@ pub struct ActionResult {
     pub events: Vec<EventOut>,
 }
 
+/// What an action's command record keeps for a retry with its `Idempotency-Key`: the
+/// answer without its events. A retry reads the events again from the log and presents them
+/// to the same viewer, which gives the very answer first sent (the events are the truth;
+/// storing their presented copy beside them cost each action about 480 bytes more).
+#[derive(Serialize, Deserialize)]
+struct StoredAnswer {
+    version: i64,
+    status: String,
+    pending: Vec<i16>,
+    /// Present in the answers stored whole before this was so: replayed as stored.
+    #[serde(default, skip_serializing)]
+    events: Option<serde::de::IgnoredAny>,
+}
+
+impl ActionResult {
+    /// The JSON text stored for a retry (see [`StoredAnswer`]).
+    pub fn stored(&self) -> String {
+        serde_json::to_string(&StoredAnswer {
+            version: self.version,
+            status: self.status.clone(),
+            pending: self.pending.clone(),
+            events: None,
+        })
+        .expect("an answer serialises")
+    }
+}
+
 /// Why an action submission was answered from the store rather than decided.
 pub enum Submitted {
     Applied(ActionResult),
@@ -246,6 +276,9 @@ pub struct Context {
     stored_status: Option<i16>,
     stored_response: Option<String>,
     stored_version: Option<i64>,
+    stored_first_seq: Option<i64>,
+    stored_seat: Option<i16>,
+    stored_at: Option<DateTime<Utc>>,
 }
 
 impl Context {
@@ -301,6 +334,9 @@ impl Context {
         next.stored_status = None;
         next.stored_response = None;
         next.stored_version = None;
+        next.stored_first_seq = None;
+        next.stored_seat = None;
+        next.stored_at = None;
         for clock in next.seat_clocks.0.iter_mut() {
             if plan.disarm.contains(&clock.seat) {
                 clock.turn_started_at = None;
@@ -379,6 +415,8 @@ pub struct Attempt<'a> {
     /// The version the action is decided at.
     pub expected_version: Expected,
     pub request: &'a ActionRequest,
+    /// How long a retry with the same key gets the first answer (`KONTOR_IDEMPOTENCY_WINDOW`).
+    pub idempotency_window: Duration,
 }
 
 /// How the client said which version it acts on.
@@ -425,6 +463,7 @@ pub async fn submit(
         idempotency_key,
         expected_version,
         request,
+        idempotency_window,
     } = attempt;
     let request_hash = Sha256::digest(
         match &expected_version {
@@ -438,6 +477,11 @@ pub async fn submit(
         .expect("json"),
     )
     .to_vec();
+    let retry = Retry {
+        request_hash,
+        window: idempotency_window,
+        now: committer.clock().now(),
+    };
     // A request that left the version to the server may be the retry of one already applied,
     // which left the game at the version it now names: the cache would skip the stored answer.
     let cached = match expected_version {
@@ -451,14 +495,9 @@ pub async fn submit(
     let (context, cached_state) = match cached {
         Some((context, state)) => (context, Some(state)),
         None => {
-            let context = read_context(
-                connection(pool, &mut conn).await?,
-                game_id,
-                caller,
-                idempotency_key,
-            )
-            .await?;
-            if let Some(replayed) = stored_answer(&context, &request_hash)? {
+            let reading = connection(pool, &mut conn).await?;
+            let context = read_context(reading, game_id, caller, idempotency_key).await?;
+            if let Some(replayed) = stored_answer(reading, &context, &retry).await? {
                 return Ok(replayed);
             }
             (Arc::new(context), None)
@@ -506,7 +545,7 @@ pub async fn submit(
     let origin = Origin {
         user_id: Some(caller),
         idempotency_key: Some(idempotency_key),
-        request_hash: Some(&request_hash),
+        request_hash: Some(&retry.request_hash),
     };
     let mut context = context;
     let mut cached_state = cached_state;
@@ -529,14 +568,9 @@ pub async fn submit(
         // Someone else moved the game on first: perhaps a retry of this very request (or the
         // cached copy was old).
         cache.forget(game_id);
-        let now = read_context(
-            connection(pool, &mut conn).await?,
-            game_id,
-            caller,
-            idempotency_key,
-        )
-        .await?;
-        if let Some(replayed) = stored_answer(&now, &request_hash)? {
+        let reading = connection(pool, &mut conn).await?;
+        let now = read_context(reading, game_id, caller, idempotency_key).await?;
+        if let Some(replayed) = stored_answer(reading, &now, &retry).await? {
             return Ok(replayed);
         }
         if now.head.version != expected_version || now.head.status() != Status::Active {
@@ -643,27 +677,78 @@ async fn connection<'c>(
     Ok(slot.as_mut().expect("acquired above"))
 }
 
+/// A request as its retries are recognised and answered.
+struct Retry {
+    /// The digest of the request (see `submit`).
+    request_hash: Vec<u8>,
+    /// How long after its record a retry gets the first answer.
+    window: Duration,
+    now: DateTime<Utc>,
+}
+
 /// The stored answer to an earlier request with the same key, if there is one. Past the
-/// idempotency window housekeeping has trimmed the answer but kept the key and the request's
-/// digest: the same request is refused as `IdempotencyKeyExpired` (it was applied; it is never
-/// decided again, which would append it twice or, losing to the key's unique constraint, be
-/// taken for a game that moved on), another one still as `IdempotencyKeyReused`.
-fn stored_answer(context: &Context, request_hash: &[u8]) -> Result<Option<Submitted>, Error> {
+/// idempotency window (by the record's age; housekeeping may also have emptied an answer
+/// stored whole) the key and the request's digest are still there: the same request is
+/// refused as `IdempotencyKeyExpired` (it was applied; it is never decided again, which would
+/// append it twice or, losing to the key's unique constraint, be taken for a game that moved
+/// on), another one still as `IdempotencyKeyReused`.
+async fn stored_answer(
+    conn: &mut PgConnection,
+    context: &Context,
+    retry: &Retry,
+) -> Result<Option<Submitted>, Error> {
     let Some(hash) = &context.stored_hash else {
         return Ok(None);
     };
-    if hash != request_hash {
+    if *hash != retry.request_hash {
         return Err(Error::IdempotencyKeyReused);
     }
+    let within = context.stored_at.is_some_and(|at| {
+        chrono::Duration::from_std(retry.window).is_ok_and(|window| retry.now - at <= window)
+    });
     match (context.stored_status, &context.stored_response) {
-        (Some(status), Some(response)) => {
-            Ok(Some(Submitted::Replayed(status as u16, response.clone())))
-        }
+        (Some(status), Some(response)) if within => Ok(Some(Submitted::Replayed(
+            status as u16,
+            replay(conn, context, response).await?,
+        ))),
         _ => Err(Error::IdempotencyKeyExpired {
             applied_at: context.stored_version.unwrap_or_default(),
             current: context.head.version,
         }),
     }
+}
+
+/// The answer first sent to the request whose command record `context` read, from what the
+/// record stored (see [`StoredAnswer`]): its events read again from the log and presented to
+/// the viewer the answer was for (the acting seat, or everyone once the action ended the
+/// game), as `step::decide` presented them.
+async fn replay(conn: &mut PgConnection, context: &Context, stored: &str) -> Result<String, Error> {
+    let answer: StoredAnswer =
+        serde_json::from_str(stored).map_err(|e| Error::internal(anyhow::Error::new(e)))?;
+    if answer.events.is_some() {
+        return Ok(stored.to_string());
+    }
+    let first = context
+        .stored_first_seq
+        .ok_or_else(|| Error::internal(anyhow::anyhow!("a stored answer without its record")))?;
+    let rows = events::load_presented(conn, context.head.id, first, answer.version).await?;
+    let viewer = match (
+        answer.status == Status::Finished.as_str(),
+        context.stored_seat,
+    ) {
+        (true, _) => Viewer::Omniscient,
+        (false, Some(seat)) => Viewer::Seat(seat as Seat),
+        (false, None) => Viewer::Spectator,
+    };
+    let kind = kind_of(&context.head)?;
+    let events = with_rules!(kind, R => present::<R>(&rows, viewer)).map_err(Error::internal)?;
+    let result = ActionResult {
+        version: answer.version,
+        status: answer.status,
+        pending: answer.pending,
+        events,
+    };
+    serde_json::to_string(&result).map_err(|e| Error::internal(anyhow::Error::new(e)))
 }
 
 /// Who submitted a command, for the command record.

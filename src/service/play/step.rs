@@ -89,7 +89,8 @@ pub struct Decision<S> {
     pub plan: clock::Plan,
     /// Changes to seat rows: the submission's, and the time banks the plan used.
     pub seat_updates: Vec<SeatUpdate>,
-    /// The answer to the submitter, and its JSON text as stored for retries.
+    /// The answer to the submitter, and what its command record keeps of it for retries
+    /// (see `ActionResult::stored`).
     pub result: ActionResult,
     pub response: String,
     /// Mail: "your turn" to the seats whose turn begins, the result to everyone at the end.
@@ -420,7 +421,7 @@ fn chain<R: Rules>(
     );
     note.orders = orders.iter().map(|r| r.user_id).collect();
     let response = if submitted {
-        serde_json::to_string(&result)?
+        result.stored()
     } else {
         String::new()
     };
@@ -830,8 +831,13 @@ mod tests {
             );
             assert_eq!(decision.result.version, decision.version);
             assert_eq!(decision.result.pending, decision.pending);
-            let stored: ActionResult = serde_json::from_str(&decision.response).unwrap();
-            assert_eq!(stored.version, decision.version);
+            // What a retry gets again: the answer but its events (read from the log then).
+            let stored: serde_json::Value = serde_json::from_str(&decision.response).unwrap();
+            assert_eq!(
+                stored,
+                json!({"version": decision.version, "status": decision.result.status,
+                       "pending": decision.pending})
+            );
             assert_eq!(decision.note.version, decision.version);
             assert_eq!(decision.note.users, users);
             assert_eq!(
