@@ -435,7 +435,7 @@ impl Application {
                 crate::service::competition::ratings::run(
                     pool.clone(),
                     config.ratings_poll,
-                    hub.subscribe(),
+                    hub.subscribe_to(crate::live::Topic::Finished),
                     workers.stop_token(),
                 ),
             );
