@@ -117,6 +117,7 @@ fn machine_busy_ticks() -> Option<u64> {
 /// (PostgreSQL, and whatever else runs), in milliseconds, beside the wall time they took.
 #[derive(Default)]
 struct CpuUse {
+    waves: usize,
     wall: Duration,
     server: u64,
     client: u64,
@@ -137,6 +138,7 @@ impl CpuUse {
             (Some(b), Some(a)) => a.saturating_sub(b) * 10,
             _ => 0,
         };
+        self.waves += 1;
         self.wall += wall;
         self.server += spent(0);
         self.client += spent(1);
@@ -144,7 +146,15 @@ impl CpuUse {
     }
 
     fn report(&self, actions: usize, streams_per_action: f64) -> Value {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        // The machine's cores, not this process's (it may be pinned to some: BENCH_CLIENT_CPUS).
+        let cores = std::fs::read_to_string("/proc/stat").map_or(1, |stat| {
+            stat.lines()
+                .filter(|l| {
+                    l.starts_with("cpu") && l.as_bytes().get(3).is_some_and(u8::is_ascii_digit)
+                })
+                .count()
+                .max(1)
+        }) as u64;
         let wall = self.wall.as_millis() as u64;
         json!({
             "wall_ms": wall,
@@ -154,6 +164,8 @@ impl CpuUse {
             "client_ms": self.client,
             "rest_ms": self.machine.saturating_sub(self.server + self.client),
             "server_us_per_action_and_stream": ((self.server * 1000) as f64 / (actions as f64 * streams_per_action)).round(),
+            // The server's share of one wave: its CPU time per wave (an action in every game).
+            "server_ms_per_wave": (self.server as f64 / self.waves.max(1) as f64).round(),
         })
     }
 }
