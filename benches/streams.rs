@@ -184,11 +184,36 @@ async fn act(client: &Client, game: &mut Game) -> Option<(i64, Instant)> {
 struct Seen {
     game_events: HashMap<(String, i64), Vec<Instant>>,
     your_turn: HashMap<(String, i64), Vec<Instant>>,
+    /// The data of the game streams' messages by event name: how many, their bytes in all,
+    /// the largest (what the server writes per stream).
+    data_bytes: HashMap<String, (u64, u64, usize)>,
+}
+
+impl Seen {
+    fn count(&mut self, event: &str, bytes: usize) {
+        let (messages, total, largest) = self.data_bytes.entry(event.to_string()).or_default();
+        *messages += 1;
+        *total += bytes as u64;
+        *largest = (*largest).max(bytes);
+    }
 }
 
 /// Reads one SSE stream until the process ends, recording what it receives.
 async fn read_stream(response: reqwest::Response, seen: Arc<Mutex<Seen>>, game: Option<String>) {
-    read_events(response, |message| match (message.event.as_str(), &game) {
+    read_events(response, |message| {
+        if game.is_some() {
+            seen.lock()
+                .unwrap()
+                .count(&message.event, message.data.len());
+        }
+        record(&seen, &game, message)
+    })
+    .await
+}
+
+/// Notes when a game event or a `your_turn` notice arrived.
+fn record(seen: &Mutex<Seen>, game: &Option<String>, message: support::SseMessage) {
+    match (message.event.as_str(), game) {
         ("event", Some(game)) => {
             // `V`, or `V.C` once a chat message is covered.
             let version = message
@@ -216,8 +241,7 @@ async fn read_stream(response: reqwest::Response, seen: Arc<Mutex<Seen>>, game: 
             }
         }
         _ => {}
-    })
-    .await
+    }
 }
 
 /// Waits (bounded) until every game stream of `game` saw `version`; false on the bound.
@@ -442,6 +466,9 @@ async fn main() {
         "waves": delivery_report(&seen, &waves, &expected),
         "wave_first_send_to_last_stream": percentiles(&mut wave_every),
         "wave_cpu": wave_cpu.report(waves.len(), game_streams as f64 / args.games as f64),
+        "game_stream_data_bytes": seen.data_bytes.iter().map(|(event, (count, total, max))| {
+            (event.clone(), json!({"messages": count, "mean": total / (*count).max(1), "max": max}))
+        }).collect::<serde_json::Map<_, _>>(),
     });
     println!("{report}");
     // The streams end with the process.
