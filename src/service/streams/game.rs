@@ -511,6 +511,10 @@ impl Feed {
         if after < reading.chat_from {
             return None;
         }
+        // Most catch-ups bring no chat message: nothing to sort out then.
+        if reading.chat.last().is_none_or(|m| m.id <= after) {
+            return Some(Vec::new());
+        }
         let channels: Vec<String> =
             crate::service::play::channels::readable_in(&reading.head, seat)
                 .iter()
