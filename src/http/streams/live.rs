@@ -356,8 +356,8 @@ impl Watcher {
     ///
     /// Its queries and catch-ups are awaited boxed: a task keeps the room of its largest
     /// state for as long as it lives, and a stream is idle most of its life, so what only a
-    /// wake-up needs is allocated for the wake-up (the idle task is a few hundred bytes, not
-    /// kilobytes; see the idle memory in docs/benchmarks.md).
+    /// wake-up needs is allocated for the wake-up, not kept for the stream's life (see the
+    /// idle memory in docs/benchmarks.md).
     async fn run(
         self,
         mut signals: Signals,
