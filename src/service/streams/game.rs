@@ -43,6 +43,11 @@ pub const WINDOW: usize = 256;
 pub const CHAT_WINDOW: usize = 256;
 /// The most chat pages one reading takes (a flood is read on at the next change).
 const CHAT_PAGES: usize = 4;
+/// The most delivery frames a reading keeps: the streams that stand where the last change
+/// left them share a few (one per class); streams resuming from scattered places (each
+/// `Last-Event-ID` is a place of its own) make theirs beyond that without keeping them, so
+/// that reconnects cannot pile frames up in memory.
+const SHARED_DELIVERIES: usize = 64;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
@@ -494,7 +499,9 @@ impl Feed {
             Ok(encode(&events, update.as_ref()))
         })();
         Some(made.inspect(|frame| {
-            deliveries.insert(key, frame.clone());
+            if deliveries.len() < SHARED_DELIVERIES {
+                deliveries.insert(key, frame.clone());
+            }
         }))
     }
 
