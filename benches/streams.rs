@@ -117,6 +117,7 @@ fn machine_busy_ticks() -> Option<u64> {
 /// (PostgreSQL, and whatever else runs), in milliseconds, beside the wall time they took.
 #[derive(Default)]
 struct CpuUse {
+    waves: usize,
     wall: Duration,
     server: u64,
     client: u64,
@@ -137,6 +138,7 @@ impl CpuUse {
             (Some(b), Some(a)) => a.saturating_sub(b) * 10,
             _ => 0,
         };
+        self.waves += 1;
         self.wall += wall;
         self.server += spent(0);
         self.client += spent(1);
@@ -144,7 +146,15 @@ impl CpuUse {
     }
 
     fn report(&self, actions: usize, streams_per_action: f64) -> Value {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        // The machine's cores, not this process's (it may be pinned to some: BENCH_CLIENT_CPUS).
+        let cores = std::fs::read_to_string("/proc/stat").map_or(1, |stat| {
+            stat.lines()
+                .filter(|l| {
+                    l.starts_with("cpu") && l.as_bytes().get(3).is_some_and(u8::is_ascii_digit)
+                })
+                .count()
+                .max(1)
+        }) as u64;
         let wall = self.wall.as_millis() as u64;
         json!({
             "wall_ms": wall,
@@ -154,6 +164,8 @@ impl CpuUse {
             "client_ms": self.client,
             "rest_ms": self.machine.saturating_sub(self.server + self.client),
             "server_us_per_action_and_stream": ((self.server * 1000) as f64 / (actions as f64 * streams_per_action)).round(),
+            // The server's share of one wave: its CPU time per wave (an action in every game).
+            "server_ms_per_wave": (self.server as f64 / self.waves.max(1) as f64).round(),
         })
     }
 }
@@ -172,11 +184,36 @@ async fn act(client: &Client, game: &mut Game) -> Option<(i64, Instant)> {
 struct Seen {
     game_events: HashMap<(String, i64), Vec<Instant>>,
     your_turn: HashMap<(String, i64), Vec<Instant>>,
+    /// The data of the game streams' messages by event name: how many, their bytes in all,
+    /// the largest (what the server writes per stream).
+    data_bytes: HashMap<String, (u64, u64, usize)>,
+}
+
+impl Seen {
+    fn count(&mut self, event: &str, bytes: usize) {
+        let (messages, total, largest) = self.data_bytes.entry(event.to_string()).or_default();
+        *messages += 1;
+        *total += bytes as u64;
+        *largest = (*largest).max(bytes);
+    }
 }
 
 /// Reads one SSE stream until the process ends, recording what it receives.
 async fn read_stream(response: reqwest::Response, seen: Arc<Mutex<Seen>>, game: Option<String>) {
-    read_events(response, |message| match (message.event.as_str(), &game) {
+    read_events(response, |message| {
+        if game.is_some() {
+            seen.lock()
+                .unwrap()
+                .count(&message.event, message.data.len());
+        }
+        record(&seen, &game, message)
+    })
+    .await
+}
+
+/// Notes when a game event or a `your_turn` notice arrived.
+fn record(seen: &Mutex<Seen>, game: &Option<String>, message: support::SseMessage) {
+    match (message.event.as_str(), game) {
         ("event", Some(game)) => {
             // `V`, or `V.C` once a chat message is covered.
             let version = message
@@ -204,8 +241,7 @@ async fn read_stream(response: reqwest::Response, seen: Arc<Mutex<Seen>>, game: 
             }
         }
         _ => {}
-    })
-    .await
+    }
 }
 
 /// Waits (bounded) until every game stream of `game` saw `version`; false on the bound.
@@ -430,6 +466,9 @@ async fn main() {
         "waves": delivery_report(&seen, &waves, &expected),
         "wave_first_send_to_last_stream": percentiles(&mut wave_every),
         "wave_cpu": wave_cpu.report(waves.len(), game_streams as f64 / args.games as f64),
+        "game_stream_data_bytes": seen.data_bytes.iter().map(|(event, (count, total, max))| {
+            (event.clone(), json!({"messages": count, "mean": total / (*count).max(1), "max": max}))
+        }).collect::<serde_json::Map<_, _>>(),
     });
     println!("{report}");
     // The streams end with the process.

@@ -11,6 +11,10 @@
 # loopback TCP connection, so the client and the server each need a file descriptor per
 # stream (the open-files limit is raised to its hard limit) and the client a local port per
 # stream (net.ipv4.ip_local_port_range). The web client is not needed and not built.
+#
+# BENCH_CLIENT_CPUS=1 (a `taskset` CPU list) pins the measuring client to those cores, so that
+# on a small machine it takes no more than them from the server; the report's `wave_cpu`
+# counts the server's own CPU time per delivery and per wave either way (from /proc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STREAMS=${1:-10000}
@@ -69,10 +73,14 @@ KONTOR_DATABASE_URL="postgres://kontor@localhost/kontor?host=$DIR" KONTOR_BIND="
 SERVER=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/api/v1/kinds" > /dev/null && break; sleep 0.1; done
 echo "kontor: $STREAMS streams over $GAMES games..."
-REPORT=$("$LOAD" --url "http://127.0.0.1:$PORT" --server-pid "$SERVER" --streams "$STREAMS" \
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+PIN=()
+if [ -n "${BENCH_CLIENT_CPUS:-}" ]; then PIN=(taskset -c "$BENCH_CLIENT_CPUS"); fi
+REPORT=$("${PIN[@]}" "$LOAD" --url "http://127.0.0.1:$PORT" --server-pid "$SERVER" --streams "$STREAMS" \
   --games "$GAMES" --actions "$ACTIONS" --waves "$WAVES")
 
 echo
+echo "load average before: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)${BENCH_CLIENT_CPUS:+; client pinned to CPUs $BENCH_CLIENT_CPUS}"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/^Mem:/ {print $2}') GiB memory, PostgreSQL $("$BIN/postgres" --version | awk '{print $3}')"
 echo "$REPORT" | python3 -m json.tool
 if grep -qi -e error -e panic "$DIR/server.log"; then

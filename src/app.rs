@@ -443,7 +443,7 @@ impl Application {
                     pool.clone(),
                     database.clone(),
                     config.ratings_poll,
-                    hub.subscribe(),
+                    hub.subscribe_to(crate::live::Topic::Finished),
                     workers.stop_token(),
                 ),
             );

@@ -7,6 +7,7 @@
 //! again now and then on their own, so a lost or coalesced note costs nothing but a resync.
 
 use crate::store::channels;
+use crate::store::games::Status;
 use serde::{Deserialize, Serialize};
 use sqlx::postgres::PgListener;
 use sqlx::{ConnectOptions, PgConnection, PgPool};
@@ -291,6 +292,16 @@ impl Note {
         }
     }
 
+    /// Whether the note may change what any lobby lists: a game opened, a seat of an open game
+    /// taken or given up, a game started or cancelled (the lobby streams' own users' notes
+    /// come on their user topics).
+    pub fn changes_lobbies(&self) -> bool {
+        self.opened
+            || self.seats_changed
+            || self.started
+            || self.status == Status::Cancelled.as_str()
+    }
+
     /// `user` blocked `other`: the game streams of both look again whether they may watch.
     pub fn blocked(user: Uuid, other: Uuid) -> Self {
         Self {
@@ -362,6 +373,11 @@ pub enum Topic {
     User(Uuid),
     /// The blocks one user makes or is the object of (their game streams).
     Blocks(Uuid),
+    /// The notes that may change any lobby (see `Note::changes_lobbies`): the lobby streams,
+    /// beside their user's topic.
+    Lobby,
+    /// The notes of a game's end: the rating worker.
+    Finished,
 }
 
 impl Topic {
@@ -369,11 +385,13 @@ impl Topic {
     /// behind has lagged and resynchronises (a look, or a snapshot), as after lost notes.
     /// Small, because a channel's slots (about 48 bytes each) are allocated when it is made,
     /// one channel per game and user with streams open. A block's signal only makes a game
-    /// stream look again, which a lag does too, so one slot is enough there.
+    /// stream look again, and a game's end only wakes the rating worker, which a lag does too,
+    /// so one slot is enough there. The lobby's one channel is shared by all lobby streams.
     fn capacity(self) -> usize {
         match self {
             Topic::Game(_) | Topic::User(_) => 64,
-            Topic::Blocks(_) => 1,
+            Topic::Blocks(_) | Topic::Finished => 1,
+            Topic::Lobby => 1024,
         }
     }
 }
@@ -389,9 +407,7 @@ struct Topics {
 
 /// The in-process fan-out of live notes.
 pub struct Hub {
-    /// Every signal, for those who follow every game: the lobby's streams, the rating worker.
-    sender: broadcast::Sender<Signal>,
-    /// The signals by topic, for the game and user streams.
+    /// The signals by topic: every receiver is woken only by the notes its topic concerns.
     topics: Mutex<Topics>,
     /// Names this instance in `live_presence`.
     pub instance_id: String,
@@ -460,9 +476,7 @@ impl Default for Hub {
 
 impl Hub {
     pub fn new() -> Self {
-        let (sender, _) = broadcast::channel(1024);
         Self {
-            sender,
             topics: Mutex::new(Topics::default()),
             instance_id: Uuid::new_v4().to_string(),
             streams: Mutex::new(HashMap::new()),
@@ -470,11 +484,6 @@ impl Hub {
             closing: CancellationToken::new(),
             received: AtomicU64::new(0),
         }
-    }
-
-    /// Every signal: every note of every game, and every resync.
-    pub fn subscribe(&self) -> broadcast::Receiver<Signal> {
-        self.sender.subscribe()
     }
 
     /// The signals of `topic`: the notes it concerns, and every resync.
@@ -509,6 +518,12 @@ impl Hub {
                 if note.blocked {
                     concerned.extend(note.users.iter().map(|&user| Topic::Blocks(user)));
                 }
+                if note.changes_lobbies() {
+                    concerned.push(Topic::Lobby);
+                }
+                if note.status == Status::Finished.as_str() {
+                    concerned.push(Topic::Finished);
+                }
                 // A player whose turn began is among the players too: told once.
                 concerned.sort_unstable();
                 concerned.dedup();
@@ -525,8 +540,6 @@ impl Hub {
                 channels.retain(|_, channel| channel.send(Signal::Resync).is_ok());
             }
         }
-        drop(topics);
-        let _ = self.sender.send(signal);
     }
 
     /// Takes one of `user`'s stream slots on this instance, from the client `address` (the
@@ -826,6 +839,44 @@ mod tests {
             hub.streams.lock().unwrap().is_empty() && hub.addresses.lock().unwrap().is_empty(),
             "no entries are left behind"
         );
+    }
+
+    #[test]
+    fn the_lobbies_and_the_rating_worker_hear_only_the_notes_of_their_topics() {
+        let hub = Hub::new();
+        let mut lobbies = hub.subscribe_to(Topic::Lobby);
+        let mut finished = hub.subscribe_to(Topic::Finished);
+        let (game, anna) = (Uuid::new_v4(), Uuid::new_v4());
+        let note = |note: Note| Signal::Changed(Arc::new(note));
+        // A move and a chat message change no lobby and end no game.
+        hub.pass_on(note(Note::moved(game, 5, "active", vec![anna], vec![anna])));
+        hub.pass_on(note(Note::chat(game, 3, vec![anna])));
+        hub.pass_on(note(Note::invited(game, anna, "bert".into())));
+        assert!(lobbies.try_recv().is_err() && finished.try_recv().is_err());
+        let changes = [
+            Note::opened(game),
+            Note::seats_changed(game),
+            Note::started(game, 1, vec![anna], vec![anna]),
+            Note::cancelled(game),
+        ];
+        for change in &changes {
+            hub.pass_on(note(change.clone()));
+        }
+        for change in &changes {
+            match lobbies.try_recv() {
+                Ok(Signal::Changed(heard)) => assert_eq!(*heard, *change),
+                other => panic!("the lobbies heard {other:?}"),
+            }
+        }
+        assert!(lobbies.try_recv().is_err() && finished.try_recv().is_err());
+        let end = Note::moved(game, 9, "finished", Vec::new(), vec![anna]);
+        hub.pass_on(note(end.clone()));
+        assert!(matches!(finished.try_recv(), Ok(Signal::Changed(heard)) if *heard == end));
+        assert!(lobbies.try_recv().is_err());
+        // Lost notes reach everyone.
+        hub.pass_on(Signal::Resync);
+        assert!(matches!(lobbies.try_recv(), Ok(Signal::Resync)));
+        assert!(matches!(finished.try_recv(), Ok(Signal::Resync)));
     }
 
     #[tokio::test]

@@ -1,5 +1,6 @@
 //! Server-Sent Events: a stream per game and one per user.
 
+use super::event_stream::{self, EventStream, Frames};
 use crate::audit::log;
 use crate::auth::Scope;
 use crate::http::error::{ApiError, ErrorCode, Problem, Unauthenticated};
@@ -11,17 +12,17 @@ use crate::live::{Refused, Signal, StreamLimits, StreamSlot, Topic};
 use crate::service::play::lobby::{self, ListQuery, ListView};
 use crate::service::play::{actions, table};
 use crate::service::social::chat;
-use crate::service::streams::game::{Feed, Reading, Want};
+use crate::service::streams::game::{Feed, Position, Reading, Redacted, Want};
 use crate::store::games::Status;
 use crate::store::presence;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, Responder, get, web};
-use actix_web_lab::sse::{self, Sse};
+use bytes::{Bytes, BytesMut};
 use serde::Deserialize;
 use serde_json::json;
 use std::future::Future;
 use std::time::Duration;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use uuid::Uuid;
 
 /// How often a watcher's presence is refreshed (it counts for 60 s).
@@ -286,7 +287,7 @@ pub async fn game_stream(
         game: state.hub.subscribe_to(Topic::Game(game_id)),
         blocks: state.hub.subscribe_to(Topic::Blocks(caller.user_id)),
     };
-    let (sender, receiver) = mpsc::channel(64);
+    let (sender, receiver) = event_stream::channel();
     let watcher = Watcher {
         game_id,
         instance: state.hub.instance_id.clone(),
@@ -301,7 +302,7 @@ pub async fn game_stream(
     // Watching counts from the moment the stream is answered.
     watcher.present(true).await?;
     actix_web::rt::spawn(watcher.run(signals, sender, last, state.hub.closed(), slot));
-    Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(state.config.live_keep_alive))
+    Ok(EventStream::new(receiver, state.config.live_keep_alive))
 }
 
 /// What wakes a game stream: its game's notes, and the blocks of its reader.
@@ -352,10 +353,15 @@ impl Watcher {
     /// at every presence tick, when the game's seats change or it starts, when its user blocks
     /// or is blocked, and after notes were lost. Its credential is checked before each
     /// catch-up.
+    ///
+    /// Its queries and catch-ups are awaited boxed: a task keeps the room of its largest
+    /// state for as long as it lives, and a stream is idle most of its life, so what only a
+    /// wake-up needs is allocated for the wake-up, not kept for the stream's life (see the
+    /// idle memory in docs/benchmarks.md).
     async fn run(
         self,
         mut signals: Signals,
-        sender: mpsc::Sender<sse::Event>,
+        sender: Frames,
         mut last: ResumeId,
         closed: impl Future<Output = ()>,
         _slot: StreamSlot,
@@ -386,13 +392,19 @@ impl Watcher {
         let mut view = !self.resumed;
         loop {
             if std::mem::take(&mut look) {
-                if !self.caller.still_stands(&self.state).await {
+                if !Box::pin(self.caller.still_stands(&self.state)).await {
                     break;
                 }
                 // Whether they may still watch (not after a block since it began) and what
                 // of the log and which chat channels they see. A failed look keeps the stream
                 // and its last place, and looks again at the next tick.
-                match table::look(&self.state.pool, self.game_id, self.caller.user_id).await {
+                match Box::pin(table::look(
+                    &self.state.pool,
+                    self.game_id,
+                    self.caller.user_id,
+                ))
+                .await
+                {
                     Ok(seen) => {
                         // The game may be further than the feed's reading.
                         want.version = want.version.max(seen.head.version);
@@ -411,12 +423,12 @@ impl Watcher {
             if let Some(place) = place.filter(|_| std::mem::take(&mut read)) {
                 // Nothing more once the credential was taken away (a login's standing is
                 // known in memory; an API token's is one statement).
-                if !self.caller.still_stands(&self.state).await {
+                if !Box::pin(self.caller.still_stands(&self.state)).await {
                     break;
                 }
                 // A failed reading sends nothing now: the stream resumes from `last` at the
                 // next note or tick.
-                let reading = match feed.reading(want).await {
+                let reading = match Box::pin(feed.reading(want)).await {
                     Ok(reading) => Some(reading),
                     Err(crate::service::play::error::Error::GameNotFound) => break,
                     Err(error) => {
@@ -431,7 +443,7 @@ impl Watcher {
                         break;
                     }
                     if std::mem::take(&mut seats_changed) {
-                        match self.snapshot(&sender, last.chat).await {
+                        match Box::pin(self.snapshot(&sender, last.chat)).await {
                             Ok(seen) => last = seen,
                             Err(error) => {
                                 tracing::warn!(game = %self.game_id, %error, "a live stream could not read the game")
@@ -442,17 +454,22 @@ impl Watcher {
                     for offer in std::mem::take(&mut rematches) {
                         let data = json!({"game_id": self.game_id, "offer_id": offer});
                         let _ = sender
-                            .send(sse::Data::new(data.to_string()).event("rematch").into())
+                            .send(event_stream::message(
+                                "rematch",
+                                None,
+                                data.to_string().as_bytes(),
+                            ))
                             .await;
                     }
                     for id in std::mem::take(&mut hidden) {
-                        if let Err(error) = self.hidden(&sender, &place.at(&reading), id).await {
+                        let seen = place.at(&reading);
+                        if let Err(error) = Box::pin(self.hidden(&sender, &seen, id)).await {
                             tracing::warn!(game = %self.game_id, %error, "a live stream could not read a hidden message");
                         }
                     }
                     // A long catch-up stops as soon as nobody is left to read it.
                     let caught = tokio::select! {
-                        caught = self.catch_up(&sender, &feed, &reading, place, last, view) => caught,
+                        caught = Box::pin(self.catch_up(&sender, &feed, &reading, place, last, view)) => caught,
                         _ = sender.closed() => break,
                         _ = &mut closed => break,
                     };
@@ -471,7 +488,7 @@ impl Watcher {
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id && note.note_saved => {
                             if note.users.contains(&self.caller.user_id) {
                                 let data = json!({"game_id": self.game_id}).to_string();
-                                if sender.send(sse::Data::new(data).event("note").into()).await.is_err() {
+                                if sender.send(event_stream::message("note", None, data.as_bytes())).await.is_err() {
                                     break;
                                 }
                             }
@@ -480,7 +497,7 @@ impl Watcher {
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id && note.version == 0 && !note.orders.is_empty() => {
                             if note.orders.contains(&self.caller.user_id) {
                                 let data = json!({"game_id": self.game_id}).to_string();
-                                if sender.send(sse::Data::new(data).event("orders").into()).await.is_err() {
+                                if sender.send(event_stream::message("orders", None, data.as_bytes())).await.is_err() {
                                     break;
                                 }
                             }
@@ -488,7 +505,7 @@ impl Watcher {
                         Ok(Signal::Changed(note)) if note.game_id == self.game_id => {
                             if note.orders.contains(&self.caller.user_id) {
                                 let data = json!({"game_id": self.game_id}).to_string();
-                                if sender.send(sse::Data::new(data).event("orders").into()).await.is_err() {
+                                if sender.send(event_stream::message("orders", None, data.as_bytes())).await.is_err() {
                                     break;
                                 }
                             }
@@ -526,7 +543,7 @@ impl Watcher {
                     (look, read) = (true, true);
                 }
                 _ = presence.tick() => {
-                    let _ = self.present(true).await;
+                    let _ = Box::pin(self.present(true)).await;
                     // A note can be lost (see `live`), and a block since the stream began
                     // ends it: now and then, look without one.
                     (look, read) = (true, true);
@@ -535,42 +552,32 @@ impl Watcher {
                 _ = &mut closed => break,
             }
         }
-        let _ = self.present(false).await;
+        let _ = Box::pin(self.present(false)).await;
     }
 
     /// Sends the game as this user sees it now (`event: snapshot`), its id covering chat
     /// messages up to `chat` (the history is the chat's pages); returns where it left off.
-    async fn snapshot(
-        &self,
-        sender: &mpsc::Sender<sse::Event>,
-        chat: i64,
-    ) -> Result<ResumeId, ApiError> {
+    async fn snapshot(&self, sender: &Frames, chat: i64) -> Result<ResumeId, ApiError> {
         let detail =
             actions::detail(&self.state.pool, self.caller.user_id, self.game_id, None).await?;
         let at = ResumeId {
             version: detail.summary.version,
             chat,
         };
-        let snapshot = sse::Data::new_json(&detail)
-            .map_err(anyhow::Error::from)?
-            .event("snapshot")
-            .id(at.id());
-        let _ = sender.send(snapshot.into()).await;
+        let snapshot =
+            event_stream::json("snapshot", Some(&at.id()), &detail).map_err(anyhow::Error::from)?;
+        let _ = sender.send(snapshot).await;
         Ok(at)
     }
 
     /// Tells the client that a moderator hid chat message `id` (`event: chat_hidden`), if
     /// they may read its channel.
-    async fn hidden(
-        &self,
-        sender: &mpsc::Sender<sse::Event>,
-        seen: &table::Look,
-        id: i64,
-    ) -> anyhow::Result<()> {
+    async fn hidden(&self, sender: &Frames, seen: &table::Look, id: i64) -> anyhow::Result<()> {
         if let Some(channel) = chat::hidden_in(&self.state.pool, seen, id).await? {
-            let data = sse::Data::new(json!({"id": id, "channel": channel}).to_string())
-                .event("chat_hidden");
-            let _ = sender.send(data.into()).await;
+            let data = json!({"id": id, "channel": channel}).to_string();
+            let _ = sender
+                .send(event_stream::message("chat_hidden", None, data.as_bytes()))
+                .await;
         }
         Ok(())
     }
@@ -579,7 +586,7 @@ impl Watcher {
     /// (`event: chat`), a query a page; returns the last one sent.
     async fn chat_up(
         &self,
-        sender: &mpsc::Sender<sse::Event>,
+        sender: &Frames,
         seen: &table::Look,
         mut last: ResumeId,
     ) -> anyhow::Result<ResumeId> {
@@ -595,12 +602,14 @@ impl Watcher {
     }
 
     /// Sends the events after `last` as this user may see them, then (if the version moved,
-    /// and `view`) the game as they see it now (`event: view`), then the chat messages after it; returns
-    /// where it left off. All from the feed's `reading` unless `last` lies before its window
-    /// (then a page at a time, as `GET /games/{id}/events`, up to the reading's version).
+    /// and `view`) the game as they see it now (`event: view`), then the chat messages after
+    /// it; returns where it left off. From the feed's `reading`, the events and the `view` go
+    /// as one frame, made once for the reader's viewer class (see `Feed::delivery`) and so
+    /// one write; if `last` lies before the feed's window, a page at a time, as
+    /// `GET /games/{id}/events`, up to the reading's version.
     async fn catch_up(
         &self,
-        sender: &mpsc::Sender<sse::Event>,
+        sender: &Frames,
         feed: &Feed,
         reading: &Reading,
         place: Place,
@@ -609,19 +618,18 @@ impl Watcher {
     ) -> anyhow::Result<ResumeId> {
         let head = &reading.head;
         let viewer = crate::service::play::log::viewer_for(head, self.caller.user_id, place.seat);
-        let from = last.version;
-        match feed.events_after(reading, viewer, last.version) {
-            Some(events) => {
-                for (seq, text) in events? {
-                    let at = ResumeId {
-                        version: seq,
-                        chat: last.chat,
-                    };
-                    let data = sse::Data::new(text.to_string()).event("event").id(at.id());
-                    if sender.send(data.into()).await.is_err() {
-                        return Ok(last);
-                    }
-                    last = at;
+        let from = Position {
+            version: last.version,
+            chat: last.chat,
+        };
+        let shared = feed.delivery(reading, viewer, place.seat, from, view, |events, update| {
+            delivery_frame(events, update, from.chat)
+        });
+        match shared {
+            Some(frame) => {
+                let frame = frame?;
+                if !frame.is_empty() && sender.send(frame).await.is_err() {
+                    return Ok(last);
                 }
                 last.version = last.version.max(head.version);
             }
@@ -639,8 +647,8 @@ impl Watcher {
                             version: event.seq,
                             chat: last.chat,
                         };
-                        let data = sse::Data::new_json(&event)?.event("event").id(at.id());
-                        if sender.send(data.into()).await.is_err() {
+                        let data = event_stream::json("event", Some(&at.id()), &event)?;
+                        if sender.send(data).await.is_err() {
                             return Ok(last);
                         }
                         last = at;
@@ -653,17 +661,15 @@ impl Watcher {
                         }
                     }
                 }
-            }
-        }
-        if view && last.version > from && last.version == head.version {
-            let update = feed
-                .update(reading, viewer, place.seat)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            // No id of its own: it belongs to the last event (an EventSource's `lastEventId`
-            // stays that event's), and a stream's ids stay one per version or message.
-            let data = sse::Data::new(update.to_string()).event("view");
-            if sender.send(data.into()).await.is_err() {
-                return Ok(last);
+                if view && last.version > from.version && last.version == head.version {
+                    let update = feed
+                        .update(reading, viewer, place.seat)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    let data = event_stream::message("view", None, &update);
+                    if sender.send(data).await.is_err() {
+                        return Ok(last);
+                    }
+                }
             }
         }
         match feed.chat_after(reading, place.seat, place.admin, last.chat) {
@@ -728,9 +734,10 @@ pub async fn user_stream(
     let slot = stream_slot(&state, &req, me, "user")?;
     let closed = state.hub.closed();
     let mut signals = state.hub.subscribe_to(Topic::User(me));
-    let (sender, receiver) = mpsc::channel(64);
+    let (sender, receiver) = event_stream::channel();
     let _ = sender.send(user_snapshot(&state, me).await?).await;
     let keep_alive = state.config.live_keep_alive;
+    // What a notice needs of the database is awaited boxed, as in `Watcher::run`.
     actix_web::rt::spawn(async move {
         // The stream holds its slot until the task ends.
         let _slot = slot;
@@ -775,25 +782,25 @@ pub async fn user_stream(
                         }
                         let chat_changed = note.chat != 0 || note.chat_hidden != 0 || note.chat_read;
                         if chat_changed && note.users.contains(&me) {
-                            match lobby::summary(&state.pool, note.game_id, me).await {
+                            match Box::pin(lobby::summary(&state.pool, note.game_id, me)).await {
                                 Ok(game) => out.push(("chat_unread", json!({"game_id": note.game_id, "unread": game.chat_unread}))),
                                 Err(error) => tracing::warn!(%error, "a user stream could not count unread chat"),
                             }
                         }
-                        if !out.is_empty() && !caller.still_stands(&state).await {
+                        if !out.is_empty() && !Box::pin(caller.still_stands(&state)).await {
                             return;
                         }
                         for (event, data) in out {
-                            if sender.send(sse::Data::new(data.to_string()).event(event).into()).await.is_err() {
+                            if sender.send(event_stream::message(event, None, data.to_string().as_bytes())).await.is_err() {
                                 return;
                             }
                         }
                     }
                     // Notices may have been missed: a new snapshot says what holds now.
                     Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                        match user_snapshot(&state, me).await {
+                        match Box::pin(user_snapshot(&state, me)).await {
                             Ok(snapshot) => {
-                                if !caller.still_stands(&state).await || sender.send(snapshot).await.is_err() {
+                                if !Box::pin(caller.still_stands(&state)).await || sender.send(snapshot).await.is_err() {
                                     return;
                                 }
                             }
@@ -803,7 +810,7 @@ pub async fn user_stream(
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
                 _ = check.tick() => {
-                    if !caller.still_stands(&state).await {
+                    if !Box::pin(caller.still_stands(&state)).await {
                         return;
                     }
                 }
@@ -812,11 +819,11 @@ pub async fn user_stream(
             }
         }
     });
-    Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(keep_alive))
+    Ok(EventStream::new(receiver, keep_alive))
 }
 
 /// The user stream's `snapshot` event: the games waiting for `me` (the first 100).
-async fn user_snapshot(state: &AppState, me: Uuid) -> Result<sse::Event, ApiError> {
+async fn user_snapshot(state: &AppState, me: Uuid) -> Result<Bytes, ApiError> {
     let waiting = lobby::list(
         &state.pool,
         me,
@@ -832,15 +839,17 @@ async fn user_snapshot(state: &AppState, me: Uuid) -> Result<sse::Event, ApiErro
     )
     .await?;
     let snapshot = json!({"your_turn": waiting.items.iter().map(|g| json!({"game_id": g.id, "kind": g.kind, "version": g.version})).collect::<Vec<_>>()});
-    Ok(sse::Data::new(snapshot.to_string())
-        .event("snapshot")
-        .into())
+    Ok(event_stream::message(
+        "snapshot",
+        None,
+        snapshot.to_string().as_bytes(),
+    ))
 }
 
 /// Sends chat `messages` (`event: chat`, each with its id) after `last`; returns where it
 /// left off, and `false` once the client is gone.
 async fn send_chat(
-    sender: &mpsc::Sender<sse::Event>,
+    sender: &Frames,
     messages: Vec<chat::ChatMessage>,
     mut last: ResumeId,
 ) -> anyhow::Result<(ResumeId, bool)> {
@@ -849,11 +858,36 @@ async fn send_chat(
             version: last.version,
             chat: message.id,
         };
-        let data = sse::Data::new_json(&message)?.event("chat").id(at.id());
-        if sender.send(data.into()).await.is_err() {
+        let data = event_stream::json("chat", Some(&at.id()), &message)?;
+        if sender.send(data).await.is_err() {
             return Ok((last, false));
         }
         last = at;
     }
     Ok((last, true))
+}
+
+/// The frame of a delivery: the events (`event`, each with its id: its version, and the
+/// stream's last chat message `chat`), then the `view` if any (no id of its own: it belongs
+/// to the last event, as an EventSource's `lastEventId` stays that event's, and a stream's
+/// ids stay one per version or message).
+fn delivery_frame(events: &[Redacted], update: Option<&Bytes>, chat: i64) -> Bytes {
+    let size: usize = events
+        .iter()
+        .map(|(_, data)| data.len() + 48)
+        .sum::<usize>()
+        + update.map_or(0, |update| update.len() + 24);
+    let mut out = BytesMut::with_capacity(size);
+    for (seq, data) in events {
+        let id = ResumeId {
+            version: *seq,
+            chat,
+        }
+        .id();
+        event_stream::push(&mut out, "event", Some(&id), data);
+    }
+    if let Some(update) = update {
+        event_stream::push(&mut out, "view", None, update);
+    }
+    out.freeze()
 }

@@ -1,15 +1,16 @@
 //! Server-Sent Events: the lobby as it changes.
 
+use super::event_stream::{self, EventStream};
 use super::live::{UserStreamQuery, stream_caller, stream_slot};
 use crate::http::error::{ApiError, Problem, Unauthenticated};
 use crate::http::extract::text::Query;
 use crate::http::state::AppState;
-use crate::live::Signal;
+use crate::live::{Signal, Topic};
 use crate::service::streams::lobby::{Feed, LobbyEvent};
 use actix_web::{HttpRequest, Responder, get, web};
-use actix_web_lab::sse::{self, Sse};
+use bytes::Bytes;
 use std::time::Duration;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 
 /// How often the stream looks whether its credential still stands without a change to tell.
 const CHECK_EVERY: Duration = Duration::from_secs(30);
@@ -52,12 +53,17 @@ pub async fn lobby_stream(
     let caller = stream_caller(&state, &req, &query.access_token).await?;
     let slot = stream_slot(&state, &req, caller.user_id, "lobby")?;
     let closed = state.hub.closed();
-    // Subscribe before the snapshot, so nothing between the two is missed.
-    let mut signals = state.hub.subscribe();
+    // Subscribe before the snapshot, so nothing between the two is missed: to the notes that
+    // may change any lobby, and to those of the caller's own games (their turn, a game's end,
+    // unread chat, an invitation), not to every note of every game.
+    let mut lobbies = state.hub.subscribe_to(Topic::Lobby);
+    let mut own = state.hub.subscribe_to(Topic::User(caller.user_id));
     let mut feed = Feed::new(caller.user_id);
-    let (sender, receiver) = mpsc::channel(64);
+    let (sender, receiver) = event_stream::channel();
     let _ = sender.send(snapshot(&state, &mut feed).await?).await;
     let keep_alive = state.config.live_keep_alive;
+    // What a change needs of the database is awaited boxed, as in the game streams: the idle
+    // task stays small.
     actix_web::rt::spawn(async move {
         // The stream holds its slot until the task ends.
         let _slot = slot;
@@ -65,25 +71,36 @@ pub async fn lobby_stream(
         let mut check =
             tokio::time::interval_at(tokio::time::Instant::now() + CHECK_EVERY, CHECK_EVERY);
         loop {
-            let out = tokio::select! {
-                signal = signals.recv() => match signal {
-                    Ok(Signal::Changed(note)) => feed.react(&state.pool, &note).await.map(to_sse).map_err(ApiError::from),
-                    // Notes may have been lost: what holds now, anew.
-                    Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                        snapshot(&state, &mut feed).await.map(|s| vec![s])
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
+            let signal = tokio::select! {
+                signal = lobbies.recv() => signal,
+                // A note that changes lobbies comes on the lobby's topic, and on this one too
+                // when it concerns the caller (a resync on both): read it once.
+                signal = own.recv() => match signal {
+                    Ok(Signal::Changed(note)) if note.changes_lobbies() => continue,
+                    Ok(Signal::Resync) => continue,
+                    signal => signal,
                 },
                 // It ends when the caller's credential no longer stands: looked at now and
                 // then, and before anything is sent.
                 _ = check.tick() => {
-                    if !caller.still_stands(&state).await {
+                    if !Box::pin(caller.still_stands(&state)).await {
                         return;
                     }
                     continue;
                 }
                 _ = sender.closed() => return,
                 _ = &mut closed => return,
+            };
+            let out = match signal {
+                Ok(Signal::Changed(note)) => Box::pin(feed.react(&state.pool, &note))
+                    .await
+                    .map(to_frames)
+                    .map_err(ApiError::from),
+                // Notes may have been lost: what holds now, anew.
+                Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    Box::pin(snapshot(&state, &mut feed)).await.map(|s| vec![s])
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
             };
             let out = out.unwrap_or_else(|error| {
                 tracing::warn!(%error, "the lobby stream could not read a game");
@@ -92,7 +109,7 @@ pub async fn lobby_stream(
             if out.is_empty() {
                 continue;
             }
-            if !caller.still_stands(&state).await {
+            if !Box::pin(caller.still_stands(&state)).await {
                 return;
             }
             for event in out {
@@ -102,25 +119,19 @@ pub async fn lobby_stream(
             }
         }
     });
-    Ok(Sse::from_infallible_receiver(receiver).with_keep_alive(keep_alive))
+    Ok(EventStream::new(receiver, keep_alive))
 }
 
 /// The feed's events as the stream sends them.
-fn to_sse(events: Vec<LobbyEvent>) -> Vec<sse::Event> {
+fn to_frames(events: Vec<LobbyEvent>) -> Vec<Bytes> {
     events
         .iter()
-        .filter_map(|event| {
-            let data = sse::Data::new_json(event.data().ok()?).ok()?;
-            Some(data.event(event.name()).into())
-        })
+        .filter_map(|event| event_stream::json(event.name(), None, &event.data().ok()?).ok())
         .collect()
 }
 
 /// The `snapshot` event: the lobby now.
-async fn snapshot(state: &AppState, feed: &mut Feed) -> Result<sse::Event, ApiError> {
+async fn snapshot(state: &AppState, feed: &mut Feed) -> Result<Bytes, ApiError> {
     let snapshot = feed.snapshot(&state.pool).await?;
-    Ok(sse::Data::new_json(&snapshot)
-        .map_err(anyhow::Error::from)?
-        .event("snapshot")
-        .into())
+    Ok(event_stream::json("snapshot", None, &snapshot).map_err(anyhow::Error::from)?)
 }

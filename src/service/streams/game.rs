@@ -9,8 +9,10 @@
 //! others wait for it; each stream then takes what its reader may see, in memory: the events
 //! redacted by the rules engine for its viewer, the chat of the channels it may read. What is
 //! the same for every stream of a viewer class (a seat, the spectators, everyone once the game
-//! is over) is computed once: the redacted events, and the `view` event's `GameUpdate`. The
-//! state is folded forward in memory from the previous reading by the rules engine.
+//! is over) is computed and serialized once: the redacted events, the `view` event's
+//! `GameUpdate`, and the bytes a delivery sends (the events after a version and the `view`,
+//! as one frame), which the class's streams share. The state is folded forward in memory from
+//! the previous reading by the rules engine.
 //!
 //! A feed keeps the latest [`WINDOW`] versions and [`CHAT_WINDOW`] chat messages; a stream
 //! further behind (a resume after a long absence) reads its pages itself, as before.
@@ -27,6 +29,7 @@ use crate::store::chat::{self as chat_store, MessageRow};
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, GameHead, SeatRow, Status};
 use crate::with_rules;
+use bytes::Bytes;
 use sqlx::PgPool;
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
@@ -40,6 +43,11 @@ pub const WINDOW: usize = 256;
 pub const CHAT_WINDOW: usize = 256;
 /// The most chat pages one reading takes (a flood is read on at the next change).
 const CHAT_PAGES: usize = 4;
+/// The most delivery frames a reading keeps: the streams that stand where the last change
+/// left them share a few (one per class); streams resuming from scattered places (each
+/// `Last-Event-ID` is a place of its own) make theirs beyond that without keeping them, so
+/// that reconnects cannot pile frames up in memory.
+const SHARED_DELIVERIES: usize = 64;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
@@ -101,7 +109,7 @@ pub struct Want {
 }
 
 /// An event as a viewer class may see it: its version and its JSON.
-pub type Redacted = (i64, Arc<str>);
+pub type Redacted = (i64, Bytes);
 
 /// One game's shared reading, see the module's doc.
 pub struct Feed {
@@ -123,12 +131,32 @@ struct EventMemo {
     /// The rewinds and seat names the marks were made with: new ones redo the marks.
     rewinds: usize,
     names: Arc<HashMap<Uuid, String>>,
-    by_class: HashMap<Class, BTreeMap<i64, Option<Arc<str>>>>,
+    by_class: HashMap<Class, BTreeMap<i64, Option<Bytes>>>,
 }
 
-/// A viewer class and the seat of its reader (which decides `your_turn`, `legal`, `undo`).
+/// A viewer class and the seat of its reader (which decides `your_turn`, `legal`, `undo`):
+/// everything that decides what a stream is sent of a reading (what the rules engine
+/// redacts for the viewer, and the seat's own part of the `view`). A seat's player sees
+/// their seat, a spectator the spectators' view, everyone everything once the game is over
+/// (and the importer of a sandbox always): see `log::viewer_for`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Class(u8, i16, Option<i16>);
+
+/// Where a stream stands: the version and the chat message it sent last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub version: i64,
+    pub chat: i64,
+}
+
+/// One delivery as a class's streams send it: the events after `after` (each with an id
+/// that holds `after`'s chat message), and the `view` if `view`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Delivery {
+    class: Class,
+    after: Position,
+    view: bool,
+}
 
 impl Class {
     fn of(viewer: Viewer, seat: Option<i16>) -> Self {
@@ -162,7 +190,9 @@ pub struct Reading {
     state: Option<Arc<dyn Any + Send + Sync>>,
     undo: Arc<UndoInputs>,
     /// The `view` events' data per class, serialized once.
-    updates: Mutex<HashMap<Class, Arc<str>>>,
+    updates: Mutex<HashMap<Class, Bytes>>,
+    /// The frames of the deliveries made of this reading, encoded once per class.
+    deliveries: Mutex<HashMap<Delivery, Bytes>>,
 }
 
 impl Reading {
@@ -331,21 +361,8 @@ impl Feed {
             state,
             undo,
             updates: Mutex::new(HashMap::new()),
+            deliveries: Mutex::new(HashMap::new()),
         })
-    }
-
-    /// The events of `reading` after version `after` as `viewer` may see them, each with its
-    /// JSON; `None` when `after` lies before the feed's window (the stream pages itself).
-    pub fn events_after(
-        &self,
-        reading: &Reading,
-        viewer: Viewer,
-        after: i64,
-    ) -> Option<anyhow::Result<Vec<Redacted>>> {
-        if after < reading.events_from {
-            return None;
-        }
-        Some(self.redacted(reading, viewer, after))
     }
 
     fn redacted(
@@ -378,7 +395,7 @@ impl Feed {
                 seen.insert(row.seq, None);
             }
             for item in items {
-                seen.insert(item.seq, Some(serde_json::to_string(&item)?.into()));
+                seen.insert(item.seq, Some(serde_json::to_vec(&item)?.into()));
             }
         }
         // What left the window is not needed again.
@@ -396,7 +413,7 @@ impl Feed {
         reading: &Reading,
         viewer: Viewer,
         seat: Option<i16>,
-    ) -> Result<Arc<str>, Error> {
+    ) -> Result<Bytes, Error> {
         let class = Class::of(viewer, seat);
         if let Some(done) = lock(&reading.updates).get(&class) {
             return Ok(done.clone());
@@ -440,9 +457,52 @@ impl Feed {
             undo: undo::state_of(head, &reading.seats, seat, &reading.undo)?,
             seed: (head.status() == Status::Finished).then(|| hex::encode(&head.seed)),
         };
-        let text: Arc<str> = serde_json::to_string(&update)?.into();
+        let text = Bytes::from(serde_json::to_vec(&update)?);
         lock(&reading.updates).insert(class, text.clone());
         Ok(text)
+    }
+
+    /// What a stream of `viewer` class at `seat` sends of `reading` when it stands `after`:
+    /// the events after its version as the class sees them, then (if `view` and the version
+    /// moved) the `view` event's data, as `encode` frames them; made once per class and
+    /// reading, and the same bytes shared by every stream of the class. `None` when `after`
+    /// lies before the feed's window (the stream pages the log itself).
+    pub fn delivery(
+        &self,
+        reading: &Reading,
+        viewer: Viewer,
+        seat: Option<i16>,
+        after: Position,
+        view: bool,
+        encode: impl FnOnce(&[Redacted], Option<&Bytes>) -> Bytes,
+    ) -> Option<anyhow::Result<Bytes>> {
+        if after.version < reading.events_from {
+            return None;
+        }
+        let key = Delivery {
+            class: Class::of(viewer, seat),
+            after,
+            view,
+        };
+        // Held while the frame is made, so that the class's other streams wait for it
+        // rather than make it again.
+        let mut deliveries = lock(&reading.deliveries);
+        if let Some(frame) = deliveries.get(&key) {
+            return Some(Ok(frame.clone()));
+        }
+        let made = (|| {
+            let events = self.redacted(reading, viewer, after.version)?;
+            let update = (view && reading.head.version > after.version)
+                .then(|| self.update(reading, viewer, seat))
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            Ok(encode(&events, update.as_ref()))
+        })();
+        Some(made.inspect(|frame| {
+            if deliveries.len() < SHARED_DELIVERIES {
+                deliveries.insert(key, frame.clone());
+            }
+        }))
     }
 
     /// The chat messages of `reading` after id `after` in the channels a reader at `seat`
@@ -457,6 +517,10 @@ impl Feed {
     ) -> Option<Vec<ChatMessage>> {
         if after < reading.chat_from {
             return None;
+        }
+        // Most catch-ups bring no chat message: nothing to sort out then.
+        if reading.chat.last().is_none_or(|m| m.id <= after) {
+            return Some(Vec::new());
         }
         let channels: Vec<String> =
             crate::service::play::channels::readable_in(&reading.head, seat)
