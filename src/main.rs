@@ -9,6 +9,12 @@ use kontor::games::simulate::{Autoplay, ResponseModel, simulate_with};
 use kontor::games::{BotLevel, GameKind};
 use kontor::with_rules;
 
+/// mimalloc rather than glibc's allocator: an action allocates and frees many small values
+/// (JSON, events, rows), and with glibc's malloc that was about 40% of the server's CPU per
+/// action under load (`perf record` during `deploy/bench.sh`; see docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "kontor",
