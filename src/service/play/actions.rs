@@ -480,7 +480,10 @@ pub async fn submit(
     let retry = Retry {
         request_hash,
         window: idempotency_window,
-        now: committer.clock().now(),
+        // The record's age is judged on the clock that stamped it, the database's (its
+        // `created_at` defaults to now()), not the server's settable game clock: the two part
+        // when a test moves the game clock on by days.
+        now: chrono::Utc::now(),
     };
     // A request that left the version to the server may be the retry of one already applied,
     // which left the game at the version it now names: the cache would skip the stored answer.
@@ -683,6 +686,7 @@ struct Retry {
     request_hash: Vec<u8>,
     /// How long after its record a retry gets the first answer.
     window: Duration,
+    /// Now, on the clock that stamped the record.
     now: DateTime<Utc>,
 }
 
