@@ -200,17 +200,7 @@ async fn a_backup_restores_into_a_new_cluster_with_games_that_verify_and_play_on
         .await
         .assert_ok();
     for game in &finished {
-        let verification = restored
-            .get(&format!("/games/{game}/verification"))
-            .as_user(&players[2])
-            .send()
-            .await;
-        assert_eq!(
-            verification.assert_ok()["verified"],
-            true,
-            "{}",
-            verification.text
-        );
+        restored.assert_verified(*game, &players[2]).await;
         // The restored log is the original's, event for event (the header differs only in
         // its `exported_at`), and the original server's export verifies on the restored one.
         let events = |export: &str| export.lines().skip(1).collect::<Vec<_>>().join("\n");

@@ -332,18 +332,7 @@ async fn an_abandoned_seat_is_played_by_the_bot_until_its_player_returns() {
     // Played to the end, the game verifies with its timeout, abandonment, the bot's moves and
     // the return, and so its export imports.
     bots::play_to_end(&w.app, game, &table, bots::steel_driver, 7).await;
-    let verification = w
-        .app
-        .get(&format!("/games/{game}/verification"))
-        .as_user(&table[0])
-        .send()
-        .await;
-    assert_eq!(
-        verification.assert_ok()["verified"],
-        true,
-        "{}",
-        verification.text
-    );
+    w.app.assert_verified(game, &table[0]).await;
     let export = w.app.export(game, &table[0]).await;
     assert!(export.contains("kontor.seat_returned"));
     let response = w
@@ -585,18 +574,7 @@ async fn a_forfeited_seat_is_played_out_by_the_bot_and_ranks_last() {
             .any(|w| w.as_u64() == Some(seat as u64))
     );
     // And the game still verifies, bot moves and forfeit included.
-    let verification = w
-        .app
-        .get(&format!("/games/{game}/verification"))
-        .as_user(&table[0])
-        .send()
-        .await;
-    assert_eq!(
-        verification.assert_ok()["verified"],
-        true,
-        "{}",
-        verification.text
-    );
+    w.app.assert_verified(game, &table[0]).await;
 }
 
 #[tokio::test]

@@ -124,17 +124,7 @@ async fn forced_moves_are_played_at_once_for_all_to_see_and_verify_in_both_games
     bots::play_to_end(&app, dutchman, &players, bots::flying_dutchman, 9).await;
     let export = app.export(dutchman, &players[1]).await;
     check_forced::<FlyingDutchman>(&export);
-    let verification = app
-        .get(&format!("/games/{dutchman}/verification"))
-        .as_user(&players[0])
-        .send()
-        .await;
-    assert_eq!(
-        verification.assert_ok()["verified"],
-        true,
-        "{}",
-        verification.text
-    );
+    app.assert_verified(dutchman, &players[0]).await;
     // The state caches replay exactly, forced moves and all.
     let mismatches = kontor::audit::replay::check(&app.pool, |_, _| {})
         .await

@@ -374,17 +374,7 @@ async fn a_seat_the_bot_played_stays_a_bot_and_need_not_answer() {
         .assert_ok();
     // Played to its end, the rematch verifies (the bot's seat from the start, its return).
     play_with_bots(&app, new_game, &table).await;
-    let verification = app
-        .get(&format!("/games/{new_game}/verification"))
-        .as_user(&table[0])
-        .send()
-        .await;
-    assert_eq!(
-        verification.assert_ok()["verified"],
-        true,
-        "{}",
-        verification.text
-    );
+    app.assert_verified(new_game, &table[0]).await;
 }
 
 /// The mail of an offer, through the real SMTP receiver: to the other seats only, each in

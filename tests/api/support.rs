@@ -530,6 +530,22 @@ impl TestApp {
         response.text().await.unwrap()
     }
 
+    /// Asks the server to verify `game` (its seed commitment, every die and shuffle) as
+    /// `user`, and fails the test unless it says `verified`.
+    pub async fn assert_verified(&self, game: Uuid, user: &User) {
+        let verification = self
+            .get(&format!("/games/{game}/verification"))
+            .as_user(user)
+            .send()
+            .await;
+        assert_eq!(
+            verification.assert_ok()["verified"],
+            true,
+            "{}",
+            verification.text
+        );
+    }
+
     /// Runs the deadline worker's pass by hand (test servers run no workers).
     pub async fn run_deadlines(&self) -> Pass {
         process_due(&self.pool, &self.committer, 10).await.unwrap()

@@ -498,18 +498,10 @@ async fn a_lost_database_server_is_restored_from_its_wal_archive_to_the_last_ack
     let second = Follower::start(&url, &dir, &settings).await;
     finished.check(&second.pool).await;
     running.check(&second.pool).await;
-    let verification = second
+    second
         .app
-        .get(&format!("/games/{}/verification", finished.game))
-        .as_user(&finished.players[0])
-        .send()
+        .assert_verified(finished.game, &finished.players[0])
         .await;
-    assert_eq!(
-        verification.assert_ok()["verified"],
-        true,
-        "{}",
-        verification.text
-    );
     let mut running = Table {
         app: second.app.clone(),
         ..running

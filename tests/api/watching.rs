@@ -114,17 +114,7 @@ async fn a_players_only_game_is_read_by_its_players_alone() {
     assert_eq!(finished(&players[1]).await, vec![game.to_string()]);
     assert!(finished(&outsider).await.is_empty());
     // Its complete export verifies: the setting is no rule of the game.
-    let verification = app
-        .get(&format!("/games/{game}/verification"))
-        .as_user(&players[0])
-        .send()
-        .await;
-    assert_eq!(
-        verification.assert_ok()["verified"],
-        true,
-        "{}",
-        verification.body
-    );
+    app.assert_verified(game, &players[0]).await;
     let export = app.export(game, &players[0]).await;
     let uploaded = app
         .client
