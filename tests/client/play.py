@@ -7,10 +7,13 @@ mypy --strict, and runs it against a test server.
 
 First it parses answers carrying an error code and an event type the description does not
 list (as a later Kontor may send them): the client must keep them. Each seat follows a simple
-policy over what `legal` offers, seeded so that a failure can be replayed. Whole games of each
-kind are played until every command type listed for it has been sent (at most MAX_GAMES).
+policy over what `legal` offers, seeded so that a failure can be replayed; a command type it
+has not sent yet is preferred where it is offered. Whole games of each kind are played until
+every command type listed for it has been sent or played by the server as forced (read from
+the finished game's export), at most MAX_GAMES.
 It also sets, edits and cancels a standing order and sees one play. Prints one JSON line per
-game: its id, kind, version, the command types sent and the rule refusals met (the policy may pick a bid the rules refuse); and for the first finished game of
+game: its id, kind, version, the command types sent, those the server played as forced, and
+the rule refusals met (the policy may pick a bid the rules refuse); and for the first finished game of
 each kind one line of its audit through the generated calls: exported, verified, imported.
 
     python play.py <base URL> <seed> '<commands>' '{"kind": "<kind>", "players": [{"name", "token"}, ...]}'
@@ -132,6 +135,8 @@ from kontor_api_client.models import UndoBody, UndoOutcome, UndoPolicy, UndoStat
 from kontor_api_client.api.play import cancel_order, edit_order, list_orders, set_order
 from kontor_api_client.models import (
     AutoKind,
+    CommandRecord,
+    ExportEvent,
     NewsKind,
     OrderRequest,
     Orders,
@@ -185,6 +190,8 @@ Command = Union[
 MAX_STEPS = 5000
 # Games of one kind played to see each of its command types sent at least once.
 MAX_GAMES = 12
+# The Flying Dutchman's commands that only a negotiation (a tie of bids) offers.
+NEGOTIATION = {"make_offer", "reject_offer", "withdraw_offer", "accept_offer", "no_agreement"}
 
 T = TypeVar("T")
 
@@ -232,25 +239,30 @@ class Player:
 
 
 def fd_command(
-    legal: FlyingDutchmanLegal, seat: int, turns: dict[int, tuple[int, int]], rng: random.Random
+    legal: FlyingDutchmanLegal,
+    seat: int,
+    turns: dict[int, tuple[int, int]],
+    missing: set[str],
+    rng: random.Random,
 ) -> Command:
-    """One of the commands `legal` offers, with arguments taken from it."""
+    """One of the commands `legal` offers, with arguments taken from it; one of the `missing`
+    types where it is offered (negotiations and extra rounds come too seldom to wait for)."""
     offered = set(legal.commands)
     decision = legal.decision
     K = FlyingDutchmanCommandKind
     if decision != FlyingDutchmanDecision.NEGOTIATE:
         turns.pop(seat, None)
     if decision == FlyingDutchmanDecision.ACTION:
-        if K.USE_KONTOR in offered and rng.random() < 0.2:
+        if K.USE_KONTOR in offered and ("use_kontor" in missing or rng.random() < 0.2):
             return FlyingDutchmanUseKontor(type_=FlyingDutchmanUseKontorType.USE_KONTOR)
-        if K.USE_SMITH in offered and rng.random() < 0.2:
+        if K.USE_SMITH in offered and ("use_smith" in missing or rng.random() < 0.2):
             return FlyingDutchmanUseSmith(type_=FlyingDutchmanUseSmithType.USE_SMITH)
         if K.PASS in offered and (K.BID not in offered or rng.random() < 0.5):
             return FlyingDutchmanPass(type_=FlyingDutchmanPassType.PASS)
-        return fd_bid(legal, rng)
+        return fd_bid(legal, missing, rng)
     if decision == FlyingDutchmanDecision.EXTRA_ROUND:
-        if K.BID in offered and rng.random() < 0.5:
-            return fd_bid(legal, rng)
+        if K.BID in offered and "drop_out" not in missing and rng.random() < 0.5:
+            return fd_bid(legal, missing, rng)
         return FlyingDutchmanDropOut(type_=FlyingDutchmanDropOutType.DROP_OUT)
     if decision == FlyingDutchmanDecision.RETURN_SHARES:
         return FlyingDutchmanReturnShares(
@@ -266,9 +278,9 @@ def fd_command(
     if decision == FlyingDutchmanDecision.NEGOTIATE:
         turn, patience = turns.get(seat, (0, rng.choice([1, 10, 10])))
         turns[seat] = (turn + 1, patience)
-        return fd_negotiate(legal, seat, turn, patience, rng)
+        return fd_negotiate(legal, seat, turn, patience, missing, rng)
     if decision == FlyingDutchmanDecision.ISLAND_INCOME:
-        if legal.income and rng.random() < 0.8:
+        if legal.income and "decline_income" not in missing and rng.random() < 0.8:
             return FlyingDutchmanTakeIncome(
                 type_=FlyingDutchmanTakeIncomeType.TAKE_INCOME, colour=rng.choice(legal.income).colour
             )
@@ -276,12 +288,13 @@ def fd_command(
     raise SystemExit(f"seat {seat} is pending without a decision: {legal.to_dict()}")
 
 
-def fd_bid(legal: FlyingDutchmanLegal, rng: random.Random) -> FlyingDutchmanBid:
+def fd_bid(legal: FlyingDutchmanLegal, missing: set[str], rng: random.Random) -> FlyingDutchmanBid:
     """A bid of one or two horseshoes, never two gold ones (the gold one counts plus); often
-    the lowest silver one alone, which ties with the others' and leads to negotiations."""
+    the lowest silver one alone, which ties with the others' and leads to negotiations (always,
+    while a negotiation's command has not been sent)."""
     silver = sorted((h for h in legal.horseshoes if not h.gold), key=lambda h: h.value)
     gold = [h for h in legal.horseshoes if h.gold]
-    if silver and rng.random() < 0.5:
+    if silver and (NEGOTIATION & missing or rng.random() < 0.5):
         lowest = FlyingDutchmanBidHorseshoe(value=silver[0].value, sign=FlyingDutchmanSign.PLUS)
         return FlyingDutchmanBid(type_=FlyingDutchmanBidType.BID, horseshoes=[lowest])
     picks = rng.sample(silver, min(len(silver), rng.randint(1, 2)))
@@ -299,10 +312,13 @@ def fd_bid(legal: FlyingDutchmanLegal, rng: random.Random) -> FlyingDutchmanBid:
     return FlyingDutchmanBid(type_=FlyingDutchmanBidType.BID, horseshoes=horseshoes)
 
 
-def fd_negotiate(legal: FlyingDutchmanLegal, seat: int, turn: int, patience: int, rng: random.Random) -> Command:
+def fd_negotiate(
+    legal: FlyingDutchmanLegal, seat: int, turn: int, patience: int, missing: set[str], rng: random.Random
+) -> Command:
     """The seat's `turn`-th command of this negotiation: an offer, a rejection of another's,
     taking its own back and offering anew, then acceptances, and no agreement once its
-    `patience` is spent; so every negotiation command is sent and every negotiation ends."""
+    `patience` is spent; so every negotiation command is sent and every negotiation ends. A
+    rejection or a withdrawal not sent yet goes first wherever it can."""
     K = FlyingDutchmanCommandKind
     offered = set(legal.commands)
     if turn >= patience:
@@ -311,9 +327,9 @@ def fd_negotiate(legal: FlyingDutchmanLegal, seat: int, turn: int, patience: int
     open_to_me = [
         o for o in legal.offers if o.by != seat and seat not in o.accepted_by and seat not in o.rejected_by
     ]
-    if K.REJECT_OFFER in offered and open_to_me and turn == 1:
+    if K.REJECT_OFFER in offered and open_to_me and (turn == 1 or "reject_offer" in missing):
         return FlyingDutchmanRejectOffer(type_=FlyingDutchmanRejectOfferType.REJECT_OFFER, offer=open_to_me[0].id)
-    if K.WITHDRAW_OFFER in offered and mine and turn == 2:
+    if K.WITHDRAW_OFFER in offered and mine and (turn == 2 or "withdraw_offer" in missing):
         return FlyingDutchmanWithdrawOffer(type_=FlyingDutchmanWithdrawOfferType.WITHDRAW_OFFER, offer=mine[0].id)
     if K.ACCEPT_OFFER in offered and open_to_me and turn >= 3:
         return FlyingDutchmanAcceptOffer(type_=FlyingDutchmanAcceptOfferType.ACCEPT_OFFER, offer=open_to_me[0].id)
@@ -359,7 +375,7 @@ def sd_command(detail: SteelDriverGameDetail, rng: random.Random) -> Command:
     raise SystemExit(f"a pending seat has nothing to do: {detail.to_dict()}")
 
 
-def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random) -> dict[str, Any]:
+def play(base: str, kind: CreateGameRequestKind, seats: int, missing: set[str], rng: random.Random) -> dict[str, Any]:
     tag = uuid.uuid4().hex[:8]
     players = [Player(base, f"py{tag}{n}") for n in range(seats)]
     host = players[0]
@@ -396,7 +412,7 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
         # The detail is the game's own (told apart by `kind`): its legal actions are typed.
         if isinstance(mine, FlyingDutchmanGameDetail):
             assert isinstance(mine.legal, FlyingDutchmanLegal), mine.to_dict()
-            command: Command = fd_command(mine.legal, seat, negotiating, rng)
+            command: Command = fd_command(mine.legal, seat, negotiating, missing - sent, rng)
         else:
             command = sd_command(mine, rng)
         answer = submit_action.sync_detailed(
@@ -436,7 +452,20 @@ def play(base: str, kind: CreateGameRequestKind, seats: int, rng: random.Random)
         "kind": kind.value,
         "version": detail.version,
         "sent": sorted(sent),
+        "forced": sorted(forced_types(host, created.id)),
         "refused": refused,
+    }
+
+
+def forced_types(player: Player, game_id: uuid.UUID) -> set[str]:
+    """The command types the server played as forced in a finished game, as its complete
+    export records them (a company that cannot build passes: no client ever sends that)."""
+    exported = parsed(export_game.sync_detailed(game_id, client=player.client), "export")
+    assert isinstance(exported, File)
+    lines = exported.payload.read().decode().splitlines()[1:]
+    commands = [ExportEvent.from_dict(json.loads(line)).command for line in lines]
+    return {
+        str(c.action["type"]) for c in commands if isinstance(c, CommandRecord) and c.auto == AutoKind.FORCED
     }
 
 
@@ -756,11 +785,11 @@ def main() -> None:
         # Whole games of the kind until every one of its command types has been sent.
         missing = set(wanted[kind.value])
         for n in range(MAX_GAMES):
-            game = play(base, kind, seats, rng)
+            game = play(base, kind, seats, missing, rng)
             print(json.dumps(game), flush=True)
             if n == 0:
                 print(json.dumps(audit(base, uuid.UUID(game["game"]))), flush=True)
-            missing -= set(game["sent"])
+            missing -= set(game["sent"]) | set(game["forced"])
             if not missing:
                 break
 
