@@ -10,8 +10,10 @@ use serde_json::Value;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
-/// How many entries of news a seat keeps (the latest).
+/// How many entries of news a seat keeps at most (the latest), not yet told in a notice.
 pub const NEWS_KEPT: i64 = 100;
+/// How many entries of news a seat keeps once a notice told them (the latest).
+pub const NEWS_TOLD_KEPT: usize = 10;
 
 /// One seat's row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
@@ -101,7 +103,7 @@ pub async fn bump_revision(conn: &mut PgConnection, game_id: Uuid) -> sqlx::Resu
 }
 
 /// What an upsert of rows `x` (as [`save`] and the append name them) does to a stored row:
-/// the new orders, ids, news (the latest [`NEWS_KEPT`]) and mail mark replace the old.
+/// the new orders, ids, news (as `service::play::auto` trims them) and mail mark replace the old.
 pub(super) const UPSERT: &str = "ON CONFLICT (game_id, seat) DO UPDATE
         SET user_id = EXCLUDED.user_id, orders = EXCLUDED.orders, next_id = EXCLUDED.next_id,
             news = EXCLUDED.news, mailed_through = EXCLUDED.mailed_through,

@@ -6,7 +6,7 @@
 
 use crate::games::auto::{Cause, Notice, OrderBook};
 use crate::games::{Reason, Rules, Seat};
-use crate::store::orders::{NEWS_KEPT, OrderRow};
+use crate::store::orders::{NEWS_KEPT, NEWS_TOLD_KEPT, OrderRow};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -89,6 +89,24 @@ pub struct SeatBook {
     pub changed: bool,
 }
 
+impl SeatBook {
+    /// Keeps the news not yet told in a notice (the latest [`NEWS_KEPT`]) and the latest
+    /// [`NEWS_TOLD_KEPT`] of those told. The row is read and written with every command of
+    /// its game, and Steel Driver forces a pass on some seat every other action or so: with
+    /// a hundred told entries kept, each seat's row grew to about 15 KB of JSON.
+    fn trim(&mut self) {
+        let told = self
+            .news
+            .iter()
+            .take_while(|n| n.version <= self.mailed_through)
+            .count();
+        let excess = told
+            .saturating_sub(NEWS_TOLD_KEPT)
+            .max(self.news.len().saturating_sub(NEWS_KEPT as usize));
+        self.news.drain(..excess);
+    }
+}
+
 /// A game's orders and news, decoded for the rules `R`.
 pub struct Books<R: Rules> {
     pub book: OrderBook<R::Order>,
@@ -116,12 +134,12 @@ impl<R: Rules> Books<R> {
                 continue;
             };
             seat.user_id = Some(row.user_id);
-            seat.news = serde_json::from_value(row.news.clone()).unwrap_or_default();
+            // Decoded from the rows in place (read for every command): no copy of them first.
+            seat.news = Vec::<News>::deserialize(&row.news).unwrap_or_default();
             seat.mailed_through = row.mailed_through;
-            let stored: Vec<Stored> =
-                serde_json::from_value(row.orders.clone()).unwrap_or_default();
+            let stored = Vec::<Stored>::deserialize(&row.orders).unwrap_or_default();
             for entry in stored {
-                match serde_json::from_value::<R::Order>(entry.order) {
+                match R::Order::deserialize(&entry.order) {
                     Ok(order) => book.push(row.seat as Seat, entry.id, order),
                     Err(_) => seat.changed = true,
                 }
@@ -139,8 +157,7 @@ impl<R: Rules> Books<R> {
     pub fn tell(&mut self, seat: Seat, news: News) {
         if let Some(book) = self.seats.get_mut(usize::from(seat)) {
             book.news.push(news);
-            let excess = book.news.len().saturating_sub(NEWS_KEPT as usize);
-            book.news.drain(..excess);
+            book.trim();
             book.changed = true;
         }
     }
@@ -174,6 +191,7 @@ impl<R: Rules> Books<R> {
             .collect();
         if !unmailed.is_empty() {
             book.mailed_through = version;
+            book.trim();
             book.changed = true;
         }
         unmailed
@@ -279,5 +297,54 @@ pub fn played<O: Serialize>(
             order: order.and_then(|o| serde_json::to_value(o).ok()),
             reason: None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forced(version: i64) -> News {
+        News {
+            version,
+            kind: NewsKind::Forced,
+            command: Some(json!({"type": "pass_bid"})),
+            order_id: None,
+            order: None,
+            reason: None,
+        }
+    }
+
+    fn versions(book: &SeatBook) -> Vec<i64> {
+        book.news.iter().map(|n| n.version).collect()
+    }
+
+    #[test]
+    fn a_seat_keeps_all_untold_news_and_the_latest_told() {
+        let mut book = SeatBook {
+            user_id: None,
+            news: Vec::new(),
+            mailed_through: 0,
+            changed: false,
+        };
+        for version in 1..=30 {
+            book.news.push(forced(version));
+            book.trim();
+        }
+        // Nothing told yet: all thirty stay.
+        assert_eq!(versions(&book), (1..=30).collect::<Vec<_>>());
+        // A notice tells them: the latest ten stay, beside what comes after.
+        book.mailed_through = 30;
+        book.trim();
+        book.news.push(forced(31));
+        book.trim();
+        assert_eq!(versions(&book), (21..=31).collect::<Vec<_>>());
+        // Untold news never outgrows its own cap, whatever was told.
+        for version in 32..=200 {
+            book.news.push(forced(version));
+            book.trim();
+        }
+        assert_eq!(book.news.len(), NEWS_KEPT as usize);
+        assert_eq!(versions(&book).first(), Some(&101));
     }
 }

@@ -55,7 +55,7 @@ pub struct Orders {
     /// In the order set; the first that fits plays first.
     pub orders: Vec<StandingOrder>,
     /// What the server played for the seat and what became of its orders, the latest last
-    /// (the last 100).
+    /// (those no notice has told yet, at most 100, and the latest 10 told).
     pub news: Vec<News>,
     /// An occasion to answer a coming decision ahead now (the seat is not to act), named by
     /// the game (`round/3/action`: the lucky number is rolled, set your action), or `null`.
