@@ -313,30 +313,40 @@ impl Context {
             seat_updates: ref seats,
             ..
         } = *decision;
-        let mut next = self.clone();
-        for row in &decision.orders {
-            match next.orders.0.iter_mut().find(|r| r.seat == row.seat) {
-                Some(stored) => *stored = row.clone(),
-                None => next.orders.0.push(row.clone()),
-            }
-        }
+        // Built field by field: the rows the decision rewrote are taken from it, not copied
+        // first, and the state's text and the stored answer are not copied only to be dropped.
+        let orders = self
+            .orders
+            .iter()
+            .filter(|r| !decision.orders.iter().any(|d| d.seat == r.seat))
+            .chain(&decision.orders)
+            .cloned()
+            .collect::<Vec<_>>();
+        let mut next = Context {
+            head: self.head.clone(),
+            seat_clocks: self.seat_clocks.clone(),
+            armed_timer: self.armed_timer.clone(),
+            // Every append lapses an open request (see `Context::undo_preface`).
+            open_undo: None,
+            orders_revision: self.orders_revision,
+            orders: Json(orders),
+            cached_version: None,
+            cached_state: None,
+            stored_hash: None,
+            stored_status: None,
+            stored_response: None,
+            stored_version: None,
+            stored_first_seq: None,
+            stored_seat: None,
+            stored_at: None,
+        };
+        next.orders.0.sort_by_key(|r| r.seat);
         next.head.version = version;
         next.head.undone_events = undone_events;
         if next.head.pending_seats != *pending {
             next.head.turn_started_at = Some(at);
         }
         next.head.pending_seats = pending.clone();
-        next.cached_version = None;
-        next.cached_state = None;
-        // Every append lapses an open request (see `Context::undo_preface`).
-        next.open_undo = None;
-        next.stored_hash = None;
-        next.stored_status = None;
-        next.stored_response = None;
-        next.stored_version = None;
-        next.stored_first_seq = None;
-        next.stored_seat = None;
-        next.stored_at = None;
         for clock in next.seat_clocks.0.iter_mut() {
             if plan.disarm.contains(&clock.seat) {
                 clock.turn_started_at = None;
