@@ -55,17 +55,6 @@ fn parse_args() -> Args {
     args
 }
 
-/// Runs a hook of the caller's and waits for it; a failing hook ends the run.
-fn run_hook(hook: &Option<String>) {
-    if let Some(command) = hook {
-        let status = std::process::Command::new("sh")
-            .args(["-c", command])
-            .status()
-            .expect("run a hook");
-        assert!(status.success(), "the hook `{command}` failed: {status}");
-    }
-}
-
 #[tokio::main]
 async fn main() {
     let args = parse_args();
@@ -84,7 +73,7 @@ async fn main() {
         let first = new_game(&client, tokens.clone(), game as u64).await;
         tables.push((tokens, first));
     }
-    run_hook(&args.on_start);
+    support::run_hook(&args.on_start);
     let latencies = Arc::new(Mutex::new(Vec::<Duration>::new()));
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
@@ -125,7 +114,7 @@ async fn main() {
         overloaded += busy;
     }
     let elapsed = started.elapsed().as_secs_f64();
-    run_hook(&args.on_stop);
+    support::run_hook(&args.on_stop);
     let mut latencies = latencies.lock().await.clone();
     latencies.sort();
     let percentile = |p: f64| {

@@ -24,6 +24,11 @@
 //! read from `/proc` (`wave_cpu`): on a machine they share, it says whose work the waves wait
 //! for.
 //!
+//! `--on-start CMD` and `--on-stop CMD` are run (`sh -c`, waited for) just before the first
+//! wave and just after the last one was delivered everywhere: `deploy/bench-streams.sh` counts
+//! the server's instructions there (`BENCH_INSTRUCTIONS=1`), so that what it divides by the
+//! deliveries is the waves' work alone.
+//!
 //! Times are measured from the moment the action's answer arrived (its acceptance); an event
 //! can reach a stream before the answer reaches its client (the note goes out as the append
 //! commits), which counts as 0. `deploy/bench-streams.sh` runs this against a release build.
@@ -46,6 +51,8 @@ struct Args {
     actions: usize,
     waves: usize,
     open_concurrency: usize,
+    on_start: Option<String>,
+    on_stop: Option<String>,
 }
 
 fn parse_args() -> Args {
@@ -57,6 +64,8 @@ fn parse_args() -> Args {
         actions: 40,
         waves: 5,
         open_concurrency: 32,
+        on_start: None,
+        on_stop: None,
     };
     let mut it = std::env::args().skip(1);
     let number = support::number::<usize>;
@@ -69,6 +78,8 @@ fn parse_args() -> Args {
             "--actions" => args.actions = number(&mut it, "--actions"),
             "--waves" => args.waves = number(&mut it, "--waves"),
             "--open-concurrency" => args.open_concurrency = number(&mut it, "--open-concurrency"),
+            "--on-start" => args.on_start = it.next(),
+            "--on-stop" => args.on_stop = it.next(),
             // cargo bench passes --bench; ignore what is not ours.
             _ => {}
         }
@@ -287,6 +298,10 @@ fn delivery_report(
     }
     json!({
         "actions": done.len(),
+        // Deliveries: the actions' events received on game streams, and the notices on user
+        // streams.
+        "game_stream_events": each.len(),
+        "your_turn_notices": turn.len(),
         "to_each_game_stream": percentiles(&mut each),
         "to_every_game_stream_of_the_action": percentiles(&mut every),
         "your_turn_to_user_streams": percentiles(&mut turn),
@@ -401,7 +416,8 @@ async fn main() {
     let mut waves = Vec::new();
     let mut wave_every = Vec::new();
     let mut wave_cpu = CpuUse::default();
-    for _ in 0..args.waves {
+    support::run_hook(&args.on_start);
+    for wave in 0..args.waves {
         let started = Instant::now();
         let cpu_before = CpuUse::snapshot(args.server_pid);
         let tasks: Vec<_> = games
@@ -448,8 +464,11 @@ async fn main() {
             wave_every.push(last.saturating_duration_since(started));
         }
         waves.extend(this_wave);
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        if wave + 1 < args.waves {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
+    support::run_hook(&args.on_stop);
     let seen = seen.lock().unwrap();
     let report = json!({
         "streams": args.streams,

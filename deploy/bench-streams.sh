@@ -15,6 +15,11 @@
 # BENCH_CLIENT_CPUS=1 (a `taskset` CPU list) pins the measuring client to those cores, so that
 # on a small machine it takes no more than them from the server; the report's `wave_cpu`
 # counts the server's own CPU time per delivery and per wave either way (from /proc).
+#
+# BENCH_INSTRUCTIONS=1 runs the server under callgrind and counts its instructions during the
+# waves, per delivered game-stream event and per action (deploy/bench-instructions.sh; small
+# sizes, e.g. `BENCH_INSTRUCTIONS=1 deploy/bench-streams.sh 2000 10 0 5`, 100 game streams a
+# game as at 10,000: the server runs 30-50 times slower).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STREAMS=${1:-10000}
@@ -49,6 +54,7 @@ cleanup() {
   rm -rf "$DIR"
 }
 trap cleanup EXIT
+source deploy/bench-instructions.sh
 
 echo "building (release)..."
 cargo build --release --locked -q
@@ -69,15 +75,16 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 KONTOR_DATABASE_URL="postgres://kontor@localhost/kontor?host=$DIR" KONTOR_BIND="127.0.0.1:$PORT" \
   KONTOR_DATA_DIR="$DIR/kontor" KONTOR_DB_POOL_SIZE=32 KONTOR_WORKERS=false RUST_LOG=warn KONTOR_REGISTRATIONS_PER_ADDRESS=1000000 \
   KONTOR_LIVE_MAX_STREAMS_PER_USER="$STREAMS" KONTOR_LIVE_MAX_STREAMS_PER_ADDRESS="$STREAMS" MALLOC_MMAP_THRESHOLD_=131072 \
-  target/release/kontor serve > "$DIR/server.log" 2>&1 &
+  "${INSTRUMENT[@]}" target/release/kontor serve > "$DIR/server.log" 2>&1 &
 SERVER=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/api/v1/kinds" > /dev/null && break; sleep 0.1; done
+for _ in $(seq "$WAIT_FOR_SERVER"); do curl -sf "http://127.0.0.1:$PORT/api/v1/kinds" > /dev/null && break; sleep 0.1; done
 echo "kontor: $STREAMS streams over $GAMES games..."
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 PIN=()
 if [ -n "${BENCH_CLIENT_CPUS:-}" ]; then PIN=(taskset -c "$BENCH_CLIENT_CPUS"); fi
 REPORT=$("${PIN[@]}" "$LOAD" --url "http://127.0.0.1:$PORT" --server-pid "$SERVER" --streams "$STREAMS" \
-  --games "$GAMES" --actions "$ACTIONS" --waves "$WAVES")
+  --games "$GAMES" --actions "$ACTIONS" --waves "$WAVES" \
+  ${INSTRUMENT:+--on-start "$(instructions_hook on)" --on-stop "$(instructions_hook off)"})
 
 echo
 echo "load average before: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)${BENCH_CLIENT_CPUS:+; client pinned to CPUs $BENCH_CLIENT_CPUS}"
@@ -86,4 +93,11 @@ echo "$REPORT" | python3 -m json.tool
 if grep -qi -e error -e panic "$DIR/server.log"; then
   echo "the server logged errors:"
   grep -i -e error -e panic "$DIR/server.log" | head -20
+fi
+if instructions_verdict; then
+  # The waves' deliveries: each action's event on every game stream of its game.
+  instructions_report "event delivered to a game stream" \
+    "$(echo "$REPORT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["waves"]["game_stream_events"])')" \
+    "action of the waves (its own work and its deliveries)" \
+    "$(echo "$REPORT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["waves"]["actions"])')"
 fi

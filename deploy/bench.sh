@@ -20,6 +20,10 @@
 # hardware's instruction counters are not available in this kind of virtual machine). Then the
 # size the play's rows take once compacted (`VACUUM FULL`), before and after housekeeping
 # trims the stored answers of idempotency keys past their window, and the WAL of the trim.
+#
+# BENCH_INSTRUCTIONS=1 runs the server under callgrind and counts its instructions per
+# accepted action during the timed play (deploy/bench-instructions.sh; small sizes, e.g.
+# `BENCH_INSTRUCTIONS=1 deploy/bench.sh 4 60`: the server runs 30-50 times slower).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GAMES=${1:-32}
@@ -36,6 +40,7 @@ cleanup() {
   rm -rf "$DIR"
 }
 trap cleanup EXIT
+source deploy/bench-instructions.sh
 
 echo "building (release)..."
 cargo build --release --locked -q
@@ -112,12 +117,13 @@ chmod 755 "$DIR/counters.sh"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
 KONTOR_DATABASE_URL="postgres://kontor@localhost/kontor?host=$DIR" KONTOR_BIND="127.0.0.1:$PORT" \
   KONTOR_DATA_DIR="$DIR/kontor" KONTOR_DB_POOL_SIZE=$((GAMES + 8)) KONTOR_WORKERS=false RUST_LOG=warn KONTOR_REGISTRATIONS_PER_ADDRESS=1000000 \
-  target/release/kontor serve > "$DIR/server.log" 2>&1 &
+  "${INSTRUMENT[@]}" target/release/kontor serve > "$DIR/server.log" 2>&1 &
 SERVER=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/api/v1/kinds" > /dev/null && break; sleep 0.1; done
+for _ in $(seq "$WAIT_FOR_SERVER"); do curl -sf "http://127.0.0.1:$PORT/api/v1/kinds" > /dev/null && break; sleep 0.1; done
 echo "kontor: $GAMES games, ${SECONDS_EACH}s..."
 REPORT=$(SERVER_PID=$SERVER "$LOAD" --url "http://127.0.0.1:$PORT" --games "$GAMES" --seconds "$SECONDS_EACH" \
-  --on-start "$DIR/counters.sh start" --on-stop "$DIR/counters.sh stop")
+  --on-start "$DIR/counters.sh start${INSTRUMENT:+ && $(instructions_hook on)}" \
+  --on-stop "${INSTRUMENT:+$(instructions_hook off) && }$DIR/counters.sh stop")
 
 # The play's rows compacted, then the stored answers trimmed (a window of 1 s: all of them are
 # older by now) and compacted again.
@@ -144,7 +150,8 @@ echo "pgbench baseline: $TPS transactions/s; per transaction $(python3 -c "
 f, r = map(float, '$PGBENCH_WAL_FROM'.split()); t, s = map(float, '$PGBENCH_WAL_TO'.split())
 print(f'WAL {(t - f) / $PGBENCH_TX:.0f} bytes in {(s - r) / $PGBENCH_TX:.1f} records')")"
 echo "kontor: $REPORT"
-python3 - "$TPS" "$REPORT" "$DIR" "$(getconf CLK_TCK)" "$KEPT" "$KEPT_COMMANDS" "$TRIMMED" "$TRIMMED_COMMANDS" "$TRIM_WAL" "$TRIM_TOOK" "$(cat "$DIR/housekeeping.log")" "$RECORDS" <<'PY'
+python3 - "$TPS" "$REPORT" "$DIR" "$(getconf CLK_TCK)" "$KEPT" "$KEPT_COMMANDS" "$TRIMMED" "$TRIMMED_COMMANDS" "$TRIM_WAL" "$TRIM_TOOK" "$(cat "$DIR/housekeeping.log")" "$RECORDS" \
+  ${INSTRUMENT:+no-verdict} <<'PY'
 import json, sys
 tps = float(sys.argv[1]); r = json.loads(sys.argv[2])
 start = json.load(open(sys.argv[3] + "/start.json")); stop = json.load(open(sys.argv[3] + "/stop.json"))
@@ -182,5 +189,10 @@ print(f"all rows compacted (VACUUM FULL), per accepted action of the run: {kept 
       f"per action in {float(sys.argv[10]):.1f} s ({sys.argv[11].strip()})")
 ratio = r["actions_per_second"] / tps
 print(f"kontor / pgbench = {ratio:.0%} (target >= 40%), p99 = {r['p99_ms']:.1f} ms (target < 50 ms)")
-print("TARGETS MET" if ratio >= 0.4 and r["p99_ms"] < 50 else "TARGETS NOT MET")
+if len(sys.argv) == 13:
+    print("TARGETS MET" if ratio >= 0.4 and r["p99_ms"] < 50 else "TARGETS NOT MET")
 PY
+if instructions_verdict; then
+  instructions_report "accepted action" \
+    "$(echo "$REPORT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["accepted_actions"])')"
+fi

@@ -16,6 +16,17 @@ pub fn number<T: std::str::FromStr>(it: &mut dyn Iterator<Item = String>, name: 
         .unwrap_or_else(|| panic!("{name} needs a number"))
 }
 
+/// Runs a hook of the caller's and waits for it; a failing hook ends the run.
+pub fn run_hook(hook: &Option<String>) {
+    if let Some(command) = hook {
+        let status = std::process::Command::new("sh")
+            .args(["-c", command])
+            .status()
+            .expect("run a hook");
+        assert!(status.success(), "the hook `{command}` failed: {status}");
+    }
+}
+
 pub struct Client {
     pub http: reqwest::Client,
     pub base: String,
