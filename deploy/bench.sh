@@ -188,9 +188,14 @@ print(f"all rows compacted (VACUUM FULL), per accepted action of the run: {kept 
       f"(game_commands {trimmed_commands / n:.0f}); the trim wrote {trim_wal / n:.0f} bytes of WAL "
       f"per action in {float(sys.argv[10]):.1f} s ({sys.argv[11].strip()})")
 ratio = r["actions_per_second"] / tps
-print(f"kontor / pgbench = {ratio:.0%} (target >= 40%), p99 = {r['p99_ms']:.1f} ms (target < 50 ms)")
+# Issue 40's goals: at 32 games (one client each) at least pgbench's rate with p99 under 10 ms;
+# at 128, one and a half times its rate (pgbench's one-row transactions queue on the cores).
+wanted, p99_goal = (1.5, None) if r["games"] >= 128 else (1.0, 10.0)
+print(f"kontor / pgbench = {ratio:.0%} (goal >= {wanted:.0%}), p99 = {r['p99_ms']:.1f} ms"
+      + (f" (goal < {p99_goal:.0f} ms)" if p99_goal else ""))
 if len(sys.argv) == 13:
-    print("TARGETS MET" if ratio >= 0.4 and r["p99_ms"] < 50 else "TARGETS NOT MET")
+    met = ratio >= wanted and (p99_goal is None or r["p99_ms"] < p99_goal)
+    print("GOALS MET" if met else "GOALS NOT MET")
 PY
 if instructions_verdict; then
   instructions_report "accepted action" \
