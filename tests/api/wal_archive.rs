@@ -13,7 +13,7 @@
 //! the manual's commands (docs/operations.md, "Continuous archiving"), run as written.
 
 use crate::failover::{
-    Follower, cluster_scratch, initdb, kontor_database, succeed, superuser, tool, wait_on,
+    Follower, cluster_scratch, initdb, kontor_database, superuser, tool, wait_on,
 };
 use crate::operations::{free_port, kill_postmaster};
 use crate::support::*;
@@ -124,15 +124,24 @@ impl Drop for Scratch {
     }
 }
 
+/// Starts the cluster in `data`; if it does not start, fails with what its log says (pg_ctl
+/// itself only says to look there).
 fn pg_ctl_start(data: &Path, log: &Path) {
-    succeed(
-        tool("pg_ctl")
-            .arg("-D")
-            .arg(data)
-            .arg("-l")
-            .arg(log)
-            .args(["-w", "start"]),
-        "pg_ctl start",
+    let output = tool("pg_ctl")
+        .arg("-D")
+        .arg(data)
+        .arg("-l")
+        .arg(log)
+        .args(["-w", "start"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "pg_ctl start: {}{}\n{}:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        log.display(),
+        std::fs::read_to_string(log).unwrap_or_default()
     );
 }
 
@@ -453,6 +462,13 @@ async fn a_lost_database_server_is_restored_from_its_wal_archive_to_the_last_ack
     let killed = Instant::now();
     kill_postmaster(&lost);
     std::fs::remove_dir_all(&lost).unwrap();
+    // Its socket and the socket's lock file go with it, as with a lost machine's. Left here,
+    // the lock names the killed postmaster's pid, and the restored server (same socket folder
+    // and port) refuses to start if another process got that pid meanwhile (this machine's
+    // pid_max is 32,768, and the suite starts processes by the thousand).
+    for file in [format!(".s.PGSQL.{port}"), format!(".s.PGSQL.{port}.lock")] {
+        let _ = std::fs::remove_file(dir.join(file));
+    }
     let played_before = done.load(Ordering::Relaxed);
     until("the client sees the outage", &retries, 1).await;
 
