@@ -254,6 +254,19 @@ function GameScreen({ id }: { id: string }) {
     const timer = setInterval(() => void load(), 4000);
     return () => clearInterval(timer);
   }, [open, connected, load]);
+  // The start is read again. Before it, the stream's snapshot and a read of the same version
+  // can arrive in either order, so the page may hold the table as it stood before the
+  // player's own join; the `view`s after the start carry no seat, and would keep that (a
+  // player shown as a spectator, without controls).
+  const wasOpen = useRef(false);
+  const status = detail?.status;
+  useEffect(() => {
+    if (status === 'open') wasOpen.current = true;
+    else if (wasOpen.current && status !== undefined) {
+      wasOpen.current = false;
+      void load();
+    }
+  }, [status, load]);
   const module = detail ? gameModule(detail.kind) : undefined;
 
   useEffect(() => {
