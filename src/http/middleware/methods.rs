@@ -163,52 +163,56 @@ fn routes(spec: &serde_json::Value) -> &'static [Route] {
     })
 }
 
-/// The operations of the route `path` is (empty for a path that does not exist).
-fn operations_at<'s>(
-    spec: &'s serde_json::Value,
-    path: &str,
-) -> impl Iterator<Item = &'static (Method, BTreeSet<String>)> + use<'s> {
+/// What the description documents at a path: the operations of the route it is, each with
+/// the query parameters it takes (none for a path that does not exist). Looked up once per
+/// request, for both policies (methods and query parameters).
+pub struct Documented(Vec<&'static (Method, BTreeSet<String>)>);
+
+/// The operations documented at `path`.
+pub fn documented(spec: &serde_json::Value, path: &str) -> Documented {
     let segments: Vec<&str> = path.split('/').collect();
     let matching: Vec<&'static Route> = routes(spec).iter().filter(|r| r.fits(&segments)).collect();
     let fewest = matching.iter().map(|r| r.parameters).min();
-    matching
+    Documented(
+        matching
+            .into_iter()
+            .filter(|r| Some(r.parameters) == fewest)
+            .flat_map(|r| &r.operations)
+            .collect(),
+    )
+}
+
+impl Documented {
+    /// The query parameters the operation `method` takes, or `None` for an undocumented one.
+    pub fn query_parameters(&self, method: &Method) -> Option<&'static BTreeSet<String>> {
+        self.0
+            .iter()
+            .find(|(m, _)| m == method)
+            .map(|(_, query)| query)
+    }
+
+    /// The methods the path answers, in a fixed order, `HEAD` with every `GET`; empty for a
+    /// path that does not exist.
+    pub fn allowed_methods(&self) -> Vec<Method> {
+        let found: Vec<&Method> = self.0.iter().map(|(m, _)| m).collect();
+        [
+            Method::GET,
+            Method::HEAD,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        ]
         .into_iter()
-        .filter(move |r| Some(r.parameters) == fewest)
-        .flat_map(|r| &r.operations)
-}
-
-/// The query parameters the operation `method path` takes, or `None` for an undocumented one.
-pub fn query_parameters(
-    spec: &serde_json::Value,
-    method: &Method,
-    path: &str,
-) -> Option<&'static BTreeSet<String>> {
-    operations_at(spec, path)
-        .find(|(m, _)| m == method)
-        .map(|(_, query)| query)
-}
-
-/// The methods a path answers, in a fixed order, `HEAD` with every `GET`; empty for a path
-/// that does not exist.
-pub fn allowed_methods(spec: &serde_json::Value, path: &str) -> Vec<Method> {
-    let found: Vec<&Method> = operations_at(spec, path).map(|(m, _)| m).collect();
-    [
-        Method::GET,
-        Method::HEAD,
-        Method::POST,
-        Method::PUT,
-        Method::PATCH,
-        Method::DELETE,
-    ]
-    .into_iter()
-    .filter(|m| found.contains(&m) || (*m == Method::HEAD && found.contains(&&Method::GET)))
-    .collect()
+        .filter(|m| found.contains(&m) || (*m == Method::HEAD && found.contains(&&Method::GET)))
+        .collect()
+    }
 }
 
 /// Anything that matches no route: 405 with `Allow` where the path exists, else 404.
 pub async fn unrouted(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let method = sent_method(&req);
-    let allowed = allowed_methods(&state.openapi, req.path());
+    let allowed = documented(&state.openapi, req.path()).allowed_methods();
     if allowed.is_empty() {
         return ApiError::not_found(
             ErrorCode::NotFound,

@@ -20,18 +20,18 @@ pub async fn refuse_unknown_parameters(
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
     // A path that exists answers only its documented methods, even where the router would
     // hand the request to a neighbouring route (`GET /games/import` to `/games/{game_id}`).
-    if let Some(state) = req.app_data::<web::Data<AppState>>().cloned() {
-        let allowed = super::methods::allowed_methods(&state.openapi, req.path());
-        if !allowed.is_empty() && !allowed.contains(req.method()) {
-            let (req, _) = req.into_parts();
-            let response = super::methods::unrouted(req.clone(), state).await;
-            return Ok(ServiceResponse::new(req, response).map_into_right_body());
-        }
+    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
+        return Ok(next.call(req).await?.map_into_left_body());
+    };
+    let documented = super::methods::documented(&state.openapi, req.path());
+    let allowed = documented.allowed_methods();
+    if !allowed.is_empty() && !allowed.contains(req.method()) {
+        let (req, _) = req.into_parts();
+        let response = super::methods::unrouted(req.clone(), state).await;
+        return Ok(ServiceResponse::new(req, response).map_into_right_body());
     }
     if !req.query_string().is_empty()
-        && let Some(state) = req.app_data::<web::Data<AppState>>()
-        && let Some(names) =
-            super::methods::query_parameters(&state.openapi, req.method(), req.path())
+        && let Some(names) = documented.query_parameters(req.method())
     {
         let unknown: Vec<String> = url::form_urlencoded::parse(req.query_string().as_bytes())
             .map(|(name, _)| name.into_owned())
