@@ -126,17 +126,7 @@ async fn a_finished_game_verifies_and_tampering_is_caught_at_the_event() {
     }
 
     // The server's own check, and the same on the uploaded export.
-    let verification = app
-        .get(&format!("/games/{game}/verification"))
-        .token(token)
-        .send()
-        .await;
-    assert_eq!(
-        verification.assert_ok()["verified"],
-        true,
-        "{}",
-        verification.text
-    );
+    app.assert_verified_with(game, token).await;
     let (_, export) = text(&app, &format!("/games/{game}/export"), token).await;
     let header = &lines(&export)[0];
     assert_eq!(header["complete"], true);
@@ -602,17 +592,8 @@ async fn an_import_is_verified_before_anything_is_stored() {
             .collect()
     };
     assert_eq!(strip(&stored), strip(&export));
-    let verification = app
-        .get(&format!("/games/{sandbox}/verification"))
-        .token(token)
-        .send()
+    app.assert_verified_with(sandbox.parse().unwrap(), token)
         .await;
-    assert_eq!(
-        verification.assert_ok()["verified"],
-        true,
-        "{}",
-        verification.text
-    );
     let again = import(&app, token, &stored).await;
     assert_eq!(again.status, 201, "{}", again.text);
 }

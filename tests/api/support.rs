@@ -533,9 +533,14 @@ impl TestApp {
     /// Asks the server to verify `game` (its seed commitment, every die and shuffle) as
     /// `user`, and fails the test unless it says `verified`.
     pub async fn assert_verified(&self, game: Uuid, user: &User) {
+        self.assert_verified_with(game, &user.token).await;
+    }
+
+    /// [`TestApp::assert_verified`], asked with a bearer token.
+    pub async fn assert_verified_with(&self, game: Uuid, token: &str) {
         let verification = self
             .get(&format!("/games/{game}/verification"))
-            .as_user(user)
+            .token(token)
             .send()
             .await;
         assert_eq!(

@@ -947,12 +947,7 @@ async fn a_finished_game_with_undos_verifies_and_imports() {
     crate::bots::play_to_end(&app, game, &players, crate::bots::steel_driver, 17).await;
     assert_eq!(detail(&app, game, me).await["status"], "finished");
 
-    let report = app
-        .get(&format!("/games/{game}/verification"))
-        .as_user(me)
-        .send()
-        .await;
-    assert_eq!(report.assert_ok()["verified"], true, "{}", report.text);
+    app.assert_verified(game, me).await;
     let export = app.export(game, me).await;
     assert!(export.contains("kontor.rewound"));
     let path = std::env::temp_dir().join(format!("kontor-undo-{game}.ndjson"));
