@@ -139,15 +139,37 @@ fn is_zero(version: &i64) -> bool {
 }
 
 impl Note {
-    /// Every user the note may tell something on their user stream: the players, and those
-    /// invited, asked or concerned.
+    /// Every user the note may tell something on their user stream (`/me/stream`, and the
+    /// lobby stream's own games): those whose turn began, those invited, asked or concerned,
+    /// and the players when it tells every player something. A plain move tells nobody but
+    /// the next to play, so the other players' user streams do not wake for it.
     fn addressees(&self) -> impl Iterator<Item = &Uuid> {
-        self.users
+        let players = if self.tells_players() {
+            &self.users[..]
+        } else {
+            &[]
+        };
+        players
             .iter()
             .chain(&self.your_turn)
             .chain(&self.invited)
             .chain(&self.undo_asked)
             .chain(&self.undo_concerned)
+    }
+
+    /// Whether every player (`users`) is told something on their user streams: the game
+    /// started or ended, a player left, a rematch offer or a tournament event, unread chat.
+    /// What the user and lobby streams tell `users` must be named here, or it never reaches
+    /// them (the API tests of each notice hold it).
+    fn tells_players(&self) -> bool {
+        self.started
+            || self.status == Status::Finished.as_str()
+            || self.left_seat.is_some()
+            || self.rematch != 0
+            || self.tournament.is_some()
+            || self.chat != 0
+            || self.chat_hidden != 0
+            || self.chat_read
     }
 
     /// A game moved on to `version` (`status`: `active` or `finished`): `your_turn` are the
@@ -877,6 +899,43 @@ mod tests {
         hub.pass_on(Signal::Resync);
         assert!(matches!(lobbies.try_recv(), Ok(Signal::Resync)));
         assert!(matches!(finished.try_recv(), Ok(Signal::Resync)));
+    }
+
+    #[test]
+    fn a_move_wakes_only_the_user_streams_of_those_it_tells_something() {
+        let hub = Hub::new();
+        let (game, anna, bert) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let (mut annas, mut berts) = (
+            hub.subscribe_to(Topic::User(anna)),
+            hub.subscribe_to(Topic::User(bert)),
+        );
+        let note = |note: Note| Signal::Changed(Arc::new(note));
+        let players = vec![anna, bert];
+        // Bert's turn begins: Anna, who just moved, is told nothing.
+        hub.pass_on(note(Note::moved(
+            game,
+            5,
+            "active",
+            vec![bert],
+            players.clone(),
+        )));
+        assert!(matches!(berts.try_recv(), Ok(Signal::Changed(heard)) if heard.version == 5));
+        assert!(annas.try_recv().is_err(), "a move wakes no other player");
+        // A start, an end and unread chat are for every player.
+        let for_all = [
+            Note::started(game, 1, vec![anna], players.clone()),
+            Note::moved(game, 9, "finished", Vec::new(), players.clone()),
+            Note::chat(game, 3, players.clone()),
+        ];
+        for change in &for_all {
+            hub.pass_on(note(change.clone()));
+            for (whose, stream) in [("anna", &mut annas), ("bert", &mut berts)] {
+                match stream.try_recv() {
+                    Ok(Signal::Changed(heard)) => assert_eq!(*heard, *change, "{whose}"),
+                    other => panic!("{whose} heard {other:?} for {change:?}"),
+                }
+            }
+        }
     }
 
     #[tokio::test]
