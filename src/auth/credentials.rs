@@ -177,6 +177,14 @@ async fn ensure_signed_in(
     Ok(())
 }
 
+/// Whether a login is known to stand without asking the database: seen standing through this
+/// instance within [`KNOWN_USER_TTL`] and not forgotten since (see [`still_stands`], which asks
+/// the database otherwise). An API token is never known so: its row is read each time.
+pub fn known_to_stand(known_users: &KnownUsers, identity: &Identity) -> bool {
+    matches!(identity.credential, Credential::Session)
+        && known_users.contains((identity.user_id, identity.session))
+}
+
 /// Whether a credential accepted earlier still stands: the account exists, the login was not
 /// ended, the API token was neither revoked nor has expired. For what outlasts the request
 /// that authenticated it (a live stream), which must stop when its credential is taken away.

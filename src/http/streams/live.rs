@@ -342,6 +342,12 @@ struct Watcher {
     resumed: bool,
 }
 
+/// Where paging the log left a stream: still open, or its client gone.
+enum Paged {
+    Open(ResumeId),
+    Closed(ResumeId),
+}
+
 impl Watcher {
     /// Runs until the client is gone (`sender` closed), the server stops (`closed`) or the
     /// caller's credential no longer stands (a logout, a revoked API token, a deleted account:
@@ -392,7 +398,7 @@ impl Watcher {
         let mut view = !self.resumed;
         loop {
             if std::mem::take(&mut look) {
-                if !Box::pin(self.caller.still_stands(&self.state)).await {
+                if !self.caller.still_stands(&self.state).await {
                     break;
                 }
                 // Whether they may still watch (not after a block since it began) and what
@@ -423,12 +429,12 @@ impl Watcher {
             if let Some(place) = place.filter(|_| std::mem::take(&mut read)) {
                 // Nothing more once the credential was taken away (a login's standing is
                 // known in memory; an API token's is one statement).
-                if !Box::pin(self.caller.still_stands(&self.state)).await {
+                if !self.caller.still_stands(&self.state).await {
                     break;
                 }
                 // A failed reading sends nothing now: the stream resumes from `last` at the
                 // next note or tick.
-                let reading = match Box::pin(feed.reading(want)).await {
+                let reading = match feed.reading(want).await {
                     Ok(reading) => Some(reading),
                     Err(crate::service::play::error::Error::GameNotFound) => break,
                     Err(error) => {
@@ -605,8 +611,11 @@ impl Watcher {
     /// and `view`) the game as they see it now (`event: view`), then the chat messages after
     /// it; returns where it left off. From the feed's `reading`, the events and the `view` go
     /// as one frame, made once for the reader's viewer class (see `Feed::delivery`) and so
-    /// one write; if `last` lies before the feed's window, a page at a time, as
-    /// `GET /games/{id}/events`, up to the reading's version.
+    /// one write; if `last` lies before the feed's window, a page at a time (`page_up`).
+    ///
+    /// What only a stream far behind needs (paging the log, reading the chat) is awaited
+    /// boxed, so that a delivery's future is small: every stream of the game makes one per
+    /// change, and a larger one is a larger copy each time.
     async fn catch_up(
         &self,
         sender: &Frames,
@@ -634,48 +643,71 @@ impl Watcher {
                 last.version = last.version.max(head.version);
             }
             None => {
-                while last.version < head.version {
-                    if sender.is_closed() {
-                        return Ok(last);
-                    }
-                    let page =
-                        log::page_of(&self.state.pool, head, viewer, last.version, log::MAX_PAGE)
-                            .await
-                            .map_err(|e| anyhow::anyhow!("{e}"))?;
-                    for event in page.items {
-                        let at = ResumeId {
-                            version: event.seq,
-                            chat: last.chat,
-                        };
-                        let data = event_stream::json("event", Some(&at.id()), &event)?;
-                        if sender.send(data).await.is_err() {
-                            return Ok(last);
-                        }
-                        last = at;
-                    }
-                    match page.next_after {
-                        Some(next) => last.version = next,
-                        None => {
-                            last.version = page.version.max(last.version);
-                            break;
-                        }
-                    }
-                }
-                if view && last.version > from.version && last.version == head.version {
-                    let update = feed
-                        .update(reading, viewer, place.seat)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?;
-                    let data = event_stream::message("view", None, &update);
-                    if sender.send(data).await.is_err() {
-                        return Ok(last);
-                    }
+                let paged =
+                    Box::pin(self.page_up(sender, feed, reading, viewer, place, last, view));
+                match paged.await? {
+                    Paged::Open(at) => last = at,
+                    Paged::Closed(at) => return Ok(at),
                 }
             }
         }
         match feed.chat_after(reading, place.seat, place.admin, last.chat) {
             Some(messages) => Ok(send_chat(sender, messages, last).await?.0),
-            None => self.chat_up(sender, &place.at(reading), last).await,
+            None => Box::pin(self.chat_up(sender, &place.at(reading), last)).await,
         }
+    }
+
+    /// Sends the events after `last` up to the reading's version a page at a time, as
+    /// `GET /games/{id}/events`, then (if the version moved, and `view`) the `view`: for a
+    /// stream behind the feed's window (a resume after a long absence).
+    #[allow(clippy::too_many_arguments)]
+    async fn page_up(
+        &self,
+        sender: &Frames,
+        feed: &Feed,
+        reading: &Reading,
+        viewer: crate::games::Viewer,
+        place: Place,
+        mut last: ResumeId,
+        view: bool,
+    ) -> anyhow::Result<Paged> {
+        let (head, from) = (&reading.head, last.version);
+        while last.version < head.version {
+            if sender.is_closed() {
+                return Ok(Paged::Closed(last));
+            }
+            let page = log::page_of(&self.state.pool, head, viewer, last.version, log::MAX_PAGE)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            for event in page.items {
+                let at = ResumeId {
+                    version: event.seq,
+                    chat: last.chat,
+                };
+                let data = event_stream::json("event", Some(&at.id()), &event)?;
+                if sender.send(data).await.is_err() {
+                    return Ok(Paged::Closed(last));
+                }
+                last = at;
+            }
+            match page.next_after {
+                Some(next) => last.version = next,
+                None => {
+                    last.version = page.version.max(last.version);
+                    break;
+                }
+            }
+        }
+        if view && last.version > from && last.version == head.version {
+            let update = feed
+                .update(reading, viewer, place.seat)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let data = event_stream::message("view", None, &update);
+            if sender.send(data).await.is_err() {
+                return Ok(Paged::Closed(last));
+            }
+        }
+        Ok(Paged::Open(last))
     }
 
     /// Marks (or unmarks) the user as watching this game from this instance.
@@ -787,7 +819,7 @@ pub async fn user_stream(
                                 Err(error) => tracing::warn!(%error, "a user stream could not count unread chat"),
                             }
                         }
-                        if !out.is_empty() && !Box::pin(caller.still_stands(&state)).await {
+                        if !out.is_empty() && !caller.still_stands(&state).await {
                             return;
                         }
                         for (event, data) in out {
@@ -800,7 +832,7 @@ pub async fn user_stream(
                     Ok(Signal::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
                         match Box::pin(user_snapshot(&state, me)).await {
                             Ok(snapshot) => {
-                                if !Box::pin(caller.still_stands(&state)).await || sender.send(snapshot).await.is_err() {
+                                if !caller.still_stands(&state).await || sender.send(snapshot).await.is_err() {
                                     return;
                                 }
                             }
@@ -810,7 +842,7 @@ pub async fn user_stream(
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
                 _ = check.tick() => {
-                    if !Box::pin(caller.still_stands(&state)).await {
+                    if !caller.still_stands(&state).await {
                         return;
                     }
                 }

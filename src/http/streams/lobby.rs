@@ -83,7 +83,7 @@ pub async fn lobby_stream(
                 // It ends when the caller's credential no longer stands: looked at now and
                 // then, and before anything is sent.
                 _ = check.tick() => {
-                    if !Box::pin(caller.still_stands(&state)).await {
+                    if !caller.still_stands(&state).await {
                         return;
                     }
                     continue;
@@ -109,7 +109,7 @@ pub async fn lobby_stream(
             if out.is_empty() {
                 continue;
             }
-            if !Box::pin(caller.still_stands(&state)).await {
+            if !caller.still_stands(&state).await {
                 return;
             }
             for event in out {

@@ -203,7 +203,9 @@ impl Reading {
 
 impl Feed {
     /// A reading that serves `want`: the current one, or a new one (made by this stream, or
-    /// by another while this one waits).
+    /// by another while this one waits). The reading itself is awaited boxed: every stream
+    /// asks on every wake-up and nearly always finds the current reading, so the future
+    /// it awaits is small rather than the size of the queries.
     pub async fn reading(&self, want: Want) -> Result<Arc<Reading>, Error> {
         if let Some(reading) = self.current().filter(|r| r.serves(want)) {
             return Ok(reading);
@@ -214,7 +216,7 @@ impl Feed {
             return Ok(reading);
         }
         let taken = self.hub.received();
-        let reading = Arc::new(self.read(previous.as_deref(), taken).await?);
+        let reading = Arc::new(Box::pin(self.read(previous.as_deref(), taken)).await?);
         *lock(&self.current) = Some(reading.clone());
         Ok(reading)
     }
