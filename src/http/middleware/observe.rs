@@ -89,6 +89,11 @@ fn method_label(method: &Method) -> &'static str {
     }
 }
 
+/// A request's route pattern, as the request log's span found it: the router matches the
+/// path against every route's regular expression until one fits, so it is asked once per
+/// request, not once by the log and again by the metrics.
+pub struct RoutePattern(pub String);
+
 /// Counts and times each request by route pattern (never the raw path: the labels stay
 /// bounded) and writes its access line (middleware for `from_fn`, inside the request's log
 /// span, so the line carries the span's fields: request id, route, masked target). The time
@@ -98,7 +103,11 @@ pub async fn observe(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let started = Instant::now();
-    let route = req.match_pattern().unwrap_or_else(|| "default".into());
+    let route = req.extensions_mut().remove::<RoutePattern>();
+    let route = route.map_or_else(
+        || req.match_pattern().unwrap_or_else(|| "default".into()),
+        |route| route.0,
+    );
     let method = method_label(req.method());
     // The request's pool, for the errors that must tell a busy pool from a lost database.
     let serving = req

@@ -25,6 +25,10 @@ impl RootSpanBuilder for MaskedRootSpan {
             .and_then(|h| h.to_str().ok())
             .unwrap_or("");
         let route = request.match_pattern().unwrap_or_else(|| "default".into());
+        // The metrics need it too: asked of the router once per request (see `observe`).
+        request
+            .extensions_mut()
+            .insert(super::observe::RoutePattern(route.clone()));
         let method = request.method().as_str();
         let request_id = match request.extensions().get::<super::observe::RequestId>() {
             Some(id) => id.0.to_string(),
