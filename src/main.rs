@@ -79,13 +79,13 @@ enum Command {
         /// The export file (ndjson), or - for standard input.
         export: String,
     },
-    /// Refold every stored game from its log and compare with the state cache.
+    /// Refold every stored game from its log and compare with its kept snapshots.
     Replay {
         /// Compare only (the default and only mode): report mismatches by game id.
         #[arg(long, default_value_t = true)]
         check: bool,
     },
-    /// Drop the state caches and snapshots and rebuild them from the logs.
+    /// Drop the snapshots and rebuild them from the logs.
     Rebuild,
     /// Delete what is no longer needed (mail finished over KONTOR_KEEP_SENT_MAIL_DAYS days
     /// ago, stale live presence, the answers of actions past KONTOR_IDEMPOTENCY_WINDOW), as the

@@ -1,5 +1,5 @@
 //! Audit and replay: the ndjson export of a game's log, the fairness verification of a
-//! finished game's export, and the refold check of the state caches.
+//! finished game's export, and the refold check of the snapshots.
 //!
 //! ## Export format (`kontor-game-log`, version 1)
 //! Line 1 is an [`ExportHeader`]; every further line is one [`ExportEvent`] in sequence

@@ -21,7 +21,7 @@ async fn refold(
     if let Some(&last) = versions.last() {
         anyhow::ensure!(
             last <= head.version,
-            "a cached state is at version {last}, beyond the log's {}",
+            "a snapshot is at version {last}, beyond the log's {}",
             head.version
         );
     }
@@ -46,8 +46,9 @@ pub struct Mismatch {
     pub reason: String,
 }
 
-/// Refolds every started game and compares its state cache and every snapshot kept of it with
-/// the log folded to their versions. `progress(done, total)` is called after each game.
+/// Refolds every started game and compares every snapshot kept of it (the latest is where
+/// commands fold from) with the log folded to their versions. `progress(done, total)` is
+/// called after each game.
 pub async fn check(
     pool: &PgPool,
     mut progress: impl FnMut(usize, usize),
@@ -56,40 +57,25 @@ pub async fn check(
     let mut mismatches = Vec::new();
     for (done, game_id) in ids.iter().enumerate() {
         let mut conn = pool.acquire().await?;
-        let latest = events::latest_state(&mut *conn, *game_id).await?;
         let kept = events::snapshots(&mut *conn, *game_id).await?;
-        let reason = match latest {
-            None => Some("no cached state".to_string()),
-            Some(latest) => {
-                let mut versions: Vec<i64> = kept.iter().map(|s| s.version).collect();
-                versions.push(latest.version);
-                versions.sort_unstable();
-                versions.dedup();
-                match refold(&mut conn, *game_id, &versions).await {
-                    Err(e) => Some(format!("the log does not fold: {e:#}")),
-                    Ok((rules_version, states)) => {
-                        let folded = |v: i64| &states[versions.binary_search(&v).expect("asked")];
-                        if latest.rules_version != rules_version
-                            || *folded(latest.version) != latest.state
-                        {
-                            Some(format!(
-                                "the cached state differs from the log folded to version {}",
-                                latest.version
-                            ))
-                        } else {
-                            kept.iter()
-                                .find(|s| {
-                                    s.rules_version != rules_version || *folded(s.version) != s.state
-                                })
-                                .map(|s| {
-                                    format!(
-                                        "the snapshot at version {} differs from the log folded to it",
-                                        s.version
-                                    )
-                                })
-                        }
-                    }
-                }
+        let versions: Vec<i64> = kept.iter().map(|s| s.version).collect();
+        let reason = if kept.is_empty() {
+            Some("no snapshot of its state".to_string())
+        } else {
+            match refold(&mut conn, *game_id, &versions).await {
+                Err(e) => Some(format!("the log does not fold: {e:#}")),
+                Ok((rules_version, states)) => kept
+                    .iter()
+                    .zip(&states)
+                    .find(|(kept, folded)| {
+                        kept.rules_version != rules_version || kept.state != **folded
+                    })
+                    .map(|(kept, _)| {
+                        format!(
+                            "the snapshot at version {} differs from the log folded to it",
+                            kept.version
+                        )
+                    }),
             }
         };
         if let Some(reason) = reason {
@@ -103,9 +89,10 @@ pub async fn check(
     Ok(mismatches)
 }
 
-/// Drops every state cache and snapshot and rebuilds them from the logs, each game under its
-/// row lock: a snapshot at every multiple of `events::SNAPSHOT_EVERY` and at every rewind
-/// (see `events::ladder`), and the state cache at the game's version. Games whose log does not fold are reported and left without a cache.
+/// Drops every snapshot and rebuilds them from the logs, each game under its row lock: a
+/// snapshot at every multiple of `events::SNAPSHOT_EVERY`, at every rewind and at the game's
+/// version (see `events::ladder`). Games whose log does not fold are reported and left
+/// without one (commands then fold them from the start).
 pub async fn rebuild(
     pool: &PgPool,
     mut progress: impl FnMut(usize, usize),
@@ -136,7 +123,8 @@ pub async fn rebuild(
     Ok(failures)
 }
 
-/// Keeps the states folded at `versions` as snapshots, the last one also as the state cache.
+/// Keeps the states folded at `versions` as snapshots (the last one is where commands fold
+/// from).
 async fn save(
     conn: &mut PgConnection,
     game_id: Uuid,
@@ -144,19 +132,14 @@ async fn save(
     versions: &[i64],
     states: &[Value],
 ) -> Result<(), sqlx::Error> {
-    let last = versions.len().saturating_sub(1);
-    for (i, (version, state)) in versions.iter().zip(states).enumerate() {
+    for (version, state) in versions.iter().zip(states) {
         let state = state.to_string();
-        if i == last {
-            events::save_state(&mut *conn, game_id, *version, rules_version, &state).await?;
-        } else {
-            events::save_snapshot(&mut *conn, game_id, *version, rules_version, &state).await?;
-        }
+        events::save_snapshot(&mut *conn, game_id, *version, rules_version, &state).await?;
     }
     Ok(())
 }
 
-/// Writes the snapshots and the state cache of a game whose log was just written whole (an
+/// Writes the snapshots of a game whose log was just written whole (an
 /// import), as `kontor rebuild` would.
 pub async fn snapshot_log(
     conn: &mut PgConnection,

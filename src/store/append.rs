@@ -1,7 +1,7 @@
 //! Appending a command's outcome: one statement that moves the head row on only if the game
 //! is still at the version the command was decided on, and with it appends the events and
-//! writes the command record, the clocks, the seats, the mail and, now and then, the state
-//! cache. A statement is
+//! writes the command record, the clocks, the seats, the mail and, now and then, a snapshot
+//! of the state. A statement is
 //! atomic, so either all of it happens or none; `write` says which.
 
 use super::deadlines::DeadlineKind;
@@ -77,7 +77,7 @@ pub struct Append<'a, S: Serialize> {
     pub events: Batch<'a>,
     pub rules_version: i32,
     /// The states to keep as snapshots, by version in order, at versions among those of the
-    /// events (see `events::snapshot_versions`); the last one also becomes the state cache.
+    /// events (see `events::snapshot_versions`); the last one is where commands start folding.
     pub snapshots: &'a [(i64, S)],
     /// The commands, in order: they cover the events, each its own range.
     pub commands: Vec<CommandRecord<'a>>,
@@ -401,14 +401,6 @@ const SNAPSHOT: &str = "snapshots AS (
        INSERT INTO game_snapshots (game_id, version, rules_version, state)
        SELECT game_id, version, rules_version, state FROM snapshots
        ON CONFLICT (game_id, version) DO NOTHING
-     ), cached AS (
-       -- The start writes the cache row. Were it missing (a rebuild under way), the state is
-       -- folded from the log when next read, and the rebuild writes it anew.
-       UPDATE game_state c
-          SET version = s.version, rules_version = s.rules_version, state = s.state,
-              updated_at = now()
-         FROM (SELECT DISTINCT ON (game_id) * FROM snapshots ORDER BY game_id, version DESC) s
-        WHERE c.game_id = s.game_id
      )";
 
 const DISARM: &str = "disarmed AS (

@@ -155,11 +155,13 @@ pub async fn load_presented<'e>(
 }
 
 /// How often a snapshot is kept: at every version that is a multiple of this (and at a
-/// game's end). The latest one is also the state cache (`game_state`) that commands read;
-/// between two, a read folds the few events after it, which costs microseconds, where writing
-/// the state with every action would cost each action a second row of a few kilobytes. The
-/// older ones (`game_snapshots`) serve views of past versions: any version folds from the
-/// greatest snapshot at or below it, fewer than `SNAPSHOT_EVERY` versions away.
+/// game's start and end, and after an undo). Any version folds from the greatest snapshot at
+/// or below it (`game_snapshots`), fewer than `SNAPSHOT_EVERY` versions away: a command from
+/// the latest, folding the few events after it, which costs microseconds, where writing the
+/// state with every action would cost each action a second row of a few kilobytes; a view of
+/// a past version from the one below it. (The latest was also written to a one-row cache,
+/// `game_state`: the same state twice. Nothing reads it now; older instances still write it
+/// during a rolling upgrade, and `kontor rebuild` clears it.)
 pub const SNAPSHOT_EVERY: i64 = 32;
 
 /// The versions in `(after, to]` at which a snapshot is kept, in order: the multiples of
@@ -281,36 +283,13 @@ pub async fn snapshots<'e>(
     .await
 }
 
-/// The state cache (the latest snapshot) of a game, as `kontor replay --check` reads it.
-pub async fn latest_state<'e>(
-    executor: impl PgExecutor<'e>,
-    game_id: Uuid,
-) -> Result<Option<StoredSnapshot>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT version, rules_version, state::jsonb AS state FROM game_state WHERE game_id = $1",
-    )
-    .bind(game_id)
-    .fetch_optional(executor)
-    .await
-}
-
-/// Drops every state cache and snapshot (`kontor rebuild` writes them anew).
+/// Drops every snapshot (`kontor rebuild` writes them anew), and the state caches that
+/// earlier versions wrote (see [`SNAPSHOT_EVERY`]).
 pub async fn delete_all_states<'e>(executor: impl PgExecutor<'e>) -> Result<(), sqlx::Error> {
     sqlx::query("WITH gone AS (DELETE FROM game_snapshots) DELETE FROM game_state")
         .execute(executor)
         .await?;
     Ok(())
-}
-
-/// The upsert of one snapshot ($1 game, $2 version, $3 rules version, $4 state), written once
-/// for `save_snapshot` and for `save_state`, which runs it in the same statement as the cache.
-macro_rules! upsert_snapshot {
-    () => {
-        "INSERT INTO game_snapshots (game_id, version, rules_version, state)
-         VALUES ($1, $2, $3, $4)
-         ON CONFLICT (game_id, version) DO UPDATE
-            SET rules_version = EXCLUDED.rules_version, state = EXCLUDED.state"
-    };
 }
 
 /// Keeps the snapshot of `version` (replacing one there).
@@ -321,33 +300,12 @@ pub async fn save_snapshot<'e>(
     rules_version: i32,
     state: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(upsert_snapshot!())
-        .bind(game_id)
-        .bind(version)
-        .bind(rules_version)
-        .bind(state)
-        .execute(executor)
-        .await?;
-    Ok(())
-}
-
-/// Writes the state cache for `version`, and keeps it as that version's snapshot.
-pub async fn save_state<'e>(
-    executor: impl PgExecutor<'e>,
-    game_id: Uuid,
-    version: i64,
-    rules_version: i32,
-    state: &str,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(concat!(
-        "WITH kept AS (",
-        upsert_snapshot!(),
-        ")
-         INSERT INTO game_state (game_id, version, rules_version, state) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (game_id) DO UPDATE
-            SET version = EXCLUDED.version, rules_version = EXCLUDED.rules_version,
-                state = EXCLUDED.state, updated_at = now()"
-    ))
+    sqlx::query(
+        "INSERT INTO game_snapshots (game_id, version, rules_version, state)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (game_id, version) DO UPDATE
+            SET rules_version = EXCLUDED.rules_version, state = EXCLUDED.state",
+    )
     .bind(game_id)
     .bind(version)
     .bind(rules_version)

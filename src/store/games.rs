@@ -152,8 +152,10 @@ where
          FROM games g
          LEFT JOIN game_commands c
            ON c.game_id = g.id AND c.user_id = $2 AND c.idempotency_key = $3
-         LEFT JOIN game_state s
-           ON s.game_id = g.id AND s.version <= g.version AND s.rules_version = g.rules_version
+         LEFT JOIN LATERAL (
+           SELECT version, state FROM game_snapshots
+            WHERE game_id = g.id AND version <= g.version AND rules_version = g.rules_version
+            ORDER BY version DESC LIMIT 1) s ON true
          WHERE g.id = $1"
     )))
     .bind(game_id)

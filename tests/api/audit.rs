@@ -382,8 +382,11 @@ async fn replay_check_finds_a_corrupted_cache_and_rebuild_repairs_it() {
         .unwrap();
     assert!(clean.is_empty(), "{clean:?}");
 
+    // The latest snapshot, which the game's commands fold from.
     sqlx::query(
-        "UPDATE game_state SET state = jsonb_set(state::jsonb, '{round}', '99')::text WHERE game_id = $1",
+        "UPDATE game_snapshots SET state = jsonb_set(state::jsonb, '{round}', '99')::text
+          WHERE game_id = $1
+            AND version = (SELECT max(version) FROM game_snapshots WHERE game_id = $1)",
     )
     .bind(game)
     .execute(&app.pool)
@@ -984,7 +987,7 @@ async fn a_rewind_is_skipped_by_every_fold_and_kept_by_rebuild() {
     };
     let at_target = views(target).await;
     let at_from = views(from).await;
-    // The rewind, appended as the service does (without writing the state cache, so that
+    // The rewind, appended as the service does (without keeping its snapshot, so that
     // the reads fold across it).
     let rewound = PlatformEvent::Rewound {
         from_version: from,

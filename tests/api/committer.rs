@@ -206,12 +206,14 @@ async fn the_state_cache_is_a_snapshot_and_reads_fold_the_events_after_it() {
     let game = app.start_game("steel-driver", json!({}), &players).await;
     bots::play(&app, game, &players, bots::steel_driver, 11, 45).await;
     let head = head_version(&app, game).await;
-    let (cached, state): (i64, String) =
-        sqlx::query_as("SELECT version, state FROM game_state WHERE game_id = $1")
-            .bind(game)
-            .fetch_one(&app.pool)
-            .await
-            .unwrap();
+    let (cached, state): (i64, String) = sqlx::query_as(
+        "SELECT version, state FROM game_snapshots WHERE game_id = $1
+              ORDER BY version DESC LIMIT 1",
+    )
+    .bind(game)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
     assert!(
         cached >= SNAPSHOT_EVERY && cached < head,
         "the snapshot ({cached}) was written at {SNAPSHOT_EVERY} and lags the head ({head})"

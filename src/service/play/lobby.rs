@@ -702,7 +702,7 @@ pub(super) async fn start_locked(
     let clocks = seat_clocks(&mut *conn, head.id).await?;
     let start = with_rules!(kind, R => step::start::<R>(head, &seats, &clocks, time.now())?);
     events::append(&mut *conn, head.id, 1, None, &start.events).await?;
-    events::save_state(
+    events::save_snapshot(
         &mut *conn,
         head.id,
         start.version,

@@ -489,7 +489,7 @@ pub(super) async fn rewind<R: Rules>(
     events::append(&mut *conn, head.id, head.version + 1, None, &new).await?;
     let pending: Vec<i16> = R::pending(&state).into_iter().map(i16::from).collect();
     store::rewind_head(&mut *conn, head.id, version, &pending, undone_events, now).await?;
-    events::save_state(
+    events::save_snapshot(
         &mut *conn,
         head.id,
         version,
