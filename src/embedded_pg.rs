@@ -89,7 +89,16 @@ impl EmbeddedPostgres {
             .canonicalize()
             .with_context(|| format!("resolving {}", data_dir.display()))?;
         let run_as = cluster_user().map(str::to_string);
-        let cluster_dir = choose_cluster_dir(&data_dir, run_as.as_deref())?;
+        let cluster_dir = cluster_dir_of(&data_dir, run_as.as_deref());
+        // Nothing is made for a command that needs a cluster and finds none.
+        if if_missing == IfMissing::Fail && !cluster_dir.join("data/PG_VERSION").exists() {
+            bail!(
+                "there is no embedded PostgreSQL cluster in {} (run `kontor migrate` with this \
+                 KONTOR_DATA_DIR first: it creates one), or set KONTOR_DATABASE_URL",
+                cluster_dir.display()
+            );
+        }
+        prepare_cluster_dir(&data_dir, &cluster_dir, run_as.as_deref())?;
         let socket_dir = cluster_dir.join("socket");
         let mut pg = Self {
             bin_dir,
@@ -102,13 +111,6 @@ impl EmbeddedPostgres {
             users_lock: None,
             owner_lock: None,
         };
-        if if_missing == IfMissing::Fail && !pg.data_dir().join("PG_VERSION").exists() {
-            bail!(
-                "there is no embedded PostgreSQL cluster in {} (run `kontor migrate` with this \
-                 KONTOR_DATA_DIR first: it creates one), or set KONTOR_DATABASE_URL",
-                pg.cluster_dir.display()
-            );
-        }
         pg.init_if_needed()?;
         // Take the shared lock before looking whether the server runs: a starter that is
         // stopping it holds the lock exclusively, so this waits until it is down and then
@@ -496,20 +498,31 @@ fn running_as_root() -> bool {
 }
 
 /// `<data>/postgres` when the cluster's user can reach it, else a folder under /var/lib.
-fn choose_cluster_dir(data_dir: &Path, run_as: Option<&str>) -> anyhow::Result<PathBuf> {
-    let preferred = data_dir.join("postgres");
-    let Some(user) = run_as else {
-        return Ok(preferred);
-    };
-    if user_can_enter(user, data_dir) {
-        std::fs::create_dir_all(&preferred)?;
-        chown_to(&preferred, user)?;
-        return Ok(preferred);
+fn cluster_dir_of(data_dir: &Path, run_as: Option<&str>) -> PathBuf {
+    match run_as {
+        Some(user) if !user_can_enter(user, data_dir) => {
+            let hash = hex::encode(&Sha256::digest(data_dir.as_os_str().as_encoded_bytes())[..8]);
+            PathBuf::from("/var/lib/kontor/clusters").join(hash)
+        }
+        _ => data_dir.join("postgres"),
     }
-    let hash = hex::encode(&Sha256::digest(data_dir.as_os_str().as_encoded_bytes())[..8]);
-    let fallback = PathBuf::from("/var/lib/kontor/clusters").join(hash);
-    std::fs::create_dir_all(&fallback)?;
-    chown_to(&fallback, user)?;
+}
+
+/// Makes the cluster's folder (see [`cluster_dir_of`]) for the cluster's user, and, when it
+/// lives outside the data folder, leaves a note in the data folder saying where.
+fn prepare_cluster_dir(
+    data_dir: &Path,
+    cluster_dir: &Path,
+    run_as: Option<&str>,
+) -> anyhow::Result<()> {
+    let Some(user) = run_as else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(cluster_dir)?;
+    chown_to(cluster_dir, user)?;
+    if cluster_dir.starts_with(data_dir) {
+        return Ok(());
+    }
     let note = data_dir.join("postgres-location.txt");
     std::fs::write(
         &note,
@@ -517,11 +530,11 @@ fn choose_cluster_dir(data_dir: &Path, run_as: Option<&str>) -> anyhow::Result<P
             "The user {user} cannot enter {}, so the embedded PostgreSQL cluster of this data \
              folder lives in {}\n",
             data_dir.display(),
-            fallback.display()
+            cluster_dir.display()
         ),
     )?;
-    tracing::info!(cluster = %fallback.display(), "the data folder is private to root; the cluster lives elsewhere");
-    Ok(fallback)
+    tracing::info!(cluster = %cluster_dir.display(), "the data folder is private to root; the cluster lives elsewhere");
+    Ok(())
 }
 
 fn user_can_enter(user: &str, dir: &Path) -> bool {

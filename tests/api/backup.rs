@@ -315,6 +315,12 @@ async fn a_backup_restores_into_a_new_cluster_with_games_that_verify_and_play_on
         !restored_again && said.contains("no embedded PostgreSQL cluster"),
         "{said}"
     );
+    // And it makes no cluster folder for it, in the data folder or elsewhere (whose place a
+    // note in the data folder would name).
+    let never_served = scratch.0.join("never-served");
+    for made in ["postgres", "postgres-location.txt"] {
+        assert!(!never_served.join(made).exists(), "{made} was made");
+    }
     // A backup refuses a folder that exists.
     let (backed_up, said) = kontor_configured(
         &[Path::new("backup"), &again],
