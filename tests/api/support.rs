@@ -266,7 +266,7 @@ pub async fn spawn_app_configured(
     TestApp {
         address,
         pool,
-        client: reqwest::Client::new(),
+        client: http_client(),
         database,
         config,
         committer,
@@ -354,7 +354,7 @@ impl TestApp {
         Self {
             address: format!("http://127.0.0.1:{}", server.port()),
             pool,
-            client: reqwest::Client::new(),
+            client: http_client(),
             database: database.into(),
             config: server.state.config.clone(),
             committer: server.state.committer.clone(),
@@ -704,6 +704,17 @@ impl Call<'_> {
         }
         read(request.send().await.expect("the server answers")).await
     }
+}
+
+/// The tests' HTTP client. It gives up a connection idle for 2 s, before the server closes it
+/// (actix-web's keep-alive, 5 s): a request sent on a connection just as the server closes it
+/// gets no answer at all (`IncompleteMessage`), which the pg_auto_failover test's clients, idle
+/// for seconds while a standby took over, once met in CI.
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .expect("an HTTP client")
 }
 
 /// An action being built (see [`TestApp::act`]).
