@@ -156,7 +156,9 @@ impl KnownUsers {
 }
 
 /// Refuses an access token whose user no longer exists or whose login was ended (see
-/// [`KnownUsers`]).
+/// [`KnownUsers`]). A login known to stand is answered in memory, and only the query is
+/// awaited boxed: a live stream asks before each delivery (through [`still_stands`]), and a
+/// future holding the query's room would be that much larger on every wake-up.
 async fn ensure_signed_in(
     pool: &PgPool,
     known_users: &KnownUsers,
@@ -166,7 +168,7 @@ async fn ensure_signed_in(
     if known_users.contains((user, login)) {
         return Ok(());
     }
-    let standing = crate::store::sessions::standing(pool, user, login).await?;
+    let standing = Box::pin(crate::store::sessions::standing(pool, user, login)).await?;
     if !standing.account {
         return Err(Error::AccountGone);
     }
@@ -175,14 +177,6 @@ async fn ensure_signed_in(
     }
     known_users.insert((user, login));
     Ok(())
-}
-
-/// Whether a login is known to stand without asking the database: seen standing through this
-/// instance within [`KNOWN_USER_TTL`] and not forgotten since (see [`still_stands`], which asks
-/// the database otherwise). An API token is never known so: its row is read each time.
-pub fn known_to_stand(known_users: &KnownUsers, identity: &Identity) -> bool {
-    matches!(identity.credential, Credential::Session)
-        && known_users.contains((identity.user_id, identity.session))
 }
 
 /// Whether a credential accepted earlier still stands: the account exists, the login was not
@@ -200,7 +194,7 @@ pub async fn still_stands(
             ensure_signed_in(pool, known_users, identity.user_id, identity.session).await
         }
         Credential::ApiToken { id, .. } => {
-            if crate::store::tokens::api_token_works(pool, id).await? {
+            if Box::pin(crate::store::tokens::api_token_works(pool, id)).await? {
                 Ok(())
             } else {
                 Err(Error::UnknownApiToken)

@@ -33,21 +33,13 @@ impl Caller {
     /// Whether the credential this caller authenticated with still stands (see
     /// `credentials::still_stands`): `false` once the login was ended, the API token revoked
     /// or the account deleted. A database that cannot answer is no reason to say no.
-    ///
-    /// A live stream asks before each delivery, so what is known in memory (a login seen
-    /// standing lately) is answered at once, and only the query is awaited boxed: the
-    /// returned future stays small, where it would hold the query's room on every wake-up.
     pub async fn still_stands(&self, state: &AppState) -> bool {
         let identity = Identity {
             user_id: self.user_id,
             credential: self.credential.clone(),
             session: self.session,
         };
-        if credentials::known_to_stand(&state.known_users, &identity) {
-            return true;
-        }
-        let asked = credentials::still_stands(&state.pool, &state.known_users, &identity);
-        match Box::pin(asked).await {
+        match credentials::still_stands(&state.pool, &state.known_users, &identity).await {
             Ok(()) => true,
             Err(credentials::Error::Unavailable(error) | credentials::Error::Internal(error)) => {
                 tracing::warn!(%error, "a credential's standing could not be checked");

@@ -643,8 +643,7 @@ impl Watcher {
                 last.version = last.version.max(head.version);
             }
             None => {
-                let paged =
-                    Box::pin(self.page_up(sender, feed, reading, viewer, place, last, view));
+                let paged = Box::pin(self.page_up(sender, feed, reading, place, last, view));
                 match paged.await? {
                     Paged::Open(at) => last = at,
                     Paged::Closed(at) => return Ok(at),
@@ -660,18 +659,17 @@ impl Watcher {
     /// Sends the events after `last` up to the reading's version a page at a time, as
     /// `GET /games/{id}/events`, then (if the version moved, and `view`) the `view`: for a
     /// stream behind the feed's window (a resume after a long absence).
-    #[allow(clippy::too_many_arguments)]
     async fn page_up(
         &self,
         sender: &Frames,
         feed: &Feed,
         reading: &Reading,
-        viewer: crate::games::Viewer,
         place: Place,
         mut last: ResumeId,
         view: bool,
     ) -> anyhow::Result<Paged> {
         let (head, from) = (&reading.head, last.version);
+        let viewer = crate::service::play::log::viewer_for(head, self.caller.user_id, place.seat);
         while last.version < head.version {
             if sender.is_closed() {
                 return Ok(Paged::Closed(last));
